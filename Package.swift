@@ -1,0 +1,56 @@
+// swift-tools-version: 6.2
+//
+// Strata: Realm's threading model rebuilt in Swift, with a reference model and a harness that
+// proves the engine against it. No package dependencies: the Swift toolchain only.
+import PackageDescription
+
+/// Settings every Swift target shares: Swift 6 mode (strict concurrency), warnings are errors,
+/// and `STRATA_CHECKS` (invariant checks, see STYLE rule 8) in debug builds.
+let strictSettings: [SwiftSetting] = [
+    .treatAllWarnings(as: .error),
+    .define("STRATA_CHECKS", .when(configuration: .debug)),
+]
+
+let package = Package(
+    name: "Strata",
+    products: [
+        .library(name: "StrataStorage", targets: ["StrataStorage"]),
+        .executable(name: "strata-tool", targets: ["strata-tool"]),
+        .executable(name: "strata-bench", targets: ["strata-bench"]),
+    ],
+    targets: [
+        // Atomics on mapped memory, hardware CRC32C, OFD lock constants.
+        .target(name: "CStrataSupport"),
+        // The engine: pages, B+tree, versions, two-phase commit, free space, the PageStore seam.
+        .target(
+            name: "StrataStorage",
+            dependencies: ["CStrataSupport"],
+            swiftSettings: strictSettings
+        ),
+        // Argument parsing and output helpers shared by the command-line tools.
+        .target(name: "StrataCommandLine", swiftSettings: strictSettings),
+        .executableTarget(
+            name: "strata-tool",
+            dependencies: ["StrataStorage", "StrataCommandLine"],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "strata-bench",
+            dependencies: ["StrataStorage", "StrataCommandLine", "CStrataSupport"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "StrataStorageTests",
+            // strata-tool is a dependency so that `swift test` builds it: the process tests
+            // spawn it as the child writer.
+            dependencies: ["StrataStorage", "CStrataSupport", "strata-tool"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "StrataCommandLineTests",
+            dependencies: ["StrataCommandLine"],
+            swiftSettings: strictSettings
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

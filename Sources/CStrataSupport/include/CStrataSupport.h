@@ -1,0 +1,55 @@
+// CStrataSupport: the few things Swift cannot express on Linux.
+//
+// 1. Atomics on words inside shared memory maps (the lock file). Swift's `Atomic` cannot be
+//    placed in mapped memory, so the engine reaches these words through the functions below.
+//    Every function takes a raw pointer that must be naturally aligned.
+// 2. CRC32C with the SSE4.2 instruction when the CPU has it (checked once at run time).
+// 3. Constants Glibc's Swift overlay does not import (OFD record locks).
+#ifndef CSTRATA_SUPPORT_H
+#define CSTRATA_SUPPORT_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// MARK: atomics (sequentially consistent unless the name says otherwise)
+
+uint64_t strata_atomic_load_u64(const void *address);
+uint64_t strata_atomic_load_u64_acquire(const void *address);
+uint64_t strata_atomic_load_u64_relaxed(const void *address);
+void strata_atomic_store_u64(void *address, uint64_t value);
+void strata_atomic_store_u64_release(void *address, uint64_t value);
+void strata_atomic_store_u64_relaxed(void *address, uint64_t value);
+/// Returns 1 when `*address` held `expected` and now holds `desired`.
+int strata_atomic_cas_u64(void *address, uint64_t expected, uint64_t desired);
+uint64_t strata_atomic_add_u64(void *address, uint64_t delta);
+uint32_t strata_atomic_load_u32(const void *address);
+void strata_atomic_store_u32(void *address, uint32_t value);
+int strata_atomic_cas_u32(void *address, uint32_t expected, uint32_t desired);
+void strata_atomic_fence(void);
+
+// MARK: CRC32C (Castagnoli)
+
+/// 1 when the running CPU has the SSE4.2 crc32 instruction.
+int strata_crc32c_hardware_available(void);
+/// Continues a CRC32C over `count` bytes. `crc` is the running value *before* final inversion
+/// convention handling: callers pass ~0 to start and invert the result at the end.
+uint32_t strata_crc32c_hardware_update(uint32_t crc, const void *bytes, size_t count);
+
+// MARK: Linux constants missing from the Swift Glibc overlay
+
+int strata_f_ofd_getlk(void);
+int strata_f_ofd_setlk(void);
+int strata_f_ofd_setlkw(void);
+/// fcntl(fd, cmd, &flock) with a whole-struct argument (the variadic call is not importable).
+int strata_fcntl_lock(int fd, int command, short type, off_t start, off_t length);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

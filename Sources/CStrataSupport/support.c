@@ -1,0 +1,91 @@
+#define _GNU_SOURCE
+#include "CStrataSupport.h"
+#include <fcntl.h>
+#include <string.h>
+
+uint64_t strata_atomic_load_u64(const void *address) {
+    return __atomic_load_n((const uint64_t *)address, __ATOMIC_SEQ_CST);
+}
+uint64_t strata_atomic_load_u64_acquire(const void *address) {
+    return __atomic_load_n((const uint64_t *)address, __ATOMIC_ACQUIRE);
+}
+uint64_t strata_atomic_load_u64_relaxed(const void *address) {
+    return __atomic_load_n((const uint64_t *)address, __ATOMIC_RELAXED);
+}
+void strata_atomic_store_u64(void *address, uint64_t value) {
+    __atomic_store_n((uint64_t *)address, value, __ATOMIC_SEQ_CST);
+}
+void strata_atomic_store_u64_release(void *address, uint64_t value) {
+    __atomic_store_n((uint64_t *)address, value, __ATOMIC_RELEASE);
+}
+void strata_atomic_store_u64_relaxed(void *address, uint64_t value) {
+    __atomic_store_n((uint64_t *)address, value, __ATOMIC_RELAXED);
+}
+int strata_atomic_cas_u64(void *address, uint64_t expected, uint64_t desired) {
+    return __atomic_compare_exchange_n((uint64_t *)address, &expected, desired, 0,
+                                       __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+}
+uint64_t strata_atomic_add_u64(void *address, uint64_t delta) {
+    return __atomic_add_fetch((uint64_t *)address, delta, __ATOMIC_SEQ_CST);
+}
+uint32_t strata_atomic_load_u32(const void *address) {
+    return __atomic_load_n((const uint32_t *)address, __ATOMIC_SEQ_CST);
+}
+void strata_atomic_store_u32(void *address, uint32_t value) {
+    __atomic_store_n((uint32_t *)address, value, __ATOMIC_SEQ_CST);
+}
+int strata_atomic_cas_u32(void *address, uint32_t expected, uint32_t desired) {
+    return __atomic_compare_exchange_n((uint32_t *)address, &expected, desired, 0,
+                                       __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+}
+void strata_atomic_fence(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+int strata_crc32c_hardware_available(void) {
+    unsigned int eax, ebx, ecx, edx;
+    if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx)) return 0;
+    return (ecx & bit_SSE4_2) != 0;
+}
+
+__attribute__((target("sse4.2")))
+uint32_t strata_crc32c_hardware_update(uint32_t crc, const void *bytes, size_t count) {
+    const unsigned char *p = (const unsigned char *)bytes;
+    uint64_t c = crc;
+    while (count >= 8) {
+        uint64_t word;
+        memcpy(&word, p, 8);
+        c = __builtin_ia32_crc32di(c, word);
+        p += 8;
+        count -= 8;
+    }
+    uint32_t c32 = (uint32_t)c;
+    while (count > 0) {
+        c32 = __builtin_ia32_crc32qi(c32, *p);
+        p += 1;
+        count -= 1;
+    }
+    return c32;
+}
+#else
+int strata_crc32c_hardware_available(void) { return 0; }
+uint32_t strata_crc32c_hardware_update(uint32_t crc, const void *bytes, size_t count) {
+    (void)bytes; (void)count;
+    return crc;  // never called: availability is 0
+}
+#endif
+
+int strata_f_ofd_getlk(void) { return F_OFD_GETLK; }
+int strata_f_ofd_setlk(void) { return F_OFD_SETLK; }
+int strata_f_ofd_setlkw(void) { return F_OFD_SETLKW; }
+
+int strata_fcntl_lock(int fd, int command, short type, off_t start, off_t length) {
+    struct flock lock;
+    memset(&lock, 0, sizeof lock);
+    lock.l_type = type;
+    lock.l_whence = SEEK_SET;
+    lock.l_start = start;
+    lock.l_len = length;
+    lock.l_pid = 0;  // required to be 0 for OFD locks
+    return fcntl(fd, command, &lock);
+}

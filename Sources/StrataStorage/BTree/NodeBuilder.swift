@@ -1,0 +1,143 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One entry while nodes are being rebuilt: its key image, its child (branches), and its cell
+/// bytes, which point into a scratch copy or a caller's buffer that outlives the rebuild.
+struct NodeEntry {
+    var image: UInt64
+    var child: UInt32
+    var cell: UnsafeRawBufferPointer
+}
+
+/// In-place edits of a dirty node buffer. Callers check that the edit fits first
+/// (`fits(...)`); these functions assume it does.
+enum NodeEdit {
+    static func initialise(_ buffer: UnsafeMutableRawPointer, pageSizeBytes: Int, type: PageType,
+                           byteKeys: Bool, leftmostChild: UInt32) {
+        buffer.storeBytes(of: type.rawValue, toByteOffset: PageLayout.typeOffset, as: UInt8.self)
+        buffer.storeBytes(of: byteKeys ? NodeFlags.byteKeys : 0, toByteOffset: PageLayout.flagsOffset, as: UInt8.self)
+        storeUInt16(buffer, PageLayout.countOffset, 0)
+        storeUInt32(buffer, PageLayout.linkOffset, leftmostChild)
+        storeUInt16(buffer, PageLayout.cellStartOffset, UInt16(truncatingIfNeeded: pageSizeBytes))
+        storeUInt16(buffer, PageLayout.deadBytesOffset, 0)
+        storeUInt32(buffer, 28, 0)
+    }
+
+    /// Builds a node from `entries`, cells packed at the page end, unused bytes zeroed.
+    static func build(_ buffer: UnsafeMutableRawPointer, pageSizeBytes: Int, type: PageType,
+                      byteKeys: Bool, leftmostChild: UInt32, entries: ArraySlice<NodeEntry>) {
+        initialise(buffer, pageSizeBytes: pageSizeBytes, type: type, byteKeys: byteKeys, leftmostChild: leftmostChild)
+        let stride = type == .leaf ? PageLayout.leafEntryStride : PageLayout.branchEntryStride
+        var cellStart = pageSizeBytes
+        var index = 0
+        for entry in entries {
+            cellStart -= entry.cell.count
+            if entry.cell.count > 0, let source = entry.cell.baseAddress {
+                memmove(buffer + cellStart, source, entry.cell.count)
+            }
+            writeEntry(buffer, index: index, stride: stride, image: entry.image, child: entry.child,
+                       cellOffset: cellStart, cellLength: entry.cell.count)
+            index += 1
+        }
+        let entriesEnd = PageLayout.entriesOffset + index * stride
+        invariant(entriesEnd <= cellStart, "a built node fits its page")
+        memset(buffer + entriesEnd, 0, cellStart - entriesEnd)
+        storeUInt16(buffer, PageLayout.countOffset, UInt16(index))
+        storeUInt16(buffer, PageLayout.cellStartOffset, UInt16(truncatingIfNeeded: cellStart))
+    }
+
+    @inline(__always)
+    static func writeEntry(_ buffer: UnsafeMutableRawPointer, index: Int, stride: Int, image: UInt64,
+                           child: UInt32, cellOffset: Int, cellLength: Int) {
+        let at = PageLayout.entriesOffset + index * stride
+        storeUInt64(buffer, at, image)
+        if stride == PageLayout.branchEntryStride { storeUInt32(buffer, at + 8, child) }
+        storeUInt16(buffer, at + stride - 4, UInt16(truncatingIfNeeded: cellOffset))
+        storeUInt16(buffer, at + stride - 2, UInt16(truncatingIfNeeded: cellLength))
+    }
+
+    /// Whether an entry with a cell of `cellLength` bytes fits, possibly after compaction.
+    static func fits(_ node: NodeView, cellLength: Int) -> Bool {
+        node.gapByteCount + node.deadBytes >= node.stride + cellLength
+    }
+
+    /// Inserts an entry at `index`, compacting first if the free gap is too small.
+    /// Precondition: `fits(node, cellLength: cell.count)`.
+    static func insert(_ buffer: UnsafeMutableRawPointer, pageSizeBytes: Int, scratch: UnsafeMutableRawPointer,
+                       index: Int, image: UInt64, child: UInt32, cell: UnsafeRawBufferPointer) {
+        var node = NodeView(base: UnsafeRawPointer(buffer), pageSizeBytes: pageSizeBytes)
+        let stride = node.stride
+        if node.gapByteCount < stride + cell.count {
+            compact(buffer, pageSizeBytes: pageSizeBytes, scratch: scratch)
+            node = NodeView(base: UnsafeRawPointer(buffer), pageSizeBytes: pageSizeBytes)
+        }
+        invariant(node.gapByteCount >= stride + cell.count, "insert only where it fits")
+        let count = node.count
+        let at = PageLayout.entriesOffset + index * stride
+        if index < count {
+            memmove(buffer + at + stride, buffer + at, (count - index) * stride)
+        }
+        let cellStart = node.cellStart - cell.count
+        if cell.count > 0, let source = cell.baseAddress { memmove(buffer + cellStart, source, cell.count) }
+        writeEntry(buffer, index: index, stride: stride, image: image, child: child,
+                   cellOffset: cellStart, cellLength: cell.count)
+        storeUInt16(buffer, PageLayout.countOffset, UInt16(count + 1))
+        storeUInt16(buffer, PageLayout.cellStartOffset, UInt16(truncatingIfNeeded: cellStart))
+    }
+
+    /// Removes entry `index`; its cell becomes dead space.
+    static func remove(_ buffer: UnsafeMutableRawPointer, pageSizeBytes: Int, index: Int) {
+        let node = NodeView(base: UnsafeRawPointer(buffer), pageSizeBytes: pageSizeBytes)
+        let stride = node.stride
+        let count = node.count
+        invariant(index >= 0 && index < count, "remove an existing entry")
+        let cellOffset = node.cellOffset(index)
+        let cellLength = node.cellLength(index)
+        let at = PageLayout.entriesOffset + index * stride
+        if index + 1 < count {
+            memmove(buffer + at, buffer + at + stride, (count - index - 1) * stride)
+        }
+        memset(buffer + PageLayout.entriesOffset + (count - 1) * stride, 0, stride)
+        storeUInt16(buffer, PageLayout.countOffset, UInt16(count - 1))
+        if cellOffset == node.cellStart {
+            // The lowest cell: give its bytes straight back to the gap.
+            memset(buffer + cellOffset, 0, cellLength)
+            storeUInt16(buffer, PageLayout.cellStartOffset, UInt16(truncatingIfNeeded: cellOffset + cellLength))
+        } else {
+            storeUInt16(buffer, PageLayout.deadBytesOffset, UInt16(node.deadBytes + cellLength))
+        }
+    }
+
+    /// Rewrites the node with its cells packed, reclaiming dead bytes.
+    static func compact(_ buffer: UnsafeMutableRawPointer, pageSizeBytes: Int, scratch: UnsafeMutableRawPointer) {
+        memcpy(scratch, buffer, pageSizeBytes)
+        let old = NodeView(base: UnsafeRawPointer(scratch), pageSizeBytes: pageSizeBytes)
+        var entries: [NodeEntry] = []
+        entries.reserveCapacity(old.count)
+        for index in 0..<old.count {
+            entries.append(NodeEntry(image: old.keyImage(index),
+                                     child: old.isLeaf ? 0 : old.child(index + 1),
+                                     cell: old.cell(index)))
+        }
+        build(buffer, pageSizeBytes: pageSizeBytes, type: old.isLeaf ? .leaf : .branch,
+              byteKeys: old.hasByteKeys, leftmostChild: old.isLeaf ? 0 : old.child(0), entries: entries[...])
+    }
+
+    static func setChild(_ buffer: UnsafeMutableRawPointer, index: Int, page: UInt32) {
+        if index == 0 {
+            storeUInt32(buffer, PageLayout.linkOffset, page)
+        } else {
+            storeUInt32(buffer, PageLayout.entriesOffset + (index - 1) * PageLayout.branchEntryStride + 8, page)
+        }
+    }
+
+    /// The entries of `node` (which must not change while the result is used).
+    static func entries(of node: NodeView, into result: inout [NodeEntry]) {
+        for index in 0..<node.count {
+            result.append(NodeEntry(image: node.keyImage(index),
+                                    child: node.isLeaf ? 0 : node.child(index + 1),
+                                    cell: node.cell(index)))
+        }
+    }
+}

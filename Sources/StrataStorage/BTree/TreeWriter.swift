@@ -1,0 +1,406 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// How `TreeWriter.put` treats a key that already exists (or does not).
+enum PutMode {
+    /// Fails with `.keyExists` when the key exists.
+    case insert
+    /// Fails with `.keyMissing` when the key does not exist.
+    case update
+    /// Inserts or replaces.
+    case upsert
+}
+
+enum PutOutcome: Equatable {
+    case inserted
+    case replaced
+    case keyExists
+    case keyMissing
+}
+
+/// Changes one B+tree by copy-on-write inside a write transaction.
+///
+/// Gives above: `put` and `remove` on a tree named by its root page (updated in place when the
+/// root moves). Needs below: `WriteSpace` (private page copies, allocation, release).
+///
+/// Tree invariants kept (checked by `TreeVerifier`): keys strictly ascending within and across
+/// nodes; every leaf at the same depth; branch entry i's key ≤ every key of child i + 1 and >
+/// every key of child i; no empty node except an empty root leaf, which is then removed (root
+/// 0 means an empty tree). Splits of the rightmost path put only the new entry in the new node,
+/// so ascending inserts fill pages completely; deletes merge or rebalance nodes below a quarter
+/// full, so insert/delete churn cannot grow the file without bound.
+///
+/// Descents are iterative with the path kept in `WriteSpace`'s arrays (no recursion).
+struct TreeWriter {
+    let space: WriteSpace
+    let byteKeys: Bool
+
+    private var pageSizeBytes: Int { space.pageSizeBytes }
+    private var underflowByteCount: Int { space.pageSizeBytes / 4 }
+
+    /// Puts `cell` under `key`. `onOldCell` sees the old cell before it is replaced.
+    func put(root: inout UInt32, key: SearchKey, cell: UnsafeRawBufferPointer, mode: PutMode,
+             onOldCell: ((UnsafeRawBufferPointer) throws(StorageError) -> Void)? = nil) throws(StorageError) -> PutOutcome {
+        invariant(cell.count <= PageLayout.leafCellByteCountMax(pageSizeBytes: pageSizeBytes), "cells fit a quarter page")
+        if root == 0 {
+            if mode == .update { return .keyMissing }
+            let (page, buffer) = try space.allocate()
+            NodeEdit.initialise(buffer, pageSizeBytes: pageSizeBytes, type: .leaf, byteKeys: byteKeys, leftmostChild: 0)
+            NodeEdit.insert(buffer, pageSizeBytes: pageSizeBytes, scratch: space.scratch, index: 0,
+                            image: key.image, child: 0, cell: cell)
+            root = page
+            return .inserted
+        }
+        if mode == .update, try TreeSearch.find(space.source, root: root, key: key) == nil {
+            return .keyMissing
+        }
+        let (leafPage, leafBuffer) = try descend(root: &root, key: key)
+        let leaf = NodeView(base: UnsafeRawPointer(leafBuffer), pageSizeBytes: pageSizeBytes)
+        let (index, found) = TreeSearch.leafLowerBound(leaf, key)
+        if found {
+            if mode == .insert { return .keyExists }
+            try onOldCell?(leaf.cell(index))
+            NodeEdit.remove(leafBuffer, pageSizeBytes: pageSizeBytes, index: index)
+        } else if mode == .update {
+            return .keyMissing
+        }
+        try insertEntry(root: &root, level: space.pathPages.count, page: leafPage, buffer: leafBuffer,
+                        index: index, image: key.image, child: 0, cell: cell, allowAppendSplit: !found)
+        return found ? .replaced : .inserted
+    }
+
+    /// Removes `key`; false when it is absent (nothing is copied then).
+    func remove(root: inout UInt32, key: SearchKey,
+                onOldCell: ((UnsafeRawBufferPointer) throws(StorageError) -> Void)? = nil) throws(StorageError) -> Bool {
+        guard root != 0, try TreeSearch.find(space.source, root: root, key: key) != nil else { return false }
+        let (leafPage, leafBuffer) = try descend(root: &root, key: key)
+        let leaf = NodeView(base: UnsafeRawPointer(leafBuffer), pageSizeBytes: pageSizeBytes)
+        let (index, found) = TreeSearch.leafLowerBound(leaf, key)
+        invariant(found, "a key found before the descent is found after it")
+        guard found else { return false }
+        try onOldCell?(leaf.cell(index))
+        NodeEdit.remove(leafBuffer, pageSizeBytes: pageSizeBytes, index: index)
+        try rebalance(root: &root, leafPage: leafPage, leafBuffer: leafBuffer)
+        return true
+    }
+
+    /// Frees every page of the tree (dropping a table).
+    func freeAll(root: UInt32) throws(StorageError) {
+        guard root != 0 else { return }
+        var stack: [(page: UInt32, depth: Int)] = [(root, 0)]
+        while let (page, depth) = stack.popLast() {
+            guard depth < TreeSearch.depthMax else {
+                throw StorageError.corruptPage(page: PageNumber(page), reason: "tree deeper than \(TreeSearch.depthMax)")
+            }
+            let node = try space.source.node(page)
+            if !node.isLeaf {
+                for child in 0...node.count { stack.append((node.child(child), depth + 1)) }
+            }
+            space.free(page)
+        }
+    }
+
+    // MARK: descent
+
+    /// Makes the path from the root to the leaf for `key` writable, recording the ancestors
+    /// in `space.path…` (index 0 is the root). Returns the leaf.
+    private func descend(root: inout UInt32, key: SearchKey) throws(StorageError) -> (UInt32, UnsafeMutableRawPointer) {
+        space.pathPages.removeAll(keepingCapacity: true)
+        space.pathBuffers.removeAll(keepingCapacity: true)
+        space.pathChildIndexes.removeAll(keepingCapacity: true)
+        var (page, buffer) = try space.writable(root)
+        root = page
+        try checkKind(buffer, page: page)
+        while true {
+            let node = NodeView(base: UnsafeRawPointer(buffer), pageSizeBytes: pageSizeBytes)
+            if node.isLeaf { return (page, buffer) }
+            guard space.pathPages.count < TreeSearch.depthMax else {
+                throw StorageError.corruptPage(page: PageNumber(page), reason: "tree deeper than \(TreeSearch.depthMax)")
+            }
+            let childIndex = TreeSearch.branchChildIndex(node, key)
+            let child = node.child(childIndex)
+            let (childPage, childBuffer) = try space.writable(child)
+            if childPage != child { NodeEdit.setChild(buffer, index: childIndex, page: childPage) }
+            space.pathPages.append(page)
+            space.pathBuffers.append(buffer)
+            space.pathChildIndexes.append(childIndex)
+            page = childPage
+            buffer = childBuffer
+            try checkKind(buffer, page: page)
+        }
+    }
+
+    private func checkKind(_ buffer: UnsafeMutableRawPointer, page: UInt32) throws(StorageError) {
+        let node = NodeView(base: UnsafeRawPointer(buffer), pageSizeBytes: pageSizeBytes)
+        guard node.hasByteKeys == byteKeys else {
+            throw StorageError.corruptPage(page: PageNumber(page), reason: "node of the wrong key kind")
+        }
+    }
+
+    /// True when every ancestor on the path took its last child (the node is the rightmost).
+    private func onRightEdge(level: Int) -> Bool {
+        for ancestor in 0..<level {
+            let node = NodeView(base: UnsafeRawPointer(space.pathBuffers[ancestor]), pageSizeBytes: pageSizeBytes)
+            if space.pathChildIndexes[ancestor] != node.count { return false }
+        }
+        return true
+    }
+
+    // MARK: insertion and splits
+
+    /// Inserts an entry into the node at `level` (its ancestors are `space.path…[0..<level]`),
+    /// splitting it, and its ancestors, as needed.
+    private func insertEntry(root: inout UInt32, level startLevel: Int, page startPage: UInt32,
+                             buffer startBuffer: UnsafeMutableRawPointer, index startIndex: Int,
+                             image startImage: UInt64, child startChild: UInt32,
+                             cell startCell: UnsafeRawBufferPointer, allowAppendSplit: Bool) throws(StorageError) {
+        var level = startLevel
+        var page = startPage
+        var buffer = startBuffer
+        var index = startIndex
+        var image = startImage
+        var child = startChild
+        var cell = startCell
+        // Holds the separator carried up from a split; allocated only when a split happens.
+        var separatorBuffer: UnsafeMutableRawBufferPointer?
+        defer { separatorBuffer?.deallocate() }
+        while true {
+            let node = NodeView(base: UnsafeRawPointer(buffer), pageSizeBytes: pageSizeBytes)
+            if NodeEdit.fits(node, cellLength: cell.count) {
+                NodeEdit.insert(buffer, pageSizeBytes: pageSizeBytes, scratch: space.scratch, index: index,
+                                image: image, child: child, cell: cell)
+                return
+            }
+            let append = allowAppendSplit && index == node.count && onRightEdge(level: level)
+            let split = try splitNode(buffer, index: index, image: image, child: child, cell: cell, append: append)
+            if level == 0 {
+                let (newRoot, rootBuffer) = try space.allocate()
+                NodeEdit.initialise(rootBuffer, pageSizeBytes: pageSizeBytes, type: .branch, byteKeys: byteKeys,
+                                    leftmostChild: page)
+                split.separatorKey.withUnsafeBytes { key in
+                    NodeEdit.insert(rootBuffer, pageSizeBytes: pageSizeBytes, scratch: space.scratch, index: 0,
+                                    image: split.separatorImage, child: split.rightPage, cell: key)
+                }
+                root = newRoot
+                space.hooks.mark(.treeRootSplit)
+                return
+            }
+            level -= 1
+            page = space.pathPages[level]
+            buffer = space.pathBuffers[level]
+            index = space.pathChildIndexes[level]
+            image = split.separatorImage
+            child = split.rightPage
+            // `splitNode` has consumed the previous `cell`, so the buffer can be reused.
+            let keyBuffer = separatorBuffer
+                ?? UnsafeMutableRawBufferPointer.allocate(byteCount: pageSizeBytes, alignment: 8)
+            separatorBuffer = keyBuffer
+            keyBuffer.copyBytes(from: split.separatorKey)
+            cell = UnsafeRawBufferPointer(rebasing: keyBuffer[0..<split.separatorKey.count])
+        }
+    }
+
+    private struct Split {
+        let rightPage: UInt32
+        let separatorImage: UInt64
+        /// The separator's full key (byte-keyed trees) or empty.
+        let separatorKey: [UInt8]
+    }
+
+    /// Splits the full node in `buffer` while inserting one entry at `index`.
+    private func splitNode(_ buffer: UnsafeMutableRawPointer, index: Int, image: UInt64, child: UInt32,
+                           cell: UnsafeRawBufferPointer, append: Bool) throws(StorageError) -> Split {
+        memcpy(space.scratch, buffer, pageSizeBytes)
+        let old = NodeView(base: UnsafeRawPointer(space.scratch), pageSizeBytes: pageSizeBytes)
+        var entries = space.entryScratch
+        entries.removeAll(keepingCapacity: true)
+        NodeEdit.entries(of: old, into: &entries)
+        entries.insert(NodeEntry(image: image, child: child, cell: cell), at: index)
+        defer { space.entryScratch = entries }
+        let (right, rightBuffer) = try space.allocate()
+        if old.isLeaf {
+            let middle = append ? entries.count - 1
+                                : splitPoint(entries, stride: PageLayout.leafEntryStride, low: 1, high: entries.count - 1)
+            var rightStart = middle
+            if space.hooks.has(.treeSplitOffByOne) && entries.count - middle >= 2 { rightStart += 1 }
+            let separatorKey = byteKeys ? Array(leafKey(entries[middle].cell)) : []
+            NodeEdit.build(buffer, pageSizeBytes: pageSizeBytes, type: .leaf, byteKeys: byteKeys,
+                           leftmostChild: 0, entries: entries[0..<middle])
+            NodeEdit.build(rightBuffer, pageSizeBytes: pageSizeBytes, type: .leaf, byteKeys: byteKeys,
+                           leftmostChild: 0, entries: entries[rightStart...])
+            return Split(rightPage: right, separatorImage: entries[middle].image, separatorKey: separatorKey)
+        }
+        // Branch: the middle entry moves up; its child becomes the right node's leftmost child.
+        let middle = append ? entries.count - 2
+                            : splitPoint(entries, stride: PageLayout.branchEntryStride, low: 1, high: entries.count - 2)
+        let up = entries[middle]
+        let separatorKey = Array(up.cell)
+        NodeEdit.build(buffer, pageSizeBytes: pageSizeBytes, type: .branch, byteKeys: byteKeys,
+                       leftmostChild: old.child(0), entries: entries[0..<middle])
+        NodeEdit.build(rightBuffer, pageSizeBytes: pageSizeBytes, type: .branch, byteKeys: byteKeys,
+                       leftmostChild: up.child, entries: entries[(middle + 1)...])
+        return Split(rightPage: right, separatorImage: up.image, separatorKey: separatorKey)
+    }
+
+    /// The index that splits `entries` into two halves of about equal bytes, in [low, high].
+    private func splitPoint(_ entries: [NodeEntry], stride: Int, low: Int, high: Int) -> Int {
+        let total = entries.reduce(0) { $0 + stride + $1.cell.count }
+        var accumulated = 0
+        var index = 0
+        while index < entries.count {
+            let size = stride + entries[index].cell.count
+            if accumulated + size / 2 >= total / 2 { break }
+            accumulated += size
+            index += 1
+        }
+        return max(low, min(high, index))
+    }
+
+    /// The key part of a byte-keyed leaf cell.
+    private func leafKey(_ cell: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+        let (length, header) = decodeCellKeyLength(cell)
+        return UnsafeRawBufferPointer(rebasing: cell[header..<(header + length)])
+    }
+
+    // MARK: deletion and rebalancing
+
+    private func rebalance(root: inout UInt32, leafPage: UInt32, leafBuffer: UnsafeMutableRawPointer) throws(StorageError) {
+        var level = space.pathPages.count
+        var page = leafPage
+        var buffer = leafBuffer
+        while level > 0 {
+            let node = NodeView(base: UnsafeRawPointer(buffer), pageSizeBytes: pageSizeBytes)
+            if node.count > 0 && node.usedByteCount >= underflowByteCount { break }
+            let parentBuffer = space.pathBuffers[level - 1]
+            let childIndex = space.pathChildIndexes[level - 1]
+            if node.isLeaf && node.count == 0 {
+                removeChild(parentBuffer, childIndex: childIndex)
+                space.free(page)
+                space.hooks.mark(.treeNodeMerge)
+            } else {
+                let stop = try rebalanceWithSibling(root: &root, level: level, page: page, buffer: buffer,
+                                                    parentBuffer: parentBuffer, childIndex: childIndex)
+                if stop { break }
+            }
+            level -= 1
+            page = space.pathPages[level]
+            buffer = space.pathBuffers[level]
+        }
+        try collapseRoot(root: &root)
+    }
+
+    /// Removes child `childIndex` (and the key that bounds it) from a branch.
+    private func removeChild(_ parentBuffer: UnsafeMutableRawPointer, childIndex: Int) {
+        if childIndex == 0 {
+            let parent = NodeView(base: UnsafeRawPointer(parentBuffer), pageSizeBytes: pageSizeBytes)
+            NodeEdit.setChild(parentBuffer, index: 0, page: parent.child(1))
+            NodeEdit.remove(parentBuffer, pageSizeBytes: pageSizeBytes, index: 0)
+        } else {
+            NodeEdit.remove(parentBuffer, pageSizeBytes: pageSizeBytes, index: childIndex - 1)
+        }
+    }
+
+    /// Merges the node with a sibling, or moves entries between them. Returns true when the
+    /// levels above need no further work.
+    private func rebalanceWithSibling(root: inout UInt32, level: Int, page: UInt32, buffer: UnsafeMutableRawPointer,
+                                      parentBuffer: UnsafeMutableRawPointer, childIndex: Int) throws(StorageError) -> Bool {
+        let parent = NodeView(base: UnsafeRawPointer(parentBuffer), pageSizeBytes: pageSizeBytes)
+        let siblingIndex = childIndex > 0 ? childIndex - 1 : childIndex + 1
+        invariant(siblingIndex <= parent.count, "a branch has at least two children")
+        let siblingChild = parent.child(siblingIndex)
+        let (siblingPage, siblingBuffer) = try space.writable(siblingChild)
+        if siblingPage != siblingChild { NodeEdit.setChild(parentBuffer, index: siblingIndex, page: siblingPage) }
+        let leftIsNode = childIndex < siblingIndex
+        let leftBuffer = leftIsNode ? buffer : siblingBuffer
+        let rightBuffer = leftIsNode ? siblingBuffer : buffer
+        let rightPage = leftIsNode ? siblingPage : page
+        let separatorIndex = min(childIndex, siblingIndex)
+
+        memcpy(space.scratch, leftBuffer, pageSizeBytes)
+        memcpy(space.scratch2, rightBuffer, pageSizeBytes)
+        let left = NodeView(base: UnsafeRawPointer(space.scratch), pageSizeBytes: pageSizeBytes)
+        let right = NodeView(base: UnsafeRawPointer(space.scratch2), pageSizeBytes: pageSizeBytes)
+        guard left.isLeaf == right.isLeaf, left.hasByteKeys == byteKeys, right.hasByteKeys == byteKeys else {
+            throw StorageError.corruptPage(page: PageNumber(rightPage), reason: "siblings of different kinds")
+        }
+        let isLeaf = left.isLeaf
+        let parentSeparatorKey = Array(parent.cell(separatorIndex))
+        let parentSeparatorImage = parent.keyImage(separatorIndex)
+
+        var entries = space.entryScratch
+        entries.removeAll(keepingCapacity: true)
+        defer { space.entryScratch = entries }
+        NodeEdit.entries(of: left, into: &entries)
+        return try withBytes(parentSeparatorKey) { separatorCell throws(StorageError) -> Bool in
+            if !isLeaf {
+                entries.append(NodeEntry(image: parentSeparatorImage, child: right.child(0), cell: separatorCell))
+            }
+            NodeEdit.entries(of: right, into: &entries)
+            let stride = isLeaf ? PageLayout.leafEntryStride : PageLayout.branchEntryStride
+            let combined = PageLayout.entriesOffset + entries.reduce(0) { $0 + stride + $1.cell.count }
+            let type: PageType = isLeaf ? .leaf : .branch
+            if combined <= pageSizeBytes {
+                NodeEdit.build(leftBuffer, pageSizeBytes: pageSizeBytes, type: type, byteKeys: byteKeys,
+                               leftmostChild: isLeaf ? 0 : left.child(0), entries: entries[...])
+                NodeEdit.remove(parentBuffer, pageSizeBytes: pageSizeBytes, index: separatorIndex)
+                space.free(rightPage)
+                space.hooks.mark(.treeNodeMerge)
+                return false
+            }
+            // Redistribute: both halves get about half the bytes; the separator changes.
+            let middle: Int
+            let newSeparatorImage: UInt64
+            let newSeparatorKey: [UInt8]
+            if isLeaf {
+                middle = splitPoint(entries, stride: stride, low: 1, high: entries.count - 1)
+                newSeparatorImage = entries[middle].image
+                newSeparatorKey = byteKeys ? Array(leafKey(entries[middle].cell)) : []
+                NodeEdit.build(leftBuffer, pageSizeBytes: pageSizeBytes, type: .leaf, byteKeys: byteKeys,
+                               leftmostChild: 0, entries: entries[0..<middle])
+                NodeEdit.build(rightBuffer, pageSizeBytes: pageSizeBytes, type: .leaf, byteKeys: byteKeys,
+                               leftmostChild: 0, entries: entries[middle...])
+            } else {
+                middle = splitPoint(entries, stride: stride, low: 1, high: entries.count - 2)
+                let up = entries[middle]
+                newSeparatorImage = up.image
+                newSeparatorKey = Array(up.cell)
+                NodeEdit.build(leftBuffer, pageSizeBytes: pageSizeBytes, type: .branch, byteKeys: byteKeys,
+                               leftmostChild: left.child(0), entries: entries[0..<middle])
+                NodeEdit.build(rightBuffer, pageSizeBytes: pageSizeBytes, type: .branch, byteKeys: byteKeys,
+                               leftmostChild: up.child, entries: entries[(middle + 1)...])
+            }
+            space.hooks.mark(.treeNodeBorrow)
+            NodeEdit.remove(parentBuffer, pageSizeBytes: pageSizeBytes, index: separatorIndex)
+            // The new separator may be longer than the old (byte keys): inserting it can split
+            // the parent, which ends the rebalancing (both halves are then half full).
+            try withBytes(newSeparatorKey) { key throws(StorageError) in
+                try insertEntry(root: &root, level: level - 1, page: space.pathPages[level - 1],
+                                buffer: parentBuffer, index: separatorIndex, image: newSeparatorImage,
+                                child: rightPage, cell: key, allowAppendSplit: false)
+            }
+            return true
+        }
+    }
+
+    /// Removes root levels that have a single child, and an empty root leaf.
+    private func collapseRoot(root: inout UInt32) throws(StorageError) {
+        var steps = 0
+        while root != 0 && steps < TreeSearch.depthMax {
+            steps += 1
+            let node = try space.source.node(root)
+            if node.isLeaf {
+                if node.count == 0 {
+                    space.free(root)
+                    root = 0
+                }
+                return
+            }
+            guard node.count == 0 else { return }
+            let only = node.child(0)
+            space.free(root)
+            root = only
+            space.hooks.mark(.treeRootCollapse)
+        }
+    }
+}

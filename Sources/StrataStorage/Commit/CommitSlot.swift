@@ -1,0 +1,165 @@
+/// A commit slot: the root of one committed version (DESIGN §2). Two live in page 0, at
+/// sectors 1 and 2. A commit writes the *inactive* slot (the one not holding the newest durable
+/// version), so a torn slot write can only lose the commit in flight, never the previous one.
+///
+/// | offset | size | meaning                                                      |
+/// |-------:|-----:|--------------------------------------------------------------|
+/// |      0 |    8 | magic "STRSLOT1"                                             |
+/// |      8 |    8 | version                                                      |
+/// |     16 |    8 | catalog root page (0: no tables)                             |
+/// |     24 |    8 | free-list first page (0: empty free list)                    |
+/// |     32 |    8 | logical page count (pages [0, count) are reachable or free)  |
+/// |     40 |    8 | schema version                                               |
+/// |     48 |    8 | file identity (must equal the header's)                      |
+/// |     56 |    8 | free-list entry count                                        |
+/// |     64 |  444 | zero                                                         |
+/// |    508 |    4 | CRC32C of bytes [0, 508)                                     |
+public struct CommitSlot: Equatable, Sendable {
+    static let magic: [UInt8] = Array("STRSLOT1".utf8)
+
+    public var version: Version
+    public var catalogRoot: PageNumber
+    public var freeListHead: PageNumber
+    public var pageCount: UInt32
+    public var schemaVersion: UInt64
+    public var fileIdentity: UInt64
+    public var freeListEntryCount: UInt64
+
+    func encode(into sector: UnsafeMutableRawPointer) {
+        for index in 0..<FileHeader.sectorByteCount { sector.storeBytes(of: 0, toByteOffset: index, as: UInt8.self) }
+        for (index, byte) in Self.magic.enumerated() { sector.storeBytes(of: byte, toByteOffset: index, as: UInt8.self) }
+        storeUInt64(sector, 8, version.rawValue)
+        storeUInt64(sector, 16, UInt64(catalogRoot.rawValue))
+        storeUInt64(sector, 24, UInt64(freeListHead.rawValue))
+        storeUInt64(sector, 32, UInt64(pageCount))
+        storeUInt64(sector, 40, schemaVersion)
+        storeUInt64(sector, 48, fileIdentity)
+        storeUInt64(sector, 56, freeListEntryCount)
+        let crc = CRC32C.checksum(UnsafeRawPointer(sector), count: FileHeader.checksumOffset)
+        storeUInt32(sector, FileHeader.checksumOffset, crc)
+    }
+
+    func encode() -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: FileHeader.sectorByteCount)
+        bytes.withUnsafeMutableBytes { raw in
+            if let base = raw.baseAddress { encode(into: base) }
+        }
+        return bytes
+    }
+
+    /// Why a slot was rejected (recorded for error messages and `stat`).
+    enum Rejection: Equatable, Sendable, CustomStringConvertible {
+        case empty
+        case badMagic
+        case badChecksum
+        case wrongFile
+        case referencesBeyondFile(pageCount: UInt32, filePageCount: Int)
+        case impossibleValues
+
+        var description: String {
+            switch self {
+            case .empty: return "empty"
+            case .badMagic: return "bad magic"
+            case .badChecksum: return "checksum mismatch"
+            case .wrongFile: return "belongs to another file"
+            case .referencesBeyondFile(let count, let filePages):
+                return "needs \(count) pages, file has \(filePages)"
+            case .impossibleValues: return "impossible values"
+            }
+        }
+    }
+
+    /// Decodes and validates the slot at `sector`: checksum good and every reference within the
+    /// file (DESIGN §2 "Open picks the valid slot").
+    static func decode(_ sector: UnsafeRawPointer, fileIdentity: UInt64, filePageCount: Int,
+                       checkChecksum: Bool) -> Result<CommitSlot, RejectionError> {
+        let allZero = (0..<FileHeader.sectorByteCount).allSatisfy {
+            sector.load(fromByteOffset: $0, as: UInt8.self) == 0
+        }
+        if allZero { return .failure(RejectionError(rejection: .empty)) }
+        let magicMatches = (0..<8).allSatisfy { sector.load(fromByteOffset: $0, as: UInt8.self) == magic[$0] }
+        guard magicMatches else { return .failure(RejectionError(rejection: .badMagic)) }
+        if checkChecksum {
+            let stored = loadUInt32(sector, FileHeader.checksumOffset)
+            guard stored == CRC32C.checksum(sector, count: FileHeader.checksumOffset) else {
+                return .failure(RejectionError(rejection: .badChecksum))
+            }
+        }
+        let slot = CommitSlot(
+            version: Version(loadUInt64(sector, 8)),
+            catalogRoot: PageNumber(UInt32(truncatingIfNeeded: loadUInt64(sector, 16))),
+            freeListHead: PageNumber(UInt32(truncatingIfNeeded: loadUInt64(sector, 24))),
+            pageCount: UInt32(truncatingIfNeeded: loadUInt64(sector, 32)),
+            schemaVersion: loadUInt64(sector, 40),
+            fileIdentity: loadUInt64(sector, 48),
+            freeListEntryCount: loadUInt64(sector, 56))
+        guard slot.fileIdentity == fileIdentity else { return .failure(RejectionError(rejection: .wrongFile)) }
+        guard slot.version > .none, slot.pageCount >= 1,
+              loadUInt64(sector, 16) < UInt64(slot.pageCount), loadUInt64(sector, 24) < UInt64(slot.pageCount),
+              loadUInt64(sector, 32) <= UInt64(UInt32.max) else {
+            return .failure(RejectionError(rejection: .impossibleValues))
+        }
+        guard Int(slot.pageCount) <= filePageCount else {
+            return .failure(RejectionError(rejection: .referencesBeyondFile(pageCount: slot.pageCount,
+                                                                           filePageCount: filePageCount)))
+        }
+        return .success(slot)
+    }
+
+    struct RejectionError: Error, Equatable {
+        let rejection: Rejection
+    }
+}
+
+/// The result of reading both slots at open: the newest valid one, and what the other was.
+struct SlotChoice: Sendable {
+    let newest: CommitSlot
+    let newestIndex: Int
+    /// The other slot, if valid.
+    let other: CommitSlot?
+    /// Why the other slot was rejected, if it was.
+    let otherRejection: CommitSlot.Rejection?
+    /// True when the slot with the higher version was rejected and the older one chosen; that
+    /// can only come from a torn or corrupt slot write.
+    let recoveredFromOlderSlot: Bool
+
+    /// The slot a new commit must write: never the one holding the newest durable version.
+    var inactiveIndex: Int { 1 - newestIndex }
+
+    /// Reads both slots of the header page at `base` and picks the valid one with the highest
+    /// version.
+    static func choose(base: UnsafeRawPointer, header: FileHeader, fileByteCount: Int,
+                       checkChecksum: Bool) throws(StorageError) -> SlotChoice {
+        let filePageCount = fileByteCount / header.pageSizeBytes
+        var decoded: [Result<CommitSlot, CommitSlot.RejectionError>] = []
+        for offset in FileHeader.slotOffsets {
+            decoded.append(CommitSlot.decode(base + offset, fileIdentity: header.fileIdentity,
+                                             filePageCount: filePageCount, checkChecksum: checkChecksum))
+        }
+        // A slot rejected for a bad checksum or magic might have held a higher version (a torn
+        // write of the newer commit): detect that case for the probe from its raw version field.
+        let rawVersions = FileHeader.slotOffsets.map { loadUInt64(base + $0, 8) }
+        switch (decoded[0], decoded[1]) {
+        case (.success(let a), .success(let b)):
+            let newestIndex = a.version >= b.version ? 0 : 1
+            return SlotChoice(newest: newestIndex == 0 ? a : b, newestIndex: newestIndex,
+                              other: newestIndex == 0 ? b : a, otherRejection: nil,
+                              recoveredFromOlderSlot: false)
+        case (.success(let a), .failure(let rejected)):
+            return SlotChoice(newest: a, newestIndex: 0, other: nil, otherRejection: rejected.rejection,
+                              recoveredFromOlderSlot: rejected.rejection != .empty && rawVersions[1] > a.version.rawValue)
+        case (.failure(let rejected), .success(let b)):
+            return SlotChoice(newest: b, newestIndex: 1, other: nil, otherRejection: rejected.rejection,
+                              recoveredFromOlderSlot: rejected.rejection != .empty && rawVersions[0] > b.version.rawValue)
+        case (.failure(let first), .failure(let second)):
+            // Both slots otherwise sound but pointing past the end: the file was cut short.
+            for rejection in [first.rejection, second.rejection] {
+                if case .referencesBeyondFile(let pageCount, _) = rejection {
+                    throw StorageError.truncated(expectedBytes: Int(pageCount) * header.pageSizeBytes,
+                                                 foundBytes: fileByteCount)
+                }
+            }
+            throw StorageError.noValidCommitSlot(reason: "slot 0: \(first.rejection); slot 1: \(second.rejection)")
+        }
+    }
+}

@@ -1,0 +1,215 @@
+/// The commit protocol (DESIGN §2; Spec W and D).
+///
+/// ```
+///   active ──flushCatalog──▶ catalog written into private pages
+///          ──rebuildFreeList──▶ releases tagged with the new version, list written
+///          ──seal──▶ every dirty page gets version, own number, checksum
+///          ──phase 1: writePages, syncPages (fsync if the file grew, else fdatasync)
+///          ──phase 2: writeSlot (the inactive slot), syncSlot (fdatasync)
+///          ──publish──▶ readers see the new version
+/// ```
+/// A crash before the slot sync returns leaves the previous version (its pages were never
+/// touched: a commit only writes pages free in every pinned version, never its own releases);
+/// a crash after it leaves the new one (its pages were durable before the slot was written).
+/// A failed write or sync poisons the file and is reported; a sync is never retried (Linux may
+/// have dropped the dirty pages and would report the retry as a success).
+enum Committer {
+    static func commit(_ transaction: WriteTransaction) throws(StorageError) -> Version {
+        let file = transaction.file
+        let space = transaction.space
+        let newVersion = space.newVersion
+        try flushCatalog(transaction)
+        let (list, listPages) = try rebuildFreeList(transaction)
+        let entryCount = list.entries().count
+        let record = VersionRecord(version: newVersion, catalogRoot: transaction.catalogRoot,
+                                   freeListHead: listPages.first ?? 0, pageCount: space.pageCount,
+                                   schemaVersion: transaction.schemaVersion, freeListEntryCount: UInt64(entryCount))
+        invariant(record.pageCount >= transaction.base.pageCount, "the logical page count never shrinks")
+        let pages = space.dirty.sorted { $0.key < $1.key }
+        for (page, buffer) in pages {
+            sealPage(buffer, pageSizeBytes: file.pageSizeBytes, number: PageNumber(page), version: newVersion)
+        }
+        do {
+            try writeAndSync(file: file, transaction: transaction, record: record, pages: pages)
+        } catch {
+            file.poison(error)
+            throw error
+        }
+        file.hooks.at(.publish)
+        if !file.hooks.has(.publishBeforeSlotSync) { file.versions.publish(record) }
+        file.withState { state in state.freeListCache = (newVersion, list, listPages) }
+        file.remember(transaction.catalog, for: newVersion)
+        return newVersion
+    }
+
+    // MARK: preparing the pages
+
+    private static func flushCatalog(_ transaction: WriteTransaction) throws(StorageError) {
+        let writer = TreeWriter(space: transaction.space, byteKeys: true)
+        var root = transaction.catalogRoot
+        for key in transaction.removedCatalogKeys {
+            _ = try withBytes(key) { bytes throws(StorageError) -> Bool in
+                try writer.remove(root: &root, key: .bytes(bytes)) { old throws(StorageError) in
+                    try freeCatalogValueOverflow(old, transaction: transaction)
+                }
+            }
+        }
+        if transaction.catalogMetadataChanged {
+            try put(CatalogCodec.metadataKey, [.int(Int64(transaction.catalog.nextTableID))], root: &root, transaction: transaction)
+        }
+        for id in transaction.dirtyTables.sorted() {
+            guard let table = transaction.catalog.table(id) else { continue }
+            try put(CatalogCodec.descriptorKey(table.name), CatalogCodec.descriptorValues(table), root: &root,
+                    transaction: transaction)
+        }
+        for name in transaction.schemaChanged.sorted() {
+            guard let table = transaction.catalog.tablesByName[name] else { continue }
+            try put(CatalogCodec.schemaKey(name), [.binary(table.schema)], root: &root, transaction: transaction)
+        }
+        transaction.catalogRoot = root
+    }
+
+    private static func put(_ key: [UInt8], _ values: [Value], root: inout UInt32,
+                            transaction: WriteTransaction) throws(StorageError) {
+        let space = transaction.space
+        let cellMax = PageLayout.leafCellByteCountMax(pageSizeBytes: space.pageSizeBytes)
+        let value = try RowCodec.encode(values, inlineByteCountMax: cellMax - 2 - key.count, space: space)
+        var cell = ByteWriter(capacity: key.count + value.count + 2)
+        encodeCellKeyLength(key.count, into: &cell)
+        cell.append(contentsOf: key)
+        cell.append(contentsOf: value)
+        let writer = TreeWriter(space: space, byteKeys: true)
+        _ = try withBytes(key) { keyBytes throws(StorageError) -> PutOutcome in
+            try withBytes(cell.bytes) { cellBytes throws(StorageError) -> PutOutcome in
+                try writer.put(root: &root, key: .bytes(keyBytes), cell: cellBytes, mode: .upsert) { old throws(StorageError) in
+                    try freeCatalogValueOverflow(old, transaction: transaction)
+                }
+            }
+        }
+    }
+
+    /// Frees the overflow pages of a catalog entry's value (a large schema).
+    private static func freeCatalogValueOverflow(_ cell: UnsafeRawBufferPointer, transaction: WriteTransaction) throws(StorageError) {
+        let (keyLength, header) = decodeCellKeyLength(cell)
+        try transaction.freeOverflow(ofRowCell: UnsafeRawBufferPointer(rebasing: cell[(header + keyLength)...]))
+    }
+
+    /// Tags this commit's releases with the new version and writes the list into pages taken
+    /// from its reusable part (or the file end), never from this commit's own releases.
+    private static func rebuildFreeList(_ transaction: WriteTransaction) throws(StorageError) -> (FreeList, [UInt32]) {
+        let space = transaction.space
+        var (list, released) = space.finishFreeList()
+        list.release(released + transaction.baseFreeListChain, by: space.newVersion)
+        let perPage = PageLayout.freeListEntriesPerPage(pageSizeBytes: space.pageSizeBytes)
+        // Taking the lowest reusable page never adds a run, so the count only shrinks.
+        let pagesNeeded = (list.entries().count + perPage - 1) / perPage
+        var listPages: [(page: UInt32, buffer: UnsafeMutableRawPointer)] = []
+        for _ in 0..<pagesNeeded { listPages.append(try space.allocateFromList(&list)) }
+        let entries = list.entries()
+        invariant(entries.count <= listPages.count * perPage, "the free list fits its pages")
+        FreeListCodec.write(entries, into: listPages, pageSizeBytes: space.pageSizeBytes)
+        return (list, listPages.map(\.page))
+    }
+
+    // MARK: the two phases
+
+    private static func writeAndSync(file: SharedFile, transaction: WriteTransaction, record: VersionRecord,
+                                     pages: [(key: UInt32, value: UnsafeMutableRawPointer)]) throws(StorageError) {
+        let grew = try growIfNeeded(file: file, pageCount: record.pageCount)
+        if file.hooks.has(.slotBeforeData) {
+            try writeSlot(file: file, transaction: transaction, record: record)
+            try syncSlot(file: file)
+            try writePages(file: file, pages: pages)
+            try syncPages(file: file, grew: grew)
+            return
+        }
+        try writePages(file: file, pages: pages)
+        try syncPages(file: file, grew: grew)
+        try writeSlot(file: file, transaction: transaction, record: record)
+        if file.hooks.has(.publishBeforeSlotSync) { file.versions.publish(record) }
+        try syncSlot(file: file)
+    }
+
+    /// Grows the file (in chunks) to hold `pageCount` pages. Returns whether it grew.
+    private static func growIfNeeded(file: SharedFile, pageCount: UInt32) throws(StorageError) -> Bool {
+        let needed = Int(pageCount) * file.pageSizeBytes
+        let current = try file.store.fileByteCount()
+        guard needed > current else { return false }
+        let chunk = max(file.growthChunkBytesMin, current / 8)
+        var target = max(needed, current + chunk)
+        target = (target + file.pageSizeBytes - 1) / file.pageSizeBytes * file.pageSizeBytes
+        do {
+            try file.store.setFileByteCount(target, site: .grow(toBytes: target))
+        } catch {
+            // A failed growth changed nothing the readers rely on; still, stop: the disk is full
+            // or failing.
+            throw error
+        }
+        if !file.pins.isEmpty { file.hooks.mark(.growthWhileReaderActive) }
+        return true
+    }
+
+    private static func writePages(file: SharedFile, pages: [(key: UInt32, value: UnsafeMutableRawPointer)]) throws(StorageError) {
+        let pageSize = file.pageSizeBytes
+        let pieces = pages.map {
+            WritePiece(offset: Int($0.key) * pageSize, bytes: UnsafeRawPointer($0.value), byteCount: pageSize,
+                       site: .pageWrite(PageNumber($0.key)))
+        }
+        do {
+            if file.hooks.yield != nil {
+                // Controlled scheduling: one page at a time, with a yield point before each.
+                for piece in pieces {
+                    if case .pageWrite(let page) = piece.site { file.hooks.at(.pageWrite(page)) }
+                    try file.store.write([piece])
+                }
+            } else {
+                try file.store.write(pieces)
+            }
+        } catch {
+            file.hooks.mark(.pageWriteFailed)
+            throw error
+        }
+    }
+
+    private static func syncPages(file: SharedFile, grew: Bool) throws(StorageError) {
+        file.hooks.at(.phaseOneSync)
+        if file.hooks.has(.skipPhaseOneSync) { return }
+        let kind: SyncKind = grew && !file.hooks.has(.dataSyncAfterGrowth) ? .full : .data
+        do {
+            try file.store.sync(kind, site: .phaseOneSync)
+        } catch {
+            file.hooks.mark(.phaseOneSyncFailed)
+            guard file.hooks.has(.retrySyncAfterEIO) else { throw error }
+            try file.store.sync(kind, site: .phaseOneSync)  // seeded bug: "succeeds" without the data
+        }
+    }
+
+    private static func writeSlot(file: SharedFile, transaction: WriteTransaction, record: VersionRecord) throws(StorageError) {
+        file.hooks.at(.slotWrite)
+        let slot = CommitSlot(version: record.version, catalogRoot: PageNumber(record.catalogRoot),
+                              freeListHead: PageNumber(record.freeListHead), pageCount: record.pageCount,
+                              schemaVersion: record.schemaVersion, fileIdentity: file.header.fileIdentity,
+                              freeListEntryCount: record.freeListEntryCount)
+        let bytes = slot.encode()
+        do {
+            try withBytes(bytes) { raw throws(StorageError) in
+                guard let base = raw.baseAddress else { return }
+                try file.store.write([WritePiece(offset: FileHeader.slotOffsets[transaction.slotToWrite], bytes: base,
+                                                 byteCount: raw.count, site: .slotWrite(slot: transaction.slotToWrite))])
+            }
+        } catch {
+            file.hooks.mark(.slotWriteFailed)
+            throw error
+        }
+    }
+
+    private static func syncSlot(file: SharedFile) throws(StorageError) {
+        file.hooks.at(.phaseTwoSync)
+        do {
+            try file.store.sync(.data, site: .phaseTwoSync)
+        } catch {
+            file.hooks.mark(.phaseTwoSyncFailed)
+            throw error
+        }
+    }
+}

@@ -1,0 +1,161 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The pages of one write transaction: its dirty page buffers, the allocator, and the pages it
+/// releases. Copy-on-write happens here: a committed page is never modified, `writable` gives
+/// a private copy under a new page number and records the old one as released.
+///
+/// Invariants:
+/// - every dirty page was allocated by this transaction (COW gives new numbers), so freeing a
+///   dirty page returns it to this transaction at once;
+/// - a page released by this commit (part of the base version) is never reused by it (Spec D:
+///   the version on disk stays intact until the new slot is durable);
+/// - pages are taken from the free list only when reusable under the pins seen at begin.
+///
+/// Not thread-safe: owned by the write transaction, which is confined to one thread at a time.
+final class WriteSpace {
+    let pageSizeBytes: Int
+    let reader: PageReader
+    let newVersion: Version
+    let hooks: EngineHooks
+    private(set) var dirty: [UInt32: UnsafeMutableRawPointer] = [:]
+    private(set) var freeList: FreeList
+    /// Logical page count: pages [0, pageCount) are reachable or free after this commit.
+    private(set) var pageCount: UInt32
+    /// Pages of the base version released by this commit.
+    private(set) var releasedByThisCommit: [UInt32] = []
+    /// Pages allocated and freed again within this transaction: free in every version.
+    private var freedDirty: [UInt32] = []
+    private var spareBuffers: [UnsafeMutableRawPointer] = []
+    /// Two pages of scratch for node rebuilds.
+    let scratch: UnsafeMutableRawPointer
+    let scratch2: UnsafeMutableRawPointer
+    /// Reused path storage for tree descents.
+    var pathPages: [UInt32] = []
+    var pathBuffers: [UnsafeMutableRawPointer] = []
+    var pathChildIndexes: [Int] = []
+    var entryScratch: [NodeEntry] = []
+
+    static let pageCountMax = UInt32.max - 1
+
+    init(reader: PageReader, newVersion: Version, freeList: FreeList, pageCount: UInt32, hooks: EngineHooks) {
+        self.reader = reader
+        self.pageSizeBytes = reader.pageSizeBytes
+        self.newVersion = newVersion
+        self.freeList = freeList
+        self.pageCount = pageCount
+        self.hooks = hooks
+        scratch = UnsafeMutableRawPointer.allocate(byteCount: reader.pageSizeBytes, alignment: 64)
+        scratch2 = UnsafeMutableRawPointer.allocate(byteCount: reader.pageSizeBytes, alignment: 64)
+        invariant(newVersion > Version(reader.readVersion), "a commit creates a newer version")
+    }
+
+    deinit {
+        for buffer in dirty.values { buffer.deallocate() }
+        for buffer in spareBuffers { buffer.deallocate() }
+        scratch.deallocate()
+        scratch2.deallocate()
+    }
+
+    var source: WritePages { WritePages(reader: reader, space: self) }
+
+    @inline(__always)
+    func dirtyBuffer(_ page: UInt32) -> UnsafeMutableRawPointer? { dirty[page] }
+
+    /// A private, modifiable copy of `page`, possibly under a new number.
+    func writable(_ page: UInt32) throws(StorageError) -> (page: UInt32, buffer: UnsafeMutableRawPointer) {
+        if let buffer = dirty[page] { return (page, buffer) }
+        let committed = try reader.verifiedPage(page)
+        let (newPage, buffer) = try allocate()
+        memcpy(buffer, committed, pageSizeBytes)
+        releasedByThisCommit.append(page)
+        invariant(newPage != page, "COW never rewrites a committed page in place")
+        return (newPage, buffer)
+    }
+
+    /// A new page with a zeroed header.
+    func allocate() throws(StorageError) -> (page: UInt32, buffer: UnsafeMutableRawPointer) {
+        let page: UInt32
+        if let reused = freedDirty.popLast() {
+            page = reused
+        } else if hooks.has(.reuseOwnFrees), let own = releasedByThisCommit.popLast() {
+            page = own  // seeded bug: overwrites a page of the version on disk
+        } else if let free = freeList.takeLowest() {
+            page = free
+        } else {
+            guard pageCount < Self.pageCountMax else {
+                throw StorageError.valueTooLarge(reason: "the file would exceed \(Self.pageCountMax) pages")
+            }
+            page = pageCount
+            pageCount += 1
+        }
+        let buffer = spareBuffers.popLast()
+            ?? UnsafeMutableRawPointer.allocate(byteCount: pageSizeBytes, alignment: 64)
+        memset(buffer, 0, PageLayout.entriesOffset)
+        dirty[page] = buffer
+        invariant(page != 0, "the header page is never allocated")
+        return (page, buffer)
+    }
+
+    /// Releases `page`: at once if this transaction allocated it, else at commit.
+    func free(_ page: UInt32) {
+        invariant(page != 0, "the header page is never freed")
+        if let buffer = dirty.removeValue(forKey: page) {
+            spareBuffers.append(buffer)
+            freedDirty.append(page)
+        } else {
+            releasedByThisCommit.append(page)
+        }
+    }
+
+    /// Hands the final free-list state to the commit: pages freed within the transaction are
+    /// reusable now, pages released by this commit wait for the pins (`Committer`).
+    func finishFreeList() -> (freeList: FreeList, releasedByThisCommit: [UInt32]) {
+        var list = freeList
+        list.addReusable(pages: freedDirty)
+        freedDirty.removeAll()
+        return (list, releasedByThisCommit)
+    }
+
+    /// Allocation for the free-list pages themselves, after `finishFreeList`: from `list`'s
+    /// reusable pages or the file end, never from this commit's releases.
+    func allocateFromList(_ list: inout FreeList) throws(StorageError) -> (page: UInt32, buffer: UnsafeMutableRawPointer) {
+        let page: UInt32
+        if let free = list.takeLowest() {
+            page = free
+        } else {
+            guard pageCount < Self.pageCountMax else {
+                throw StorageError.valueTooLarge(reason: "the file would exceed \(Self.pageCountMax) pages")
+            }
+            page = pageCount
+            pageCount += 1
+        }
+        let buffer = spareBuffers.popLast()
+            ?? UnsafeMutableRawPointer.allocate(byteCount: pageSizeBytes, alignment: 64)
+        memset(buffer, 0, pageSizeBytes)
+        dirty[page] = buffer
+        return (page, buffer)
+    }
+}
+
+/// Pages as a write transaction sees them: its dirty copies first, committed pages otherwise.
+struct WritePages: PageSource {
+    let reader: PageReader
+    unowned(unsafe) let space: WriteSpace
+
+    var pageSizeBytes: Int { reader.pageSizeBytes }
+
+    @inline(__always)
+    func node(_ page: UInt32) throws(StorageError) -> NodeView {
+        if let buffer = space.dirtyBuffer(page) {
+            return NodeView(base: UnsafeRawPointer(buffer), pageSizeBytes: reader.pageSizeBytes)
+        }
+        return try reader.node(page)
+    }
+
+    func page(_ page: UInt32, type: PageType) throws(StorageError) -> UnsafeRawPointer {
+        if let buffer = space.dirtyBuffer(page) { return UnsafeRawPointer(buffer) }
+        return try reader.page(page, type: type)
+    }
+}

@@ -1,0 +1,117 @@
+/// The one seam through which test-only behaviour enters the engine (STYLE rule 17).
+///
+/// Production uses `.none`: every hook is nil and every bug switch is off, so a hook site costs
+/// one predictable branch. Hooks sit at lock, commit and I/O granularity, never in per-key
+/// loops. The harness issue drives `yield` (controlled scheduling), `fault` (injected I/O
+/// errors), `probe` (coverage marks) and `bugs` (the seeded-bug catalog).
+public struct EngineHooks: Sendable {
+    /// Called at each `YieldPoint`; a controlled scheduler may block here to pass its token.
+    public var yield: (@Sendable (YieldPoint) -> Void)?
+    /// Asked before each I/O operation; a non-nil answer makes the operation fail that way.
+    public var fault: (@Sendable (FaultSite) -> InjectedFault?)?
+    /// Told when a rare path worth covering is reached.
+    public var probe: (@Sendable (Probe) -> Void)?
+    /// Deliberate bugs switched on for harness validation. Empty in production.
+    public var bugs: SeededBugs
+
+    public init(yield: (@Sendable (YieldPoint) -> Void)? = nil,
+                fault: (@Sendable (FaultSite) -> InjectedFault?)? = nil,
+                probe: (@Sendable (Probe) -> Void)? = nil,
+                bugs: SeededBugs = []) {
+        self.yield = yield
+        self.fault = fault
+        self.probe = probe
+        self.bugs = bugs
+    }
+
+    public static let none = EngineHooks()
+
+    @inline(__always)
+    func at(_ point: YieldPoint) {
+        if let yield { yield(point) }
+    }
+
+    @inline(__always)
+    func mark(_ probe: Probe) {
+        if let hook = self.probe { hook(probe) }
+    }
+
+    @inline(__always)
+    func injectedFault(_ site: FaultSite) -> InjectedFault? {
+        guard let fault else { return nil }
+        return fault(site)
+    }
+
+    @inline(__always)
+    func has(_ bug: SeededBugs) -> Bool { !bugs.isDisjoint(with: bug) }
+}
+
+/// Points where the engine lets a controlled scheduler switch threads.
+public enum YieldPoint: Sendable, Hashable, CustomStringConvertible {
+    /// About to wait for the write lock.
+    case writeLockWait
+    /// Holds the write lock.
+    case writeLockAcquired
+    case writeLockReleased
+    case pin(Version)
+    case unpin(Version)
+    /// Before writing one page of phase 1.
+    case pageWrite(PageNumber)
+    /// Before the phase-1 sync (pages and free list durable).
+    case phaseOneSync
+    /// Before writing the inactive commit slot.
+    case slotWrite
+    /// Before the phase-2 sync (slot durable).
+    case phaseTwoSync
+    /// Before making the new version visible to readers.
+    case publish
+
+    public var description: String {
+        switch self {
+        case .writeLockWait: return "write-lock-wait"
+        case .writeLockAcquired: return "write-lock-acquired"
+        case .writeLockReleased: return "write-lock-released"
+        case .pin(let v): return "pin(\(v.rawValue))"
+        case .unpin(let v): return "unpin(\(v.rawValue))"
+        case .pageWrite(let p): return "page-write(\(p.rawValue))"
+        case .phaseOneSync: return "phase-1-sync"
+        case .slotWrite: return "slot-write"
+        case .phaseTwoSync: return "phase-2-sync"
+        case .publish: return "publish"
+        }
+    }
+}
+
+/// An I/O operation that a fault can be injected into.
+public enum FaultSite: Sendable, Hashable, CustomStringConvertible {
+    /// Writing a data or free-list page in phase 1.
+    case pageWrite(PageNumber)
+    /// Writing a commit slot (0 or 1) in phase 2.
+    case slotWrite(slot: Int)
+    /// The sync that ends phase 1.
+    case phaseOneSync
+    /// The sync that ends phase 2.
+    case phaseTwoSync
+    /// Growing the file.
+    case grow(toBytes: Int)
+
+    public var description: String {
+        switch self {
+        case .pageWrite(let p): return "page-write(\(p.rawValue))"
+        case .slotWrite(let slot): return "slot-write(\(slot))"
+        case .phaseOneSync: return "phase-1-sync"
+        case .phaseTwoSync: return "phase-2-sync"
+        case .grow(let bytes): return "grow(\(bytes))"
+        }
+    }
+}
+
+/// The failure an injected fault produces.
+public enum InjectedFault: Sendable, Hashable {
+    /// The operation fails with EIO. For a sync this follows Linux "fsyncgate" semantics in
+    /// `SimStore`: the unsynced writes may or may not have reached the disk, and a retried sync
+    /// would report success without them.
+    case eio
+    /// The operation fails with ENOSPC.
+    case enospc
+}

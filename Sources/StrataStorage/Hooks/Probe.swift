@@ -1,0 +1,39 @@
+/// Named rare paths (coverage marks, STYLE rule 17). A probe is reported through
+/// `EngineHooks.probe` when the engine takes that path; the harness keeps a must-hit list.
+public enum Probe: String, Sendable, Hashable, CaseIterable {
+    /// Open found the newer slot invalid (torn or corrupt) and recovered from the other slot.
+    case tornSlotRecoveredFromOtherSlot
+    /// Open found the newest slot's pages beyond the durable file end (growth not durable).
+    case slotBeyondFileEnd
+    /// A commit could not reuse freed pages because a reader still pins an older version.
+    case pageReuseWaitedForPin
+    /// A commit reused pages that became reusable when the last pin on their version dropped.
+    case pageReuseAfterLastPinDropped
+    /// A B+tree root split (the tree grew a level).
+    case treeRootSplit
+    /// A B+tree root collapsed (the tree lost a level).
+    case treeRootCollapse
+    /// Two B+tree nodes merged after deletes.
+    case treeNodeMerge
+    /// Entries moved between sibling nodes after deletes.
+    case treeNodeBorrow
+    /// A writer had to wait for the write lock held by another process.
+    case writerBlockedByOtherProcess
+    /// A writer had to wait for the write lock held by another thread of this process.
+    case writerBlockedByOtherThread
+    case phaseOneSyncFailed
+    case phaseTwoSyncFailed
+    case pageWriteFailed
+    case slotWriteFailed
+    /// The file grew while a reader of this process held a version.
+    case growthWhileReaderActive
+    /// A reader slot of a dead process was reclaimed.
+    case deadReaderSlotReclaimed
+    /// A writer found a durable commit newer than the published version (its writer died after
+    /// the slot sync) and adopted it.
+    case adoptedDurableCommitOfDeadWriter
+    /// A reader raced a commit while pinning and retried.
+    case pinRetriedAfterRace
+    /// The lock file was initialised by this opener (no other process had the file open).
+    case lockFileInitialised
+}

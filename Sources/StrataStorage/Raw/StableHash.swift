@@ -1,0 +1,57 @@
+/// A stable 64-bit hash for content digests (`strata-tool digest`, crash tests).
+///
+/// Unlike Swift's `Hasher`, which is seeded per process, this produces the same value on every
+/// run and machine, so a digest printed by one process can be compared with one computed by
+/// another. It is not cryptographic. Each 8-byte word is mixed with a multiply / xor-shift
+/// round; the length is folded in at the end so that inputs differing only in trailing zero
+/// bytes still differ.
+public struct StableHash: Sendable {
+    private var state: UInt64
+    private var totalByteCount: UInt64 = 0
+    private var pending: UInt64 = 0
+    private var pendingByteCount: UInt64 = 0
+
+    public init(seed: UInt64 = 0x5354_5241_5441_4831) { state = seed }
+
+    private static let multiplier: UInt64 = 0x9E37_79B9_7F4A_7C15
+
+    @inline(__always)
+    private static func mix(_ h: UInt64, _ word: UInt64) -> UInt64 {
+        var x = (h ^ word) &* multiplier
+        x ^= x >> 29
+        x = x &* 0xBF58_476D_1CE4_E5B9
+        x ^= x >> 32
+        return x
+    }
+
+    public mutating func combine(byte: UInt8) {
+        pending |= UInt64(byte) << (pendingByteCount * 8)
+        pendingByteCount += 1
+        totalByteCount += 1
+        if pendingByteCount == 8 {
+            state = Self.mix(state, pending)
+            pending = 0
+            pendingByteCount = 0
+        }
+    }
+
+    public mutating func combine(bytes: UnsafeRawBufferPointer) {
+        for byte in bytes { combine(byte: byte) }
+    }
+
+    public mutating func combine<S: Sequence>(_ bytes: S) where S.Element == UInt8 {
+        for byte in bytes { combine(byte: byte) }
+    }
+
+    public mutating func combine(_ value: UInt64) {
+        for shift in stride(from: 0, to: 64, by: 8) { combine(byte: UInt8(truncatingIfNeeded: value >> shift)) }
+    }
+
+    public mutating func combine(_ value: Int64) { combine(UInt64(bitPattern: value)) }
+
+    public func finalize() -> UInt64 {
+        var h = state
+        if pendingByteCount > 0 { h = Self.mix(h, pending) }
+        return Self.mix(h, totalByteCount)
+    }
+}

@@ -1,0 +1,159 @@
+/// The encoding of a row (an object's values) inside a leaf cell.
+///
+/// Inline row:
+///
+/// | bytes      | meaning                                                        |
+/// |------------|----------------------------------------------------------------|
+/// | 1          | format 0x01                                                    |
+/// | varint     | column count n (≤ `columnCountMax`)                            |
+/// | 2 × n      | u16 offset of each column's value from the row start           |
+/// | …          | the values, each a tag byte and a payload                      |
+///
+/// A row still too large after moving its large values out (very many columns) is stored
+/// whole in an overflow chain: format 0x02, varint byte length, u32 first page.
+///
+/// Value tags: 0 null; 1 false; 2 true; 3 int (zigzag varint); 4 double (8 bytes, IEEE bit
+/// pattern); 5 string and 6 binary (varint length, bytes); 7 timestamp (zigzag varints seconds,
+/// nanoseconds); 8 link (varint table id, zigzag varint key); 9 list (varint count, tagged
+/// elements); 10, 11, 12: string, binary, list in an overflow chain (varint byte length, u32
+/// first page). Column offsets make reading one column O(1): a scan that sums one integer
+/// column decodes nothing else.
+enum RowCodec {
+    static let inlineFormat: UInt8 = 0x01
+    static let overflowFormat: UInt8 = 0x02
+    static let columnCountMax = 2048
+
+    enum Tag: UInt8 {
+        case null = 0, falseValue = 1, trueValue = 2, int = 3, double = 4, string = 5, binary = 6
+        case timestamp = 7, link = 8, list = 9
+        case stringOverflow = 10, binaryOverflow = 11, listOverflow = 12
+    }
+
+    /// Encodes `values` as a row no longer than `inlineByteCountMax`, writing large values
+    /// (and, if need be, the whole row) to overflow pages in `space`.
+    static func encode(_ values: [Value], inlineByteCountMax: Int, space: WriteSpace?) throws(StorageError) -> [UInt8] {
+        guard values.count <= columnCountMax else {
+            throw StorageError.valueTooLarge(reason: "\(values.count) columns (at most \(columnCountMax))")
+        }
+        var encoded: [[UInt8]] = []
+        encoded.reserveCapacity(values.count)
+        for value in values {
+            var writer = ByteWriter()
+            try encodeValue(value, into: &writer, nested: false)
+            encoded.append(writer.bytes)
+        }
+        var size = inlineSize(encoded)
+        if size > inlineByteCountMax {
+            guard let space else {
+                throw StorageError.valueTooLarge(reason: "row of \(size) bytes (at most \(inlineByteCountMax))")
+            }
+            // Move the largest variable-length values out until the row fits.
+            let candidates = encoded.indices
+                .filter { [Tag.string.rawValue, Tag.binary.rawValue, Tag.list.rawValue].contains(encoded[$0][0]) }
+                .sorted { (encoded[$0].count, $1) > (encoded[$1].count, $0) }
+            for index in candidates where size > inlineByteCountMax {
+                let before = encoded[index].count
+                encoded[index] = try moveToOverflow(encoded[index], space: space)
+                size -= before - encoded[index].count
+            }
+        }
+        let inline = assemble(encoded)
+        guard inline.count > inlineByteCountMax else { return inline }
+        guard let space, inline.count <= Int(UInt16.max) else {
+            throw StorageError.valueTooLarge(reason: "row of \(inline.count) bytes with \(values.count) columns")
+        }
+        let first = try withBytes(inline) { raw throws(StorageError) in try OverflowChain.write(raw, space: space) }
+        var writer = ByteWriter()
+        writer.append(overflowFormat)
+        writer.appendVarint(UInt64(inline.count))
+        writer.appendUInt32(first)
+        return writer.bytes
+    }
+
+    private static func inlineSize(_ encoded: [[UInt8]]) -> Int {
+        1 + varintSize(UInt64(encoded.count)) + 2 * encoded.count + encoded.reduce(0) { $0 + $1.count }
+    }
+
+    private static func assemble(_ encoded: [[UInt8]]) -> [UInt8] {
+        var writer = ByteWriter(capacity: inlineSize(encoded))
+        writer.append(inlineFormat)
+        writer.appendVarint(UInt64(encoded.count))
+        let tableStart = writer.count
+        for _ in encoded { writer.appendUInt16(0) }
+        for (index, value) in encoded.enumerated() {
+            writer.patchUInt16(at: tableStart + 2 * index, UInt16(truncatingIfNeeded: writer.count))
+            writer.append(contentsOf: value)
+        }
+        return writer.bytes
+    }
+
+    /// Replaces an inline string / binary / list encoding with an overflow reference.
+    private static func moveToOverflow(_ encoded: [UInt8], space: WriteSpace) throws(StorageError) -> [UInt8] {
+        let tag = encoded[0]
+        // The stored payload: for strings and binaries the bytes after the length; for lists
+        // the count and the elements.
+        let payload: ArraySlice<UInt8>
+        if tag == Tag.list.rawValue {
+            payload = encoded[1...]
+        } else {
+            var index = 1
+            while encoded[index] & 0x80 != 0 { index += 1 }
+            payload = encoded[(index + 1)...]
+        }
+        let first = try withBytes(Array(payload)) { raw throws(StorageError) in try OverflowChain.write(raw, space: space) }
+        var writer = ByteWriter()
+        let overflowTag: Tag = tag == Tag.string.rawValue ? .stringOverflow : tag == Tag.binary.rawValue ? .binaryOverflow : .listOverflow
+        writer.append(overflowTag.rawValue)
+        writer.appendVarint(UInt64(payload.count))
+        writer.appendUInt32(first)
+        return writer.bytes
+    }
+
+    static func encodeValue(_ value: Value, into writer: inout ByteWriter, nested: Bool) throws(StorageError) {
+        switch value {
+        case .null: writer.append(Tag.null.rawValue)
+        case .bool(let flag): writer.append(flag ? Tag.trueValue.rawValue : Tag.falseValue.rawValue)
+        case .int(let number):
+            writer.append(Tag.int.rawValue)
+            writer.appendSignedVarint(number)
+        case .double(let number):
+            writer.append(Tag.double.rawValue)
+            writer.appendUInt64(number.bitPattern)
+        case .string(let text):
+            writer.append(Tag.string.rawValue)
+            let utf8 = Array(text.utf8)
+            writer.appendVarint(UInt64(utf8.count))
+            writer.append(contentsOf: utf8)
+        case .binary(let bytes):
+            writer.append(Tag.binary.rawValue)
+            writer.appendVarint(UInt64(bytes.count))
+            writer.append(contentsOf: bytes)
+        case .timestamp(let time):
+            guard time.nanoseconds > -1_000_000_000 && time.nanoseconds < 1_000_000_000 else {
+                throw StorageError.invalidArgument("timestamp nanoseconds \(time.nanoseconds) out of range")
+            }
+            writer.append(Tag.timestamp.rawValue)
+            writer.appendSignedVarint(time.seconds)
+            writer.appendSignedVarint(Int64(time.nanoseconds))
+        case .link(let link):
+            writer.append(Tag.link.rawValue)
+            writer.appendVarint(UInt64(link.table.rawValue))
+            writer.appendSignedVarint(link.key.rawValue)
+        case .list(let elements):
+            guard !nested else { throw StorageError.invalidArgument("lists cannot contain lists") }
+            writer.append(Tag.list.rawValue)
+            writer.appendVarint(UInt64(elements.count))
+            for element in elements { try encodeValue(element, into: &writer, nested: true) }
+        }
+    }
+
+    static func varintSize(_ value: UInt64) -> Int {
+        var size = 1
+        var remaining = value >> 7
+        while remaining != 0 {
+            size += 1
+            remaining >>= 7
+        }
+        return size
+    }
+}

@@ -1,0 +1,233 @@
+/// A zero-copy view of one stored row, valid only inside the closure that received it (it
+/// points into the memory map or a transaction's dirty pages).
+///
+/// Reading one column is O(1) (the row's offset table); only that column is decoded. Values
+/// in overflow pages are read (copied) on demand. Every read is bounds-checked against the
+/// row's bytes: a malformed row throws `.corruptRecord`, it never reads past its cell.
+///
+/// Confinement: not `Sendable`; use it on the thread that runs the closure.
+public struct RowView {
+    let bytes: UnsafeRawBufferPointer
+    let reader: PageReader
+    unowned(unsafe) let space: WriteSpace?
+    /// Number of columns stored in this row (rows written before a column was added have
+    /// fewer; the missing columns read as null).
+    public let columnCount: Int
+    private let offsetTableStart: Int
+
+    init(inlineBytes: UnsafeRawBufferPointer, reader: PageReader, space: WriteSpace?) throws(StorageError) {
+        self.bytes = inlineBytes
+        self.reader = reader
+        self.space = space
+        guard let base = inlineBytes.baseAddress, inlineBytes.count >= 2,
+              inlineBytes[0] == RowCodec.inlineFormat else {
+            throw StorageError.corruptRecord(reason: "row does not start with the inline format byte")
+        }
+        var header = ByteReader(base: base, offset: 1, endOffset: inlineBytes.count)
+        do {
+            let count = try header.readVarint()
+            guard count <= UInt64(RowCodec.columnCountMax), header.offset + Int(count) * 2 <= inlineBytes.count else {
+                throw DecodeError.malformed
+            }
+            columnCount = Int(count)
+            offsetTableStart = header.offset
+        } catch {
+            throw StorageError.corruptRecord(reason: "row header: \(error)")
+        }
+    }
+
+    /// Calls `body` with a view of the row stored in `cell` (following a whole-row overflow).
+    static func with<R>(cell: UnsafeRawBufferPointer, reader: PageReader, space: WriteSpace?,
+                        _ body: (RowView) throws -> R) throws -> R {
+        guard cell.count >= 1 else { throw StorageError.corruptRecord(reason: "empty row") }
+        if cell[0] == RowCodec.inlineFormat {
+            return try body(RowView(inlineBytes: cell, reader: reader, space: space))
+        }
+        guard cell[0] == RowCodec.overflowFormat, let base = cell.baseAddress else {
+            throw StorageError.corruptRecord(reason: "unknown row format \(cell[0])")
+        }
+        var header = ByteReader(base: base, offset: 1, endOffset: cell.count)
+        let length: UInt64
+        let first: UInt32
+        do {
+            length = try header.readVarint()
+            first = try header.readUInt32()
+        } catch {
+            throw StorageError.corruptRecord(reason: "overflow row header: \(error)")
+        }
+        guard length <= UInt64(UInt16.max) else {
+            throw StorageError.corruptRecord(reason: "overflow row of \(length) bytes")
+        }
+        let stored = try readOverflow(first: first, byteCount: Int(length), reader: reader, space: space)
+        return try stored.withUnsafeBytes { raw in
+            try body(RowView(inlineBytes: raw, reader: reader, space: space))
+        }
+    }
+
+    static func readOverflow(first: UInt32, byteCount: Int, reader: PageReader, space: WriteSpace?) throws(StorageError) -> [UInt8] {
+        if let space { return try OverflowChain.read(first: first, byteCount: byteCount, source: WritePages(reader: reader, space: space)) }
+        return try OverflowChain.read(first: first, byteCount: byteCount, source: reader)
+    }
+
+    /// The encoded size of the row (inline part).
+    public var encodedByteCount: Int { bytes.count }
+
+    /// Offset of column `column`'s tag byte, or nil when the row has fewer columns.
+    @inline(__always)
+    private func valueOffset(_ column: Int) throws(StorageError) -> Int? {
+        guard column >= 0 else { throw StorageError.invalidArgument("column \(column)") }
+        guard column < columnCount, let base = bytes.baseAddress else { return nil }
+        let offset = Int(loadUInt16(base, offsetTableStart + 2 * column))
+        guard offset < bytes.count else { throw StorageError.corruptRecord(reason: "column \(column) offset \(offset) beyond row") }
+        return offset
+    }
+
+    /// The integer in `column`; nil when it is null, missing or not an integer.
+    @inline(__always)
+    public func int(at column: Int) throws(StorageError) -> Int64? {
+        guard let offset = try valueOffset(column), let base = bytes.baseAddress else { return nil }
+        guard bytes[offset] == RowCodec.Tag.int.rawValue else { return nil }
+        var reader = ByteReader(base: base, offset: offset + 1, endOffset: bytes.count)
+        do { return try reader.readSignedVarint() } catch {
+            throw StorageError.corruptRecord(reason: "int in column \(column): \(error)")
+        }
+    }
+
+    public func isNull(at column: Int) throws(StorageError) -> Bool {
+        guard let offset = try valueOffset(column) else { return true }
+        return bytes[offset] == RowCodec.Tag.null.rawValue
+    }
+
+    /// The inline bytes of a string or binary column, without copying; nil when the value is
+    /// not inline (null, another type, or in overflow pages: use `value(at:)`).
+    public func withInlineBytes<R>(at column: Int, _ body: (UnsafeRawBufferPointer) throws -> R) throws -> R? {
+        guard let offset = try valueOffset(column), let base = bytes.baseAddress else { return nil }
+        let tag = bytes[offset]
+        guard tag == RowCodec.Tag.string.rawValue || tag == RowCodec.Tag.binary.rawValue else { return nil }
+        var reader = ByteReader(base: base, offset: offset + 1, endOffset: bytes.count)
+        let view: UnsafeRawBufferPointer
+        do {
+            let length = try reader.readVarint()
+            guard length <= UInt64(bytes.count) else { throw DecodeError.truncated }
+            view = try reader.readBytes(Int(length))
+        } catch {
+            throw StorageError.corruptRecord(reason: "bytes in column \(column): \(error)")
+        }
+        return try body(view)
+    }
+
+    /// The decoded value of `column` (null when the row has fewer columns).
+    public func value(at column: Int) throws(StorageError) -> Value {
+        guard let offset = try valueOffset(column), let base = bytes.baseAddress else { return .null }
+        var cursor = ByteReader(base: base, offset: offset, endOffset: bytes.count)
+        do {
+            return try decodeValue(&cursor, nested: false)
+        } catch let error as StorageError {
+            throw error
+        } catch {
+            throw StorageError.corruptRecord(reason: "column \(column): \(error)")
+        }
+    }
+
+    /// Every column, decoded.
+    public func values() throws(StorageError) -> [Value] {
+        var result: [Value] = []
+        result.reserveCapacity(columnCount)
+        for column in 0..<columnCount { result.append(try value(at: column)) }
+        return result
+    }
+
+    private func decodeValue(_ cursor: inout ByteReader, nested: Bool) throws -> Value {
+        let tagByte = try cursor.readByte()
+        guard let tag = RowCodec.Tag(rawValue: tagByte) else {
+            throw StorageError.corruptRecord(reason: "unknown value tag \(tagByte)")
+        }
+        switch tag {
+        case .null: return .null
+        case .falseValue: return .bool(false)
+        case .trueValue: return .bool(true)
+        case .int: return .int(try cursor.readSignedVarint())
+        case .double: return .double(Double(bitPattern: try cursor.readUInt64()))
+        case .string, .binary:
+            let length = try cursor.readVarint()
+            guard length <= UInt64(cursor.remainingByteCount) else { throw DecodeError.truncated }
+            let raw = try cursor.readBytes(Int(length))
+            return tag == .string ? .string(String(decoding: raw, as: UTF8.self)) : .binary(Array(raw))
+        case .timestamp:
+            let seconds = try cursor.readSignedVarint()
+            let nanos = try cursor.readSignedVarint()
+            guard nanos > -1_000_000_000 && nanos < 1_000_000_000 else { throw DecodeError.malformed }
+            return .timestamp(Timestamp(seconds: seconds, nanoseconds: Int32(nanos)))
+        case .link:
+            let table = try cursor.readVarint()
+            let key = try cursor.readSignedVarint()
+            guard table <= UInt64(UInt32.max) else { throw DecodeError.malformed }
+            return .link(Link(table: TableID(UInt32(table)), key: ObjectKey(key)))
+        case .list:
+            guard !nested else { throw StorageError.corruptRecord(reason: "nested list") }
+            return .list(try decodeListBody(&cursor))
+        case .stringOverflow, .binaryOverflow, .listOverflow:
+            guard !nested else { throw StorageError.corruptRecord(reason: "overflow value inside a list") }
+            let length = try cursor.readVarint()
+            let first = try cursor.readUInt32()
+            guard length <= UInt64(Int32.max) else { throw DecodeError.malformed }
+            let stored = try Self.readOverflow(first: first, byteCount: Int(length), reader: reader, space: space)
+            switch tag {
+            case .stringOverflow: return .string(String(decoding: stored, as: UTF8.self))
+            case .binaryOverflow: return .binary(stored)
+            default:
+                return .list(try stored.withUnsafeBytes { raw in
+                    guard let base = raw.baseAddress else { return [] }
+                    var inner = ByteReader(base: base, offset: 0, endOffset: raw.count)
+                    return try decodeListBody(&inner)
+                })
+            }
+        }
+    }
+
+    private func decodeListBody(_ cursor: inout ByteReader) throws -> [Value] {
+        let count = try cursor.readVarint()
+        // Each element takes at least one byte: a larger count is corrupt.
+        guard count <= UInt64(cursor.remainingByteCount) else { throw DecodeError.truncated }
+        var elements: [Value] = []
+        elements.reserveCapacity(Int(count))
+        for _ in 0..<count { elements.append(try decodeValue(&cursor, nested: true)) }
+        return elements
+    }
+
+    /// The overflow chains this row references (whole-row overflow excluded), as
+    /// (first page, byte length): used to free them and to verify them.
+    func overflowReferences() throws(StorageError) -> [(first: UInt32, byteCount: Int)] {
+        var result: [(UInt32, Int)] = []
+        guard let base = bytes.baseAddress else { return [] }
+        for column in 0..<columnCount {
+            guard let offset = try valueOffset(column) else { continue }
+            let tag = bytes[offset]
+            guard tag >= RowCodec.Tag.stringOverflow.rawValue && tag <= RowCodec.Tag.listOverflow.rawValue else { continue }
+            var cursor = ByteReader(base: base, offset: offset + 1, endOffset: bytes.count)
+            do {
+                let length = try cursor.readVarint()
+                let first = try cursor.readUInt32()
+                guard length <= UInt64(Int32.max) else { throw DecodeError.malformed }
+                result.append((first, Int(length)))
+            } catch {
+                throw StorageError.corruptRecord(reason: "overflow reference in column \(column): \(error)")
+            }
+        }
+        return result
+    }
+}
+
+/// The whole-row overflow chain of a stored row cell, if it has one.
+func wholeRowOverflow(_ cell: UnsafeRawBufferPointer) throws(StorageError) -> (first: UInt32, byteCount: Int)? {
+    guard cell.count >= 1, cell[0] == RowCodec.overflowFormat, let base = cell.baseAddress else { return nil }
+    var header = ByteReader(base: base, offset: 1, endOffset: cell.count)
+    do {
+        let length = try header.readVarint()
+        let first = try header.readUInt32()
+        guard length <= UInt64(UInt16.max) else { throw DecodeError.malformed }
+        return (first, Int(length))
+    } catch {
+        throw StorageError.corruptRecord(reason: "overflow row header: \(error)")
+    }
+}

@@ -1,0 +1,56 @@
+/// A stored value: what a column of an object holds.
+public enum Value: Sendable, Hashable, CustomStringConvertible {
+    case null
+    case bool(Bool)
+    case int(Int64)
+    case double(Double)
+    case string(String)
+    case binary([UInt8])
+    case timestamp(Timestamp)
+    /// A link to an object of a table.
+    case link(Link)
+    /// A list of values (lists do not nest: an element that is a list is rejected on write).
+    case list([Value])
+
+    public var description: String {
+        switch self {
+        case .null: return "null"
+        case .bool(let value): return value ? "true" : "false"
+        case .int(let value): return String(value)
+        case .double(let value): return String(value)
+        case .string(let value): return "\"\(value)\""
+        case .binary(let bytes): return "<\(bytes.count) bytes>"
+        case .timestamp(let value): return value.description
+        case .link(let link): return "->\(link.table.rawValue):\(link.key.rawValue)"
+        case .list(let values): return "[" + values.map(\.description).joined(separator: ", ") + "]"
+        }
+    }
+}
+
+/// A point in time as Realm stores it: seconds and nanoseconds since 1970-01-01 UTC.
+public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public var seconds: Int64
+    /// 0 ... 999_999_999, same sign as `seconds` when both are non-zero.
+    public var nanoseconds: Int32
+
+    public init(seconds: Int64, nanoseconds: Int32) {
+        self.seconds = seconds
+        self.nanoseconds = nanoseconds
+    }
+
+    public static func < (a: Timestamp, b: Timestamp) -> Bool {
+        (a.seconds, a.nanoseconds) < (b.seconds, b.nanoseconds)
+    }
+
+    public var description: String { "@\(seconds).\(nanoseconds)" }
+}
+
+/// The target of a link: an object of a table.
+public struct Link: Sendable, Hashable {
+    public var table: TableID
+    public var key: ObjectKey
+    public init(table: TableID, key: ObjectKey) {
+        self.table = table
+        self.key = key
+    }
+}

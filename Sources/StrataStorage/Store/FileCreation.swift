@@ -1,0 +1,64 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Creating a new database: page 0 with the file header and slot 0 holding version 1 (no
+/// tables, empty free list, one page).
+enum FileCreation {
+    static let initialVersion = Version(1)
+
+    /// The bytes of a new file's only page.
+    static func initialImage(pageSizeBytes: Int, fileIdentity: UInt64) -> [UInt8] {
+        var page = [UInt8](repeating: 0, count: pageSizeBytes)
+        let header = FileHeader(pageSizeBytes: pageSizeBytes, fileIdentity: fileIdentity)
+        page.replaceSubrange(0..<FileHeader.sectorByteCount, with: header.encode())
+        let slot = CommitSlot(version: initialVersion, catalogRoot: .header, freeListHead: .header, pageCount: 1,
+                              schemaVersion: 0, fileIdentity: fileIdentity, freeListEntryCount: 0)
+        let offset = FileHeader.slotOffsets[0]
+        page.replaceSubrange(offset..<(offset + FileHeader.sectorByteCount), with: slot.encode())
+        return page
+    }
+
+    static func newFileIdentity() -> UInt64 {
+        var identity: UInt64 = 0
+        while identity == 0 { identity = UInt64.random(in: 1...UInt64.max) }
+        return identity
+    }
+
+    /// Creates `path` atomically: the page is written and synced under a temporary name, then
+    /// linked into place (so a crash never leaves a half-made file at `path`, and of two
+    /// processes creating it at once, one wins and the other opens the winner's file).
+    static func createFile(path: String, pageSizeBytes: Int) throws(StorageError) {
+        guard PageLayout.isSupported(pageSizeBytes: pageSizeBytes) else {
+            throw StorageError.unsupportedPageSize(pageSizeBytes)
+        }
+        let temporary = "\(path).creating-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let descriptor = try SystemCalls.open(temporary, flags: O_RDWR | O_CREAT | O_EXCL, mode: 0o644)
+        defer { unlink(temporary) }
+        do {
+            defer { close(descriptor) }
+            let image = initialImage(pageSizeBytes: pageSizeBytes, fileIdentity: newFileIdentity())
+            try withBytes(image) { raw throws(StorageError) in
+                guard let base = raw.baseAddress else { return }
+                try SystemCalls.writeAll(descriptor, base, count: raw.count, offset: 0)
+            }
+            try SystemCalls.fullSync(descriptor)
+        }
+        if link(temporary, path) != 0 {
+            let code = errno
+            if code != EEXIST { throw StorageError.io(operation: "link \(path)", errno: code) }
+        }
+        try SystemCalls.syncDirectory(containing: path)
+    }
+
+    /// Writes a new database's first page through a store (memory and simulated stores).
+    static func initialise(store: PageStore, pageSizeBytes: Int) throws(StorageError) {
+        let image = initialImage(pageSizeBytes: pageSizeBytes, fileIdentity: newFileIdentity())
+        try store.setFileByteCount(pageSizeBytes, site: .grow(toBytes: pageSizeBytes))
+        try withBytes(image) { raw throws(StorageError) in
+            guard let base = raw.baseAddress else { return }
+            try store.write([WritePiece(offset: 0, bytes: base, byteCount: raw.count, site: .pageWrite(.header))])
+        }
+        try store.sync(.full, site: .phaseOneSync)
+    }
+}

@@ -1,0 +1,267 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+import Synchronization
+
+/// Everything one process keeps for one open database, shared by all of its `Store` handles
+/// and transactions: the page store and its map, the version table, the pins, the checksum
+/// cache, the write lock, and the poison flag.
+///
+/// States: open → (poisoned) → released. A poisoned file accepts no new transactions; its
+/// handles fail with `.poisoned` until every handle is gone and the file is opened again,
+/// which recovers the last durable version (Spec D: never retry a failed sync).
+///
+/// Lock order (outer first): `writerGate` → lock-file write lock → `state` → `PinRegistry`.
+final class SharedFile: @unchecked Sendable {
+    let store: PageStore
+    let header: FileHeader
+    let hooks: EngineHooks
+    let readOnly: Bool
+    let generation: UInt64
+    let checksumCache: ChecksumCache
+    let versions: VersionTable
+    let pins: PinRegistry
+    let growthChunkBytesMin: Int
+    let displayName: String
+    /// Set only for real files: the lock file and its cross-process write lock.
+    private let lockFile: LockFile?
+    /// Set for stores no other process can see.
+    private let privateRegion: PrivateVersionRegion?
+    /// In-process writer exclusion; a semaphore so that any thread may release it.
+    private let writerGate = DispatchSemaphore(value: 1)
+    /// The slots chosen at open (for `stat`).
+    let slotsAtOpen: SlotChoice
+
+    struct MutableState {
+        var poisonCause: String?
+        /// The free list of the newest version this process committed, to skip reading it.
+        var freeListCache: (version: Version, list: FreeList, chain: [UInt32])?
+        /// Recently loaded catalogs by version.
+        var catalogCache: [(version: Version, catalog: Catalog)] = []
+        /// The oldest pinned version seen by the previous commit (for the reuse probes).
+        var lastOldestPinned: Version = .none
+    }
+    private let state = Mutex(MutableState())
+
+    var pageSizeBytes: Int { header.pageSizeBytes }
+    var isDurable: Bool { store.isDurable }
+
+    private init(store: PageStore, header: FileHeader, options: StoreOptions, readOnly: Bool, generation: UInt64,
+                 slots: SlotChoice, lockFile: LockFile?, privateRegion: PrivateVersionRegion?) throws(StorageError) {
+        self.store = store
+        self.header = header
+        self.hooks = options.hooks
+        self.readOnly = readOnly
+        self.generation = generation
+        self.lockFile = lockFile
+        self.privateRegion = privateRegion
+        self.slotsAtOpen = slots
+        self.growthChunkBytesMin = options.growthChunkBytesMin
+        self.displayName = store.displayName
+        guard let table = lockFile?.table ?? privateRegion?.table else {
+            throw StorageError.invalidArgument("a shared file needs a version table")
+        }
+        versions = table
+        pins = PinRegistry(table: table, hooks: options.hooks)
+        checksumCache = try ChecksumCache(pageCapacity: max(1, options.maximumFileSizeBytes / header.pageSizeBytes))
+        if slots.recoveredFromOlderSlot { hooks.mark(.tornSlotRecoveredFromOtherSlot) }
+        if lockFile?.initialisedByThisOpener == true { hooks.mark(.lockFileInitialised) }
+    }
+
+    // MARK: opening
+
+    static func openFile(path: String, options: StoreOptions) throws(StorageError) -> SharedFile {
+        if access(path, F_OK) != 0 {
+            guard options.create && !options.readOnly else { throw StorageError.fileNotFound(path: path) }
+            try FileCreation.createFile(path: path, pageSizeBytes: options.pageSizeBytes)
+        }
+        let store = try FileStore(path: path, readOnly: options.readOnly,
+                                  reservationBytes: options.maximumFileSizeBytes, hooks: options.hooks)
+        let fileByteCount = store.mappedByteCount
+        let header = try FileHeader.decode(store.base, fileByteCount: fileByteCount, path: path)
+        let slots = try SlotChoice.choose(base: store.base, header: header, fileByteCount: fileByteCount,
+                                          checkChecksum: !options.hooks.has(.skipSlotChecksum))
+        let lockPath = path + ".lock"
+        var lockFile: LockFile?
+        var privateRegion: PrivateVersionRegion?
+        do throws(StorageError) {
+            lockFile = try LockFile(path: lockPath, fileIdentity: header.fileIdentity, pageSizeBytes: header.pageSizeBytes,
+                                    slotCount: options.readerSlotCount,
+                                    initialRecord: { () throws(StorageError) in VersionRecord(slot: slots.newest) })
+        } catch {
+            // A read-only file on read-only media: no other process can be writing it.
+            guard options.readOnly, case .io(_, let code) = error, code == EACCES || code == EROFS else { throw error }
+            privateRegion = PrivateVersionRegion(fileIdentity: header.fileIdentity, pageSizeBytes: header.pageSizeBytes,
+                                                 slotCount: 64, record: VersionRecord(slot: slots.newest))
+        }
+        return try SharedFile(store: store, header: header, options: options, readOnly: options.readOnly,
+                              generation: store.generation, slots: slots, lockFile: lockFile, privateRegion: privateRegion)
+    }
+
+    /// Opens a store that lives in this process only (memory or simulated).
+    static func openPrivate(store: PageStore, generation: UInt64, options: StoreOptions) throws(StorageError) -> SharedFile {
+        if store.mappedByteCount == 0 {
+            guard options.create && !options.readOnly else { throw StorageError.fileNotFound(path: store.displayName) }
+            try FileCreation.initialise(store: store, pageSizeBytes: options.pageSizeBytes)
+        }
+        let fileByteCount = store.mappedByteCount
+        let header = try FileHeader.decode(store.base, fileByteCount: fileByteCount, path: store.displayName)
+        let slots = try SlotChoice.choose(base: store.base, header: header, fileByteCount: fileByteCount,
+                                          checkChecksum: !options.hooks.has(.skipSlotChecksum))
+        let region = PrivateVersionRegion(fileIdentity: header.fileIdentity, pageSizeBytes: header.pageSizeBytes,
+                                          slotCount: options.readerSlotCount, record: VersionRecord(slot: slots.newest))
+        return try SharedFile(store: store, header: header, options: options, readOnly: options.readOnly,
+                              generation: generation, slots: slots, lockFile: nil, privateRegion: region)
+    }
+
+    // MARK: state
+
+    func checkUsable() throws(StorageError) {
+        try store.checkAlive(generation: generation)
+        if let cause = state.withLock({ $0.poisonCause }) { throw StorageError.poisoned(cause: cause) }
+    }
+
+    var isPoisoned: Bool { state.withLock { $0.poisonCause != nil } }
+
+    /// Marks the file unusable after a failed write or sync.
+    func poison(_ cause: StorageError) {
+        state.withLock { if $0.poisonCause == nil { $0.poisonCause = cause.description } }
+    }
+
+    func withState<R>(_ body: (inout MutableState) -> R) -> R {
+        state.withLock { body(&$0) }
+    }
+
+    /// Makes sure the map covers `pageCount` pages (another process may have grown the file).
+    @inline(__always)
+    func ensureMapped(pageCount: UInt32) throws(StorageError) {
+        let needed = Int(pageCount) * header.pageSizeBytes
+        if store.mappedByteCount < needed {
+            try store.extendMap(toByteCount: try store.fileByteCount())
+            guard store.mappedByteCount >= needed else {
+                throw StorageError.truncated(expectedBytes: needed, foundBytes: store.mappedByteCount)
+            }
+        }
+    }
+
+    func reader(for record: VersionRecord) -> PageReader {
+        PageReader(base: store.base, pageSizeBytes: header.pageSizeBytes, pageCount: record.pageCount,
+                   readVersion: record.version, cache: checksumCache)
+    }
+
+    /// The catalog of `record`'s version, from the cache when possible.
+    func catalog(for record: VersionRecord, reader: PageReader) throws(StorageError) -> Catalog {
+        if let cached = state.withLock({ s in s.catalogCache.first { $0.version == record.version }?.catalog }) {
+            return cached
+        }
+        let catalog = try TableReads(source: reader, reader: reader, space: nil).loadCatalog(root: record.catalogRoot)
+        remember(catalog, for: record.version)
+        return catalog
+    }
+
+    func remember(_ catalog: Catalog, for version: Version) {
+        state.withLock { s in
+            s.catalogCache.removeAll { $0.version == version }
+            s.catalogCache.insert((version, catalog), at: 0)
+            if s.catalogCache.count > 4 { s.catalogCache.removeLast() }
+        }
+    }
+
+    // MARK: the write lock
+
+    /// Takes the write lock of this process and, for files, of every process. Returns false
+    /// when `blocking` is false and another writer holds it.
+    func lockWriter(blocking: Bool) throws(StorageError) -> Bool {
+        hooks.at(.writeLockWait)
+        if writerGate.wait(timeout: .now()) != .success {
+            guard blocking else { return false }
+            hooks.mark(.writerBlockedByOtherThread)
+            writerGate.wait()
+        }
+        if let lockFile {
+            do {
+                let acquired = try lockFile.lockWriter(blocking: blocking) { hooks.mark(.writerBlockedByOtherProcess) }
+                if !acquired {
+                    writerGate.signal()
+                    return false
+                }
+            } catch {
+                writerGate.signal()
+                throw error
+            }
+        }
+        hooks.at(.writeLockAcquired)
+        return true
+    }
+
+    func unlockWriter() {
+        lockFile?.unlockWriter()
+        writerGate.signal()
+        hooks.at(.writeLockReleased)
+    }
+}
+
+/// The process-wide registry of shared files, so that every handle of one database in this
+/// process shares one map, one version table view and one write lock.
+enum SharedFileRegistry {
+    private enum Key: Hashable {
+        case file(device: UInt64, inode: UInt64, readOnly: Bool)
+        case memory(String)
+        case simulated(ObjectIdentifier, generation: UInt64)
+    }
+
+    private final class WeakEntry: @unchecked Sendable {
+        weak var file: SharedFile?
+        init(_ file: SharedFile) { self.file = file }
+    }
+
+    private static let entries = Mutex<[Key: WeakEntry]>([:])
+
+    /// Memory stores are kept alive by their handles only; this keeps the store of an
+    /// identifier alive while any shared file uses it.
+    static func open(_ location: StoreLocation, options: StoreOptions) throws(StorageError) -> SharedFile {
+        switch location {
+        case .file(let path):
+            return try openFile(path: path, options: options)
+        case .memory(let identifier):
+            return try entries.withLock { table throws(StorageError) -> SharedFile in
+                if let existing = table[.memory(identifier)]?.file, !existing.isPoisoned { return existing }
+                let store = try MemoryStore(identifier: identifier, reservationBytes: min(options.maximumFileSizeBytes, 16 << 30),
+                                            hooks: options.hooks)
+                let file = try SharedFile.openPrivate(store: store, generation: 0, options: options)
+                table[.memory(identifier)] = WeakEntry(file)
+                return file
+            }
+        case .simulated(let sim):
+            return try entries.withLock { table throws(StorageError) -> SharedFile in
+                let generation = sim.boot(hooks: options.hooks)
+                let key = Key.simulated(ObjectIdentifier(sim), generation: generation)
+                if let existing = table[key]?.file, !existing.isPoisoned { return existing }
+                let file = try SharedFile.openPrivate(store: sim, generation: generation, options: options)
+                table[key] = WeakEntry(file)
+                return file
+            }
+        }
+    }
+
+    private static func openFile(path: String, options: StoreOptions) throws(StorageError) -> SharedFile {
+        // Files are keyed by device and inode, read after the file exists; creation happens
+        // outside the registry lock (`SharedFile.openFile` handles racing creators).
+        func identity() -> Key? {
+            var info = stat()
+            guard stat(path, &info) == 0 else { return nil }
+            return .file(device: UInt64(info.st_dev), inode: UInt64(info.st_ino), readOnly: options.readOnly)
+        }
+        if let key = identity(), let existing = entries.withLock({ $0[key]?.file }), !existing.isPoisoned {
+            return existing
+        }
+        let file = try SharedFile.openFile(path: path, options: options)
+        guard let key = identity() else { return file }
+        return entries.withLock { table in
+            if let existing = table[key]?.file, !existing.isPoisoned { return existing }
+            table[key] = WeakEntry(file)
+            return file
+        }
+    }
+}

@@ -1,0 +1,153 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Synchronization
+
+/// An open database: the engine's entry point.
+///
+/// ```swift
+/// let store = try Store.open(.file("/tmp/people.strata"))
+/// let write = try store.beginWrite()
+/// let people = try write.createTable("Person", primaryKey: .int(column: 0))
+/// try write.insert(people.id, values: [.int(1), .string("Ada"), .int(36)])
+/// try write.commit()
+/// let read = try store.beginRead()
+/// let ada = try read.row(people, key: ObjectKey(1))   // [.int(1), .string("Ada"), .int(36)]
+/// ```
+///
+/// Sendable: any thread may begin transactions. Every `Store` of one database in a process
+/// shares one map, one version table and one write lock.
+public final class Store: Sendable {
+    let file: SharedFile
+    public let location: StoreLocation
+    private let closed = Atomic<Bool>(false)
+
+    private init(file: SharedFile, location: StoreLocation) {
+        self.file = file
+        self.location = location
+    }
+
+    /// Opens (or creates) a database.
+    /// - Throws: a file error naming what is wrong for files that are not Strata files, of an
+    ///   unsupported version, truncated or corrupt; `.fileNotFound` without `create`.
+    public static func open(_ location: StoreLocation, options: StoreOptions = StoreOptions()) throws(StorageError) -> Store {
+        guard PageLayout.isSupported(pageSizeBytes: options.pageSizeBytes) else {
+            throw StorageError.unsupportedPageSize(options.pageSizeBytes)
+        }
+        guard options.readerSlotCount >= 1 && options.readerSlotCount <= 1 << 16 else {
+            throw StorageError.invalidArgument("reader slot count \(options.readerSlotCount)")
+        }
+        return Store(file: try SharedFileRegistry.open(location, options: options), location: location)
+    }
+
+    public var pageSizeBytes: Int { file.pageSizeBytes }
+    public var isReadOnly: Bool { file.readOnly }
+    /// Whether commits survive a crash (false for in-memory stores).
+    public var isDurable: Bool { file.isDurable }
+    /// The newest published version.
+    public var newestVersion: Version { file.versions.newestVersion }
+    /// True after an I/O failure: reopen to recover.
+    public var isPoisoned: Bool { file.isPoisoned }
+
+    private func checkOpen() throws(StorageError) {
+        guard !closed.load(ordering: .relaxed) else { throw StorageError.closed }
+    }
+
+    /// Begins a read transaction on the newest version. Never blocks.
+    public func beginRead(_ kind: PinKind = .live) throws(StorageError) -> ReadTransaction {
+        try checkOpen()
+        return try ReadTransaction(file: file, kind: kind)
+    }
+
+    /// Begins the write transaction, waiting while another thread or process writes.
+    /// - Throws: `.readOnly`, `.poisoned`.
+    public func beginWrite() throws(StorageError) -> WriteTransaction {
+        try checkOpen()
+        guard let transaction = try WriteTransaction(file: file, blocking: true) else {
+            throw StorageError.io(operation: "take the write lock", errno: EAGAIN)
+        }
+        return transaction
+    }
+
+    /// Begins the write transaction if no other writer holds the lock; nil otherwise.
+    public func tryBeginWrite() throws(StorageError) -> WriteTransaction? {
+        try checkOpen()
+        return try WriteTransaction(file: file, blocking: false)
+    }
+
+    /// Runs `body` in a write transaction and commits it; rolls back if `body` throws.
+    @discardableResult
+    public func write<R>(_ body: (WriteTransaction) throws -> R) throws -> R {
+        let transaction = try beginWrite()
+        do {
+            let result = try body(transaction)
+            try transaction.commit()
+            return result
+        } catch {
+            transaction.rollback()
+            throw error
+        }
+    }
+
+    /// Marks the handle closed: new transactions fail with `.closed`. Resources are released
+    /// when the last handle and transaction of the database in this process are gone.
+    public func close() {
+        closed.store(true, ordering: .relaxed)
+    }
+
+    // MARK: versions
+
+    /// A version some process pins, with its pin counts summed over processes.
+    public struct PinnedVersion: Sendable, Hashable {
+        public let version: Version
+        public let livePins: Int
+        public let frozenPins: Int
+        public let processCount: Int
+    }
+
+    /// Every pinned version (any process), oldest first.
+    public func pinnedVersions() -> [PinnedVersion] {
+        var byVersion: [Version: (live: Int, frozen: Int, processes: Set<UInt64>)] = [:]
+        for slot in file.versions.pinningSlots() {
+            var entry = byVersion[slot.version] ?? (0, 0, [])
+            entry.live += Int(slot.livePins)
+            entry.frozen += Int(slot.frozenPins)
+            entry.processes.insert(slot.pid)
+            byVersion[slot.version] = entry
+        }
+        return byVersion.keys.sorted().map { version in
+            let entry = byVersion[version] ?? (0, 0, [])
+            return PinnedVersion(version: version, livePins: entry.live, frozenPins: entry.frozen,
+                                 processCount: entry.processes.count)
+        }
+    }
+
+    /// How many distinct versions are pinned (for `maximumNumberOfActiveVersions`).
+    public var pinnedVersionCount: Int { Set(file.versions.pinningSlots().map(\.version)).count }
+
+    /// Frees reader slots of processes that died. Returns how many.
+    @discardableResult
+    public func reclaimDeadReaders() -> Int { file.versions.reclaimDeadSlots() }
+
+    // MARK: files
+
+    /// The files a database at `path` consists of.
+    public static func files(for path: String) -> [String] { [path, path + ".lock"] }
+
+    /// Deletes a database's files. Only safe when no process has it open.
+    /// - Returns: whether the database file existed.
+    @discardableResult
+    public static func deleteFiles(path: String) throws(StorageError) -> Bool {
+        var existed = false
+        for (index, name) in files(for: path).enumerated() {
+            if unlink(name) == 0 {
+                if index == 0 { existed = true }
+            } else if errno != ENOENT {
+                throw StorageError.io(operation: "unlink \(name)", errno: errno)
+            }
+        }
+        return existed
+    }
+
+    public static func fileExists(path: String) -> Bool { access(path, F_OK) == 0 }
+}

@@ -1,0 +1,48 @@
+/// Where a store's pages live.
+public enum StoreLocation: Sendable {
+    /// A file on disk (with `<path>.lock` beside it).
+    case file(String)
+    /// Anonymous memory shared by identifier within this process; gone when the last handle
+    /// closes.
+    case memory(identifier: String)
+    /// A simulated disk for crash and fault testing.
+    case simulated(SimStore)
+
+    public var displayName: String {
+        switch self {
+        case .file(let path): return path
+        case .memory(let identifier): return "memory:\(identifier)"
+        case .simulated(let sim): return "sim:\(sim.name)"
+        }
+    }
+}
+
+/// How to open a store.
+public struct StoreOptions: Sendable {
+    /// Create the file when it does not exist.
+    public var create: Bool
+    /// Open without the ability to write (no write transactions).
+    public var readOnly: Bool
+    /// Page size of a newly created file (a power of two, 4 KiB ... 32 KiB).
+    public var pageSizeBytes: Int
+    /// Address space reserved for the map: the largest the file can grow while open.
+    public var maximumFileSizeBytes: Int
+    /// Reader slots in a new lock file (each pins one version of one process).
+    public var readerSlotCount: Int
+    /// The file grows by at least this much at a time (and by an eighth of its size).
+    public var growthChunkBytesMin: Int
+    /// Test hooks; `.none` in production. Fixed by the first open of a file in a process.
+    public var hooks: EngineHooks
+
+    public init(create: Bool = true, readOnly: Bool = false, pageSizeBytes: Int = 4096,
+                maximumFileSizeBytes: Int = 64 << 30, readerSlotCount: Int = 1024,
+                growthChunkBytesMin: Int = 1 << 20, hooks: EngineHooks = .none) {
+        self.create = create
+        self.readOnly = readOnly
+        self.pageSizeBytes = pageSizeBytes
+        self.maximumFileSizeBytes = maximumFileSizeBytes
+        self.readerSlotCount = readerSlotCount
+        self.growthChunkBytesMin = growthChunkBytesMin
+        self.hooks = hooks
+    }
+}

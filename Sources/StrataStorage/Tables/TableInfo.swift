@@ -1,0 +1,114 @@
+/// How a table identifies its objects by a primary key.
+public enum PrimaryKey: Sendable, Hashable {
+    /// No primary key: the engine assigns ascending object keys.
+    case none
+    /// An integer primary key in `column`. The object key *is* the primary key (the table is
+    /// clustered on it, as SQLite does for INTEGER PRIMARY KEY), so lookups by primary key
+    /// are one tree search and uniqueness is the tree's own. A null primary key is stored as
+    /// object key `Int64.min`, which is therefore not usable as a non-null key.
+    case int(column: Int)
+    /// A string primary key in `column`, kept unique by a secondary index (key bytes →
+    /// object key). Keys are at most `maximumIndexKeyBytes` bytes of UTF-8.
+    case string(column: Int)
+
+    var column: Int? {
+        switch self {
+        case .none: return nil
+        case .int(let column), .string(let column): return column
+        }
+    }
+}
+
+/// A table's descriptor as of one version.
+public struct TableInfo: Sendable, Hashable {
+    public let id: TableID
+    public let name: String
+    public let primaryKey: PrimaryKey
+    /// Number of objects.
+    public internal(set) var rowCount: Int
+    /// The caller's schema description (opaque to the engine; the Realm API stores its
+    /// object schema here).
+    public internal(set) var schema: [UInt8]
+    var rowRoot: UInt32
+    var indexRoot: UInt32
+    /// The next object key for tables without an integer primary key.
+    var nextKey: Int64
+
+    /// Object key used for a null integer primary key.
+    static let nullIntPrimaryKey = ObjectKey(Int64.min)
+}
+
+/// All tables of one version, by name and by id.
+struct Catalog: Sendable {
+    var tablesByName: [String: TableInfo] = [:]
+    var namesByID: [TableID: String] = [:]
+    var nextTableID: UInt32 = 1
+
+    func table(_ id: TableID) -> TableInfo? {
+        guard let name = namesByID[id] else { return nil }
+        return tablesByName[name]
+    }
+
+    mutating func set(_ table: TableInfo) {
+        tablesByName[table.name] = table
+        namesByID[table.id] = table.name
+    }
+
+    mutating func remove(_ table: TableInfo) {
+        tablesByName[table.name] = nil
+        namesByID[table.id] = nil
+    }
+}
+
+/// How the catalog is stored: a byte-keyed tree whose keys are a one-byte kind and the table
+/// name, so a table's descriptor (small, rewritten whenever its trees change) and its schema
+/// (possibly large, rewritten only when the schema changes) are separate entries.
+///
+/// | key                | value (a `RowCodec` row)                                        |
+/// |--------------------|-----------------------------------------------------------------|
+/// | 0x00               | [next table id]                                                 |
+/// | 0x01 + name UTF-8  | [id, primary key kind (0 none, 1 int, 2 string), primary key column, row root, index root, row count, next key] |
+/// | 0x02 + name UTF-8  | [schema bytes]                                                  |
+enum CatalogCodec {
+    static let metadataKey: [UInt8] = [0x00]
+    static let descriptorKind: UInt8 = 0x01
+    static let schemaKind: UInt8 = 0x02
+
+    static func descriptorKey(_ name: String) -> [UInt8] { [descriptorKind] + Array(name.utf8) }
+    static func schemaKey(_ name: String) -> [UInt8] { [schemaKind] + Array(name.utf8) }
+
+    static func descriptorValues(_ table: TableInfo) -> [Value] {
+        let (kind, column): (Int64, Int64)
+        switch table.primaryKey {
+        case .none: (kind, column) = (0, 0)
+        case .int(let c): (kind, column) = (1, Int64(c))
+        case .string(let c): (kind, column) = (2, Int64(c))
+        }
+        return [.int(Int64(table.id.rawValue)), .int(kind), .int(column), .int(Int64(table.rowRoot)),
+                .int(Int64(table.indexRoot)), .int(Int64(table.rowCount)), .int(table.nextKey)]
+    }
+
+    /// Rebuilds a descriptor from its stored values; nil when they are malformed.
+    static func table(name: String, values: [Value], schema: [UInt8]) -> TableInfo? {
+        guard values.count >= 7 else { return nil }
+        var numbers: [Int64] = []
+        for value in values.prefix(7) {
+            guard case .int(let number) = value else { return nil }
+            numbers.append(number)
+        }
+        guard numbers[0] > 0 && numbers[0] <= Int64(UInt32.max),
+              numbers[3] >= 0 && numbers[3] <= Int64(UInt32.max),
+              numbers[4] >= 0 && numbers[4] <= Int64(UInt32.max),
+              numbers[5] >= 0, numbers[2] >= 0 && numbers[2] < Int64(RowCodec.columnCountMax) else { return nil }
+        let primaryKey: PrimaryKey
+        switch numbers[1] {
+        case 0: primaryKey = .none
+        case 1: primaryKey = .int(column: Int(numbers[2]))
+        case 2: primaryKey = .string(column: Int(numbers[2]))
+        default: return nil
+        }
+        return TableInfo(id: TableID(UInt32(numbers[0])), name: name, primaryKey: primaryKey,
+                         rowCount: Int(numbers[5]), schema: schema, rowRoot: UInt32(numbers[3]),
+                         indexRoot: UInt32(numbers[4]), nextKey: numbers[6])
+    }
+}

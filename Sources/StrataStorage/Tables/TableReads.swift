@@ -1,0 +1,150 @@
+/// Reading tables at one version, over either page source (a read transaction's committed
+/// pages, or a write transaction's view with its dirty pages). Shared by both transaction
+/// kinds so that reads behave the same inside and outside a write.
+struct TableReads<Source: PageSource> {
+    let source: Source
+    let reader: PageReader
+    unowned(unsafe) let space: WriteSpace?
+
+    func loadCatalog(root: UInt32) throws(StorageError) -> Catalog {
+        var catalog = Catalog()
+        guard root != 0 else { return catalog }
+        var descriptors: [(String, [Value])] = []
+        var schemas: [String: [UInt8]] = [:]
+        var cursor = TreeCursor(source: source)
+        try cursor.seek(root: root, atLeast: nil)
+        var entryCount = 0
+        while cursor.isValid {
+            entryCount += 1
+            guard entryCount <= 1 << 24 else { throw StorageError.corruptRecord(reason: "catalog too large") }
+            let leaf = cursor.leaf
+            let key = leaf.fullKey(cursor.index)
+            let values = try decodeRow(leaf.value(cursor.index))
+            guard let kind = key.first else { throw StorageError.corruptRecord(reason: "empty catalog key") }
+            let name = String(decoding: UnsafeRawBufferPointer(rebasing: key.dropFirst()), as: UTF8.self)
+            switch kind {
+            case 0x00:
+                guard case .int(let next)? = values.first, next > 0, next <= Int64(UInt32.max) else {
+                    throw StorageError.corruptRecord(reason: "catalog metadata")
+                }
+                catalog.nextTableID = UInt32(next)
+            case CatalogCodec.descriptorKind:
+                descriptors.append((name, values))
+            case CatalogCodec.schemaKind:
+                guard case .binary(let bytes)? = values.first else {
+                    throw StorageError.corruptRecord(reason: "schema of '\(name)'")
+                }
+                schemas[name] = bytes
+            default:
+                throw StorageError.corruptRecord(reason: "catalog key kind \(kind)")
+            }
+            try cursor.next()
+        }
+        for (name, values) in descriptors {
+            guard let table = CatalogCodec.table(name: name, values: values, schema: schemas[name] ?? []) else {
+                throw StorageError.corruptRecord(reason: "descriptor of table '\(name)'")
+            }
+            guard catalog.namesByID[table.id] == nil, table.id.rawValue < catalog.nextTableID else {
+                throw StorageError.corruptRecord(reason: "table id \(table.id.rawValue) of '\(name)' reused or beyond next id")
+            }
+            catalog.set(table)
+        }
+        return catalog
+    }
+
+    func decodeRow(_ cell: UnsafeRawBufferPointer) throws(StorageError) -> [Value] {
+        do {
+            return try RowView.with(cell: cell, reader: reader, space: space) { row in try row.values() }
+        } catch let error as StorageError {
+            throw error
+        } catch {
+            throw StorageError.corruptRecord(reason: "\(error)")
+        }
+    }
+
+    /// Calls `body` with the row of `key`; nil when there is none.
+    func withRow<R>(_ table: TableInfo, _ key: ObjectKey, _ body: (RowView) throws -> R) throws -> R? {
+        guard let (leaf, index) = try TreeSearch.find(source, root: table.rowRoot, key: .int(key.rawValue)) else {
+            return nil
+        }
+        return try RowView.with(cell: leaf.cell(index), reader: reader, space: space, body)
+    }
+
+    func contains(_ table: TableInfo, _ key: ObjectKey) throws(StorageError) -> Bool {
+        try TreeSearch.find(source, root: table.rowRoot, key: .int(key.rawValue)) != nil
+    }
+
+    /// The object key of the object whose primary key is `value`, if any.
+    func objectKey(_ table: TableInfo, primaryKey value: Value) throws(StorageError) -> ObjectKey? {
+        switch table.primaryKey {
+        case .none:
+            throw StorageError.invalidArgument("table '\(table.name)' has no primary key")
+        case .int:
+            let key = try IndexKeys.clusteredKey(for: value, table: table)
+            return try contains(table, key) ? key : nil
+        case .string:
+            let indexKey = try IndexKeys.stringIndexKey(for: value, table: table, pageSizeBytes: source.pageSizeBytes)
+            return try withBytes(indexKey) { bytes throws(StorageError) -> ObjectKey? in
+                guard let (leaf, index) = try TreeSearch.find(source, root: table.indexRoot, key: .bytes(bytes)) else {
+                    return nil
+                }
+                let stored = leaf.value(index)
+                guard stored.count == 8, let base = stored.baseAddress else {
+                    throw StorageError.corruptRecord(reason: "index entry of '\(table.name)' is \(stored.count) bytes")
+                }
+                return ObjectKey(Int64(bitPattern: loadUInt64(base, 0)))
+            }
+        }
+    }
+
+    /// Visits rows in key order starting at `start` (inclusive) until `body` returns false.
+    func forEachRow(_ table: TableInfo, from start: ObjectKey?, _ body: (ObjectKey, RowView) throws -> Bool) throws {
+        var cursor = TreeCursor(source: source)
+        try cursor.seek(root: table.rowRoot, atLeast: start.map { .int($0.rawValue) })
+        while cursor.isValid {
+            let leaf = cursor.leaf
+            let index = cursor.index
+            let key = ObjectKey(intKeyFromImage(leaf.keyImage(index)))
+            let proceed = try RowView.with(cell: leaf.cell(index), reader: reader, space: space) { row in
+                try body(key, row)
+            }
+            if !proceed { return }
+            try cursor.next()
+        }
+    }
+}
+
+/// Keys of primary-key lookups.
+enum IndexKeys {
+    /// The object key of an integer primary key value.
+    static func clusteredKey(for value: Value, table: TableInfo) throws(StorageError) -> ObjectKey {
+        switch value {
+        case .int(let number):
+            guard number != Int64.min else {
+                throw StorageError.invalidArgument("primary key \(Int64.min) of '\(table.name)' is reserved for null")
+            }
+            return ObjectKey(number)
+        case .null:
+            return TableInfo.nullIntPrimaryKey
+        default:
+            throw StorageError.invalidArgument("primary key of '\(table.name)' must be an integer or null, got \(value)")
+        }
+    }
+
+    /// The index key of a string primary key value: 0x00 for null, 0x01 + UTF-8 otherwise.
+    static func stringIndexKey(for value: Value, table: TableInfo, pageSizeBytes: Int) throws(StorageError) -> [UInt8] {
+        switch value {
+        case .null:
+            return [0x00]
+        case .string(let text):
+            let key = [UInt8(0x01)] + Array(text.utf8)
+            let maximum = PageLayout.keyByteCountMax(pageSizeBytes: pageSizeBytes)
+            guard key.count <= maximum else {
+                throw StorageError.valueTooLarge(reason: "primary key of \(key.count - 1) bytes (at most \(maximum - 1))")
+            }
+            return key
+        default:
+            throw StorageError.invalidArgument("primary key of '\(table.name)' must be a string or null, got \(value)")
+        }
+    }
+}

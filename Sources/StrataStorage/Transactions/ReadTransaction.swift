@@ -1,0 +1,118 @@
+import Synchronization
+
+/// A read transaction: one pinned version, read zero-copy from the memory map.
+///
+/// The version stays readable, and never changes, until `end()` (or deinit): the pin keeps
+/// every page it reaches from being reused (Spec D). Reads never block and are never blocked
+/// by the writer.
+///
+/// Sendable: a read transaction holds only immutable state, so any thread may read through it
+/// concurrently (a frozen pin is exactly this, independent of any thread). Confinement of live
+/// objects is the API layer's rule, not the engine's.
+public final class ReadTransaction: @unchecked Sendable {
+    let file: SharedFile
+    let record: VersionRecord
+    let reader: PageReader
+    let catalog: Catalog
+    /// How this transaction pins its version.
+    public let kind: PinKind
+    private let ended = Atomic<Bool>(false)
+
+    init(file: SharedFile, kind: PinKind) throws(StorageError) {
+        try file.checkUsable()
+        let record = try file.pins.pinNewest(kind)
+        do {
+            try file.ensureMapped(pageCount: record.pageCount)
+            let reader = file.reader(for: record)
+            catalog = try file.catalog(for: record, reader: reader)
+            self.reader = reader
+        } catch {
+            file.pins.unpin(record.version, kind)
+            throw error
+        }
+        self.file = file
+        self.record = record
+        self.kind = kind
+    }
+
+    private init(duplicating other: ReadTransaction, kind: PinKind) throws(StorageError) {
+        record = try other.file.pins.pin(existing: other.record.version, kind)
+        file = other.file
+        reader = other.reader
+        catalog = other.catalog
+        self.kind = kind
+    }
+
+    deinit { end() }
+
+    /// The version this transaction reads.
+    public var version: Version { record.version }
+    /// The schema version recorded by the commit that made this version.
+    public var schemaVersion: UInt64 { record.schemaVersion }
+    /// Pages [0, pageCount) exist in this version.
+    public var pageCount: UInt32 { record.pageCount }
+    public var isEnded: Bool { ended.load(ordering: .acquiring) }
+
+    /// Releases the pin. Idempotent; reads after it fail with `.closed`.
+    public func end() {
+        guard !ended.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        file.pins.unpin(record.version, kind)
+    }
+
+    /// Pins the same version again, independently of this transaction (e.g. to freeze it).
+    public func duplicate(kind: PinKind) throws(StorageError) -> ReadTransaction {
+        try checkOpen()
+        return try ReadTransaction(duplicating: self, kind: kind)
+    }
+
+    @inline(__always)
+    func checkOpen() throws(StorageError) {
+        guard !ended.load(ordering: .relaxed) else { throw StorageError.closed }
+        try file.store.checkAlive(generation: file.generation)
+    }
+
+    private var reads: TableReads<PageReader> { TableReads(source: reader, reader: reader, space: nil) }
+
+    // MARK: tables
+
+    /// Every table, by name.
+    public func tables() -> [TableInfo] {
+        catalog.tablesByName.values.sorted { $0.name < $1.name }
+    }
+
+    public func table(named name: String) -> TableInfo? { catalog.tablesByName[name] }
+    public func table(id: TableID) -> TableInfo? { catalog.table(id) }
+
+    // MARK: rows
+
+    /// Calls `body` with the row of `key` in `table`; nil when there is no such object.
+    /// - Complexity: O(log n).
+    public func withRow<R>(_ table: TableInfo, key: ObjectKey, _ body: (RowView) throws -> R) throws -> R? {
+        try checkOpen()
+        return try reads.withRow(table, key, body)
+    }
+
+    /// The decoded values of the object `key`; nil when there is none.
+    public func row(_ table: TableInfo, key: ObjectKey) throws -> [Value]? {
+        try withRow(table, key: key) { try $0.values() }
+    }
+
+    public func contains(_ table: TableInfo, key: ObjectKey) throws(StorageError) -> Bool {
+        try checkOpen()
+        return try reads.contains(table, key)
+    }
+
+    /// The object key of the object with primary key `value`.
+    public func objectKey(_ table: TableInfo, primaryKey value: Value) throws(StorageError) -> ObjectKey? {
+        try checkOpen()
+        return try reads.objectKey(table, primaryKey: value)
+    }
+
+    /// Visits the objects of `table` in key order from `start` until `body` returns false.
+    /// - Complexity: O(log n + k) for k objects visited.
+    public func forEachRow(_ table: TableInfo, from start: ObjectKey? = nil,
+                           _ body: (ObjectKey, RowView) throws -> Bool) throws {
+        try checkOpen()
+        try reads.forEachRow(table, from: start, body)
+    }
+}

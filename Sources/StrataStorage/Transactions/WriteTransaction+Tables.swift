@@ -1,0 +1,319 @@
+/// Table and object operations of a write transaction.
+extension WriteTransaction {
+    // MARK: tables
+
+    public func tables() -> [TableInfo] {
+        catalog.tablesByName.values.sorted { $0.name < $1.name }
+    }
+
+    public func table(named name: String) -> TableInfo? { catalog.tablesByName[name] }
+    public func table(id: TableID) -> TableInfo? { catalog.table(id) }
+
+    func info(_ id: TableID) throws(StorageError) -> TableInfo {
+        guard let table = catalog.table(id) else { throw StorageError.noSuchTableID(id) }
+        return table
+    }
+
+    /// Creates an empty table.
+    /// - Throws: `.tableExists`, `.invalidArgument` for an empty or over-long name.
+    @discardableResult
+    public func createTable(_ name: String, primaryKey: PrimaryKey = .none, schema: [UInt8] = []) throws(StorageError) -> TableInfo {
+        try checkActive()
+        let nameByteCountMax = PageLayout.keyByteCountMax(pageSizeBytes: file.pageSizeBytes) - 1
+        guard !name.isEmpty, name.utf8.count <= nameByteCountMax else {
+            throw StorageError.invalidArgument("table name must be 1 to \(nameByteCountMax) bytes of UTF-8")
+        }
+        guard catalog.tablesByName[name] == nil else { throw StorageError.tableExists(name) }
+        if let column = primaryKey.column, column < 0 || column >= RowCodec.columnCountMax {
+            throw StorageError.invalidArgument("primary key column \(column)")
+        }
+        guard catalog.nextTableID < UInt32.max else { throw StorageError.valueTooLarge(reason: "too many tables") }
+        let table = TableInfo(id: TableID(catalog.nextTableID), name: name, primaryKey: primaryKey, rowCount: 0,
+                              schema: schema, rowRoot: 0, indexRoot: 0, nextKey: 0)
+        catalog.nextTableID += 1
+        catalogMetadataChanged = true
+        catalog.set(table)
+        dirtyTables.insert(table.id)
+        schemaChanged.insert(name)
+        return table
+    }
+
+    /// Removes a table and all its objects.
+    public func dropTable(_ name: String) throws(StorageError) {
+        try checkActive()
+        guard let table = catalog.tablesByName[name] else { throw StorageError.tableNotFound(name) }
+        try freeAllRows(table)
+        catalog.remove(table)
+        dirtyTables.remove(table.id)
+        schemaChanged.remove(name)
+        removedCatalogKeys.append(CatalogCodec.descriptorKey(name))
+        removedCatalogKeys.append(CatalogCodec.schemaKey(name))
+    }
+
+    /// Replaces a table's schema description.
+    public func setSchema(_ schema: [UInt8], forTable name: String) throws(StorageError) {
+        try checkActive()
+        guard var table = catalog.tablesByName[name] else { throw StorageError.tableNotFound(name) }
+        table.schema = schema
+        catalog.set(table)
+        schemaChanged.insert(name)
+    }
+
+    // MARK: objects
+
+    /// Inserts a new object and returns its key: the primary key for integer primary keys,
+    /// else the next ascending key.
+    /// - Throws: `.duplicateKey` when the primary key exists.
+    @discardableResult
+    public func insert(_ tableID: TableID, values: [Value]) throws(StorageError) -> ObjectKey {
+        try checkActive()
+        var table = try info(tableID)
+        let key: ObjectKey
+        switch table.primaryKey {
+        case .none:
+            guard table.nextKey < Int64.max else { throw StorageError.valueTooLarge(reason: "object keys exhausted") }
+            key = ObjectKey(table.nextKey)
+        case .int(let column):
+            key = try IndexKeys.clusteredKey(for: column < values.count ? values[column] : .null, table: table)
+        case .string(let column):
+            let pk = column < values.count ? values[column] : .null
+            let indexKey = try IndexKeys.stringIndexKey(for: pk, table: table, pageSizeBytes: file.pageSizeBytes)
+            guard table.nextKey < Int64.max else { throw StorageError.valueTooLarge(reason: "object keys exhausted") }
+            key = ObjectKey(table.nextKey)
+            try insertIndexEntry(&table, indexKey: indexKey, key: key, primaryKey: pk)
+        }
+        try insertRow(&table, key: key, values: values)
+        switch table.primaryKey {
+        case .none, .string: table.nextKey = key.rawValue + 1  // keys were assigned: advance
+        case .int: break                                       // keys are the primary keys
+        }
+        catalog.set(table)
+        dirtyTables.insert(tableID)
+        return key
+    }
+
+    /// Inserts an object under a chosen key (tables without a primary key).
+    public func insert(_ tableID: TableID, key: ObjectKey, values: [Value]) throws(StorageError) {
+        try checkActive()
+        var table = try info(tableID)
+        guard table.primaryKey == .none else {
+            throw StorageError.invalidArgument("table '\(table.name)' has a primary key; its keys come from it")
+        }
+        try insertRow(&table, key: key, values: values)
+        if key.rawValue >= table.nextKey && key.rawValue < Int64.max { table.nextKey = key.rawValue + 1 }
+        catalog.set(table)
+        dirtyTables.insert(tableID)
+    }
+
+    private func insertRow(_ table: inout TableInfo, key: ObjectKey, values: [Value]) throws(StorageError) {
+        let row = try RowCodec.encode(values, inlineByteCountMax: rowCellByteCountMax, space: space)
+        let outcome = try withBytes(row) { cell throws(StorageError) -> PutOutcome in
+            try TreeWriter(space: space, byteKeys: false).put(root: &table.rowRoot, key: .int(key.rawValue), cell: cell, mode: .insert)
+        }
+        if outcome == .keyExists {
+            try withBytes(row) { cell throws(StorageError) in try freeOverflow(ofRowCell: cell) }
+            throw StorageError.duplicateKey(table: table.name, key: String(key.rawValue))
+        }
+        table.rowCount += 1
+    }
+
+    private func insertIndexEntry(_ table: inout TableInfo, indexKey: [UInt8], key: ObjectKey, primaryKey: Value) throws(StorageError) {
+        var writer = ByteWriter(capacity: indexKey.count + 10)
+        encodeCellKeyLength(indexKey.count, into: &writer)
+        writer.append(contentsOf: indexKey)
+        writer.appendUInt64(UInt64(bitPattern: key.rawValue))
+        let outcome = try withBytes(indexKey) { keyBytes throws(StorageError) -> PutOutcome in
+            try withBytes(writer.bytes) { cell throws(StorageError) -> PutOutcome in
+                try TreeWriter(space: space, byteKeys: true).put(root: &table.indexRoot, key: .bytes(keyBytes), cell: cell, mode: .insert)
+            }
+        }
+        if outcome == .keyExists {
+            throw StorageError.duplicateKey(table: table.name, key: primaryKey.description)
+        }
+    }
+
+    /// Replaces the values of an existing object. The primary key must not change.
+    public func update(_ tableID: TableID, key: ObjectKey, values: [Value]) throws(StorageError) {
+        try checkActive()
+        var table = try info(tableID)
+        if let column = table.primaryKey.column {
+            let newPrimaryKey = column < values.count ? values[column] : .null
+            let oldPrimaryKey = try reads.withRowValue(table, key, column: column)
+            guard let oldPrimaryKey else { throw StorageError.objectNotFound(table: table.name, key: key) }
+            guard oldPrimaryKey == newPrimaryKey else {
+                throw StorageError.invalidArgument("the primary key of an object cannot change (\(oldPrimaryKey) → \(newPrimaryKey))")
+            }
+        }
+        let row = try RowCodec.encode(values, inlineByteCountMax: rowCellByteCountMax, space: space)
+        let outcome = try withBytes(row) { cell throws(StorageError) -> PutOutcome in
+            try TreeWriter(space: space, byteKeys: false).put(root: &table.rowRoot, key: .int(key.rawValue), cell: cell, mode: .update) {
+                old throws(StorageError) in try self.freeOverflow(ofRowCell: old)
+            }
+        }
+        if outcome == .keyMissing {
+            try withBytes(row) { cell throws(StorageError) in try freeOverflow(ofRowCell: cell) }
+            throw StorageError.objectNotFound(table: table.name, key: key)
+        }
+        catalog.set(table)
+        dirtyTables.insert(tableID)
+    }
+
+    /// Inserts the object, or replaces the one with the same primary key. Returns its key.
+    @discardableResult
+    public func upsert(_ tableID: TableID, values: [Value]) throws(StorageError) -> ObjectKey {
+        try checkActive()
+        let table = try info(tableID)
+        guard let column = table.primaryKey.column else {
+            throw StorageError.invalidArgument("upsert needs a primary key; table '\(table.name)' has none")
+        }
+        let pk = column < values.count ? values[column] : .null
+        if let existing = try reads.objectKey(table, primaryKey: pk) {
+            try update(tableID, key: existing, values: values)
+            return existing
+        }
+        return try insert(tableID, values: values)
+    }
+
+    /// Deletes an object; false when it does not exist.
+    @discardableResult
+    public func delete(_ tableID: TableID, key: ObjectKey) throws(StorageError) -> Bool {
+        try checkActive()
+        var table = try info(tableID)
+        var primaryKey: Value?
+        let pkColumn: Int? = { if case .string(let column) = table.primaryKey { return column }; return nil }()
+        let removed = try TreeWriter(space: space, byteKeys: false).remove(root: &table.rowRoot, key: .int(key.rawValue)) {
+            old throws(StorageError) in
+            if let pkColumn { primaryKey = try self.rowValue(ofCell: old, column: pkColumn) }
+            try self.freeOverflow(ofRowCell: old)
+        }
+        guard removed else { return false }
+        if let primaryKey {
+            let indexKey = try IndexKeys.stringIndexKey(for: primaryKey, table: table, pageSizeBytes: file.pageSizeBytes)
+            let indexRemoved = try withBytes(indexKey) { bytes throws(StorageError) -> Bool in
+                try TreeWriter(space: space, byteKeys: true).remove(root: &table.indexRoot, key: .bytes(bytes))
+            }
+            guard indexRemoved else {
+                throw StorageError.corruptRecord(reason: "object \(key.rawValue) of '\(table.name)' missing from its primary key index")
+            }
+        }
+        table.rowCount -= 1
+        catalog.set(table)
+        dirtyTables.insert(tableID)
+        return true
+    }
+
+    /// Deletes every object of a table; returns how many.
+    @discardableResult
+    public func deleteAll(_ tableID: TableID) throws(StorageError) -> Int {
+        try checkActive()
+        var table = try info(tableID)
+        let count = table.rowCount
+        try freeAllRows(table)
+        table.rowRoot = 0
+        table.indexRoot = 0
+        table.rowCount = 0
+        catalog.set(table)
+        dirtyTables.insert(tableID)
+        return count
+    }
+
+    // MARK: reads inside the transaction
+
+    public func withRow<R>(_ table: TableInfo, key: ObjectKey, _ body: (RowView) throws -> R) throws -> R? {
+        try checkActive()
+        return try reads.withRow(try info(table.id), key, body)
+    }
+
+    public func row(_ table: TableInfo, key: ObjectKey) throws -> [Value]? {
+        try withRow(table, key: key) { try $0.values() }
+    }
+
+    public func contains(_ table: TableInfo, key: ObjectKey) throws(StorageError) -> Bool {
+        try checkActive()
+        return try reads.contains(try info(table.id), key)
+    }
+
+    public func objectKey(_ table: TableInfo, primaryKey value: Value) throws(StorageError) -> ObjectKey? {
+        try checkActive()
+        return try reads.objectKey(try info(table.id), primaryKey: value)
+    }
+
+    public func forEachRow(_ table: TableInfo, from start: ObjectKey? = nil,
+                           _ body: (ObjectKey, RowView) throws -> Bool) throws {
+        try checkActive()
+        try reads.forEachRow(try info(table.id), from: start, body)
+    }
+
+    // MARK: helpers
+
+    var rowCellByteCountMax: Int { PageLayout.leafCellByteCountMax(pageSizeBytes: file.pageSizeBytes) }
+
+    func rowValue(ofCell cell: UnsafeRawBufferPointer, column: Int) throws(StorageError) -> Value {
+        do {
+            return try RowView.with(cell: cell, reader: space.reader, space: space) { try $0.value(at: column) }
+        } catch let error as StorageError {
+            throw error
+        } catch {
+            throw StorageError.corruptRecord(reason: "\(error)")
+        }
+    }
+
+    /// Releases the overflow pages a stored row references (and its whole-row chain).
+    func freeOverflow(ofRowCell cell: UnsafeRawBufferPointer) throws(StorageError) {
+        let source = space.source
+        if let whole = try wholeRowOverflow(cell) {
+            let inner = try OverflowChain.read(first: whole.first, byteCount: whole.byteCount, source: source)
+            try withBytes(inner) { raw throws(StorageError) in
+                try freeValueOverflow(RowView(inlineBytes: raw, reader: space.reader, space: space))
+            }
+            for page in try OverflowChain.pages(first: whole.first, byteCount: whole.byteCount, source: source) {
+                space.free(page)
+            }
+            return
+        }
+        try freeValueOverflow(RowView(inlineBytes: cell, reader: space.reader, space: space))
+    }
+
+    private func freeValueOverflow(_ row: RowView) throws(StorageError) {
+        for (first, byteCount) in try row.overflowReferences() {
+            for page in try OverflowChain.pages(first: first, byteCount: byteCount, source: space.source) {
+                space.free(page)
+            }
+        }
+    }
+
+    private func freeAllRows(_ table: TableInfo) throws(StorageError) {
+        if table.rowRoot != 0 {
+            var cursor = TreeCursor(source: space.source)
+            try cursor.seek(root: table.rowRoot, atLeast: nil)
+            var cells: [[UInt8]] = []
+            while cursor.isValid {
+                let cell = cursor.leaf.cell(cursor.index)
+                if cell.first == RowCodec.overflowFormat {
+                    cells.append(Array(cell))
+                } else if try !RowView(inlineBytes: cell, reader: space.reader, space: space).overflowReferences().isEmpty {
+                    cells.append(Array(cell))
+                }
+                try cursor.next()
+            }
+            for cell in cells { try withBytes(cell) { raw throws(StorageError) in try freeOverflow(ofRowCell: raw) } }
+            try TreeWriter(space: space, byteKeys: false).freeAll(root: table.rowRoot)
+        }
+        if table.indexRoot != 0 {
+            try TreeWriter(space: space, byteKeys: true).freeAll(root: table.indexRoot)
+        }
+    }
+}
+
+extension TableReads {
+    /// The value of one column of one object; nil when the object does not exist.
+    func withRowValue(_ table: TableInfo, _ key: ObjectKey, column: Int) throws(StorageError) -> Value? {
+        do {
+            return try withRow(table, key) { try $0.value(at: column) }
+        } catch let error as StorageError {
+            throw error
+        } catch {
+            throw StorageError.corruptRecord(reason: "\(error)")
+        }
+    }
+}

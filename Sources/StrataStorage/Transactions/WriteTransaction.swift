@@ -1,0 +1,180 @@
+/// The single write transaction of a database (across threads and processes).
+///
+/// Lifecycle: `Store.beginWrite` takes the write lock and starts from the newest version
+/// (Spec W: a write always starts at the head) → table operations change private page copies
+/// → `commit()` makes version base + 1 durable and visible (two phases, `Committer`), or
+/// `rollback()` discards everything without I/O. Either ends the transaction and releases the
+/// lock; a transaction dropped while active rolls back.
+///
+/// Reads inside the transaction see its own changes.
+///
+/// Confinement: not Sendable. Use it from one thread at a time (the lock itself may be released
+/// from any thread).
+public final class WriteTransaction {
+    enum State { case active, committed, rolledBack, failed }
+
+    let file: SharedFile
+    let base: VersionRecord
+    let space: WriteSpace
+    /// The header slot this commit writes: never the one holding the newest durable version.
+    let slotToWrite: Int
+    /// The pages holding the base version's free list (released by this commit).
+    let baseFreeListChain: [UInt32]
+    var catalog: Catalog
+    var catalogRoot: UInt32
+    var dirtyTables: Set<TableID> = []
+    var schemaChanged: Set<String> = []
+    var removedCatalogKeys: [[UInt8]] = []
+    var catalogMetadataChanged = false
+    var schemaVersion: UInt64
+    var state = State.active
+
+    init?(file: SharedFile, blocking: Bool) throws(StorageError) {
+        guard try file.lockWriter(blocking: blocking) else { return nil }
+        do throws(StorageError) {
+            try file.checkUsable()
+            guard !file.readOnly else { throw StorageError.readOnly }
+            let begin = try WriteBegin.prepare(file)
+            self.file = file
+            base = begin.base
+            slotToWrite = begin.slotToWrite
+            baseFreeListChain = begin.freeListChain
+            space = WriteSpace(reader: begin.reader, newVersion: begin.base.version.next, freeList: begin.freeList,
+                               pageCount: begin.base.pageCount, hooks: file.hooks)
+            catalog = begin.catalog
+            catalogRoot = begin.base.catalogRoot
+            schemaVersion = begin.base.schemaVersion
+        } catch {
+            file.unlockWriter()
+            throw error
+        }
+    }
+
+    deinit {
+        if state == .active { rollback() }
+    }
+
+    /// The version this transaction started from.
+    public var baseVersion: Version { base.version }
+    /// The version `commit()` will create.
+    public var newVersion: Version { space.newVersion }
+    public var isActive: Bool { state == .active }
+
+    /// Discards every change. No I/O. Idempotent after commit or rollback.
+    public func rollback() {
+        guard state == .active else { return }
+        state = .rolledBack
+        file.unlockWriter()
+    }
+
+    /// Makes the changes durable and visible as `newVersion` (Spec W, D: the two phases).
+    /// - Throws: an I/O error, after which the store is poisoned: reopen it to recover the last
+    ///   durable version.
+    @discardableResult
+    public func commit() throws(StorageError) -> Version {
+        try checkActive()
+        defer {
+            if state == .active { state = .failed }
+            file.unlockWriter()
+        }
+        let version = try Committer.commit(self)
+        state = .committed
+        return version
+    }
+
+    func checkActive() throws(StorageError) {
+        guard state == .active else { throw StorageError.closed }
+        try file.store.checkAlive(generation: file.generation)
+    }
+
+    var reads: TableReads<WritePages> {
+        TableReads(source: space.source, reader: space.reader, space: space)
+    }
+
+    /// The schema version to record with this commit.
+    public var storedSchemaVersion: UInt64 {
+        get { schemaVersion }
+        set { schemaVersion = newValue }
+    }
+}
+
+/// What `WriteTransaction` starts from, prepared under the write lock.
+struct WriteBegin {
+    let base: VersionRecord
+    let reader: PageReader
+    let slotToWrite: Int
+    let freeList: FreeList
+    let freeListChain: [UInt32]
+    let catalog: Catalog
+
+    static func prepare(_ file: SharedFile) throws(StorageError) -> WriteBegin {
+        var base = try newestRecord(file)
+        let slots = try SlotChoice.choose(base: file.store.base, header: file.header,
+                                          fileByteCount: file.store.mappedByteCount,
+                                          checkChecksum: !file.hooks.has(.skipSlotChecksum))
+        if slots.newest.version > base.version {
+            // A writer (of another process) died after its slot sync but before publishing:
+            // its commit is durable and complete, so adopt it rather than overwrite its pages.
+            base = VersionRecord(slot: slots.newest)
+            file.versions.publish(base)
+            file.hooks.mark(.adoptedDurableCommitOfDeadWriter)
+        }
+        guard slots.newest.version == base.version else {
+            throw StorageError.noValidCommitSlot(reason: "published version \(base.version.rawValue) is not in a slot (slots hold \(slots.newest.version.rawValue))")
+        }
+        try file.ensureMapped(pageCount: base.pageCount)
+        let reader = file.reader(for: base)
+        let slotToWrite = file.hooks.has(.singleCommitSlot) ? 0 : slots.inactiveIndex
+        let (freeList, chain) = try freeSpace(file, base: base, reader: reader)
+        let catalog = try file.catalog(for: base, reader: reader)
+        return WriteBegin(base: base, reader: reader, slotToWrite: slotToWrite, freeList: freeList,
+                          freeListChain: chain, catalog: catalog)
+    }
+
+    private static func newestRecord(_ file: SharedFile) throws(StorageError) -> VersionRecord {
+        let newest = file.versions.newestVersion
+        guard let record = file.versions.record(of: newest) else {
+            throw StorageError.incompatibleLockFile(reason: "no record of the newest version \(newest.rawValue)")
+        }
+        return record
+    }
+
+    /// The base version's free list with every run the pins allow made reusable.
+    private static func freeSpace(_ file: SharedFile, base: VersionRecord, reader: PageReader) throws(StorageError) -> (FreeList, [UInt32]) {
+        var oldest = oldestPinned(file, base: base.version)
+        if oldest < base.version && !file.hooks.has(.neverReclaimDeadReaders) && file.versions.reclaimDeadSlots() > 0 {
+            file.hooks.mark(.deadReaderSlotReclaimed)
+            oldest = oldestPinned(file, base: base.version)
+        }
+        if file.hooks.has(.reusePinnedPages) { oldest = base.version }
+        let cached = file.withState { $0.freeListCache }
+        var list: FreeList
+        let chain: [UInt32]
+        if let cached, cached.version == base.version {
+            list = cached.list
+            chain = cached.chain
+        } else {
+            let (entries, pages) = try FreeListCodec.read(head: base.freeListHead, entryCount: base.freeListEntryCount,
+                                                          reader: reader)
+            list = FreeList.fromEntries(entries, oldestPinned: oldest)
+            chain = pages
+        }
+        let promoted = list.promote(oldestPinned: oldest)
+        let previousOldest = file.withState { state -> Version in
+            let previous = state.lastOldestPinned
+            state.lastOldestPinned = oldest
+            return previous
+        }
+        if list.pendingPageCount > 0 && oldest < base.version { file.hooks.mark(.pageReuseWaitedForPin) }
+        if promoted > 0 && previousOldest != .none && previousOldest < oldest && oldest == base.version {
+            file.hooks.mark(.pageReuseAfterLastPinDropped)
+        }
+        return (list, chain)
+    }
+
+    /// The oldest version any process pins, never newer than the base (the newest version is
+    /// always treated as pinned: the next commit will release its pages).
+    private static func oldestPinned(_ file: SharedFile, base: Version) -> Version {
+        min(file.versions.oldestPinnedVersion() ?? base, base)
+    }
+}

@@ -1,0 +1,124 @@
+import Synchronization
+
+/// How a version is pinned; the counts are kept apart in the reader slots (DESIGN §2).
+public enum PinKind: Sendable, Hashable {
+    /// A read transaction of a live realm.
+    case live
+    /// A frozen realm, or anything else holding a version independent of a thread
+    /// (an unresolved thread-safe reference to Results, a `ReadTransaction` kept for later).
+    case frozen
+}
+
+/// This process's pins of one database file, aggregated per version: the shared reader slot
+/// of a version is claimed when this process's first pin of it appears and released when the
+/// last one goes, so pinning a version already pinned here touches only this process's table.
+///
+/// Lock order: `PinRegistry.state` is a leaf lock; nothing else is taken while it is held
+/// except the shared slot atomics.
+final class PinRegistry: @unchecked Sendable {
+    private struct Entry {
+        var live: UInt32
+        var frozen: UInt32
+        let slot: Int
+        let record: VersionRecord
+    }
+
+    private let table: VersionTable
+    private let hooks: EngineHooks
+    private let state = Mutex<[UInt64: Entry]>([:])
+    static let pinAttemptsMax = 10_000
+
+    init(table: VersionTable, hooks: EngineHooks) {
+        self.table = table
+        self.hooks = hooks
+    }
+
+    /// Pins the newest published version and returns its record.
+    func pinNewest(_ kind: PinKind) throws(StorageError) -> VersionRecord {
+        let record = try state.withLock { entries throws(StorageError) -> VersionRecord in
+            for _ in 0..<Self.pinAttemptsMax {
+                let newest = table.newestVersion
+                if var entry = entries[newest.rawValue] {
+                    // Already pinned by this process, hence visible to every writer.
+                    Self.add(kind, to: &entry)
+                    table.updateSlot(entry.slot, live: entry.live, frozen: entry.frozen)
+                    entries[newest.rawValue] = entry
+                    return entry.record
+                }
+                guard let record = table.record(of: newest) else { continue }
+                let live: UInt32 = kind == .live ? 1 : 0
+                let slot = try table.claimSlot(version: newest, live: live, frozen: 1 - live)
+                // Spec D (pin protocol): the pin counts only if the newest version did not move
+                // while it was being stored; otherwise a writer may not have seen it.
+                if table.newestVersion == newest {
+                    entries[newest.rawValue] = Entry(live: live, frozen: 1 - live, slot: slot, record: record)
+                    return record
+                }
+                table.releaseSlot(slot)
+                hooks.mark(.pinRetriedAfterRace)
+            }
+            throw StorageError.io(operation: "pin the newest version (commits kept racing)", errno: 11)
+        }
+        hooks.at(.pin(record.version))
+        return record
+    }
+
+    /// Adds a pin to a version this process already pins (duplicating a snapshot).
+    func pin(existing version: Version, _ kind: PinKind) throws(StorageError) -> VersionRecord {
+        let record = try state.withLock { entries throws(StorageError) -> VersionRecord in
+            guard var entry = entries[version.rawValue] else { throw StorageError.versionNotPinned(version) }
+            Self.add(kind, to: &entry)
+            table.updateSlot(entry.slot, live: entry.live, frozen: entry.frozen)
+            entries[version.rawValue] = entry
+            return entry.record
+        }
+        hooks.at(.pin(version))
+        return record
+    }
+
+    func unpin(_ version: Version, _ kind: PinKind) {
+        state.withLock { entries in
+            guard var entry = entries[version.rawValue] else {
+                invariant(false, "unpin of a version this process does not pin")
+                return
+            }
+            switch kind {
+            case .live:
+                invariant(entry.live > 0, "live pins never go negative")
+                entry.live -= 1
+            case .frozen:
+                invariant(entry.frozen > 0, "frozen pins never go negative")
+                entry.frozen -= 1
+            }
+            if entry.live == 0 && entry.frozen == 0 {
+                table.releaseSlot(entry.slot)
+                entries[version.rawValue] = nil
+            } else {
+                table.updateSlot(entry.slot, live: entry.live, frozen: entry.frozen)
+                entries[version.rawValue] = entry
+            }
+        }
+        hooks.at(.unpin(version))
+    }
+
+    /// The versions this process pins, with their counts.
+    func pinnedInProcess() -> [(version: Version, live: UInt32, frozen: UInt32)] {
+        state.withLock { entries in
+            entries.map { (Version($0.key), $0.value.live, $0.value.frozen) }.sorted { $0.version < $1.version }
+        }
+    }
+
+    var isEmpty: Bool { state.withLock { $0.isEmpty } }
+
+    /// The records of every version this process pins.
+    func pinnedRecords() -> [VersionRecord] {
+        state.withLock { entries in entries.values.map(\.record).sorted { $0.version < $1.version } }
+    }
+
+    private static func add(_ kind: PinKind, to entry: inout Entry) {
+        switch kind {
+        case .live: entry.live += 1
+        case .frozen: entry.frozen += 1
+        }
+    }
+}

@@ -1,0 +1,266 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CStrataSupport
+
+/// The shared version state of one database file: the newest published version, the records
+/// of recent versions, and the reader slots that pin versions. It lives in the memory map of
+/// `<file>.lock` (shared by every process that has the file open) or, for in-memory and
+/// simulated stores, in anonymous memory of this process.
+///
+/// Layout (little-endian, every field naturally aligned; all shared words are accessed
+/// through `CStrataSupport` atomics):
+///
+/// | offset | size      | meaning                                                        |
+/// |-------:|----------:|----------------------------------------------------------------|
+/// |      0 |         8 | magic "STRLOCK1"                                               |
+/// |      8 |         4 | layout version                                                 |
+/// |     12 |         4 | reader slot count S                                            |
+/// |     16 |         8 | file identity of the database                                  |
+/// |     24 |         8 | page size                                                      |
+/// |     32 |         8 | newest published version                                       |
+/// |     40 |        24 | zero                                                           |
+/// |     64 |   16 × 64 | version records, ring indexed by version mod 16 (`VersionRecord`, seqlock) |
+/// |   1088 |    S × 32 | reader slots {pid u64, start time u64, version u64, pins u64 (live low 32, frozen high 32)} |
+///
+/// Pin protocol (Spec D, "a page released by commit R is reused only when R ≤ the oldest
+/// pinned version"): a reader stores its pin, then re-reads the newest version; if it moved,
+/// the pin may have come too late for a writer that was computing the oldest pin, so the
+/// reader retries on the new newest version. Writers compute the oldest pin only after
+/// publishing the version that released the pages, so a pin that passed its re-check is always
+/// seen. All of these accesses are sequentially consistent.
+///
+/// Slot ownership: a free slot has pid 0; a process claims one with compare-and-swap, fills
+/// it, and frees it by clearing pins then pid. A slot of a dead process (pid gone or its start
+/// time changed) is reclaimed by compare-and-swapping its pid to a reserved marker, so that
+/// two reclaimers, or a reclaimer and a new owner, never interfere.
+final class VersionTable: @unchecked Sendable {
+    static let magic: [UInt8] = Array("STRLOCK1".utf8)
+    static let layoutVersion: UInt32 = 1
+    static let ringCapacity = 16
+    static let recordByteCount = 64
+    static let ringOffset = 64
+    static let slotsOffset = ringOffset + ringCapacity * recordByteCount
+    static let slotByteCount = 32
+    static let defaultSlotCount = 1024
+    static let reclaimingMarker: UInt64 = UInt64.max
+
+    static func byteCount(slotCount: Int) -> Int { slotsOffset + slotCount * slotByteCount }
+
+    let base: UnsafeMutableRawPointer
+    let slotCount: Int
+    let processID: UInt64
+    let processStartTime: UInt64
+
+    init(base: UnsafeMutableRawPointer, slotCount: Int) {
+        self.base = base
+        self.slotCount = slotCount
+        let pid = getpid()
+        processID = UInt64(pid)
+        processStartTime = SystemCalls.processIdentity(pid: pid) ?? 0
+    }
+
+    // MARK: header
+
+    /// Fills a zeroed region as a fresh table whose newest version is `record`.
+    func initialise(fileIdentity: UInt64, pageSizeBytes: Int, record: VersionRecord) {
+        memset(base, 0, Self.byteCount(slotCount: slotCount))
+        for (index, byte) in Self.magic.enumerated() { base.storeBytes(of: byte, toByteOffset: index, as: UInt8.self) }
+        storeUInt32(base, 8, Self.layoutVersion)
+        storeUInt32(base, 12, UInt32(slotCount))
+        storeUInt64(base, 16, fileIdentity)
+        storeUInt64(base, 24, UInt64(pageSizeBytes))
+        writeRecord(record)
+        strata_atomic_store_u64(base + 32, record.version.rawValue)
+    }
+
+    /// Checks that an existing table belongs to this database and this layout.
+    func validate(fileIdentity: UInt64, pageSizeBytes: Int) throws(StorageError) {
+        let magicMatches = (0..<8).allSatisfy { base.load(fromByteOffset: $0, as: UInt8.self) == Self.magic[$0] }
+        guard magicMatches else { throw StorageError.incompatibleLockFile(reason: "bad magic") }
+        guard loadUInt32(base, 8) == Self.layoutVersion else {
+            throw StorageError.incompatibleLockFile(reason: "layout version \(loadUInt32(base, 8))")
+        }
+        guard Int(loadUInt32(base, 12)) == slotCount else {
+            throw StorageError.incompatibleLockFile(reason: "slot count \(loadUInt32(base, 12))")
+        }
+        guard loadUInt64(base, 16) == fileIdentity else {
+            throw StorageError.incompatibleLockFile(reason: "lock file belongs to another database file")
+        }
+        guard loadUInt64(base, 24) == UInt64(pageSizeBytes) else {
+            throw StorageError.incompatibleLockFile(reason: "page size \(loadUInt64(base, 24))")
+        }
+    }
+
+    // MARK: versions
+
+    var newestVersion: Version { Version(strata_atomic_load_u64(base + 32)) }
+
+    /// Makes `record` the newest version (Spec W: publish). Only the writer calls this.
+    func publish(_ record: VersionRecord) {
+        invariant(record.version > newestVersion, "published versions grow")
+        writeRecord(record)
+        strata_atomic_store_u64(base + 32, record.version.rawValue)
+    }
+
+    private func recordBase(_ version: Version) -> UnsafeMutableRawPointer {
+        base + Self.ringOffset + Int(version.rawValue % UInt64(Self.ringCapacity)) * Self.recordByteCount
+    }
+
+    private func writeRecord(_ record: VersionRecord) {
+        let slot = recordBase(record.version)
+        let sequence = strata_atomic_load_u64(slot)
+        strata_atomic_store_u64(slot, sequence &+ 1)  // odd: being written
+        let fields = record.fields
+        for (index, value) in fields.enumerated() { strata_atomic_store_u64(slot + 8 + 8 * index, value) }
+        strata_atomic_store_u64(slot, sequence &+ 2)
+    }
+
+    /// The record of `version` if the ring still holds it.
+    func record(of version: Version) -> VersionRecord? {
+        let slot = recordBase(version)
+        for _ in 0..<1000 {
+            let before = strata_atomic_load_u64(slot)
+            if before & 1 == 1 { continue }
+            let record = VersionRecord(
+                version: Version(strata_atomic_load_u64(slot + 8)),
+                catalogRoot: UInt32(truncatingIfNeeded: strata_atomic_load_u64(slot + 16)),
+                freeListHead: UInt32(truncatingIfNeeded: strata_atomic_load_u64(slot + 24)),
+                pageCount: UInt32(truncatingIfNeeded: strata_atomic_load_u64(slot + 32)),
+                schemaVersion: strata_atomic_load_u64(slot + 40),
+                freeListEntryCount: strata_atomic_load_u64(slot + 48))
+            let after = strata_atomic_load_u64(slot)
+            guard before == after else { continue }
+            return record.version == version ? record : nil
+        }
+        return nil
+    }
+
+    // MARK: reader slots
+
+    private func slotBase(_ index: Int) -> UnsafeMutableRawPointer {
+        base + Self.slotsOffset + index * Self.slotByteCount
+    }
+
+    /// Claims a free slot for `version` with the given pin counts. Does not re-check the
+    /// newest version: `PinRegistry` does.
+    func claimSlot(version: Version, live: UInt32, frozen: UInt32) throws(StorageError) -> Int {
+        for index in 0..<slotCount {
+            let slot = slotBase(index)
+            guard strata_atomic_load_u64(slot) == 0 else { continue }
+            guard strata_atomic_cas_u64(slot, 0, processID) != 0 else { continue }
+            strata_atomic_store_u64(slot + 8, processStartTime)
+            strata_atomic_store_u64(slot + 16, version.rawValue)
+            strata_atomic_store_u64(slot + 24, Self.pins(live: live, frozen: frozen))
+            return index
+        }
+        throw StorageError.tooManyReaders(slotCount: slotCount)
+    }
+
+    func updateSlot(_ index: Int, live: UInt32, frozen: UInt32) {
+        invariant(strata_atomic_load_u64(slotBase(index)) == processID, "a process only updates its own slots")
+        strata_atomic_store_u64(slotBase(index) + 24, Self.pins(live: live, frozen: frozen))
+    }
+
+    func releaseSlot(_ index: Int) {
+        let slot = slotBase(index)
+        invariant(strata_atomic_load_u64(slot) == processID, "a process only releases its own slots")
+        strata_atomic_store_u64(slot + 24, 0)
+        strata_atomic_store_u64(slot + 16, 0)
+        strata_atomic_store_u64(slot + 8, 0)
+        strata_atomic_store_u64(slot, 0)
+    }
+
+    private static func pins(live: UInt32, frozen: UInt32) -> UInt64 {
+        UInt64(live) | (UInt64(frozen) << 32)
+    }
+
+    /// A reader slot as seen by another process.
+    struct SlotState: Sendable, Equatable {
+        let index: Int
+        let pid: UInt64
+        let startTime: UInt64
+        let version: Version
+        let livePins: UInt32
+        let frozenPins: UInt32
+    }
+
+    /// Every slot currently pinning a version.
+    func pinningSlots() -> [SlotState] {
+        var result: [SlotState] = []
+        for index in 0..<slotCount {
+            let slot = slotBase(index)
+            let pid = strata_atomic_load_u64(slot)
+            guard pid != 0 && pid != Self.reclaimingMarker else { continue }
+            let pins = strata_atomic_load_u64(slot + 24)
+            guard pins != 0 else { continue }
+            result.append(SlotState(index: index, pid: pid, startTime: strata_atomic_load_u64(slot + 8),
+                                    version: Version(strata_atomic_load_u64(slot + 16)),
+                                    livePins: UInt32(truncatingIfNeeded: pins),
+                                    frozenPins: UInt32(truncatingIfNeeded: pins >> 32)))
+        }
+        return result
+    }
+
+    /// The oldest version any live slot pins, or nil when nothing is pinned.
+    func oldestPinnedVersion() -> Version? {
+        pinningSlots().map(\.version).min()
+    }
+
+    /// Frees the slots of processes that no longer exist. Returns how many were reclaimed.
+    func reclaimDeadSlots() -> Int {
+        var reclaimed = 0
+        for state in pinningSlots() where state.pid != processID {
+            guard state.pid <= UInt64(Int32.max) else { continue }
+            if SystemCalls.processIsAlive(pid: Int32(state.pid), startTime: state.startTime) { continue }
+            let slot = slotBase(state.index)
+            guard strata_atomic_cas_u64(slot, state.pid, Self.reclaimingMarker) != 0 else { continue }
+            strata_atomic_store_u64(slot + 24, 0)
+            strata_atomic_store_u64(slot + 16, 0)
+            strata_atomic_store_u64(slot + 8, 0)
+            strata_atomic_store_u64(slot, 0)
+            reclaimed += 1
+        }
+        return reclaimed
+    }
+}
+
+/// What a reader needs to open a version: the contents of its commit slot.
+struct VersionRecord: Sendable, Equatable {
+    static let fieldCount = 6
+
+    var version: Version
+    var catalogRoot: UInt32
+    var freeListHead: UInt32
+    var pageCount: UInt32
+    var schemaVersion: UInt64
+    var freeListEntryCount: UInt64
+
+    init(version: Version, catalogRoot: UInt32, freeListHead: UInt32, pageCount: UInt32,
+         schemaVersion: UInt64, freeListEntryCount: UInt64) {
+        self.version = version
+        self.catalogRoot = catalogRoot
+        self.freeListHead = freeListHead
+        self.pageCount = pageCount
+        self.schemaVersion = schemaVersion
+        self.freeListEntryCount = freeListEntryCount
+    }
+
+    init(slot: CommitSlot) {
+        self.init(version: slot.version, catalogRoot: slot.catalogRoot.rawValue, freeListHead: slot.freeListHead.rawValue,
+                  pageCount: slot.pageCount, schemaVersion: slot.schemaVersion, freeListEntryCount: slot.freeListEntryCount)
+    }
+
+    init(fields: [UInt64]) {
+        version = Version(fields[0])
+        catalogRoot = UInt32(truncatingIfNeeded: fields[1])
+        freeListHead = UInt32(truncatingIfNeeded: fields[2])
+        pageCount = UInt32(truncatingIfNeeded: fields[3])
+        schemaVersion = fields[4]
+        freeListEntryCount = fields[5]
+    }
+
+    var fields: [UInt64] {
+        [version.rawValue, UInt64(catalogRoot), UInt64(freeListHead), UInt64(pageCount), schemaVersion, freeListEntryCount]
+    }
+}
