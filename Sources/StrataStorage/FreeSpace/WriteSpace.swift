@@ -69,6 +69,10 @@ final class WriteSpace {
         let committed = try reader.verifiedPage(page)
         let (newPage, buffer) = try allocate()
         memcpy(buffer, committed, pageSizeBytes)
+        #if STRATA_CHECKS
+        invariant(!freedOnce.contains(page), "a committed page is released once")
+        freedOnce.insert(page)
+        #endif
         releasedByThisCommit.append(page)
         invariant(newPage != page, "COW never rewrites a committed page in place")
         return (newPage, buffer)
@@ -93,14 +97,27 @@ final class WriteSpace {
         let buffer = spareBuffers.popLast()
             ?? UnsafeMutableRawPointer.allocate(byteCount: pageSizeBytes, alignment: 64)
         memset(buffer, 0, PageLayout.entriesOffset)
+        invariant(dirty[page] == nil, "a page is allocated once")
         dirty[page] = buffer
+        #if STRATA_CHECKS
+        freedOnce.remove(page)
+        #endif
         invariant(page != 0, "the header page is never allocated")
         return (page, buffer)
     }
 
+    #if STRATA_CHECKS
+    /// Every page released or freed by this transaction, to catch a double free at its source.
+    private var freedOnce = Set<UInt32>()
+    #endif
+
     /// Releases `page`: at once if this transaction allocated it, else at commit.
     func free(_ page: UInt32) {
         invariant(page != 0, "the header page is never freed")
+        #if STRATA_CHECKS
+        invariant(!freedOnce.contains(page) || dirty[page] != nil, "a page is freed once")
+        freedOnce.insert(page)
+        #endif
         if let buffer = dirty.removeValue(forKey: page) {
             spareBuffers.append(buffer)
             freedDirty.append(page)

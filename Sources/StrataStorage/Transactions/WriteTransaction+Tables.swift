@@ -62,13 +62,14 @@ extension WriteTransaction {
     // MARK: objects
 
     /// Inserts a new object and returns its key: the primary key for integer primary keys,
-    /// else the next ascending key.
-    /// - Throws: `.duplicateKey` when the primary key exists.
+    /// else the next ascending key. A failed insert changes nothing.
+    /// - Throws: `.duplicateKey` when the primary key exists; `.valueTooLarge`.
     @discardableResult
     public func insert(_ tableID: TableID, values: [Value]) throws(StorageError) -> ObjectKey {
         try checkActive()
         var table = try info(tableID)
         let key: ObjectKey
+        var indexKey: [UInt8]?
         switch table.primaryKey {
         case .none:
             guard table.nextKey < Int64.max else { throw StorageError.valueTooLarge(reason: "object keys exhausted") }
@@ -77,12 +78,20 @@ extension WriteTransaction {
             key = try IndexKeys.clusteredKey(for: column < values.count ? values[column] : .null, table: table)
         case .string(let column):
             let pk = column < values.count ? values[column] : .null
-            let indexKey = try IndexKeys.stringIndexKey(for: pk, table: table, pageSizeBytes: file.pageSizeBytes)
+            indexKey = try IndexKeys.stringIndexKey(for: pk, table: table, pageSizeBytes: file.pageSizeBytes)
             guard table.nextKey < Int64.max else { throw StorageError.valueTooLarge(reason: "object keys exhausted") }
             key = ObjectKey(table.nextKey)
-            try insertIndexEntry(&table, indexKey: indexKey, key: key, primaryKey: pk)
         }
-        try insertRow(&table, key: key, values: values)
+        let row = try RowCodec.encode(values, inlineByteCountMax: rowCellByteCountMax, space: space)
+        if let indexKey {
+            do {
+                try insertIndexEntry(&table, indexKey: indexKey, key: key)
+            } catch {
+                try withBytes(row) { cell throws(StorageError) in try freeOverflow(ofRowCell: cell) }
+                throw error
+            }
+        }
+        try insertRow(&table, key: key, row: row)
         switch table.primaryKey {
         case .none, .string: table.nextKey = key.rawValue + 1  // keys were assigned: advance
         case .int: break                                       // keys are the primary keys
@@ -99,25 +108,29 @@ extension WriteTransaction {
         guard table.primaryKey == .none else {
             throw StorageError.invalidArgument("table '\(table.name)' has a primary key; its keys come from it")
         }
-        try insertRow(&table, key: key, values: values)
+        let row = try RowCodec.encode(values, inlineByteCountMax: rowCellByteCountMax, space: space)
+        try insertRow(&table, key: key, row: row)
         if key.rawValue >= table.nextKey && key.rawValue < Int64.max { table.nextKey = key.rawValue + 1 }
         catalog.set(table)
         dirtyTables.insert(tableID)
     }
 
-    private func insertRow(_ table: inout TableInfo, key: ObjectKey, values: [Value]) throws(StorageError) {
-        let row = try RowCodec.encode(values, inlineByteCountMax: rowCellByteCountMax, space: space)
+    func insertRow(_ table: inout TableInfo, key: ObjectKey, row: [UInt8]) throws(StorageError) {
         let outcome = try withBytes(row) { cell throws(StorageError) -> PutOutcome in
             try TreeWriter(space: space, byteKeys: false).put(root: &table.rowRoot, key: .int(key.rawValue), cell: cell, mode: .insert)
         }
         if outcome == .keyExists {
+            // The descent already copied the path: keep the new root even though nothing was
+            // inserted, or the old pages would be released twice.
+            catalog.set(table)
+            dirtyTables.insert(table.id)
             try withBytes(row) { cell throws(StorageError) in try freeOverflow(ofRowCell: cell) }
             throw StorageError.duplicateKey(table: table.name, key: String(key.rawValue))
         }
         table.rowCount += 1
     }
 
-    private func insertIndexEntry(_ table: inout TableInfo, indexKey: [UInt8], key: ObjectKey, primaryKey: Value) throws(StorageError) {
+    func insertIndexEntry(_ table: inout TableInfo, indexKey: [UInt8], key: ObjectKey) throws(StorageError) {
         var writer = ByteWriter(capacity: indexKey.count + 10)
         encodeCellKeyLength(indexKey.count, into: &writer)
         writer.append(contentsOf: indexKey)
@@ -128,7 +141,10 @@ extension WriteTransaction {
             }
         }
         if outcome == .keyExists {
-            throw StorageError.duplicateKey(table: table.name, key: primaryKey.description)
+            catalog.set(table)  // keep the copied path's new root (see `insertRow`)
+            dirtyTables.insert(table.id)
+            let text = indexKey.first == 0 ? "null" : String(decoding: indexKey.dropFirst(), as: UTF8.self)
+            throw StorageError.duplicateKey(table: table.name, key: text)
         }
     }
 

@@ -1,0 +1,74 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Writing a compacted copy of one version to a new file: every table is rebuilt by ascending
+/// inserts, so leaves are full and nothing is free. Table ids and object keys are kept (links
+/// name them), as are schemas and the schema version.
+extension Store {
+    /// Writes version `source` (default: the newest) to a new file at `path`, which must not
+    /// exist. The copy is created under a temporary name, synced, and linked into place.
+    public func writeCompactedCopy(toPath path: String, from source: ReadTransaction? = nil) throws {
+        guard !Store.fileExists(path: path) else { throw StorageError.invalidArgument("\(path) already exists") }
+        let read = try source?.duplicate(kind: .frozen) ?? beginRead(.frozen)
+        defer { read.end() }
+        let temporary = "\(path).compacting-\(getpid())"
+        _ = try Store.deleteFiles(path: temporary)
+        do {
+            try copy(read, toPath: temporary)
+            guard rename(temporary, path) == 0 else { throw StorageError.io(operation: "rename to \(path)", errno: errno) }
+            try SystemCalls.syncDirectory(containing: path)
+            unlink(temporary + ".lock")
+        } catch {
+            _ = try? Store.deleteFiles(path: temporary)
+            throw error
+        }
+    }
+
+    private func copy(_ read: ReadTransaction, toPath path: String) throws {
+        let target = try Store.open(.file(path), options: StoreOptions(create: true, pageSizeBytes: pageSizeBytes))
+        defer { target.close() }
+        let write = try target.beginWrite()
+        write.storedSchemaVersion = read.schemaVersion
+        for table in read.tables() {
+            try write.createCopiedTable(table)
+            try read.forEachRow(table) { key, row in
+                try write.insertCopied(table.id, key: key, values: try row.values())
+                return true
+            }
+        }
+        write.catalog.nextTableID = read.catalog.nextTableID
+        write.catalogMetadataChanged = true
+        try write.commit()
+    }
+}
+
+extension WriteTransaction {
+    /// Creates a table with the id, primary key and schema of `source` (compaction).
+    func createCopiedTable(_ source: TableInfo) throws(StorageError) {
+        try checkActive()
+        let table = TableInfo(id: source.id, name: source.name, primaryKey: source.primaryKey, rowCount: 0,
+                              schema: source.schema, rowRoot: 0, indexRoot: 0, nextKey: source.nextKey)
+        catalog.set(table)
+        catalog.nextTableID = max(catalog.nextTableID, source.id.rawValue + 1)
+        catalogMetadataChanged = true
+        dirtyTables.insert(table.id)
+        schemaChanged.insert(table.name)
+    }
+
+    /// Inserts an object under its original key (compaction), maintaining the index.
+    func insertCopied(_ tableID: TableID, key: ObjectKey, values: [Value]) throws(StorageError) {
+        var table = try info(tableID)
+        let nextKey = table.nextKey
+        if case .string(let column) = table.primaryKey {
+            let pk = column < values.count ? values[column] : .null
+            let indexKey = try IndexKeys.stringIndexKey(for: pk, table: table, pageSizeBytes: file.pageSizeBytes)
+            try insertIndexEntry(&table, indexKey: indexKey, key: key)
+        }
+        let row = try RowCodec.encode(values, inlineByteCountMax: rowCellByteCountMax, space: space)
+        try insertRow(&table, key: key, row: row)
+        table.nextKey = nextKey
+        catalog.set(table)
+        dirtyTables.insert(tableID)
+    }
+}
