@@ -47,6 +47,12 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "StrataToolTests",
+            // Runs the built strata-tool and strata-bench binaries as child processes.
+            dependencies: ["StrataStorage", "strata-tool", "strata-bench"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "StrataCommandLineTests",
             dependencies: ["StrataCommandLine"],
             swiftSettings: strictSettings

@@ -117,13 +117,9 @@ public final class SimStore: PageStore, @unchecked Sendable {
                             syncFailureFates: (@Sendable ([PendingWrite]) -> [WriteFate])? = nil) throws(StorageError) {
         try self.init(name: name, reservationBytes: reservationBytes, syncFailureFates: syncFailureFates)
         var visible = state.durable
-        if visible.count < state.visibleSize {
-            visible.append(contentsOf: repeatElement(0, count: state.visibleSize - visible.count))
-        }
-        visible.removeLast(visible.count - state.visibleSize)
+        Self.resize(&visible, to: state.visibleSize)
         for record in state.pending {
-            visible.replaceSubrange(record.info.offset..<(record.info.offset + record.info.byteCount),
-                                    with: record.bytes)
+            Self.copy(record.bytes, from: 0..<record.info.byteCount, into: &visible, at: record.info.offset)
         }
         try image.replace(with: visible)
         self.state.withLock { mutable in
@@ -267,7 +263,8 @@ public final class SimStore: PageStore, @unchecked Sendable {
 
     private static func resize(_ bytes: inout [UInt8], to count: Int) {
         if bytes.count < count {
-            bytes.append(contentsOf: repeatElement(0, count: count - bytes.count))
+            // An array of zeros, not a lazy sequence: this runs per crash image, in debug too.
+            bytes.append(contentsOf: [UInt8](repeating: 0, count: count - bytes.count))
         } else if bytes.count > count {
             bytes.removeLast(bytes.count - count)
         }
@@ -281,19 +278,17 @@ public final class SimStore: PageStore, @unchecked Sendable {
         case .lost:
             return
         case .applied:
-            durable.replaceSubrange(offset..<(offset + count), with: record.bytes)
+            copy(record.bytes, from: 0..<count, into: &durable, at: offset)
         case .tornSectors(let mask):
             forEachSector(count: count) { sector, range in
                 if mask & (1 << UInt64(sector)) != 0 {
-                    durable.replaceSubrange((offset + range.lowerBound)..<(offset + range.upperBound),
-                                            with: record.bytes[range])
+                    copy(record.bytes, from: range, into: &durable, at: offset + range.lowerBound)
                 }
             }
         case .tornPrefix(let prefix):
-            let kept = max(0, min(prefix, count))
-            durable.replaceSubrange(offset..<(offset + kept), with: record.bytes[0..<kept])
+            copy(record.bytes, from: 0..<max(0, min(prefix, count)), into: &durable, at: offset)
         case .garbled(let mask, let seed):
-            durable.replaceSubrange(offset..<(offset + count), with: record.bytes)
+            copy(record.bytes, from: 0..<count, into: &durable, at: offset)
             var generator = seed
             forEachSector(count: count) { sector, range in
                 guard mask & (1 << UInt64(sector)) != 0 else { return }
@@ -304,6 +299,19 @@ public final class SimStore: PageStore, @unchecked Sendable {
                     z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
                     durable[offset + index] = UInt8(truncatingIfNeeded: z ^ (z >> 31))
                 }
+            }
+        }
+    }
+
+    /// `target[at...] = source[range]` as one memcpy (the crash tests build thousands of images).
+    private static func copy(_ source: [UInt8], from range: Range<Int>, into target: inout [UInt8], at offset: Int) {
+        precondition(range.lowerBound >= 0 && range.upperBound <= source.count && offset >= 0
+                     && offset + range.count <= target.count, "copy out of bounds")
+        guard !range.isEmpty else { return }
+        source.withUnsafeBytes { from in
+            target.withUnsafeMutableBytes { to in
+                guard let fromBase = from.baseAddress, let toBase = to.baseAddress else { return }
+                memcpy(toBase + offset, fromBase + range.lowerBound, range.count)
             }
         }
     }

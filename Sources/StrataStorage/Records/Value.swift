@@ -42,7 +42,13 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
         (a.seconds, a.nanoseconds) < (b.seconds, b.nanoseconds)
     }
 
-    public var description: String { "@\(seconds).\(nanoseconds)" }
+    /// `@seconds.nanoseconds` with nine fraction digits, e.g. `@1.050000000`, `@-0.500000000`.
+    public var description: String {
+        let fraction = String(nanoseconds.magnitude)
+        let padded = String(repeating: "0", count: max(0, 9 - fraction.count)) + fraction
+        let sign = seconds < 0 || nanoseconds < 0 ? "-" : ""
+        return "@\(sign)\(seconds.magnitude).\(padded)"
+    }
 }
 
 /// The target of a link: an object of a table.

@@ -2,9 +2,16 @@
 /// every object (key and values, in key order). It depends only on contents, not on how they
 /// are laid out in pages: a compacted copy has the same digest, and a digest printed by one
 /// process can be checked by another (`strata-tool writer` / `digest`).
-extension ReadTransaction {
-    public func contentDigest() throws -> UInt64 {
-        try checkOpen()
+protocol ContentReading {
+    func tables() -> [TableInfo]
+    func forEachRow(_ table: TableInfo, from start: ObjectKey?, _ body: (ObjectKey, RowView) throws -> Bool) throws
+}
+
+extension ReadTransaction: ContentReading {}
+extension WriteTransaction: ContentReading {}
+
+extension ContentReading {
+    func computeContentDigest() throws -> UInt64 {
         var hash = StableHash()
         for table in tables() {
             hash.combine(Array(table.name.utf8))
@@ -17,7 +24,7 @@ extension ReadTransaction {
             hash.combine(UInt64(table.schema.count))
             hash.combine(table.schema)
             hash.combine(UInt64(table.rowCount))
-            try forEachRow(table) { key, row in
+            try forEachRow(table, from: nil) { key, row in
                 hash.combine(key.rawValue)
                 var writer = ByteWriter()
                 for value in try row.values() { try RowCodec.encodeValue(value, into: &writer, nested: false) }
@@ -28,4 +35,14 @@ extension ReadTransaction {
         }
         return hash.finalize()
     }
+}
+
+extension ReadTransaction {
+    /// The stable digest of this version's contents.
+    public func contentDigest() throws -> UInt64 { try computeContentDigest() }
+}
+
+extension WriteTransaction {
+    /// The stable digest of the contents this transaction would commit now.
+    public func contentDigest() throws -> UInt64 { try computeContentDigest() }
 }

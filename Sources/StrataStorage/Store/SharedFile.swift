@@ -135,6 +135,13 @@ final class SharedFile: @unchecked Sendable {
 
     /// Makes sure the map covers `pageCount` pages (another process may have grown the file).
     @inline(__always)
+    /// Extends the map over everything the file holds now: another process may have grown it
+    /// since this one last looked (its slots may point past the end of this process's map).
+    func refreshMap() throws(StorageError) {
+        let fileBytes = try store.fileByteCount()
+        if fileBytes > store.mappedByteCount { try store.extendMap(toByteCount: fileBytes) }
+    }
+
     func ensureMapped(pageCount: UInt32) throws(StorageError) {
         let needed = Int(pageCount) * header.pageSizeBytes
         if store.mappedByteCount < needed {

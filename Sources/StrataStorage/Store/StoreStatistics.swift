@@ -34,17 +34,21 @@ extension Store {
         for (run, releasedBy) in entries {
             if releasedBy <= oldest { reusable += Int(run.count) } else { pinned += Int(run.count) }
         }
+        try file.refreshMap()
         let slotVersions = FileHeader.slotOffsets.map { offset -> Version? in
             let decoded = CommitSlot.decode(file.store.base + offset, fileIdentity: file.header.fileIdentity,
                                             filePageCount: file.store.mappedByteCount / file.pageSizeBytes, checkChecksum: true)
             if case .success(let slot) = decoded { return slot.version }
             return nil
         }
+        let tables = read.tables().map { VerificationReport.TableSummary(name: $0.name, rowCount: $0.rowCount) }
+        // Our own pin is not a reader: drop it before counting pins and reader processes.
+        read.end()
         return StoreStatistics(
             displayName: file.displayName, pageSizeBytes: file.pageSizeBytes, newestVersion: read.version,
             slotVersions: slotVersions, fileByteCount: try file.store.fileByteCount(), pageCount: Int(read.record.pageCount),
             reusablePageCount: reusable, pinnedFreePageCount: pinned, pinnedVersions: pinnedVersions(),
             readerProcessCount: Set(file.versions.pinningSlots().map(\.pid)).count,
-            tables: read.tables().map { .init(name: $0.name, rowCount: $0.rowCount) })
+            tables: tables)
     }
 }

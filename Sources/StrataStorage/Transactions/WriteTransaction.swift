@@ -109,6 +109,7 @@ struct WriteBegin {
 
     static func prepare(_ file: SharedFile) throws(StorageError) -> WriteBegin {
         var base = try newestRecord(file)
+        try file.refreshMap()
         let slots = try SlotChoice.choose(base: file.store.base, header: file.header,
                                           fileByteCount: file.store.mappedByteCount,
                                           checkChecksum: !file.hooks.has(.skipSlotChecksum))

@@ -1,0 +1,121 @@
+import StrataCommandLine
+import StrataStorage
+
+/// What one run measures and how big it is, read from the command line.
+struct BenchConfiguration: Sendable {
+    /// Records of the bulk load (`--records`).
+    var recordCount: Int
+    /// One-insert durable transactions of `durable_commit` (`--commits`).
+    var commitCount: Int
+    /// Length of each of the three phases of `concurrent` (`--seconds`).
+    var concurrentPhaseSeconds: Double
+    /// The workloads to run (`--only`); all of them by default.
+    var workloads: Set<Workload>
+    /// JSON lines instead of the text table (`--json`).
+    var emitsJSON: Bool
+    /// Where the files go (`--dir`); nil for a fresh temporary directory.
+    var directory: String?
+    /// Runs of every micro-workload (`--runs`); nil for each one's own default.
+    var runCountOverride: Int?
+    /// How the bench opens its stores: the engine's defaults, except `--max-file-mib`.
+    var storeOptions: StoreOptions
+
+    static let recordCountDefault = 100_000
+    static let recordCountMax = 10_000_000
+    static let commitCountDefault = 1_000
+    static let commitCountMax = 1_000_000
+    static let concurrentPhaseSecondsDefault = 5.0
+    static let concurrentPhaseSecondsMax = 3_600.0
+
+    /// Runs per micro-workload by default; each reports the median of its runs.
+    static let runCountDefaults: [Workload: Int] = [
+        .bulkInsert: 3, .scan: 5, .lookup: 3, .snapshot: 3,
+    ]
+    static let runCountMax = 10_000
+    /// Bounds of `--max-file-mib`: the data set must fit, and the address space must exist.
+    static let maximumFileMiBRange = 16...(1 << 26)
+    /// pwrite+fdatasync probes made before the timed commits, so the first ones are not cold.
+    static let fsyncWarmUpCount = 20
+
+    /// Whether the peer figures of the notes describe the same data set (they were measured
+    /// with 100,000 records and 1,000 commits; other sizes change tree depth and scan length).
+    var matchesPeerShape: Bool {
+        recordCount == Self.recordCountDefault && commitCount == Self.commitCountDefault
+    }
+
+    func runs(_ workload: Workload) -> Bool {
+        workloads.contains(workload)
+    }
+
+    /// How many times to run a micro-workload (the median of the runs is reported).
+    func runCount(_ workload: Workload) -> Int {
+        guard let defaultCount = Self.runCountDefaults[workload] else {
+            preconditionFailure("\(workload.name) is not a repeated micro-workload")
+        }
+        return runCountOverride ?? defaultCount
+    }
+
+    /// "bulk_insert 3, scan 5, lookup 3, snapshot 3" for the selected micro-workloads, with
+    /// `--runs` applied; nil when none is selected.
+    var runCountSummary: String? {
+        let parts = Workload.allCases.compactMap { workload -> String? in
+            guard runs(workload), Self.runCountDefaults[workload] != nil else { return nil }
+            return "\(workload.name) \(runCount(workload))"
+        }
+        return parts.isEmpty ? nil : parts.joined(separator: ", ")
+    }
+}
+
+extension BenchConfiguration {
+    /// Reads the options of `strata-bench`.
+    /// - Throws: a usage error (exit 2) for an unknown workload or an out-of-range number.
+    init(_ command: ParsedCommand) throws(UsageError) {
+        recordCount = try command.int(
+            "records", default: Self.recordCountDefault, range: 1...Self.recordCountMax)
+        commitCount = try command.int(
+            "commits", default: Self.commitCountDefault, range: 1...Self.commitCountMax)
+        concurrentPhaseSeconds = try command.double(
+            "seconds", default: Self.concurrentPhaseSecondsDefault)
+        guard concurrentPhaseSeconds > 0, concurrentPhaseSeconds <= Self.concurrentPhaseSecondsMax
+        else {
+            throw command.usageError(
+                "--seconds must be above 0 and at most \(Int(Self.concurrentPhaseSecondsMax))"
+                    + " (got \(concurrentPhaseSeconds))")
+        }
+        workloads = try Self.workloads(command)
+        emitsJSON = command.flag("json")
+        runCountOverride = try command.int("runs", range: 1...Self.runCountMax)
+        storeOptions = StoreOptions()
+        if let mebibytes = try command.int("max-file-mib", range: Self.maximumFileMiBRange) {
+            storeOptions.maximumFileSizeBytes = mebibytes << 20
+        }
+        directory = command.value("dir")
+        if let directory, directory.isEmpty {
+            throw command.usageError("--dir must not be empty")
+        }
+    }
+
+    /// The union of every `--only` value, each a comma-separated list of names.
+    private static func workloads(_ command: ParsedCommand) throws(UsageError) -> Set<Workload> {
+        let given = command.values("only")
+        guard !given.isEmpty else { return Set(Workload.allCases) }
+        var chosen: Set<Workload> = []
+        for list in given {
+            for name in list.split(separator: ",", omittingEmptySubsequences: false) {
+                let trimmed = name.trimmingASCIISpaces()
+                guard let workload = Workload(rawValue: trimmed) else {
+                    throw command.usageError(
+                        "unknown workload '\(trimmed)' (valid: \(Workload.nameList))")
+                }
+                chosen.insert(workload)
+            }
+        }
+        return chosen
+    }
+}
+
+extension Substring {
+    fileprivate func trimmingASCIISpaces() -> String {
+        String(drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
+    }
+}

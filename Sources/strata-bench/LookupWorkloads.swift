@@ -1,0 +1,106 @@
+import StrataStorage
+
+/// `lookup` and `snapshot`: random primary-key reads, with one read transaction for all of
+/// them or one per read.
+///
+/// Peer rows d. and e. of notes/peer-baselines.md. Keys come from `XorShift64` with its fixed
+/// seed, uniform over every id present, the same sequence in every run. The timed loops only
+/// sum the ages they read; an untimed replay of the key sequence then checks that sum, so a
+/// missed or wrong row fails the run.
+enum LookupWorkloads {
+    static func runLookup(
+        database: BenchDatabase, configuration: BenchConfiguration,
+        report: Report
+    ) throws {
+        let lookupCount = configuration.recordCount
+        let runCount = configuration.runCount(.lookup)
+        report.progress("lookup: \(runCount) runs of \(lookupCount) lookups in one read")
+        var nanosPerLookup = Samples()
+        for _ in 0..<runCount {
+            let read = try database.store.beginRead()
+            defer { read.end() }
+            guard let table = read.table(id: database.tableID) else {
+                throw BenchError.wrongResult(workload: .lookup, detail: "the table is missing")
+            }
+            let (ageSum, nanos) = try measureNanos {
+                try lookUp(read, table, count: lookupCount, lastID: database.lastID)
+            }
+            try check(ageSum, .lookup, count: lookupCount, lastID: database.lastID)
+            nanosPerLookup.append(nanos / Double(lookupCount))
+        }
+        report.record(
+            .lookup, "ns_per_lookup", nanosPerLookup.median, unit: "ns", kind: .duration)
+    }
+
+    static func runSnapshot(
+        database: BenchDatabase, configuration: BenchConfiguration,
+        report: Report
+    ) throws {
+        let snapshotCount = configuration.recordCount
+        let runCount = configuration.runCount(.snapshot)
+        report.progress("snapshot: \(runCount) runs of \(snapshotCount) begin+lookup+end")
+        var nanosPerSnapshot = Samples()
+        for _ in 0..<runCount {
+            let (ageSum, nanos) = try measureNanos {
+                try snapshotLookUp(database, count: snapshotCount)
+            }
+            try check(ageSum, .snapshot, count: snapshotCount, lastID: database.lastID)
+            nanosPerSnapshot.append(nanos / Double(snapshotCount))
+        }
+        report.record(
+            .snapshot, "ns_per_snapshot", nanosPerSnapshot.median, unit: "ns", kind: .duration)
+    }
+
+    /// `count` lookups in `read`; returns the sum of the ages found (-1 for each miss).
+    static func lookUp(_ read: ReadTransaction, _ table: TableInfo, count: Int, lastID: Int64)
+        throws -> Int64
+    {
+        var random = XorShift64()
+        var ageSum: Int64 = 0
+        for _ in 0..<count {
+            let id = random.nextID(upTo: lastID)
+            let age = try read.withRow(table, key: ObjectKey(id)) { row in
+                try row.int(at: PersonRecord.ageColumn) ?? -1
+            }
+            ageSum &+= age ?? -1
+        }
+        return ageSum
+    }
+
+    /// `count` times: begin a read, look one key up, end the read.
+    static func snapshotLookUp(_ database: BenchDatabase, count: Int) throws -> Int64 {
+        var random = XorShift64()
+        var ageSum: Int64 = 0
+        let lastID = database.lastID
+        for _ in 0..<count {
+            let read = try database.store.beginRead()
+            guard let table = read.table(id: database.tableID) else {
+                read.end()
+                throw BenchError.wrongResult(workload: .snapshot, detail: "the table is missing")
+            }
+            let id = random.nextID(upTo: lastID)
+            let age = try read.withRow(table, key: ObjectKey(id)) { row in
+                try row.int(at: PersonRecord.ageColumn) ?? -1
+            }
+            ageSum &+= age ?? -1
+            read.end()
+        }
+        return ageSum
+    }
+
+    /// Replays the key sequence and compares the sum of the ages the records should have.
+    private static func check(_ ageSum: Int64, _ workload: Workload, count: Int, lastID: Int64)
+        throws(BenchError)
+    {
+        var random = XorShift64()
+        var expected: Int64 = 0
+        for _ in 0..<count {
+            expected &+= PersonRecord.age(id: random.nextID(upTo: lastID))
+        }
+        guard ageSum == expected else {
+            throw BenchError.wrongResult(
+                workload: workload,
+                detail: "age sum \(ageSum) over \(count) lookups, expected \(expected)")
+        }
+    }
+}

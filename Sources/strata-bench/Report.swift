@@ -1,0 +1,255 @@
+import StrataCommandLine
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// What a metric measures, which fixes whether less is better and how to word a comparison.
+enum MetricKind: Sendable {
+    /// A duration: lower is better ("slower" / "faster").
+    case duration
+    /// Operations per second: higher is better.
+    case rate
+    /// Bytes on disk: lower is better ("larger" / "smaller").
+    case size
+    /// A dimensionless ratio where lower is better (latency over the fsync floor).
+    case ratioLowerIsBetter
+    /// A dimensionless ratio where higher is better (throughput kept under contention).
+    case ratioHigherIsBetter
+
+    var lowerIsBetter: Bool {
+        switch self {
+        case .duration, .size, .ratioLowerIsBetter: return true
+        case .rate, .ratioHigherIsBetter: return false
+        }
+    }
+
+    /// The words for "Strata is worse" and "Strata is better" than a peer.
+    var comparisonWords: (worse: String, better: String) {
+        switch self {
+        case .duration, .rate: return ("slower", "faster")
+        case .size: return ("larger", "smaller")
+        case .ratioLowerIsBetter, .ratioHigherIsBetter: return ("worse", "better")
+        }
+    }
+}
+
+/// One figure of one workload: a line of JSON or a row of the table.
+struct Measurement: Sendable {
+    let workload: Workload
+    /// The metric name with its unit qualifier last, e.g. `latency_median_us`.
+    let metric: String
+    let value: Double
+    /// The unit as printed: `ms`, `us`, `ns`, `KiB`, `x`, `commits/s`, ...
+    let unit: String
+    let kind: MetricKind
+
+    /// The JSON line `{"workload":…,"metric":…,"value":…,"unit":…}`.
+    var jsonLine: JSONLine {
+        var line = JSONLine()
+        line.add("workload", workload.name)
+        line.add("metric", metric)
+        line.add("value", value)
+        line.add("unit", unit)
+        return line
+    }
+}
+
+/// Collects measurements and prints them: each JSON line as soon as it is measured (so a reader
+/// sees progress), or one text table at the end with the peers' figures beside ours.
+final class Report {
+    private let configuration: BenchConfiguration
+    private(set) var measurements: [Measurement] = []
+    /// The 1-minute load average when the run began: above the core count, the figures share
+    /// the CPUs with other work.
+    private let loadAverageAtStart = SystemLoad.oneMinuteAverage()
+
+    /// A fsync floor this many times the notes' own makes the disk's minute a throttled one.
+    static let throttledFloorFactor = 3.0
+
+    init(configuration: BenchConfiguration) {
+        self.configuration = configuration
+    }
+
+    func record(
+        _ workload: Workload, _ metric: String, _ value: Double, unit: String, kind: MetricKind
+    ) {
+        precondition(value.isFinite, "\(workload.name) \(metric) is not finite")
+        let measurement = Measurement(
+            workload: workload, metric: metric, value: value, unit: unit, kind: kind)
+        measurements.append(measurement)
+        if configuration.emitsJSON {
+            StandardStreams.writeLine(measurement.jsonLine.render())
+        }
+    }
+
+    /// A progress note on stderr in text mode (a full run takes most of a minute).
+    func progress(_ text: String) {
+        guard !configuration.emitsJSON else { return }
+        StandardStreams.writeErrorLine("strata-bench: " + text)
+    }
+
+    /// Prints the table (text mode only; JSON lines went out as they were recorded).
+    func finish(directory: BenchDirectory, buildConfiguration: String) {
+        guard !configuration.emitsJSON else { return }
+        for line in preamble(directory: directory, buildConfiguration: buildConfiguration) {
+            StandardStreams.writeLine(line)
+        }
+        StandardStreams.writeLine(table().render())
+        for line in footnotes() {
+            StandardStreams.writeLine(line)
+        }
+    }
+
+    private func preamble(directory: BenchDirectory, buildConfiguration: String) -> [String] {
+        let seconds = NumberText.trimmed(configuration.concurrentPhaseSeconds)
+        var lines = [
+            "strata-bench (\(buildConfiguration) build): \(configuration.recordCount) records, "
+                + "\(configuration.commitCount) commits, \(seconds) s per concurrent phase, "
+                + "in \(directory.path)\(directory.isTemporary ? " (removed)" : "")"
+        ]
+        if let summary = configuration.runCountSummary {
+            lines.append("Micro-workloads report the median of their runs: \(summary).")
+        }
+        if let load = loadAverageAtStart {
+            lines.append(
+                "Load average at start: \(NumberText.fixed(load, fractionDigits: 2)) on"
+                    + " \(SystemLoad.onlineCoreCount()) cores.")
+        }
+        if buildConfiguration != "release" {
+            lines.append("warning: not a release build; the figures are not comparable.")
+        }
+        lines.append("")
+        return lines
+    }
+
+    private func table() -> TextTable {
+        var table = TextTable(
+            header: [
+                "workload", "metric", "Strata", "unit", "LMDB", "SQLite FULL", "Realm",
+                "vs LMDB",
+            ],
+            numericColumns: [2, 4, 5, 6, 7])
+        let showsPeers = configuration.matchesPeerShape
+        for measurement in measurements.sorted(by: Self.tableOrder) {
+            let peers = showsPeers ? PeerBaselines.figures(measurement) : nil
+            table.addRow([
+                measurement.workload.name,
+                measurement.metric,
+                NumberText.compact(measurement.value),
+                measurement.unit,
+                peers?.lmdb.map(NumberText.compact) ?? "",
+                peers?.sqliteFull.map(NumberText.compact) ?? "",
+                peers?.realm.map(NumberText.compact) ?? "",
+                peers?.lmdb.map { Self.comparison(measurement, lmdb: $0) } ?? "",
+            ])
+        }
+        return table
+    }
+
+    /// Workload order first, then the order of recording (sort is stable).
+    private static func tableOrder(_ lhs: Measurement, _ rhs: Measurement) -> Bool {
+        lhs.workload < rhs.workload
+    }
+
+    /// "2.1x slower", "1.3x faster", "same": always a factor of at least 1 and a direction.
+    static func comparison(_ measurement: Measurement, lmdb: Double) -> String {
+        guard lmdb > 0, measurement.value > 0 else { return "" }
+        let ratio = measurement.value / lmdb
+        let worse = measurement.kind.lowerIsBetter ? ratio > 1 : ratio < 1
+        let factor = ratio >= 1 ? ratio : 1 / ratio
+        if factor < 1.005 { return "same" }
+        let words = measurement.kind.comparisonWords
+        return NumberText.fixed(factor, fractionDigits: 2) + "x "
+            + (worse ? words.worse : words.better)
+    }
+
+    private func footnotes() -> [String] {
+        var lines = [""]
+        if configuration.matchesPeerShape {
+            lines += PeerBaselines.citation
+        } else {
+            lines.append(
+                "Peer columns are blank: the peers were measured with 100000 records and 1000"
+                    + " commits.")
+        }
+        let floor = measurements.first {
+            $0.workload == .durableCommit && $0.metric == "fsync_floor_us"
+        }
+        if let floor, floor.value > Self.throttledFloorFactor * PeerBaselines.fsyncFloorMicros {
+            lines.append(
+                "warning: the fsync floor (\(NumberText.compact(floor.value)) us) is over "
+                    + "\(NumberText.trimmed(Self.throttledFloorFactor))x the notes' "
+                    + "\(NumberText.trimmed(PeerBaselines.fsyncFloorMicros)) us: the disk is in a"
+                    + " throttled phase, and durable figures (ratios included) are not comparable.")
+        }
+        return lines
+    }
+}
+
+/// Number spelling for the text table (JSON prints full precision).
+enum NumberText {
+    /// About three significant digits, thousands grouped: 4,200 · 308 · 16.5 · 2.41.
+    static func compact(_ value: Double) -> String {
+        let magnitude = abs(value)
+        if magnitude >= 1_000 { return grouped(Int(value.rounded())) }
+        if magnitude >= 100 { return fixed(value, fractionDigits: 0) }
+        if magnitude >= 10 { return fixed(value, fractionDigits: 1) }
+        return fixed(value, fractionDigits: 2)
+    }
+
+    /// `value` rounded to `fractionDigits` decimals (at most 6).
+    static func fixed(_ value: Double, fractionDigits: Int) -> String {
+        precondition(fractionDigits >= 0 && fractionDigits <= 6, "fraction digits out of range")
+        var scale = 1
+        for _ in 0..<fractionDigits { scale *= 10 }
+        let scaled = Int((abs(value) * Double(scale)).rounded())
+        let sign = value < 0 && scaled != 0 ? "-" : ""
+        let whole = String(scaled / scale)
+        guard fractionDigits > 0 else { return sign + whole }
+        let fraction = String(scaled % scale)
+        let padding = String(repeating: "0", count: fractionDigits - fraction.count)
+        return sign + whole + "." + padding + fraction
+    }
+
+    /// Up to 3 decimals without trailing zeros: 5 · 0.25 · 1.5.
+    static func trimmed(_ value: Double) -> String {
+        var text = fixed(value, fractionDigits: 3)
+        while text.contains("."), text.last == "0" { text.removeLast() }
+        if text.last == "." { text.removeLast() }
+        return text
+    }
+
+    /// An integer with commas every three digits.
+    static func grouped(_ value: Int) -> String {
+        let digits = String(value.magnitude)
+        var result = ""
+        for (index, digit) in digits.enumerated() {
+            if index > 0 && (digits.count - index) % 3 == 0 { result.append(",") }
+            result.append(digit)
+        }
+        return (value < 0 ? "-" : "") + result
+    }
+}
+
+/// What else the machine is doing, for reading the figures (the peers' notes warn that the
+/// machine is shared).
+enum SystemLoad {
+    /// The first field of `/proc/loadavg`; nil where there is none.
+    static func oneMinuteAverage() -> Double? {
+        guard let stream = fopen("/proc/loadavg", "r") else { return nil }
+        defer { fclose(stream) }
+        var buffer = [CChar](repeating: 0, count: 128)
+        guard fgets(&buffer, Int32(buffer.count), stream) != nil else { return nil }
+        let text = String(
+            decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) },
+            as: UTF8.self)
+        return text.split(separator: " ").first.flatMap { Double($0) }
+    }
+
+    static func onlineCoreCount() -> Int {
+        Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+    }
+}

@@ -1,0 +1,77 @@
+import StrataStorage
+
+/// Text spellings shared by the subcommands' output.
+enum OutputFormat {
+    /// Strings longer than this are cut in `dump` output (the full length is shown).
+    static let stringCharacterCountShown = 48
+
+    /// A content digest as exactly 16 lowercase hex digits, the form `writer` and `digest` print.
+    static func digest(_ value: UInt64) -> String {
+        let digits = String(value, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
+    }
+
+    /// `value` for `dump`: like `Value.description`, with long strings cut and lists expanded
+    /// the same way.
+    static func value(_ value: Value) -> String {
+        switch value {
+        case .string(let string) where string.count > stringCharacterCountShown:
+            let shown = string.prefix(stringCharacterCountShown)
+            return "\"\(escaped(String(shown)))...\" (\(string.count) characters)"
+        case .string(let string):
+            return "\"\(escaped(string))\""
+        case .list(let elements):
+            return "[" + elements.map { Self.value($0) }.joined(separator: ", ") + "]"
+        case .timestamp(let timestamp):
+            return self.timestamp(timestamp)
+        default:
+            return value.description
+        }
+    }
+
+    /// `@seconds.nanoseconds` with all nine fraction digits, so `.05` and `.5` differ
+    /// (`Timestamp.description` drops the leading zeros).
+    static func timestamp(_ timestamp: Timestamp) -> String {
+        let negative = timestamp.seconds < 0 || timestamp.nanoseconds < 0
+        let fraction = String(timestamp.nanoseconds.magnitude)
+        return "@" + (negative ? "-" : "") + String(timestamp.seconds.magnitude) + "."
+            + String(repeating: "0", count: 9 - fraction.count) + fraction
+    }
+
+    /// A row for `dump`: `[v0, v1, ...]`.
+    static func row(_ values: [Value]) -> String {
+        "[" + values.map { value($0) }.joined(separator: ", ") + "]"
+    }
+
+    /// `string` with quotes, backslashes and control characters escaped, so one row stays one
+    /// line whatever the data holds.
+    static func escaped(_ string: String) -> String {
+        var result = ""
+        for scalar in string.unicodeScalars {
+            switch scalar {
+            case "\"": result += "\\\""
+            case "\\": result += "\\\\"
+            case "\n": result += "\\n"
+            case "\t": result += "\\t"
+            case "\u{00}"..."\u{1F}", "\u{7F}":
+                result += "\\u{" + String(scalar.value, radix: 16) + "}"
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+
+    /// `label: value` lines with the values lined up.
+    static func fields(_ pairs: [(label: String, value: String)]) -> [String] {
+        let width = pairs.map(\.label.count).max() ?? 0
+        return pairs.map { pair in
+            pair.label + ":" + String(repeating: " ", count: width - pair.label.count + 1)
+                + pair.value
+        }
+    }
+
+    /// `count` followed by `noun`, pluralised with an "s" unless `count` is 1.
+    static func counted(_ count: Int, _ noun: String) -> String {
+        "\(count) \(noun)\(count == 1 ? "" : "s")"
+    }
+}

@@ -1,0 +1,124 @@
+import StrataCommandLine
+import StrataStorage
+
+/// `strata-tool verify FILE [--json]`: `Store.verify()` as a command; exit 1 on any damage.
+enum VerifyCommand: ToolCommand {
+    static let spec = CommandSpec(
+        name: "verify",
+        summary: "Check every page, checksum, tree and free-space rule of FILE.",
+        discussion: """
+            Walks every page reachable from the newest version and from every version a \
+            reader pins: checksums, page numbers and types, key order, leaf depth, row \
+            counts, primary-key indexes, and that no page is both reachable and free and \
+            none leaks. Opens FILE read-only where possible.
+
+            Exits 0 when the file is clean and 1 when anything is damaged, listing each \
+            problem; a file that cannot even be opened because it is damaged or is not a \
+            Strata file also exits 1, with the error as the only problem. A missing file \
+            exits 3.
+            """,
+        options: [.flag("json", help: "Print one JSON object instead of text.")],
+        positionals: [.databaseFile],
+        examples: ["strata-tool verify db.strata", "strata-tool verify db.strata --json"]
+    )
+
+    static func run(_ command: ParsedCommand) throws -> Int32 {
+        let path = command.filePath
+        let json = command.flag("json")
+        let report: VerificationReport
+        switch verifyFile(path) {
+        case .success(let verified):
+            report = verified
+        case .failure(let error) where error.isCorruption:
+            // Damage found before the walk could start: report it like any other problem.
+            let output =
+                json ? [corruptJSON(error, path: path).render()] : corruptText(error, path: path)
+            for line in output { StandardStreams.writeLine(line) }
+            return ExitCode.failure
+        case .failure(let error):
+            throw error
+        }
+        let output = json ? [self.json(report, path: path).render()] : text(report, path: path)
+        for line in output { StandardStreams.writeLine(line) }
+        return report.isClean ? ExitCode.ok : ExitCode.failure
+    }
+
+    /// Opens `path` read-only where possible and verifies it.
+    private static func verifyFile(_ path: String) -> Result<VerificationReport, StorageError> {
+        let store: Store
+        do {
+            store = try StoreAccess.openForReading(path)
+        } catch {
+            return .failure(error)
+        }
+        defer { store.close() }
+        do {
+            return .success(try store.verify())
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Problems that are damage, and notes (versions the check could not reach).
+    private static func split(_ report: VerificationReport) -> (damage: [String], notes: [String]) {
+        let damage = report.problems.filter(\.isDamage).map(\.description)
+        let notes = report.problems.filter { !$0.isDamage }.map(\.description)
+        return (damage, notes)
+    }
+
+    static func text(_ report: VerificationReport, path: String) -> [String] {
+        let (damage, notes) = split(report)
+        let verdict = damage.isEmpty ? "clean" : OutputFormat.counted(damage.count, "problem")
+        var lines = ["\(path): \(verdict)"]
+        let versions = report.versionsChecked.map { String($0.rawValue) }.joined(separator: ", ")
+        let tables = report.tables.map { "\($0.name) (\($0.rowCount) rows)" }
+        lines += OutputFormat.fields([
+            ("newest version", String(report.newestVersion.rawValue)),
+            ("versions checked", versions),
+            ("pages", String(report.pageCount)),
+            ("pages reachable", String(report.reachablePageCount)),
+            ("pages free", "\(report.freePageCount) (\(report.pendingFreePageCount) pending)"),
+            ("tables", tables.isEmpty ? "none" : tables.joined(separator: ", ")),
+        ])
+        lines += damage.map { "problem: " + $0 }
+        lines += notes.map { "note: " + $0 }
+        return lines
+    }
+
+    static func json(_ report: VerificationReport, path: String) -> JSONLine {
+        let (damage, notes) = split(report)
+        var line = JSONLine()
+        line.add("file", path)
+        line.add("clean", damage.isEmpty)
+        line.add("problemCount", damage.count)
+        line.add("problems", damage)
+        line.add("notes", notes)
+        line.add("newestVersion", report.newestVersion.rawValue)
+        line.add("versionsChecked", report.versionsChecked.map(\.rawValue))
+        line.add("pageCount", report.pageCount)
+        line.add("reachablePageCount", report.reachablePageCount)
+        line.add("freePageCount", report.freePageCount)
+        line.add("pendingFreePageCount", report.pendingFreePageCount)
+        line.add(
+            "tables",
+            JSONValue.array(
+                report.tables.map { table -> JSONValue in
+                    [.string(table.name), .int(table.rowCount)]
+                }))
+        return line
+    }
+
+    static func corruptText(_ error: StorageError, path: String) -> [String] {
+        ["\(path): 1 problem", "problem: cannot open: \(error)"]
+    }
+
+    static func corruptJSON(_ error: StorageError, path: String) -> JSONLine {
+        JSONLine([
+            "file": .string(path),
+            "clean": false,
+            "problemCount": 1,
+            "problems": [.string("cannot open: \(error)")],
+            "notes": [],
+        ])
+    }
+}

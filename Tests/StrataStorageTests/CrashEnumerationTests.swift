@@ -1,0 +1,251 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import StrataStorage
+
+/// Records a copy of the simulated disk at each crash point of a commit: the state a crash
+/// at that moment would start from.
+final class CrashPointRecorder: @unchecked Sendable {
+    struct Point {
+        let label: String
+        /// True once the phase-2 sync has returned: the commit is durable.
+        let durable: Bool
+        /// True when the slot write may be among the pending writes.
+        let slotMayBePending: Bool
+        let state: SimStore.State
+    }
+
+    private let lock = NSLock()
+    private var armed = false
+    private var points: [Point] = []
+    let sim: SimStore
+
+    init(sim: SimStore) { self.sim = sim }
+
+    func arm() { lock.withLock { armed = true; points = [] } }
+
+    func disarm() -> [Point] {
+        lock.withLock {
+            armed = false
+            return points
+        }
+    }
+
+    var hooks: EngineHooks {
+        EngineHooks(yield: { [self] point in
+            let (label, durable, slotPending): (String, Bool, Bool)
+            switch point {
+            case .pageWrite(let page): (label, durable, slotPending) = ("before page \(page.rawValue)", false, false)
+            case .phaseOneSync: (label, durable, slotPending) = ("before phase-1 sync", false, false)
+            case .slotWrite: (label, durable, slotPending) = ("before slot write", false, false)
+            case .phaseTwoSync: (label, durable, slotPending) = ("before phase-2 sync", false, true)
+            case .publish: (label, durable, slotPending) = ("before publish", true, false)
+            default: return
+            }
+            lock.withLock {
+                guard armed else { return }
+                points.append(Point(label: label, durable: durable, slotMayBePending: slotPending, state: sim.captureState()))
+            }
+        })
+    }
+}
+
+/// The expected contents of the database, version by version.
+struct ContentModel {
+    var tables: [String: [Int64: [Value]]] = [:]
+
+    func matches(_ read: ReadTransaction) throws -> Bool {
+        let tableNames = Set(read.tables().map(\.name))
+        guard tableNames == Set(tables.keys) else { return false }
+        for (name, rows) in tables {
+            guard let table = read.table(named: name), table.rowCount == rows.count else { return false }
+            var same = true
+            var count = 0
+            try read.forEachRow(table) { key, row in
+                count += 1
+                if try row.values() != rows[key.rawValue] { same = false }
+                return same
+            }
+            if !same || count != rows.count { return false }
+        }
+        return true
+    }
+}
+
+@Suite struct CrashEnumerationTests {
+    /// Small growth chunks: more commits grow the file (more growth crash points) and each
+    /// crash image stays small.
+    static func options(hooks: EngineHooks) -> StoreOptions {
+        StoreOptions(maximumFileSizeBytes: 64 << 20, readerSlotCount: 16, growthChunkBytesMin: 32 << 10, hooks: hooks)
+    }
+
+    /// One scripted commit: applies random operations to the transaction and the model.
+    static func applyCommit(_ write: WriteTransaction, _ model: inout ContentModel, random: inout TestRandom,
+                            size: Int) throws {
+        if write.table(named: "items") == nil {
+            try write.createTable("items", primaryKey: .int(column: 0))
+            try write.createTable("names", primaryKey: .string(column: 0))
+            try write.createTable("log")
+            model.tables = ["items": [:], "names": [:], "log": [:]]
+        }
+        let items = try #require(write.table(named: "items"))
+        let names = try #require(write.table(named: "names"))
+        let log = try #require(write.table(named: "log"))
+        for _ in 0..<size {
+            switch random.below(10) {
+            case 0..<4:
+                let key = Int64(random.below(400))
+                let big = random.chance(8)
+                let text = big ? String(repeating: "B", count: 5000 + random.below(9000)) : "item\(random.below(100_000))"
+                let values: [Value] = [.int(key), .string(text), .int(Int64(random.below(1000)))]
+                try write.upsert(items.id, values: values)
+                model.tables["items", default: [:]][key] = values
+            case 4..<6:
+                let key = Int64(random.below(400))
+                if try write.delete(items.id, key: ObjectKey(key)) { model.tables["items", default: [:]][key] = nil }
+            case 6..<8:
+                let name = "n\(random.below(300))"
+                let values: [Value] = [.string(name), .double(Double(random.below(100)) / 4)]
+                if let existing = try write.objectKey(names, primaryKey: .string(name)) {
+                    try write.delete(names.id, key: existing)
+                    model.tables["names", default: [:]][existing.rawValue] = nil
+                } else {
+                    let key = try write.insert(names.id, values: values)
+                    model.tables["names", default: [:]][key.rawValue] = values
+                }
+            default:
+                let values: [Value] = [.int(Int64(random.below(1 << 20))), .binary((0..<random.below(200)).map { UInt8($0 & 0xFF) })]
+                let key = try write.insert(log.id, values: values)
+                model.tables["log", default: [:]][key.rawValue] = values
+                // Keep the log short (a queue): the database stays small, so each of the
+                // tens of thousands of images is cheap to verify and compare.
+                if let rows = model.tables["log"], rows.count > 40, let oldest = rows.keys.min() {
+                    #expect(try write.delete(log.id, key: ObjectKey(oldest)))
+                    model.tables["log", default: [:]][oldest] = nil
+                }
+            }
+        }
+    }
+
+    /// Crash images for one crash point: every subset of pending writes (sampled above 10),
+    /// torn versions of each write, and the size-loss variants.
+    static func plans(for pending: [SimStore.PendingWrite], random: inout TestRandom) -> [SimStore.CrashPlan] {
+        let count = pending.count
+        var plans: [SimStore.CrashPlan] = []
+        func plan(mask: UInt64) -> SimStore.CrashPlan {
+            SimStore.CrashPlan(fates: (0..<count).map { mask & (1 << UInt64($0)) != 0 ? .applied : .lost })
+        }
+        if count <= 10 {
+            for mask in 0..<(UInt64(1) << UInt64(count)) { plans.append(plan(mask: mask)) }
+        } else {
+            let all = (UInt64(1) << UInt64(count)) &- 1
+            for sample in 0..<64 {
+                var mask: UInt64
+                switch sample % 4 {
+                case 0: mask = all & ~(1 << UInt64(random.below(count)))            // almost all
+                case 1: mask = 1 << UInt64(random.below(count))                      // almost none
+                default: mask = random.next() & all
+                }
+                if sample == 0 { mask = all }
+                if sample == 1 { mask = 0 }
+                plans.append(plan(mask: mask))
+            }
+        }
+        // Torn writes: each write torn while the others all made it (or none did).
+        let tornTargets = count <= 10 ? Array(0..<count) : (0..<8).map { _ in random.below(count) }
+        for index in tornTargets {
+            let write = pending[index]
+            let variants: [SimStore.WriteFate]
+            if case .slotWrite = write.site {
+                variants = [.tornPrefix(byteCount: 8), .tornPrefix(byteCount: 17), .tornPrefix(byteCount: 300),
+                            .tornPrefix(byteCount: 507), .garbled(garbageSectorMask: 1, seed: random.next())]
+            } else {
+                variants = [.tornSectors(newSectorMask: 0b0000_0001), .tornSectors(newSectorMask: 0b0111_1111),
+                            .tornSectors(newSectorMask: 0b1010_1010), .garbled(garbageSectorMask: 0b0001_0000, seed: random.next())]
+            }
+            for fate in variants {
+                for othersApplied in [true, false] {
+                    var fates = (0..<count).map { _ in othersApplied ? SimStore.WriteFate.applied : .lost }
+                    fates[index] = fate
+                    plans.append(SimStore.CrashPlan(fates: fates))
+                }
+            }
+        }
+        // An unsynced size change may be lost (a .data sync never makes it durable).
+        plans.append(SimStore.CrashPlan(fates: Array(repeating: .applied, count: count), keepsUnsyncedSize: false))
+        plans.append(SimStore.CrashPlan(fates: [], keepsUnsyncedSize: false))
+        return plans
+    }
+
+    /// Rebuilds the disk of `point`, crashes it per `plan`, and checks the recovered file.
+    static func checkImage(_ point: CrashPointRecorder.Point, plan: SimStore.CrashPlan, before: (Version, ContentModel),
+                           after: (Version, ContentModel), pending: [SimStore.PendingWrite]) throws {
+        let sim = try SimStore(state: point.state, reservationBytes: 64 << 20)
+        try sim.crash(plan)
+        let store = try Store.open(.simulated(sim), options: Self.options(hooks: .none))
+        let report = try store.verify()
+        #expect(report.isClean, "\(point.label): \(report.problems.prefix(3))")
+        let read = try store.beginRead()
+        let recovered = read.version
+        let slotIndex = pending.firstIndex { if case .slotWrite = $0.site { return true }; return false }
+        let slotSurvived = slotIndex.map { index in index < plan.fates.count && plan.fates[index] != .lost } ?? false
+        if point.durable {
+            #expect(recovered == after.0, "\(point.label): a durable commit was lost (recovered \(recovered))")
+        } else if recovered == after.0 {
+            #expect(point.slotMayBePending && slotSurvived, "\(point.label): uncommitted version \(recovered) visible")
+        } else {
+            #expect(recovered == before.0, "\(point.label): recovered \(recovered), expected \(before.0)")
+        }
+        let model = recovered == after.0 ? after.1 : before.1
+        #expect(try model.matches(read), "\(point.label): contents of \(recovered) differ")
+        read.end()
+        // Keep running on the recovered file: the next modifications must work and verify.
+        try store.write { write in
+            let items = try write.table(named: "items") ?? write.createTable("items", primaryKey: .int(column: 0))
+            try write.upsert(items.id, values: [.int(100_000), .string("after crash"), .int(1)])
+            _ = try write.delete(items.id, key: ObjectKey(Int64(recovered.rawValue % 400)))
+        }
+        let second = try store.verify()
+        #expect(second.isClean, "\(point.label) then a commit: \(second.problems.prefix(3))")
+    }
+
+    @Test func everyCrashPointOfFiftyCommitsRecovers() throws {
+        let sim = try SimStore(name: "crash-enumeration", reservationBytes: 64 << 20)
+        let recorder = CrashPointRecorder(sim: sim)
+        let store = try Store.open(.simulated(sim), options: Self.options(hooks: recorder.hooks))
+        var random = TestRandom(seed: 2026)
+        var planRandom = TestRandom(seed: 11)
+        var model = ContentModel()
+        var version = store.newestVersion
+        var images = 0
+        var crashPoints = 0
+        let commitCount = Int(ProcessInfo.processInfo.environment["STRATA_CRASH_COMMITS"] ?? "") ?? 56
+        for commit in 0..<commitCount {
+            let size = commit == 0 ? 5 : (random.chance(70) ? 1 + random.below(3) : random.chance(66) ? 10 + random.below(30) : 120 + random.below(150))
+            let write = try store.beginWrite()
+            var next = model
+            try Self.applyCommit(write, &next, random: &random, size: size)
+            recorder.arm()
+            let newVersion = try write.commit()
+            let points = recorder.disarm()
+            crashPoints += points.count
+            // The moment after the commit returned is a crash point too.
+            let afterPoint = CrashPointRecorder.Point(label: "after commit", durable: true, slotMayBePending: false,
+                                                      state: sim.captureState())
+            for point in points + [afterPoint] {
+                let pending = point.state.pendingWrites
+                for plan in Self.plans(for: pending, random: &planRandom) {
+                    try Self.checkImage(point, plan: plan, before: (version, model), after: (newVersion, next), pending: pending)
+                    images += 1
+                }
+            }
+            model = next
+            version = newVersion
+            if ProcessInfo.processInfo.environment["STRATA_CRASH_VERBOSE"] != nil {
+                print("commit \(commit) size \(size): \(points.count) points, \(images) images so far, \(Date())")
+            }
+        }
+        print("crash enumeration: \(commitCount) commits, \(crashPoints + commitCount) crash points, \(images) crash images checked")
+        #expect(images > 5000)
+    }
+}
