@@ -6,7 +6,7 @@ import Testing
 /// Records a copy of the simulated disk at each crash point of a commit: the state a crash
 /// at that moment would start from.
 final class CrashPointRecorder: @unchecked Sendable {
-    struct Point {
+    struct Point: Sendable {
         let label: String
         /// True once the phase-2 sync has returned: the commit is durable.
         let durable: Bool
@@ -51,7 +51,7 @@ final class CrashPointRecorder: @unchecked Sendable {
 }
 
 /// The expected contents of the database, version by version.
-struct ContentModel {
+struct ContentModel: Sendable {
     var tables: [String: [Int64: [Value]]] = [:]
 
     func matches(_ read: ReadTransaction) throws -> Bool {
@@ -75,6 +75,11 @@ struct ContentModel {
 @Suite struct CrashEnumerationTests {
     /// Small growth chunks: more commits grow the file (more growth crash points) and each
     /// crash image stays small.
+    /// Small key spaces keep the database at a few dozen pages (trees still two levels deep),
+    /// so each of the tens of thousands of images is cheap to verify and compare.
+    static let itemKeySpace = 160
+    static let nameKeySpace = 120
+
     static func options(hooks: EngineHooks) -> StoreOptions {
         StoreOptions(maximumFileSizeBytes: 64 << 20, readerSlotCount: 16, growthChunkBytesMin: 32 << 10, hooks: hooks)
     }
@@ -94,17 +99,17 @@ struct ContentModel {
         for _ in 0..<size {
             switch random.below(10) {
             case 0..<4:
-                let key = Int64(random.below(400))
+                let key = Int64(random.below(Self.itemKeySpace))
                 let big = random.chance(8)
-                let text = big ? String(repeating: "B", count: 5000 + random.below(9000)) : "item\(random.below(100_000))"
+                let text = big ? String(repeating: "B", count: 5000 + random.below(6000)) : "item\(random.below(100_000))"
                 let values: [Value] = [.int(key), .string(text), .int(Int64(random.below(1000)))]
                 try write.upsert(items.id, values: values)
                 model.tables["items", default: [:]][key] = values
             case 4..<6:
-                let key = Int64(random.below(400))
+                let key = Int64(random.below(Self.itemKeySpace))
                 if try write.delete(items.id, key: ObjectKey(key)) { model.tables["items", default: [:]][key] = nil }
             case 6..<8:
-                let name = "n\(random.below(300))"
+                let name = "n\(random.below(Self.nameKeySpace))"
                 let values: [Value] = [.string(name), .double(Double(random.below(100)) / 4)]
                 if let existing = try write.objectKey(names, primaryKey: .string(name)) {
                     try write.delete(names.id, key: existing)
@@ -178,48 +183,70 @@ struct ContentModel {
     }
 
     /// Rebuilds the disk of `point`, crashes it per `plan`, and checks the recovered file.
+    /// Returns what is wrong (empty when the image recovered correctly); a typed error while
+    /// recovering counts as wrong too, since every image here must recover.
     static func checkImage(_ point: CrashPointRecorder.Point, plan: SimStore.CrashPlan, before: (Version, ContentModel),
-                           after: (Version, ContentModel), pending: [SimStore.PendingWrite]) throws {
-        let sim = try SimStore(state: point.state, reservationBytes: 64 << 20)
-        try sim.crash(plan)
-        let store = try Store.open(.simulated(sim), options: Self.options(hooks: .none))
-        let report = try store.verify()
-        #expect(report.isClean, "\(point.label): \(report.problems.prefix(3))")
-        let read = try store.beginRead()
-        let recovered = read.version
-        let slotIndex = pending.firstIndex { if case .slotWrite = $0.site { return true }; return false }
-        let slotSurvived = slotIndex.map { index in index < plan.fates.count && plan.fates[index] != .lost } ?? false
-        if point.durable {
-            #expect(recovered == after.0, "\(point.label): a durable commit was lost (recovered \(recovered))")
-        } else if recovered == after.0 {
-            #expect(point.slotMayBePending && slotSurvived, "\(point.label): uncommitted version \(recovered) visible")
-        } else {
-            #expect(recovered == before.0, "\(point.label): recovered \(recovered), expected \(before.0)")
+                           after: (Version, ContentModel), pending: [SimStore.PendingWrite],
+                           bugs: SeededBugs = []) -> [String] {
+        var failures: [String] = []
+        do {
+            let sim = try SimStore(state: point.state, reservationBytes: 64 << 20)
+            try sim.crash(plan)
+            // The recovering engine carries the same seeded bugs as the one that crashed.
+            let store = try Store.open(.simulated(sim), options: Self.options(hooks: EngineHooks(bugs: bugs)))
+            let report = try store.verify()
+            if !report.isClean { failures.append("\(point.label): verify: \(report.problems.prefix(3))") }
+            let read = try store.beginRead()
+            let recovered = read.version
+            let slotIndex = pending.firstIndex { if case .slotWrite = $0.site { return true }; return false }
+            let slotSurvived = slotIndex.map { index in index < plan.fates.count && plan.fates[index] != .lost } ?? false
+            if point.durable {
+                if recovered != after.0 { failures.append("\(point.label): durable commit \(after.0) lost (recovered \(recovered))") }
+            } else if recovered == after.0 {
+                if !(point.slotMayBePending && slotSurvived) {
+                    failures.append("\(point.label): uncommitted version \(recovered) visible")
+                }
+            } else if recovered != before.0 {
+                failures.append("\(point.label): recovered \(recovered), expected \(before.0)")
+            }
+            let model = recovered == after.0 ? after.1 : before.1
+            if try !model.matches(read) { failures.append("\(point.label): contents of \(recovered) differ") }
+            read.end()
+            // Keep running on the recovered file: the next modifications must work and verify.
+            try store.write { write in
+                let items = try write.table(named: "items") ?? write.createTable("items", primaryKey: .int(column: 0))
+                try write.upsert(items.id, values: [.int(100_000), .string("after crash"), .int(1)])
+                _ = try write.delete(items.id, key: ObjectKey(Int64(recovered.rawValue) % Int64(Self.itemKeySpace)))
+            }
+            let second = try store.verify()
+            if !second.isClean { failures.append("\(point.label) then a commit: \(second.problems.prefix(3))") }
+        } catch {
+            failures.append("\(point.label): \(error)")
         }
-        let model = recovered == after.0 ? after.1 : before.1
-        #expect(try model.matches(read), "\(point.label): contents of \(recovered) differ")
-        read.end()
-        // Keep running on the recovered file: the next modifications must work and verify.
-        try store.write { write in
-            let items = try write.table(named: "items") ?? write.createTable("items", primaryKey: .int(column: 0))
-            try write.upsert(items.id, values: [.int(100_000), .string("after crash"), .int(1)])
-            _ = try write.delete(items.id, key: ObjectKey(Int64(recovered.rawValue % 400)))
-        }
-        let second = try store.verify()
-        #expect(second.isClean, "\(point.label) then a commit: \(second.problems.prefix(3))")
+        return failures
     }
 
-    @Test func everyCrashPointOfFiftyCommitsRecovers() throws {
+    struct EnumerationResult {
+        var commits = 0
+        var crashPoints = 0
+        var images = 0
+        var failures: [String] = []
+    }
+
+    /// Runs `commitCount` scripted commits on a fresh simulated disk and checks every crash
+    /// image of each (see `plans(for:)`). `bugs` switches on seeded bugs in the writer.
+    static func enumerate(commitCount: Int, seed: UInt64, bugs: SeededBugs = [], stopAtFirstFailure: Bool = false,
+                          progress: Bool = false) throws -> EnumerationResult {
         let sim = try SimStore(name: "crash-enumeration", reservationBytes: 64 << 20)
         let recorder = CrashPointRecorder(sim: sim)
-        let store = try Store.open(.simulated(sim), options: Self.options(hooks: recorder.hooks))
-        var random = TestRandom(seed: 2026)
-        var planRandom = TestRandom(seed: 11)
+        var options = Self.options(hooks: recorder.hooks)
+        options.hooks.bugs = bugs
+        let store = try Store.open(.simulated(sim), options: options)
+        var random = TestRandom(seed: seed)
+        var planRandom = TestRandom(seed: seed &* 31 &+ 11)
         var model = ContentModel()
         var version = store.newestVersion
-        var images = 0
-        var crashPoints = 0
-        let commitCount = Int(ProcessInfo.processInfo.environment["STRATA_CRASH_COMMITS"] ?? "") ?? 56
+        var result = EnumerationResult()
         for commit in 0..<commitCount {
             let size = commit == 0 ? 5 : (random.chance(70) ? 1 + random.below(3) : random.chance(66) ? 10 + random.below(30) : 120 + random.below(150))
             let write = try store.beginWrite()
@@ -228,24 +255,64 @@ struct ContentModel {
             recorder.arm()
             let newVersion = try write.commit()
             let points = recorder.disarm()
-            crashPoints += points.count
+            result.crashPoints += points.count + 1
             // The moment after the commit returned is a crash point too.
             let afterPoint = CrashPointRecorder.Point(label: "after commit", durable: true, slotMayBePending: false,
                                                       state: sim.captureState())
+            // Every image of this commit, checked on all cores (the images are independent).
+            var jobs: [(CrashPointRecorder.Point, SimStore.CrashPlan)] = []
             for point in points + [afterPoint] {
-                let pending = point.state.pendingWrites
-                for plan in Self.plans(for: pending, random: &planRandom) {
-                    try Self.checkImage(point, plan: plan, before: (version, model), after: (newVersion, next), pending: pending)
-                    images += 1
+                for plan in Self.plans(for: point.state.pendingWrites, random: &planRandom) { jobs.append((point, plan)) }
+            }
+            let allJobs = jobs
+            let found = Mutex<[(Int, String)]>([])
+            let (base, target) = ((version, model), (newVersion, next))
+            let workers = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
+            DispatchQueue.concurrentPerform(iterations: workers) { worker in
+                for index in stride(from: worker, to: allJobs.count, by: workers) {
+                    if stopAtFirstFailure && !found.withLock({ $0.isEmpty }) { return }
+                    let (point, plan) = allJobs[index]
+                    let failures = Self.checkImage(point, plan: plan, before: base, after: target,
+                                                   pending: point.state.pendingWrites, bugs: bugs)
+                    if !failures.isEmpty { found.withLock { $0 += failures.map { (index, $0) } } }
                 }
             }
+            result.images += jobs.count
+            // Report in job order, so the first failure is the same on every run.
+            let failures = found.withLock { $0 }.sorted { $0.0 < $1.0 }.map(\.1)
+            result.failures += failures.map { "commit \(commit) (v\(newVersion.rawValue)) \($0)" }
+            if stopAtFirstFailure && !result.failures.isEmpty { result.commits = commit + 1; return result }
             model = next
             version = newVersion
-            if ProcessInfo.processInfo.environment["STRATA_CRASH_VERBOSE"] != nil {
-                print("commit \(commit) size \(size): \(points.count) points, \(images) images so far, \(Date())")
+            result.commits = commit + 1
+            if progress {
+                print("commit \(commit) size \(size): \(points.count) points, \(result.images) images so far")
             }
         }
-        print("crash enumeration: \(commitCount) commits, \(crashPoints + commitCount) crash points, \(images) crash images checked")
-        #expect(images > 5000)
+        return result
+    }
+
+    @Test func everyCrashPointOfFiftyCommitsRecovers() throws {
+        let environment = ProcessInfo.processInfo.environment
+        let commitCount = Int(environment["STRATA_CRASH_COMMITS"] ?? "") ?? 56
+        let result = try Self.enumerate(commitCount: commitCount, seed: 2026, progress: environment["STRATA_CRASH_VERBOSE"] != nil)
+        print("crash enumeration: \(result.commits) commits, \(result.crashPoints) crash points, \(result.images) crash images checked, \(result.failures.count) failures")
+        for failure in result.failures.prefix(20) { Issue.record(Comment(rawValue: failure)) }
+        #expect(result.commits == commitCount)
+        #expect(result.images >= 50 * commitCount, "too few crash images: \(result.images)")
+    }
+
+    /// The enumeration must catch each seeded commit-protocol bug: otherwise it proves nothing.
+    @Test(arguments: [("skipPhaseOneSync", SeededBugs.skipPhaseOneSync), ("slotBeforeData", .slotBeforeData),
+                      ("singleCommitSlot", .singleCommitSlot), ("skipSlotChecksum", .skipSlotChecksum),
+                      ("dataSyncAfterGrowth", .dataSyncAfterGrowth)])
+    func seededCommitBugIsCaught(name: String, bug: SeededBugs) throws {
+        var caught: EnumerationResult?
+        for seed in UInt64(1)...4 where caught == nil {
+            let result = try Self.enumerate(commitCount: 12, seed: seed, bugs: bug, stopAtFirstFailure: true)
+            if !result.failures.isEmpty { caught = result }
+        }
+        let result = try #require(caught, "seeded bug \(name) was not caught by the crash enumeration")
+        print("seeded bug \(name) caught after \(result.images) crash images: \(result.failures[0])")
     }
 }

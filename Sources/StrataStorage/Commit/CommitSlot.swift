@@ -139,6 +139,19 @@ struct SlotChoice: Sendable {
         // A slot rejected for a bad checksum or magic might have held a higher version (a torn
         // write of the newer commit): detect that case for the probe from its raw version field.
         let rawVersions = FileHeader.slotOffsets.map { loadUInt64(base + $0, 8) }
+        // A slot with a good checksum is only written after the file size it needs was made
+        // durable (phase 1 syncs with fsync when the file grew). So a newer sound slot that
+        // points past the end means the file was cut short: report it, never fall back
+        // silently to the older version.
+        for (index, result) in decoded.enumerated() {
+            guard case .failure(let rejected) = result,
+                  case .referencesBeyondFile(let pageCount, _) = rejected.rejection else { continue }
+            let other = decoded[1 - index]
+            let otherVersion: UInt64 = if case .success(let slot) = other { slot.version.rawValue } else { 0 }
+            if rawVersions[index] > otherVersion {
+                throw StorageError.truncated(expectedBytes: Int(pageCount) * header.pageSizeBytes, foundBytes: fileByteCount)
+            }
+        }
         switch (decoded[0], decoded[1]) {
         case (.success(let a), .success(let b)):
             let newestIndex = a.version >= b.version ? 0 : 1
