@@ -82,16 +82,17 @@ extension WriteTransaction {
             guard table.nextKey < Int64.max else { throw StorageError.valueTooLarge(reason: "object keys exhausted") }
             key = ObjectKey(table.nextKey)
         }
-        let row = try RowCodec.encode(values, inlineByteCountMax: rowCellByteCountMax, space: space)
-        if let indexKey {
-            do {
-                try insertIndexEntry(&table, indexKey: indexKey, key: key)
-            } catch {
-                try withBytes(row) { cell throws(StorageError) in try freeOverflow(ofRowCell: cell) }
-                throw error
+        try withEncodedRow(values) { row throws(StorageError) in
+            if let indexKey {
+                do throws(StorageError) {
+                    try insertIndexEntry(&table, indexKey: indexKey, key: key)
+                } catch {
+                    try withBytes(row) { cell throws(StorageError) in try freeOverflow(ofRowCell: cell) }
+                    throw error
+                }
             }
+            try insertRow(&table, key: key, row: row)
         }
-        try insertRow(&table, key: key, row: row)
         switch table.primaryKey {
         case .none, .string: table.nextKey = key.rawValue + 1  // keys were assigned: advance
         case .int: break                                       // keys are the primary keys

@@ -28,6 +28,8 @@ public final class WriteTransaction {
     var catalogMetadataChanged = false
     var schemaVersion: UInt64
     var state = State.active
+    /// The encoding buffer of inserts, kept so its capacity is reused (`encodeRow`).
+    private var rowBuffer: [UInt8] = []
 
     init?(file: SharedFile, blocking: Bool) throws(StorageError) {
         guard try file.lockWriter(blocking: blocking) else { return nil }
@@ -80,6 +82,15 @@ public final class WriteTransaction {
         let version = try Committer.commit(self)
         state = .committed
         return version
+    }
+
+    /// Encodes `values` as a row in the reusable row buffer and calls `body` with its bytes.
+    func withEncodedRow<R>(_ values: [Value], _ body: ([UInt8]) throws(StorageError) -> R) throws(StorageError) -> R {
+        var row: [UInt8] = []
+        swap(&row, &rowBuffer)
+        defer { swap(&row, &rowBuffer) }
+        try RowCodec.encode(values, inlineByteCountMax: rowCellByteCountMax, space: space, into: &row)
+        return try body(row)
     }
 
     func checkActive() throws(StorageError) {
