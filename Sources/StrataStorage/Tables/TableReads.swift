@@ -52,7 +52,7 @@ struct TableReads<Source: PageSource> {
             guard let table = CatalogCodec.table(name: name, values: values, schema: schemas[name] ?? []) else {
                 throw StorageError.corruptRecord(reason: "descriptor of table '\(name)'")
             }
-            guard catalog.namesByID[table.id] == nil, table.id.rawValue < catalog.nextTableID else {
+            guard !catalog.contains(id: table.id), table.id.rawValue < catalog.nextTableID else {
                 throw StorageError.corruptRecord(reason: "table id \(table.id.rawValue) of '\(name)' reused or beyond next id")
             }
             catalog.set(table)
@@ -71,11 +71,28 @@ struct TableReads<Source: PageSource> {
     }
 
     /// Calls `body` with the row of `key`; nil when there is none.
+    ///
+    /// Callers generic over `R` (the public `withRow`s) should call `rowCell` from their
+    /// concrete context and then `withRow(cell:)`: a call to this generic method from a
+    /// generic caller is not specialised, so its descent would call the page source through
+    /// the protocol witness table at every level.
     func withRow<R>(_ table: TableInfo, _ key: ObjectKey, _ body: (RowView) throws -> R) throws -> R? {
+        guard let cell = try rowCell(table, key) else { return nil }
+        return try withRow(cell: cell, body)
+    }
+
+    /// The stored cell of the row of `key`; nil when there is none.
+    func rowCell(_ table: TableInfo, _ key: ObjectKey) throws(StorageError) -> UnsafeRawBufferPointer? {
         guard let (leaf, index) = try TreeSearch.find(source, root: table.rowRoot, key: .int(key.rawValue)) else {
             return nil
         }
-        return try RowView.with(cell: leaf.cell(index), reader: reader, spaceRef: spaceRef, body)
+        return leaf.leafCell(index)
+    }
+
+    /// Calls `body` with the row stored in `cell` (from `rowCell`).
+    @inline(__always)
+    func withRow<R>(cell: UnsafeRawBufferPointer, _ body: (RowView) throws -> R) throws -> R {
+        try RowView.with(cell: cell, reader: reader, spaceRef: spaceRef, body)
     }
 
     func contains(_ table: TableInfo, _ key: ObjectKey) throws(StorageError) -> Bool {

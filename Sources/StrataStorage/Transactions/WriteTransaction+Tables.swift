@@ -226,7 +226,9 @@ extension WriteTransaction {
 
     public func withRow<R>(_ table: TableInfo, key: ObjectKey, _ body: (RowView) throws -> R) throws -> R? {
         try checkActive()
-        return try reads.withRow(try info(table.id), key, body)
+        let reads = self.reads
+        guard let cell = try reads.rowCell(try info(table.id), key) else { return nil }  // specialised descent
+        return try reads.withRow(cell: cell, body)
     }
 
     public func row(_ table: TableInfo, key: ObjectKey) throws -> [Value]? {
