@@ -1,7 +1,7 @@
 /// `file_size`: the database file's size at three points of the run, in KiB.
 ///
 /// Peer rows g. (after a, after b) and "size after f" of notes/peer-baselines.md. The file
-/// grows in chunks (at least 1 MiB, and an eighth of its size), so each point also reports the
+/// grows in chunks (a thirty-second of its size, 64 KiB to 1 MiB), so each point also reports the
 /// bytes of the pages the newest version uses, which is what the chunking rounds up.
 enum FileSizeWorkload {
     /// The moments the sizes are taken.

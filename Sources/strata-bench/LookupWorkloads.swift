@@ -52,6 +52,8 @@ enum LookupWorkloads {
     }
 
     /// `count` lookups in `read`; returns the sum of the ages found (-1 for each miss).
+    /// Never inlined, so that profilers can attribute it (`valgrind --toggle-collect`).
+    @inline(never)
     static func lookUp(_ read: ReadTransaction, _ table: TableInfo, count: Int, lastID: Int64)
         throws -> Int64
     {
@@ -67,7 +69,8 @@ enum LookupWorkloads {
         return ageSum
     }
 
-    /// `count` times: begin a read, look one key up, end the read.
+    /// `count` times: begin a read, look one key up, end the read. Never inlined (profiling).
+    @inline(never)
     static func snapshotLookUp(_ database: BenchDatabase, count: Int) throws -> Int64 {
         var random = XorShift64()
         var ageSum: Int64 = 0

@@ -37,7 +37,9 @@ enum ScanWorkload {
             .scan, "ns_per_record", nanosPerRecord.median, unit: "ns", kind: .duration)
     }
 
-    /// The scan itself: the timed loop.
+    /// The scan itself: the timed loop. Never inlined, so that profilers can attribute it
+    /// (`valgrind --toggle-collect`).
+    @inline(never)
     static func scanAll(_ read: ReadTransaction, _ table: TableInfo) throws -> Totals {
         var totals = Totals()
         try read.forEachRow(table) { _, row in

@@ -32,6 +32,15 @@ void strata_atomic_store_u32(void *address, uint32_t value);
 int strata_atomic_cas_u32(void *address, uint32_t expected, uint32_t desired);
 void strata_atomic_fence(void);
 
+// Relaxed load and store inline in the header: the read path checks the checksum cache once
+// per page visited, and an out-of-line call there cost more than the load itself.
+static inline uint64_t strata_atomic_load_u64_relaxed_inline(const void *address) {
+    return __atomic_load_n((const uint64_t *)address, __ATOMIC_RELAXED);
+}
+static inline void strata_atomic_store_u64_relaxed_inline(void *address, uint64_t value) {
+    __atomic_store_n((uint64_t *)address, value, __ATOMIC_RELAXED);
+}
+
 // MARK: CRC32C (Castagnoli)
 
 /// 1 when the running CPU has the SSE4.2 crc32 instruction.

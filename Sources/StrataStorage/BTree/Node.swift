@@ -33,6 +33,22 @@ struct NodeView {
         UnsafeRawBufferPointer(start: base + cellOffset(index), count: cellLength(index))
     }
 
+    // Leaf-only accessors for loops that already know the node is a leaf: fixed stride and
+    // wrapping arithmetic (index < count ≤ what fits a page), so no per-entry type test or
+    // overflow check.
+    @inline(__always) func leafKeyImage(_ index: Int) -> UInt64 {
+        invariant(isLeaf, "leaf accessor on a leaf")
+        return loadUInt64(base, PageLayout.entriesOffset &+ index &* PageLayout.leafEntryStride)
+    }
+
+    @inline(__always) func leafCell(_ index: Int) -> UnsafeRawBufferPointer {
+        invariant(isLeaf, "leaf accessor on a leaf")
+        let entry = PageLayout.entriesOffset &+ index &* PageLayout.leafEntryStride
+        let offset = Int(loadUInt16(base, entry &+ 8))
+        let length = Int(loadUInt16(base, entry &+ 10))
+        return UnsafeRawBufferPointer(start: base + offset, count: length)
+    }
+
     /// Child `index` of a branch: 0 is the leftmost child, i > 0 is the child of entry i - 1.
     @inline(__always) func child(_ index: Int) -> UInt32 {
         index == 0 ? loadUInt32(base, PageLayout.linkOffset)

@@ -126,6 +126,15 @@ struct TreeCursor<Source: PageSource> {
         return isValid
     }
 
+    /// Moves to the first entry of the next leaf (skipping the rest of this one); false at
+    /// the end. Scans that walk a leaf's entries themselves use this to move on.
+    @discardableResult
+    mutating func nextLeaf() throws(StorageError) -> Bool {
+        guard isValid else { return false }
+        try advanceLeaf()
+        return isValid
+    }
+
     /// Steps past the end of the current leaf to the first entry of the next non-empty leaf.
     private mutating func advanceLeaf() throws(StorageError) {
         // Pop finished levels.

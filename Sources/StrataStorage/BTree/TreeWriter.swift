@@ -31,7 +31,7 @@ enum PutOutcome: Equatable {
 /// so ascending inserts fill pages completely; deletes merge or rebalance nodes below a quarter
 /// full, so insert/delete churn cannot grow the file without bound.
 ///
-/// Descents are iterative with the path kept in `WriteSpace`'s arrays (no recursion).
+/// Descents are iterative with the path kept in a `TreePath` (no recursion).
 struct TreeWriter {
     let space: WriteSpace
     let byteKeys: Bool
@@ -55,7 +55,9 @@ struct TreeWriter {
         if mode == .update, try TreeSearch.find(space.source, root: root, key: key) == nil {
             return .keyMissing
         }
-        let (leafPage, leafBuffer) = try descend(root: &root, key: key)
+        var path = space.takeTreePath()
+        defer { space.returnTreePath(path) }
+        let (leafPage, leafBuffer) = try descend(root: &root, key: key, path: &path)
         let leaf = NodeView(base: UnsafeRawPointer(leafBuffer), pageSizeBytes: pageSizeBytes)
         let (index, found) = TreeSearch.leafLowerBound(leaf, key)
         if found {
@@ -65,8 +67,8 @@ struct TreeWriter {
         } else if mode == .update {
             return .keyMissing
         }
-        try insertEntry(root: &root, level: space.pathPages.count, page: leafPage, buffer: leafBuffer,
-                        index: index, image: key.image, child: 0, cell: cell, allowAppendSplit: !found)
+        try insertEntry(root: &root, level: path.count, page: leafPage, buffer: leafBuffer,
+                        index: index, image: key.image, child: 0, cell: cell, allowAppendSplit: !found, path: path)
         return found ? .replaced : .inserted
     }
 
@@ -74,14 +76,16 @@ struct TreeWriter {
     func remove(root: inout UInt32, key: SearchKey,
                 onOldCell: ((UnsafeRawBufferPointer) throws(StorageError) -> Void)? = nil) throws(StorageError) -> Bool {
         guard root != 0, try TreeSearch.find(space.source, root: root, key: key) != nil else { return false }
-        let (leafPage, leafBuffer) = try descend(root: &root, key: key)
+        var path = space.takeTreePath()
+        defer { space.returnTreePath(path) }
+        let (leafPage, leafBuffer) = try descend(root: &root, key: key, path: &path)
         let leaf = NodeView(base: UnsafeRawPointer(leafBuffer), pageSizeBytes: pageSizeBytes)
         let (index, found) = TreeSearch.leafLowerBound(leaf, key)
         invariant(found, "a key found before the descent is found after it")
         guard found else { return false }
         try onOldCell?(leaf.cell(index))
         NodeEdit.remove(leafBuffer, pageSizeBytes: pageSizeBytes, index: index)
-        try rebalance(root: &root, leafPage: leafPage, leafBuffer: leafBuffer)
+        try rebalance(root: &root, leafPage: leafPage, leafBuffer: leafBuffer, path: path)
         return true
     }
 
@@ -104,27 +108,23 @@ struct TreeWriter {
     // MARK: descent
 
     /// Makes the path from the root to the leaf for `key` writable, recording the ancestors
-    /// in `space.path…` (index 0 is the root). Returns the leaf.
-    private func descend(root: inout UInt32, key: SearchKey) throws(StorageError) -> (UInt32, UnsafeMutableRawPointer) {
-        space.pathPages.removeAll(keepingCapacity: true)
-        space.pathBuffers.removeAll(keepingCapacity: true)
-        space.pathChildIndexes.removeAll(keepingCapacity: true)
+    /// in `path` (index 0 is the root). Returns the leaf.
+    private func descend(root: inout UInt32, key: SearchKey, path: inout TreePath) throws(StorageError) -> (UInt32, UnsafeMutableRawPointer) {
+        path.removeAll()
         var (page, buffer) = try space.writable(root)
         root = page
         try checkKind(buffer, page: page)
         while true {
             let node = NodeView(base: UnsafeRawPointer(buffer), pageSizeBytes: pageSizeBytes)
             if node.isLeaf { return (page, buffer) }
-            guard space.pathPages.count < TreeSearch.depthMax else {
+            guard path.count < TreeSearch.depthMax else {
                 throw StorageError.corruptPage(page: PageNumber(page), reason: "tree deeper than \(TreeSearch.depthMax)")
             }
             let childIndex = TreeSearch.branchChildIndex(node, key)
             let child = node.child(childIndex)
             let (childPage, childBuffer) = try space.writable(child)
             if childPage != child { NodeEdit.setChild(buffer, index: childIndex, page: childPage) }
-            space.pathPages.append(page)
-            space.pathBuffers.append(buffer)
-            space.pathChildIndexes.append(childIndex)
+            path.append(page: page, buffer: buffer, childIndex: childIndex)
             page = childPage
             buffer = childBuffer
             try checkKind(buffer, page: page)
@@ -139,22 +139,23 @@ struct TreeWriter {
     }
 
     /// True when every ancestor on the path took its last child (the node is the rightmost).
-    private func onRightEdge(level: Int) -> Bool {
+    private func onRightEdge(level: Int, path: TreePath) -> Bool {
         for ancestor in 0..<level {
-            let node = NodeView(base: UnsafeRawPointer(space.pathBuffers[ancestor]), pageSizeBytes: pageSizeBytes)
-            if space.pathChildIndexes[ancestor] != node.count { return false }
+            let node = NodeView(base: UnsafeRawPointer(path.buffers[ancestor]), pageSizeBytes: pageSizeBytes)
+            if path.childIndexes[ancestor] != node.count { return false }
         }
         return true
     }
 
     // MARK: insertion and splits
 
-    /// Inserts an entry into the node at `level` (its ancestors are `space.path…[0..<level]`),
+    /// Inserts an entry into the node at `level` (its ancestors are `path[0..<level]`),
     /// splitting it, and its ancestors, as needed.
     private func insertEntry(root: inout UInt32, level startLevel: Int, page startPage: UInt32,
                              buffer startBuffer: UnsafeMutableRawPointer, index startIndex: Int,
                              image startImage: UInt64, child startChild: UInt32,
-                             cell startCell: UnsafeRawBufferPointer, allowAppendSplit: Bool) throws(StorageError) {
+                             cell startCell: UnsafeRawBufferPointer, allowAppendSplit: Bool,
+                             path: TreePath) throws(StorageError) {
         var level = startLevel
         var page = startPage
         var buffer = startBuffer
@@ -172,7 +173,7 @@ struct TreeWriter {
                                 image: image, child: child, cell: cell)
                 return
             }
-            let append = allowAppendSplit && index == node.count && onRightEdge(level: level)
+            let append = allowAppendSplit && index == node.count && onRightEdge(level: level, path: path)
             let split = try splitNode(buffer, index: index, image: image, child: child, cell: cell, append: append)
             if level == 0 {
                 let (newRoot, rootBuffer) = try space.allocate()
@@ -187,9 +188,9 @@ struct TreeWriter {
                 return
             }
             level -= 1
-            page = space.pathPages[level]
-            buffer = space.pathBuffers[level]
-            index = space.pathChildIndexes[level]
+            page = path.pages[level]
+            buffer = path.buffers[level]
+            index = path.childIndexes[level]
             image = split.separatorImage
             child = split.rightPage
             // `splitNode` has consumed the previous `cell`, so the buffer can be reused.
@@ -265,27 +266,28 @@ struct TreeWriter {
 
     // MARK: deletion and rebalancing
 
-    private func rebalance(root: inout UInt32, leafPage: UInt32, leafBuffer: UnsafeMutableRawPointer) throws(StorageError) {
-        var level = space.pathPages.count
+    private func rebalance(root: inout UInt32, leafPage: UInt32, leafBuffer: UnsafeMutableRawPointer,
+                           path: TreePath) throws(StorageError) {
+        var level = path.count
         var page = leafPage
         var buffer = leafBuffer
         while level > 0 {
             let node = NodeView(base: UnsafeRawPointer(buffer), pageSizeBytes: pageSizeBytes)
             if node.count > 0 && node.usedByteCount >= underflowByteCount { break }
-            let parentBuffer = space.pathBuffers[level - 1]
-            let childIndex = space.pathChildIndexes[level - 1]
+            let parentBuffer = path.buffers[level - 1]
+            let childIndex = path.childIndexes[level - 1]
             if node.isLeaf && node.count == 0 {
                 removeChild(parentBuffer, childIndex: childIndex)
                 space.free(page)
                 space.hooks.mark(.treeNodeMerge)
             } else {
-                let stop = try rebalanceWithSibling(root: &root, level: level, page: page, buffer: buffer,
+                let stop = try rebalanceWithSibling(root: &root, level: level, path: path, page: page, buffer: buffer,
                                                     parentBuffer: parentBuffer, childIndex: childIndex)
                 if stop { break }
             }
             level -= 1
-            page = space.pathPages[level]
-            buffer = space.pathBuffers[level]
+            page = path.pages[level]
+            buffer = path.buffers[level]
         }
         try collapseRoot(root: &root)
     }
@@ -303,7 +305,7 @@ struct TreeWriter {
 
     /// Merges the node with a sibling, or moves entries between them. Returns true when the
     /// levels above need no further work.
-    private func rebalanceWithSibling(root: inout UInt32, level: Int, page: UInt32, buffer: UnsafeMutableRawPointer,
+    private func rebalanceWithSibling(root: inout UInt32, level: Int, path: TreePath, page: UInt32, buffer: UnsafeMutableRawPointer,
                                       parentBuffer: UnsafeMutableRawPointer, childIndex: Int) throws(StorageError) -> Bool {
         let parent = NodeView(base: UnsafeRawPointer(parentBuffer), pageSizeBytes: pageSizeBytes)
         let siblingIndex = childIndex > 0 ? childIndex - 1 : childIndex + 1
@@ -375,9 +377,9 @@ struct TreeWriter {
             // The new separator may be longer than the old (byte keys): inserting it can split
             // the parent, which ends the rebalancing (both halves are then half full).
             try withBytes(newSeparatorKey) { key throws(StorageError) in
-                try insertEntry(root: &root, level: level - 1, page: space.pathPages[level - 1],
+                try insertEntry(root: &root, level: level - 1, page: path.pages[level - 1],
                                 buffer: parentBuffer, index: separatorIndex, image: newSeparatorImage,
-                                child: rightPage, cell: key, allowAppendSplit: false)
+                                child: rightPage, cell: key, allowAppendSplit: false, path: path)
             }
             return true
         }
@@ -402,5 +404,37 @@ struct TreeWriter {
             root = only
             space.hooks.mark(.treeRootCollapse)
         }
+    }
+}
+
+/// The ancestors of the node a put or remove works on, root first: each one's page, its
+/// writable buffer, and the child index the descent took.
+///
+/// A value threaded through `TreeWriter`'s helpers rather than arrays stored in the class
+/// `WriteSpace`: every access to a class's stored array costs a dynamic exclusivity check and
+/// a uniqueness check, several per tree level and insert. `WriteSpace` keeps one spare path
+/// so its capacity is reused.
+struct TreePath {
+    private(set) var pages: [UInt32] = []
+    private(set) var buffers: [UnsafeMutableRawPointer] = []
+    private(set) var childIndexes: [Int] = []
+
+    var count: Int { pages.count }
+
+    /// Empties the path, keeping capacity. (`removeLast(_:)` rather than
+    /// `removeAll(keepingCapacity:)`, which goes through the general `replaceSubrange`.)
+    mutating func removeAll() {
+        let count = pages.count
+        guard count > 0 else { return }
+        pages.removeLast(count)
+        buffers.removeLast(count)
+        childIndexes.removeLast(count)
+    }
+
+    mutating func append(page: UInt32, buffer: UnsafeMutableRawPointer, childIndex: Int) {
+        pages.append(page)
+        buffers.append(buffer)
+        childIndexes.append(childIndex)
+        invariant(pages.count == buffers.count && buffers.count == childIndexes.count, "path arrays in step")
     }
 }

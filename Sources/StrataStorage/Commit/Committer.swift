@@ -130,14 +130,28 @@ enum Committer {
         try syncSlot(file: file)
     }
 
+    /// Growth adds a thirty-second of the file, at least `growthChunkBytesMin` and at most
+    /// this (unless one commit needs more).
+    static let growthChunkBytesMax = 1 << 20
+    /// Growth targets are multiples of this (and of the page size).
+    static let growthAlignmentBytes = 64 << 10
+
     /// Grows the file (in chunks) to hold `pageCount` pages. Returns whether it grew.
+    ///
+    /// The chunk trades file size against syncs: a commit that grows the file needs `fsync`
+    /// (the size is metadata) instead of `fdatasync`. A thirty-second of the file keeps the
+    /// number of growths logarithmic in the file size while wasting at most ~3 % of it (a
+    /// fixed 1 MiB chunk made a 4.4 MB file 5.4 MB after its first small commit).
     private static func growIfNeeded(file: SharedFile, pageCount: UInt32) throws(StorageError) -> Bool {
         let needed = Int(pageCount) * file.pageSizeBytes
         let current = try file.store.fileByteCount()
         guard needed > current else { return false }
-        let chunk = max(file.growthChunkBytesMin, current / 8)
+        let chunk = max(file.growthChunkBytesMin, min(current / 32, growthChunkBytesMax))
         var target = max(needed, current + chunk)
-        target = (target + file.pageSizeBytes - 1) / file.pageSizeBytes * file.pageSizeBytes
+        let alignment = max(growthAlignmentBytes, file.pageSizeBytes)
+        target = (target + alignment - 1) / alignment * alignment
+        invariant(target >= needed, "growth covers the pages")
+        invariant(target % file.pageSizeBytes == 0, "the file holds whole pages")
         do {
             try file.store.setFileByteCount(target, site: .grow(toBytes: target))
         } catch {

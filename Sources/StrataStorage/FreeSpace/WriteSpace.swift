@@ -19,7 +19,12 @@ final class WriteSpace {
     let reader: PageReader
     let newVersion: Version
     let hooks: EngineHooks
-    private(set) var dirty: [UInt32: UnsafeMutableRawPointer] = [:]
+    /// The dirty pages. Kept behind a `let` pointer rather than in a stored `var`: the tree
+    /// writer reads it once per tree level, and every access to a class's stored `var` costs
+    /// a dynamic exclusivity check. Only this class touches it; it is freed in `deinit`.
+    private let dirtyTable: UnsafeMutablePointer<DirtyPageTable>
+    /// The dirty pages and their buffers, in no particular order (the commit sorts them).
+    var dirty: [(key: UInt32, value: UnsafeMutableRawPointer)] { dirtyTable.pointee.entries }
     private(set) var freeList: FreeList
     /// Logical page count: pages [0, pageCount) are reachable or free after this commit.
     private(set) var pageCount: UInt32
@@ -31,10 +36,8 @@ final class WriteSpace {
     /// Two pages of scratch for node rebuilds.
     let scratch: UnsafeMutableRawPointer
     let scratch2: UnsafeMutableRawPointer
-    /// Reused path storage for tree descents.
-    var pathPages: [UInt32] = []
-    var pathBuffers: [UnsafeMutableRawPointer] = []
-    var pathChildIndexes: [Int] = []
+    /// Reused path storage for tree descents (`takeTreePath`).
+    private var spareTreePath = TreePath()
     var entryScratch: [NodeEntry] = []
 
     static let pageCountMax = UInt32.max - 1
@@ -46,26 +49,39 @@ final class WriteSpace {
         self.freeList = freeList
         self.pageCount = pageCount
         self.hooks = hooks
+        dirtyTable = UnsafeMutablePointer<DirtyPageTable>.allocate(capacity: 1)
+        dirtyTable.initialize(to: DirtyPageTable())
         scratch = UnsafeMutableRawPointer.allocate(byteCount: reader.pageSizeBytes, alignment: 64)
         scratch2 = UnsafeMutableRawPointer.allocate(byteCount: reader.pageSizeBytes, alignment: 64)
         invariant(newVersion > Version(reader.readVersion), "a commit creates a newer version")
     }
 
     deinit {
-        for buffer in dirty.values { buffer.deallocate() }
+        for (_, buffer) in dirtyTable.pointee.entries { buffer.deallocate() }
+        dirtyTable.deinitialize(count: 1)
+        dirtyTable.deallocate()
         for buffer in spareBuffers { buffer.deallocate() }
         scratch.deallocate()
         scratch2.deallocate()
     }
 
+    /// The spare `TreePath` (its capacity reused); give it back with `returnTreePath`.
+    func takeTreePath() -> TreePath {
+        var path = TreePath()
+        swap(&path, &spareTreePath)
+        return path
+    }
+
+    func returnTreePath(_ path: TreePath) { spareTreePath = path }
+
     var source: WritePages { WritePages(reader: reader, space: self) }
 
     @inline(__always)
-    func dirtyBuffer(_ page: UInt32) -> UnsafeMutableRawPointer? { dirty[page] }
+    func dirtyBuffer(_ page: UInt32) -> UnsafeMutableRawPointer? { dirtyTable.pointee[page] }
 
     /// A private, modifiable copy of `page`, possibly under a new number.
     func writable(_ page: UInt32) throws(StorageError) -> (page: UInt32, buffer: UnsafeMutableRawPointer) {
-        if let buffer = dirty[page] { return (page, buffer) }
+        if let buffer = dirtyTable.pointee[page] { return (page, buffer) }
         let committed = try reader.verifiedPage(page)
         let (newPage, buffer) = try allocate()
         memcpy(buffer, committed, pageSizeBytes)
@@ -97,8 +113,8 @@ final class WriteSpace {
         let buffer = spareBuffers.popLast()
             ?? UnsafeMutableRawPointer.allocate(byteCount: pageSizeBytes, alignment: 64)
         memset(buffer, 0, PageLayout.entriesOffset)
-        invariant(dirty[page] == nil, "a page is allocated once")
-        dirty[page] = buffer
+        invariant(dirtyTable.pointee[page] == nil, "a page is allocated once")
+        dirtyTable.pointee.insert(buffer, for: page)
         #if STRATA_CHECKS
         freedOnce.remove(page)
         #endif
@@ -115,10 +131,10 @@ final class WriteSpace {
     func free(_ page: UInt32) {
         invariant(page != 0, "the header page is never freed")
         #if STRATA_CHECKS
-        invariant(!freedOnce.contains(page) || dirty[page] != nil, "a page is freed once")
+        invariant(!freedOnce.contains(page) || dirtyTable.pointee[page] != nil, "a page is freed once")
         freedOnce.insert(page)
         #endif
-        if let buffer = dirty.removeValue(forKey: page) {
+        if let buffer = dirtyTable.pointee.removeValue(forKey: page) {
             spareBuffers.append(buffer)
             freedDirty.append(page)
         } else {
@@ -151,7 +167,7 @@ final class WriteSpace {
         let buffer = spareBuffers.popLast()
             ?? UnsafeMutableRawPointer.allocate(byteCount: pageSizeBytes, alignment: 64)
         memset(buffer, 0, pageSizeBytes)
-        dirty[page] = buffer
+        dirtyTable.pointee.insert(buffer, for: page)
         return (page, buffer)
     }
 }

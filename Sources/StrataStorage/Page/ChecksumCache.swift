@@ -35,12 +35,12 @@ final class ChecksumCache: @unchecked Sendable {
 
     @inline(__always)
     func verifiedVersion(of page: UInt32) -> UInt64 {
-        strata_atomic_load_u64_relaxed(entries + Int(page) * 8)
+        strata_atomic_load_u64_relaxed_inline(entries + Int(page) * 8)
     }
 
     @inline(__always)
     func markVerified(_ page: UInt32, version: UInt64) {
-        strata_atomic_store_u64_relaxed(entries + Int(page) * 8, version)
+        strata_atomic_store_u64_relaxed_inline(entries + Int(page) * 8, version)
     }
 
     /// Forgets every entry (after a simulated crash replaced the image under this cache).

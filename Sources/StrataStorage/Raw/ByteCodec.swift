@@ -4,18 +4,21 @@
 // turns bytes into integers; they use unaligned loads so that callers never need to reason
 // about alignment inside a page. They do no bounds checks: callers (page views) check the
 // offset against the page size before calling.
+//
+// The loads and `ByteReader` are `@inlinable` because the public row accessors (`RowView`)
+// are inlined into client code (scan loops), and they call these.
 
-@inline(__always)
+@inlinable @inline(__always)
 func loadUInt16(_ base: UnsafeRawPointer, _ offset: Int) -> UInt16 {
     UInt16(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt16.self))
 }
 
-@inline(__always)
+@inlinable @inline(__always)
 func loadUInt32(_ base: UnsafeRawPointer, _ offset: Int) -> UInt32 {
     UInt32(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
 }
 
-@inline(__always)
+@inlinable @inline(__always)
 func loadUInt64(_ base: UnsafeRawPointer, _ offset: Int) -> UInt64 {
     UInt64(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
 }
@@ -74,32 +77,96 @@ struct ByteWriter {
     }
 }
 
+/// Writes little-endian data into memory the caller sized beforehand (a size pass first), so
+/// that encoding a row is stores into one buffer instead of growing arrays byte by byte.
+/// Every write checks the end (`precondition`): a wrong size pass traps, it never writes
+/// past the buffer.
+struct RawByteWriter {
+    private let base: UnsafeMutableRawPointer
+    private let endOffset: Int
+    private(set) var offset: Int
+
+    /// Writes into `buffer`, which must have a base address when it is not empty.
+    init(_ buffer: UnsafeMutableRawBufferPointer) {
+        precondition(buffer.baseAddress != nil, "RawByteWriter needs memory")
+        base = buffer.baseAddress.unsafelyUnwrapped
+        endOffset = buffer.count
+        offset = 0
+    }
+
+    @inline(__always)
+    mutating func append(_ byte: UInt8) {
+        precondition(offset < endOffset, "write past the sized buffer")
+        base.storeBytes(of: byte, toByteOffset: offset, as: UInt8.self)
+        offset &+= 1
+    }
+
+    @inline(__always)
+    mutating func appendVarint(_ value: UInt64) {
+        var remaining = value
+        while remaining >= 0x80 {
+            append(UInt8(truncatingIfNeeded: remaining) | 0x80)
+            remaining >>= 7
+        }
+        append(UInt8(truncatingIfNeeded: remaining))
+    }
+
+    @inline(__always)
+    mutating func appendSignedVarint(_ value: Int64) { appendVarint(zigzagEncode(value)) }
+
+    @inline(__always)
+    mutating func appendUInt64(_ value: UInt64) {
+        precondition(endOffset - offset >= 8, "write past the sized buffer")
+        storeUInt64(base, offset, value)
+        offset &+= 8
+    }
+
+    @inline(__always)
+    mutating func append(_ bytes: UnsafeRawBufferPointer) {
+        precondition(endOffset - offset >= bytes.count, "write past the sized buffer")
+        if let source = bytes.baseAddress, bytes.count > 0 {
+            (base + offset).copyMemory(from: source, byteCount: bytes.count)
+        }
+        offset &+= bytes.count
+    }
+
+    /// Overwrites two bytes already written (offset tables, once the payload is placed).
+    @inline(__always)
+    func patchUInt16(at patchOffset: Int, _ value: UInt16) {
+        precondition(patchOffset >= 0 && patchOffset + 2 <= offset, "patch outside the written bytes")
+        storeUInt16(base, patchOffset, value)
+    }
+}
+
 @inline(__always)
 func zigzagEncode(_ value: Int64) -> UInt64 {
     UInt64(bitPattern: (value << 1) ^ (value >> 63))
 }
 
-@inline(__always)
+@inlinable @inline(__always)
 func zigzagDecode(_ value: UInt64) -> Int64 {
     Int64(bitPattern: value >> 1) ^ -Int64(bitPattern: value & 1)
 }
 
 /// A bounds-checked little-endian reader over a byte range. Corrupt input makes it throw,
 /// never read outside the range.
+@usableFromInline
 struct ByteReader {
-    let base: UnsafeRawPointer
-    let endOffset: Int
-    var offset: Int
+    @usableFromInline let base: UnsafeRawPointer
+    @usableFromInline let endOffset: Int
+    @usableFromInline var offset: Int
 
+    @inlinable
     init(base: UnsafeRawPointer, offset: Int, endOffset: Int) {
         self.base = base
         self.offset = offset
         self.endOffset = endOffset
     }
 
+    @inlinable
     var remainingByteCount: Int { endOffset - offset }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     mutating func readByte() throws(DecodeError) -> UInt8 {
         guard offset < endOffset else { throw DecodeError.truncated }
         let byte = base.load(fromByteOffset: offset, as: UInt8.self)
@@ -107,8 +174,16 @@ struct ByteReader {
         return byte
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     mutating func readVarint() throws(DecodeError) -> UInt64 {
+        // Fast path: one-byte values (small ints, lengths, column counts) are most common.
+        if offset < endOffset {
+            let first = base.load(fromByteOffset: offset, as: UInt8.self)
+            if first < 0x80 {
+                offset += 1
+                return UInt64(first)
+            }
+        }
         var result: UInt64 = 0
         var shift: UInt64 = 0
         while true {
@@ -123,6 +198,7 @@ struct ByteReader {
         }
     }
 
+    @inlinable @inline(__always)
     mutating func readSignedVarint() throws(DecodeError) -> Int64 {
         zigzagDecode(try readVarint())
     }
@@ -142,6 +218,7 @@ struct ByteReader {
     }
 
     /// Returns a view of the next `count` bytes and advances past them.
+    @inlinable @inline(__always)
     mutating func readBytes(_ count: Int) throws(DecodeError) -> UnsafeRawBufferPointer {
         guard count >= 0, remainingByteCount >= count else { throw DecodeError.truncated }
         let view = UnsafeRawBufferPointer(start: base + offset, count: count)
@@ -152,6 +229,7 @@ struct ByteReader {
 
 /// Why a byte sequence could not be decoded. Callers wrap it into a `StorageError` that names
 /// the page.
+@usableFromInline
 enum DecodeError: Error, Sendable, Equatable {
     case truncated
     case malformed

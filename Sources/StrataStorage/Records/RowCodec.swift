@@ -32,9 +32,122 @@ enum RowCodec {
     /// Encodes `values` as a row no longer than `inlineByteCountMax`, writing large values
     /// (and, if need be, the whole row) to overflow pages in `space`.
     static func encode(_ values: [Value], inlineByteCountMax: Int, space: WriteSpace?) throws(StorageError) -> [UInt8] {
+        var row: [UInt8] = []
+        try encode(values, inlineByteCountMax: inlineByteCountMax, space: space, into: &row)
+        return row
+    }
+
+    /// `encode` into `row` (replacing its contents), reusing its capacity: the insert path
+    /// keeps one buffer per transaction, so a row that fits inline costs no allocation.
+    ///
+    /// Fast path: a size pass (which also validates every value), then one pass of stores
+    /// into the sized buffer. Rows that do not fit take `encodeSpilling`.
+    static func encode(_ values: [Value], inlineByteCountMax: Int, space: WriteSpace?,
+                       into row: inout [UInt8]) throws(StorageError) {
         guard values.count <= columnCountMax else {
             throw StorageError.valueTooLarge(reason: "\(values.count) columns (at most \(columnCountMax))")
         }
+        var payloadByteCount = 0
+        for value in values { payloadByteCount += try encodedByteCount(value, nested: false) }
+        let tableStart = 1 + varintSize(UInt64(values.count))
+        let inlineByteCount = tableStart + 2 * values.count + payloadByteCount
+        guard inlineByteCount <= inlineByteCountMax else {
+            row = try encodeSpilling(values, inlineByteCountMax: inlineByteCountMax, space: space)
+            return
+        }
+        // Resize without clearing: the write pass stores every byte (checked below), and
+        // consecutive rows of a table usually have the same size, so this is usually no work.
+        if row.count > inlineByteCount {
+            row.removeLast(row.count - inlineByteCount)
+        } else if row.count < inlineByteCount {
+            row.append(contentsOf: repeatElement(0, count: inlineByteCount - row.count))
+        }
+        row.withUnsafeMutableBytes { raw in
+            var writer = RawByteWriter(raw)
+            writer.append(inlineFormat)
+            writer.appendVarint(UInt64(values.count))
+            for _ in values {
+                writer.append(0)
+                writer.append(0)
+            }
+            for (index, value) in values.enumerated() {
+                writer.patchUInt16(at: tableStart + 2 * index, UInt16(truncatingIfNeeded: writer.offset))
+                writeValue(value, into: &writer)
+            }
+            precondition(writer.offset == inlineByteCount, "row size pass and write pass disagree")
+        }
+        invariant(row.count <= Int(UInt16.max), "an inline row's offsets fit 16 bits")
+    }
+
+    /// The bytes `writeValue` writes for `value`. Throws for values `encodeValue` rejects, so
+    /// the write pass cannot fail.
+    private static func encodedByteCount(_ value: Value, nested: Bool) throws(StorageError) -> Int {
+        switch value {
+        case .null, .bool: return 1
+        case .int(let number): return 1 + varintSize(zigzagEncode(number))
+        case .double: return 9
+        case .string(let text):
+            let count = text.utf8.count
+            return 1 + varintSize(UInt64(count)) + count
+        case .binary(let bytes): return 1 + varintSize(UInt64(bytes.count)) + bytes.count
+        case .timestamp(let time):
+            guard time.nanoseconds > -1_000_000_000 && time.nanoseconds < 1_000_000_000 else {
+                throw StorageError.invalidArgument("timestamp nanoseconds \(time.nanoseconds) out of range")
+            }
+            return 1 + varintSize(zigzagEncode(time.seconds)) + varintSize(zigzagEncode(Int64(time.nanoseconds)))
+        case .link(let link):
+            return 1 + varintSize(UInt64(link.table.rawValue)) + varintSize(zigzagEncode(link.key.rawValue))
+        case .list(let elements):
+            guard !nested else { throw StorageError.invalidArgument("lists cannot contain lists") }
+            var total = 1 + varintSize(UInt64(elements.count))
+            for element in elements { total += try encodedByteCount(element, nested: true) }
+            return total
+        }
+    }
+
+    /// The write pass of `encode`: the same bytes `encodeValue` produces (values already
+    /// validated by `encodedByteCount`).
+    private static func writeValue(_ value: Value, into writer: inout RawByteWriter) {
+        switch value {
+        case .null: writer.append(Tag.null.rawValue)
+        case .bool(let flag): writer.append(flag ? Tag.trueValue.rawValue : Tag.falseValue.rawValue)
+        case .int(let number):
+            writer.append(Tag.int.rawValue)
+            writer.appendSignedVarint(number)
+        case .double(let number):
+            writer.append(Tag.double.rawValue)
+            writer.appendUInt64(number.bitPattern)
+        case .string(let text):
+            writer.append(Tag.string.rawValue)
+            let utf8 = text.utf8
+            writer.appendVarint(UInt64(utf8.count))
+            let copied: Void? = utf8.withContiguousStorageIfAvailable { writer.append(UnsafeRawBufferPointer($0)) }
+            if copied == nil {
+                for byte in utf8 { writer.append(byte) }  // a non-contiguous (bridged) string
+            }
+        case .binary(let bytes):
+            writer.append(Tag.binary.rawValue)
+            writer.appendVarint(UInt64(bytes.count))
+            bytes.withUnsafeBytes { writer.append($0) }
+        case .timestamp(let time):
+            writer.append(Tag.timestamp.rawValue)
+            writer.appendSignedVarint(time.seconds)
+            writer.appendSignedVarint(Int64(time.nanoseconds))
+        case .link(let link):
+            writer.append(Tag.link.rawValue)
+            writer.appendVarint(UInt64(link.table.rawValue))
+            writer.appendSignedVarint(link.key.rawValue)
+        case .list(let elements):
+            writer.append(Tag.list.rawValue)
+            writer.appendVarint(UInt64(elements.count))
+            for element in elements { writeValue(element, into: &writer) }
+        }
+    }
+
+    /// The slow path of `encode`: each value encoded on its own, the largest moved to
+    /// overflow pages until the row fits (or the whole row moved to an overflow chain).
+    private static func encodeSpilling(_ values: [Value], inlineByteCountMax: Int,
+                                       space: WriteSpace?) throws(StorageError) -> [UInt8] {
         var encoded: [[UInt8]] = []
         encoded.reserveCapacity(values.count)
         for value in values {

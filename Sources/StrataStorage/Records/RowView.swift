@@ -6,39 +6,74 @@
 /// row's bytes: a malformed row throws `.corruptRecord`, it never reads past its cell.
 ///
 /// Confinement: not `Sendable`; use it on the thread that runs the closure.
+///
+/// Performance: the accessors a scan calls per row (`int(at:)`, `withInlineBytes(at:_:)`,
+/// `isNull(at:)`) are `@inlinable`, so they are specialised and inlined into the client's loop
+/// instead of being generic cross-module calls; their error paths stay out of line.
 public struct RowView {
-    let bytes: UnsafeRawBufferPointer
+    @usableFromInline let bytes: UnsafeRawBufferPointer
     let reader: PageReader
-    unowned(unsafe) let space: WriteSpace?
+    /// The write transaction's pages when reading inside one (nil for committed reads), for
+    /// overflow values. Unmanaged rather than `unowned(unsafe)`: loading an unowned optional
+    /// into a new row view still retains and releases it, once per row of a scan. The
+    /// transaction that handed out this view outlives it (views do not escape their closure).
+    let spaceRef: Unmanaged<WriteSpace>?
+    var space: WriteSpace? { spaceRef?.takeUnretainedValue() }
     /// Number of columns stored in this row (rows written before a column was added have
     /// fewer; the missing columns read as null).
     public let columnCount: Int
-    private let offsetTableStart: Int
+    @usableFromInline let offsetTableStart: Int
 
     init(inlineBytes: UnsafeRawBufferPointer, reader: PageReader, space: WriteSpace?) throws(StorageError) {
+        try self.init(inlineBytes: inlineBytes, reader: reader, spaceRef: space.map { Unmanaged.passUnretained($0) })
+    }
+
+    @inline(__always)
+    init(inlineBytes: UnsafeRawBufferPointer, reader: PageReader, spaceRef: Unmanaged<WriteSpace>?) throws(StorageError) {
         self.bytes = inlineBytes
         self.reader = reader
-        self.space = space
+        self.spaceRef = spaceRef
         guard let base = inlineBytes.baseAddress, inlineBytes.count >= 2,
               inlineBytes[0] == RowCodec.inlineFormat else {
             throw StorageError.corruptRecord(reason: "row does not start with the inline format byte")
         }
         var header = ByteReader(base: base, offset: 1, endOffset: inlineBytes.count)
-        do {
-            let count = try header.readVarint()
-            guard count <= UInt64(RowCodec.columnCountMax), header.offset + Int(count) * 2 <= inlineBytes.count else {
-                throw DecodeError.malformed
-            }
-            columnCount = Int(count)
-            offsetTableStart = header.offset
-        } catch {
-            throw StorageError.corruptRecord(reason: "row header: \(error)")
+        let count: UInt64
+        do { count = try header.readVarint() } catch {
+            throw Self.corruptHeader(error)
         }
+        // Every offset in the table is checked against the row's end when it is read
+        // (`_valueOffset`), so the table itself only has to lie inside the row.
+        guard count <= UInt64(RowCodec.columnCountMax), header.offset + Int(count) * 2 <= inlineBytes.count else {
+            throw Self.corruptHeader(DecodeError.malformed)
+        }
+        columnCount = Int(count)
+        offsetTableStart = header.offset
+    }
+
+    @inline(never)
+    private static func corruptHeader(_ error: DecodeError) -> StorageError {
+        StorageError.corruptRecord(reason: "row header: \(error)")
     }
 
     /// Calls `body` with a view of the row stored in `cell` (following a whole-row overflow).
     static func with<R>(cell: UnsafeRawBufferPointer, reader: PageReader, space: WriteSpace?,
                         _ body: (RowView) throws -> R) throws -> R {
+        try with(cell: cell, reader: reader, spaceRef: space.map { Unmanaged.passUnretained($0) }, body)
+    }
+
+    @inline(__always)
+    static func with<R>(cell: UnsafeRawBufferPointer, reader: PageReader, spaceRef: Unmanaged<WriteSpace>?,
+                        _ body: (RowView) throws -> R) throws -> R {
+        if cell.count >= 2 && cell[0] == RowCodec.inlineFormat {
+            return try body(RowView(inlineBytes: cell, reader: reader, spaceRef: spaceRef))
+        }
+        return try withOverflowRow(cell: cell, reader: reader, space: spaceRef?.takeUnretainedValue(), body)
+    }
+
+    /// The slow path of `with`: a whole-row overflow (or a malformed cell).
+    private static func withOverflowRow<R>(cell: UnsafeRawBufferPointer, reader: PageReader, space: WriteSpace?,
+                                           _ body: (RowView) throws -> R) throws -> R {
         guard cell.count >= 1 else { throw StorageError.corruptRecord(reason: "empty row") }
         if cell[0] == RowCodec.inlineFormat {
             return try body(RowView(inlineBytes: cell, reader: reader, space: space))
@@ -72,53 +107,76 @@ public struct RowView {
     /// The encoded size of the row (inline part).
     public var encodedByteCount: Int { bytes.count }
 
+    // Value tags (`RowCodec.Tag`) as literals, usable from the inlinable accessors.
+    @usableFromInline static var _intTag: UInt8 { 3 }
+    @usableFromInline static var _nullTag: UInt8 { 0 }
+    @usableFromInline static var _stringTag: UInt8 { 5 }
+    @usableFromInline static var _binaryTag: UInt8 { 6 }
+
     /// Offset of column `column`'s tag byte, or nil when the row has fewer columns.
-    @inline(__always)
-    private func valueOffset(_ column: Int) throws(StorageError) -> Int? {
-        guard column >= 0 else { throw StorageError.invalidArgument("column \(column)") }
+    @inlinable @inline(__always)
+    func _valueOffset(_ column: Int) throws(StorageError) -> Int? {
+        guard column >= 0 else { throw Self._invalidColumn(column) }
         guard column < columnCount, let base = bytes.baseAddress else { return nil }
-        let offset = Int(loadUInt16(base, offsetTableStart + 2 * column))
-        guard offset < bytes.count else { throw StorageError.corruptRecord(reason: "column \(column) offset \(offset) beyond row") }
+        let offset = Int(loadUInt16(base, offsetTableStart &+ 2 &* column))
+        guard offset < bytes.count else { throw Self._offsetBeyondRow(column, offset) }
         return offset
     }
 
+    @usableFromInline @inline(never)
+    static func _invalidColumn(_ column: Int) -> StorageError {
+        StorageError.invalidArgument("column \(column)")
+    }
+
+    @usableFromInline @inline(never)
+    static func _offsetBeyondRow(_ column: Int, _ offset: Int) -> StorageError {
+        StorageError.corruptRecord(reason: "column \(column) offset \(offset) beyond row")
+    }
+
+    @usableFromInline @inline(never)
+    static func _corruptValue(_ kind: StaticString, _ column: Int, _ error: DecodeError) -> StorageError {
+        StorageError.corruptRecord(reason: "\(kind) in column \(column): \(error)")
+    }
+
     /// The integer in `column`; nil when it is null, missing or not an integer.
-    @inline(__always)
+    @inlinable @inline(__always)
     public func int(at column: Int) throws(StorageError) -> Int64? {
-        guard let offset = try valueOffset(column), let base = bytes.baseAddress else { return nil }
-        guard bytes[offset] == RowCodec.Tag.int.rawValue else { return nil }
-        var reader = ByteReader(base: base, offset: offset + 1, endOffset: bytes.count)
+        guard let offset = try _valueOffset(column), let base = bytes.baseAddress else { return nil }
+        guard bytes[offset] == Self._intTag else { return nil }
+        var reader = ByteReader(base: base, offset: offset &+ 1, endOffset: bytes.count)
         do { return try reader.readSignedVarint() } catch {
-            throw StorageError.corruptRecord(reason: "int in column \(column): \(error)")
+            throw Self._corruptValue("int", column, error)
         }
     }
 
+    @inlinable
     public func isNull(at column: Int) throws(StorageError) -> Bool {
-        guard let offset = try valueOffset(column) else { return true }
-        return bytes[offset] == RowCodec.Tag.null.rawValue
+        guard let offset = try _valueOffset(column) else { return true }
+        return bytes[offset] == Self._nullTag
     }
 
     /// The inline bytes of a string or binary column, without copying; nil when the value is
     /// not inline (null, another type, or in overflow pages: use `value(at:)`).
+    @inlinable @inline(__always)
     public func withInlineBytes<R>(at column: Int, _ body: (UnsafeRawBufferPointer) throws -> R) throws -> R? {
-        guard let offset = try valueOffset(column), let base = bytes.baseAddress else { return nil }
+        guard let offset = try _valueOffset(column), let base = bytes.baseAddress else { return nil }
         let tag = bytes[offset]
-        guard tag == RowCodec.Tag.string.rawValue || tag == RowCodec.Tag.binary.rawValue else { return nil }
-        var reader = ByteReader(base: base, offset: offset + 1, endOffset: bytes.count)
+        guard tag == Self._stringTag || tag == Self._binaryTag else { return nil }
+        var reader = ByteReader(base: base, offset: offset &+ 1, endOffset: bytes.count)
         let view: UnsafeRawBufferPointer
-        do {
+        do throws(DecodeError) {
             let length = try reader.readVarint()
             guard length <= UInt64(bytes.count) else { throw DecodeError.truncated }
             view = try reader.readBytes(Int(length))
         } catch {
-            throw StorageError.corruptRecord(reason: "bytes in column \(column): \(error)")
+            throw Self._corruptValue("bytes", column, error)
         }
         return try body(view)
     }
 
     /// The decoded value of `column` (null when the row has fewer columns).
     public func value(at column: Int) throws(StorageError) -> Value {
-        guard let offset = try valueOffset(column), let base = bytes.baseAddress else { return .null }
+        guard let offset = try _valueOffset(column), let base = bytes.baseAddress else { return .null }
         var cursor = ByteReader(base: base, offset: offset, endOffset: bytes.count)
         do {
             return try decodeValue(&cursor, nested: false)
@@ -201,7 +259,7 @@ public struct RowView {
         var result: [(UInt32, Int)] = []
         guard let base = bytes.baseAddress else { return [] }
         for column in 0..<columnCount {
-            guard let offset = try valueOffset(column) else { continue }
+            guard let offset = try _valueOffset(column) else { continue }
             let tag = bytes[offset]
             guard tag >= RowCodec.Tag.stringOverflow.rawValue && tag <= RowCodec.Tag.listOverflow.rawValue else { continue }
             var cursor = ByteReader(base: base, offset: offset + 1, endOffset: bytes.count)

@@ -29,14 +29,15 @@ public struct StoreOptions: Sendable {
     public var maximumFileSizeBytes: Int
     /// Reader slots in a new lock file (each pins one version of one process).
     public var readerSlotCount: Int
-    /// The file grows by at least this much at a time (and by an eighth of its size).
+    /// The file grows by at least this much at a time (else by a thirty-second of its size,
+    /// up to 1 MiB; see `Committer.growIfNeeded`).
     public var growthChunkBytesMin: Int
     /// Test hooks; `.none` in production. Fixed by the first open of a file in a process.
     public var hooks: EngineHooks
 
     public init(create: Bool = true, readOnly: Bool = false, pageSizeBytes: Int = 4096,
                 maximumFileSizeBytes: Int = 64 << 30, readerSlotCount: Int = 1024,
-                growthChunkBytesMin: Int = 1 << 20, hooks: EngineHooks = .none) {
+                growthChunkBytesMin: Int = 64 << 10, hooks: EngineHooks = .none) {
         self.create = create
         self.readOnly = readOnly
         self.pageSizeBytes = pageSizeBytes

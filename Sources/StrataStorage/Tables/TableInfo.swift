@@ -39,24 +39,54 @@ public struct TableInfo: Sendable, Hashable {
 }
 
 /// All tables of one version, by name and by id.
+///
+/// By id, tables sit in an array sorted by id: `table(_:)` (every read transaction's first
+/// call, and every object operation) is a short binary search with no hashing, where the
+/// former id → name → descriptor lookups hashed an integer and then the name.
 struct Catalog: Sendable {
-    var tablesByName: [String: TableInfo] = [:]
-    var namesByID: [TableID: String] = [:]
+    private(set) var tablesByName: [String: TableInfo] = [:]
+    /// Every table, ascending by id (the same descriptors as `tablesByName`).
+    private(set) var tablesByID: [TableInfo] = []
     var nextTableID: UInt32 = 1
 
+    /// The index in `tablesByID` of the first table whose id is not below `id`.
+    private func lowerBound(_ id: TableID) -> Int {
+        var low = 0
+        var high = tablesByID.count
+        while low < high {
+            let middle = (low &+ high) >> 1
+            if tablesByID[middle].id.rawValue < id.rawValue { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
     func table(_ id: TableID) -> TableInfo? {
-        guard let name = namesByID[id] else { return nil }
-        return tablesByName[name]
+        let index = lowerBound(id)
+        guard index < tablesByID.count, tablesByID[index].id == id else { return nil }
+        return tablesByID[index]
+    }
+
+    func contains(id: TableID) -> Bool {
+        let index = lowerBound(id)
+        return index < tablesByID.count && tablesByID[index].id == id
     }
 
     mutating func set(_ table: TableInfo) {
         tablesByName[table.name] = table
-        namesByID[table.id] = table.name
+        let index = lowerBound(table.id)
+        if index < tablesByID.count && tablesByID[index].id == table.id {
+            tablesByID[index] = table
+        } else {
+            tablesByID.insert(table, at: index)
+        }
+        invariant(tablesByName.count == tablesByID.count, "one descriptor per id and per name")
     }
 
     mutating func remove(_ table: TableInfo) {
         tablesByName[table.name] = nil
-        namesByID[table.id] = nil
+        let index = lowerBound(table.id)
+        if index < tablesByID.count && tablesByID[index].id == table.id { tablesByID.remove(at: index) }
+        invariant(tablesByName.count == tablesByID.count, "one descriptor per id and per name")
     }
 }
 

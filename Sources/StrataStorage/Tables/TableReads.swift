@@ -4,7 +4,15 @@
 struct TableReads<Source: PageSource> {
     let source: Source
     let reader: PageReader
-    unowned(unsafe) let space: WriteSpace?
+    /// The write transaction's pages, or nil (see `RowView.spaceRef` for why unmanaged).
+    let spaceRef: Unmanaged<WriteSpace>?
+    var space: WriteSpace? { spaceRef?.takeUnretainedValue() }
+
+    init(source: Source, reader: PageReader, space: WriteSpace?) {
+        self.source = source
+        self.reader = reader
+        self.spaceRef = space.map { Unmanaged.passUnretained($0) }
+    }
 
     func loadCatalog(root: UInt32) throws(StorageError) -> Catalog {
         var catalog = Catalog()
@@ -44,7 +52,7 @@ struct TableReads<Source: PageSource> {
             guard let table = CatalogCodec.table(name: name, values: values, schema: schemas[name] ?? []) else {
                 throw StorageError.corruptRecord(reason: "descriptor of table '\(name)'")
             }
-            guard catalog.namesByID[table.id] == nil, table.id.rawValue < catalog.nextTableID else {
+            guard !catalog.contains(id: table.id), table.id.rawValue < catalog.nextTableID else {
                 throw StorageError.corruptRecord(reason: "table id \(table.id.rawValue) of '\(name)' reused or beyond next id")
             }
             catalog.set(table)
@@ -63,11 +71,28 @@ struct TableReads<Source: PageSource> {
     }
 
     /// Calls `body` with the row of `key`; nil when there is none.
+    ///
+    /// Callers generic over `R` (the public `withRow`s) should call `rowCell` from their
+    /// concrete context and then `withRow(cell:)`: a call to this generic method from a
+    /// generic caller is not specialised, so its descent would call the page source through
+    /// the protocol witness table at every level.
     func withRow<R>(_ table: TableInfo, _ key: ObjectKey, _ body: (RowView) throws -> R) throws -> R? {
+        guard let cell = try rowCell(table, key) else { return nil }
+        return try withRow(cell: cell, body)
+    }
+
+    /// The stored cell of the row of `key`; nil when there is none.
+    func rowCell(_ table: TableInfo, _ key: ObjectKey) throws(StorageError) -> UnsafeRawBufferPointer? {
         guard let (leaf, index) = try TreeSearch.find(source, root: table.rowRoot, key: .int(key.rawValue)) else {
             return nil
         }
-        return try RowView.with(cell: leaf.cell(index), reader: reader, space: space, body)
+        return leaf.leafCell(index)
+    }
+
+    /// Calls `body` with the row stored in `cell` (from `rowCell`).
+    @inline(__always)
+    func withRow<R>(cell: UnsafeRawBufferPointer, _ body: (RowView) throws -> R) throws -> R {
+        try RowView.with(cell: cell, reader: reader, spaceRef: spaceRef, body)
     }
 
     func contains(_ table: TableInfo, _ key: ObjectKey) throws(StorageError) -> Bool {
@@ -98,18 +123,31 @@ struct TableReads<Source: PageSource> {
     }
 
     /// Visits rows in key order starting at `start` (inclusive) until `body` returns false.
+    ///
+    /// The inner loop walks one leaf's entries with local variables (no cursor arrays, no
+    /// reference counting per row); the cursor only moves between leaves.
     func forEachRow(_ table: TableInfo, from start: ObjectKey?, _ body: (ObjectKey, RowView) throws -> Bool) throws {
         var cursor = TreeCursor(source: source)
         try cursor.seek(root: table.rowRoot, atLeast: start.map { .int($0.rawValue) })
+        let reader = self.reader
+        let spaceRef = self.spaceRef
         while cursor.isValid {
             let leaf = cursor.leaf
-            let index = cursor.index
-            let key = ObjectKey(intKeyFromImage(leaf.keyImage(index)))
-            let proceed = try RowView.with(cell: leaf.cell(index), reader: reader, space: space) { row in
-                try body(key, row)
+            guard leaf.isLeaf && !leaf.hasByteKeys else {
+                throw StorageError.corruptRecord(reason: "row tree of '\(table.name)' has a byte-keyed or branch node as leaf")
             }
-            if !proceed { return }
-            try cursor.next()
+            let count = leaf.count
+            var index = cursor.index
+            invariant(index < count, "a valid cursor is on an entry")
+            while index < count {
+                let key = ObjectKey(intKeyFromImage(leaf.leafKeyImage(index)))
+                let proceed = try RowView.with(cell: leaf.leafCell(index), reader: reader, spaceRef: spaceRef) { row in
+                    try body(key, row)
+                }
+                if !proceed { return }
+                index &+= 1
+            }
+            try cursor.nextLeaf()
         }
     }
 }

@@ -89,7 +89,9 @@ public final class ReadTransaction: @unchecked Sendable {
     /// - Complexity: O(log n).
     public func withRow<R>(_ table: TableInfo, key: ObjectKey, _ body: (RowView) throws -> R) throws -> R? {
         try checkOpen()
-        return try reads.withRow(table, key, body)
+        let reads = self.reads
+        guard let cell = try reads.rowCell(table, key) else { return nil }  // specialised descent
+        return try reads.withRow(cell: cell, body)
     }
 
     /// The decoded values of the object `key`; nil when there is none.

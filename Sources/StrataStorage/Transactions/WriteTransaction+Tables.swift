@@ -9,11 +9,6 @@ extension WriteTransaction {
     public func table(named name: String) -> TableInfo? { catalog.tablesByName[name] }
     public func table(id: TableID) -> TableInfo? { catalog.table(id) }
 
-    func info(_ id: TableID) throws(StorageError) -> TableInfo {
-        guard let table = catalog.table(id) else { throw StorageError.noSuchTableID(id) }
-        return table
-    }
-
     /// Creates an empty table.
     /// - Throws: `.tableExists`, `.invalidArgument` for an empty or over-long name.
     @discardableResult
@@ -82,22 +77,22 @@ extension WriteTransaction {
             guard table.nextKey < Int64.max else { throw StorageError.valueTooLarge(reason: "object keys exhausted") }
             key = ObjectKey(table.nextKey)
         }
-        let row = try RowCodec.encode(values, inlineByteCountMax: rowCellByteCountMax, space: space)
-        if let indexKey {
-            do {
-                try insertIndexEntry(&table, indexKey: indexKey, key: key)
-            } catch {
-                try withBytes(row) { cell throws(StorageError) in try freeOverflow(ofRowCell: cell) }
-                throw error
+        try withEncodedRow(values) { row throws(StorageError) in
+            if let indexKey {
+                do throws(StorageError) {
+                    try insertIndexEntry(&table, indexKey: indexKey, key: key)
+                } catch {
+                    try withBytes(row) { cell throws(StorageError) in try freeOverflow(ofRowCell: cell) }
+                    throw error
+                }
             }
+            try insertRow(&table, key: key, row: row)
         }
-        try insertRow(&table, key: key, row: row)
         switch table.primaryKey {
         case .none, .string: table.nextKey = key.rawValue + 1  // keys were assigned: advance
         case .int: break                                       // keys are the primary keys
         }
-        catalog.set(table)
-        dirtyTables.insert(tableID)
+        storeTable(table)
         return key
     }
 
@@ -111,8 +106,7 @@ extension WriteTransaction {
         let row = try RowCodec.encode(values, inlineByteCountMax: rowCellByteCountMax, space: space)
         try insertRow(&table, key: key, row: row)
         if key.rawValue >= table.nextKey && key.rawValue < Int64.max { table.nextKey = key.rawValue + 1 }
-        catalog.set(table)
-        dirtyTables.insert(tableID)
+        storeTable(table)
     }
 
     func insertRow(_ table: inout TableInfo, key: ObjectKey, row: [UInt8]) throws(StorageError) {
@@ -122,8 +116,7 @@ extension WriteTransaction {
         if outcome == .keyExists {
             // The descent already copied the path: keep the new root even though nothing was
             // inserted, or the old pages would be released twice.
-            catalog.set(table)
-            dirtyTables.insert(table.id)
+            storeTable(table)
             try withBytes(row) { cell throws(StorageError) in try freeOverflow(ofRowCell: cell) }
             throw StorageError.duplicateKey(table: table.name, key: String(key.rawValue))
         }
@@ -141,8 +134,7 @@ extension WriteTransaction {
             }
         }
         if outcome == .keyExists {
-            catalog.set(table)  // keep the copied path's new root (see `insertRow`)
-            dirtyTables.insert(table.id)
+            storeTable(table)  // keep the copied path's new root (see `insertRow`)
             let text = indexKey.first == 0 ? "null" : String(decoding: indexKey.dropFirst(), as: UTF8.self)
             throw StorageError.duplicateKey(table: table.name, key: text)
         }
@@ -170,8 +162,7 @@ extension WriteTransaction {
             try withBytes(row) { cell throws(StorageError) in try freeOverflow(ofRowCell: cell) }
             throw StorageError.objectNotFound(table: table.name, key: key)
         }
-        catalog.set(table)
-        dirtyTables.insert(tableID)
+        storeTable(table)
     }
 
     /// Inserts the object, or replaces the one with the same primary key. Returns its key.
@@ -213,8 +204,7 @@ extension WriteTransaction {
             }
         }
         table.rowCount -= 1
-        catalog.set(table)
-        dirtyTables.insert(tableID)
+        storeTable(table)
         return true
     }
 
@@ -228,8 +218,7 @@ extension WriteTransaction {
         table.rowRoot = 0
         table.indexRoot = 0
         table.rowCount = 0
-        catalog.set(table)
-        dirtyTables.insert(tableID)
+        storeTable(table)
         return count
     }
 
@@ -237,7 +226,9 @@ extension WriteTransaction {
 
     public func withRow<R>(_ table: TableInfo, key: ObjectKey, _ body: (RowView) throws -> R) throws -> R? {
         try checkActive()
-        return try reads.withRow(try info(table.id), key, body)
+        let reads = self.reads
+        guard let cell = try reads.rowCell(try info(table.id), key) else { return nil }  // specialised descent
+        return try reads.withRow(cell: cell, body)
     }
 
     public func row(_ table: TableInfo, key: ObjectKey) throws -> [Value]? {

@@ -20,14 +20,25 @@ public final class WriteTransaction {
     let slotToWrite: Int
     /// The pages holding the base version's free list (released by this commit).
     let baseFreeListChain: [UInt32]
-    var catalog: Catalog
+    /// The catalog as changed so far, except `pendingTable`: read it through `catalog`.
+    private var catalogStorage: Catalog
     var catalogRoot: UInt32
-    var dirtyTables: Set<TableID> = []
+    /// Tables whose descriptor the commit rewrites, except `pendingTable`: read it through
+    /// `dirtyTables`.
+    private var dirtyTableStorage: Set<TableID> = []
+    /// The table the latest object operation changed, not yet written back to the catalog.
+    /// Object operations read and store their table here (`info`, `storeTable`), so a bulk
+    /// insert does not hash the table's name and id into two dictionaries and a set per
+    /// object. Every other access goes through `catalog` or `dirtyTables`, which write it
+    /// back first, so nothing can observe the catalog without it.
+    private var pendingTable: TableInfo?
     var schemaChanged: Set<String> = []
     var removedCatalogKeys: [[UInt8]] = []
     var catalogMetadataChanged = false
     var schemaVersion: UInt64
     var state = State.active
+    /// The encoding buffer of inserts, kept so its capacity is reused (`encodeRow`).
+    private var rowBuffer: [UInt8] = []
 
     init?(file: SharedFile, blocking: Bool) throws(StorageError) {
         guard try file.lockWriter(blocking: blocking) else { return nil }
@@ -41,7 +52,7 @@ public final class WriteTransaction {
             baseFreeListChain = begin.freeListChain
             space = WriteSpace(reader: begin.reader, newVersion: begin.base.version.next, freeList: begin.freeList,
                                pageCount: begin.base.pageCount, hooks: file.hooks)
-            catalog = begin.catalog
+            catalogStorage = begin.catalog
             catalogRoot = begin.base.catalogRoot
             schemaVersion = begin.base.schemaVersion
         } catch {
@@ -52,6 +63,53 @@ public final class WriteTransaction {
 
     deinit {
         if state == .active { rollback() }
+    }
+
+    /// The catalog with every change of this transaction (`pendingTable` written back).
+    var catalog: Catalog {
+        get {
+            flushPendingTable()
+            return catalogStorage
+        }
+        _modify {
+            flushPendingTable()
+            yield &catalogStorage
+        }
+    }
+
+    /// The tables whose descriptors this commit rewrites (`pendingTable` written back).
+    var dirtyTables: Set<TableID> {
+        get {
+            flushPendingTable()
+            return dirtyTableStorage
+        }
+        _modify {
+            flushPendingTable()
+            yield &dirtyTableStorage
+        }
+    }
+
+    /// Writes `pendingTable` back into the catalog and marks it dirty.
+    private func flushPendingTable() {
+        guard let table = pendingTable else { return }
+        pendingTable = nil
+        catalogStorage.set(table)
+        dirtyTableStorage.insert(table.id)
+        invariant(pendingTable == nil, "the pending table is written back once")
+    }
+
+    /// Records the new state of a table an object operation changed (see `pendingTable`).
+    func storeTable(_ table: TableInfo) {
+        if let pending = pendingTable, pending.id != table.id { flushPendingTable() }
+        invariant(pendingTable == nil || pendingTable?.id == table.id, "one pending table")
+        pendingTable = table
+    }
+
+    /// The table `id` as this transaction sees it.
+    func info(_ id: TableID) throws(StorageError) -> TableInfo {
+        if let pending = pendingTable, pending.id == id { return pending }
+        guard let table = catalog.table(id) else { throw StorageError.noSuchTableID(id) }
+        return table
     }
 
     /// The version this transaction started from.
@@ -80,6 +138,15 @@ public final class WriteTransaction {
         let version = try Committer.commit(self)
         state = .committed
         return version
+    }
+
+    /// Encodes `values` as a row in the reusable row buffer and calls `body` with its bytes.
+    func withEncodedRow<R>(_ values: [Value], _ body: ([UInt8]) throws(StorageError) -> R) throws(StorageError) -> R {
+        var row: [UInt8] = []
+        swap(&row, &rowBuffer)
+        defer { swap(&row, &rowBuffer) }
+        try RowCodec.encode(values, inlineByteCountMax: rowCellByteCountMax, space: space, into: &row)
+        return try body(row)
     }
 
     func checkActive() throws(StorageError) {

@@ -16,7 +16,7 @@ public enum PinKind: Sendable, Hashable {
 /// Lock order: `PinRegistry.state` is a leaf lock; nothing else is taken while it is held
 /// except the shared slot atomics.
 final class PinRegistry: @unchecked Sendable {
-    private struct Entry {
+    fileprivate struct Entry {
         var live: UInt32
         var frozen: UInt32
         let slot: Int
@@ -25,7 +25,11 @@ final class PinRegistry: @unchecked Sendable {
 
     private let table: VersionTable
     private let hooks: EngineHooks
-    private let state = Mutex<[UInt64: Entry]>([:])
+    /// Pinned versions of this process. A few at most (readers pin the newest version, which
+    /// moves only with commits), so a small array searched linearly from the newest end: the
+    /// begin/end of every read transaction looks its version up here, and a `Dictionary`
+    /// hashed the version with SipHash on each.
+    private let state = Mutex<PinEntries>(PinEntries())
     static let pinAttemptsMax = 10_000
 
     init(table: VersionTable, hooks: EngineHooks) {
@@ -121,4 +125,40 @@ final class PinRegistry: @unchecked Sendable {
         case .frozen: entry.frozen += 1
         }
     }
+}
+
+/// `PinRegistry`'s per-version entries, keyed by version, in a small array (see `state`).
+private struct PinEntries {
+    private(set) var entries: [(version: UInt64, entry: PinRegistry.Entry)] = []
+
+    var isEmpty: Bool { entries.isEmpty }
+
+    private func index(of version: UInt64) -> Int? {
+        var index = entries.count - 1
+        while index >= 0 {
+            if entries[index].version == version { return index }
+            index -= 1
+        }
+        return nil
+    }
+
+    subscript(version: UInt64) -> PinRegistry.Entry? {
+        get {
+            guard let index = index(of: version) else { return nil }
+            return entries[index].entry
+        }
+        set {
+            if let index = index(of: version) {
+                if let newValue { entries[index].entry = newValue } else { entries.remove(at: index) }
+            } else if let newValue {
+                entries.append((version, newValue))
+            }
+        }
+    }
+
+    func map<T>(_ transform: ((key: UInt64, value: PinRegistry.Entry)) -> T) -> [T] {
+        entries.map { transform((key: $0.version, value: $0.entry)) }
+    }
+
+    var values: [PinRegistry.Entry] { entries.map(\.entry) }
 }
