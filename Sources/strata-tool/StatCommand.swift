@@ -13,8 +13,7 @@ enum StatCommand: ToolCommand {
             frozen pin counts, the number of processes holding reader slots, and the row \
             count of every table.
 
-            stat reads through a frozen read transaction of its own, so its own pin of the \
-            newest version (and its process) appear in the pin counts.
+            stat's own short read of the newest version is not counted among the pins.
             """,
         options: [.flag("json", help: "Print one JSON object instead of text.")],
         positionals: [.databaseFile],

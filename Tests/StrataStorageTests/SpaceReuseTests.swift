@@ -207,19 +207,9 @@ import Testing
         }
         #expect(store.pinnedVersionCount == 0)
         #expect(probes.count(.pageReuseWaitedForPin) == 0)
-        withKnownIssue(
-            """
-            Engine bug: Probe.swift defines pageReuseAfterLastPinDropped as pages made \
-            reusable by the last pin dropping, but WriteBegin.freeSpace fires it whenever the \
-            oldest pinned version moved since the previous write began; with no readers \
-            'oldest' is the base version, which moves every commit, so the probe fires on \
-            ordinary commits (and on the first commit after a pin is taken).
-            """
-        ) {
-            #expect(
-                probes.count(.pageReuseAfterLastPinDropped) == 0,
-                "fired \(probes.count(.pageReuseAfterLastPinDropped)) times without any pin")
-        }
+        #expect(
+            probes.count(.pageReuseAfterLastPinDropped) == 0,
+            "fired \(probes.count(.pageReuseAfterLastPinDropped)) times without any pin")
     }
 
     /// Releasing pins out of order: only the oldest pin holds pages back.

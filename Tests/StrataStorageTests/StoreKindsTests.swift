@@ -214,20 +214,12 @@ import Testing
         #expect(
             copyStatistics.pageCount == report.reachablePageCount,
             "a compacted copy holds only reachable pages")
-        withKnownIssue(
-            """
-            Engine bug: Store.copy opens the target with StoreOptions(create:pageSizeBytes:) only, \
-            so its single commit grows the file by the default growthChunkBytesMin (1 MiB) and \
-            nothing trims the file to its page count: the compacted copy of a small or \
-            churned-but-compact source is larger on disk than the source.
-            """
-        ) {
-            let sizes = (copy: Self.fileByteCount(copyPath), source: Self.fileByteCount(source))
-            let pages = copyStatistics.pageCount
-            #expect(
-                sizes.copy <= sizes.source,
-                "copy: \(sizes.copy) bytes, \(pages) pages; source: \(sizes.source) bytes")
-        }
+        let sizes = (copy: Self.fileByteCount(copyPath), source: Self.fileByteCount(source))
+        let pages = copyStatistics.pageCount
+        #expect(
+            sizes.copy <= sizes.source,
+            "copy: \(sizes.copy) bytes, \(pages) pages; source: \(sizes.source) bytes")
+
         copyRead.end()
         // Keys continue the same way in both: the next automatic key is kept.
         let nextInSource = try store.write { write in
@@ -394,19 +386,9 @@ import Testing
         } catch {
             reopenError = error
         }
-        withKnownIssue(
-            """
-            Engine bug: FileStore.setFileByteCount extends the file (posix_fallocate) before \\
-            mapping the new extent; when the map then fails with mapCapacityExceeded the file \\
-            stays larger than maximumFileSizeBytes, so the database no longer opens with the \\
-            options it was used with (Store.open maps the whole file and throws \\
-            mapCapacityExceeded).
-            """
-        ) {
-            #expect(
-                reopenError == nil,
-                "reopen failed: \(String(describing: reopenError)); file is \(sizeOnDisk) bytes")
-        }
+        #expect(
+            reopenError == nil,
+            "reopen failed: \(String(describing: reopenError)); file is \(sizeOnDisk) bytes")
     }
 
     /// `maximumFileSizeBytes` is the largest the file may grow to: commits whose data fits
@@ -426,16 +408,8 @@ import Testing
         } catch let error as StorageError {
             outcome = Self.caseName(error)
         }
-        withKnownIssue(
-            """
-            Engine bug: Committer.growIfNeeded grows by max(growthChunkBytesMin, size / 8) \\
-            without clamping to maximumFileSizeBytes, so with a map smaller than the growth \\
-            chunk even a three-page commit fails with mapCapacityExceeded (and poisons the store).
-            """
-        ) {
-            #expect(
-                outcome == "committed", "a commit of three pages into a 512 KiB map: \(outcome)")
-        }
+        #expect(
+            outcome == "committed", "a commit of three pages into a 512 KiB map: \(outcome)")
     }
 
     /// `maximumFileSizeBytes` bounds a simulated store too. The engine sizes its checksum
@@ -459,18 +433,9 @@ import Testing
         }
         let pageCount = try store.file.store.fileByteCount() / store.pageSizeBytes
         #expect(pageCount < 512, "the test itself must stay inside the checksum cache's mapping")
-        withKnownIssue(
-            """
-            Engine bug: SimStore.setFileByteCount checks only the SimStore's own reservation, \
-            not StoreOptions.maximumFileSizeBytes, while SharedFile sizes its ChecksumCache \
-            (unchecked index) from that option: a simulated store grows past the limit, and \
-            beyond the cache's page-rounded mapping markVerified would write out of bounds.
-            """
-        ) {
-            #expect(
-                outcome == "mapCapacityExceeded",
-                "a 600 KiB commit into a 256 KiB map: \(outcome), file of \(pageCount) pages")
-        }
+        #expect(
+            outcome == "mapCapacityExceeded",
+            "a 600 KiB commit into a 256 KiB map: \(outcome), file of \(pageCount) pages")
     }
 
     /// Supported page sizes work end to end (overflow values, reopen with other options);

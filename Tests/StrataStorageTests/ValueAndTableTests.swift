@@ -671,18 +671,9 @@ import Testing
             outcome = Self.caseName(error)
         }
         read.end()
-        withKnownIssue(
-            """
-            Engine bug: ReadTransaction.withRow/row/forEachRow/contains trust the caller's \\
-            TableInfo (its rowRoot) without checking that the table exists in the read's \\
-            version, so a TableInfo of a dropped table reads whatever now occupies its old \\
-            root page (here the rows of table 'new') as data instead of failing.
-            """
-        ) {
-            #expect(
-                ["tableNotFound", "noSuchTableID"].contains(outcome),
-                "stale TableInfo read: \(outcome)")
-        }
+        #expect(
+            ["tableNotFound", "noSuchTableID"].contains(outcome),
+            "stale TableInfo read: \(outcome)")
     }
 
     /// deleteAll removes every object and its overflow pages and index entries; the table

@@ -142,12 +142,8 @@ import Testing
             digest.lines == [secondCommitted.text.replacingOccurrences(of: "committed ", with: "")])
     }
 
-    /// Engine bug, kept as a known issue so that the fix is noticed: `WriteBegin.prepare`
-    /// (Transactions/WriteTransaction.swift) validates the commit slots against this process's
-    /// current map (`SlotChoice.choose(... fileByteCount: file.store.mappedByteCount)`) before
-    /// `ensureMapped` extends it. After another process commits a version that grew the file,
-    /// the new slot "references pages beyond the file", is rejected, and `beginWrite` throws
-    /// `noValidCommitSlot("published version 2 is not in a slot (slots hold 1)")`.
+    /// A write in a process whose map predates another process's growth of the file must see
+    /// the new slot (regression: it used to reject it as pointing past the end).
     @Test func writeAfterAnotherProcessGrewTheFile() throws {
         let directory = StrataToolDirectory()
         let path = directory.file("grown.strata")
@@ -157,20 +153,13 @@ import Testing
             "strata-tool", ["writer", path, "--commits", "1", "--seed", "1"])
         #expect(child.exitCode == 0, "\(child)")
         #expect(store.newestVersion == Version(2))
-        withKnownIssue(
-            "beginWrite checks commit slots against a stale map after another process grew the file"
-        ) {
-            let write = try store.beginWrite()
-            #expect(write.baseVersion == Version(2))
-            write.rollback()
-        }
-        // A read first extends the map, after which the write begins.
-        let read = try store.beginRead()
-        #expect(read.version == Version(2))
-        read.end()
+        // The write begins at once: it extends its map before reading the slots.
         let write = try store.beginWrite()
         #expect(write.baseVersion == Version(2))
         write.rollback()
+        let read = try store.beginRead()
+        #expect(read.version == Version(2))
+        read.end()
     }
 
     private func fileSize(_ path: String) throws -> Int {

@@ -146,10 +146,14 @@ enum Committer {
         let needed = Int(pageCount) * file.pageSizeBytes
         let current = try file.store.fileByteCount()
         guard needed > current else { return false }
+        // Checked before touching the file, so a refused growth leaves it as it was.
+        guard needed <= file.capacityBytes else {
+            throw StorageError.mapCapacityExceeded(requestedBytes: needed, capacityBytes: file.capacityBytes)
+        }
         let chunk = max(file.growthChunkBytesMin, min(current / 32, growthChunkBytesMax))
         var target = max(needed, current + chunk)
         let alignment = max(growthAlignmentBytes, file.pageSizeBytes)
-        target = (target + alignment - 1) / alignment * alignment
+        target = min((target + alignment - 1) / alignment * alignment, file.capacityBytes)
         invariant(target >= needed, "growth covers the pages")
         invariant(target % file.pageSizeBytes == 0, "the file holds whole pages")
         do {

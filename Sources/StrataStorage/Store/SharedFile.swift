@@ -23,6 +23,9 @@ final class SharedFile: @unchecked Sendable {
     let versions: VersionTable
     let pins: PinRegistry
     let growthChunkBytesMin: Int
+    /// The largest the file may grow to (`StoreOptions.maximumFileSizeBytes`, whole pages):
+    /// the map's reservation and the checksum cache are sized for it.
+    let capacityBytes: Int
     let displayName: String
     /// Set only for real files: the lock file and its cross-process write lock.
     private let lockFile: LockFile?
@@ -39,8 +42,9 @@ final class SharedFile: @unchecked Sendable {
         var freeListCache: (version: Version, list: FreeList, chain: [UInt32])?
         /// Recently loaded catalogs by version.
         var catalogCache: [(version: Version, catalog: Catalog)] = []
-        /// The oldest pinned version seen by the previous commit (for the reuse probes).
-        var lastOldestPinned: Version = .none
+        /// Whether a reader's pin held freed pages back when the previous write began (for the
+        /// `pageReuseAfterLastPinDropped` probe).
+        var pinHeldPagesBack = false
     }
     private let state = Mutex(MutableState())
 
@@ -58,6 +62,10 @@ final class SharedFile: @unchecked Sendable {
         self.privateRegion = privateRegion
         self.slotsAtOpen = slots
         self.growthChunkBytesMin = options.growthChunkBytesMin
+        self.capacityBytes = options.maximumFileSizeBytes / header.pageSizeBytes * header.pageSizeBytes
+        guard store.mappedByteCount <= capacityBytes else {
+            throw StorageError.mapCapacityExceeded(requestedBytes: store.mappedByteCount, capacityBytes: capacityBytes)
+        }
         self.displayName = store.displayName
         guard let table = lockFile?.table ?? privateRegion?.table else {
             throw StorageError.invalidArgument("a shared file needs a version table")

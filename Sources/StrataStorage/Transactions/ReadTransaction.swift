@@ -83,6 +83,16 @@ public final class ReadTransaction: @unchecked Sendable {
     public func table(named name: String) -> TableInfo? { catalog.tablesByName[name] }
     public func table(id: TableID) -> TableInfo? { catalog.table(id) }
 
+    /// This version's own description of `table`: a `TableInfo` obtained from another version
+    /// (or a dropped table) must never lead to pages this version does not own.
+    @inline(__always)
+    func resolve(_ table: TableInfo) throws(StorageError) -> TableInfo {
+        guard let current = catalog.table(table.id), current.name == table.name else {
+            throw StorageError.tableNotFound(table.name)
+        }
+        return current
+    }
+
     // MARK: rows
 
     /// Calls `body` with the row of `key` in `table`; nil when there is no such object.
@@ -90,7 +100,7 @@ public final class ReadTransaction: @unchecked Sendable {
     public func withRow<R>(_ table: TableInfo, key: ObjectKey, _ body: (RowView) throws -> R) throws -> R? {
         try checkOpen()
         let reads = self.reads
-        guard let cell = try reads.rowCell(table, key) else { return nil }  // specialised descent
+        guard let cell = try reads.rowCell(try resolve(table), key) else { return nil }  // specialised descent
         return try reads.withRow(cell: cell, body)
     }
 
@@ -101,13 +111,13 @@ public final class ReadTransaction: @unchecked Sendable {
 
     public func contains(_ table: TableInfo, key: ObjectKey) throws(StorageError) -> Bool {
         try checkOpen()
-        return try reads.contains(table, key)
+        return try reads.contains(try resolve(table), key)
     }
 
     /// The object key of the object with primary key `value`.
     public func objectKey(_ table: TableInfo, primaryKey value: Value) throws(StorageError) -> ObjectKey? {
         try checkOpen()
-        return try reads.objectKey(table, primaryKey: value)
+        return try reads.objectKey(try resolve(table), primaryKey: value)
     }
 
     /// Visits the objects of `table` in key order from `start` until `body` returns false.
@@ -115,6 +125,6 @@ public final class ReadTransaction: @unchecked Sendable {
     public func forEachRow(_ table: TableInfo, from start: ObjectKey? = nil,
                            _ body: (ObjectKey, RowView) throws -> Bool) throws {
         try checkOpen()
-        try reads.forEachRow(table, from: start, body)
+        try reads.forEachRow(try resolve(table), from: start, body)
     }
 }

@@ -228,13 +228,16 @@ struct WriteBegin {
             chain = pages
         }
         let promoted = list.promote(oldestPinned: oldest)
-        let previousOldest = file.withState { state -> Version in
-            let previous = state.lastOldestPinned
-            state.lastOldestPinned = oldest
+        let heldBack = list.pendingPageCount > 0 && oldest < base.version
+        let heldBackBefore = file.withState { state -> Bool in
+            let previous = state.pinHeldPagesBack
+            state.pinHeldPagesBack = heldBack
             return previous
         }
-        if list.pendingPageCount > 0 && oldest < base.version { file.hooks.mark(.pageReuseWaitedForPin) }
-        if promoted > 0 && previousOldest != .none && previousOldest < oldest && oldest == base.version {
+        if heldBack { file.hooks.mark(.pageReuseWaitedForPin) }
+        // Pages a pin held back at the previous write are reusable now that no pin is older
+        // than the base: the last pin on their version dropped.
+        if promoted > 0 && heldBackBefore && oldest == base.version {
             file.hooks.mark(.pageReuseAfterLastPinDropped)
         }
         return (list, chain)
