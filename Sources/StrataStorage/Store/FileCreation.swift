@@ -32,7 +32,8 @@ enum FileCreation {
         guard PageLayout.isSupported(pageSizeBytes: pageSizeBytes) else {
             throw StorageError.unsupportedPageSize(pageSizeBytes)
         }
-        let temporary = "\(path).creating-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        removeAbandonedTemporaries(of: path)
+        let temporary = "\(temporaryPrefix(of: path))\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let descriptor = try SystemCalls.open(temporary, flags: O_RDWR | O_CREAT | O_EXCL, mode: 0o644)
         defer { unlink(temporary) }
         do {
@@ -49,6 +50,28 @@ enum FileCreation {
             if code != EEXIST { throw StorageError.io(operation: "link \(path)", errno: code) }
         }
         try SystemCalls.syncDirectory(containing: path)
+    }
+
+    static func temporaryPrefix(of path: String) -> String { "\(path).creating-" }
+
+    /// Deletes temporaries left by creators that died before linking theirs into place (a
+    /// process killed mid-creation never runs its cleanup). Only files of dead processes go:
+    /// a live creator's temporary is its own business.
+    static func removeAbandonedTemporaries(of path: String) {
+        let slash = path.lastIndex(of: "/")
+        let directory = slash.map { String(path[..<$0]) } ?? "."
+        let prefix = temporaryPrefix(of: slash.map { String(path[path.index(after: $0)...]) } ?? path)
+        guard let stream = opendir(directory.isEmpty ? "/" : directory) else { return }
+        defer { closedir(stream) }
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard name.hasPrefix(prefix) else { continue }
+            let rest = name.dropFirst(prefix.count)
+            guard let dash = rest.firstIndex(of: "-"), let pid = Int32(rest[..<dash]) else { continue }
+            if kill(pid, 0) != 0 && errno == ESRCH { unlink("\(directory.isEmpty ? "" : directory)/\(name)") }
+        }
     }
 
     /// Writes a new database's first page through a store (memory and simulated stores).
