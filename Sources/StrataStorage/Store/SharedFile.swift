@@ -77,6 +77,10 @@ final class SharedFile: @unchecked Sendable {
         if lockFile?.initialisedByThisOpener == true { hooks.mark(.lockFileInitialised) }
     }
 
+    /// The idle reader slot goes with the file; the version table is still mapped here (stored
+    /// properties are released after this body).
+    deinit { pins.releaseIdleSlot() }
+
     // MARK: opening
 
     static func openFile(path: String, options: StoreOptions) throws(StorageError) -> SharedFile {
