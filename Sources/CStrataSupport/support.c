@@ -3,43 +3,6 @@
 #include <fcntl.h>
 #include <string.h>
 
-uint64_t strata_atomic_load_u64(const void *address) {
-    return __atomic_load_n((const uint64_t *)address, __ATOMIC_SEQ_CST);
-}
-uint64_t strata_atomic_load_u64_acquire(const void *address) {
-    return __atomic_load_n((const uint64_t *)address, __ATOMIC_ACQUIRE);
-}
-uint64_t strata_atomic_load_u64_relaxed(const void *address) {
-    return __atomic_load_n((const uint64_t *)address, __ATOMIC_RELAXED);
-}
-void strata_atomic_store_u64(void *address, uint64_t value) {
-    __atomic_store_n((uint64_t *)address, value, __ATOMIC_SEQ_CST);
-}
-void strata_atomic_store_u64_release(void *address, uint64_t value) {
-    __atomic_store_n((uint64_t *)address, value, __ATOMIC_RELEASE);
-}
-void strata_atomic_store_u64_relaxed(void *address, uint64_t value) {
-    __atomic_store_n((uint64_t *)address, value, __ATOMIC_RELAXED);
-}
-int strata_atomic_cas_u64(void *address, uint64_t expected, uint64_t desired) {
-    return __atomic_compare_exchange_n((uint64_t *)address, &expected, desired, 0,
-                                       __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
-}
-uint64_t strata_atomic_add_u64(void *address, uint64_t delta) {
-    return __atomic_add_fetch((uint64_t *)address, delta, __ATOMIC_SEQ_CST);
-}
-uint32_t strata_atomic_load_u32(const void *address) {
-    return __atomic_load_n((const uint32_t *)address, __ATOMIC_SEQ_CST);
-}
-void strata_atomic_store_u32(void *address, uint32_t value) {
-    __atomic_store_n((uint32_t *)address, value, __ATOMIC_SEQ_CST);
-}
-int strata_atomic_cas_u32(void *address, uint32_t expected, uint32_t desired) {
-    return __atomic_compare_exchange_n((uint32_t *)address, &expected, desired, 0,
-                                       __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
-}
-void strata_atomic_fence(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
-
 #if defined(__x86_64__)
 #include <cpuid.h>
 int strata_crc32c_hardware_available(void) {

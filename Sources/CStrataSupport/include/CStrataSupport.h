@@ -17,23 +17,50 @@ extern "C" {
 #endif
 
 // MARK: atomics (sequentially consistent unless the name says otherwise)
+//
+// All `static inline`, so Swift inlines them: the begin and end of every read transaction
+// touch a few of these words, and an out-of-line call cost more than the access itself.
 
-uint64_t strata_atomic_load_u64(const void *address);
-uint64_t strata_atomic_load_u64_acquire(const void *address);
-uint64_t strata_atomic_load_u64_relaxed(const void *address);
-void strata_atomic_store_u64(void *address, uint64_t value);
-void strata_atomic_store_u64_release(void *address, uint64_t value);
-void strata_atomic_store_u64_relaxed(void *address, uint64_t value);
+static inline uint64_t strata_atomic_load_u64(const void *address) {
+    return __atomic_load_n((const uint64_t *)address, __ATOMIC_SEQ_CST);
+}
+static inline uint64_t strata_atomic_load_u64_acquire(const void *address) {
+    return __atomic_load_n((const uint64_t *)address, __ATOMIC_ACQUIRE);
+}
+static inline uint64_t strata_atomic_load_u64_relaxed(const void *address) {
+    return __atomic_load_n((const uint64_t *)address, __ATOMIC_RELAXED);
+}
+static inline void strata_atomic_store_u64(void *address, uint64_t value) {
+    __atomic_store_n((uint64_t *)address, value, __ATOMIC_SEQ_CST);
+}
+static inline void strata_atomic_store_u64_release(void *address, uint64_t value) {
+    __atomic_store_n((uint64_t *)address, value, __ATOMIC_RELEASE);
+}
+static inline void strata_atomic_store_u64_relaxed(void *address, uint64_t value) {
+    __atomic_store_n((uint64_t *)address, value, __ATOMIC_RELAXED);
+}
 /// Returns 1 when `*address` held `expected` and now holds `desired`.
-int strata_atomic_cas_u64(void *address, uint64_t expected, uint64_t desired);
-uint64_t strata_atomic_add_u64(void *address, uint64_t delta);
-uint32_t strata_atomic_load_u32(const void *address);
-void strata_atomic_store_u32(void *address, uint32_t value);
-int strata_atomic_cas_u32(void *address, uint32_t expected, uint32_t desired);
-void strata_atomic_fence(void);
+static inline int strata_atomic_cas_u64(void *address, uint64_t expected, uint64_t desired) {
+    return __atomic_compare_exchange_n((uint64_t *)address, &expected, desired, 0,
+                                       __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+}
+static inline uint64_t strata_atomic_add_u64(void *address, uint64_t delta) {
+    return __atomic_add_fetch((uint64_t *)address, delta, __ATOMIC_SEQ_CST);
+}
+static inline uint32_t strata_atomic_load_u32(const void *address) {
+    return __atomic_load_n((const uint32_t *)address, __ATOMIC_SEQ_CST);
+}
+static inline void strata_atomic_store_u32(void *address, uint32_t value) {
+    __atomic_store_n((uint32_t *)address, value, __ATOMIC_SEQ_CST);
+}
+static inline int strata_atomic_cas_u32(void *address, uint32_t expected, uint32_t desired) {
+    return __atomic_compare_exchange_n((uint32_t *)address, &expected, desired, 0,
+                                       __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+}
+static inline void strata_atomic_fence(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+static inline void strata_atomic_fence_acquire(void) { __atomic_thread_fence(__ATOMIC_ACQUIRE); }
 
-// Relaxed load and store inline in the header: the read path checks the checksum cache once
-// per page visited, and an out-of-line call there cost more than the load itself.
+// The names the checksum cache uses (the same relaxed accesses as above).
 static inline uint64_t strata_atomic_load_u64_relaxed_inline(const void *address) {
     return __atomic_load_n((const uint64_t *)address, __ATOMIC_RELAXED);
 }

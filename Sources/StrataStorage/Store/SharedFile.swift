@@ -47,6 +47,8 @@ final class SharedFile: @unchecked Sendable {
         var pinHeldPagesBack = false
     }
     private let state = Mutex(MutableState())
+    /// Set (after `poisonCause`) when the file is poisoned; never cleared.
+    private let poisoned = Atomic<Bool>(false)
 
     var pageSizeBytes: Int { header.pageSizeBytes }
     var isDurable: Bool { store.isDurable }
@@ -76,6 +78,10 @@ final class SharedFile: @unchecked Sendable {
         if slots.recoveredFromOlderSlot { hooks.mark(.tornSlotRecoveredFromOtherSlot) }
         if lockFile?.initialisedByThisOpener == true { hooks.mark(.lockFileInitialised) }
     }
+
+    /// The idle reader slot goes with the file; the version table is still mapped here (stored
+    /// properties are released after this body).
+    deinit { pins.releaseIdleSlot() }
 
     // MARK: opening
 
@@ -125,16 +131,20 @@ final class SharedFile: @unchecked Sendable {
 
     // MARK: state
 
+    /// Every read begins here, so the common case reads one atomic flag instead of taking the
+    /// state lock; the cause is read under the lock only once the flag is set.
     func checkUsable() throws(StorageError) {
         try store.checkAlive(generation: generation)
+        guard poisoned.load(ordering: .acquiring) else { return }
         if let cause = state.withLock({ $0.poisonCause }) { throw StorageError.poisoned(cause: cause) }
     }
 
-    var isPoisoned: Bool { state.withLock { $0.poisonCause != nil } }
+    var isPoisoned: Bool { poisoned.load(ordering: .acquiring) }
 
     /// Marks the file unusable after a failed write or sync.
     func poison(_ cause: StorageError) {
         state.withLock { if $0.poisonCause == nil { $0.poisonCause = cause.description } }
+        poisoned.store(true, ordering: .releasing)
     }
 
     func withState<R>(_ body: (inout MutableState) -> R) -> R {

@@ -66,6 +66,18 @@ struct Catalog: Sendable {
         return tablesByID[index]
     }
 
+    /// The row-tree root of this catalog's own descriptor of `table` (same id and name), or nil
+    /// when this catalog has no such table. Reads the root in place: copying the descriptor
+    /// retains and releases its name, schema and primary key.
+    @inline(__always)
+    func rowRoot(of table: TableInfo) -> UInt32? {
+        let index = lowerBound(table.id)
+        guard index < tablesByID.count, tablesByID[index].id == table.id, tablesByID[index].name == table.name else {
+            return nil
+        }
+        return tablesByID[index].rowRoot
+    }
+
     func contains(id: TableID) -> Bool {
         let index = lowerBound(id)
         return index < tablesByID.count && tablesByID[index].id == id

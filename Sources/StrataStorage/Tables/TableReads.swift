@@ -83,10 +83,19 @@ struct TableReads<Source: PageSource> {
 
     /// The stored cell of the row of `key`; nil when there is none.
     func rowCell(_ table: TableInfo, _ key: ObjectKey) throws(StorageError) -> UnsafeRawBufferPointer? {
-        guard let (leaf, index) = try TreeSearch.find(source, root: table.rowRoot, key: .int(key.rawValue)) else {
+        try rowCell(root: table.rowRoot, key)
+    }
+
+    /// `rowCell` given the table's row-tree root.
+    func rowCell(root: UInt32, _ key: ObjectKey) throws(StorageError) -> UnsafeRawBufferPointer? {
+        guard let (leaf, index) = try TreeSearch.find(source, root: root, key: .int(key.rawValue)) else {
             return nil
         }
         return leaf.leafCell(index)
+    }
+
+    func contains(root: UInt32, _ key: ObjectKey) throws(StorageError) -> Bool {
+        try TreeSearch.find(source, root: root, key: .int(key.rawValue)) != nil
     }
 
     /// Calls `body` with the row stored in `cell` (from `rowCell`).

@@ -93,6 +93,13 @@ public final class ReadTransaction: @unchecked Sendable {
         return current
     }
 
+    /// `resolve(table).rowRoot` without copying the descriptor.
+    @inline(__always)
+    func resolvedRowRoot(_ table: TableInfo) throws(StorageError) -> UInt32 {
+        guard let root = catalog.rowRoot(of: table) else { throw StorageError.tableNotFound(table.name) }
+        return root
+    }
+
     // MARK: rows
 
     /// Calls `body` with the row of `key` in `table`; nil when there is no such object.
@@ -100,7 +107,7 @@ public final class ReadTransaction: @unchecked Sendable {
     public func withRow<R>(_ table: TableInfo, key: ObjectKey, _ body: (RowView) throws -> R) throws -> R? {
         try checkOpen()
         let reads = self.reads
-        guard let cell = try reads.rowCell(try resolve(table), key) else { return nil }  // specialised descent
+        guard let cell = try reads.rowCell(root: try resolvedRowRoot(table), key) else { return nil }  // specialised descent
         return try reads.withRow(cell: cell, body)
     }
 
@@ -111,7 +118,7 @@ public final class ReadTransaction: @unchecked Sendable {
 
     public func contains(_ table: TableInfo, key: ObjectKey) throws(StorageError) -> Bool {
         try checkOpen()
-        return try reads.contains(try resolve(table), key)
+        return try reads.contains(root: try resolvedRowRoot(table), key)
     }
 
     /// The object key of the object with primary key `value`.

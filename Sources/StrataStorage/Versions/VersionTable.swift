@@ -28,7 +28,16 @@ import CStrataSupport
 /// the pin may have come too late for a writer that was computing the oldest pin, so the
 /// reader retries on the new newest version. Writers compute the oldest pin only after
 /// publishing the version that released the pages, so a pin that passed its re-check is always
-/// seen. All of these accesses are sequentially consistent.
+/// seen. The pin's store and the re-read are sequentially consistent (a store then a load of
+/// another word: only a total order makes the writer's "publish, then read the slots" and the
+/// reader's "store the pin, then read the newest version" see each other); see `repinSlot`,
+/// `unpinSlot` and `record(of:)` for the weaker orderings used where nothing is re-checked.
+///
+/// Idle slots: a process may keep a slot it owns with zero pins (`unpinSlot`), to reuse it for
+/// its next pin without a compare-and-swap and four stores. A slot with zero pins pins nothing:
+/// `pinningSlots` skips it, so idle slots never hold back page reuse. They only occupy a slot;
+/// each process keeps at most one per file, `claimSlot` reclaims those of dead processes before
+/// it gives up, and the owner releases its own when it closes the file.
 ///
 /// Slot ownership: a free slot has pid 0; a process claims one with compare-and-swap, fills
 /// it, and frees it by clearing pins then pid. A slot of a dead process (pid gone or its start
@@ -96,6 +105,10 @@ final class VersionTable: @unchecked Sendable {
 
     var newestVersion: Version { Version(strata_atomic_load_u64(base + 32)) }
 
+    /// The newest version, loaded with acquire only: enough to read its ring record (published
+    /// before it), not for the pin protocol's re-check, which needs `newestVersion`.
+    var newestVersionAcquiring: Version { Version(strata_atomic_load_u64_acquire(base + 32)) }
+
     /// Makes `record` the newest version (Spec W: publish). Only the writer calls this.
     func publish(_ record: VersionRecord) {
         invariant(record.version > newestVersion, "published versions grow")
@@ -117,19 +130,26 @@ final class VersionTable: @unchecked Sendable {
     }
 
     /// The record of `version` if the ring still holds it.
+    ///
+    /// Seqlock read: the sequence is loaded with acquire, the fields relaxed, then an acquire
+    /// fence before the sequence is loaded again. If any field load saw a store of a writer
+    /// that began after the first sequence load, the fence makes that writer's odd sequence
+    /// store visible to the second load, so the two differ and the read is retried. (The
+    /// writer's stores are sequentially consistent, hence releases.)
     func record(of version: Version) -> VersionRecord? {
         let slot = recordBase(version)
         for _ in 0..<1000 {
-            let before = strata_atomic_load_u64(slot)
+            let before = strata_atomic_load_u64_acquire(slot)
             if before & 1 == 1 { continue }
             let record = VersionRecord(
-                version: Version(strata_atomic_load_u64(slot + 8)),
-                catalogRoot: UInt32(truncatingIfNeeded: strata_atomic_load_u64(slot + 16)),
-                freeListHead: UInt32(truncatingIfNeeded: strata_atomic_load_u64(slot + 24)),
-                pageCount: UInt32(truncatingIfNeeded: strata_atomic_load_u64(slot + 32)),
-                schemaVersion: strata_atomic_load_u64(slot + 40),
-                freeListEntryCount: strata_atomic_load_u64(slot + 48))
-            let after = strata_atomic_load_u64(slot)
+                version: Version(strata_atomic_load_u64_relaxed(slot + 8)),
+                catalogRoot: UInt32(truncatingIfNeeded: strata_atomic_load_u64_relaxed(slot + 16)),
+                freeListHead: UInt32(truncatingIfNeeded: strata_atomic_load_u64_relaxed(slot + 24)),
+                pageCount: UInt32(truncatingIfNeeded: strata_atomic_load_u64_relaxed(slot + 32)),
+                schemaVersion: strata_atomic_load_u64_relaxed(slot + 40),
+                freeListEntryCount: strata_atomic_load_u64_relaxed(slot + 48))
+            strata_atomic_fence_acquire()
+            let after = strata_atomic_load_u64_relaxed(slot)
             guard before == after else { continue }
             return record.version == version ? record : nil
         }
@@ -144,22 +164,55 @@ final class VersionTable: @unchecked Sendable {
 
     /// Claims a free slot for `version` with the given pin counts. Does not re-check the
     /// newest version: `PinRegistry` does.
+    /// When every slot is taken, the slots of dead processes (idle ones included) are reclaimed
+    /// once before `tooManyReaders` is thrown.
     func claimSlot(version: Version, live: UInt32, frozen: UInt32) throws(StorageError) -> Int {
-        for index in 0..<slotCount {
-            let slot = slotBase(index)
-            guard strata_atomic_load_u64(slot) == 0 else { continue }
-            guard strata_atomic_cas_u64(slot, 0, processID) != 0 else { continue }
-            strata_atomic_store_u64(slot + 8, processStartTime)
-            strata_atomic_store_u64(slot + 16, version.rawValue)
-            strata_atomic_store_u64(slot + 24, Self.pins(live: live, frozen: frozen))
-            return index
+        for attempt in 0..<2 {
+            if attempt == 1 && reclaimDeadSlots() == 0 { break }
+            for index in 0..<slotCount {
+                let slot = slotBase(index)
+                guard strata_atomic_load_u64(slot) == 0 else { continue }
+                guard strata_atomic_cas_u64(slot, 0, processID) != 0 else { continue }
+                strata_atomic_store_u64(slot + 8, processStartTime)
+                strata_atomic_store_u64(slot + 16, version.rawValue)
+                strata_atomic_store_u64(slot + 24, Self.pins(live: live, frozen: frozen))
+                return index
+            }
         }
         throw StorageError.tooManyReaders(slotCount: slotCount)
     }
 
+    /// Changes the pin counts of an owned slot that already pins its version (neither count
+    /// old nor new is all zero). Release: the slot stays visible throughout, so nothing is
+    /// re-checked, and a writer that sees the new counts also sees this process's earlier work.
     func updateSlot(_ index: Int, live: UInt32, frozen: UInt32) {
-        invariant(strata_atomic_load_u64(slotBase(index)) == processID, "a process only updates its own slots")
-        strata_atomic_store_u64(slotBase(index) + 24, Self.pins(live: live, frozen: frozen))
+        invariant(strata_atomic_load_u64_relaxed(slotBase(index)) == processID, "a process only updates its own slots")
+        invariant(live != 0 || frozen != 0, "an update keeps the slot pinning; unpinSlot empties it")
+        strata_atomic_store_u64_release(slotBase(index) + 24, Self.pins(live: live, frozen: frozen))
+    }
+
+    /// Pins `version` in an owned idle slot (zero pins). The version is stored with release
+    /// while the slot still has zero pins (so no writer takes it for a pin yet), then the
+    /// counts sequentially consistent: the caller re-reads the newest version afterwards
+    /// (Spec D), exactly as after `claimSlot`. A writer that sees the counts also sees the
+    /// version, which was stored before them.
+    func repinSlot(_ index: Int, version: Version, live: UInt32, frozen: UInt32) {
+        let slot = slotBase(index)
+        invariant(strata_atomic_load_u64_relaxed(slot) == processID, "a process only pins its own slots")
+        invariant(strata_atomic_load_u64_relaxed(slot + 24) == 0, "only an idle slot changes its version")
+        if strata_atomic_load_u64_relaxed(slot + 16) != version.rawValue {
+            strata_atomic_store_u64_release(slot + 16, version.rawValue)
+        }
+        strata_atomic_store_u64(slot + 24, Self.pins(live: live, frozen: frozen))
+    }
+
+    /// Drops every pin of an owned slot but keeps the slot (idle). Release: a writer that sees
+    /// zero pins also sees that this process finished reading the version; a writer that
+    /// still sees the old counts merely keeps pages a little longer.
+    func unpinSlot(_ index: Int) {
+        let slot = slotBase(index)
+        invariant(strata_atomic_load_u64_relaxed(slot) == processID, "a process only unpins its own slots")
+        strata_atomic_store_u64_release(slot + 24, 0)
     }
 
     func releaseSlot(_ index: Int) {
@@ -208,13 +261,22 @@ final class VersionTable: @unchecked Sendable {
     }
 
     /// Frees the slots of processes that no longer exist. Returns how many were reclaimed.
+    /// Idle slots (owned, zero pins) count too: they pin nothing but occupy a slot.
     func reclaimDeadSlots() -> Int {
         var reclaimed = 0
-        for state in pinningSlots() where state.pid != processID {
-            guard state.pid <= UInt64(Int32.max) else { continue }
-            if SystemCalls.processIsAlive(pid: Int32(state.pid), startTime: state.startTime) { continue }
-            let slot = slotBase(state.index)
-            guard strata_atomic_cas_u64(slot, state.pid, Self.reclaimingMarker) != 0 else { continue }
+        for index in 0..<slotCount {
+            let slot = slotBase(index)
+            let pid = strata_atomic_load_u64(slot)
+            guard pid != 0 && pid != Self.reclaimingMarker && pid != processID else { continue }
+            guard pid <= UInt64(Int32.max) else { continue }
+            // A start time of 0 is a claim in progress (the pid is stored first) or an owner
+            // whose start time is unknown: only a pid that no longer exists counts as dead.
+            let startTime = strata_atomic_load_u64(slot + 8)
+            let alive = startTime == 0
+                ? !(kill(Int32(pid), 0) != 0 && errno == ESRCH)
+                : SystemCalls.processIsAlive(pid: Int32(pid), startTime: startTime)
+            if alive { continue }
+            guard strata_atomic_cas_u64(slot, pid, Self.reclaimingMarker) != 0 else { continue }
             strata_atomic_store_u64(slot + 24, 0)
             strata_atomic_store_u64(slot + 16, 0)
             strata_atomic_store_u64(slot + 8, 0)
