@@ -635,7 +635,9 @@ import Testing
             try write.insert(meta.id, values: [.int(0), .int(0), .int(0)])
             return write.newVersion
         }
-        let duration = Duration.milliseconds(kind == "file" ? 1200 : 1800)
+        // A fixed number of commits, not a duration: the checks must not depend on how fast
+        // this machine (or ThreadSanitizer) runs.
+        let commitTarget: Int64 = kind == "file" ? 150 : 400
         let writerDone = Shared<Bool>(false)
         let failures = EventLog()
         let readCounts = Shared<[Int]>([])
@@ -643,13 +645,11 @@ import Testing
 
         let writer = Self.startThread {
             var random = TestRandom(seed: 4242)
-            let clock = ContinuousClock()
-            let deadline = clock.now + duration
             var commit: Int64 = 0
             var logCount: Int64 = 0
             var oldestLog: Int64 = 0
             do {
-                while clock.now < deadline {
+                while commit < commitTarget {
                     commit += 1
                     try store.write { write in
                         guard let accounts = write.table(named: "accounts"),
@@ -750,9 +750,9 @@ import Testing
         Self.join(writer, "the writer")
         for reader in readers { Self.join(reader, "a reader") }
         for failure in failures.all.prefix(10) { Issue.record(Comment(rawValue: failure)) }
-        #expect(commitCount.value >= 20, "the writer made only \(commitCount.value) commits")
+        #expect(commitCount.value == Int(commitTarget), "the writer stopped at commit \(commitCount.value)")
         #expect(readCounts.value.count == 3)
-        #expect(readCounts.value.allSatisfy { $0 >= 5 }, "reads per reader: \(readCounts.value)")
+        #expect(readCounts.value.allSatisfy { $0 >= 1 }, "reads per reader: \(readCounts.value)")
         #expect(store.newestVersion == Version(setupVersion.rawValue + UInt64(commitCount.value)))
         #expect(store.pinnedVersionCount == 0)
         let final = try store.beginRead()
