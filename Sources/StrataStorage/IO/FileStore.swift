@@ -17,7 +17,7 @@ final class FileStore: PageStore, @unchecked Sendable {
     private let hooks: EngineHooks
     /// Bytes mapped so far; only grows. Guarded by `mapLock` for writes, atomic for reads.
     private let mapped = Atomic<Int>(0)
-    private let mapLock = Mutex<Void>(())
+    private let mapLock = Lock<Void>(())
     let generation: UInt64 = 0
 
     var base: UnsafeRawPointer { UnsafeRawPointer(reservation.base) }

@@ -99,7 +99,7 @@ public final class SimStore: PageStore, @unchecked Sendable {
 
     public let name: String
     private let image: AnonymousImage
-    private let state = Mutex(Mutable())
+    private let state = Lock(Mutable())
     /// The current boot; read on every read-path entry, so kept outside `state`.
     private let bootGeneration = Atomic<UInt64>(1)
     /// Decides which pending writes reached the disk when a sync fails (default: none did).

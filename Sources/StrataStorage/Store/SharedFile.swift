@@ -46,7 +46,7 @@ final class SharedFile: @unchecked Sendable {
         /// `pageReuseAfterLastPinDropped` probe).
         var pinHeldPagesBack = false
     }
-    private let state = Mutex(MutableState())
+    private let state = Lock(MutableState())
     /// Set (after `poisonCause`) when the file is poisoned; never cleared.
     private let poisoned = Atomic<Bool>(false)
 
@@ -241,7 +241,7 @@ enum SharedFileRegistry {
         init(_ file: SharedFile) { self.file = file }
     }
 
-    private static let entries = Mutex<[Key: WeakEntry]>([:])
+    private static let entries = Lock<[Key: WeakEntry]>([:])
 
     /// Memory stores are kept alive by their handles only; this keeps the store of an
     /// identifier alive while any shared file uses it.

@@ -37,7 +37,7 @@ final class PinRegistry: @unchecked Sendable {
     /// moves only with commits), so a small array searched linearly from the newest end: the
     /// begin/end of every read transaction looks its version up here, and a `Dictionary`
     /// hashed the version with SipHash on each.
-    private let state = Mutex<PinEntries>(PinEntries())
+    private let state = Lock<PinEntries>(PinEntries())
     static let pinAttemptsMax = 10_000
 
     init(table: VersionTable, hooks: EngineHooks) {
