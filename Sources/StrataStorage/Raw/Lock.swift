@@ -13,10 +13,14 @@ import Glibc
 /// Thread safety: the value is only reachable inside `withLock`.
 final class Lock<State>: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private var state: State
+    /// Behind a pointer rather than a stored `var`: the mutex already gives exclusive access,
+    /// and a class `var` passed `inout` would add a dynamic exclusivity check (a thread-local
+    /// access-set insert) to every acquisition.
+    private let state: UnsafeMutablePointer<State>
 
     init(_ initial: State) {
-        state = initial
+        state = UnsafeMutablePointer<State>.allocate(capacity: 1)
+        state.initialize(to: initial)
         mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
         let status = pthread_mutex_init(mutex, nil)
@@ -24,6 +28,8 @@ final class Lock<State>: @unchecked Sendable {
     }
 
     deinit {
+        state.deinitialize(count: 1)
+        state.deallocate()
         pthread_mutex_destroy(mutex)
         mutex.deinitialize(count: 1)
         mutex.deallocate()
@@ -34,6 +40,6 @@ final class Lock<State>: @unchecked Sendable {
     func withLock<R, E: Error>(_ body: (inout State) throws(E) -> R) throws(E) -> R {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
-        return try body(&state)
+        return try body(&state.pointee)
     }
 }
