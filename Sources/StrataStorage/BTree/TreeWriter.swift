@@ -288,6 +288,21 @@ struct TreeWriter {
     /// Splits the full node in `buffer` while inserting one entry at `index`.
     private func splitNode(_ buffer: UnsafeMutableRawPointer, index: Int, image: UInt64, child: UInt32,
                            cell: UnsafeRawBufferPointer, append: Bool) throws(StorageError) -> Split {
+        if append {
+            let node = NodeView(base: UnsafeRawPointer(buffer), pageSizeBytes: pageSizeBytes)
+            if node.isLeaf {
+                // An append split of a leaf keeps every old entry on the left and puts only the
+                // new one on the right: the left node stays as it is, no rebuild.
+                invariant(index == node.count, "an append split adds the last entry")
+                let (right, rightBuffer) = try space.allocate()
+                NodeEdit.initialise(rightBuffer, pageSizeBytes: pageSizeBytes, type: .leaf, byteKeys: byteKeys,
+                                    leftmostChild: 0)
+                NodeEdit.insert(rightBuffer, pageSizeBytes: pageSizeBytes, scratch: space.scratch, index: 0,
+                                image: image, child: child, cell: cell)
+                let separatorKey = byteKeys ? Array(leafKey(cell)) : []
+                return Split(rightPage: right, separatorImage: image, separatorKey: separatorKey)
+            }
+        }
         memcpy(space.scratch, buffer, pageSizeBytes)
         let old = NodeView(base: UnsafeRawPointer(space.scratch), pageSizeBytes: pageSizeBytes)
         var entries = space.entryScratch
