@@ -32,6 +32,24 @@ enum PutOutcome: Equatable {
 /// full, so insert/delete churn cannot grow the file without bound.
 ///
 /// Descents are iterative with the path kept in a `TreePath` (no recursion).
+///
+/// Append path. Inserting keys in ascending order is the common bulk load, and each such
+/// insert lands at the end of the rightmost leaf. A put that leaves its entry in a leaf on the
+/// right edge without splitting records that leaf in `WriteSpace.appendHint`; the next put on
+/// the same root whose key sorts after the leaf's last key and whose cell fits goes straight
+/// into the leaf, with no descent. Why that is the same result as a descent:
+/// 1. Every other `put`, every `remove` and `freeAll` (on any tree) clears the hint first, so
+///    between the put that set it and its use only append-path inserts ran. Nothing else
+///    changes tree pages: overflow pages are separate pages, and `allocate` never hands out a
+///    dirty page, which the hinted root and leaf are.
+/// 2. An append-path insert adds a largest key to the rightmost leaf without splitting: the
+///    root, the path and the leaf's page number stay, so the leaf stays the rightmost.
+/// 3. The descent for a key larger than every key of the rightmost leaf takes the last child
+///    at every level (separators bound the keys on their right from below), and the lower
+///    bound in that leaf is its end, with no equal key. So the append path inserts where a
+///    descent would, and the key cannot exist (`.insert` and `.upsert` both insert).
+/// 4. The write transaction owns the `WriteSpace`, so commit and rollback end the hint with it.
+/// Debug builds (`STRATA_CHECKS`) re-derive the rightmost leaf on every use and compare.
 struct TreeWriter {
     let space: WriteSpace
     let byteKeys: Bool
@@ -43,6 +61,14 @@ struct TreeWriter {
     func put(root: inout UInt32, key: SearchKey, cell: UnsafeRawBufferPointer, mode: PutMode,
              onOldCell: ((UnsafeRawBufferPointer) throws(StorageError) -> Void)? = nil) throws(StorageError) -> PutOutcome {
         invariant(cell.count <= PageLayout.leafCellByteCountMax(pageSizeBytes: pageSizeBytes), "cells fit a quarter page")
+        if mode != .update, let leafBuffer = appendLeaf(root: root, key: key, cellByteCount: cell.count) {
+            let count = NodeView(base: UnsafeRawPointer(leafBuffer), pageSizeBytes: pageSizeBytes).count
+            NodeEdit.insert(leafBuffer, pageSizeBytes: pageSizeBytes, scratch: space.scratch, index: count,
+                            image: key.image, child: 0, cell: cell)
+            space.hooks.mark(.treeAppendPath)
+            return .inserted
+        }
+        space.appendHint.pointee = AppendHint()
         if root == 0 {
             if mode == .update { return .keyMissing }
             let (page, buffer) = try space.allocate()
@@ -50,6 +76,7 @@ struct TreeWriter {
             NodeEdit.insert(buffer, pageSizeBytes: pageSizeBytes, scratch: space.scratch, index: 0,
                             image: key.image, child: 0, cell: cell)
             root = page
+            space.appendHint.pointee = AppendHint(root: page, leafPage: page, leafBuffer: buffer, byteKeys: byteKeys)
             return .inserted
         }
         if mode == .update, try TreeSearch.find(space.source, root: root, key: key) == nil {
@@ -67,14 +94,19 @@ struct TreeWriter {
         } else if mode == .update {
             return .keyMissing
         }
-        try insertEntry(root: &root, level: path.count, page: leafPage, buffer: leafBuffer,
-                        index: index, image: key.image, child: 0, cell: cell, allowAppendSplit: !found, path: path)
+        let inPlace = try insertEntry(root: &root, level: path.count, page: leafPage, buffer: leafBuffer,
+                                      index: index, image: key.image, child: 0, cell: cell,
+                                      allowAppendSplit: !found, path: path)
+        if inPlace && onRightEdge(level: path.count, path: path) {
+            space.appendHint.pointee = AppendHint(root: root, leafPage: leafPage, leafBuffer: leafBuffer, byteKeys: byteKeys)
+        }
         return found ? .replaced : .inserted
     }
 
     /// Removes `key`; false when it is absent (nothing is copied then).
     func remove(root: inout UInt32, key: SearchKey,
                 onOldCell: ((UnsafeRawBufferPointer) throws(StorageError) -> Void)? = nil) throws(StorageError) -> Bool {
+        space.appendHint.pointee = AppendHint()
         guard root != 0, try TreeSearch.find(space.source, root: root, key: key) != nil else { return false }
         var path = space.takeTreePath()
         defer { space.returnTreePath(path) }
@@ -91,6 +123,7 @@ struct TreeWriter {
 
     /// Frees every page of the tree (dropping a table).
     func freeAll(root: UInt32) throws(StorageError) {
+        space.appendHint.pointee = AppendHint()
         guard root != 0 else { return }
         var stack: [(page: UInt32, depth: Int)] = [(root, 0)]
         while let (page, depth) = stack.popLast() {
@@ -104,6 +137,47 @@ struct TreeWriter {
             space.free(page)
         }
     }
+
+    // MARK: append path
+
+    /// The remembered rightmost leaf of the tree at `root` when a key sorting after all its
+    /// keys, with a cell of `cellByteCount` bytes, can go at its end (see the type's doc).
+    @inline(__always)
+    private func appendLeaf(root: UInt32, key: SearchKey, cellByteCount: Int) -> UnsafeMutableRawPointer? {
+        let hint = space.appendHint.pointee
+        guard root != 0, hint.root == root, hint.byteKeys == byteKeys, let buffer = hint.leafBuffer else { return nil }
+        let leaf = NodeView(base: UnsafeRawPointer(buffer), pageSizeBytes: pageSizeBytes)
+        let count = leaf.count
+        guard count > 0, TreeSearch.compare(leaf, count - 1, key) < 0,
+              NodeEdit.fits(leaf, cellLength: cellByteCount) else { return nil }
+        #if STRATA_CHECKS
+        checkAppendHint(hint)
+        #endif
+        return buffer
+    }
+
+    #if STRATA_CHECKS
+    /// The hinted leaf is the rightmost leaf of the tree at `hint.root`, and every page on the
+    /// way is this transaction's own copy.
+    private func checkAppendHint(_ hint: AppendHint) {
+        var page = hint.root
+        var depth = 0
+        while depth < TreeSearch.depthMax {
+            guard let buffer = space.dirtyBuffer(page) else {
+                invariant(false, "the append path's pages are dirty")
+                return
+            }
+            let node = NodeView(base: UnsafeRawPointer(buffer), pageSizeBytes: pageSizeBytes)
+            if node.isLeaf {
+                invariant(page == hint.leafPage && buffer == hint.leafBuffer, "the hinted leaf is the rightmost leaf")
+                return
+            }
+            page = node.child(node.count)
+            depth += 1
+        }
+        invariant(false, "the append path's tree is shallower than depthMax")
+    }
+    #endif
 
     // MARK: descent
 
@@ -150,12 +224,14 @@ struct TreeWriter {
     // MARK: insertion and splits
 
     /// Inserts an entry into the node at `level` (its ancestors are `path[0..<level]`),
-    /// splitting it, and its ancestors, as needed.
+    /// splitting it, and its ancestors, as needed. Returns true when the node at `level` took
+    /// the entry without a split (so the path is unchanged).
+    @discardableResult
     private func insertEntry(root: inout UInt32, level startLevel: Int, page startPage: UInt32,
                              buffer startBuffer: UnsafeMutableRawPointer, index startIndex: Int,
                              image startImage: UInt64, child startChild: UInt32,
                              cell startCell: UnsafeRawBufferPointer, allowAppendSplit: Bool,
-                             path: TreePath) throws(StorageError) {
+                             path: TreePath) throws(StorageError) -> Bool {
         var level = startLevel
         var page = startPage
         var buffer = startBuffer
@@ -171,7 +247,7 @@ struct TreeWriter {
             if NodeEdit.fits(node, cellLength: cell.count) {
                 NodeEdit.insert(buffer, pageSizeBytes: pageSizeBytes, scratch: space.scratch, index: index,
                                 image: image, child: child, cell: cell)
-                return
+                return level == startLevel
             }
             let append = allowAppendSplit && index == node.count && onRightEdge(level: level, path: path)
             let split = try splitNode(buffer, index: index, image: image, child: child, cell: cell, append: append)
@@ -185,7 +261,7 @@ struct TreeWriter {
                 }
                 root = newRoot
                 space.hooks.mark(.treeRootSplit)
-                return
+                return false
             }
             level -= 1
             page = path.pages[level]
@@ -212,6 +288,21 @@ struct TreeWriter {
     /// Splits the full node in `buffer` while inserting one entry at `index`.
     private func splitNode(_ buffer: UnsafeMutableRawPointer, index: Int, image: UInt64, child: UInt32,
                            cell: UnsafeRawBufferPointer, append: Bool) throws(StorageError) -> Split {
+        if append {
+            let node = NodeView(base: UnsafeRawPointer(buffer), pageSizeBytes: pageSizeBytes)
+            if node.isLeaf {
+                // An append split of a leaf keeps every old entry on the left and puts only the
+                // new one on the right: the left node stays as it is, no rebuild.
+                invariant(index == node.count, "an append split adds the last entry")
+                let (right, rightBuffer) = try space.allocate()
+                NodeEdit.initialise(rightBuffer, pageSizeBytes: pageSizeBytes, type: .leaf, byteKeys: byteKeys,
+                                    leftmostChild: 0)
+                NodeEdit.insert(rightBuffer, pageSizeBytes: pageSizeBytes, scratch: space.scratch, index: 0,
+                                image: image, child: child, cell: cell)
+                let separatorKey = byteKeys ? Array(leafKey(cell)) : []
+                return Split(rightPage: right, separatorImage: image, separatorKey: separatorKey)
+            }
+        }
         memcpy(space.scratch, buffer, pageSizeBytes)
         let old = NodeView(base: UnsafeRawPointer(space.scratch), pageSizeBytes: pageSizeBytes)
         var entries = space.entryScratch
@@ -377,7 +468,7 @@ struct TreeWriter {
             // The new separator may be longer than the old (byte keys): inserting it can split
             // the parent, which ends the rebalancing (both halves are then half full).
             try withBytes(newSeparatorKey) { key throws(StorageError) in
-                try insertEntry(root: &root, level: level - 1, page: path.pages[level - 1],
+                _ = try insertEntry(root: &root, level: level - 1, page: path.pages[level - 1],
                                 buffer: parentBuffer, index: separatorIndex, image: newSeparatorImage,
                                 child: rightPage, cell: key, allowAppendSplit: false, path: path)
             }
@@ -405,6 +496,14 @@ struct TreeWriter {
             space.hooks.mark(.treeRootCollapse)
         }
     }
+}
+
+/// The rightmost leaf a put left behind, for `TreeWriter`'s append path. Root 0: none.
+struct AppendHint {
+    var root: UInt32 = 0
+    var leafPage: UInt32 = 0
+    var leafBuffer: UnsafeMutableRawPointer?
+    var byteKeys = false
 }
 
 /// The ancestors of the node a put or remove works on, root first: each one's page, its

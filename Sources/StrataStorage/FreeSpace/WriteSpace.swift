@@ -25,6 +25,9 @@ final class WriteSpace {
     private let dirtyTable: UnsafeMutablePointer<DirtyPageTable>
     /// The dirty pages and their buffers, in no particular order (the commit sorts them).
     var dirty: [(key: UInt32, value: UnsafeMutableRawPointer)] { dirtyTable.pointee.entries }
+    /// The rightmost leaf the latest tree put left behind (`TreeWriter`'s append path). Behind
+    /// a `let` pointer like `dirtyTable`: every insert reads it. Only `TreeWriter` touches it.
+    let appendHint: UnsafeMutablePointer<AppendHint>
     private(set) var freeList: FreeList
     /// Logical page count: pages [0, pageCount) are reachable or free after this commit.
     private(set) var pageCount: UInt32
@@ -51,6 +54,8 @@ final class WriteSpace {
         self.hooks = hooks
         dirtyTable = UnsafeMutablePointer<DirtyPageTable>.allocate(capacity: 1)
         dirtyTable.initialize(to: DirtyPageTable())
+        appendHint = UnsafeMutablePointer<AppendHint>.allocate(capacity: 1)
+        appendHint.initialize(to: AppendHint())
         scratch = UnsafeMutableRawPointer.allocate(byteCount: reader.pageSizeBytes, alignment: 64)
         scratch2 = UnsafeMutableRawPointer.allocate(byteCount: reader.pageSizeBytes, alignment: 64)
         invariant(newVersion > Version(reader.readVersion), "a commit creates a newer version")
@@ -60,6 +65,8 @@ final class WriteSpace {
         for (_, buffer) in dirtyTable.pointee.entries { buffer.deallocate() }
         dirtyTable.deinitialize(count: 1)
         dirtyTable.deallocate()
+        appendHint.deinitialize(count: 1)
+        appendHint.deallocate()
         for buffer in spareBuffers { buffer.deallocate() }
         scratch.deallocate()
         scratch2.deallocate()

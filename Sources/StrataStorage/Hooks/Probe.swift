@@ -11,6 +11,9 @@ public enum Probe: String, Sendable, Hashable, CaseIterable {
     case pageReuseAfterLastPinDropped
     /// A B+tree root split (the tree grew a level).
     case treeRootSplit
+    /// An insert went straight into the remembered rightmost leaf (`TreeWriter`'s append
+    /// path), without a descent.
+    case treeAppendPath
     /// A B+tree root collapsed (the tree lost a level).
     case treeRootCollapse
     /// Two B+tree nodes merged after deletes.

@@ -36,6 +36,18 @@ public struct TableInfo: Sendable, Hashable {
 
     /// Object key used for a null integer primary key.
     static let nullIntPrimaryKey = ObjectKey(Int64.min)
+
+    /// Takes what object operations change (the roots, the row count, the next key) from
+    /// `other`, a later state of this table. Assigns no reference-counted field, so it costs
+    /// no retain or release (`WriteTransaction.storeTable` runs it once per object operation).
+    mutating func adoptObjectState(of other: TableInfo) {
+        invariant(id == other.id && name == other.name && primaryKey == other.primaryKey && schema == other.schema,
+                  "object operations change only roots and counters")
+        rowCount = other.rowCount
+        rowRoot = other.rowRoot
+        indexRoot = other.indexRoot
+        nextKey = other.nextKey
+    }
 }
 
 /// All tables of one version, by name and by id.

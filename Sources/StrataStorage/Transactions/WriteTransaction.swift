@@ -100,8 +100,15 @@ public final class WriteTransaction {
 
     /// Records the new state of a table an object operation changed (see `pendingTable`).
     func storeTable(_ table: TableInfo) {
-        if let pending = pendingTable, pending.id != table.id { flushPendingTable() }
-        invariant(pendingTable == nil || pendingTable?.id == table.id, "one pending table")
+        if pendingTable?.id == table.id {
+            // The common case (every object operation after the first on a table): update the
+            // pending descriptor in place rather than replace it, which would retain the new
+            // name and schema and release the old.
+            pendingTable?.adoptObjectState(of: table)
+            return
+        }
+        flushPendingTable()
+        invariant(pendingTable == nil, "one pending table")
         pendingTable = table
     }
 
