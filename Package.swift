@@ -52,6 +52,8 @@ let package = Package(
             dependencies: ["StrataStorage", "strata-tool", "strata-bench"],
             swiftSettings: strictSettings
         ),
+        // The format of the numbered rules in Spec/ (the traceability checks parse them).
+        .testTarget(name: "SpecTests", swiftSettings: strictSettings),
         .testTarget(
             name: "StrataCommandLineTests",
             dependencies: ["StrataCommandLine"],

@@ -1,0 +1,76 @@
+import Foundation
+import Testing
+
+/// The rule files of `Spec/` are parsed by the traceability checks, so their format is a
+/// contract: every rule is `### <prefix><n>. <title>`, a statement, and a `Source:` line; IDs
+/// are unique and numbered from 1 without gaps in each area file; `coverage.md` only names
+/// rules that exist.
+@Suite struct SpecFormatTests {
+    /// Area file → rule prefix.
+    static let areas: [String: String] = [
+        "versions.md": "V", "confinement.md": "C", "writes.md": "W", "durability.md": "D", "freeze.md": "F",
+        "references.md": "T", "notifications.md": "N", "async-writes.md": "A", "limits.md": "L", "files.md": "X",
+    ]
+
+    static var specDirectory: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Spec")
+    }
+
+    struct Rule {
+        let id: String
+        let number: Int
+        let body: [String]
+    }
+
+    static func rules(in file: String, prefix: String) throws -> [Rule] {
+        let text = try String(contentsOf: specDirectory.appendingPathComponent(file), encoding: .utf8)
+        var rules: [Rule] = []
+        var current: (id: String, number: Int, body: [String])?
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
+            if line.hasPrefix("### ") {
+                if let current { rules.append(Rule(id: current.id, number: current.number, body: current.body)) }
+                let heading = line.dropFirst(4)
+                let id = String(heading.prefix { $0 != "." })
+                let number = Int(id.dropFirst(prefix.count)) ?? -1
+                #expect(id.hasPrefix(prefix) && number > 0, "\(file): bad rule heading '\(line)'")
+                current = (id, number, [])
+            } else if line.hasPrefix("#") {
+                if let current { rules.append(Rule(id: current.id, number: current.number, body: current.body)) }
+                current = nil
+            } else if current != nil, !line.trimmingCharacters(in: .whitespaces).isEmpty {
+                current?.body.append(line)
+            }
+        }
+        if let current { rules.append(Rule(id: current.id, number: current.number, body: current.body)) }
+        return rules
+    }
+
+    @Test(arguments: areas.keys.sorted())
+    func rulesAreNumberedWithoutGapsAndHaveASource(file: String) throws {
+        let prefix = try #require(Self.areas[file])
+        let rules = try Self.rules(in: file, prefix: prefix)
+        #expect(!rules.isEmpty, "\(file) has no rules")
+        #expect(rules.map(\.number) == Array(1...max(1, rules.count)), "\(file): numbers \(rules.map(\.number))")
+        for rule in rules {
+            #expect(rule.body.count >= 2, "\(rule.id) needs a statement and a source")
+            #expect(rule.body.last?.hasPrefix("Source: ") == true, "\(rule.id): the last line must be 'Source: ...'")
+        }
+    }
+
+    @Test func coverageNamesOnlyExistingRules() throws {
+        var known = Set<String>()
+        for (file, prefix) in Self.areas {
+            for rule in try Self.rules(in: file, prefix: prefix) { known.insert(rule.id) }
+        }
+        let coverage = try String(contentsOf: Self.specDirectory.appendingPathComponent("coverage.md"), encoding: .utf8)
+        let cited = try Regex(#"\b[VCWDFTNALX][0-9]+\b"#)
+        var unknown = Set<String>()
+        for match in coverage.matches(of: cited) {
+            let id = String(coverage[match.range])
+            if !known.contains(id) { unknown.insert(id) }
+        }
+        #expect(unknown.isEmpty, "coverage.md cites rules that do not exist: \(unknown.sorted())")
+        #expect(known.count >= 100)
+    }
+}
