@@ -69,6 +69,12 @@ struct ByteWriter {
         bytes.append(UInt8(remaining))
     }
     mutating func appendSignedVarint(_ value: Int64) { appendVarint(zigzagEncode(value)) }
+    /// Appends `byteCount` bytes written by `fill` (which must write exactly those bytes).
+    mutating func append(byteCount: Int, _ fill: (UnsafeMutableRawBufferPointer) -> Void) {
+        let start = bytes.count
+        bytes.append(contentsOf: [UInt8](repeating: 0, count: byteCount))
+        bytes.withUnsafeMutableBytes { raw in fill(UnsafeMutableRawBufferPointer(rebasing: raw[start...])) }
+    }
 
     /// Overwrites two bytes at `offset` (used to patch offset tables after the payload is known).
     mutating func patchUInt16(at offset: Int, _ value: UInt16) {

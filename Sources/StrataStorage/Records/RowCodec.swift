@@ -105,8 +105,8 @@ enum RowCodec {
         }
     }
 
-    /// The write pass of `encode`: the same bytes `encodeValue` produces (values already
-    /// validated by `encodedByteCount`).
+    /// The write pass of `encode` and `encodeValue` (values already validated by
+    /// `encodedByteCount`).
     private static func writeValue(_ value: Value, into writer: inout RawByteWriter) {
         switch value {
         case .null: writer.append(Tag.null.rawValue)
@@ -222,41 +222,14 @@ enum RowCodec {
         return writer.bytes
     }
 
+    /// Appends `value`'s encoding: the checks of `encodedByteCount`, then the bytes of
+    /// `writeValue` (one encoder for rows, nested values and digests).
     static func encodeValue(_ value: Value, into writer: inout ByteWriter, nested: Bool) throws(StorageError) {
-        switch value {
-        case .null: writer.append(Tag.null.rawValue)
-        case .bool(let flag): writer.append(flag ? Tag.trueValue.rawValue : Tag.falseValue.rawValue)
-        case .int(let number):
-            writer.append(Tag.int.rawValue)
-            writer.appendSignedVarint(number)
-        case .double(let number):
-            writer.append(Tag.double.rawValue)
-            writer.appendUInt64(number.bitPattern)
-        case .string(let text):
-            writer.append(Tag.string.rawValue)
-            let utf8 = Array(text.utf8)
-            writer.appendVarint(UInt64(utf8.count))
-            writer.append(contentsOf: utf8)
-        case .binary(let bytes):
-            writer.append(Tag.binary.rawValue)
-            writer.appendVarint(UInt64(bytes.count))
-            writer.append(contentsOf: bytes)
-        case .timestamp(let time):
-            guard time.nanoseconds > -1_000_000_000 && time.nanoseconds < 1_000_000_000 else {
-                throw StorageError.invalidArgument("timestamp nanoseconds \(time.nanoseconds) out of range")
-            }
-            writer.append(Tag.timestamp.rawValue)
-            writer.appendSignedVarint(time.seconds)
-            writer.appendSignedVarint(Int64(time.nanoseconds))
-        case .link(let link):
-            writer.append(Tag.link.rawValue)
-            writer.appendVarint(UInt64(link.table.rawValue))
-            writer.appendSignedVarint(link.key.rawValue)
-        case .list(let elements):
-            guard !nested else { throw StorageError.invalidArgument("lists cannot contain lists") }
-            writer.append(Tag.list.rawValue)
-            writer.appendVarint(UInt64(elements.count))
-            for element in elements { try encodeValue(element, into: &writer, nested: true) }
+        let byteCount = try encodedByteCount(value, nested: nested)
+        writer.append(byteCount: byteCount) { raw in
+            var target = RawByteWriter(raw)
+            writeValue(value, into: &target)
+            precondition(target.offset == byteCount, "value size pass and write pass disagree")
         }
     }
 
