@@ -1,3 +1,4 @@
+import StrataCommandLine
 import StrataStorage
 
 /// Text spellings shared by the subcommands' output.
@@ -22,20 +23,14 @@ enum OutputFormat {
             return "\"\(escaped(string))\""
         case .list(let elements):
             return "[" + elements.map { Self.value($0) }.joined(separator: ", ") + "]"
-        case .timestamp(let timestamp):
-            return self.timestamp(timestamp)
         default:
             return value.description
         }
     }
 
-    /// `@seconds.nanoseconds` with all nine fraction digits, so `.05` and `.5` differ
-    /// (`Timestamp.description` drops the leading zeros).
-    static func timestamp(_ timestamp: Timestamp) -> String {
-        let negative = timestamp.seconds < 0 || timestamp.nanoseconds < 0
-        let fraction = String(timestamp.nanoseconds.magnitude)
-        return "@" + (negative ? "-" : "") + String(timestamp.seconds.magnitude) + "."
-            + String(repeating: "0", count: 9 - fraction.count) + fraction
+    /// Tables as JSON `[name, rowCount]` pairs (`JSONLine` has no nested objects).
+    static func tablesJSON(_ tables: [VerificationReport.TableSummary]) -> JSONValue {
+        .array(tables.map { table -> JSONValue in [.string(table.name), .int(table.rowCount)] })
     }
 
     /// A row for `dump`: `[v0, v1, ...]`.

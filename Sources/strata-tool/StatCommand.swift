@@ -97,10 +97,7 @@ enum StatCommand: ToolCommand {
                 }))
         line.add(
             "tables",
-            JSONValue.array(
-                statistics.tables.map { table -> JSONValue in
-                    [.string(table.name), .int(table.rowCount)]
-                }))
+            OutputFormat.tablesJSON(statistics.tables))
         return line
     }
 }

@@ -101,10 +101,7 @@ enum VerifyCommand: ToolCommand {
         line.add("pendingFreePageCount", report.pendingFreePageCount)
         line.add(
             "tables",
-            JSONValue.array(
-                report.tables.map { table -> JSONValue in
-                    [.string(table.name), .int(table.rowCount)]
-                }))
+            OutputFormat.tablesJSON(report.tables))
         return line
     }
 

@@ -767,3 +767,13 @@ import Testing
             "the second round did not reuse the first's pages: \(pageCounts)")
     }
 }
+
+/// `Timestamp.description` is what `strata-tool dump` prints: nine fraction digits, one sign.
+@Suite struct TimestampDescriptionTests {
+    @Test func fractionKeepsLeadingZerosAndSign() {
+        #expect(Timestamp(seconds: 1, nanoseconds: 50_000_000).description == "@1.050000000")
+        #expect(Timestamp(seconds: 0, nanoseconds: -500_000_000).description == "@-0.500000000")
+        #expect(Timestamp(seconds: -3, nanoseconds: -7).description == "@-3.000000007")
+        #expect(Timestamp(seconds: 12, nanoseconds: 0).description == "@12.000000000")
+    }
+}
