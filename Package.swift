@@ -15,6 +15,7 @@ let package = Package(
     name: "Strata",
     products: [
         .library(name: "StrataStorage", targets: ["StrataStorage"]),
+        .library(name: "StrataModel", targets: ["StrataModel"]),
         .executable(name: "strata-tool", targets: ["strata-tool"]),
         .executable(name: "strata-bench", targets: ["strata-bench"]),
     ],
@@ -27,6 +28,9 @@ let package = Package(
             dependencies: ["CStrataSupport"],
             swiftSettings: strictSettings
         ),
+        // The reference model: a pure, deterministic state machine of versions, pins,
+        // confinement, commits, notifications and async writes. Imports nothing of the engine.
+        .target(name: "StrataModel", swiftSettings: strictSettings),
         // Argument parsing and output helpers shared by the command-line tools.
         .target(name: "StrataCommandLine", swiftSettings: strictSettings),
         .executableTarget(
@@ -54,6 +58,11 @@ let package = Package(
         ),
         // The format of the numbered rules in Spec/ (the traceability checks parse them).
         .testTarget(name: "SpecTests", swiftSettings: strictSettings),
+        .testTarget(
+            name: "StrataModelTests",
+            dependencies: ["StrataModel"],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "StrataCommandLineTests",
             dependencies: ["StrataCommandLine"],

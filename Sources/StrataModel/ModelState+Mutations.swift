@@ -1,0 +1,331 @@
+// Mutations of managed data inside a write (W4, W9 to W14), through accessors or as
+// `Mutation` values. Every change lands in the write's working copy and records the version it
+// will commit as (the `written` markers change sets read, Spec N13, N22).
+
+extension ModelState {
+    mutating func dispatchAccessorWrite(_ operation: Operation, in context: ContextID)
+        throws(Interruption) -> Value
+    {
+        switch operation {
+        case .makeUnmanaged(let type, let primaryKey, let value, let id):
+            guard handles[id] == nil else { throw .rejected(.invalidStep("handle \(id) exists")) }
+            handles[id] = HandleState(realm: nil, target: .unmanaged(
+                type: type, primaryKey: primaryKey, value: value), epoch: 0)
+            return .handle(id)
+        case .add(let realmID, let id, let policy):
+            _ = try usableRealm(realmID, in: context)
+            return .handle(try add(id, to: realmID, policy: policy))
+        case .create(let realmID, let type, let primaryKey, let value, let policy, let id):
+            _ = try usableRealm(realmID, in: context)
+            guard handles[id] == nil else { throw .rejected(.invalidStep("handle \(id) exists")) }
+            let object = try createObject(type: type, primaryKey: primaryKey, value: value,
+                                          policy: policy, in: realmID)
+            handles[id] = HandleState(realm: realmID, target: .object(object),
+                                      epoch: try realmState(realmID).epoch)
+            return .handle(id)
+        case .createCopy(let realmID, let sourceID, let id):
+            _ = try usableRealm(realmID, in: context)
+            guard handles[id] == nil else { throw .rejected(.invalidStep("handle \(id) exists")) }
+            let source = try handleState(sourceID)
+            guard case .object(let sourceObject) = source.target, let sourceRealm = source.realm
+            else { throw .rejected(.invalidStep("\(sourceID) is not a managed object")) }
+            let sourceData = try readable(source)
+            let object = try createCopy(sourceObject, from: sourceData, into: realmID,
+                                        sameRealm: sourceRealm == realmID)
+            handles[id] = HandleState(realm: realmID, target: .object(object),
+                                      epoch: try realmState(realmID).epoch)
+            return .handle(id)
+        case .setValue(let id, let value):
+            let handle = try handleState(id)
+            if case .unmanaged(let type, let primaryKey, _) = handle.target {
+                // Spec C5: an unmanaged object is a plain value, settable anywhere.
+                handles[id]?.target = .unmanaged(type: type, primaryKey: primaryKey, value: value)
+                return .done
+            }
+            let (realmID, object) = try writableObject(id, in: context)
+            try mutateWrite(realmID) { write, version throws(Interruption) in
+                write.snapshot.objects[object]?.value = value
+                write.snapshot.objects[object]?.written[.value] = version
+            }
+            return .done
+        case .append(let listID, let elementID):
+            let (realmID, owner) = try writableList(listID, in: context)
+            let (elementRealm, element) = try writableObject(elementID, in: context)
+            guard elementRealm == realmID else { throw .rejected(.deleteFromOtherRealm) }
+            try mutateWrite(realmID) { write, version throws(Interruption) in
+                write.snapshot.objects[owner]?.list.append(element)
+                write.snapshot.objects[owner]?.written[.list] = version
+            }
+            return .done
+        case .removeFromList(let listID, let index):
+            let (realmID, owner) = try writableList(listID, in: context)
+            try mutateWrite(realmID) { write, version throws(Interruption) in
+                let count = write.snapshot.objects[owner]?.list.count ?? 0
+                guard index >= 0, index < count else {
+                    throw .rejected(.outOfBounds(index: index, count: count))
+                }
+                write.snapshot.objects[owner]?.list.remove(at: index)
+                write.snapshot.objects[owner]?.written[.list] = version
+            }
+            return .done
+        case .setMapValue(let ownerID, let key, let elementID):
+            let (realmID, owner) = try writableObject(ownerID, in: context)
+            var element: ObjectID?
+            if let elementID { element = try writableObject(elementID, in: context).1 }
+            try mutateWrite(realmID) { write, version throws(Interruption) in
+                write.snapshot.objects[owner]?.map[key] = .some(element)
+                write.snapshot.objects[owner]?.written[.map] = version
+            }
+            return .done
+        case .delete(let realmID, let id):
+            _ = try usableRealm(realmID, in: context)
+            try delete(id, from: realmID)
+            return .done
+        case .deleteAll(let realmID):
+            _ = try usableRealm(realmID, in: context)
+            try mutateWrite(realmID) { write, _ throws(Interruption) in
+                write.snapshot.objects = [:]  // Spec W12: every accessor is invalid at once
+            }
+            return .done
+        default:
+            throw .rejected(.invalidStep("not a write operation"))
+        }
+    }
+
+    /// Runs `body` on the realm's open write. Spec W9: mutations need a write transaction.
+    mutating func mutateWrite(
+        _ id: RealmID, _ body: (inout WriteTransaction, Version) throws(Interruption) -> Void
+    ) throws(Interruption) {
+        guard var write = try realmState(id).write else { throw .rejected(.notInWrite) }
+        try body(&write, write.startVersion.next)
+        realms[id]?.write = write
+    }
+
+    /// A managed, live, existing object accessor the calling context may write through.
+    /// Spec C5, F12, W12.
+    func writableObject(_ id: HandleID, in context: ContextID) throws(Interruption)
+        -> (RealmID, ObjectID)
+    {
+        let handle = try handleState(id)
+        guard let realmID = handle.realm, case .object(let object) = handle.target else {
+            throw .rejected(.invalidStep("handle \(id) is not a managed object"))
+        }
+        let realm = try usableRealm(realmID, in: context)
+        if realm.isFrozen { throw .rejected(.frozenModify) }  // Spec F12
+        guard realm.write != nil else { throw .rejected(.notInWrite) }  // Spec W9
+        guard handle.epoch == realm.epoch, view(of: realmID)?.objects[object] != nil else {
+            throw .rejected(.objectInvalidated)  // Spec W12
+        }
+        return (realmID, object)
+    }
+
+    /// A List accessor the calling context may mutate (Spec W9, C5).
+    func writableList(_ id: HandleID, in context: ContextID) throws(Interruption)
+        -> (RealmID, ObjectID)
+    {
+        let handle = try handleState(id)
+        guard let realmID = handle.realm, case .list(let owner) = handle.target else {
+            throw .rejected(.invalidStep("handle \(id) is not a List"))
+        }
+        let realm = try usableRealm(realmID, in: context)
+        if realm.isFrozen { throw .rejected(.frozenModify) }
+        guard realm.write != nil else { throw .rejected(.notInWrite) }
+        guard handle.epoch == realm.epoch, view(of: realmID)?.objects[owner] != nil else {
+            throw .rejected(.collectionInvalidated)
+        }
+        return (realmID, owner)
+    }
+
+    /// Creates or updates the object with this primary key (Spec W10, N22).
+    mutating func createObject(type: String, primaryKey: Int, value: Int?, policy: UpdatePolicy,
+                               in id: RealmID) throws(Interruption) -> ObjectID
+    {
+        var result: ObjectID?
+        try mutateWrite(id) { write, version throws(Interruption) in
+            if let existing = write.snapshot.objectID(type: type, primaryKey: primaryKey) {
+                switch policy {
+                case .error:
+                    throw .rejected(.primaryKeyExists(type: type, primaryKey: primaryKey))
+                case .modified:
+                    // Spec N22: only changed properties count as modified.
+                    if write.snapshot.objects[existing]?.value != value {
+                        write.snapshot.objects[existing]?.value = value
+                        write.snapshot.objects[existing]?.written[.value] = version
+                    }
+                case .all:
+                    write.snapshot.objects[existing]?.value = value
+                    write.snapshot.objects[existing]?.written[.value] = version
+                }
+                result = existing
+                return
+            }
+            let object = ObjectID(write.snapshot.nextObjectID)
+            write.snapshot.nextObjectID += 1
+            write.snapshot.objects[object] = StoredObject(
+                type: type, primaryKey: primaryKey, value: value,
+                written: [.value: version, .list: version, .map: version])
+            write.createdObjects.insert(object)
+            result = object
+        }
+        guard let result else { throw .rejected(.invalidStep("create produced nothing")) }
+        return result
+    }
+
+    /// Spec W14: `create` from an object of another realm copies it deeply: the object, its List
+    /// elements and theirs become new objects in this realm; the source is unchanged.
+    mutating func createCopy(_ object: ObjectID, from source: Snapshot, into realmID: RealmID,
+                             sameRealm: Bool) throws(Interruption) -> ObjectID
+    {
+        guard let stored = source.objects[object] else { throw .rejected(.objectInvalidated) }
+        if sameRealm { return object }
+        var copies: [ObjectID: ObjectID] = [:]
+        return try copyObject(stored, id: object, from: source, into: realmID, copies: &copies)
+    }
+
+    private mutating func copyObject(
+        _ stored: StoredObject, id: ObjectID, from source: Snapshot, into realmID: RealmID,
+        copies: inout [ObjectID: ObjectID]
+    ) throws(Interruption) -> ObjectID {
+        if let done = copies[id] { return done }
+        let copy = try createObject(type: stored.type, primaryKey: stored.primaryKey,
+                                    value: stored.value, policy: .all, in: realmID)
+        copies[id] = copy
+        var elements: [ObjectID] = []
+        for element in stored.list {
+            guard let elementData = source.objects[element] else { continue }
+            elements.append(try copyObject(elementData, id: element, from: source, into: realmID,
+                                           copies: &copies))
+        }
+        let list = elements
+        try mutateWrite(realmID) { write, version throws(Interruption) in
+            write.snapshot.objects[copy]?.list = list
+            write.snapshot.objects[copy]?.written[.list] = version
+        }
+        return copy
+    }
+
+    /// Spec W10: adding an unmanaged object makes that accessor managed; adding it again (now
+    /// managed by this realm) changes nothing. Spec W12: a deleted object cannot be added.
+    mutating func add(_ id: HandleID, to realmID: RealmID, policy: UpdatePolicy)
+        throws(Interruption) -> HandleID
+    {
+        let handle = try handleState(id)
+        switch handle.target {
+        case .unmanaged(let type, let primaryKey, let value):
+            let object = try createObject(type: type, primaryKey: primaryKey, value: value,
+                                          policy: policy, in: realmID)
+            handles[id] = HandleState(realm: realmID, target: .object(object),
+                                      epoch: try realmState(realmID).epoch)
+            return id
+        case .object(let object):
+            guard handle.realm == realmID else {
+                // Managed by another realm: Realm refuses to add it (W14's create copies instead).
+                throw .rejected(.objectInvalidated)
+            }
+            guard try realmState(realmID).write != nil else { throw .rejected(.notInWrite) }
+            guard view(of: realmID)?.objects[object] != nil else {
+                throw .rejected(.objectInvalidated)  // Spec W12: 'deleted or invalidated'
+            }
+            return id
+        case .results, .list:
+            throw .rejected(.invalidStep("only objects can be added"))
+        }
+    }
+
+    /// Spec W11, W12, W13.
+    mutating func delete(_ id: HandleID, from realmID: RealmID) throws(Interruption) {
+        let handle = try handleState(id)
+        // Spec W11: unmanaged values and values of another realm instance are refused.
+        guard let owner = handle.realm, owner == realmID else {
+            throw .rejected(.deleteFromOtherRealm)
+        }
+        guard try realmState(realmID).write != nil else {
+            if case .results = handle.target { throw .rejected(.resultsOutsideWrite) }  // W9
+            throw .rejected(.notInWrite)
+        }
+        let snapshot = try readableView(of: realmID)
+        let targets: [ObjectID]
+        switch handle.target {
+        case .object(let object):
+            guard handle.epoch == (try realmState(realmID).epoch),
+                  snapshot.objects[object] != nil
+            else { throw .rejected(.objectInvalidated) }  // Spec W11: already deleted
+            targets = [object]
+        case .results(let query):
+            targets = query.evaluate(in: snapshot)
+        case .list(let listOwner):
+            // Spec W13: deleting a List deletes its targets and leaves it empty.
+            targets = snapshot.objects[listOwner]?.list ?? []
+        case .unmanaged:
+            throw .rejected(.deleteFromOtherRealm)
+        }
+        try mutateWrite(realmID) { write, version throws(Interruption) in
+            for object in targets { write.deleteObject(object, version: version) }
+        }
+    }
+
+    /// Applies a `Mutation` (objects named by type and primary key) in the realm's open write.
+    mutating func apply(_ mutation: Mutation, in id: RealmID) throws(Interruption) {
+        switch mutation {
+        case .create(let type, let primaryKey, let value):
+            _ = try createObject(type: type, primaryKey: primaryKey, value: value, policy: .error,
+                                 in: id)
+        case .setValue(let type, let primaryKey, let value):
+            try mutateWrite(id) { write, version throws(Interruption) in
+                let object = try write.existing(type: type, primaryKey: primaryKey)
+                write.snapshot.objects[object]?.value = value
+                write.snapshot.objects[object]?.written[.value] = version
+            }
+        case .delete(let type, let primaryKey):
+            try mutateWrite(id) { write, version throws(Interruption) in
+                let object = try write.existing(type: type, primaryKey: primaryKey)
+                write.deleteObject(object, version: version)
+            }
+        case .append(let ownerType, let ownerKey, let elementType, let elementKey):
+            try mutateWrite(id) { write, version throws(Interruption) in
+                let owner = try write.existing(type: ownerType, primaryKey: ownerKey)
+                let element = try write.existing(type: elementType, primaryKey: elementKey)
+                write.snapshot.objects[owner]?.list.append(element)
+                write.snapshot.objects[owner]?.written[.list] = version
+            }
+        case .setMapValue(let ownerType, let ownerKey, let key, let elementType, let elementKey):
+            try mutateWrite(id) { write, version throws(Interruption) in
+                let owner = try write.existing(type: ownerType, primaryKey: ownerKey)
+                var element: ObjectID?
+                if let elementKey {
+                    element = try write.existing(type: elementType, primaryKey: elementKey)
+                }
+                write.snapshot.objects[owner]?.map[key] = .some(element)
+                write.snapshot.objects[owner]?.written[.map] = version
+            }
+        }
+    }
+}
+
+extension WriteTransaction {
+    func existing(type: String, primaryKey: Int) throws(Interruption) -> ObjectID {
+        guard let object = snapshot.objectID(type: type, primaryKey: primaryKey) else {
+            throw .rejected(.objectInvalidated)
+        }
+        return object
+    }
+
+    /// Spec W13: Lists referring to a deleted object shrink; Map values referring to it become
+    /// nil and keep their keys.
+    mutating func deleteObject(_ object: ObjectID, version: Version) {
+        guard snapshot.objects.removeValue(forKey: object) != nil else { return }
+        for (id, stored) in snapshot.objects {
+            if stored.list.contains(object) {
+                snapshot.objects[id]?.list.removeAll { $0 == object }
+                snapshot.objects[id]?.written[.list] = version
+            }
+            if stored.map.values.contains(where: { $0 == object }) {
+                for (key, value) in stored.map where value == object {
+                    snapshot.objects[id]?.map[key] = .some(nil)
+                }
+                snapshot.objects[id]?.written[.map] = version
+            }
+        }
+        createdObjects.remove(object)
+    }
+}

@@ -1,0 +1,376 @@
+// Opening, caching and closing realms; reads starting and moving (the V rules); freezing and
+// thawing whole realms (F1, F7).
+
+extension ModelState {
+    mutating func dispatchRealmOperation(_ operation: Operation, in context: ContextID)
+        throws(Interruption) -> Value
+    {
+        switch operation {
+        case .addContext(let id, let process, let kind):
+            guard contexts[id] == nil else { throw .rejected(.invalidStep("context \(id) exists")) }
+            contexts[id] = ContextState(process: process, kind: kind)
+            return .done
+        case .setPathCondition(let path, let condition):
+            pathConditions[path, default: []].insert(condition)
+            return .done
+        case .open(let configuration, let confinement, let id):
+            return .realm(try open(configuration, confinement: confinement, as: id, in: context))
+        case .asyncOpen(let configuration, let id):
+            // Spec X7: a read-only asyncOpen of a missing file fails with fileNotFound, creates
+            // nothing and caches nothing (open's checks run before any effect); otherwise it
+            // opens on the calling context.
+            return .realm(try open(configuration, confinement: .callingContext, as: id,
+                                   in: context))
+        case .release(let id):
+            try release(id, in: context)
+            return .done
+        case .close(let id):
+            _ = try usableRealm(id, in: context)
+            close(id)
+            return .done
+        case .setAutorefresh(let id, let value):
+            _ = try usableRealm(id, in: context)
+            realms[id]?.autorefresh = value  // Spec V6: reads back what was last set
+            return .done
+        case .getAutorefresh(let id):
+            return .bool(try usableRealm(id, in: context).autorefresh)
+        case .refresh(let id):
+            _ = try usableRealm(id, in: context)
+            return .bool(try refresh(id, insideCallback: nil))
+        case .asyncRefresh(let id):
+            _ = try usableRealm(id, in: context)
+            // Spec C12: only on the main thread or an actor.
+            let kind = try contextState(context).kind
+            guard kind == .mainThread || kind == .actor else {
+                throw .rejected(.asyncRefreshContext)
+            }
+            // Spec V17: false without a move when at the newest version; otherwise true once
+            // moved to (at least) the newest version that existed at the call.
+            return .bool(try refresh(id, insideCallback: nil))
+        case .invalidate(let id):
+            _ = try usableRealm(id, in: context)
+            invalidate(id)
+            return .done
+        case .freezeRealm(let id, let frozenID):
+            return .realm(try freezeRealm(id, as: frozenID, in: context))
+        case .thawRealm(let id, let liveID):
+            let realm = try usableRealm(id, in: context)
+            // Spec F1: thaw of a live realm returns it.
+            guard realm.isFrozen else { return .realm(id) }
+            // Spec F7: the context's cached live instance, or a new one; it reads its own
+            // version, never the frozen one.
+            return .realm(try open(realm.configuration, confinement: .callingContext, as: liveID,
+                                   in: context))
+        case .isEmpty(let id):
+            _ = try usableRealm(id, in: context)
+            let snapshot = try readableView(of: id)
+            return .bool(snapshot.objects.isEmpty)  // Spec W4: includes the write's own changes
+        case .isInWriteTransaction(let id):
+            return .bool(try usableRealm(id, in: context).write != nil)
+        case .readConfiguration(let id):
+            // Spec C8: configuration is readable from any context.
+            return .configuration(try realmState(id).configuration)
+        case .crashMachine(let keepUnsyncedSlots):
+            crashMachine(keepUnsyncedSlots: keepUnsyncedSlots)
+            return .done
+        case .killProcess(let process):
+            killProcess(process)
+            return .done
+        case .fileExists, .deleteFiles, .writeCopy:
+            return try dispatchFileOperation(operation, in: context)
+        default:
+            throw .rejected(.invalidStep("not a realm operation"))
+        }
+    }
+
+    // MARK: Open
+
+    mutating func open(_ configuration: Configuration, confinement: Confinement, as id: RealmID,
+                       in context: ContextID) throws(Interruption) -> RealmID
+    {
+        let caller = try contextState(context)
+        // Spec X17: a key of the wrong length is rejected; a valid one is unsupported.
+        if let keyBytes = configuration.encryptionKeyByteCount {
+            throw .rejected(keyBytes == 64 ? .encryptionUnsupported : .encryptionKeyLength)
+        }
+        var owner = context
+        var viaQueue = false
+        if case .queue(let queue) = confinement {
+            let queueKind = try contextState(queue).kind
+            switch queueKind {
+            case .concurrentQueue(let label):
+                // Spec C4: only serial queues and main.
+                throw .rejected(.notSerialQueue(label: label))
+            case .serialQueue, .mainThread:
+                // Spec C3, C4: the call must run on the queue it names.
+                guard queue == context else { throw .rejected(.incorrectQueue) }
+                owner = queue
+                // Spec C3: Realm(queue: .main) on main is main's thread realm.
+                viaQueue = queueKind != .mainThread
+            case .thread, .actor:
+                throw .rejected(.invalidStep("\(queue) is not a queue"))
+            }
+        }
+        // Spec C1: one cached instance per context and configuration.
+        if let cached = realms.first(where: { entry in
+            let realm = entry.value
+            return !realm.isFrozen && !realm.isClosed && realm.owner == owner
+                && realm.viaQueue == viaQueue && realm.configuration == configuration
+        })?.key {
+            realms[cached]?.holders += 1
+            return cached
+        }
+        guard realms[id] == nil else { throw .rejected(.invalidStep("realm \(id) exists")) }
+        let location = configuration.location
+        // Spec X11: one access mode per path per process; Spec X13: read-only instances in any
+        // number of contexts. Spec X18: files are shared by every process (one `files` table).
+        if realms.values.contains(where: {
+            $0.process == caller.process && !$0.isClosed && !$0.isFrozen
+                && $0.configuration.location == location
+                && $0.configuration.readOnly != configuration.readOnly
+        }) {
+            throw .rejected(.differentReadPermissions(path: "\(location)"))
+        }
+        try checkPathForOpen(configuration)
+        try createFileIfNeeded(configuration)
+        try checkSchema(configuration)
+        if !realms.values.contains(where: { !$0.isClosed && $0.configuration.location == location }) {
+            adoptIfNeeded(location)  // a fresh lock file reads the newest slot (Spec D7, W8)
+        }
+        realms[id] = RealmState(
+            process: caller.process, owner: owner, viaQueue: viaQueue,
+            configuration: configuration, isFrozen: false, readVersion: nil,
+            frozenInvalidated: false, write: nil,
+            autorefresh: true,  // Spec V6: a new instance autorefreshes
+            holders: 1, isClosed: false, epoch: 0, refreshRequiredOwed: false, asyncQueue: [],
+            asyncGroups: [], completionsOwed: [])
+        return id
+    }
+
+    /// Spec X6, X12: what the file system says about the path.
+    private func checkPathForOpen(_ configuration: Configuration) throws(Interruption) {
+        guard case .path(let path) = configuration.location else { return }
+        let conditions = pathConditions[path] ?? []
+        let readOnly = configuration.readOnly
+        if conditions.contains(.parentNotDirectory) { throw .rejected(.parentNotDirectory(path: path)) }
+        if conditions.contains(.isDirectory) { throw .rejected(.isDirectory(path: path)) }
+        if conditions.contains(.parentMissing), files[.path(path)] == nil {
+            throw .rejected(.parentDirectoryMissing(path: path))
+        }
+        if conditions.contains(.notReadable) {
+            throw .rejected(.permissionDenied(path: path, readOnly: readOnly))
+        }
+        if !readOnly, conditions.contains(.notWritable) {
+            throw .rejected(.permissionDenied(path: path, readOnly: false))
+        }
+        // Spec X12: an immutable file refuses read-write opens; read-only opens read it.
+        if !readOnly, conditions.contains(.immutable) {
+            throw .rejected(.operationNotPermitted(path: path))
+        }
+        // Spec D4, D8: a file whose slots or pages fail their checks opens with an error and
+        // never returns data.
+        if conditions.contains(.corrupted) { throw .rejected(.corruptFile(path: path)) }
+        for case .tooSmall(let byteCount) in conditions where files[.path(path)] == nil {
+            throw .rejected(.tooSmall(path: path, byteCount: byteCount))
+        }
+    }
+
+    private mutating func createFileIfNeeded(_ configuration: Configuration) throws(Interruption) {
+        let location = configuration.location
+        guard files[location] == nil else { return }
+        // Spec X5: a seed file is copied before the first open of a missing file.
+        if let seed = configuration.seedFilePath, let seedFile = files[.path(seed)],
+           let data = seedFile.versions[seedFile.durable]
+        {
+            var copy = data
+            copy.committedBy = nil
+            files[location] = FileState(location: location, first: copy,
+                                        readerSlotCount: readerSlotCount)
+            return
+        }
+        // Spec X10, X7: a read-only open needs an existing file and creates nothing.
+        if configuration.readOnly, !location.isInMemory {
+            throw .rejected(.fileNotFound(path: "\(location)"))
+        }
+        // Spec X8: an in-memory realm starts empty whenever no instance of it is open.
+        files[location] = FileState(location: location, first: Snapshot(schema: configuration.schema),
+                                    readerSlotCount: readerSlotCount)
+    }
+
+    /// Spec X15: a read-only open of a file lacking a declared column is a schema mismatch; a
+    /// missing table reads as empty (Spec X14). A read-write open adds what is missing to the
+    /// newest version (a schema change, not a data commit).
+    private mutating func checkSchema(_ configuration: Configuration) throws(Interruption) {
+        let location = configuration.location
+        guard var file = files[location], var newest = file.versions[file.newest] else { return }
+        for (type, columns) in configuration.schema.types.sorted(by: { $0.key < $1.key }) {
+            guard let fileColumns = newest.schema.types[type] else { continue }
+            if configuration.readOnly, let missing = columns.subtracting(fileColumns).sorted().first {
+                throw .rejected(.schemaMismatch(type: type, column: missing))
+            }
+        }
+        guard !configuration.readOnly else { return }
+        for (type, columns) in configuration.schema.types {
+            newest.schema.types[type, default: []].formUnion(columns)
+        }
+        file.versions[file.newest] = newest
+        files[location] = file
+    }
+
+    // MARK: Reads and moves
+
+    /// The view a read uses, starting the read when the realm has none (Spec V10).
+    mutating func readableView(of id: RealmID) throws(Interruption) -> Snapshot {
+        try beginReadIfNeeded(id)
+        guard let snapshot = view(of: id) else {
+            throw .rejected(.invalidStep("realm \(id) has no view"))
+        }
+        return snapshot
+    }
+
+    /// Spec V10: the first read of a new realm, or after invalidate, starts at the newest version.
+    /// Spec V18: a read never waits for the writer (the write lock is not consulted).
+    /// Spec F6: an invalidated frozen realm cannot be read.
+    mutating func beginReadIfNeeded(_ id: RealmID) throws(Interruption) {
+        let realm = try realmState(id)
+        if realm.isFrozen, realm.frozenInvalidated { throw .rejected(.frozenRealmInvalidated) }
+        guard realm.readVersion == nil else { return }
+        let location = realm.configuration.location
+        let newest = try fileState(location).newest
+        try checkReaderSlot(process: realm.process, version: newest, location: location)
+        realms[id]?.readVersion = newest
+    }
+
+    /// Spec L6: each (process, version) pin takes a reader slot; with all slots taken a new
+    /// pin fails.
+    func checkReaderSlot(process: ProcessID, version: Version, location: FileLocation)
+        throws(Interruption)
+    {
+        let slots = readerSlots(of: location)
+        guard !slots.contains(ReaderSlot(process: process, version: version)) else { return }
+        let capacity = files[location]?.readerSlotCount ?? readerSlotCount
+        if slots.count >= capacity { throw .rejected(.tooManyReaders) }
+    }
+
+    /// Spec V3: a move goes to the newest version; Spec N3: every move runs `.didChange`.
+    /// Spec N5: an observer whose callback is running is not called again.
+    mutating func moveToNewest(_ id: RealmID) {
+        guard let realm = realms[id], let newest = newest(of: realm.configuration.location),
+              let current = realm.readVersion, current < newest
+        else { return }
+        realms[id]?.readVersion = newest
+        realms[id]?.refreshRequiredOwed = false
+        emit(.moved(id, to: newest))
+        notifyRealmObservers(of: id, kind: .didChange, skipping: [])
+    }
+
+    /// Spec V4, V5, N12: refresh moves to the newest version and delivers pending callbacks.
+    mutating func refresh(_ id: RealmID, insideCallback: ObserverID?) throws(Interruption) -> Bool {
+        let realm = try realmState(id)
+        if realm.isFrozen { return false }  // Spec F2
+        guard let current = realm.readVersion, realm.write == nil else { return false }
+        let newest = try fileState(realm.configuration.location).newest
+        let moved = current < newest
+        moveToNewest(id)
+        deliverCollectionPass(of: id)  // Spec N12: pending callbacks run before refresh returns
+        return moved
+    }
+
+    /// Spec V13, W7, A13, F6.
+    mutating func invalidate(_ id: RealmID) {
+        guard let realm = realms[id] else { return }
+        if realm.isFrozen {
+            realms[id]?.frozenInvalidated = true  // Spec F6: and it pins nothing any more
+            return
+        }
+        flushAsync(id)  // Spec D13, A13: commits already made become durable, completions run
+        realms[id]?.asyncQueue = []  // Spec A13: blocks not started are dropped
+        if realm.write != nil { rollback(id) }  // Spec W7
+        realms[id]?.readVersion = nil  // Spec V13: the pin is released
+        realms[id]?.epoch += 1  // Spec V13: earlier accessors are invalid for good
+        // Spec V14: observers stay registered.
+    }
+
+    /// Spec V6: the cached instance ends when its last holder lets go; Spec W7: a write still open
+    /// then is rolled back. Spec C8: release works from any context.
+    mutating func release(_ id: RealmID, in context: ContextID) throws(Interruption) {
+        let realm = try realmState(id)
+        guard realm.holders > 0 else { throw .rejected(.invalidStep("realm \(id) not held")) }
+        realms[id]?.holders -= 1
+        if realm.holders == 1, !realm.isFrozen { close(id) }
+    }
+
+    /// Spec A13, W7, X8: closing flushes async commits, drops queued blocks, rolls back the
+    /// write, removes the realm's observers and releases its pin.
+    mutating func close(_ id: RealmID) {
+        guard let realm = realms[id], !realm.isClosed else { return }
+        flushAsync(id)
+        realms[id]?.asyncQueue = []
+        if realm.write != nil { rollback(id) }
+        realms[id]?.isClosed = true
+        realms[id]?.readVersion = nil
+        for observer in observerIDs(where: { $0.realm == id }) {
+            observers[observer]?.isActive = false
+        }
+        dropInMemoryFileIfUnused(realm.configuration.location)
+    }
+
+    /// Spec X8, D14: an in-memory realm's data lives while some instance of it is open.
+    mutating func dropInMemoryFileIfUnused(_ location: FileLocation) {
+        guard location.isInMemory else { return }
+        let open = realms.values.contains {
+            !$0.isClosed && $0.configuration.location == location
+                && (!$0.isFrozen || $0.readVersion != nil)
+        }
+        if !open { files[location] = nil }
+    }
+
+    /// Spec F1, F5, F16: freezing a live realm gives a frozen realm at its read version (at the
+    /// write's start version inside a write, Spec F11); freezing a frozen realm returns it.
+    mutating func freezeRealm(_ id: RealmID, as frozenID: RealmID, in context: ContextID)
+        throws(Interruption) -> RealmID
+    {
+        let realm = try usableRealm(id, in: context)
+        if realm.isFrozen { return id }
+        guard realms[frozenID] == nil else {
+            throw .rejected(.invalidStep("realm \(frozenID) exists"))
+        }
+        try beginReadIfNeeded(id)
+        let version = try frozenVersion(of: id)
+        realms[frozenID] = frozenRealm(of: realm, at: version)
+        return frozenID
+    }
+
+    /// The version a freeze captures: the read version, or the write's start (Spec F11).
+    func frozenVersion(of id: RealmID) throws(Interruption) -> Version {
+        let realm = try realmState(id)
+        if let write = realm.write { return write.startVersion }
+        guard let version = realm.readVersion else {
+            throw .rejected(.invalidStep("realm \(id) has no read version"))
+        }
+        return version
+    }
+
+    func frozenRealm(of realm: RealmState, at version: Version) -> RealmState {
+        RealmState(
+            process: realm.process, owner: nil, viaQueue: false,
+            configuration: realm.configuration, isFrozen: true, readVersion: version,
+            frozenInvalidated: false, write: nil, autorefresh: false, holders: 1,
+            isClosed: false, epoch: 0, refreshRequiredOwed: false, asyncQueue: [],
+            asyncGroups: [], completionsOwed: [])
+    }
+
+    /// A frozen realm made for a frozen accessor: it lives as long as the accessors derived from
+    /// it (Spec F17).
+    mutating func internalFrozenRealm(of id: RealmID, at version: Version) throws(Interruption)
+        -> RealmID
+    {
+        let realm = try realmState(id)
+        let frozenID = RealmID(nextInternalRealm)
+        nextInternalRealm -= 1
+        var frozen = frozenRealm(of: realm, at: version)
+        frozen.holders = 0
+        realms[frozenID] = frozen
+        return frozenID
+    }
+}

@@ -1,0 +1,72 @@
+// What a Results handle is: a source (a table, or the links of one object's List or Map), a
+// filter and a sort. Results are evaluated against a snapshot whenever they are read, so a
+// live Results follows its realm's read version (Spec V1, F8).
+
+/// Where Results draw their elements from.
+public enum QuerySource: Hashable, Sendable {
+    /// Every object of a type.
+    case table(String)
+    /// The elements of an object's List, in list order.
+    case list(owner: ObjectID)
+    /// The values of an object's Map, ordered by key (Spec N14).
+    case mapValues(owner: ObjectID)
+    /// LinkingObjects: the objects of `ownerType` whose List links to `target`. Spec N16: the
+    /// order is the engine's choice; the model uses primary-key order and the harness checks
+    /// these change sets by N7's apply rule only.
+    case linkingObjects(target: ObjectID, ownerType: String)
+}
+
+/// The sort of Results.
+public enum SortKey: Hashable, Sendable {
+    /// The source's own order: primary key for a table, list order, map key order.
+    case sourceOrder
+    /// Ascending `value` (nil first), ties broken by primary key.
+    case value
+}
+
+/// A Results definition: `source`, filtered by `value >= minimumValue` when set, then sorted.
+public struct Query: Hashable, Sendable {
+    public var source: QuerySource
+    public var minimumValue: Int?
+    public var sort: SortKey
+
+    public init(source: QuerySource, minimumValue: Int? = nil, sort: SortKey = .sourceOrder) {
+        self.source = source
+        self.minimumValue = minimumValue
+        self.sort = sort
+    }
+
+    public static func all(_ type: String) -> Query { Query(source: .table(type)) }
+
+    /// The elements of these Results in `snapshot`. A List or Map source whose owner is
+    /// missing gives valid, empty Results (Spec T5).
+    public func evaluate(in snapshot: Snapshot) -> [ObjectID] {
+        var elements: [ObjectID]
+        switch source {
+        case .table(let type):
+            elements = snapshot.objectIDs(ofType: type)
+        case .list(let owner):
+            elements = snapshot.objects[owner]?.list ?? []
+        case .mapValues(let owner):
+            // Spec N14: Results over a Map are ordered by key.
+            let map = snapshot.objects[owner]?.map ?? [:]
+            elements = map.keys.sorted().compactMap { map[$0] ?? nil }
+        case .linkingObjects(let target, let ownerType):
+            elements = snapshot.objectIDs(ofType: ownerType).filter {
+                snapshot.objects[$0]?.list.contains(target) == true
+            }
+        }
+        if let minimumValue {
+            elements = elements.filter { (snapshot.objects[$0]?.value ?? Int.min) >= minimumValue }
+        }
+        if sort == .value {
+            elements = elements.enumerated().sorted { a, b in
+                let va = snapshot.objects[a.element]?.value ?? Int.min
+                let vb = snapshot.objects[b.element]?.value ?? Int.min
+                return va != vb ? va < vb : a.offset < b.offset
+            }.map(\.element)
+        }
+        return elements
+    }
+
+}
