@@ -77,6 +77,8 @@ extension ModelState {
         if realms[id]?.readVersion == nil {
             try beginReadIfNeeded(id)
         }
+        // Spec N17: pending collection callbacks (the realm's own earlier commits) run first.
+        deliverCollectionPass(of: id)
         var rounds = 0
         while let current = realms[id]?.readVersion, let newest = newest(of: location),
               current < newest, rounds < 64
