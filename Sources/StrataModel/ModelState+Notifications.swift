@@ -106,16 +106,28 @@ extension ModelState {
         guard try contextState(context).kind.hasScheduler else { throw .rejected(.noRunLoop) }
         let snapshot = try readable(handle)
         var observed: Set<PropertyName>?
+        var nestedPaths: Set<PropertyName> = []
         if let keyPaths {
             // Spec N21: a nested path reports as its first property; unknown paths are refused.
             var names: Set<PropertyName> = []
             for path in keyPaths {
-                let first = String(path.split(separator: ".").first ?? "")
+                let parts = path.split(separator: ".").map(String.init)
+                let first = parts.first ?? ""
                 guard let name = PropertyName(rawValue: first) else {
                     throw .rejected(.unknownKeyPath(property: first,
                                                     type: snapshot.objects[object]?.type ?? ""))
                 }
                 names.insert(name)
+                if parts.count > 1 {
+                    // A nested path names a property of the List's elements.
+                    guard name == .list, parts.count == 2,
+                          let nested = PropertyName(rawValue: parts[1])
+                    else {
+                        throw .rejected(.unknownKeyPath(property: parts.dropFirst()
+                            .joined(separator: "."), type: "Item"))
+                    }
+                    nestedPaths.insert(nested)
+                }
             }
             observed = names
         }
@@ -123,7 +135,8 @@ extension ModelState {
             realm: realmID, target: .object(object), keyPaths: observed, action: .none,
             deliveryContext: context, isActive: true, isDead: false, initialDelivered: true,
             baselineVersion: try frozenVersion(of: realmID), baselineContents: [],
-            baselineObject: snapshot.objects[object], waitsForNextPass: false))
+            baselineObject: snapshot.objects[object], waitsForNextPass: false,
+            nestedListPaths: nestedPaths))
         return .done
     }
 
@@ -137,6 +150,14 @@ extension ModelState {
             guard let observer = observers[id], observer.isActive, !observer.isDead,
                   !skipped.contains(id), !callbackStack.contains(id)
             else { continue }
+            // Spec N3: `.refreshRequired` announces a newer version; once an earlier callback
+            // moved the realm there, there is nothing left to announce.
+            if kind == .refreshRequired, let realm = realms[realmID],
+               let current = realm.readVersion,
+               let newest = newest(of: realm.configuration.location), current >= newest
+            {
+                break
+            }
             switch kind {
             case .didChange: emit(.didChange(id))
             case .refreshRequired: emit(.refreshRequired(id))
@@ -204,8 +225,14 @@ extension ModelState {
                 return
             }
             observers[id]?.baselineObject = now
+            // Spec N21: a nested path fires when that property of a List element changes.
+            let nestedChange = now.list.contains { element in
+                observer.nestedListPaths.contains {
+                    (snapshot.objects[element]?.written[$0] ?? Version(0)) > since
+                }
+            }
             let changed = PropertyName.allCases.filter {
-                (now.written[$0] ?? Version(0)) > since
+                ((now.written[$0] ?? Version(0)) > since || ($0 == .list && nestedChange))
                     && (observer.keyPaths?.contains($0) ?? true)  // Spec N21
             }
             guard !changed.isEmpty else { return }
@@ -300,7 +327,12 @@ extension ModelState {
             {
                 try? beginReadIfNeeded(realmID)
             }
-            if realm.autorefresh {
+            if realm.autorefresh, realm.refreshRequiredOwed, realms[realmID]?.readVersion == nil {
+                // Spec V14: an invalidated realm has no version to move, but its observers
+                // still hear of the commit.
+                realms[realmID]?.refreshRequiredOwed = false
+                notifyRealmObservers(of: realmID, kind: .didChange, skipping: [])
+            } else if realm.autorefresh {
                 moveToNewest(realmID)  // Spec V7
             } else if realm.refreshRequiredOwed {
                 realms[realmID]?.refreshRequiredOwed = false
@@ -335,7 +367,7 @@ extension StoredObject {
     func describe(_ name: PropertyName) -> String? {
         switch name {
         case .value: return value.map(String.init)
-        case .list: return "\(list.map(\.rawValue))"
+        case .list: return nil  // Spec N21: a List property reports nil old and new values
         case .map: return "\(map.keys.sorted())"
         }
     }

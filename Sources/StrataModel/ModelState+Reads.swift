@@ -216,7 +216,11 @@ extension ModelState {
         guard realm.isFrozen else { return .handle(id) }
         let live = try open(realm.configuration, confinement: .callingContext,
                             as: RealmID(nextInternalRealm), in: context)
-        if live == RealmID(nextInternalRealm) { nextInternalRealm -= 1 }
+        if live == RealmID(nextInternalRealm) {
+            nextInternalRealm -= 1  // opened for the thaw: the accessor holds it
+        } else {
+            realms[live]?.holders -= 1  // the caller's cached instance: a thaw takes no holder
+        }
         let snapshot = try readableView(of: live)
         switch handle.target {
         case .object(let object):

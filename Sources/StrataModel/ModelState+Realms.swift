@@ -25,7 +25,7 @@ extension ModelState {
             try release(id, in: context)
             return .done
         case .close(let id):
-            _ = try usableRealm(id, in: context)
+            _ = try usableRealmEvenIfPoisoned(id, in: context)
             close(id)
             return .done
         case .setAutorefresh(let id, let value):
@@ -48,7 +48,7 @@ extension ModelState {
             // moved to (at least) the newest version that existed at the call.
             return .bool(try refresh(id, insideCallback: nil))
         case .invalidate(let id):
-            _ = try usableRealm(id, in: context)
+            _ = try usableRealmEvenIfPoisoned(id, in: context)
             invalidate(id)
             return .done
         case .freezeRealm(let id, let frozenID):
@@ -66,7 +66,7 @@ extension ModelState {
             let snapshot = try readableView(of: id)
             return .bool(snapshot.objects.isEmpty)  // Spec W4: includes the write's own changes
         case .isInWriteTransaction(let id):
-            return .bool(try usableRealm(id, in: context).write != nil)
+            return .bool(try usableRealmEvenIfPoisoned(id, in: context).write != nil)
         case .readConfiguration(let id):
             // Spec C8: configuration is readable from any context.
             return .configuration(try realmState(id).configuration)
@@ -134,6 +134,13 @@ extension ModelState {
         try checkPathForOpen(configuration)
         try createFileIfNeeded(configuration)
         try checkSchema(configuration)
+        // Spec D6, D7: poisoning lasts while the process has a handle of the file; a reopen after
+        // every handle was closed starts with a clean one.
+        if !realms.values.contains(where: {
+            !$0.isClosed && $0.process == caller.process && $0.configuration.location == location
+        }) {
+            files[location]?.poisoned.remove(caller.process)
+        }
         if !realms.values.contains(where: { !$0.isClosed && $0.configuration.location == location }) {
             adoptIfNeeded(location)  // a fresh lock file reads the newest slot (Spec D7, W8)
         }
@@ -239,6 +246,7 @@ extension ModelState {
         let newest = try fileState(location).newest
         try checkReaderSlot(process: realm.process, version: newest, location: location)
         realms[id]?.readVersion = newest
+        realms[id]?.refreshRequiredOwed = false  // Spec V14: a fresh read at the newest owes nothing
     }
 
     /// Spec L6: each (process, version) pin takes a reader slot; with all slots taken a new

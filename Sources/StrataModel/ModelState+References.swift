@@ -41,11 +41,11 @@ extension ModelState {
                 cells[cell] = nil  // Spec T9: nil is accepted
                 return .done
             }
-            let (location, target, version, _) = try referenceSource(
+            let (location, target, version, writer) = try referenceSource(
                 of: id, in: context, unmanagedError: .threadSafeUnmanaged)  // Spec T9
             // Spec T11: the last assignment wins; the model's steps are atomic.
             cells[cell] = ThreadSafeValue(location: location, target: target,
-                                          sourceVersion: version)
+                                          sourceVersion: version, madeInWriteOf: writer)
             return .done
         case .readThreadSafe(let cell, let realmID, let id):
             _ = try usableRealm(realmID, in: context)

@@ -45,6 +45,11 @@ extension ModelState {
                 result = .failure(error)
             }
         }
+        // Spec N9: a delivery pass never outlives its step, so an observer added during one
+        // (in a loop turn or in a commit's callback) is served by the next turn or refresh().
+        for id in observers.keys where observers[id]?.waitsForNextPass == true {
+            observers[id]?.waitsForNextPass = false
+        }
         collectGarbage()
         #if STRATA_CHECKS
         if let violation = invariantViolations().first {
@@ -117,8 +122,24 @@ extension ModelState {
 
     /// A realm the calling context may use. Spec C8: every method of a live realm from another
     /// context is rejected (`configuration` and release are handled by their callers);
-    /// Spec C10, F15: a frozen realm is usable anywhere, by any number of contexts; Spec A12: a closed realm is rejected.
+    /// Spec C10, F15: a frozen realm is usable anywhere, by any number of contexts;
+    /// Spec A12: a closed realm is rejected.
+    /// Spec D6: a live realm of a file poisoned in its process refuses every use.
     func usableRealm(_ id: RealmID, in context: ContextID) throws(Interruption) -> RealmState {
+        let realm = try usableRealmEvenIfPoisoned(id, in: context)
+        if !realm.isFrozen,
+           files[realm.configuration.location]?.poisoned.contains(realm.process) == true
+        {
+            throw .rejected(.poisoned)
+        }
+        return realm
+    }
+
+    /// `usableRealm` for the calls a poisoned file still allows (Spec D6): asking whether a
+    /// write is open (W17), invalidate and close.
+    func usableRealmEvenIfPoisoned(_ id: RealmID, in context: ContextID) throws(Interruption)
+        -> RealmState
+    {
         let realm = try realmState(id)
         if realm.isClosed { throw .rejected(.realmClosed) }
         if !realm.isFrozen, realm.owner != context { throw .rejected(.wrongThread) }

@@ -168,6 +168,11 @@ extension ModelState {
             references[ref]?.sourceVersion = version
             references[ref]?.madeInWriteOf = nil
         }
+        // Spec T10, T4: so do `@ThreadSafe` values assigned inside the write.
+        for (cell, value) in cells where value.madeInWriteOf == id {
+            cells[cell]?.sourceVersion = version
+            cells[cell]?.madeInWriteOf = nil
+        }
     }
 
     /// Spec N1, N4, N5: the committer's realm observers run before the commit returns, except
@@ -188,12 +193,16 @@ extension ModelState {
 
     /// Spec N3, N24: every other live realm of the file in any process learns of a new version:
     /// with autorefresh off it owes `.refreshRequired`; with it on it moves on its next turn (V7).
+    /// Spec V14: an invalidated realm (no read version, epoch > 0) keeps its observers, so it
+    /// owes them a notification too (`.didChange` with autorefresh on).
     mutating func announceCommit(on location: FileLocation, by committer: RealmID?) {
         for other in realmIDs(where: {
             $0.configuration.location == location && !$0.isFrozen && !$0.isClosed
-                && $0.readVersion != nil
+                && ($0.readVersion != nil || $0.epoch > 0)
         }) where other != committer {
-            if realms[other]?.autorefresh == false { realms[other]?.refreshRequiredOwed = true }
+            if realms[other]?.autorefresh == false || realms[other]?.readVersion == nil {
+                realms[other]?.refreshRequiredOwed = true
+            }
         }
     }
 
@@ -206,6 +215,9 @@ extension ModelState {
         if files[location]?.writer == id { files[location]?.writer = nil }
         for (ref, reference) in references where reference.madeInWriteOf == id {
             references[ref]?.madeInWriteOf = nil
+        }
+        for (cell, value) in cells where value.madeInWriteOf == id {
+            cells[cell]?.madeInWriteOf = nil
         }
     }
 }

@@ -81,7 +81,8 @@ public struct RealmState: Hashable, Sendable {
     public var isClosed: Bool
     /// Bumped by `invalidate()`: accessors from an earlier epoch are invalid for good (V13).
     public var epoch: Int
-    /// Another realm committed while autorefresh was off: `.refreshRequired` is owed (N3).
+    /// Another realm committed while autorefresh was off: `.refreshRequired` is owed (N3); or
+    /// while the realm was invalidated with autorefresh on: `.didChange` is owed (V14).
     public var refreshRequiredOwed: Bool
     /// Async blocks queued and not started, in FIFO order (Spec A2).
     public var asyncQueue: [AsyncBlock]
@@ -178,6 +179,9 @@ public struct ObserverState: Hashable, Sendable {
     public var baselineObject: StoredObject?
     /// Added during a delivery pass of its context: waits for the next pass (Spec N9).
     public var waitsForNextPass: Bool
+    /// Object observers: properties of the List's elements named by nested key paths such as
+    /// "list.value"; a change of one reports as `list` (Spec N21).
+    public var nestedListPaths: Set<PropertyName> = []
 }
 
 /// An iteration over Results (Spec V15, V16).
@@ -273,4 +277,6 @@ public struct ThreadSafeValue: Hashable, Sendable {
     public var location: FileLocation
     public var target: ReferenceTarget
     public var sourceVersion: Version
+    /// Spec T10, T4: assigned inside this realm's open write; its commit becomes the source.
+    public var madeInWriteOf: RealmID? = nil
 }
