@@ -95,9 +95,7 @@ extension ModelState {
     {
         guard let realm = realms[realmID], let write = realm.write else { return }
         let version = write.startVersion.next
-        var data = write.snapshot
-        data.committedBy = realmID
-        publish(data, as: version, of: realmID)
+        publish(write.snapshot, as: version, of: realmID)
         emit(.asyncCommitted(id, version))
         var groups = realms[realmID]?.asyncGroups ?? []
         if groups.last?.isEnded != false { groups.append(AsyncGroup(commits: [], isEnded: false)) }

@@ -35,9 +35,7 @@ extension ModelState {
                 throw .rejected(.tooManyOpenFiles(path: path))
             }
             // Spec X3: a compacted copy of the read version, opening with that data.
-            var copy = snapshot
-            copy.committedBy = nil
-            files[.path(path)] = FileState(location: .path(path), first: copy,
+            files[.path(path)] = FileState(location: .path(path), first: snapshot,
                                            readerSlotCount: readerSlotCount)
             return .done
         default:

@@ -275,8 +275,7 @@ extension ModelState {
         case .refresh:
             // Spec V5: refresh inside a callback is a no-op returning false, except inside
             // `.refreshRequired`, where it moves the realm.
-            let moved = insideRefreshRequired ? ((try? refresh(realmID, insideCallback: id)) ?? false)
-                : false
+            let moved = insideRefreshRequired ? ((try? refresh(realmID)) ?? false) : false
             emit(.callbackRefreshed(id, moved))
         case .invalidateToken(let token):
             observers[token]?.isActive = false  // Spec N2, C13

@@ -33,8 +33,7 @@ extension ModelState {
         case .element(let id, let index, let elementID):
             let handle = try handleState(id)
             try checkOwner(of: handle, in: context)
-            let (snapshot, elements) = try elementsOf(handle)
-            _ = snapshot
+            let (_, elements) = try elementsOf(handle)
             guard index >= 0, index < elements.count else {
                 throw .rejected(.outOfBounds(index: index, count: elements.count))  // Spec X14
             }
@@ -183,9 +182,8 @@ extension ModelState {
         guard let realmID = handle.realm else { throw .rejected(.unmanagedFreeze) }  // Spec F11
         let realm = try usableRealm(realmID, in: context)  // Spec C7
         if realm.isFrozen { return .handle(id) }  // Spec F5: the identical instance
-        let snapshot = try readable(handle)
+        _ = try readable(handle)  // Spec W12, V13: an invalid accessor cannot be frozen
         if case .object(let object) = handle.target {
-            _ = snapshot
             // Spec F11: an object created in the current write cannot be frozen.
             if realm.write?.createdObjects.contains(object) == true {
                 throw .rejected(.freezeInCreatingWrite)

@@ -36,7 +36,7 @@ extension ModelState {
             return .bool(try usableRealm(id, in: context).autorefresh)
         case .refresh(let id):
             _ = try usableRealm(id, in: context)
-            return .bool(try refresh(id, insideCallback: nil))
+            return .bool(try refresh(id))
         case .asyncRefresh(let id):
             _ = try usableRealm(id, in: context)
             // Spec C12: only on the main thread or an actor.
@@ -46,7 +46,7 @@ extension ModelState {
             }
             // Spec V17: false without a move when at the newest version; otherwise true once
             // moved to (at least) the newest version that existed at the call.
-            return .bool(try refresh(id, insideCallback: nil))
+            return .bool(try refresh(id))
         case .invalidate(let id):
             _ = try usableRealmEvenIfPoisoned(id, in: context)
             invalidate(id)
@@ -189,9 +189,7 @@ extension ModelState {
         if let seed = configuration.seedFilePath, let seedFile = files[.path(seed)],
            let data = seedFile.versions[seedFile.durable]
         {
-            var copy = data
-            copy.committedBy = nil
-            files[location] = FileState(location: location, first: copy,
+            files[location] = FileState(location: location, first: data,
                                         readerSlotCount: readerSlotCount)
             return
         }
@@ -273,7 +271,7 @@ extension ModelState {
     }
 
     /// Spec V4, V5, N12: refresh moves to the newest version and delivers pending callbacks.
-    mutating func refresh(_ id: RealmID, insideCallback: ObserverID?) throws(Interruption) -> Bool {
+    mutating func refresh(_ id: RealmID) throws(Interruption) -> Bool {
         let realm = try realmState(id)
         if realm.isFrozen { return false }  // Spec F2
         guard let current = realm.readVersion, realm.write == nil else { return false }

@@ -64,9 +64,8 @@ extension ModelState {
         let handle = try handleState(id)
         guard let realmID = handle.realm else { throw .rejected(unmanagedError) }
         let realm = try usableRealm(realmID, in: context)
-        let snapshot: Snapshot
         do throws(Interruption) {
-            snapshot = try readable(handle)
+            _ = try readable(handle)
         } catch {
             throw .rejected(.referenceToInvalidated)  // Spec T1
         }
@@ -74,7 +73,6 @@ extension ModelState {
         switch handle.target {
         case .object(let object):
             target = .object(object)
-            _ = snapshot
         case .list(let owner): target = .list(owner: owner)
         case .results(let query): target = .results(query)
         case .unmanaged: throw .rejected(unmanagedError)

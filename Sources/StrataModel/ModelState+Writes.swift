@@ -113,8 +113,7 @@ extension ModelState {
         guard let write = realm.write else { throw .rejected(.noWriteToCommit) }
         let location = realm.configuration.location
         let version = write.startVersion.next
-        var data = write.snapshot
-        data.committedBy = id
+        let data = write.snapshot
         switch fate {
         case .success:
             publish(data, as: version, of: id)

@@ -38,21 +38,18 @@ public struct Schema: Hashable, Sendable {
     public static let standard = Schema(types: ["Item": standardColumns, "Other": standardColumns])
 }
 
-/// Every object of one version, plus the version's schema and the committer of the version.
+/// Every object of one version, plus the version's schema.
 public struct Snapshot: Hashable, Sendable {
     public var objects: [ObjectID: StoredObject]
     public var schema: Schema
     /// The next identity a created object gets; identities are never reused (see `ObjectID`).
+    /// Which realm committed a version is `ModelState.committers` (Spec N20).
     public var nextObjectID: Int
-    /// The realm whose commit made this version (nil for a file's first version). Spec N20
-    /// needs it: a realm's own commits report no old values.
-    public var committedBy: RealmID?
 
     public init(schema: Schema) {
         self.objects = [:]
         self.schema = schema
         self.nextObjectID = 1
-        self.committedBy = nil
     }
 
     /// The live object of `type` with `primaryKey`, if any.

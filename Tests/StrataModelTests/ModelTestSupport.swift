@@ -40,13 +40,7 @@ struct World {
         let before = state
         let outcome = state.perform(Step(context, operation))
         events.append(contentsOf: outcome.events)
-        let crashed: Bool
-        switch operation {
-        case .crashMachine, .commitWrite(_, _, .machineCrash), .writeBlock(_, _, _, _, .machineCrash):
-            crashed = true
-        default:
-            crashed = false
-        }
+        let crashed = Explorer.isCrash(operation)
         let violations = state.invariantViolations() + state.transitionViolations(from: before, crashed: crashed)
         #expect(violations.isEmpty, "\(operation): \(violations)")
         return outcome
