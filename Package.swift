@@ -14,6 +14,7 @@ let strictSettings: [SwiftSetting] = [
 let package = Package(
     name: "Strata",
     products: [
+        .library(name: "Strata", targets: ["Strata"]),
         .library(name: "StrataStorage", targets: ["StrataStorage"]),
         .library(name: "StrataModel", targets: ["StrataModel"]),
         .executable(name: "strata-tool", targets: ["strata-tool"]),
@@ -26,6 +27,13 @@ let package = Package(
         .target(
             name: "StrataStorage",
             dependencies: ["CStrataSupport"],
+            swiftSettings: strictSettings
+        ),
+        // The Realm Swift API on the engine: Realm, Object / @Persisted, Results, List,
+        // freeze / thaw, thread-safe references, confinement checks.
+        .target(
+            name: "Strata",
+            dependencies: ["StrataStorage", "CStrataSupport"],
             swiftSettings: strictSettings
         ),
         // The reference model: a pure, deterministic state machine of versions, pins,
@@ -58,6 +66,11 @@ let package = Package(
         ),
         // The format of the numbered rules in Spec/ (the traceability checks parse them).
         .testTarget(name: "SpecTests", swiftSettings: strictSettings),
+        .testTarget(
+            name: "StrataTests",
+            dependencies: ["Strata", "StrataStorage"],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "StrataModelTests",
             dependencies: ["StrataModel"],

@@ -52,3 +52,23 @@ int strata_fcntl_lock(int fd, int command, short type, off_t start, off_t length
     lock.l_pid = 0;  // required to be 0 for OFD locks
     return fcntl(fd, command, &lock);
 }
+
+static uint64_t strata_next_thread_identity = 1;
+static _Thread_local uint64_t strata_thread_identity_value = 0;
+
+uint64_t strata_thread_identity(void) {
+    if (strata_thread_identity_value == 0) {
+        strata_thread_identity_value = __atomic_fetch_add(&strata_next_thread_identity, 1, __ATOMIC_RELAXED);
+    }
+    return strata_thread_identity_value;
+}
+
+static _Thread_local int64_t strata_persisted_ordinal = 0;
+
+int64_t strata_persisted_next_ordinal(void) { return strata_persisted_ordinal++; }
+
+int64_t strata_persisted_take_ordinal_count(void) {
+    int64_t count = strata_persisted_ordinal;
+    strata_persisted_ordinal = 0;
+    return count;
+}

@@ -88,4 +88,16 @@ int strata_fcntl_lock(int fd, int command, short type, off_t start, off_t length
 }
 #endif
 
+
+// Thread identity and property ordinals for the Realm API (Sources/Strata).
+/// A number naming the calling thread for its whole life; never reused within the process
+/// (unlike pthread_t, which a new thread may inherit from one that exited).
+uint64_t strata_thread_identity(void);
+/// The calling thread's count of @Persisted wrappers initialized since the last take, then
+/// one more: the wrapper's ordinal within the object being initialized.
+int64_t strata_persisted_next_ordinal(void);
+/// Returns the calling thread's count of @Persisted wrappers initialized since the last take
+/// and resets it to 0 (Object.init calls it once every wrapper of the object is initialized).
+int64_t strata_persisted_take_ordinal_count(void);
+
 #endif

@@ -147,6 +147,23 @@ public final class WriteTransaction {
         return version
     }
 
+    /// Commits like `commit()`, then pins the new version for reading before the write lock is
+    /// released, so that no other commit can come between (the committer reads exactly its own
+    /// commit). The pin is nil when no reader slot is free; the commit has happened regardless.
+    /// - Throws: as `commit()`.
+    public func commitAndPin(_ kind: PinKind) throws(StorageError) -> (version: Version, read: ReadTransaction?) {
+        try checkActive()
+        defer {
+            if state == .active { state = .failed }
+            file.unlockWriter()
+        }
+        let version = try Committer.commit(self)
+        state = .committed
+        let read = try? ReadTransaction(file: file, kind: kind)
+        if let read { invariant(read.version == version, "a pin taken under the write lock reads the commit") }
+        return (version, read)
+    }
+
     /// Encodes `values` as a row in the reusable row buffer and calls `body` with its bytes.
     func withEncodedRow<R>(_ values: [Value], _ body: ([UInt8]) throws(StorageError) -> R) throws(StorageError) -> R {
         var row: [UInt8] = []

@@ -1,0 +1,450 @@
+import StrataStorage
+import Synchronization
+
+/// Where a managed List lives: a column of a stored object.
+final class ListBinding: @unchecked Sendable {
+    let parent: _ObjectAccessor
+    let column: Int
+    /// The decoded stored list for one view stamp. A lock, since frozen Lists are read by
+    /// many threads at once (Spec C10); `@unchecked Sendable` names it.
+    private let cache = Mutex<(stamp: ViewStamp, values: [Value])?>(nil)
+
+    init(parent: _ObjectAccessor, column: Int) {
+        self.parent = parent
+        self.column = column
+    }
+
+    var core: RealmCore { parent.core }
+    var property: PropertySchema { parent.info.schema.properties[column] }
+
+    /// The stored elements now (Spec C6, V13: checked; an owner that is gone makes the List
+    /// invalid).
+    func values() throws(Realm.Error) -> [Value] {
+        try core.checkAccess()
+        let stamp = core.stamp
+        if let cached = cache.withLock({ $0 }), cached.stamp == stamp { return cached.values }
+        let stored: Value
+        do throws(Realm.Error) {
+            stored = try parent.value(column: column)
+        } catch where error == .objectInvalidated {
+            throw Realm.Error.collectionInvalidated
+        }
+        guard case .list(let values) = stored else { return [] }
+        cache.withLock { $0 = (stamp, values) }
+        return values
+    }
+
+    func isInvalidated() throws(Realm.Error) -> Bool { try parent.isInvalidated() }
+
+    /// The keys of the objects a List of links holds; empty when the owner is gone and
+    /// `orEmptyIfInvalid` (Spec T5: Results over such a List are valid and empty).
+    func linkKeys(orEmptyIfInvalid: Bool) throws(Realm.Error) -> [ObjectKey] {
+        if orEmptyIfInvalid, try isInvalidated() { return [] }
+        return try values().compactMap { value -> ObjectKey? in
+            if case .link(let link) = value { return link.key }
+            return nil
+        }
+    }
+
+    /// Stores `values` (Spec W9, F12: in a write, on a live List).
+    func store(_ values: [Value]) throws(Realm.Error) {
+        try parent.setValue(.list(values), column: column)
+    }
+
+    /// The checks of a mutation, made before anything is encoded (Spec WRT-13's order).
+    func checkMutable() throws(Realm.Error) {
+        try core.checkAccess()
+        if core.isFrozen { throw Realm.Error.frozenListModify }  // Spec F12
+        guard core.write != nil else { throw Realm.Error.listOutsideWrite }  // Spec W9
+        if try isInvalidated() { throw Realm.Error.collectionInvalidated }
+    }
+
+    /// The same List in another realm of the file; nil when its owner is missing there.
+    func rebound(to other: RealmCore) throws(Realm.Error) -> ListBinding? {
+        let view = try other.view()
+        guard let table = view.table(named: parent.info.className),
+              try engine(other.path, { try view.contains(table, key: parent.key) }) else { return nil }
+        let accessor = _ObjectAccessor(core: other, info: parent.info, table: table, key: parent.key)
+        return ListBinding(parent: accessor, column: column)
+    }
+}
+
+/// An ordered list of values or objects: a property of an object (`@Persisted var dogs:
+/// List<Dog>`), or a standalone unmanaged list.
+///
+/// Unmanaged, it is a plain array. Managed, it reads and writes its owner's column: live
+/// (Spec V1), confined to the realm's context (Spec C6), mutable only in a write (Spec W9).
+public final class List<Element: RealmCollectionValue>: RandomAccessCollection, MutableCollection, CustomStringConvertible {
+    enum Backing {
+        case unmanaged([Element])
+        case managed(ListBinding)
+    }
+
+    var backing: Backing
+
+    /// An empty unmanaged list.
+    public init() { backing = .unmanaged([]) }
+
+    init(binding: ListBinding) { backing = .managed(binding) }
+
+    var binding: ListBinding? {
+        if case .managed(let binding) = backing { return binding }
+        return nil
+    }
+
+    // MARK: reading
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { count }
+
+    public var count: Int { trapping { () throws(Realm.Error) -> Int in try _count() } }
+
+    @_spi(StrataCheck)
+    public func _count() throws(Realm.Error) -> Int {
+        switch backing {
+        case .unmanaged(let elements): return elements.count
+        case .managed(let binding): return try binding.values().count
+        }
+    }
+
+    public subscript(position: Int) -> Element {
+        get { trapping { () throws(Realm.Error) -> Element in try _element(at: position) } }
+        set { trapping { () throws(Realm.Error) in try _replace(index: position, with: newValue) } }
+    }
+
+    @_spi(StrataCheck)
+    public func _element(at index: Int) throws(Realm.Error) -> Element {
+        switch backing {
+        case .unmanaged(let elements):
+            guard index >= 0 && index < elements.count else { throw Realm.Error.outOfBounds(index: index, count: elements.count) }
+            return elements[index]
+        case .managed(let binding):
+            let values = try binding.values()
+            guard index >= 0 && index < values.count else { throw Realm.Error.outOfBounds(index: index, count: values.count) }
+            return try Element._strataDecode(values[index], realm: Realm(core: binding.core))
+        }
+    }
+
+    /// Every element now, decoded once.
+    func elements() throws(Realm.Error) -> [Element] {
+        switch backing {
+        case .unmanaged(let elements): return elements
+        case .managed(let binding):
+            var decoded: [Element] = []
+            let realm = Realm(core: binding.core)
+            for value in try binding.values() { decoded.append(try Element._strataDecode(value, realm: realm)) }
+            return decoded
+        }
+    }
+
+    /// Iterates over the elements as they are when iteration begins (Spec V15).
+    public func makeIterator() -> IndexingIterator<[Element]> {
+        trapping { () throws(Realm.Error) -> IndexingIterator<[Element]> in try elements().makeIterator() }
+    }
+
+    // MARK: mutating (Spec W9: managed Lists only in a write)
+
+    private func mutate(_ change: (inout [Value]) throws(Realm.Error) -> Void) throws(Realm.Error) {
+        guard case .managed(let binding) = backing else { preconditionFailure("managed lists only") }
+        try binding.checkMutable()
+        var values = try binding.values()
+        try change(&values)
+        try binding.store(values)
+    }
+
+    private func encode(_ element: Element, _ binding: ListBinding) throws(Realm.Error) -> Value {
+        try element._strataEncode(realm: Realm(core: binding.core))
+    }
+
+    public func append(_ element: Element) { trapping { () throws(Realm.Error) in try _append(element) } }
+
+    @_spi(StrataCheck)
+    public func _append(_ element: Element) throws(Realm.Error) {
+        switch backing {
+        case .unmanaged(var elements):
+            elements.append(element)
+            backing = .unmanaged(elements)
+        case .managed(let binding):
+            try binding.checkMutable()
+            let value = try encode(element, binding)
+            try mutate { values throws(Realm.Error) in values.append(value) }
+        }
+    }
+
+    public func append<S: Sequence>(objectsIn elements: S) where S.Element == Element {
+        for element in elements { append(element) }
+    }
+
+    public func insert(_ element: Element, at index: Int) {
+        trapping { () throws(Realm.Error) in try _insert(element, at: index) }
+    }
+
+    @_spi(StrataCheck)
+    public func _insert(_ element: Element, at index: Int) throws(Realm.Error) {
+        switch backing {
+        case .unmanaged(var elements):
+            guard index >= 0 && index <= elements.count else { throw Realm.Error.outOfBounds(index: index, count: elements.count + 1) }
+            elements.insert(element, at: index)
+            backing = .unmanaged(elements)
+        case .managed(let binding):
+            try binding.checkMutable()
+            let count = try binding.values().count
+            guard index >= 0 && index <= count else { throw Realm.Error.outOfBounds(index: index, count: count + 1) }
+            let value = try encode(element, binding)
+            try mutate { values throws(Realm.Error) in values.insert(value, at: index) }
+        }
+    }
+
+    @discardableResult
+    public func remove(at index: Int) -> Element {
+        trapping { () throws(Realm.Error) -> Element in try _remove(at: index) }
+    }
+
+    @_spi(StrataCheck)
+    @discardableResult
+    public func _remove(at index: Int) throws(Realm.Error) -> Element {
+        switch backing {
+        case .unmanaged(var elements):
+            guard index >= 0 && index < elements.count else { throw Realm.Error.outOfBounds(index: index, count: elements.count) }
+            let removed = elements.remove(at: index)
+            backing = .unmanaged(elements)
+            return removed
+        case .managed(let binding):
+            try binding.checkMutable()
+            let removed = try _element(at: index)
+            try mutate { values throws(Realm.Error) in values.remove(at: index) }
+            return removed
+        }
+    }
+
+    public func removeLast() {
+        trapping { () throws(Realm.Error) in
+            if case .managed(let binding) = backing { try binding.checkMutable() }
+            let count = try _count()
+            guard count > 0 else { throw Realm.Error.outOfBounds(index: -1, count: 0) }
+            try _remove(at: count - 1)
+        }
+    }
+
+    public func removeAll() { trapping { () throws(Realm.Error) in try _removeAll() } }
+
+    @_spi(StrataCheck)
+    public func _removeAll() throws(Realm.Error) {
+        switch backing {
+        case .unmanaged: backing = .unmanaged([])
+        case .managed: try mutate { values throws(Realm.Error) in values.removeAll() }
+        }
+    }
+
+    /// Moves the element at `from` to `to`.
+    public func move(from: Int, to: Int) { trapping { () throws(Realm.Error) in try _move(from: from, to: to) } }
+
+    @_spi(StrataCheck)
+    public func _move(from: Int, to: Int) throws(Realm.Error) {
+        switch backing {
+        case .unmanaged(var elements):
+            guard elements.indices.contains(from), elements.indices.contains(to) else {
+                throw Realm.Error.outOfBounds(index: Swift.max(from, to), count: elements.count)
+            }
+            elements.insert(elements.remove(at: from), at: to)
+            backing = .unmanaged(elements)
+        case .managed:
+            try mutate { values throws(Realm.Error) in
+                guard values.indices.contains(from), values.indices.contains(to) else {
+                    throw Realm.Error.outOfBounds(index: Swift.max(from, to), count: values.count)
+                }
+                values.insert(values.remove(at: from), at: to)
+            }
+        }
+    }
+
+    public func swapAt(_ i: Int, _ j: Int) { trapping { () throws(Realm.Error) in try _swapAt(i, j) } }
+
+    @_spi(StrataCheck)
+    public func _swapAt(_ i: Int, _ j: Int) throws(Realm.Error) {
+        switch backing {
+        case .unmanaged(var elements):
+            guard elements.indices.contains(i), elements.indices.contains(j) else {
+                throw Realm.Error.outOfBounds(index: Swift.max(i, j), count: elements.count)
+            }
+            elements.swapAt(i, j)
+            backing = .unmanaged(elements)
+        case .managed:
+            try mutate { values throws(Realm.Error) in
+                guard values.indices.contains(i), values.indices.contains(j) else {
+                    throw Realm.Error.outOfBounds(index: Swift.max(i, j), count: values.count)
+                }
+                values.swapAt(i, j)
+            }
+        }
+    }
+
+    /// Replaces the element at `index`.
+    public func replace(index: Int, object: Element) { self[index] = object }
+
+    @_spi(StrataCheck)
+    public func _replace(index: Int, with element: Element) throws(Realm.Error) {
+        switch backing {
+        case .unmanaged(var elements):
+            guard elements.indices.contains(index) else { throw Realm.Error.outOfBounds(index: index, count: elements.count) }
+            elements[index] = element
+            backing = .unmanaged(elements)
+        case .managed(let binding):
+            try binding.checkMutable()
+            let count = try binding.values().count
+            guard index >= 0 && index < count else { throw Realm.Error.outOfBounds(index: index, count: count) }
+            let value = try encode(element, binding)
+            try mutate { values throws(Realm.Error) in values[index] = value }
+        }
+    }
+
+    /// Replaces every element (assigning a List property).
+    func replaceAll(with elements: [Element]) throws(Realm.Error) {
+        switch backing {
+        case .unmanaged: backing = .unmanaged(elements)
+        case .managed(let binding):
+            try binding.checkMutable()
+            var encoded: [Value] = []
+            for element in elements { encoded.append(try encode(element, binding)) }
+            try binding.store(encoded)
+        }
+    }
+
+    // MARK: state
+
+    /// The realm of the owner; nil for an unmanaged List.
+    public var realm: Realm? { binding.map { Realm(core: $0.core) } }
+
+    /// Whether the owner was deleted or the realm invalidated (Spec V13).
+    public var isInvalidated: Bool {
+        guard let binding else { return false }
+        return trapping { () throws(Realm.Error) -> Bool in try binding.isInvalidated() }
+    }
+
+    public var isFrozen: Bool { binding?.core.isFrozen ?? false }
+
+    public var description: String {
+        let shown = (try? elements()).map { "\($0)" } ?? "[invalidated]"
+        return "List<\(Element.self)> \(shown)"
+    }
+
+    /// A frozen copy at the realm's current version (Spec F1, F5, F11).
+    public func freeze() -> List<Element> { trapping { () throws(Realm.Error) -> List<Element> in try _freeze() } }
+
+    @_spi(StrataCheck)
+    public func _freeze() throws(Realm.Error) -> List<Element> {
+        guard let binding else { throw Realm.Error.unmanagedListFreeze }
+        if binding.core.isFrozen { return self }
+        _ = try binding.values()  // Spec C7, V13
+        let frozen = try binding.core.freeze()
+        guard let moved = try binding.rebound(to: frozen) else { throw Realm.Error.freezeInCreatingWrite }
+        return List(binding: moved)
+    }
+
+    /// The same List on the live realm of the calling thread, at that realm's version
+    /// (Spec F8); nil when its owner does not exist there.
+    public func thaw() -> List<Element>? { trapping { () throws(Realm.Error) -> List<Element>? in try _thaw() } }
+
+    @_spi(StrataCheck)
+    public func _thaw() throws(Realm.Error) -> List<Element>? {
+        guard let binding else { throw Realm.Error.unmanagedThaw }
+        guard binding.core.isFrozen else { return self }
+        let live = try binding.core.liveRealmForCurrentThread()
+        return try binding.rebound(to: live).map { List(binding: $0) }
+    }
+}
+
+extension List where Element: Object {
+    /// The List's objects matching `isIncluded`, in list order.
+    public func `where`(_ isIncluded: (Query<Element>) -> Query<Bool>) -> Results<Element> {
+        trapping { () throws(Realm.Error) -> Results<Element> in
+            guard let binding else { throw Realm.Error.misuse("This method may only be called on managed List instances") }
+            _ = try binding.values()
+            let info = try binding.core.classInfo(Element.self)
+            let predicate = isIncluded(Query<Element>(.root(info))).predicate
+            return Results(core: binding.core, info: info, source: .list(binding), predicate: predicate)
+        }
+    }
+
+    /// The same as `where`.
+    public func filter(_ isIncluded: (Query<Element>) -> Query<Bool>) -> Results<Element> { self.where(isIncluded) }
+
+    /// The index of `object` in the List.
+    public func index(of object: Element) -> Int? {
+        trapping { () throws(Realm.Error) -> Int? in
+            guard let binding else { return elementsIdentity(object) }
+            guard let accessor = object._accessor, accessor.core === binding.core else { return nil }
+            return try binding.linkKeys(orEmptyIfInvalid: false).firstIndex(of: accessor.key)
+        }
+    }
+
+    private func elementsIdentity(_ object: Element) -> Int? {
+        guard case .unmanaged(let elements) = backing else { return nil }
+        return elements.firstIndex { $0 === object }
+    }
+}
+
+extension List: RealmCollectionBase where Element: Object {
+    func checkDeletable(by core: RealmCore) throws(Realm.Error) {
+        try core.checkAccess()
+        guard let binding else { throw Realm.Error.deleteUnmanaged }
+        guard binding.core === core else { throw Realm.Error.deleteFromOtherRealm }
+        guard core.write != nil else { throw Realm.Error.notInWrite }
+    }
+
+    func targetKeys() throws(Realm.Error) -> [(TableInfo, ObjectKey)] {
+        guard let binding else { return [] }
+        let info = try binding.core.classInfo(Element.self)
+        let view = try binding.core.view()
+        guard let table = view.table(named: info.className) else { return [] }
+        return try binding.linkKeys(orEmptyIfInvalid: false).map { (table, $0) }
+    }
+}
+
+extension List: AnyListConvertible {
+    func anyElements() throws(Realm.Error) -> [Any?] { try elements().map { $0 } }
+}
+
+// MARK: Lists as properties
+
+extension List: _RealmValue, _Persistable {
+    public static var _strataKind: _PropertyKind {
+        var kind = Element._strataKind
+        kind.isList = true
+        return kind
+    }
+
+    public static func _strataDefault() -> List<Element> { List() }
+
+    public static func _strataDecode(_ value: Value, realm: Realm?) throws(Realm.Error) -> List<Element> {
+        guard case .list(let values) = value else { throw Realm.Error(.fail, "stored value \(value) is not a list") }
+        let list = List()
+        var elements: [Element] = []
+        for value in values { elements.append(try Element._strataDecode(value, realm: realm)) }
+        list.backing = .unmanaged(elements)
+        return list
+    }
+
+    public func _strataEncode(realm: Realm?) throws(Realm.Error) -> Value {
+        var encoded: [Value] = []
+        for element in try elements() { encoded.append(try element._strataEncode(realm: realm)) }
+        return .list(encoded)
+    }
+
+    /// A managed object's List property: a live List over its column; the same instance on
+    /// every read of a live object.
+    public static func _strataGet(_ accessor: _ObjectAccessor, column: Int,
+                                  cache: inout AnyObject?) throws(Realm.Error) -> List<Element> {
+        try accessor.core.checkAccess()
+        if let cached = cache as? List<Element>, cached.binding?.parent === accessor { return cached }
+        let list = List(binding: ListBinding(parent: accessor, column: column))
+        if !accessor.isFrozen { cache = list }
+        return list
+    }
+
+    /// Assigning a List property replaces its elements.
+    public static func _strataSet(_ value: List<Element>, _ accessor: _ObjectAccessor, column: Int) throws(Realm.Error) {
+        let target = List(binding: ListBinding(parent: accessor, column: column))
+        try target.replaceAll(with: try value.elements())
+    }
+}

@@ -1,0 +1,210 @@
+import Foundation
+import StrataStorage
+
+/// A predicate over the stored columns of one class.
+indirect enum Predicate: Sendable {
+    enum Comparison: Sendable { case equal, notEqual, less, lessOrEqual, greater, greaterOrEqual }
+    enum StringTest: Sendable { case contains, beginsWith, endsWith, equal }
+
+    case compare(column: Int, Comparison, Value)
+    case string(column: Int, StringTest, String, caseInsensitive: Bool)
+    case isIn(column: Int, [Value])
+    case and(Predicate, Predicate)
+    case or(Predicate, Predicate)
+    case not(Predicate)
+
+    func matches(_ row: RowView) throws -> Bool {
+        switch self {
+        case .compare(let column, let comparison, let constant):
+            let value = column < row.columnCount ? try row.value(at: column) : .null
+            return Predicate.evaluate(value, comparison, constant)
+        case .string(let column, let test, let needle, let caseInsensitive):
+            guard column < row.columnCount, case .string(var text) = try row.value(at: column) else { return false }
+            var pattern = needle
+            if caseInsensitive {
+                text = text.lowercased()
+                pattern = pattern.lowercased()
+            }
+            switch test {
+            case .contains: return pattern.isEmpty || text.contains(pattern)
+            case .beginsWith: return text.hasPrefix(pattern)
+            case .endsWith: return text.hasSuffix(pattern)
+            case .equal: return text == pattern
+            }
+        case .isIn(let column, let values):
+            let value = column < row.columnCount ? try row.value(at: column) : .null
+            return values.contains { StoredOrder.equal(value, $0) }
+        case .and(let left, let right): return try left.matches(row) && right.matches(row)
+        case .or(let left, let right): return try left.matches(row) || right.matches(row)
+        case .not(let inner): return try !inner.matches(row)
+        }
+    }
+
+    private static func evaluate(_ value: Value, _ comparison: Comparison, _ constant: Value) -> Bool {
+        switch comparison {
+        case .equal: return StoredOrder.equal(value, constant)
+        case .notEqual: return !StoredOrder.equal(value, constant)
+        case .less: return (StoredOrder.compare(value, constant) ?? 0) < 0 && StoredOrder.compare(value, constant) != nil
+        case .lessOrEqual: return StoredOrder.compare(value, constant).map { $0 <= 0 } ?? false
+        case .greater: return StoredOrder.compare(value, constant).map { $0 > 0 } ?? false
+        case .greaterOrEqual: return StoredOrder.compare(value, constant).map { $0 >= 0 } ?? false
+        }
+    }
+}
+
+/// Options of string queries.
+public struct StringOptions: OptionSet, Sendable {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+    /// Compare letters ignoring case.
+    public static let caseInsensitive = StringOptions(rawValue: 1)
+}
+
+/// A query expression, built in a `where` closure:
+///
+/// ```swift
+/// realm.objects(Person.self).where { $0.age > 3 && $0.name.starts(with: "A") }
+/// ```
+///
+/// `$0.property` reads a stored property; comparisons with constants, `&&`, `||`, `!`, string
+/// `contains` / `starts(with:)` / `ends(with:)` and `in` build the predicate.
+@dynamicMemberLookup
+public struct Query<T> {
+    enum Node {
+        case root(ClassInfo)
+        case property(column: Int, PropertySchema)
+        case predicate(Predicate)
+    }
+
+    let node: Node
+
+    init(_ node: Node) { self.node = node }
+
+    /// The property `keyPath` names, as a query expression.
+    public subscript<V>(dynamicMember keyPath: KeyPath<T, V>) -> Query<V> where T: Object {
+        guard case .root(let info) = node else { preconditionFailure("nested key paths are not supported in queries") }
+        let column = QueryColumns.column(of: keyPath, info: info)
+        return Query<V>(.property(column: column, info.schema.properties[column]))
+    }
+
+    /// The predicate, for a Bool expression (a Bool property alone means "is true").
+    var predicate: Predicate {
+        switch node {
+        case .predicate(let predicate): return predicate
+        case .property(let column, _): return .compare(column: column, .equal, .bool(true))
+        case .root: preconditionFailure("a query must compare a property")
+        }
+    }
+
+    var column: Int {
+        guard case .property(let column, _) = node else { preconditionFailure("a comparison needs a property on its left") }
+        return column
+    }
+
+    fileprivate static func comparing<V: _RealmValue>(_ query: Query<V>, _ comparison: Predicate.Comparison,
+                                                      _ value: V) -> Query<Bool> {
+        let constant = trapping { () throws(Realm.Error) -> Value in try value._strataEncode(realm: nil) }
+        return Query<Bool>(.predicate(.compare(column: query.column, comparison, constant)))
+    }
+}
+
+/// Finds which column a key path reads: applies it to an unmanaged object holding a recorder.
+enum QueryColumns {
+    static func column<T: Object, V>(of keyPath: KeyPath<T, V>, info: ClassInfo) -> Int {
+        let recorder = KeyPathRecorder()
+        let sample = T()
+        sample._recorder = recorder
+        _ = sample[keyPath: keyPath]
+        guard let ordinal = recorder.ordinals.last, ordinal < info.columnOfOrdinal.count else {
+            preconditionFailure("the key path does not name a @Persisted property of '\(info.className)'")
+        }
+        return info.columnOfOrdinal[ordinal]
+    }
+}
+
+/// Types queries can order (`<`, `>`, ...): numbers, strings, dates and their optionals.
+public protocol _QueryComparable: _RealmValue {}
+extension Int: _QueryComparable {}
+extension Int8: _QueryComparable {}
+extension Int16: _QueryComparable {}
+extension Int32: _QueryComparable {}
+extension Int64: _QueryComparable {}
+extension Double: _QueryComparable {}
+extension Float: _QueryComparable {}
+extension String: _QueryComparable {}
+extension Date: _QueryComparable {}
+extension Optional: _QueryComparable where Wrapped: _QueryComparable {}
+
+/// Strings and optional strings, for string queries.
+public protocol _QueryString: _RealmValue {}
+extension String: _QueryString {}
+extension Optional: _QueryString where Wrapped == String {}
+
+extension Query where T: _RealmValue {
+    public static func == (lhs: Query<T>, rhs: T) -> Query<Bool> { comparing(lhs, .equal, rhs) }
+    public static func != (lhs: Query<T>, rhs: T) -> Query<Bool> { comparing(lhs, .notEqual, rhs) }
+
+    /// Whether the property's value is one of `values`.
+    public func `in`<S: Sequence>(_ values: S) -> Query<Bool> where S.Element == T {
+        let constants = trapping { () throws(Realm.Error) -> [Value] in
+            var encoded: [Value] = []
+            for value in values { encoded.append(try value._strataEncode(realm: nil)) }
+            return encoded
+        }
+        return Query<Bool>(.predicate(.isIn(column: column, constants)))
+    }
+}
+
+extension Query where T: _QueryComparable {
+    public static func < (lhs: Query<T>, rhs: T) -> Query<Bool> { comparing(lhs, .less, rhs) }
+    public static func <= (lhs: Query<T>, rhs: T) -> Query<Bool> { comparing(lhs, .lessOrEqual, rhs) }
+    public static func > (lhs: Query<T>, rhs: T) -> Query<Bool> { comparing(lhs, .greater, rhs) }
+    public static func >= (lhs: Query<T>, rhs: T) -> Query<Bool> { comparing(lhs, .greaterOrEqual, rhs) }
+}
+
+extension Query where T: _QueryString {
+    /// Whether the string contains `other`.
+    public func contains(_ other: String, options: StringOptions = []) -> Query<Bool> {
+        Query<Bool>(.predicate(.string(column: column, .contains, other, caseInsensitive: options.contains(.caseInsensitive))))
+    }
+
+    /// Whether the string begins with `other`.
+    public func starts(with other: String, options: StringOptions = []) -> Query<Bool> {
+        Query<Bool>(.predicate(.string(column: column, .beginsWith, other, caseInsensitive: options.contains(.caseInsensitive))))
+    }
+
+    /// Whether the string ends with `other`.
+    public func ends(with other: String, options: StringOptions = []) -> Query<Bool> {
+        Query<Bool>(.predicate(.string(column: column, .endsWith, other, caseInsensitive: options.contains(.caseInsensitive))))
+    }
+
+    /// Whether the string equals `other` under `options`.
+    public func equals(_ other: String, options: StringOptions = []) -> Query<Bool> {
+        Query<Bool>(.predicate(.string(column: column, .equal, other, caseInsensitive: options.contains(.caseInsensitive))))
+    }
+}
+
+extension Query where T == Bool {
+    public static func && (lhs: Query<Bool>, rhs: Query<Bool>) -> Query<Bool> {
+        Query<Bool>(.predicate(.and(lhs.predicate, rhs.predicate)))
+    }
+
+    public static func || (lhs: Query<Bool>, rhs: Query<Bool>) -> Query<Bool> {
+        Query<Bool>(.predicate(.or(lhs.predicate, rhs.predicate)))
+    }
+
+    public static prefix func ! (query: Query<Bool>) -> Query<Bool> {
+        Query<Bool>(.predicate(.not(query.predicate)))
+    }
+}
+
+/// A sort key of `sorted(by:)`.
+public struct SortDescriptor: Sendable, Hashable {
+    public let keyPath: String
+    public let ascending: Bool
+
+    public init(keyPath: String, ascending: Bool = true) {
+        self.keyPath = keyPath
+        self.ascending = ascending
+    }
+}

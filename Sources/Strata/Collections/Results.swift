@@ -1,0 +1,311 @@
+import StrataStorage
+import Synchronization
+
+/// What Results and Lists share for `Realm.delete` and references.
+protocol RealmCollectionBase {
+    /// Spec W11: only the owning realm, in a write, may delete a collection's objects.
+    func checkDeletable(by core: RealmCore) throws(Realm.Error)
+    /// The stored objects the collection holds now.
+    func targetKeys() throws(Realm.Error) -> [(TableInfo, ObjectKey)]
+}
+
+/// Values bound to a realm's context that `ThreadSafeReference` can carry across threads:
+/// `Object`, `Results` and `List`.
+public protocol ThreadConfined {
+    /// The realm the value belongs to; nil when unmanaged.
+    var realm: Realm? { get }
+    /// Whether the value is invalidated (deleted, or its realm invalidated).
+    var isInvalidated: Bool { get }
+    /// Whether the value is frozen.
+    var isFrozen: Bool { get }
+    /// What a reference to the value records (Spec T1).
+    func _threadSafeHandle() throws(Realm.Error) -> _ThreadSafeHandle
+    /// The value a handle resolves to in `realm` (Spec T5).
+    static func _resolve(_ handle: _ThreadSafeHandle, in realm: Realm) throws(Realm.Error) -> Self?
+}
+
+/// The live objects of one class matching a query, in a sort order, at the realm's version.
+///
+/// Lazy and live (Spec V1): evaluated when read, again after the realm moves or changes in a
+/// write (Spec W4). Iteration runs over the objects matching when it began (Spec V15).
+///
+/// Confinement: live Results belong to their realm's context (Spec C6); frozen Results may be
+/// read anywhere, concurrently (Spec C10).
+public struct Results<Element: Object>: RandomAccessCollection, CustomStringConvertible {
+    enum Source {
+        case table
+        /// The objects of a List, in list order.
+        case list(ListBinding)
+    }
+
+    final class Storage: @unchecked Sendable {
+        let core: RealmCore
+        let info: ClassInfo
+        let source: Source
+        let predicate: Predicate?
+        let sort: [(column: Int, ascending: Bool)]
+        let epoch: Int
+        /// The evaluation for one view stamp. A lock, since frozen Results are read by many
+        /// threads at once (Spec C10); `@unchecked Sendable` names it.
+        let cache = Mutex<(stamp: ViewStamp, table: TableInfo?, keys: [ObjectKey])?>(nil)
+
+        init(core: RealmCore, info: ClassInfo, source: Source, predicate: Predicate?,
+             sort: [(column: Int, ascending: Bool)], epoch: Int) {
+            self.core = core
+            self.info = info
+            self.source = source
+            self.predicate = predicate
+            self.sort = sort
+            self.epoch = epoch
+        }
+    }
+
+    let storage: Storage
+
+    init(core: RealmCore, info: ClassInfo, source: Source, predicate: Predicate? = nil,
+         sort: [(column: Int, ascending: Bool)] = []) {
+        storage = Storage(core: core, info: info, source: source, predicate: predicate, sort: sort, epoch: core.epoch)
+    }
+
+    init(storage: Storage) { self.storage = storage }
+
+    // MARK: evaluation
+
+    /// The checks every member makes (Spec C6, V13), then the current keys.
+    func evaluate() throws(Realm.Error) -> (table: TableInfo?, keys: [ObjectKey]) {
+        let core = storage.core
+        try core.checkAccess()
+        guard storage.epoch == core.epoch else { throw Realm.Error.resultsInvalidated }  // Spec V13
+        let stamp = core.stamp
+        if let cached = storage.cache.withLock({ $0 }), cached.stamp == stamp { return (cached.table, cached.keys) }
+        let view = try core.view()
+        let table = view.table(named: storage.info.className)
+        var keys: [ObjectKey] = []
+        var sortValues: [[Value]] = []
+        if let table {
+            let visit = { (key: ObjectKey, row: RowView) throws -> Void in
+                if let predicate = storage.predicate, try !predicate.matches(row) { return }
+                keys.append(key)
+                if !storage.sort.isEmpty {
+                    sortValues.append(try storage.sort.map { $0.column < row.columnCount ? try row.value(at: $0.column) : .null })
+                }
+            }
+            switch storage.source {
+            case .table:
+                try engine(core.path) { try view.forEachRow(table) { key, row in try visit(key, row); return true } }
+            case .list(let binding):
+                for key in try binding.linkKeys(orEmptyIfInvalid: true) {
+                    _ = try engine(core.path) { try view.withRow(table, key: key) { row in try visit(key, row) } }
+                }
+            }
+        }
+        if !storage.sort.isEmpty { keys = Self.sorted(keys, by: sortValues, storage.sort) }
+        storage.cache.withLock { $0 = (stamp, table, keys) }
+        return (table, keys)
+    }
+
+    private static func sorted(_ keys: [ObjectKey], by values: [[Value]], _ sort: [(column: Int, ascending: Bool)]) -> [ObjectKey] {
+        let order = keys.indices.sorted { a, b in
+            for (position, descriptor) in sort.enumerated() {
+                let x = values[a][position]
+                let y = values[b][position]
+                if StoredOrder.sortsBefore(x, y) { return descriptor.ascending }
+                if StoredOrder.sortsBefore(y, x) { return !descriptor.ascending }
+            }
+            return a < b  // stable: the source order breaks ties
+        }
+        return order.map { keys[$0] }
+    }
+
+    func element(at index: Int) throws(Realm.Error) -> Element {
+        let (table, keys) = try evaluate()
+        guard index >= 0 && index < keys.count, let table else {
+            throw Realm.Error.outOfBounds(index: index, count: keys.count)
+        }
+        return try storage.core.makeObject(Element.self, info: storage.info, table: table, key: keys[index])
+    }
+
+    // MARK: collection
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { count }
+
+    /// The number of matching objects. - Complexity: O(n) when the realm changed since the
+    /// last evaluation, else O(1).
+    public var count: Int { trapping { () throws(Realm.Error) -> Int in try _count() } }
+
+    @_spi(StrataCheck)
+    public func _count() throws(Realm.Error) -> Int { try evaluate().keys.count }
+
+    public subscript(position: Int) -> Element {
+        trapping { () throws(Realm.Error) -> Element in try element(at: position) }
+    }
+
+    @_spi(StrataCheck)
+    public func _element(at index: Int) throws(Realm.Error) -> Element { try element(at: index) }
+
+    /// Iterates over the objects matching when iteration began (Spec V15); invalidating the
+    /// realm during iteration stops it with 'Collection is no longer valid' (Spec V16).
+    public func makeIterator() -> ResultsIterator<Element> {
+        trapping { () throws(Realm.Error) -> ResultsIterator<Element> in
+            let (table, keys) = try evaluate()
+            return ResultsIterator(storage: storage, table: table, keys: keys)
+        }
+    }
+
+    // MARK: state
+
+    /// The realm of the Results.
+    public var realm: Realm? { Realm(core: storage.core) }
+
+    /// Whether the realm was invalidated since the Results were made (Spec V13).
+    public var isInvalidated: Bool {
+        trapping { () throws(Realm.Error) -> Bool in
+            try storage.core.checkAccess()
+            return storage.epoch != storage.core.epoch
+        }
+    }
+
+    public var isFrozen: Bool { storage.core.isFrozen }
+
+    public var description: String { "Results<\(storage.info.className)> (\(count) objects)" }
+
+    // MARK: deriving
+
+    /// The objects that also match `isIncluded`.
+    public func `where`(_ isIncluded: (Query<Element>) -> Query<Bool>) -> Results<Element> {
+        trapping { () throws(Realm.Error) -> Results<Element> in
+            try storage.core.checkAccess()
+            let added = isIncluded(Query<Element>(.root(storage.info))).predicate
+            let predicate = storage.predicate.map { Predicate.and($0, added) } ?? added
+            return Results(storage: Storage(core: storage.core, info: storage.info, source: storage.source,
+                                            predicate: predicate, sort: storage.sort, epoch: storage.epoch))
+        }
+    }
+
+    /// The same as `where`.
+    public func filter(_ isIncluded: (Query<Element>) -> Query<Bool>) -> Results<Element> { self.where(isIncluded) }
+
+    /// Sorted by the property named `keyPath`.
+    public func sorted(byKeyPath keyPath: String, ascending: Bool = true) -> Results<Element> {
+        sorted(by: [SortDescriptor(keyPath: keyPath, ascending: ascending)])
+    }
+
+    /// Sorted by a property.
+    public func sorted<V>(by keyPath: KeyPath<Element, V>, ascending: Bool = true) -> Results<Element> {
+        let column = QueryColumns.column(of: keyPath, info: storage.info)
+        return sorted(columns: [(column, ascending)])
+    }
+
+    /// Sorted by several properties, the first deciding first.
+    public func sorted<S: Sequence>(by descriptors: S) -> Results<Element> where S.Element == SortDescriptor {
+        trapping { () throws(Realm.Error) -> Results<Element> in
+            var columns: [(column: Int, ascending: Bool)] = []
+            for descriptor in descriptors {
+                guard let column = storage.info.schema.index(of: descriptor.keyPath) else {
+                    throw Realm.Error.unknownProperty(descriptor.keyPath, type: storage.info.className)
+                }
+                columns.append((column, descriptor.ascending))
+            }
+            return sorted(columns: columns)
+        }
+    }
+
+    private func sorted(columns: [(column: Int, ascending: Bool)]) -> Results<Element> {
+        trapping { () throws(Realm.Error) -> Results<Element> in
+            try storage.core.checkAccess()
+            return Results(storage: Storage(core: storage.core, info: storage.info, source: storage.source,
+                                            predicate: storage.predicate, sort: columns, epoch: storage.epoch))
+        }
+    }
+
+    /// The index of `object` in the Results, if it is there.
+    public func index(of object: Element) -> Int? {
+        trapping { () throws(Realm.Error) -> Int? in
+            let (_, keys) = try evaluate()
+            guard let accessor = object._accessor, accessor.core === storage.core else { return nil }
+            return keys.firstIndex(of: accessor.key)
+        }
+    }
+
+    // MARK: freeze and thaw (Spec F)
+
+    /// Frozen Results at the realm's current version, with the same query and sort.
+    public func freeze() -> Results<Element> { trapping { () throws(Realm.Error) -> Results<Element> in try _freeze() } }
+
+    @_spi(StrataCheck)
+    public func _freeze() throws(Realm.Error) -> Results<Element> {
+        if isFrozen { return self }  // Spec F5
+        _ = try evaluate()  // Spec C7, V13
+        let frozen = try storage.core.freeze()
+        guard let results = try rebound(to: frozen) else { throw Realm.Error.resultsInvalidated }
+        return results
+    }
+
+    /// The same query on the live realm of the calling thread, at that realm's version
+    /// (Spec F8: no refresh). Thawing live Results returns them.
+    public func thaw() -> Results<Element>? { trapping { () throws(Realm.Error) -> Results<Element>? in try _thaw() } }
+
+    @_spi(StrataCheck)
+    public func _thaw() throws(Realm.Error) -> Results<Element>? {
+        guard isFrozen else { return self }
+        return try rebound(to: try storage.core.liveRealmForCurrentThread())
+    }
+
+    /// These Results' definition on another realm of the same file.
+    func rebound(to core: RealmCore) throws(Realm.Error) -> Results<Element>? {
+        let source: Source
+        switch storage.source {
+        case .table: source = .table
+        case .list(let binding):
+            guard let moved = try binding.rebound(to: core) else { return nil }
+            source = .list(moved)
+        }
+        return Results(storage: Storage(core: core, info: storage.info, source: source, predicate: storage.predicate,
+                                        sort: storage.sort, epoch: core.epoch))
+    }
+}
+
+extension Results: RealmCollectionBase {
+    func checkDeletable(by core: RealmCore) throws(Realm.Error) {
+        try core.checkAccess()
+        guard storage.core === core else { throw Realm.Error.deleteFromOtherRealm }
+        guard core.write != nil else { throw Realm.Error.resultsOutsideWrite }
+    }
+
+    func targetKeys() throws(Realm.Error) -> [(TableInfo, ObjectKey)] {
+        let (table, keys) = try evaluate()
+        guard let table else { return [] }
+        return keys.map { (table, $0) }
+    }
+}
+
+extension Results: AnyListConvertible {
+    func anyElements() throws(Realm.Error) -> [Any?] {
+        let (table, keys) = try evaluate()
+        guard let table else { return [] }
+        var objects: [Any?] = []
+        for key in keys { objects.append(try storage.core.makeObject(Element.self, info: storage.info, table: table, key: key)) }
+        return objects
+    }
+}
+
+/// Iterates over a snapshot of Results' keys (Spec V15).
+public struct ResultsIterator<Element: Object>: IteratorProtocol {
+    let storage: Results<Element>.Storage
+    let table: TableInfo?
+    let keys: [ObjectKey]
+    var position = 0
+
+    public mutating func next() -> Element? {
+        guard position < keys.count, let table else { return nil }
+        let key = keys[position]
+        position += 1
+        return trapping { () throws(Realm.Error) -> Element in
+            try storage.core.checkAccess()
+            // Spec V16: invalidating the realm during iteration ends it with an error.
+            guard storage.epoch == storage.core.epoch else { throw Realm.Error.iteratorInvalidated }
+            return try storage.core.makeObject(Element.self, info: storage.info, table: table, key: key)
+        }
+    }
+}

@@ -1,0 +1,106 @@
+import StrataStorage
+
+/// What makes an `Object` managed: the realm it belongs to and the stored object it reads and
+/// writes. Not API (public only because `_Persistable`'s requirements name it).
+///
+/// Every access checks, in this order: the realm's context (Spec C5), a frozen realm's
+/// invalidation (F6), the accessor's epoch (V13), then that the object exists at the realm's
+/// current version (W12: a deleted object is invalidated at once).
+public final class _ObjectAccessor {
+    let core: RealmCore
+    let info: ClassInfo
+    let table: TableInfo
+    let key: ObjectKey
+    let epoch: Int
+
+    init(core: RealmCore, info: ClassInfo, table: TableInfo, key: ObjectKey) {
+        self.core = core
+        self.info = info
+        self.table = table
+        self.key = key
+        epoch = core.epoch
+    }
+
+    var realm: Realm { Realm(core: core) }
+    var isFrozen: Bool { core.isFrozen }
+
+    /// The checks every read and write starts with; returns the view to use.
+    @inline(__always)
+    func checkedView() throws(Realm.Error) -> VersionView {
+        let view = try core.view()
+        guard epoch == core.epoch else { throw Realm.Error.objectInvalidated }  // Spec V13
+        return view
+    }
+
+    /// Whether the object no longer exists for this accessor (Spec W12, V13).
+    func isInvalidated() throws(Realm.Error) -> Bool {
+        try core.checkAccess()
+        guard epoch == core.epoch else { return true }
+        if core.isFrozen, core.frozenRead?.isEnded ?? true { return true }
+        let view = try core.view()
+        return try !engine(core.path) { try view.contains(table, key: key) }
+    }
+
+    /// The stored value of `column`.
+    func value(column: Int) throws(Realm.Error) -> StrataStorage.Value {
+        let view = try checkedView()
+        let found = try engine(core.path) { () throws -> StrataStorage.Value? in
+            try view.withRow(table, key: key) { row in
+                column < row.columnCount ? try row.value(at: column) : .null
+            }
+        }
+        guard let found else { throw Realm.Error.objectInvalidated }  // Spec W12
+        return found
+    }
+
+    /// Every stored value of the object.
+    func values() throws(Realm.Error) -> [StrataStorage.Value] {
+        let view = try checkedView()
+        guard let row = try engine(core.path, { try view.row(table, key: key) }) else {
+            throw Realm.Error.objectInvalidated
+        }
+        return row
+    }
+
+    /// The checks of a write, made before a new value is encoded (encoding a link to an
+    /// unmanaged object adds it, which must not happen for a write that is refused).
+    @discardableResult
+    func checkWritable() throws(Realm.Error) -> WriteTransaction {
+        try core.checkAccess()
+        if core.isFrozen { throw Realm.Error.frozenModify }  // Spec F12
+        guard let write = core.write else { throw Realm.Error.notInWrite }  // Spec W9
+        guard epoch == core.epoch else { throw Realm.Error.objectInvalidated }
+        return write
+    }
+
+    /// Sets `column` (Spec W9: only inside a write; F12: never on a frozen object).
+    func setValue(_ value: StrataStorage.Value, column: Int) throws(Realm.Error) {
+        let write = try checkWritable()
+        if column == info.schema.primaryKeyIndex {
+            let current = try self.value(column: column)
+            guard current == value else { throw Realm.Error.primaryKeyChange(type: info.className) }
+            return
+        }
+        guard var row = try engine(core.path, { try write.row(table, key: key) }) else {
+            throw Realm.Error.objectInvalidated
+        }
+        while row.count < info.schema.properties.count { row.append(.null) }
+        row[column] = value
+        try engine(core.path) { try write.update(table.id, key: key, values: row) }
+        core.mutationCount &+= 1
+    }
+
+    /// Column of the wrapper with `ordinal`.
+    @inline(__always)
+    func column(ofOrdinal ordinal: Int) -> Int {
+        precondition(ordinal >= 0 && ordinal < info.columnOfOrdinal.count,
+                     "'\(info.className)': a @Persisted wrapper outside the class's schema")
+        return info.columnOfOrdinal[ordinal]
+    }
+}
+
+/// Collects the property a key path reads: the key path is applied to an unmanaged object
+/// holding a recorder, whose `@Persisted` getters report their ordinal here.
+final class KeyPathRecorder {
+    var ordinals: [Int] = []
+}

@@ -1,0 +1,132 @@
+import Foundation
+import Synchronization
+
+extension Realm {
+    /// The block a migration runs: the migration, and the schema version the file had.
+    public typealias MigrationBlock = @Sendable (_ migration: Migration, _ oldSchemaVersion: UInt64) -> Void
+
+    /// How to open a realm: where its data lives, how it is opened, its schema and limits.
+    ///
+    /// A `Sendable` value (Spec C9): one configuration opens realms in any number of threads and
+    /// queues. `fileURL` and `inMemoryIdentifier` exclude each other (Spec X16): setting one
+    /// clears the other.
+    ///
+    /// ```swift
+    /// var config = Realm.Configuration(fileURL: URL(fileURLWithPath: "/tmp/dogs.realm"))
+    /// config.objectTypes = [Dog.self, Person.self]
+    /// let realm = try Realm(configuration: config)
+    /// ```
+    public struct Configuration: Sendable {
+        private var location: Location
+
+        enum Location: Hashable, Sendable {
+            case file(URL)
+            case memory(String)
+        }
+
+        /// Whether the realm is opened without the ability to write (Spec X10).
+        public var readOnly: Bool
+        /// The schema version of the classes; a higher one than the file's runs the migration.
+        public var schemaVersion: UInt64
+        /// Runs when the file's schema version is lower than `schemaVersion`.
+        public var migrationBlock: MigrationBlock?
+        /// Delete the file instead of failing when its schema differs and no migration applies.
+        public var deleteRealmIfMigrationNeeded: Bool
+        /// The classes of the realm. nil means every class the process uses (Linux has no class
+        /// enumeration, so each class joins the schema when first used; see README).
+        public var objectTypes: [Object.Type]?
+        /// Fail writes once more versions than this are pinned (Spec L1, L2); nil or 0: no limit.
+        public var maximumNumberOfActiveVersions: UInt?
+        /// A file copied to `fileURL` before the first open if nothing exists there (Spec X5).
+        public var seedFilePath: URL?
+        /// Must be nil or 64 bytes (Spec X17); Strata does not encrypt, so a key fails the open.
+        public var encryptionKey: Data?
+
+        public init(fileURL: URL? = nil, inMemoryIdentifier: String? = nil,
+                    encryptionKey: Data? = nil, readOnly: Bool = false, schemaVersion: UInt64 = 0,
+                    migrationBlock: MigrationBlock? = nil, deleteRealmIfMigrationNeeded: Bool = false,
+                    objectTypes: [Object.Type]? = nil, maximumNumberOfActiveVersions: UInt? = nil,
+                    seedFilePath: URL? = nil) {
+            if let inMemoryIdentifier {
+                location = .memory(inMemoryIdentifier)
+            } else {
+                location = .file(fileURL ?? Configuration.defaultFileURL)
+            }
+            self.encryptionKey = encryptionKey
+            self.readOnly = readOnly
+            self.schemaVersion = schemaVersion
+            self.migrationBlock = migrationBlock
+            self.deleteRealmIfMigrationNeeded = deleteRealmIfMigrationNeeded
+            self.objectTypes = objectTypes
+            self.maximumNumberOfActiveVersions = maximumNumberOfActiveVersions
+            self.seedFilePath = seedFilePath
+        }
+
+        /// The file of the realm; nil for an in-memory realm. Setting it clears
+        /// `inMemoryIdentifier` (Spec X16).
+        public var fileURL: URL? {
+            get {
+                if case .file(let url) = location { return url }
+                return nil
+            }
+            set { location = .file(newValue ?? Configuration.defaultFileURL) }
+        }
+
+        /// The identifier of an in-memory realm; setting it clears `fileURL` (Spec X16).
+        public var inMemoryIdentifier: String? {
+            get {
+                if case .memory(let identifier) = location { return identifier }
+                return nil
+            }
+            set {
+                if let newValue {
+                    location = .memory(newValue)
+                } else if case .memory = location {
+                    location = .file(Configuration.defaultFileURL)
+                }
+            }
+        }
+
+        /// The path the realm is known by: the file's, or for an in-memory realm a path under
+        /// the temporary directory ending with its identifier (Spec X9).
+        var path: String {
+            switch location {
+            case .file(let url): return url.standardizedFileURL.path
+            case .memory(let identifier):
+                return FileManager.default.temporaryDirectory.appendingPathComponent(identifier).path
+            }
+        }
+
+        var isInMemory: Bool {
+            if case .memory = location { return true }
+            return false
+        }
+
+        /// The key realms of one file share: equal for configurations of the same file.
+        var fileKey: String { isInMemory ? "memory:" + path : path }
+
+        /// Spec L4: nil and 0 mean no limit.
+        var activeVersionLimit: Int? {
+            guard let limit = maximumNumberOfActiveVersions, limit > 0 else { return nil }
+            return Int(clamping: limit)
+        }
+
+        // MARK: the default
+
+        /// `default.realm` in the current directory when first asked (Linux has no
+        /// per-application documents directory).
+        static var defaultFileURL: URL {
+            let directory = FileManager.default.currentDirectoryPath
+            return URL(fileURLWithPath: directory).appendingPathComponent("default.realm")
+        }
+
+        private static let defaultStorage = Mutex<Configuration?>(nil)
+
+        /// The configuration `Realm()` uses. A value (Spec X16): changing a copy changes
+        /// nothing until it is assigned back.
+        public static var defaultConfiguration: Configuration {
+            get { defaultStorage.withLock { stored in stored ?? Configuration() } }
+            set { defaultStorage.withLock { $0 = newValue } }
+        }
+    }
+}

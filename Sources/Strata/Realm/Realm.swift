@@ -1,0 +1,330 @@
+import Dispatch
+import Foundation
+import StrataStorage
+
+/// A realm: a view of one file (or in-memory identifier) confined to the thread or serial
+/// queue that opened it.
+///
+/// ```swift
+/// let realm = try Realm()
+/// try realm.write {
+///     realm.add(Dog(value: ["name": "Rex", "age": 3]))
+/// }
+/// let puppies = realm.objects(Dog.self).where { $0.age < 2 }
+/// ```
+///
+/// `Realm()` returns the same instance for the same configuration in the same context
+/// (Spec C1). A realm reads one version until it refreshes (Spec V1, V2). Live realms are
+/// not Sendable (Spec C10): every use from another context is a wrong-thread error (Spec C8).
+/// Frozen realms (`freeze()`) never change and may be used anywhere.
+public struct Realm: Hashable {
+    let core: RealmCore
+
+    init(core: RealmCore) { self.core = core }
+
+    // MARK: opening
+
+    /// Opens the realm of `configuration` for the calling thread, or for `queue` when given
+    /// (the caller must be running on it; Spec C3, C4).
+    /// - Throws: `Realm.Error` for file errors (Spec X6), a schema mismatch, or a context that
+    ///   cannot own a realm.
+    public init(configuration: Configuration = .defaultConfiguration, queue: DispatchQueue? = nil) throws {
+        core = try RealmCore.open(configuration, queue: queue)
+    }
+
+    /// Opens the default configuration's realm confined to `queue`.
+    public init(queue: DispatchQueue?) throws {
+        core = try RealmCore.open(.defaultConfiguration, queue: queue)
+    }
+
+    /// Opens the realm at `fileURL` with the default configuration's other settings.
+    public init(fileURL: URL) throws {
+        var configuration = Configuration.defaultConfiguration
+        configuration.fileURL = fileURL
+        core = try RealmCore.open(configuration, queue: nil)
+    }
+
+    /// `Realm(configuration:queue:)` with `Realm.Error` as the thrown type (the harness's entry).
+    @_spi(StrataCheck)
+    public static func _open(configuration: Configuration, queue: DispatchQueue?) throws(Realm.Error) -> Realm {
+        Realm(core: try RealmCore.open(configuration, queue: queue))
+    }
+
+    /// The configuration the realm was opened with. Readable from any thread (Spec C8).
+    public var configuration: Configuration { core.configuration }
+
+    public static func == (lhs: Realm, rhs: Realm) -> Bool { lhs.core === rhs.core }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(core)) }
+
+    // MARK: state
+
+    /// Whether the realm holds no objects (WRT-11).
+    public var isEmpty: Bool { trapping { () throws(Realm.Error) -> Bool in try _isEmpty() } }
+
+    @_spi(StrataCheck)
+    public func _isEmpty() throws(Realm.Error) -> Bool {
+        let view = try core.view()
+        return view.tables().allSatisfy { $0.rowCount == 0 }
+    }
+
+    /// Whether a write transaction is open on this realm.
+    public var isInWriteTransaction: Bool {
+        trapping { () throws(Realm.Error) -> Bool in
+            if core.isFrozen { return false }
+            try core.checkAccess()
+            return core.isInWriteTransaction
+        }
+    }
+
+    /// Whether the realm moves to new versions by itself when its context's loop turns
+    /// (Spec V6, V7). Belongs to the cached instance.
+    public var autorefresh: Bool {
+        get {
+            trapping { () throws(Realm.Error) -> Bool in
+                try core.checkAccess()
+                return core.isFrozen ? false : core.autorefresh
+            }
+        }
+        nonmutating set {
+            trapping { () throws(Realm.Error) in
+                try core.checkAccess()
+                if !core.isFrozen { core.autorefresh = newValue }
+            }
+        }
+    }
+
+    /// Whether the realm is frozen (Spec F1).
+    public var isFrozen: Bool { core.isFrozen }
+
+    // MARK: versions
+
+    /// Moves to the newest version; true exactly when the realm moved (Spec V4).
+    @discardableResult
+    public func refresh() -> Bool { trapping { () throws(Realm.Error) -> Bool in try core.refresh() } }
+
+    @_spi(StrataCheck)
+    public func _refresh() throws(Realm.Error) -> Bool { try core.refresh() }
+
+    /// Ends the realm's read (and rolls back any write): objects and collections obtained
+    /// before are invalidated for good; the next read starts at the newest version (Spec V13).
+    public func invalidate() { trapping { () throws(Realm.Error) in try core.invalidate() } }
+
+    @_spi(StrataCheck)
+    public func _invalidate() throws(Realm.Error) { try core.invalidate() }
+
+    /// The version the realm reads, or nil when it is not reading (for tests and the harness).
+    @_spi(StrataCheck)
+    public var _readVersion: UInt64? {
+        if let frozen = core.frozenRead { return frozen.version.rawValue }
+        return core.read?.version.rawValue
+    }
+
+    // MARK: writes
+
+    /// Runs `block` in a write transaction and commits it, returning the block's result. If the
+    /// block throws, the write is rolled back and the error rethrown (Spec W6). A block that
+    /// ends the write itself (`cancelWrite`) is not committed again.
+    /// - Throws: the block's error; `Realm.Error` when the commit fails (Spec W17) or the
+    ///   active-version limit is exceeded (Spec L2).
+    @discardableResult
+    public func write<Result>(withoutNotifying tokens: [Any] = [], _ block: () throws -> Result) throws -> Result {
+        try core.beginWrite()
+        let result: Result
+        do {
+            result = try block()
+        } catch {
+            if core.isInWriteTransaction { try? core.cancelWrite() }
+            throw error
+        }
+        if core.isInWriteTransaction { try core.commitWrite() }
+        return result
+    }
+
+    /// Begins a write transaction, waiting for any other writer (Spec W1, V11).
+    public func beginWrite() { trapping { () throws(Realm.Error) in try core.beginWrite() } }
+
+    @_spi(StrataCheck)
+    public func _beginWrite() throws(Realm.Error) { try core.beginWrite() }
+
+    /// Commits the write transaction (Spec W16).
+    /// - Throws: `Realm.Error` when the commit fails; the realm is then not in a write (W17).
+    public func commitWrite(withoutNotifying tokens: [Any] = []) throws {
+        try core.commitWrite()
+    }
+
+    @_spi(StrataCheck)
+    public func _commitWrite() throws(Realm.Error) { try core.commitWrite() }
+
+    /// Discards the write transaction's changes (Spec W5).
+    public func cancelWrite() { trapping { () throws(Realm.Error) in try core.cancelWrite() } }
+
+    @_spi(StrataCheck)
+    public func _cancelWrite() throws(Realm.Error) { try core.cancelWrite() }
+
+    // MARK: objects
+
+    /// Adds an unmanaged object (and the unmanaged objects it links to). Adding an object this
+    /// realm already manages does nothing (Spec W10).
+    public func add(_ object: Object, update: UpdatePolicy = .error) {
+        trapping { () throws(Realm.Error) in try core.add(object, policy: update) }
+    }
+
+    @_spi(StrataCheck)
+    public func _add(_ object: Object, update: UpdatePolicy = .error) throws(Realm.Error) {
+        try core.add(object, policy: update)
+    }
+
+    /// Adds every object of `objects`.
+    public func add<S: Sequence>(_ objects: S, update: UpdatePolicy = .error) where S.Element: Object {
+        for object in objects { add(object, update: update) }
+    }
+
+    /// Creates an object from a dictionary, an array of property values in order, or another
+    /// object (copied deeply, also from another realm: Spec W14).
+    @discardableResult
+    public func create<T: Object>(_ type: T.Type, value: Any = [String: Any](), update: UpdatePolicy = .error) -> T {
+        trapping { () throws(Realm.Error) -> T in try _create(type, value: value, update: update) }
+    }
+
+    @_spi(StrataCheck)
+    public func _create<T: Object>(_ type: T.Type, value: Any, update: UpdatePolicy) throws(Realm.Error) -> T {
+        let info = try core.classInfo(type)
+        let (table, key) = try core.createObject(info, value: value, policy: update)
+        return try core.makeObject(type, info: info, table: table, key: key)
+    }
+
+    /// Deletes a managed object of this realm (Spec W11, W12).
+    public func delete(_ object: Object) {
+        trapping { () throws(Realm.Error) in try _delete(object) }
+    }
+
+    @_spi(StrataCheck)
+    public func _delete(_ object: Object) throws(Realm.Error) {
+        let target = try core.keyForDelete(object)
+        try core.deleteObjects([target])
+    }
+
+    /// Deletes every object of `objects` (a sequence, Results or List; Spec W11, W13).
+    public func delete<S: Sequence>(_ objects: S) where S.Element: Object {
+        trapping { () throws(Realm.Error) in try _delete(objects) }
+    }
+
+    @_spi(StrataCheck)
+    public func _delete<S: Sequence>(_ objects: S) throws(Realm.Error) where S.Element: Object {
+        if let collection = objects as? any RealmCollectionBase {
+            try collection.checkDeletable(by: core)
+            let targets = try collection.targetKeys()
+            try core.deleteObjects(targets)
+            return
+        }
+        var targets: [(TableInfo, ObjectKey)] = []
+        for object in objects { targets.append(try core.keyForDelete(object)) }
+        try core.deleteObjects(targets)
+    }
+
+    /// Deletes every object of every class (Spec W12).
+    public func deleteAll() { trapping { () throws(Realm.Error) in try core.deleteAll() } }
+
+    @_spi(StrataCheck)
+    public func _deleteAll() throws(Realm.Error) { try core.deleteAll() }
+
+    /// Every object of `type`, live (Spec V1: at the realm's version).
+    public func objects<T: Object>(_ type: T.Type) -> Results<T> {
+        trapping { () throws(Realm.Error) -> Results<T> in try _objects(type) }
+    }
+
+    @_spi(StrataCheck)
+    public func _objects<T: Object>(_ type: T.Type) throws(Realm.Error) -> Results<T> {
+        try core.checkAccess()
+        let info = try core.classInfo(type)
+        return Results(core: core, info: info, source: .table)
+    }
+
+    /// The object of `type` whose primary key is `key`; nil if there is none.
+    public func object<T: Object, K>(ofType type: T.Type, forPrimaryKey key: K) -> T? {
+        trapping { () throws(Realm.Error) -> T? in try _object(ofType: type, forPrimaryKey: key) }
+    }
+
+    @_spi(StrataCheck)
+    public func _object<T: Object, K>(ofType type: T.Type, forPrimaryKey key: K) throws(Realm.Error) -> T? {
+        let info = try core.classInfo(type)
+        guard let column = info.schema.primaryKeyIndex else {
+            throw Realm.Error.misuse("'\(info.className)' does not have a primary key")
+        }
+        let view = try core.view()
+        guard let table = view.table(named: info.className) else { return nil }
+        let value = try AnyValue.encode(key, property: info.schema.properties[column], core: core, policy: .error)
+        guard let found = try engine(core.path, { try view.objectKey(table, primaryKey: value) }) else { return nil }
+        return try core.makeObject(type, info: info, table: table, key: found)
+    }
+
+    // MARK: freeze and thaw (Spec F)
+
+    /// A frozen realm at this realm's version (Spec F1): the same frozen realm for the same
+    /// version, never changing. Freezing a frozen realm returns it.
+    public func freeze() -> Realm { trapping { () throws(Realm.Error) -> Realm in try _freeze() } }
+
+    @_spi(StrataCheck)
+    public func _freeze() throws(Realm.Error) -> Realm { Realm(core: try core.freeze()) }
+
+    /// The live realm of this configuration for the calling thread (Spec F7); a live realm
+    /// returns itself.
+    public func thaw() -> Realm { trapping { () throws(Realm.Error) -> Realm in try _thaw() } }
+
+    @_spi(StrataCheck)
+    public func _thaw() throws(Realm.Error) -> Realm {
+        guard core.isFrozen else { return self }
+        return Realm(core: try core.liveRealmForCurrentThread())
+    }
+
+    /// A frozen copy of `value` (an object or collection of this realm).
+    public func freeze<T: Object>(_ object: T) -> T { object.freeze() }
+    public func freeze<T: Object>(_ results: Results<T>) -> Results<T> { results.freeze() }
+    public func freeze<T: RealmCollectionValue>(_ list: List<T>) -> List<T> { list.freeze() }
+
+    /// Resolves a reference in this realm (Spec T2, T4, T5): nil if the object is gone.
+    public func resolve<Confined: ThreadConfined>(_ reference: ThreadSafeReference<Confined>) -> Confined? {
+        trapping { () throws(Realm.Error) -> Confined? in try _resolve(reference) }
+    }
+
+    @_spi(StrataCheck)
+    public func _resolve<Confined: ThreadConfined>(_ reference: ThreadSafeReference<Confined>) throws(Realm.Error) -> Confined? {
+        try reference.resolve(in: core)
+    }
+
+    // MARK: files (Spec X)
+
+    /// Writes a compacted copy of the realm's current version to `fileURL` (Spec X3, X4).
+    /// - Throws: `.fileExists`, `.fileNotFound` (parent missing), `.filePermissionDenied`;
+    ///   `.fail` for a non-nil `encryptionKey` (Strata does not encrypt).
+    public func writeCopy(toFile fileURL: URL, encryptionKey: Data? = nil) throws {
+        try _writeCopy(toFile: fileURL, encryptionKey: encryptionKey)
+    }
+
+    @_spi(StrataCheck)
+    public func _writeCopy(toFile fileURL: URL, encryptionKey: Data?) throws(Realm.Error) {
+        if encryptionKey != nil { throw Realm.Error.encryptionUnsupported }
+        let view = try core.view()
+        try FileChecks.checkCopyDestination(fileURL.standardizedFileURL.path)
+        let source: ReadTransaction?
+        switch view {
+        case .read(let read): source = read
+        case .write: source = core.read
+        }
+        try engine(fileURL.path) { try core.file.store.writeCompactedCopy(toPath: fileURL.standardizedFileURL.path, from: source) }
+    }
+
+    /// Whether the realm's file exists (Spec X1).
+    public static func fileExists(for configuration: Configuration) -> Bool {
+        guard !configuration.isInMemory else { return false }
+        return Store.fileExists(path: configuration.path)
+    }
+
+    /// Deletes the realm's files; true if the main file existed (Spec X1).
+    /// - Throws: `.alreadyOpen` while any process has it open (Spec X2).
+    @discardableResult
+    public static func deleteFiles(for configuration: Configuration) throws -> Bool {
+        guard !configuration.isInMemory else { return false }
+        return try RealmFile.deleteFiles(path: configuration.path)
+    }
+}

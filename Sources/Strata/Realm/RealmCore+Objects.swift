@@ -1,0 +1,327 @@
+import CStrataSupport
+import StrataStorage
+
+extension Realm {
+    /// What `add` and `create` do when an object with the same primary key exists.
+    public enum UpdatePolicy: Sendable {
+        /// Fail: an existing primary key is an error (the default).
+        case error
+        /// Update the existing object with the properties that differ.
+        case modified
+        /// Update the existing object with every property.
+        case all
+    }
+}
+
+// Objects: classes, accessors, add, create and delete (Spec W9 to W14).
+extension RealmCore {
+    // MARK: classes
+
+    /// The class's info, its stored schema checked against this file on first use.
+    /// - Throws: `.schemaMismatch` when the file stores the class differently.
+    func classInfo(_ type: Object.Type) throws(Realm.Error) -> ClassInfo {
+        let id = ObjectIdentifier(type)
+        if let known = file.state.withLock({ $0.checkedClasses[id] }) { return known }
+        let info = ClassInfo.of(type)
+        let view = try self.view()
+        if let table = view.table(named: info.className),
+           let stored = ObjectSchema.decode(table.schema, className: info.className) {
+            let differences = info.schema.differences(from: stored)
+            guard differences.isEmpty else {
+                throw Realm.Error(.schemaMismatch, "Migration is required due to the following errors:\n"
+                                  + differences.joined(separator: "\n"))
+            }
+        }
+        file.state.withLock { $0.checkedClasses[id] = info }
+        for target in info.linkTargets where target != type { _ = try classInfo(target) }
+        return info
+    }
+
+    /// A class this realm has used, or that its configuration lists, by stored name.
+    func knownClass(named name: String) -> ClassInfo? {
+        if let found = file.state.withLock({ $0.checkedClasses.values.first { $0.className == name } }) {
+            return found
+        }
+        guard let type = configuration.objectTypes?.first(where: { ObjectSchema.className(of: $0) == name }) else {
+            return nil
+        }
+        return try? classInfo(type)
+    }
+
+    // MARK: accessors
+
+    /// A managed accessor object of `type` for `key`.
+    func makeObject<T: Object>(_ type: T.Type, info: ClassInfo, table: TableInfo, key: ObjectKey) throws(Realm.Error) -> T {
+        _ = strata_persisted_take_ordinal_count()
+        let object = type.init()
+        object._accessor = _ObjectAccessor(core: self, info: info, table: table, key: key)
+        return object
+    }
+
+    /// The object a link names, as its class's accessor; nil if the class is unknown here.
+    func object(at link: Link) throws(Realm.Error) -> Object? {
+        let view = try self.view()
+        guard let table = view.tables().first(where: { $0.id == link.table }),
+              let info = knownClass(named: table.name) else { return nil }
+        guard try engine(path, { try view.contains(table, key: link.key) }) else { return nil }
+        return try makeObject(info.type, info: info, table: table, key: link.key)
+    }
+
+    /// The table of `info` in the write, created if the file has none yet.
+    func writableTable(_ info: ClassInfo, _ write: WriteTransaction) throws(Realm.Error) -> TableInfo {
+        if let table = write.table(named: info.className) { return table }
+        return try engine(path) {
+            try write.createTable(info.className, primaryKey: info.schema.enginePrimaryKey, schema: info.schema.encoded())
+        }
+    }
+
+    /// The write transaction, for an operation that needs one (Spec W9, W18).
+    func requireWrite() throws(Realm.Error) -> WriteTransaction {
+        try checkAccess()
+        guard let write else { throw Realm.Error.notInWrite }
+        return write
+    }
+
+    // MARK: links
+
+    /// The link to `object` for a property of this realm: adds an unmanaged object (with the
+    /// add in progress's policy), refuses an object of another realm or a deleted one.
+    func link(to object: Object) throws(Realm.Error) -> Link {
+        if let accessor = object._accessor {
+            guard accessor.core === self else { throw Realm.Error.addToOtherRealm }
+            guard try !accessor.isInvalidated() else { throw Realm.Error.addInvalidated }
+            return Link(table: accessor.table.id, key: accessor.key)
+        }
+        let (table, key) = try addUnmanaged(object, policy: addPolicy ?? .error)
+        return Link(table: table.id, key: key)
+    }
+
+    /// `create`'s link: an object of this realm is linked; any other object, dictionary or
+    /// array is copied in (Spec W14: deep copies across realms).
+    func linkForCreate(_ any: Any, info: ClassInfo, policy: Realm.UpdatePolicy) throws(Realm.Error) -> Link {
+        if let object = any as? Object, let accessor = object._accessor, accessor.core === self {
+            guard try !accessor.isInvalidated() else { throw Realm.Error.addInvalidated }
+            return Link(table: accessor.table.id, key: accessor.key)
+        }
+        let (table, key) = try createObject(info, value: any, policy: policy)
+        return Link(table: table.id, key: key)
+    }
+
+    // MARK: add (Spec W10)
+
+    func add(_ object: Object, policy: Realm.UpdatePolicy) throws(Realm.Error) {
+        try checkAccess()
+        if let accessor = object._accessor {
+            if accessor.core === self {
+                guard try !accessor.isInvalidated() else { throw Realm.Error.addInvalidated }
+                return  // Spec W10: adding a managed object again is a no-op
+            }
+            if accessor.isFrozen || (try? accessor.isInvalidated()) != false { throw Realm.Error.addInvalidated }
+            throw Realm.Error.addToOtherRealm
+        }
+        _ = try requireWrite()
+        let outer = addPolicy
+        addPolicy = policy
+        defer { addPolicy = outer }
+        _ = try addUnmanaged(object, policy: policy)
+    }
+
+    /// Stores an unmanaged object and makes it managed. Links are stored in a second step,
+    /// once the object has its key, so that cycles of unmanaged objects terminate.
+    func addUnmanaged(_ object: Object, policy: Realm.UpdatePolicy) throws(Realm.Error) -> (TableInfo, ObjectKey) {
+        let write = try requireWrite()
+        let info = try classInfo(type(of: object))
+        let table = try writableTable(info, write)
+        let properties = object.persistedProperties()
+        var row = [StrataStorage.Value](repeating: .null, count: info.schema.properties.count)
+        for property in properties {
+            let column = info.columnOfOrdinal[property.ordinal]
+            let schema = info.schema.properties[column]
+            row[column] = schema.isLink ? (schema.isList ? .list([]) : .null) : try property.encodeUnmanaged(realm: nil)
+        }
+        let key = try store(row, info: info, table: table, policy: policy, write: write)
+        object._accessor = _ObjectAccessor(core: self, info: info, table: table, key: key)
+        if info.hasLinks {
+            for property in properties {
+                let column = info.columnOfOrdinal[property.ordinal]
+                guard info.schema.properties[column].isLink else { continue }
+                row[column] = try property.encodeUnmanaged(realm: Realm(core: self))
+            }
+            try engine(path) { try write.update(table.id, key: key, values: row) }
+        }
+        mutationCount &+= 1
+        return (table, key)
+    }
+
+    /// Inserts `row`, or with a primary key and an update policy replaces the existing object.
+    private func store(_ row: [StrataStorage.Value], info: ClassInfo, table: TableInfo, policy: Realm.UpdatePolicy,
+                       write: WriteTransaction) throws(Realm.Error) -> ObjectKey {
+        guard let pkColumn = info.schema.primaryKeyIndex else {
+            if policy != .error { throw Realm.Error.noPrimaryKey(type: info.className) }
+            return try engine(path) { try write.insert(table.id, values: row) }
+        }
+        let existing = try engine(path) { try write.objectKey(table, primaryKey: row[pkColumn]) }
+        if let existing {
+            guard policy != .error else {
+                throw Realm.Error.primaryKeyExists(type: info.className, value: Self.describe(row[pkColumn]))
+            }
+            try engine(path) { try write.update(table.id, key: existing, values: row) }
+            return existing
+        }
+        return try engine(path) { try write.insert(table.id, values: row) }
+    }
+
+    static func describe(_ value: StrataStorage.Value) -> String {
+        switch value {
+        case .string(let text): return text
+        case .int(let number): return String(number)
+        case .null: return "null"
+        default: return value.description
+        }
+    }
+
+    // MARK: create (Spec W14)
+
+    /// Creates an object of `info` from a dictionary, an array (properties in order) or another
+    /// object (copied, links deeply).
+    func createObject(_ info: ClassInfo, value: Any, policy: Realm.UpdatePolicy) throws(Realm.Error) -> (TableInfo, ObjectKey) {
+        let write = try requireWrite()
+        let table = try writableTable(info, write)
+        let properties = info.schema.properties
+        var provided = [Any??](repeating: nil, count: properties.count)  // nil: not provided
+        if let dictionary = value as? [String: Any?] {
+            for (index, property) in properties.enumerated() where dictionary.keys.contains(property.name) {
+                provided[index] = .some(dictionary[property.name] ?? nil)
+            }
+        } else if let array = value as? [Any?] {
+            for (index, element) in array.prefix(properties.count).enumerated() { provided[index] = .some(element) }
+        } else if let object = value as? Object {
+            if let accessor = object._accessor, try accessor.isInvalidated() { throw Realm.Error.addInvalidated }
+            for (index, property) in properties.enumerated() {
+                provided[index] = .some(try object._value(forKey: property.name))
+            }
+        } else {
+            throw Realm.Error.misuse("Invalid value '\(value)' to initialize object of type '\(info.className)'")
+        }
+        // Existing object with this primary key: update only what was provided.
+        var base: [StrataStorage.Value]?
+        if let pk = info.schema.primaryKeyIndex, let pkValue = provided[pk] {
+            let encoded = try AnyValue.encode(pkValue, property: properties[pk], core: self, policy: policy)
+            if let key = try engine(path, { try write.objectKey(table, primaryKey: encoded) }) {
+                guard policy != .error else {
+                    throw Realm.Error.primaryKeyExists(type: info.className, value: Self.describe(encoded))
+                }
+                base = try engine(path) { try write.row(table, key: key) }
+            }
+        }
+        let defaults = base == nil ? defaultValues(info) : []
+        var row = [StrataStorage.Value]()
+        for (index, property) in properties.enumerated() {
+            if let given = provided[index] {
+                row.append(try AnyValue.encode(given, property: property, core: self, policy: policy))
+            } else if let base, index < base.count {
+                row.append(base[index])
+            } else {
+                row.append(try AnyValue.encode(defaults[index], property: property, core: self, policy: policy))
+            }
+        }
+        let key = try store(row, info: info, table: table, policy: policy == .error && base != nil ? .all : policy,
+                            write: write)
+        mutationCount &+= 1
+        return (table, key)
+    }
+
+    /// The values a new object of the class has when nothing is given.
+    private func defaultValues(_ info: ClassInfo) -> [Any?] {
+        _ = strata_persisted_take_ordinal_count()
+        return info.type.init().unmanagedValues(info)
+    }
+
+    // MARK: delete (Spec W11 to W13)
+
+    /// The key of a managed object of this realm, after W11's checks.
+    func keyForDelete(_ object: Object) throws(Realm.Error) -> (TableInfo, ObjectKey) {
+        try checkAccess()
+        guard let accessor = object._accessor else { throw Realm.Error.deleteUnmanaged }
+        guard accessor.core === self else { throw Realm.Error.deleteFromOtherRealm }
+        _ = try requireWrite()
+        guard try !accessor.isInvalidated() else { throw Realm.Error.objectInvalidated }
+        return (accessor.table, accessor.key)
+    }
+
+    /// Deletes objects, then removes links to them: list entries go, links become nil
+    /// (Spec W13). There is no backlink index: every table that can link to a deleted
+    /// object's class is scanned once per call.
+    func deleteObjects(_ targets: [(TableInfo, ObjectKey)]) throws(Realm.Error) {
+        let write = try requireWrite()
+        guard !targets.isEmpty else { return }
+        var deleted: Set<Link> = []
+        for (table, key) in targets where !deleted.contains(Link(table: table.id, key: key)) {
+            if try engine(path, { try write.delete(table.id, key: key) }) {
+                deleted.insert(Link(table: table.id, key: key))
+            }
+        }
+        let deletedTables = Set(targets.map { $0.0.name })
+        for table in write.tables() {
+            guard let schema = ObjectSchema.decode(table.schema, className: table.name) else { continue }
+            let linkColumns = schema.properties.indices.filter {
+                schema.properties[$0].isLink && deletedTables.contains(schema.properties[$0].objectClassName ?? "")
+            }
+            guard !linkColumns.isEmpty else { continue }
+            try removeLinks(to: deleted, in: table, columns: linkColumns, write: write)
+        }
+        mutationCount &+= 1
+    }
+
+    private func removeLinks(to deleted: Set<Link>, in table: TableInfo, columns: [Int],
+                             write: WriteTransaction) throws(Realm.Error) {
+        var updates: [(ObjectKey, [StrataStorage.Value])] = []
+        try engine(path) {
+            try write.forEachRow(table) { key, row in
+                var values = try row.values()
+                var changed = false
+                for column in columns where column < values.count {
+                    switch values[column] {
+                    case .link(let link) where deleted.contains(link):
+                        values[column] = .null
+                        changed = true
+                    case .list(let elements):
+                        let kept = elements.filter { if case .link(let link) = $0 { return !deleted.contains(link) }; return true }
+                        if kept.count != elements.count {
+                            values[column] = .list(kept)
+                            changed = true
+                        }
+                    default:
+                        break
+                    }
+                }
+                if changed { updates.append((key, values)) }
+                return true
+            }
+        }
+        for (key, values) in updates {
+            try engine(path) { try write.update(table.id, key: key, values: values) }
+        }
+    }
+
+    /// Spec W12: every object of every class goes.
+    func deleteAll() throws(Realm.Error) {
+        let write = try requireWrite()
+        for table in write.tables() {
+            _ = try engine(path) { try write.deleteAll(table.id) }
+        }
+        mutationCount &+= 1
+    }
+
+    // MARK: freeze (Spec F1)
+
+    /// The frozen realm of the current version; inside a write, of the version the write began
+    /// at (Spec F11: uncommitted changes are not frozen).
+    func freeze() throws(Realm.Error) -> RealmCore {
+        if isFrozen { return self }  // Spec F5
+        try checkAccess()
+        _ = try view()
+        guard let read else { throw Realm.Error(.fail, "a realm that is reading has a read transaction") }
+        return try frozenCore(of: read)
+    }
+}

@@ -1,0 +1,54 @@
+import StrataStorage
+
+// Write transactions (Spec W1 to W8, V11, V12, L2).
+extension RealmCore {
+    /// Spec W1, W2, W18, L2, V11: takes the file's write lock (waiting for other writers in any
+    /// thread or process) and moves the realm to the newest version first.
+    func beginWrite() throws(Realm.Error) {
+        try checkAccess()
+        if isFrozen { throw Realm.Error.frozenTransaction }  // Spec F3, W18
+        if configuration.readOnly { throw Realm.Error.readOnlyTransaction }  // Spec W18
+        if write != nil { throw Realm.Error.alreadyInWrite }  // Spec W2
+        if let limit = configuration.activeVersionLimit {
+            let count = activeVersionCount()
+            // Spec L2: "count > limit fails", checked when the write begins.
+            if count > limit { throw Realm.Error.tooManyActiveVersions(count: count, limit: limit) }
+        }
+        let transaction = try engine(path) { try file.store.beginWrite() }
+        if read?.version != transaction.baseVersion {
+            // Spec V11: the pin is taken under the write lock, so it is the write's base.
+            do throws(Realm.Error) {
+                let newest = try engine(path) { try file.store.beginRead(.live) }
+                read?.end()
+                read = newest
+            } catch {
+                transaction.rollback()
+                throw error
+            }
+        }
+        write = transaction
+        writeSerial &+= 1
+        mutationCount &+= 1
+    }
+
+    /// Spec W3, W16, W17, V12: commits, and reads exactly the new version afterwards.
+    func commitWrite() throws(Realm.Error) {
+        try checkAccess()
+        guard let transaction = write else { throw Realm.Error.noWriteToCommit }  // Spec W3
+        write = nil
+        mutationCount &+= 1
+        let committed = try engine(path) { try transaction.commitAndPin(.live) }
+        read?.end()
+        read = committed.read
+        file.watcher.didCommit()  // Spec V7: other realms move on their next turn
+    }
+
+    /// Spec W3, W5: discards the write; the realm reads the version the write began at.
+    func cancelWrite() throws(Realm.Error) {
+        try checkAccess()
+        guard let transaction = write else { throw Realm.Error.noWriteToCancel }  // Spec W3
+        transaction.rollback()
+        write = nil
+        mutationCount &+= 1
+    }
+}

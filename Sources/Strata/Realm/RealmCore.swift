@@ -1,0 +1,216 @@
+import Dispatch
+import StrataStorage
+import Synchronization
+
+/// The instance behind `Realm`: one per configuration and context (Spec C1), or one per
+/// frozen version (Spec F5).
+///
+/// States of a live realm, and what moves between them:
+///
+///     not reading ──first read (V10)──▶ reading v ──beginWrite (V11)──▶ writing at newest
+///          ▲                              │  ▲  refresh / autorefresh (V2, V3)   │
+///          └────────invalidate (V13)──────┘  └──commitWrite (V12) / cancelWrite (W5)
+///
+/// `read` is trustworthy in every state but "not reading" (nil); `write` only while writing,
+/// and then `read` pins the same version as the write's base (taken under the write lock).
+/// Frozen realms hold `frozenRead` from birth and never change (Spec F2); they are shared
+/// across threads, so everything a frozen realm touches after init is immutable or atomic.
+///
+/// Confinement: live cores are used only from their context (`confinement.check()` first in
+/// every entry point); `deinit` may run anywhere (Spec C8).
+final class RealmCore {
+    let configuration: Realm.Configuration
+    let file: RealmFile
+    let confinement: Confinement
+    /// A frozen realm's read, pinned for the core's life (Spec F17).
+    let frozenRead: ReadTransaction?
+    private let frozenInvalidated = Atomic<Bool>(false)
+
+    // Live state (confined).
+    var read: ReadTransaction?
+    var write: WriteTransaction?
+    var autorefresh = true
+    /// Bumped by invalidate: accessors made before it are invalid for good (Spec V13).
+    var epoch = 0
+    /// Bumped by every mutation, begin, commit and cancel: Results and Lists re-evaluate.
+    var mutationCount: UInt64 = 0
+    /// Counts write transactions; an object created in write n cannot be frozen in it (F11).
+    var writeSerial = 0
+    var listener: CommitListener?
+    /// The update policy of the `add` in progress (objects it links to are added with it).
+    var addPolicy: Realm.UpdatePolicy?
+    let scheduler: RealmScheduler?
+
+    private init(configuration: Realm.Configuration, file: RealmFile, confinement: Confinement,
+                 frozenRead: ReadTransaction?, scheduler: RealmScheduler?) {
+        self.configuration = configuration
+        self.file = file
+        self.confinement = confinement
+        self.frozenRead = frozenRead
+        self.scheduler = scheduler
+    }
+
+    deinit {
+        // Spec W7, C8: releasing the last holder rolls back an open write and ends the pin,
+        // from whatever thread releases it.
+        write?.rollback()
+        read?.end()
+        frozenRead?.end()
+        if let listener { file.watcher.remove(listener) }
+        if confinement != .frozen {
+            let key = cacheKey
+            // Only a dead entry: a new instance for this context may already have replaced it.
+            RealmCore.cache.withLock { cache in
+                if cache[key]?.core == nil { cache.removeValue(forKey: key) }
+            }
+        }
+    }
+
+    var isFrozen: Bool { frozenRead != nil }
+    var path: String { file.path }
+    private var cacheKey: CacheKey { CacheKey(file: configuration.fileKey, confinement: confinement) }
+
+    // MARK: opening and the cache (Spec C1, C3)
+
+    struct CacheKey: Hashable, Sendable {
+        let file: String
+        let confinement: Confinement
+    }
+
+    private static let cache = Mutex<[CacheKey: WeakRealmCore]>([:])
+
+    /// The realm of `configuration` for the calling context: the cached instance if one is
+    /// alive (Spec C1), else a new one.
+    static func open(_ configuration: Realm.Configuration, queue: DispatchQueue?) throws(Realm.Error) -> RealmCore {
+        let confinement = try Confinement.forQueue(queue)
+        let key = CacheKey(file: configuration.fileKey, confinement: confinement)
+        if let cached = cache.withLock({ $0[key]?.core }) {
+            try cached.checkCompatible(configuration)
+            return cached
+        }
+        let file = try RealmFile.open(configuration)
+        let scheduler = RealmScheduler.current(for: confinement, queue: queue)
+        let core = RealmCore(configuration: configuration, file: file, confinement: confinement, frozenRead: nil,
+                             scheduler: scheduler)
+        try core.prepareSchema()
+        cache.withLock { $0[key] = WeakRealmCore(core: core) }
+        if let scheduler {
+            let listener = CommitListener(scheduler: scheduler, core: core)
+            core.listener = listener
+            file.watcher.add(listener)
+        }
+        return core
+    }
+
+    /// The live realm of this file for the calling thread, opened if needed (thaw, resolve).
+    func liveRealmForCurrentThread() throws(Realm.Error) -> RealmCore {
+        try RealmCore.open(configuration, queue: nil)
+    }
+
+    /// A cached instance answers only a configuration it can honour.
+    private func checkCompatible(_ requested: Realm.Configuration) throws(Realm.Error) {
+        if requested.readOnly != configuration.readOnly {
+            throw Realm.Error.differentReadPermissions(path: path)  // Spec X11
+        }
+        if requested.schemaVersion != configuration.schemaVersion {
+            throw Realm.Error.differentSchemaVersion(path: path, open: configuration.schemaVersion,
+                                                     requested: requested.schemaVersion)
+        }
+    }
+
+    /// A frozen realm of `read`'s version (Spec F1, F5): one per version per process.
+    func frozenCore(of read: ReadTransaction) throws(Realm.Error) -> RealmCore {
+        try file.frozenRealm(version: read.version) { () throws(Realm.Error) -> RealmCore in
+            let pin = try engine(path) { try read.duplicate(kind: .frozen) }
+            return RealmCore(configuration: configuration, file: file, confinement: .frozen, frozenRead: pin,
+                             scheduler: nil)
+        }
+    }
+
+    // MARK: access checks (Spec C5 to C8)
+
+    /// The check every confined entry point makes first.
+    @inline(__always)
+    func checkAccess() throws(Realm.Error) {
+        if let frozenRead {
+            if frozenInvalidated.load(ordering: .acquiring) || frozenRead.isEnded {
+                throw Realm.Error.frozenRealmInvalidated  // Spec F6
+            }
+            return
+        }
+        try confinement.check()
+    }
+
+    /// What reads see now; begins a read at the newest version if there is none (Spec V10).
+    func view() throws(Realm.Error) -> VersionView {
+        try checkAccess()
+        if let frozenRead { return .read(frozenRead) }
+        if let write { return .write(write) }
+        if let read { return .read(read) }
+        let started = try engine(path) { try file.store.beginRead(.live) }
+        read = started
+        return .read(started)
+    }
+
+    /// Identifies the current view for caches.
+    var stamp: ViewStamp {
+        if let frozenRead { return ViewStamp(version: frozenRead.version.rawValue, mutation: 0, epoch: 0) }
+        return ViewStamp(version: read?.version.rawValue ?? 0, mutation: mutationCount, epoch: epoch)
+    }
+
+    var isInWriteTransaction: Bool { write != nil }
+
+    // MARK: versions (Spec V)
+
+    /// Moves to the newest version (Spec V3). Returns whether the version changed.
+    @discardableResult
+    func moveToNewest() throws(Realm.Error) -> Bool {
+        precondition(write == nil && frozenRead == nil, "only a live realm outside a write moves")
+        let old = read?.version
+        guard old != file.store.newestVersion else { return false }
+        let newer = try engine(path) { try file.store.beginRead(.live) }
+        read?.end()
+        read = newer
+        mutationCount &+= 1
+        return old != newer.version
+    }
+
+    /// Spec V4: true exactly when the realm moved to a newer version.
+    func refresh() throws(Realm.Error) -> Bool {
+        try checkAccess()
+        if isFrozen { return false }  // Spec F2
+        guard read != nil, write == nil else { return false }
+        return try moveToNewest()
+    }
+
+    /// Spec V7: the autorefresh turn the watcher scheduled on this realm's context.
+    func autorefreshTurn() {
+        guard autorefresh, !isFrozen, write == nil, read != nil, confinement.isCurrent else { return }
+        _ = try? moveToNewest()
+    }
+
+    /// Spec V13, W7, F6.
+    func invalidate() throws(Realm.Error) {
+        if let frozenRead {
+            frozenInvalidated.store(true, ordering: .releasing)
+            frozenRead.end()  // Spec F6: it pins nothing any more
+            return
+        }
+        try confinement.check()
+        if let write {
+            write.rollback()
+            self.write = nil
+        }
+        read?.end()
+        read = nil
+        epoch &+= 1
+        mutationCount &+= 1
+    }
+
+    /// Spec L1: the newest version and every pinned version, in any process.
+    func activeVersionCount() -> Int {
+        var versions = Set(file.store.pinnedVersions().map(\.version))
+        versions.insert(file.store.newestVersion)
+        return versions.count
+    }
+}

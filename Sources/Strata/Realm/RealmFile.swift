@@ -1,0 +1,181 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import StrataStorage
+import Synchronization
+
+/// One realm file as this process has it open: the engine store every realm of the file
+/// shares, the access mode (Spec X11), the frozen realms by version (Spec F5), and the
+/// autorefresh watcher (Spec V7).
+///
+/// Sendable: its mutable state sits behind `state`. Lives while any realm of the file does.
+final class RealmFile: Sendable {
+    let key: String
+    let path: String
+    let store: Store
+    let readOnly: Bool
+    let isInMemory: Bool
+
+    struct State {
+        /// Frozen realms by version: freezing twice at one version gives one realm.
+        var frozen: [UInt64: WeakFrozenRealm] = [:]
+        /// Schemas of classes checked against this file, by class.
+        var checkedClasses: [ObjectIdentifier: ClassInfo] = [:]
+        /// The schema version this process opened the file with.
+        var schemaVersion: UInt64?
+    }
+
+    let state = Mutex(State())
+    let watcher: CommitWatcher
+
+    private init(key: String, path: String, store: Store, readOnly: Bool, isInMemory: Bool) {
+        self.key = key
+        self.path = path
+        self.store = store
+        self.readOnly = readOnly
+        self.isInMemory = isInMemory
+        watcher = CommitWatcher(store: store)
+    }
+
+    deinit {
+        watcher.stop()
+        store.close()
+    }
+
+    // MARK: the process's open files
+
+    private static let open = Mutex<[String: WeakFile]>([:])
+
+    /// The open file of `configuration`, opening it if no realm of this process has it open.
+    /// - Throws: X11's error when it is open with the other access mode; X5 to X12's open errors.
+    static func open(_ configuration: Realm.Configuration) throws(Realm.Error) -> RealmFile {
+        let key = configuration.fileKey
+        let result: Result<RealmFile, Realm.Error> = Self.open.withLock { files in
+            if let file = files[key]?.file {
+                guard file.readOnly == configuration.readOnly else {
+                    return .failure(.differentReadPermissions(path: configuration.path))  // Spec X11
+                }
+                return .success(file)
+            }
+            do throws(Realm.Error) {
+                let file = try make(configuration)
+                files[key] = WeakFile(file: file)
+                return .success(file)
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    private static func make(_ configuration: Realm.Configuration) throws(Realm.Error) -> RealmFile {
+        if let key = configuration.encryptionKey {
+            guard key.count == 64 else { throw Realm.Error.encryptionKeyLength }  // Spec X17
+            throw Realm.Error.encryptionUnsupported
+        }
+        let path = configuration.path
+        if configuration.isInMemory {
+            let store = try engine(path) {
+                try Store.open(.memory(identifier: configuration.fileKey), options: StoreOptions(create: true))
+            }
+            return RealmFile(key: configuration.fileKey, path: path, store: store, readOnly: false, isInMemory: true)
+        }
+        try checkOpenable(path: path, readOnly: configuration.readOnly)
+        if let seed = configuration.seedFilePath, !Store.fileExists(path: path) {
+            try copySeed(from: seed.path, to: path)  // Spec X5
+        }
+        let options = StoreOptions(create: !configuration.readOnly, readOnly: configuration.readOnly)
+        let store = try engine(path) { try Store.open(.file(path), options: options) }
+        return RealmFile(key: configuration.fileKey, path: path, store: store, readOnly: configuration.readOnly,
+                         isInMemory: false)
+    }
+
+    /// Spec X6: the errors of paths the engine would report less precisely.
+    private static func checkOpenable(path: String, readOnly: Bool) throws(Realm.Error) {
+        var status = stat()
+        if stat(path, &status) == 0 {
+            if (status.st_mode & S_IFMT) == S_IFDIR { throw Realm.Error.fromErrno(EISDIR, path: path, operation: "open") }
+            if status.st_size > 0 && status.st_size < 4096 {
+                throw Realm.Error(.invalidDatabase,
+                                  "'\(path)': file is non-empty but too small (\(status.st_size) bytes) to be a valid Realm.")
+            }
+            let mode = readOnly ? R_OK : (R_OK | W_OK)
+            if access(path, mode) != 0 {
+                if readOnly {
+                    throw Realm.Error(.filePermissionDenied,
+                                      "Failed to open file at path '\(path)': Permission denied. Please use a path where your app has read permissions.")
+                }
+                throw Realm.Error.fromErrno(errno, path: path, operation: "open")
+            }
+            return
+        }
+        let code = errno
+        if code == ENOTDIR { throw Realm.Error.fromErrno(ENOTDIR, path: path, operation: "open") }
+        if readOnly { throw Realm.Error.fromErrno(ENOENT, path: path, operation: "open") }
+        let parent = (path as NSString).deletingLastPathComponent
+        if stat(parent.isEmpty ? "." : parent, &status) != 0 {
+            let parentCode = errno
+            if parentCode == ENOTDIR { throw Realm.Error.fromErrno(ENOTDIR, path: path, operation: "open") }
+            throw Realm.Error(.fileNotFound, "Failed to open file at path '\(path)': parent directory does not exist")
+        }
+        if (status.st_mode & S_IFMT) != S_IFDIR { throw Realm.Error.fromErrno(ENOTDIR, path: path, operation: "open") }
+    }
+
+    private static func copySeed(from seed: String, to path: String) throws(Realm.Error) {
+        do {
+            try FileManager.default.copyItem(atPath: seed, toPath: path)
+        } catch {
+            throw Realm.Error(.fileAccess, "Failed to copy the seed file '\(seed)' to '\(path)': \(error)")
+        }
+    }
+
+    // MARK: frozen realms
+
+    /// The frozen realm of `version`, made by `make` if there is none alive (Spec F5).
+    func frozenRealm(version: Version, make: () throws(Realm.Error) -> RealmCore) throws(Realm.Error) -> RealmCore {
+        if let existing = state.withLock({ FrozenRealmBox(core: $0.frozen[version.rawValue]?.core) }).core {
+            return existing
+        }
+        let made = FrozenRealmBox(core: try make())
+        let chosen = state.withLock { state -> FrozenRealmBox in
+            if let existing = state.frozen[version.rawValue]?.core { return FrozenRealmBox(core: existing) }
+            state.frozen = state.frozen.filter { $0.value.core != nil }
+            state.frozen[version.rawValue] = WeakFrozenRealm(core: made.core)
+            return made
+        }
+        guard let core = chosen.core else { preconditionFailure("a frozen realm just made or found") }
+        return core
+    }
+
+    // MARK: deleting files
+
+    /// Spec X1, X2: removes a closed realm's files; throws `.alreadyOpen` while any process
+    /// has it open (every opener holds the lock file's session lock shared).
+    static func deleteFiles(path: String) throws(Realm.Error) -> Bool {
+        let lockPath = path + ".lock"
+        let descriptor = Glibc.open(lockPath, O_RDWR | O_CLOEXEC)
+        if descriptor >= 0 {
+            defer { close(descriptor) }
+            guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { throw Realm.Error.alreadyOpen(path: path) }
+        }
+        let existed = try engine(path) { try Store.deleteFiles(path: path) }
+        return existed
+    }
+}
+
+/// A weak reference to a frozen realm. Frozen realms are usable from any thread (Spec C10),
+/// so holding one here is safe; `@unchecked` because the compiler cannot see that a
+/// `RealmCore` with `confinement == .frozen` never changes after it is made.
+struct WeakFrozenRealm: @unchecked Sendable {
+    weak var core: RealmCore?
+}
+
+/// A strong reference to a frozen realm, to hand one out of the lock (see `WeakFrozenRealm`).
+struct FrozenRealmBox: @unchecked Sendable {
+    let core: RealmCore?
+}
+
+struct WeakFile: Sendable {
+    weak var file: RealmFile?
+}

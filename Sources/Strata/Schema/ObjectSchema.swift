@@ -1,0 +1,184 @@
+import CStrataSupport
+import StrataStorage
+import Synchronization
+
+/// One property of a class as stored: its column is its index in `ObjectSchema.properties`.
+struct PropertySchema: Hashable, Sendable, CustomStringConvertible {
+    var name: String
+    var type: PropertyType
+    var objectClassName: String?
+    var isOptional: Bool
+    var isList: Bool
+    var isPrimaryKey: Bool
+    var isIndexed: Bool
+
+    var description: String {
+        var text = "\(name): "
+        if isList { text += "List<" }
+        text += objectClassName ?? type.description
+        if isList { text += ">" }
+        if isOptional { text += "?" }
+        if isPrimaryKey { text += " (primary key)" }
+        if isIndexed { text += " (indexed)" }
+        return text
+    }
+
+    /// Whether a value of this property can name an object (a link or a list of links).
+    var isLink: Bool { type == .object }
+}
+
+/// The stored schema of one class: the table's name and its properties in column order.
+struct ObjectSchema: Hashable, Sendable {
+    var className: String
+    var properties: [PropertySchema]
+
+    var primaryKeyIndex: Int? { properties.firstIndex { $0.isPrimaryKey } }
+
+    func index(of name: String) -> Int? { properties.firstIndex { $0.name == name } }
+
+    /// The engine's primary key of the table.
+    var enginePrimaryKey: PrimaryKey {
+        guard let index = primaryKeyIndex else { return .none }
+        return properties[index].type == .string ? .string(column: index) : .int(column: index)
+    }
+
+    static func className(of type: Object.Type) -> String { String(describing: type) }
+
+    // MARK: the stored form
+
+    /// Text, one property per line: `name<TAB>type<TAB>class<TAB>flags`, after a format line.
+    /// Property names are Swift identifiers, so they hold no tab or newline.
+    func encoded() -> [UInt8] {
+        var text = "strata-schema 1\n"
+        for property in properties {
+            var flags = ""
+            if property.isOptional { flags += "o" }
+            if property.isList { flags += "l" }
+            if property.isPrimaryKey { flags += "p" }
+            if property.isIndexed { flags += "i" }
+            text += "\(property.name)\t\(property.type.rawValue)\t\(property.objectClassName ?? "")\t\(flags)\n"
+        }
+        return Array(text.utf8)
+    }
+
+    /// The schema stored for `className`; nil when the bytes are not a stored schema.
+    static func decode(_ bytes: [UInt8], className: String) -> ObjectSchema? {
+        let text = String(decoding: bytes, as: UTF8.self)
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: true)
+        guard lines.first == "strata-schema 1" else { return nil }
+        lines.removeFirst()
+        var properties: [PropertySchema] = []
+        for line in lines {
+            let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
+            guard fields.count == 4, let raw = UInt8(fields[1]), let type = PropertyType(rawValue: raw) else {
+                return nil
+            }
+            let flags = fields[3]
+            properties.append(PropertySchema(
+                name: String(fields[0]), type: type, objectClassName: fields[2].isEmpty ? nil : String(fields[2]),
+                isOptional: flags.contains("o"), isList: flags.contains("l"), isPrimaryKey: flags.contains("p"),
+                isIndexed: flags.contains("i")))
+        }
+        return ObjectSchema(className: className, properties: properties)
+    }
+
+    /// Realm's migration-required lines describing how `self` (the classes) differs from
+    /// `stored` (the file).
+    func differences(from stored: ObjectSchema) -> [String] {
+        var lines: [String] = []
+        for property in properties {
+            guard let old = stored.properties.first(where: { $0.name == property.name }) else {
+                lines.append("- Property '\(className).\(property.name)' has been added.")
+                continue
+            }
+            if old.type != property.type || old.objectClassName != property.objectClassName || old.isList != property.isList {
+                lines.append("- Property '\(className).\(property.name)' has been changed from '\(old)' to '\(property)'.")
+            } else if old.isOptional != property.isOptional {
+                lines.append("- Property '\(className).\(property.name)' has been made \(property.isOptional ? "optional" : "required").")
+            } else if old.isPrimaryKey != property.isPrimaryKey {
+                lines.append("- Primary Key for class '\(className)' has been changed.")
+            }
+        }
+        for old in stored.properties where !properties.contains(where: { $0.name == old.name }) {
+            lines.append("- Property '\(className).\(old.name)' has been removed.")
+        }
+        if lines.isEmpty && properties.map(\.name) != stored.properties.map(\.name) {
+            lines.append("- Properties of '\(className)' have been reordered.")
+        }
+        return lines
+    }
+}
+
+/// What Strata knows of an `Object` subclass: its schema, and how its `@Persisted` wrappers'
+/// ordinals (see `Persisted`) map to columns.
+final class ClassInfo: Sendable {
+    let type: Object.Type
+    let schema: ObjectSchema
+    /// Column of the wrapper with ordinal i.
+    let columnOfOrdinal: [Int]
+    /// Whether any property holds links (adding an object then adds its targets).
+    let hasLinks: Bool
+    /// The classes the links point to.
+    let linkTargets: [Object.Type]
+
+    init(type: Object.Type, schema: ObjectSchema, columnOfOrdinal: [Int], linkTargets: [Object.Type]) {
+        self.type = type
+        self.schema = schema
+        self.columnOfOrdinal = columnOfOrdinal
+        self.linkTargets = linkTargets
+        hasLinks = schema.properties.contains { $0.isLink }
+    }
+
+    var className: String { schema.className }
+
+    private static let known = Mutex<[ObjectIdentifier: ClassInfo]>([:])
+
+    /// The class's info, discovered on first use (Mirror over a fresh instance).
+    static func of(_ type: Object.Type) -> ClassInfo {
+        let id = ObjectIdentifier(type)
+        if let info = known.withLock({ $0[id] }) { return info }
+        let info = discover(type)
+        return known.withLock { known in
+            if let existing = known[id] { return existing }
+            known[id] = info
+            return info
+        }
+    }
+
+    /// Lists every `@Persisted` property of `type` (superclasses included) with its ordinal.
+    /// Traps when the class cannot be stored: a programmer error Realm Swift reports the same
+    /// way, at first use of the class.
+    private static func discover(_ type: Object.Type) -> ClassInfo {
+        _ = strata_persisted_take_ordinal_count()
+        let sample = type.init()
+        var found: [(ordinal: Int, property: PropertySchema)] = []
+        var linkTargets: [Object.Type] = []
+        var mirror: Mirror? = Mirror(reflecting: sample)
+        while let current = mirror {
+            for child in current.children {
+                guard let label = child.label, let persisted = child.value as? any PersistedProperty else { continue }
+                let name = label.hasPrefix("_") ? String(label.dropFirst()) : label
+                found.append((persisted.ordinal, persisted.schema(named: name)))
+                if let target = persisted.linkTargetType { linkTargets.append(target) }
+            }
+            mirror = current.superclassMirror
+        }
+        found.sort { $0.ordinal < $1.ordinal }
+        let className = ObjectSchema.className(of: type)
+        let ordinals = found.map(\.ordinal)
+        precondition(ordinals == Array(0..<found.count),
+                     "'\(className)': @Persisted properties must not create objects in their initial values")
+        // Columns follow the ordinals: initialization order, the most derived class's
+        // properties first, each class's in declaration order.
+        let properties = found.map(\.property)
+        let primaryKeys = properties.filter(\.isPrimaryKey)
+        precondition(primaryKeys.count <= 1, "'\(className)' declares more than one primary key")
+        if let key = primaryKeys.first {
+            precondition(!key.isList && (key.type == .int || key.type == .string),
+                         "'\(className).\(key.name)': a primary key must be an Int or a String")
+        }
+        let schema = ObjectSchema(className: className, properties: properties)
+        return ClassInfo(type: type, schema: schema, columnOfOrdinal: Array(0..<properties.count),
+                         linkTargets: linkTargets)
+    }
+}

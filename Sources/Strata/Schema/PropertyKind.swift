@@ -1,0 +1,39 @@
+import StrataStorage
+
+/// The stored type of a property (its schema type, kept in the file).
+public enum PropertyType: UInt8, Sendable, Hashable, CustomStringConvertible {
+    case int = 0, bool = 1, float = 2, double = 3, string = 4, data = 5, date = 6, uuid = 7, object = 8
+
+    public var description: String {
+        switch self {
+        case .int: return "int"
+        case .bool: return "bool"
+        case .float: return "float"
+        case .double: return "double"
+        case .string: return "string"
+        case .data: return "data"
+        case .date: return "date"
+        case .uuid: return "uuid"
+        case .object: return "object"
+        }
+    }
+}
+
+/// What a Swift type stores as: its schema type, optionality, list-ness and link target.
+/// Not API: the `_`-prefixed protocols below name it.
+public struct _PropertyKind: Sendable {
+    var type: PropertyType
+    var isOptional: Bool
+    var isList: Bool
+    /// The target class of a link or list of links.
+    var objectType: Object.Type?
+
+    init(_ type: PropertyType, isOptional: Bool = false, isList: Bool = false, objectType: Object.Type? = nil) {
+        self.type = type
+        self.isOptional = isOptional
+        self.isList = isList
+        self.objectType = objectType
+    }
+
+    var objectClassName: String? { objectType.map { ObjectSchema.className(of: $0) } }
+}

@@ -1,0 +1,174 @@
+import StrataStorage
+
+extension Realm {
+    /// An error of the Realm API: a code Realm Swift code can match on, and Realm's message.
+    ///
+    /// Recoverable errors (files, I/O, limits) are thrown where the API throws. Misuse that
+    /// Realm reports as an exception (wrong thread, writes outside a transaction, ...) has code
+    /// `.programmerError`: the public API traps with the message, and the throwing entry points
+    /// of `@_spi(StrataCheck)` throw the same value, so every rejection is observable in-process.
+    ///
+    /// Sendable. Match codes as in Realm Swift: `catch Realm.Error.fileNotFound { ... }`.
+    public struct Error: Swift.Error, Sendable, Hashable, CustomStringConvertible {
+        /// What kind of failure (after `Realm.Error.Code`; `programmerError` is Strata's name for
+        /// Realm's exceptions).
+        public enum Code: Int, Sendable, Hashable, CustomStringConvertible {
+            case fail = 1
+            case fileAccess = 2
+            case filePermissionDenied = 3
+            case fileExists = 4
+            case fileNotFound = 5
+            case incompatibleLockFile = 8
+            case fileFormatUpgradeRequired = 6
+            case addressSpaceExhausted = 9
+            case schemaMismatch = 10
+            case invalidDatabase = 11
+            case alreadyOpen = 12
+            case fileOperationFailed = 13
+            case programmerError = 100
+
+            public var description: String {
+                switch self {
+                case .fail: return "fail"
+                case .fileAccess: return "fileAccess"
+                case .filePermissionDenied: return "filePermissionDenied"
+                case .fileExists: return "fileExists"
+                case .fileNotFound: return "fileNotFound"
+                case .incompatibleLockFile: return "incompatibleLockFile"
+                case .fileFormatUpgradeRequired: return "fileFormatUpgradeRequired"
+                case .addressSpaceExhausted: return "addressSpaceExhausted"
+                case .schemaMismatch: return "schemaMismatch"
+                case .invalidDatabase: return "invalidDatabase"
+                case .alreadyOpen: return "alreadyOpen"
+                case .fileOperationFailed: return "fileOperationFailed"
+                case .programmerError: return "programmerError"
+                }
+            }
+        }
+
+        public let code: Code
+        /// Realm's message (tests match fragments of it).
+        public let message: String
+
+        public init(_ code: Code, _ message: String) {
+            self.code = code
+            self.message = message
+        }
+
+        public var localizedDescription: String { message }
+        public var description: String { "Realm.Error.\(code): \(message)" }
+
+        public static let fail = Code.fail
+        public static let fileAccess = Code.fileAccess
+        public static let filePermissionDenied = Code.filePermissionDenied
+        public static let fileExists = Code.fileExists
+        public static let fileNotFound = Code.fileNotFound
+        public static let incompatibleLockFile = Code.incompatibleLockFile
+        public static let schemaMismatch = Code.schemaMismatch
+        public static let invalidDatabase = Code.invalidDatabase
+        public static let alreadyOpen = Code.alreadyOpen
+        public static let fileOperationFailed = Code.fileOperationFailed
+        public static let programmerError = Code.programmerError
+    }
+}
+
+/// `catch Realm.Error.fileNotFound`: matches a `Realm.Error` with that code.
+public func ~= (code: Realm.Error.Code, error: any Error) -> Bool {
+    guard let error = error as? Realm.Error else { return false }
+    return error.code == code
+}
+
+// The messages, one place (the model's ModelError quotes the same fragments; Spec rules cite
+// them).
+extension Realm.Error {
+    static func misuse(_ message: String) -> Realm.Error { Realm.Error(.programmerError, message) }
+
+    // Confinement (Spec C)
+    static let wrongThread = misuse("Realm accessed from incorrect thread.")
+    static let incorrectQueue = misuse("Realm opened from incorrect dispatch queue.")
+    static func notSerialQueue(label: String) -> Realm.Error {
+        misuse("Invalid queue '\(label)' (OS_dispatch_queue_concurrent): "
+               + "Realms can only be confined to serial queues or the main queue.")
+    }
+    // Writes (Spec W)
+    static let alreadyInWrite = misuse("The Realm is already in a write transaction")
+    static let noWriteToCommit = misuse("Can't commit a non-existing write transaction")
+    static let noWriteToCancel = misuse("Can't cancel a non-existing write transaction")
+    static let notInWrite = misuse("Cannot modify managed objects outside of a write transaction.")
+    static let listOutsideWrite = misuse("Cannot modify managed List outside of a write transaction.")
+    static let resultsOutsideWrite = misuse("Cannot modify Results outside of a write transaction.")
+    static let deleteFromOtherRealm = misuse("Can only delete an object from the Realm it belongs to.")
+    static let deleteUnmanaged = misuse("Can only delete an object from the Realm it belongs to.")
+    static let objectInvalidated = misuse("Object has been deleted or invalidated.")
+    static let addInvalidated = misuse("Adding a deleted or invalidated object to a Realm is not permitted")
+    static let addToOtherRealm = misuse("Object is already managed by another Realm. Use create instead to copy it into this Realm.")
+    static func primaryKeyExists(type: String, value: String) -> Realm.Error {
+        misuse("Attempting to create an object of type '\(type)' with an existing primary key value '\(value)'.")
+    }
+    static func noPrimaryKey(type: String) -> Realm.Error {
+        misuse("'\(type)' does not have a primary key and can not be updated")
+    }
+    static func primaryKeyChange(type: String) -> Realm.Error {
+        misuse("Primary key can't be changed after an object is inserted (type '\(type)').")
+    }
+    static let frozenTransaction = misuse("Can't perform transactions on a frozen Realm")
+    static let readOnlyTransaction = misuse("Can't perform transactions on read-only Realms.")
+    static func linkToOtherRealm(property: String) -> Realm.Error {
+        misuse("Cannot link to an object of another Realm (property '\(property)'); use create to copy it.")
+    }
+    // Versions (Spec V)
+    static let collectionInvalidated = misuse("Access to invalidated List object.")
+    static let resultsInvalidated = misuse("Access to invalidated Results objects")
+    static let iteratorInvalidated = misuse("Collection is no longer valid")
+    static let realmInvalidatedRead = misuse("Object has been deleted or invalidated.")
+    // Freeze (Spec F)
+    static let frozenRealmInvalidated = misuse("Cannot read from a frozen Realm which has been invalidated.")
+    static let unmanagedThaw = misuse("Unmanaged objects cannot be thawed.")
+    static let unmanagedFreeze = misuse("Unmanaged objects cannot be frozen.")
+    static let unmanagedListFreeze = misuse("This method may only be called on RLMArray instances retrieved from an RLMRealm")
+    static let freezeInCreatingWrite = misuse("Cannot freeze an object in the same write transaction as it was created in.")
+    static let frozenModify = misuse("Attempting to modify a frozen object - call thaw on the Object instance first.")
+    static let frozenListModify = misuse("Attempting to modify a frozen List - call thaw on the List instance first.")
+    // References (Spec T)
+    static let referenceToUnmanaged = misuse("Cannot construct reference to unmanaged object")
+    static let referenceToInvalidated = misuse("Cannot construct reference to invalidated object")
+    static let resolveTwice = misuse("Can only resolve a thread safe reference once.")
+    static let threadSafeUnmanaged = misuse("Only managed objects may be wrapped as thread safe.")
+    // Limits (Spec L)
+    static func tooManyActiveVersions(count: Int, limit: Int) -> Realm.Error {
+        Realm.Error(.fail, "Number of active versions (\(count)) in the Realm exceeded the limit of \(limit)")
+    }
+    // Collections
+    static func outOfBounds(index: Int, count: Int) -> Realm.Error {
+        misuse("Index \(index) is out of bounds (must be less than \(count)).")
+    }
+    static func unknownProperty(_ name: String, type: String) -> Realm.Error {
+        misuse("Property '\(name)' not found in object of type '\(type)'")
+    }
+    static func wrongValueType(property: String, type: String) -> Realm.Error {
+        misuse("Invalid value for property '\(type).\(property)'")
+    }
+    // Files (Spec X)
+    static func differentReadPermissions(path: String) -> Realm.Error {
+        misuse("Realm at path '\(path)' already opened with different read permissions")
+    }
+    static func differentSchemaVersion(path: String, open: UInt64, requested: UInt64) -> Realm.Error {
+        misuse("Realm at path '\(path)' already opened with different schema version (\(open), not \(requested))")
+    }
+    static func alreadyOpen(path: String) -> Realm.Error {
+        Realm.Error(.alreadyOpen, "Cannot delete files of an open Realm: '\(path)' is still in use.")
+    }
+    static let encryptionKeyLength = misuse("Encryption key must be exactly 64 bytes long")
+    static let encryptionUnsupported = Realm.Error(.fail, "Encryption is not supported by Strata: the key must be nil")
+}
+
+/// Runs `body` and traps with Realm's message if it throws: the public face of an API that
+/// Realm Swift does not declare `throws` (Spec: rejections are traps there).
+@inline(__always)
+func trapping<R>(_ body: () throws(Realm.Error) -> R) -> R {
+    do {
+        return try body()
+    } catch {
+        fatalError(error.message)
+    }
+}

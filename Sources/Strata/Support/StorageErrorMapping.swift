@@ -1,0 +1,75 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import StrataStorage
+
+// The one place engine errors become `Realm.Error` (STYLE rule 12).
+
+extension Realm.Error {
+    /// The API error for an engine error met while opening, reading or writing `path`.
+    static func from(_ error: StorageError, path: String) -> Realm.Error {
+        let prefix = "Failed to open file at path '\(path)'"
+        switch error {
+        case .fileNotFound:
+            return Realm.Error(.fileNotFound, "\(prefix): No such file or directory")
+        case .io(let operation, let code):
+            return fromErrno(code, path: path, operation: operation)
+        case .truncated(_, let foundBytes) where foundBytes < 4096:
+            return Realm.Error(.invalidDatabase,
+                               "'\(path)': file is non-empty but too small (\(foundBytes) bytes) to be a valid Realm.")
+        case .notAStrataFile, .unsupportedFormatVersion, .unsupportedPageSize, .truncated, .corruptHeader,
+             .noValidCommitSlot, .checksumMismatch, .misdirectedPage, .wrongPageType, .pageOutOfRange,
+             .corruptPage, .pageFromTheFuture, .corruptRecord:
+            return Realm.Error(.invalidDatabase, "\(prefix): \(error)")
+        case .incompatibleLockFile:
+            return Realm.Error(.incompatibleLockFile, "\(prefix): \(error)")
+        case .mapCapacityExceeded:
+            return Realm.Error(.addressSpaceExhausted, "\(error)")
+        case .readOnly:
+            return .readOnlyTransaction
+        default:
+            return Realm.Error(.fail, "\(error)")
+        }
+    }
+
+    /// The API error for a failed system call on `path` (Spec X6's messages).
+    static func fromErrno(_ code: Int32, path: String, operation: String) -> Realm.Error {
+        let prefix = "Failed to open file at path '\(path)'"
+        switch code {
+        case ENOENT:
+            return Realm.Error(.fileNotFound, "\(prefix): No such file or directory")
+        case EEXIST:
+            return Realm.Error(.fileExists, "\(prefix): File exists")
+        case EACCES:
+            return Realm.Error(.filePermissionDenied,
+                               "\(prefix): Permission denied. Please use a path where your app has read-write permissions.")
+        case EPERM, EROFS:
+            return Realm.Error(.filePermissionDenied,
+                               "\(prefix): Operation not permitted. Please use a path where your app has read-write permissions.")
+        case EISDIR:
+            return Realm.Error(.fileOperationFailed, "\(prefix): Is a directory")
+        case ENOTDIR:
+            return Realm.Error(.fileOperationFailed, "Failed to open file at path '\(path).lock': parent path is not a directory")
+        case EMFILE, ENFILE:
+            return Realm.Error(.fileOperationFailed, "\(prefix): Too many open files")
+        case ENOSPC:
+            return Realm.Error(.fail, "\(operation) failed: no space left on device")
+        default:
+            return Realm.Error(.fileAccess, "\(prefix): \(operation) failed with errno \(code)")
+        }
+    }
+}
+
+/// Runs an engine call, turning its errors into `Realm.Error` for `path`.
+@inline(__always)
+func engine<R>(_ path: String, _ body: () throws -> R) throws(Realm.Error) -> R {
+    do {
+        return try body()
+    } catch let error as StorageError {
+        throw Realm.Error.from(error, path: path)
+    } catch let error as Realm.Error {
+        throw error
+    } catch {
+        throw Realm.Error(.fail, "\(error)")
+    }
+}

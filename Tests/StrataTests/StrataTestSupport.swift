@@ -1,0 +1,159 @@
+import Foundation
+@_spi(StrataCheck) import Strata
+import Testing
+
+// Fixtures named as in shared/realm-behaviours.md.
+
+final class IntObj: Object {
+    @Persisted var intCol: Int
+}
+
+final class StrObj: Object {
+    @Persisted var stringCol: String
+}
+
+final class BoolObj: Object {
+    @Persisted var boolCol: Bool
+}
+
+final class PKStr: Object {
+    @Persisted(primaryKey: true) var stringCol: String
+    @Persisted var intCol: Int
+}
+
+final class PKInt: Object {
+    @Persisted(primaryKey: true) var id: Int
+    @Persisted var name: String
+}
+
+final class Employee: Object {
+    @Persisted var name: String
+    @Persisted var age: Int
+    @Persisted var hired: Bool
+}
+
+final class Company: Object {
+    @Persisted var name: String
+    @Persisted var employees: List<Employee>
+}
+
+final class Dog: Object {
+    @Persisted var dogName: String
+    @Persisted var age: Int
+}
+
+final class Owner: Object {
+    @Persisted var name: String
+    @Persisted var dog: Dog?
+}
+
+final class Holder: Object {
+    @Persisted var intArray: List<IntObj>
+}
+
+final class LinkObj: Object {
+    @Persisted var link: StrObj?
+}
+
+/// Every property type of the issue, with optionals and lists.
+final class AllTypes: Object {
+    @Persisted var int: Int
+    @Persisted var int8: Int8
+    @Persisted var int16: Int16
+    @Persisted var int32: Int32
+    @Persisted var int64: Int64
+    @Persisted var bool: Bool
+    @Persisted var double: Double
+    @Persisted var float: Float
+    @Persisted var string: String
+    @Persisted var data: Data
+    @Persisted var date: Date
+    @Persisted var uuid: UUID
+    @Persisted var optInt: Int?
+    @Persisted var optBool: Bool?
+    @Persisted var optDouble: Double?
+    @Persisted var optFloat: Float?
+    @Persisted var optString: String?
+    @Persisted var optData: Data?
+    @Persisted var optDate: Date?
+    @Persisted var optUUID: UUID?
+    @Persisted var link: StrObj?
+    @Persisted var ints: List<Int>
+    @Persisted var optStrings: List<String?>
+    @Persisted var objects: List<StrObj>
+    @Persisted(indexed: true) var indexed: String
+}
+
+let allFixtureTypes: [Object.Type] = [IntObj.self, StrObj.self, BoolObj.self, PKStr.self, PKInt.self, Employee.self,
+                                      Company.self, Dog.self, Owner.self, Holder.self, LinkObj.self, AllTypes.self]
+
+/// A fresh directory for one test's files.
+func temporaryDirectory() -> URL {
+    let url = FileManager.default.temporaryDirectory
+        .appendingPathComponent("strata-tests-\(getpid())-\(UUID().uuidString)", isDirectory: true)
+    try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+}
+
+/// A configuration of a new file in a fresh directory, with every fixture class.
+func testConfiguration(_ name: String = "test.realm") -> Realm.Configuration {
+    Realm.Configuration(fileURL: temporaryDirectory().appendingPathComponent(name), objectTypes: allFixtureTypes)
+}
+
+/// Lets a non-Sendable value cross to another thread on purpose: the tests that use it check
+/// that Strata rejects the use there (Spec C5 to C8), which Swift 6 would otherwise refuse to
+/// compile.
+struct Unchecked<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}
+
+/// Runs `body` on a new thread (no run loop turned) and waits for it.
+func onOtherThread<R>(_ body: @escaping @Sendable () throws -> R) throws -> R {
+    let box = ResultBox<R>()
+    let done = DispatchSemaphore(value: 0)
+    let thread = Thread {
+        box.set(Result { try body() })
+        done.signal()
+    }
+    thread.start()
+    done.wait()
+    return try box.get()
+}
+
+final class ResultBox<R>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var result: Result<R, any Error>?
+    func set(_ value: Result<R, any Error>) {
+        lock.lock()
+        result = value
+        lock.unlock()
+    }
+    func get() throws -> R {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let result else { throw CancellationError() }
+        return try result.get()
+    }
+}
+
+/// The error a throwing entry point threw, for tests that check a rejection.
+func rejection(_ body: () throws -> Void) -> Realm.Error? {
+    do {
+        try body()
+        return nil
+    } catch let error as Realm.Error {
+        return error
+    } catch {
+        return Realm.Error(.fail, "unexpected error \(error)")
+    }
+}
+
+/// Runs the current thread's run loop until `condition` holds or `seconds` pass.
+func spinRunLoop(seconds: Double = 5, until condition: () -> Bool) -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while !condition() && Date() < deadline {
+        _ = RunLoop.current.run(mode: .default, before: Date().addingTimeInterval(0.01))
+    }
+    return condition()
+}
