@@ -129,6 +129,14 @@ final class ResultBox<R>: @unchecked Sendable {
         result = value
         lock.unlock()
     }
+    func update(_ change: (inout R) -> Void) {
+        lock.lock()
+        defer { lock.unlock() }
+        if case .success(var value)? = result {
+            change(&value)
+            result = .success(value)
+        }
+    }
     func get() throws -> R {
         lock.lock()
         defer { lock.unlock() }

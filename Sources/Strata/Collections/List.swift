@@ -1,5 +1,4 @@
 import StrataStorage
-import Synchronization
 
 /// Where a managed List lives: a column of a stored object.
 final class ListBinding: @unchecked Sendable {
@@ -7,7 +6,7 @@ final class ListBinding: @unchecked Sendable {
     let column: Int
     /// The decoded stored list for one view stamp. A lock, since frozen Lists are read by
     /// many threads at once (Spec C10); `@unchecked Sendable` names it.
-    private let cache = Mutex<(stamp: ViewStamp, values: [Value])?>(nil)
+    private let cache = Lock<(stamp: ViewStamp, values: [Value])?>(nil)
 
     init(parent: _ObjectAccessor, column: Int) {
         self.parent = parent

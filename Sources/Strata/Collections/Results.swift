@@ -1,5 +1,4 @@
 import StrataStorage
-import Synchronization
 
 /// What Results and Lists share for `Realm.delete` and references.
 protocol RealmCollectionBase {
@@ -47,7 +46,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         let epoch: Int
         /// The evaluation for one view stamp. A lock, since frozen Results are read by many
         /// threads at once (Spec C10); `@unchecked Sendable` names it.
-        let cache = Mutex<(stamp: ViewStamp, table: TableInfo?, keys: [ObjectKey])?>(nil)
+        let cache = Lock<(stamp: ViewStamp, table: TableInfo?, keys: [ObjectKey])?>(nil)
 
         init(core: RealmCore, info: ClassInfo, source: Source, predicate: Predicate?,
              sort: [(column: Int, ascending: Bool)], epoch: Int) {

@@ -88,13 +88,20 @@ open class Object: Hashable, CustomStringConvertible {
         return text + "}"
     }
 
-    /// The value of the property named `key` (a List for list properties); nil for nil.
+    /// The value of the property named `key` (an array for list properties); nil for nil.
+    /// Setting it works on managed objects (in a write), as `setValue(_:forKey:)`.
     public subscript(key: String) -> Any? {
-        trapping { () throws(Realm.Error) -> Any? in try _value(forKey: key) }
+        get { trapping { () throws(Realm.Error) -> Any? in try _value(forKey: key) } }
+        set { setValue(newValue, forKey: key) }
     }
 
     /// The value of the property named `key`.
     public func value(forKey key: String) -> Any? { self[key] }
+
+    /// Sets the property named `key` of a managed object (Spec W9: in a write).
+    public func setValue(_ value: Any?, forKey key: String) {
+        trapping { () throws(Realm.Error) in try _setValue(value, forKey: key) }
+    }
 }
 
 extension Object {
@@ -109,6 +116,21 @@ extension Object {
             return try AnyValue.decode(stored, property: info.schema.properties[column], core: accessor.core)
         }
         return unmanagedValues(info)[column]
+    }
+
+    @_spi(StrataCheck)
+    public func _setValue(_ value: Any?, forKey key: String) throws(Realm.Error) {
+        let info = ClassInfo.of(type(of: self))
+        guard let column = info.schema.index(of: key) else {
+            throw Realm.Error.unknownProperty(key, type: info.className)
+        }
+        guard let accessor = _accessor else {
+            throw Realm.Error.misuse("Strata sets properties by name only on managed objects; use the property")
+        }
+        try accessor.checkWritable()
+        let stored = try AnyValue.encode(value, property: info.schema.properties[column], core: accessor.core,
+                                         policy: accessor.core.addPolicy ?? .error)
+        try accessor.setValue(stored, column: column)
     }
 
     /// The wrappers' values of an unmanaged object, by column.

@@ -17,12 +17,12 @@ final class CommitWatcher: Sendable {
     }
 
     private let store: Store
-    private let state: Mutex<State>
+    private let state: Lock<State>
     private let queue = DispatchQueue(label: "strata.commit-watcher")
 
     init(store: Store) {
         self.store = store
-        state = Mutex(State(newestSeen: store.newestVersion))
+        state = Lock(State(newestSeen: store.newestVersion))
     }
 
     func add(_ listener: CommitListener) {

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import StrataStorage
 
 extension Realm {
     /// The block a migration runs: the migration, and the schema version the file had.
@@ -120,7 +120,7 @@ extension Realm {
             return URL(fileURLWithPath: directory).appendingPathComponent("default.realm")
         }
 
-        private static let defaultStorage = Mutex<Configuration?>(nil)
+        private static let defaultStorage = Lock<Configuration?>(nil)
 
         /// The configuration `Realm()` uses. A value (Spec X16): changing a copy changes
         /// nothing until it is assigned back.

@@ -77,7 +77,7 @@ final class RealmCore {
         let confinement: Confinement
     }
 
-    private static let cache = Mutex<[CacheKey: WeakRealmCore]>([:])
+    private static let cache = Lock<[CacheKey: WeakRealmCore]>([:])
 
     /// The realm of `configuration` for the calling context: the cached instance if one is
     /// alive (Spec C1), else a new one.

@@ -3,7 +3,6 @@ import Glibc
 #endif
 import Foundation
 import StrataStorage
-import Synchronization
 
 /// One realm file as this process has it open: the engine store every realm of the file
 /// shares, the access mode (Spec X11), the frozen realms by version (Spec F5), and the
@@ -26,7 +25,7 @@ final class RealmFile: Sendable {
         var schemaVersion: UInt64?
     }
 
-    let state = Mutex(State())
+    let state = Lock(State())
     let watcher: CommitWatcher
 
     private init(key: String, path: String, store: Store, readOnly: Bool, isInMemory: Bool) {
@@ -45,7 +44,7 @@ final class RealmFile: Sendable {
 
     // MARK: the process's open files
 
-    private static let open = Mutex<[String: WeakFile]>([:])
+    private static let open = Lock<[String: WeakFile]>([:])
 
     /// The open file of `configuration`, opening it if no realm of this process has it open.
     /// - Throws: X11's error when it is open with the other access mode; X5 to X12's open errors.

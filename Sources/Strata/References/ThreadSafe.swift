@@ -1,4 +1,4 @@
-import Synchronization
+import StrataStorage
 
 /// A property that holds a thread-confined value (an object, Results or List) across threads:
 /// each read resolves it in the reading thread's realm (Spec T10).
@@ -17,10 +17,10 @@ public final class ThreadSafe<T: ThreadConfined>: Sendable {
         var configuration: Realm.Configuration
     }
 
-    private let stored: Mutex<Stored?>
+    private let stored: Lock<Stored?>
 
     public init(wrappedValue: T?) {
-        stored = Mutex(trapping { () throws(Realm.Error) -> Stored? in try ThreadSafe.store(wrappedValue) })
+        stored = Lock(trapping { () throws(Realm.Error) -> Stored? in try ThreadSafe.store(wrappedValue) })
     }
 
     /// The value in the calling thread's realm; nil when it was nil or no longer exists there.

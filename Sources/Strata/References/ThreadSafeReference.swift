@@ -1,5 +1,4 @@
 import StrataStorage
-import Synchronization
 
 /// What a thread-safe reference records: the file, the version it was made at, and what it
 /// names. Not API. Sendable: only values, and for Results a frozen pin (Spec T8).
@@ -39,14 +38,14 @@ public struct _ThreadSafeHandle: Sendable {
 /// Sendable (Spec T3). Resolves once (Spec T2). A reference to Results pins its source version
 /// until resolved or released (Spec T8); references to objects and Lists pin nothing.
 public final class ThreadSafeReference<Confined: ThreadConfined>: Sendable {
-    private let handle: Mutex<_ThreadSafeHandle?>
+    private let handle: Lock<_ThreadSafeHandle?>
 
     /// A reference to a managed, valid value (Spec T1).
     public init(to threadConfined: Confined) {
-        handle = Mutex(trapping { () throws(Realm.Error) -> _ThreadSafeHandle in try threadConfined._threadSafeHandle() })
+        handle = Lock(trapping { () throws(Realm.Error) -> _ThreadSafeHandle in try threadConfined._threadSafeHandle() })
     }
 
-    init(handle: _ThreadSafeHandle) { self.handle = Mutex(handle) }
+    init(handle: _ThreadSafeHandle) { self.handle = Lock(handle) }
 
     /// The throwing form of `init(to:)`, for the harness.
     @_spi(StrataCheck)

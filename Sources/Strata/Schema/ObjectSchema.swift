@@ -1,6 +1,5 @@
 import CStrataSupport
 import StrataStorage
-import Synchronization
 
 /// One property of a class as stored: its column is its index in `ObjectSchema.properties`.
 struct PropertySchema: Hashable, Sendable, CustomStringConvertible {
@@ -131,7 +130,7 @@ final class ClassInfo: Sendable {
 
     var className: String { schema.className }
 
-    private static let known = Mutex<[ObjectIdentifier: ClassInfo]>([:])
+    private static let known = Lock<[ObjectIdentifier: ClassInfo]>([:])
 
     /// The class's info, discovered on first use (Mirror over a fresh instance).
     static func of(_ type: Object.Type) -> ClassInfo {

@@ -1,7 +1,7 @@
 import CStrataSupport
 import Dispatch
 import Foundation
-import Synchronization
+import StrataStorage
 
 /// What a live realm, and everything obtained from it, is confined to (Spec C1 to C8).
 ///
@@ -39,7 +39,7 @@ enum Confinement: Hashable, Sendable {
 final class QueueToken: Hashable, Sendable {
     static let key = DispatchSpecificKey<QueueToken>()
     /// Serialises token creation, so one queue never gets two tokens.
-    private static let creation = Mutex<Void>(())
+    private static let creation = Lock<Void>(())
 
     let label: String
     /// Whether the queue proved serial when first confined (see `Confinement.forQueue`).

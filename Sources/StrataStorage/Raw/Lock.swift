@@ -10,15 +10,16 @@ import Glibc
 /// order and shared state are exactly what TSan runs must check, so the engine uses a lock
 /// TSan understands. Uncontended cost is the same order (one atomic on lock and unlock).
 ///
-/// Thread safety: the value is only reachable inside `withLock`.
-final class Lock<State>: @unchecked Sendable {
+/// Thread safety: the value is only reachable inside `withLock`. Public so that the API layer
+/// (Sources/Strata) locks the same TSan-visible way.
+public final class Lock<State>: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     /// Behind a pointer rather than a stored `var`: the mutex already gives exclusive access,
     /// and a class `var` passed `inout` would add a dynamic exclusivity check (a thread-local
     /// access-set insert) to every acquisition.
     private let state: UnsafeMutablePointer<State>
 
-    init(_ initial: State) {
+    public init(_ initial: State) {
         state = UnsafeMutablePointer<State>.allocate(capacity: 1)
         state.initialize(to: initial)
         mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
@@ -37,7 +38,7 @@ final class Lock<State>: @unchecked Sendable {
 
     /// Runs `body` with exclusive access to the value.
     @inline(__always)
-    func withLock<R, E: Error>(_ body: (inout State) throws(E) -> R) throws(E) -> R {
+    public func withLock<R, E: Error>(_ body: (inout State) throws(E) -> R) throws(E) -> R {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&state.pointee)

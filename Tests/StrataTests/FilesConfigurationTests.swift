@@ -1,0 +1,390 @@
+import Foundation
+@_spi(StrataCheck) import Strata
+import Testing
+
+// Two versions of one class, for schema tests: both are stored as "Thing".
+enum SchemaV1 {
+    final class Thing: Object {
+        @Persisted var name: String
+        @Persisted var count: Int
+    }
+}
+
+enum SchemaV2 {
+    final class Thing: Object {
+        @Persisted var name: String
+        @Persisted var label: String = "new"
+    }
+}
+
+@Suite struct FilesConfigurationTests {
+    private func configuration(in directory: URL, _ name: String = "files.realm") -> Realm.Configuration {
+        Realm.Configuration(fileURL: directory.appendingPathComponent(name), objectTypes: allFixtureTypes)
+    }
+
+    private func addInt(_ realm: Realm, _ value: Int) throws {
+        try realm.write {
+            let object = IntObj()
+            object.intCol = value
+            realm.add(object)
+        }
+    }
+
+    // FIL-01 (Spec X1)
+    @Test func fil01_X1_fileExistsAndDeleteFiles() throws {
+        let configuration = configuration(in: temporaryDirectory())
+        #expect(!Realm.fileExists(for: configuration))
+        do { _ = try Realm(configuration: configuration) }
+        #expect(Realm.fileExists(for: configuration))
+        #expect(try Realm.deleteFiles(for: configuration))
+        #expect(!Realm.fileExists(for: configuration))
+    }
+
+    // FIL-02 (Spec X1)
+    @Test func fil02_X1_deleteFilesWhenNothingExists() throws {
+        let directory = temporaryDirectory()
+        #expect(try Realm.deleteFiles(for: configuration(in: directory)) == false)
+        let missing = directory.appendingPathComponent("no-such-directory")
+        #expect(try Realm.deleteFiles(for: configuration(in: missing)) == false)
+    }
+
+    // FIL-04 (Spec X1)
+    @Test func fil04_X1_deleteFilesWithOnlyTheMainFile() throws {
+        let configuration = configuration(in: temporaryDirectory())
+        do { _ = try Realm(configuration: configuration) }
+        let lockPath = try #require(configuration.fileURL).path + ".lock"
+        try FileManager.default.removeItem(atPath: lockPath)
+        #expect(try Realm.deleteFiles(for: configuration))
+        #expect(!Realm.fileExists(for: configuration))
+    }
+
+    // FIL-05 (Spec X2)
+    @Test func fil05_X2_openFilesCannotBeDeleted() throws {
+        let configuration = configuration(in: temporaryDirectory())
+        let realm = try Realm(configuration: configuration)
+        try addInt(realm, 1)
+        let error = rejection { try Realm.deleteFiles(for: configuration) }
+        #expect(error?.code == .alreadyOpen)
+        #expect(error?.message.contains("is still in use") == true)
+        #expect(Realm.fileExists(for: configuration))
+        #expect(realm.objects(IntObj.self).count == 1)
+    }
+
+    // FIL-05 across processes is covered by the session lock the engine holds (Spec X2); the
+    // in-process case above takes the same path (a separate descriptor's exclusive flock).
+
+    // FIL-07 (Spec X3)
+    @Test func fil07_X3_writeCopyOpensTakesWritesAndFreezes() throws {
+        let directory = temporaryDirectory()
+        let source = try Realm(configuration: configuration(in: directory))
+        try addInt(source, 1)
+        let destination = configuration(in: directory, "copy.realm")
+        try source.writeCopy(toFile: try #require(destination.fileURL))
+        let copy = try Realm(configuration: destination)
+        #expect(copy.objects(IntObj.self).count == 1)
+        try addInt(copy, 2)
+        #expect(copy.objects(IntObj.self).count == 2)
+        let frozen = copy.freeze()
+        #expect(frozen.isFrozen && frozen.objects(IntObj.self).count == 2)
+        #expect(source.objects(IntObj.self).count == 1)
+    }
+
+    // FIL-08 (Spec X4)
+    @Test func fil08_X4_writeCopyErrors() throws {
+        let directory = temporaryDirectory()
+        let realm = try Realm(configuration: configuration(in: directory))
+        try addInt(realm, 1)
+        let existing = directory.appendingPathComponent("exists.realm")
+        _ = FileManager.default.createFile(atPath: existing.path, contents: Data([1]))
+        let exists = rejection { try realm._writeCopy(toFile: existing, encryptionKey: nil) }
+        #expect(exists?.code == .fileExists)
+        #expect(exists?.message.contains("File exists") == true)
+        let orphan = directory.appendingPathComponent("missing/copy.realm")
+        let missingParent = rejection { try realm._writeCopy(toFile: orphan, encryptionKey: nil) }
+        #expect(missingParent?.code == .fileNotFound)
+        #expect(missingParent?.message.contains("parent directory does not exist") == true)
+        #expect(!FileManager.default.fileExists(atPath: orphan.path))
+        let keyed = rejection {
+            try realm._writeCopy(toFile: directory.appendingPathComponent("keyed.realm"), encryptionKey: Data(count: 64))
+        }
+        #expect(keyed?.code == .fail)
+        #expect(keyed?.message.contains("Encryption is not supported") == true)
+    }
+
+    // FIL-10 (Spec X5)
+    @Test func fil10_X5_seedFileIsCopiedOnce() throws {
+        let directory = temporaryDirectory()
+        let seedConfiguration = configuration(in: directory, "seed.realm")
+        do {
+            let seed = try Realm(configuration: seedConfiguration)
+            try addInt(seed, 1)
+        }
+        var configuration = configuration(in: directory, "seeded.realm")
+        configuration.seedFilePath = seedConfiguration.fileURL
+        do {
+            let seeded = try Realm(configuration: configuration)
+            #expect(seeded.objects(IntObj.self).count == 1)
+            try addInt(seeded, 2)
+            #expect(seeded.objects(IntObj.self).count == 2)
+        }
+        do {
+            let seed = try Realm(configuration: seedConfiguration)
+            try seed.write { seed.deleteAll() }
+        }
+        let again = try Realm(configuration: configuration)
+        #expect(again.objects(IntObj.self).count == 2)
+    }
+
+    // FIL-11 (Spec X6)
+    @Test func fil11_X6_openErrors() throws {
+        let notADirectory = Realm.Configuration(fileURL: URL(fileURLWithPath: "/dev/null/foo"))
+        let under = rejection { _ = try Realm._open(configuration: notADirectory, queue: nil) }
+        #expect(under?.code == .fileOperationFailed)
+        #expect(under?.message.contains("parent path is not a directory") == true)
+
+        let directory = temporaryDirectory()
+        for size in [1, 12] {
+            let path = directory.appendingPathComponent("small-\(size).realm")
+            _ = FileManager.default.createFile(atPath: path.path, contents: Data(count: size))
+            let small = rejection { _ = try Realm._open(configuration: Realm.Configuration(fileURL: path), queue: nil) }
+            #expect(small?.code == .invalidDatabase)
+            #expect(small?.message.contains("file is non-empty but too small (\(size) bytes) to be a valid Realm.") == true)
+        }
+
+        let folder = directory.appendingPathComponent("folder.realm")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let isDirectory = rejection { _ = try Realm._open(configuration: Realm.Configuration(fileURL: folder), queue: nil) }
+        #expect(isDirectory?.code == .fileOperationFailed)
+        #expect(isDirectory?.message.contains("Is a directory") == true)
+
+        // Each can be caught by code, as in Realm Swift.
+        var caught = false
+        do {
+            _ = try Realm(configuration: Realm.Configuration(fileURL: folder))
+        } catch Realm.Error.fileOperationFailed {
+            caught = true
+        } catch {}
+        #expect(caught)
+    }
+
+    // MEM-01 (Spec X8, C1)
+    @Test func mem01_X8_inMemoryDataLivesWhileAnInstanceIsOpen() throws {
+        let identifier = "mem01-\(UUID().uuidString)"
+        let configuration = Realm.Configuration(inMemoryIdentifier: identifier, objectTypes: allFixtureTypes)
+        do {
+            let realm = try Realm(configuration: configuration)
+            realm.beginWrite()
+            realm.create(IntObj.self, value: ["intCol": 1])
+            let same = try Realm(configuration: configuration)
+            #expect(same == realm)
+            same.create(IntObj.self, value: ["intCol": 2])
+            #expect(realm.objects(IntObj.self).count == 2)
+            try realm.commitWrite()
+            try onOtherThread {
+                let other = try Realm(configuration: configuration)
+                #expect(other.objects(IntObj.self).count == 2)
+                try other.write { other.create(IntObj.self, value: ["intCol": 3]) }
+            }
+            #expect(realm.refresh())
+            #expect(realm.objects(IntObj.self).count == 3)
+        }
+        let reopened = try Realm(configuration: configuration)
+        #expect(reopened.objects(IntObj.self).count == 0)
+    }
+
+    // MEM-02 (Spec X9)
+    @Test func mem02_X9_inMemoryIdentifiersAreIsolated() throws {
+        let one = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: "mem02-a-\(UUID().uuidString)",
+                                                               objectTypes: allFixtureTypes))
+        let two = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: "mem02-b-\(UUID().uuidString)",
+                                                               objectTypes: allFixtureTypes))
+        try addInt(one, 1)
+        #expect(one.objects(IntObj.self).count == 1)
+        #expect(two.objects(IntObj.self).count == 0)
+        #expect(one.configuration.fileURL == nil)
+    }
+
+    // ROR-01 (Spec X10)
+    @Test func ror01_X10_readOnlyShowsTheData() throws {
+        var configuration = configuration(in: temporaryDirectory())
+        do { try addInt(try Realm(configuration: configuration), 1) }
+        #expect(Realm.Configuration().readOnly == false)
+        configuration.readOnly = true
+        let readOnly = try Realm(configuration: configuration)
+        #expect(readOnly.configuration.readOnly)
+        #expect(readOnly.objects(IntObj.self).count == 1)
+        let write = rejection { try readOnly._beginWrite() }
+        #expect(write?.message.contains("Can't perform transactions on read-only Realms.") == true)
+    }
+
+    // ROR-02 (Spec X11)
+    @Test func ror02_X11_oneAccessModePerPath() throws {
+        let readWrite = configuration(in: temporaryDirectory())
+        var readOnly = readWrite
+        readOnly.readOnly = true
+        do {
+            let realm = try Realm(configuration: readWrite)
+            try addInt(realm, 1)
+            let sameThread = rejection { _ = try Realm._open(configuration: readOnly, queue: nil) }
+            #expect(sameThread?.message.contains("already opened with different read permissions") == true)
+            let readOnlyCopy = readOnly
+            let otherThread = try onOtherThread { rejection { _ = try Realm._open(configuration: readOnlyCopy, queue: nil) } }
+            #expect(otherThread?.message.contains("already opened with different read permissions") == true)
+        }
+        let first = try Realm(configuration: readOnly)
+        let reverse = rejection { _ = try Realm._open(configuration: readWrite, queue: nil) }
+        #expect(reverse?.message.contains("already opened with different read permissions") == true)
+        #expect(first.objects(IntObj.self).count == 1)
+    }
+
+    // ROR-05 (Spec X13, C10)
+    @Test func ror05_X13_readOnlyOnSeveralThreads() throws {
+        var configuration = configuration(in: temporaryDirectory())
+        do { try addInt(try Realm(configuration: configuration), 1) }
+        configuration.readOnly = true
+        let readOnly = configuration
+        let collected = ResultBox<[Int]>()
+        collected.set(.success([]))
+        let done = DispatchGroup()
+        for _ in 0..<3 {
+            done.enter()
+            Thread {
+                let count = (try? Realm(configuration: readOnly))?.objects(IntObj.self).count ?? -1
+                collected.update { $0.append(count) }
+                done.leave()
+            }.start()
+        }
+        done.wait()
+        let counts = try collected.get()
+        #expect(counts == [1, 1, 1])
+        let kept = try Realm(configuration: readOnly)
+        try onOtherThread {
+            let closed = try Realm(configuration: readOnly)
+            #expect(closed.objects(IntObj.self).count == 1)
+        }
+        #expect(kept.objects(IntObj.self).count == 1)
+    }
+
+    // ROR-07 (Spec X14)
+    @Test func ror07_X14_readOnlyFileWithoutATable() throws {
+        let url = temporaryDirectory().appendingPathComponent("tables.realm")
+        do {
+            let writer = try Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [IntObj.self]))
+            try addInt(writer, 1)
+        }
+        let readOnly = try Realm(configuration: Realm.Configuration(fileURL: url, readOnly: true,
+                                                                    objectTypes: [IntObj.self, PKStr.self]))
+        let results = readOnly.objects(PKStr.self)
+        #expect(results.count == 0)
+        #expect(results.where { $0.intCol > 0 }.count == 0)
+        #expect(results.sorted(byKeyPath: "intCol").count == 0)
+        #expect(readOnly.object(ofType: PKStr.self, forPrimaryKey: "a") == nil)
+        #expect(results.first == nil && results.last == nil)
+        #expect(Array(results).isEmpty)
+        let outOfBounds = rejection { _ = try results._element(at: 0) }
+        #expect(outOfBounds?.message.contains("out of bounds") == true)
+        let delete = rejection { try readOnly._delete(results) }
+        #expect(delete?.message.contains("Cannot modify Results outside of a write transaction.") == true)
+    }
+
+    // ROR-08 (Spec X15)
+    @Test func ror08_X15_readOnlyFileMissingColumnsFails() throws {
+        let url = temporaryDirectory().appendingPathComponent("columns.realm")
+        do { _ = try Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [SchemaV1.Thing.self])) }
+        let error = rejection {
+            _ = try Realm._open(configuration: Realm.Configuration(fileURL: url, readOnly: true,
+                                                                   objectTypes: [SchemaV2.Thing.self]), queue: nil)
+        }
+        #expect(error?.code == .schemaMismatch)
+        #expect(error?.message.contains("'Thing.label' has been added") == true)
+    }
+
+    // CONF-01 (Spec X16)
+    @Test func conf01_X16_defaultConfiguration() throws {
+        let defaults = Realm.Configuration.defaultConfiguration
+        #expect(defaults.inMemoryIdentifier == nil)
+        #expect(defaults.encryptionKey == nil)
+        #expect(defaults.readOnly == false)
+        #expect(defaults.schemaVersion == 0)
+        #expect(defaults.migrationBlock == nil)
+        #expect(defaults.fileURL?.lastPathComponent == "default.realm")
+        var copy = defaults
+        copy.schemaVersion = 5
+        #expect(Realm.Configuration.defaultConfiguration.schemaVersion == 0)
+    }
+
+    // CONF-02 (Spec X16)
+    @Test func conf02_X16_fileURLAndInMemoryIdentifierExcludeEachOther() {
+        var configuration = Realm.Configuration(fileURL: URL(fileURLWithPath: "/tmp/conf02.realm"))
+        configuration.inMemoryIdentifier = "conf02"
+        #expect(configuration.fileURL == nil)
+        configuration.fileURL = URL(fileURLWithPath: "/tmp/conf02.realm")
+        #expect(configuration.inMemoryIdentifier == nil)
+        #expect(configuration.fileURL?.path == "/tmp/conf02.realm")
+    }
+
+    // CONF-04 (Spec X17)
+    @Test func conf04_X17_encryptionKeys() throws {
+        var configuration = configuration(in: temporaryDirectory())
+        configuration.encryptionKey = Data(count: 10)
+        let short = rejection { _ = try Realm._open(configuration: configuration, queue: nil) }
+        #expect(short?.message.contains("Encryption key must be exactly 64 bytes long") == true)
+        configuration.encryptionKey = Data(count: 64)
+        let full = rejection { _ = try Realm._open(configuration: configuration, queue: nil) }
+        #expect(full?.code == .fail)
+        #expect(full?.message.contains("Encryption is not supported") == true)
+        configuration.encryptionKey = nil
+        #expect(rejection { _ = try Realm._open(configuration: configuration, queue: nil) } == nil)
+    }
+
+    // Schema: a changed class with the same schema version is an error; a higher version
+    // migrates (added properties get defaults, the block sets values, removed ones go).
+    @Test func schemaChangeNeedsAMigration() throws {
+        let url = temporaryDirectory().appendingPathComponent("schema.realm")
+        do {
+            let realm = try Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [SchemaV1.Thing.self]))
+            try realm.write { realm.create(SchemaV1.Thing.self, value: ["name": "a", "count": 3]) }
+        }
+        let same = rejection {
+            _ = try Realm._open(configuration: Realm.Configuration(fileURL: url, objectTypes: [SchemaV2.Thing.self]), queue: nil)
+        }
+        #expect(same?.code == .schemaMismatch)
+        #expect(same?.message.contains("Migration is required") == true)
+        #expect(same?.message.contains("'Thing.count' has been removed") == true)
+
+        let migrated = Realm.Configuration(fileURL: url, schemaVersion: 1, migrationBlock: { migration, oldVersion in
+            #expect(oldVersion == 0)
+            migration.enumerateObjects(ofType: "Thing") { old, new in
+                let count = old?["count"] as? Int ?? -1
+                new?["label"] = "count \(count)"
+            }
+        }, objectTypes: [SchemaV2.Thing.self])
+        let realm = try Realm(configuration: migrated)
+        let thing = try #require(realm.objects(SchemaV2.Thing.self).first)
+        #expect(thing.name == "a")
+        #expect(thing.label == "count 3")
+    }
+
+    @Test func deleteRealmIfMigrationNeededDropsTheOldData() throws {
+        let url = temporaryDirectory().appendingPathComponent("drop.realm")
+        do {
+            let realm = try Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [SchemaV1.Thing.self]))
+            try realm.write { realm.create(SchemaV1.Thing.self, value: ["name": "a", "count": 3]) }
+        }
+        let realm = try Realm(configuration: Realm.Configuration(fileURL: url, deleteRealmIfMigrationNeeded: true,
+                                                                 objectTypes: [SchemaV2.Thing.self]))
+        #expect(realm.objects(SchemaV2.Thing.self).count == 0)
+        try realm.write { realm.create(SchemaV2.Thing.self, value: ["name": "b"]) }
+        #expect(realm.objects(SchemaV2.Thing.self).first?.label == "new")
+    }
+
+    @Test func lowerSchemaVersionIsRejected() throws {
+        let url = temporaryDirectory().appendingPathComponent("lower.realm")
+        do { _ = try Realm(configuration: Realm.Configuration(fileURL: url, schemaVersion: 2, objectTypes: [IntObj.self])) }
+        let error = rejection {
+            _ = try Realm._open(configuration: Realm.Configuration(fileURL: url, schemaVersion: 1, objectTypes: [IntObj.self]),
+                                queue: nil)
+        }
+        #expect(error?.message.contains("Provided schema version 1 is less than last set version 2.") == true)
+    }
+}

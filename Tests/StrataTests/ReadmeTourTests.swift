@@ -1,0 +1,43 @@
+import Foundation
+import Strata
+import Testing
+
+/// The README's tour, compiled and run (only the public API: `import Strata` without SPI).
+@Suite struct ReadmeTourTests {
+    final class TourDog: Object {
+        @Persisted(primaryKey: true) var name = ""
+        @Persisted var age: Int
+        @Persisted var tags: List<String>
+    }
+
+    // Spec C10, T2, F2: the tour's reference crosses threads, the frozen Results do not change.
+    @Test func tourRuns() throws {
+        let config = Realm.Configuration(fileURL: temporaryDirectory().appendingPathComponent("dogs.realm"),
+                                         objectTypes: [TourDog.self])
+        let realm = try Realm(configuration: config)
+        try realm.write {
+            let rex = TourDog()
+            rex.name = "Rex"
+            rex.age = 3
+            realm.add(rex)
+            realm.create(TourDog.self, value: ["name": "Fido", "age": 1])
+        }
+        let rex = try #require(realm.object(ofType: TourDog.self, forPrimaryKey: "Rex"))
+        let reference = ThreadSafeReference(to: rex)
+        let aged = try onOtherThread { () -> Int in
+            let mine = try Realm(configuration: config)
+            guard let dog = mine.resolve(reference) else { return -1 }
+            try mine.write { dog.age += 1 }
+            return dog.age
+        }
+        #expect(aged == 4)
+        let puppies = realm.objects(TourDog.self).where { $0.age < 2 }.freeze()
+        let box = Frozen(puppies)
+        let counted = try onOtherThread { box.value.count }
+        #expect(counted == 1)
+        #expect(rex.age == 3)  // Spec V1: this realm has not moved yet
+        #expect(realm.refresh())
+        #expect(rex.age == 4)
+        #expect(box.value.count == 1 && box.value.first?.name == "Fido")
+    }
+}
