@@ -48,7 +48,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "strata-bench",
-            dependencies: ["StrataStorage", "StrataCommandLine", "CStrataSupport"],
+            dependencies: ["StrataStorage", "StrataCommandLine", "CStrataSupport", "Strata"],
             swiftSettings: strictSettings
         ),
         .testTarget(

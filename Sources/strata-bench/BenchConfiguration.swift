@@ -18,7 +18,11 @@ struct BenchConfiguration: Sendable {
     /// Runs of every micro-workload (`--runs`); nil for each one's own default.
     var runCountOverride: Int?
     /// How the bench opens its stores: the engine's defaults, except `--max-file-mib`.
+    /// The object layer's realms always use the engine's defaults (Realm.Configuration has no
+    /// such setting).
     var storeOptions: StoreOptions
+    /// The layers measured (`--layer`), in the order each round runs them: engine first.
+    var layers: [BenchLayer]
 
     static let recordCountDefault = 100_000
     static let recordCountMax = 10_000_000
@@ -45,6 +49,28 @@ struct BenchConfiguration: Sendable {
 
     func runs(_ workload: Workload) -> Bool {
         workloads.contains(workload)
+    }
+
+    /// Whether figures name their layer (the JSON `layer` field, the table's layer column):
+    /// whenever the object layer runs, so that `--layer engine` prints what it always printed.
+    var reportsLayers: Bool {
+        layers != [.engine]
+    }
+
+    /// The selected workloads that have no object-layer version, when the engine does not run
+    /// (so they are skipped); empty otherwise.
+    var skippedEngineOnlyWorkloads: [Workload] {
+        guard !layers.contains(.engine) else { return [] }
+        return BenchLayer.engineOnlyWorkloads.filter { runs($0) }
+    }
+
+    /// Appended to a workload's progress line: which layers it runs, and how.
+    var layerProgressSuffix: String {
+        switch layers {
+        case [.engine]: return ""
+        case [.object]: return " (object layer)"
+        default: return " (layers alternating: " + layers.map(\.name).joined(separator: ", ") + ")"
+        }
     }
 
     /// How many times to run a micro-workload (the median of the runs is reported).
@@ -89,10 +115,21 @@ extension BenchConfiguration {
         if let mebibytes = try command.int("max-file-mib", range: Self.maximumFileMiBRange) {
             storeOptions.maximumFileSizeBytes = mebibytes << 20
         }
+        layers = try Self.layers(command)
         directory = command.value("dir")
         if let directory, directory.isEmpty {
             throw command.usageError("--dir must not be empty")
         }
+    }
+
+    /// The layers of `--layer` (engine when it is not given).
+    private static func layers(_ command: ParsedCommand) throws(UsageError) -> [BenchLayer] {
+        guard let given = command.value("layer") else { return LayerSelection.engine.layers }
+        guard let selection = LayerSelection(rawValue: given) else {
+            throw command.usageError(
+                "unknown layer '\(given)' (valid: \(LayerSelection.nameList))")
+        }
+        return selection.layers
     }
 
     /// The union of every `--only` value, each a comma-separated list of names.

@@ -44,18 +44,11 @@ final class BenchDatabase {
     }
 }
 
-/// Opening and filling a fresh database.
+/// Opening and filling a fresh engine database.
 enum BenchLoader {
-    /// What one bulk load took.
-    struct LoadTiming {
-        /// From `beginWrite` to the return of `commit`.
-        let totalNanos: Double
-        /// The `commit` call alone.
-        let commitNanos: Double
-    }
-
     /// Creates the database at `path` (deleting any old one) and inserts records
-    /// `1...recordCount` in one durable transaction.
+    /// `1...recordCount` in one durable transaction, timed from `beginWrite` to the return of
+    /// `commit` (and the `commit` call alone).
     static func load(
         path: String, recordCount: Int, options: StoreOptions
     ) throws(StorageError) -> (database: BenchDatabase, timing: LoadTiming) {
@@ -78,5 +71,10 @@ enum BenchLoader {
             totalNanos: end.nanos(since: start), commitNanos: end.nanos(since: commitStart))
         let database = BenchDatabase(path: path, store: store, tableID: table.id, lastID: lastID)
         return (database, timing)
+    }
+
+    /// Deletes a closed store's files.
+    static func deleteFiles(path: String) throws(StorageError) {
+        try Store.deleteFiles(path: path)
     }
 }

@@ -1,4 +1,4 @@
-/// One run of the bench: the selected workloads, in order, over one shared database.
+/// One run of the bench: the selected workloads, in order, over one shared database per layer.
 ///
 /// ```
 ///   prepare directory ─▶ bulk_insert (or an untimed load) ─▶ [file_size after bulk_insert]
@@ -6,13 +6,21 @@
 ///   ─▶ concurrent ─▶ [file_size after it] ─▶ close, remove a temporary directory
 /// ```
 /// Workloads not selected are skipped; the load always happens because every workload needs
-/// the records. `file_size` reports at each point whose workload ran.
+/// the records. `file_size` reports at each point whose workload ran. With `--layer both`
+/// every workload runs on both layers, alternating run by run, except `concurrent` and
+/// `file_size`, which run on the engine only (and are skipped, with a note, when the engine
+/// layer does not run).
 struct BenchRun {
     let configuration: BenchConfiguration
     let report: Report
 
     func run(buildConfiguration: String) throws {
         let directory = try BenchDirectory.prepare(given: configuration.directory)
+        for workload in configuration.skippedEngineOnlyWorkloads {
+            report.note(
+                "\(workload.name) skipped: it runs on the engine layer only (--layer engine or"
+                    + " both)")
+        }
         do {
             try runWorkloads(in: directory)
         } catch {
@@ -24,38 +32,42 @@ struct BenchRun {
     }
 
     private func runWorkloads(in directory: BenchDirectory) throws {
-        let database = try BulkInsertWorkload.run(
+        let databases = try BulkInsertWorkload.run(
             configuration: configuration, directory: directory, report: report)
-        defer { database.close() }
-        let sizes = configuration.runs(.fileSize)
-        if sizes {
-            try FileSizeWorkload.record(.afterBulkInsert, database: database, report: report)
+        defer {
+            for database in databases { database.close() }
+        }
+        // The engine-only workloads, on the engine's database when that layer runs.
+        let engine = databases.lazy.compactMap { $0 as? BenchDatabase }.first
+        let sizes = configuration.runs(.fileSize) ? engine : nil
+        if let sizes {
+            try FileSizeWorkload.record(.afterBulkInsert, database: sizes, report: report)
         }
         if configuration.runs(.durableCommit) {
             try DurableCommitWorkload.run(
-                database: database, configuration: configuration, directory: directory,
+                databases: databases, configuration: configuration, directory: directory,
                 report: report)
-            if sizes {
-                try FileSizeWorkload.record(.afterDurableCommit, database: database, report: report)
+            if let sizes {
+                try FileSizeWorkload.record(.afterDurableCommit, database: sizes, report: report)
             }
         }
         if configuration.runs(.scan) {
             try ScanWorkload.run(
-                database: database, configuration: configuration, report: report)
+                databases: databases, configuration: configuration, report: report)
         }
         if configuration.runs(.lookup) {
             try LookupWorkloads.runLookup(
-                database: database, configuration: configuration, report: report)
+                databases: databases, configuration: configuration, report: report)
         }
         if configuration.runs(.snapshot) {
             try LookupWorkloads.runSnapshot(
-                database: database, configuration: configuration, report: report)
+                databases: databases, configuration: configuration, report: report)
         }
-        if configuration.runs(.concurrent) {
+        if configuration.runs(.concurrent), let engine {
             try ConcurrentWorkload.run(
-                database: database, configuration: configuration, report: report)
-            if sizes {
-                try FileSizeWorkload.record(.afterConcurrent, database: database, report: report)
+                database: engine, configuration: configuration, report: report)
+            if let sizes {
+                try FileSizeWorkload.record(.afterConcurrent, database: sizes, report: report)
             }
         }
     }

@@ -6,49 +6,63 @@ import StrataStorage
 /// Peer rows d. and e. of notes/peer-baselines.md. Keys come from `XorShift64` with its fixed
 /// seed, uniform over every id present, the same sequence in every run. The timed loops only
 /// sum the ages they read; an untimed replay of the key sequence then checks that sum, so a
-/// missed or wrong row fails the run.
+/// missed or wrong row fails the run. The object layer's loops (`BenchRealm.lookUp`,
+/// `BenchRealm.snapshotLookUp`) draw the same keys and are checked the same way.
 enum LookupWorkloads {
     static func runLookup(
-        database: BenchDatabase, configuration: BenchConfiguration,
-        report: Report
+        databases: [any LayerDatabase], configuration: BenchConfiguration, report: Report
     ) throws {
         let lookupCount = configuration.recordCount
         let runCount = configuration.runCount(.lookup)
-        report.progress("lookup: \(runCount) runs of \(lookupCount) lookups in one read")
-        var nanosPerLookup = Samples()
+        report.progress(
+            "lookup: \(runCount) runs of \(lookupCount) lookups in one read"
+                + configuration.layerProgressSuffix)
+        var nanosPerLookup: [BenchLayer: Samples] = [:]
         for _ in 0..<runCount {
-            let read = try database.store.beginRead()
-            defer { read.end() }
-            guard let table = read.table(id: database.tableID) else {
-                throw BenchError.wrongResult(workload: .lookup, detail: "the table is missing")
+            for database in databases {
+                let (ageSum, nanos) = try database.measureLookups(count: lookupCount)
+                try check(ageSum, .lookup, database, count: lookupCount)
+                nanosPerLookup[database.layer, default: Samples()]
+                    .append(nanos / Double(lookupCount))
             }
-            let (ageSum, nanos) = try measureNanos {
-                try lookUp(read, table, count: lookupCount, lastID: database.lastID)
-            }
-            try check(ageSum, .lookup, count: lookupCount, lastID: database.lastID)
-            nanosPerLookup.append(nanos / Double(lookupCount))
         }
-        report.record(
-            .lookup, "ns_per_lookup", nanosPerLookup.median, unit: "ns", kind: .duration)
+        record(.lookup, "ns_per_lookup", nanosPerLookup, databases, report)
     }
 
     static func runSnapshot(
-        database: BenchDatabase, configuration: BenchConfiguration,
-        report: Report
+        databases: [any LayerDatabase], configuration: BenchConfiguration, report: Report
     ) throws {
         let snapshotCount = configuration.recordCount
         let runCount = configuration.runCount(.snapshot)
-        report.progress("snapshot: \(runCount) runs of \(snapshotCount) begin+lookup+end")
-        var nanosPerSnapshot = Samples()
+        report.progress(
+            "snapshot: \(runCount) runs of \(snapshotCount) begin+lookup+end"
+                + configuration.layerProgressSuffix)
+        var nanosPerSnapshot: [BenchLayer: Samples] = [:]
         for _ in 0..<runCount {
-            let (ageSum, nanos) = try measureNanos {
-                try snapshotLookUp(database, count: snapshotCount)
+            for database in databases {
+                let (ageSum, nanos) = try database.measureSnapshots(count: snapshotCount)
+                try check(ageSum, .snapshot, database, count: snapshotCount)
+                nanosPerSnapshot[database.layer, default: Samples()]
+                    .append(nanos / Double(snapshotCount))
             }
-            try check(ageSum, .snapshot, count: snapshotCount, lastID: database.lastID)
-            nanosPerSnapshot.append(nanos / Double(snapshotCount))
         }
-        report.record(
-            .snapshot, "ns_per_snapshot", nanosPerSnapshot.median, unit: "ns", kind: .duration)
+        record(.snapshot, "ns_per_snapshot", nanosPerSnapshot, databases, report)
+    }
+
+    /// Each layer's median, then object/engine when both ran.
+    private static func record(
+        _ workload: Workload, _ metric: String, _ samples: [BenchLayer: Samples],
+        _ databases: [any LayerDatabase], _ report: Report
+    ) {
+        for database in databases {
+            guard let layerSamples = samples[database.layer] else {
+                preconditionFailure("every layer ran every run")
+            }
+            report.record(
+                workload, layer: database.layer, metric, layerSamples.median, unit: "ns",
+                kind: .duration)
+        }
+        report.recordLayerRatios(workload)
     }
 
     /// `count` lookups in `read`; returns the sum of the ages found (-1 for each miss).
@@ -92,9 +106,10 @@ enum LookupWorkloads {
     }
 
     /// Replays the key sequence and compares the sum of the ages the records should have.
-    private static func check(_ ageSum: Int64, _ workload: Workload, count: Int, lastID: Int64)
-        throws(BenchError)
-    {
+    private static func check(
+        _ ageSum: Int64, _ workload: Workload, _ database: any LayerDatabase, count: Int
+    ) throws(BenchError) {
+        let lastID = database.lastID
         var random = XorShift64()
         var expected: Int64 = 0
         for _ in 0..<count {
@@ -103,7 +118,8 @@ enum LookupWorkloads {
         guard ageSum == expected else {
             throw BenchError.wrongResult(
                 workload: workload,
-                detail: "age sum \(ageSum) over \(count) lookups, expected \(expected)")
+                detail: "\(database.layer.name) layer: age sum \(ageSum) over \(count) lookups,"
+                    + " expected \(expected)")
         }
     }
 }

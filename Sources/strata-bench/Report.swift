@@ -36,9 +36,34 @@ enum MetricKind: Sendable {
     }
 }
 
+/// Which layer a figure describes: one of the two, or the ratio of the object layer's figure
+/// to the engine's for the same metric, measured in the same run.
+enum ReportedLayer: Sendable, Comparable {
+    case engine
+    case object
+    case objectOverEngine
+
+    init(_ layer: BenchLayer) {
+        switch layer {
+        case .engine: self = .engine
+        case .object: self = .object
+        }
+    }
+
+    /// The `layer` field of the JSON lines and the table's layer column.
+    var name: String {
+        switch self {
+        case .engine: return "engine"
+        case .object: return "object"
+        case .objectOverEngine: return "object/engine"
+        }
+    }
+}
+
 /// One figure of one workload: a line of JSON or a row of the table.
 struct Measurement: Sendable {
     let workload: Workload
+    let layer: ReportedLayer
     /// The metric name with its unit qualifier last, e.g. `latency_median_us`.
     let metric: String
     let value: Double
@@ -46,10 +71,12 @@ struct Measurement: Sendable {
     let unit: String
     let kind: MetricKind
 
-    /// The JSON line `{"workload":…,"metric":…,"value":…,"unit":…}`.
-    var jsonLine: JSONLine {
+    /// The JSON line `{"workload":…,"metric":…,"value":…,"unit":…}`, with
+    /// `"layer":…` after the workload when `includesLayer` (runs that measure the object layer).
+    func jsonLine(includesLayer: Bool) -> JSONLine {
         var line = JSONLine()
         line.add("workload", workload.name)
+        if includesLayer { line.add("layer", layer.name) }
         line.add("metric", metric)
         line.add("value", value)
         line.add("unit", unit)
@@ -62,6 +89,8 @@ struct Measurement: Sendable {
 final class Report {
     private let configuration: BenchConfiguration
     private(set) var measurements: [Measurement] = []
+    /// What `note` said, for the footnotes.
+    private var notes: [String] = []
     /// The 1-minute load average when the run began: above the core count, the figures share
     /// the CPUs with other work.
     private let loadAverageAtStart = SystemLoad.oneMinuteAverage()
@@ -73,15 +102,47 @@ final class Report {
         self.configuration = configuration
     }
 
+    /// Records one figure of one layer.
     func record(
-        _ workload: Workload, _ metric: String, _ value: Double, unit: String, kind: MetricKind
+        _ workload: Workload, layer: BenchLayer, _ metric: String, _ value: Double, unit: String,
+        kind: MetricKind
     ) {
-        precondition(value.isFinite, "\(workload.name) \(metric) is not finite")
-        let measurement = Measurement(
-            workload: workload, metric: metric, value: value, unit: unit, kind: kind)
+        precondition(configuration.layers.contains(layer), "\(layer.name) layer did not run")
+        append(
+            Measurement(
+                workload: workload, layer: ReportedLayer(layer), metric: metric, value: value,
+                unit: unit, kind: kind))
+    }
+
+    /// Records object/engine for every metric of `workload` both layers reported (but the
+    /// fsync floors): the object figure over the engine figure, so above 1 means the Realm API
+    /// costs that factor for a duration, and keeps that fraction for a rate below 1. Nothing
+    /// in a one-layer run.
+    func recordLayerRatios(_ workload: Workload) {
+        guard configuration.layers.count == 2 else { return }
+        let ofWorkload = measurements.filter { $0.workload == workload }
+        // The fsync floors measure the disk beside both layers' commits, not a layer.
+        for engine in ofWorkload where engine.layer == .engine {
+            guard !engine.metric.hasPrefix("fsync_floor") else { continue }
+            let object = ofWorkload.first { $0.layer == .object && $0.metric == engine.metric }
+            guard let object, engine.value > 0 else { continue }
+            precondition(object.unit == engine.unit, "\(engine.metric): the layers' units differ")
+            append(
+                Measurement(
+                    workload: workload, layer: .objectOverEngine, metric: engine.metric,
+                    value: object.value / engine.value, unit: "x",
+                    kind: engine.kind.lowerIsBetter ? .ratioLowerIsBetter : .ratioHigherIsBetter))
+        }
+    }
+
+    private func append(_ measurement: Measurement) {
+        precondition(
+            measurement.value.isFinite,
+            "\(measurement.workload.name) \(measurement.metric) is not finite")
         measurements.append(measurement)
         if configuration.emitsJSON {
-            StandardStreams.writeLine(measurement.jsonLine.render())
+            let line = measurement.jsonLine(includesLayer: configuration.reportsLayers)
+            StandardStreams.writeLine(line.render())
         }
     }
 
@@ -89,6 +150,13 @@ final class Report {
     func progress(_ text: String) {
         guard !configuration.emitsJSON else { return }
         StandardStreams.writeErrorLine("strata-bench: " + text)
+    }
+
+    /// A note on stderr in every mode (JSON readers parse stdout only), for what the run
+    /// leaves out; text mode repeats it under the table.
+    func note(_ text: String) {
+        notes.append(text)
+        StandardStreams.writeErrorLine("strata-bench: note: " + text)
     }
 
     /// Prints the table (text mode only; JSON lines went out as they were recorded).
@@ -113,6 +181,12 @@ final class Report {
         if let summary = configuration.runCountSummary {
             lines.append("Micro-workloads report the median of their runs: \(summary).")
         }
+        if configuration.reportsLayers {
+            lines.append(
+                "Layers: " + configuration.layers.map(\.name).joined(separator: " and ")
+                    + " (object = the Realm API on the engine, class BenchPerson)"
+                    + (configuration.layers.count == 2 ? ", alternating run by run." : "."))
+        }
         if let load = loadAverageAtStart {
             lines.append(
                 "Load average at start: \(NumberText.fixed(load, fractionDigits: 2)) on"
@@ -125,17 +199,24 @@ final class Report {
         return lines
     }
 
+    /// The table; with layers, a layer column follows the metric and each metric's rows go
+    /// engine, object, object/engine (the ratio rows have no peer figures).
     private func table() -> TextTable {
-        var table = TextTable(
-            header: [
-                "workload", "metric", "Strata", "unit", "LMDB", "SQLite FULL", "Realm",
-                "vs LMDB",
-            ],
-            numericColumns: [2, 4, 5, 6, 7])
+        let layered = configuration.reportsLayers
+        var header = [
+            "workload", "metric", "Strata", "unit", "LMDB", "SQLite FULL", "Realm", "vs LMDB",
+        ]
+        var numericColumns: Set<Int> = [2, 4, 5, 6, 7]
+        if layered {
+            header.insert("layer", at: 2)
+            numericColumns = [3, 5, 6, 7, 8]
+        }
+        var table = TextTable(header: header, numericColumns: numericColumns)
         let showsPeers = configuration.matchesPeerShape
-        for measurement in measurements.sorted(by: Self.tableOrder) {
-            let peers = showsPeers ? PeerBaselines.figures(measurement) : nil
-            table.addRow([
+        for measurement in tableOrder() {
+            let isRatio = measurement.layer == .objectOverEngine
+            let peers = showsPeers && !isRatio ? PeerBaselines.figures(measurement) : nil
+            var row = [
                 measurement.workload.name,
                 measurement.metric,
                 NumberText.compact(measurement.value),
@@ -144,14 +225,29 @@ final class Report {
                 peers?.sqliteFull.map(NumberText.compact) ?? "",
                 peers?.realm.map(NumberText.compact) ?? "",
                 peers?.lmdb.map { Self.comparison(measurement, lmdb: $0) } ?? "",
-            ])
+            ]
+            if layered { row.insert(measurement.layer.name, at: 2) }
+            table.addRow(row)
         }
         return table
     }
 
-    /// Workload order first, then the order of recording (sort is stable).
-    private static func tableOrder(_ lhs: Measurement, _ rhs: Measurement) -> Bool {
-        lhs.workload < rhs.workload
+    /// Workload order first, then each metric where it was first recorded, then the layer:
+    /// in a one-layer run, the order of recording within each workload.
+    private func tableOrder() -> [Measurement] {
+        var firstIndex: [String: Int] = [:]
+        for (index, measurement) in measurements.enumerated() {
+            let key = measurement.workload.name + "/" + measurement.metric
+            if firstIndex[key] == nil { firstIndex[key] = index }
+        }
+        func rank(_ measurement: Measurement) -> Int {
+            firstIndex[measurement.workload.name + "/" + measurement.metric] ?? 0
+        }
+        return measurements.sorted { lhs, rhs in
+            if lhs.workload != rhs.workload { return lhs.workload < rhs.workload }
+            if rank(lhs) != rank(rhs) { return rank(lhs) < rank(rhs) }
+            return lhs.layer < rhs.layer
+        }
     }
 
     /// "2.1x slower", "1.3x faster", "same": always a factor of at least 1 and a direction.
@@ -175,6 +271,10 @@ final class Report {
                 "Peer columns are blank: the peers were measured with 100000 records and 1000"
                     + " commits.")
         }
+        if configuration.reportsLayers {
+            lines += Self.layerFootnotes
+        }
+        lines += notes.map { "note: " + $0 }
         let floor = measurements.first {
             $0.workload == .durableCommit && $0.metric == "fsync_floor_us"
         }
@@ -187,6 +287,17 @@ final class Report {
         }
         return lines
     }
+}
+
+extension Report {
+    /// Printed under the table when the object layer ran.
+    static let layerFootnotes = [
+        "Layers: engine = the engine's transactions; object = the same workloads through the",
+        "  Realm API (Realm.write/add, objects(_:), object(ofType:forPrimaryKey:); snapshot ends",
+        "  each read with invalidate()). object/engine = the object figure over the engine's,",
+        "  measured alternating in this run: for times, the API's cost factor (compare it rather",
+        "  than figures of different runs). Peer columns are the same for both layers.",
+    ]
 }
 
 /// Number spelling for the text table (JSON prints full precision).

@@ -6,7 +6,8 @@ import StrataStorage
 /// Peer row c. of notes/peer-baselines.md (LMDB and SQLite sum `age`; realm-core's row reads
 /// `age` and a name byte, as this one does). Each scan checks what it read: the record count,
 /// the sums of ids and ages, and 16 name bytes per record, so a wrong scan fails the run
-/// instead of printing a fast figure.
+/// instead of printing a fast figure. The object layer's scan (`BenchRealm.scanAll`) iterates
+/// `realm.objects(BenchPerson.self)` and reads the same fields; the same check applies.
 enum ScanWorkload {
     /// What one scan accumulated.
     struct Totals: Equatable {
@@ -17,24 +18,32 @@ enum ScanWorkload {
         var nameLastByteSum = 0
     }
 
-    static func run(database: BenchDatabase, configuration: BenchConfiguration, report: Report)
-        throws
-    {
+    /// Runs the scans, alternating the layers scan by scan; each layer reports its median.
+    static func run(
+        databases: [any LayerDatabase], configuration: BenchConfiguration, report: Report
+    ) throws {
         let runCount = configuration.runCount(.scan)
-        report.progress("scan: \(runCount) full scans of \(database.lastID) records")
-        var nanosPerRecord = Samples()
+        let lastID = databases.first?.lastID ?? 0
+        report.progress(
+            "scan: \(runCount) full scans of \(lastID) records" + configuration.layerProgressSuffix)
+        var nanosPerRecord: [BenchLayer: Samples] = [:]
         for _ in 0..<runCount {
-            let read = try database.store.beginRead()
-            defer { read.end() }
-            guard let table = read.table(id: database.tableID) else {
-                throw BenchError.wrongResult(workload: .scan, detail: "the table is missing")
+            for database in databases {
+                let (totals, nanos) = try database.measureScan()
+                try check(totals, lastID: database.lastID, layer: database.layer)
+                nanosPerRecord[database.layer, default: Samples()]
+                    .append(nanos / Double(totals.recordCount))
             }
-            let (totals, nanos) = try measureNanos { try scanAll(read, table) }
-            try check(totals, lastID: database.lastID)
-            nanosPerRecord.append(nanos / Double(totals.recordCount))
         }
-        report.record(
-            .scan, "ns_per_record", nanosPerRecord.median, unit: "ns", kind: .duration)
+        for database in databases {
+            guard let samples = nanosPerRecord[database.layer] else {
+                preconditionFailure("every layer scanned")
+            }
+            report.record(
+                .scan, layer: database.layer, "ns_per_record", samples.median, unit: "ns",
+                kind: .duration)
+        }
+        report.recordLayerRatios(.scan)
     }
 
     /// The scan itself: the timed loop. Never inlined, so that profilers can attribute it
@@ -57,7 +66,7 @@ enum ScanWorkload {
     }
 
     /// Compares a scan's totals with what the loaders wrote (`1...lastID`, no updates).
-    static func check(_ totals: Totals, lastID: Int64) throws(BenchError) {
+    static func check(_ totals: Totals, lastID: Int64, layer: BenchLayer) throws(BenchError) {
         let count = Int(lastID)
         let idSum = lastID * (lastID + 1) / 2
         let ageSum = PersonRecord.ageSum(throughID: lastID)
@@ -66,9 +75,10 @@ enum ScanWorkload {
         else {
             throw BenchError.wrongResult(
                 workload: .scan,
-                detail: "read \(totals.recordCount) records, id sum \(totals.idSum), age sum "
-                    + "\(totals.ageSum), name bytes \(totals.nameByteCount); expected \(count), "
-                    + "\(idSum), \(ageSum), \(count * PersonRecord.nameByteCount)")
+                detail: "\(layer.name) layer: read \(totals.recordCount) records, id sum "
+                    + "\(totals.idSum), age sum \(totals.ageSum), name bytes "
+                    + "\(totals.nameByteCount); expected \(count), \(idSum), \(ageSum), "
+                    + "\(count * PersonRecord.nameByteCount)")
         }
     }
 }

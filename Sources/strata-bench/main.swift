@@ -1,5 +1,6 @@
-// strata-bench: the peers' workloads (notes/peer-baselines.md) on the Strata engine, printed
-// beside the LMDB, SQLite and Realm figures measured on the same machine.
+// strata-bench: the peers' workloads (notes/peer-baselines.md) on the Strata engine (and, with
+// --layer, through the Realm API on it), printed beside the LMDB, SQLite and Realm figures
+// measured on the same machine.
 import StrataCommandLine
 
 #if DEBUG
@@ -14,7 +15,9 @@ let workloadList = Workload.allCases
 
 let spec = CommandSpec(
     name: "strata-bench",
-    summary: "Run the peers' workloads on the engine and print them beside LMDB, SQLite, Realm.",
+    summary:
+        "Run the peers' workloads on the engine (or its Realm API) and print them beside LMDB,"
+        + " SQLite, Realm.",
     discussion: """
         Workloads, in the order a run performs them (N = --records, C = --commits):
 
@@ -33,6 +36,29 @@ let spec = CommandSpec(
         1.4x. The LMDB, SQLite FULL and Realm columns come from shared/notes and are shown only \
         for the default 100000 records and 1000 commits. A full default run takes about 30 s \
         in a release build (15 s of it concurrent); debug figures are not comparable.
+
+        --layer object runs the workloads through the Realm API (Sources/Strata) instead of \
+        the engine's transactions, on class BenchPerson {@Persisted(primaryKey: true) id: Int, \
+        name: String, age: Int} holding the same records, in a realm opened with \
+        Realm.Configuration(fileURL:objectTypes:) in the bench directory. bulk_insert is one \
+        realm.write { } adding N objects (commit_ms: from the end of the block to the \
+        return of write); durable_commit is C one-object realm.write { }, each followed by an \
+        fsync probe as on the engine; scan iterates realm.objects(BenchPerson.self) reading \
+        id, age and name; lookup is N realm.object(ofType:forPrimaryKey:) at the realm's \
+        version, each reading age; snapshot is N times lookup + realm.invalidate(): a realm \
+        that is not reading begins a read at the newest version on first access and \
+        invalidate() ends it, the Realm API's begin read + get + end (refresh() would begin \
+        no read when nothing was committed). Every object-layer workload checks what it \
+        read as the engine's does. concurrent and file_size run on the engine only: with \
+        --layer object they are skipped with a note. --max-file-mib applies to the engine's \
+        stores only (Realm.Configuration has no such setting).
+
+        --layer both runs every workload on both layers in one run, alternating (engine run, \
+        object run, ...; for durable_commit, commit by commit), and reports each figure for \
+        both, then object/engine: the object figure over the engine's. These machines are \
+        noisy: compare that ratio, measured side by side, rather than figures of separate \
+        runs. With the object layer, the JSON lines carry a "layer" field (engine, object or \
+        object/engine) and the table a layer column.
         """,
     options: [
         .value(
@@ -60,12 +86,21 @@ let spec = CommandSpec(
             "max-file-mib", valueName: "M",
             help: "Address space each store reserves for its map (the largest the file may grow);"
                 + " lower it to run under valgrind (default: the engine's, 64 GiB)."),
-        .flag("json", help: "Print one JSON object per line: workload, metric, value, unit."),
+        .value(
+            "layer", valueName: "LAYER",
+            help: "engine (the engine's transactions), object (the Realm API on the engine), or"
+                + " both, alternating, with object/engine ratios (see above).",
+            default: "engine"),
+        .flag(
+            "json",
+            help: "Print one JSON object per line: workload, metric, value, unit (and layer"
+                + " when the object layer runs)."),
     ],
     examples: [
         "strata-bench",
         "strata-bench --only scan,lookup --records 1M",
         "strata-bench --only durable_commit --commits 5000 --json",
+        "strata-bench --layer both --only bulk_insert,scan,lookup,snapshot",
         "perf record -g strata-bench --only scan --runs 200",
     ]
 )

@@ -171,7 +171,13 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
     }
 
     public func append<S: Sequence>(objectsIn elements: S) where S.Element == Element {
-        for element in elements { append(element) }
+        trapping { () throws(Realm.Error) in try _append(objectsIn: elements) }
+    }
+
+    @_spi(StrataCheck)
+    public func _append<S: Sequence>(objectsIn elements: S) throws(Realm.Error) where S.Element == Element {
+        if case .managed(let binding) = backing { try binding.checkMutable() }
+        for element in elements { try _append(element) }
     }
 
     public func insert(_ element: Element, at index: Int) {
@@ -216,13 +222,14 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
         }
     }
 
-    public func removeLast() {
-        trapping { () throws(Realm.Error) in
-            if case .managed(let binding) = backing { try binding.checkMutable() }
-            let count = try _count()
-            guard count > 0 else { throw Realm.Error.outOfBounds(index: -1, count: 0) }
-            try _remove(at: count - 1)
-        }
+    public func removeLast() { trapping { () throws(Realm.Error) in try _removeLast() } }
+
+    @_spi(StrataCheck)
+    public func _removeLast() throws(Realm.Error) {
+        if case .managed(let binding) = backing { try binding.checkMutable() }
+        let count = try _count()
+        guard count > 0 else { throw Realm.Error.outOfBounds(index: -1, count: 0) }
+        try _remove(at: count - 1)
     }
 
     public func removeAll() { trapping { () throws(Realm.Error) in try _removeAll() } }
@@ -397,6 +404,17 @@ extension List: RealmCollectionBase where Element: Object {
         let view = try binding.core.view()
         guard let table = view.table(named: info.className) else { return [] }
         return try binding.linkKeys(orEmptyIfInvalid: false).map { (table, $0) }
+    }
+}
+
+/// A collection an object holds in a wrapper, made managed in place when the object is added.
+protocol ManagedAdoptable: AnyObject {
+    func adopt(parent: _ObjectAccessor, column: Int)
+}
+
+extension List: ManagedAdoptable {
+    func adopt(parent: _ObjectAccessor, column: Int) {
+        backing = .managed(ListBinding(parent: parent, column: column))
     }
 }
 

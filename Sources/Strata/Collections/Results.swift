@@ -297,14 +297,17 @@ public struct ResultsIterator<Element: Object>: IteratorProtocol {
     var position = 0
 
     public mutating func next() -> Element? {
+        trapping { () throws(Realm.Error) -> Element? in try _next() }
+    }
+
+    @_spi(StrataCheck)
+    public mutating func _next() throws(Realm.Error) -> Element? {
         guard position < keys.count, let table else { return nil }
         let key = keys[position]
         position += 1
-        return trapping { () throws(Realm.Error) -> Element in
-            try storage.core.checkAccess()
-            // Spec V16: invalidating the realm during iteration ends it with an error.
-            guard storage.epoch == storage.core.epoch else { throw Realm.Error.iteratorInvalidated }
-            return try storage.core.makeObject(Element.self, info: storage.info, table: table, key: key)
-        }
+        try storage.core.checkAccess()
+        // Spec V16: invalidating the realm during iteration ends it with an error.
+        guard storage.epoch == storage.core.epoch else { throw Realm.Error.iteratorInvalidated }
+        return try storage.core.makeObject(Element.self, info: storage.info, table: table, key: key)
     }
 }

@@ -71,7 +71,7 @@ enum AnyValue {
             }
             return .null
         }
-        let wrong = Realm.Error.wrongValueType(property: property.name, type: property.type.description)
+        var wrong: Realm.Error { Realm.Error.wrongValueType(property: property.name, type: property.type.description) }
         switch property.type {
         case .int:
             if let value = any as? any BinaryInteger { return .int(Int64(truncatingIfNeeded: value)) }

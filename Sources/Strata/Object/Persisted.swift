@@ -62,11 +62,17 @@ public struct Persisted<Value: _Persistable> {
             if let accessor = object._accessor {
                 return trapping { () throws(Realm.Error) -> Value in
                     let column = accessor.column(ofOrdinal: object[keyPath: storageKeyPath].ordinal)
-                    if accessor.isFrozen {
-                        // Frozen objects are read by many threads at once: never write the
-                        // wrapper (an inout access would, even to store the same value).
+                    if accessor.isFrozen || !(Value.self is AnyObject.Type) {
+                        // Only Lists (classes) use the cache. Frozen objects are read by many
+                        // threads at once: never write their wrapper (an inout access through
+                        // the key path writes back even an unchanged value, and costs a copy).
                         var scratch: AnyObject?
                         return try Value._strataGet(accessor, column: column, cache: &scratch)
+                    }
+                    if object[keyPath: storageKeyPath].cachedCollection == nil {
+                        // An added object's own List was made managed in place: offer it first.
+                        object[keyPath: storageKeyPath].cachedCollection =
+                            object[keyPath: storageKeyPath].unmanagedValue as AnyObject
                     }
                     return try Value._strataGet(accessor, column: column,
                                                 cache: &object[keyPath: storageKeyPath].cachedCollection)

@@ -140,7 +140,8 @@ extension RealmCore {
             row[column] = schema.isLink ? (schema.isList ? .list([]) : .null) : try property.encodeUnmanaged(realm: nil)
         }
         let key = try store(row, info: info, table: table, policy: policy, write: write)
-        object._accessor = _ObjectAccessor(core: self, info: info, table: table, key: key)
+        let accessor = _ObjectAccessor(core: self, info: info, table: table, key: key)
+        object._accessor = accessor
         if info.hasLinks {
             for property in properties {
                 let column = info.columnOfOrdinal[property.ordinal]
@@ -148,6 +149,12 @@ extension RealmCore {
                 row[column] = try property.encodeUnmanaged(realm: Realm(core: self))
             }
             try engine(path) { try write.update(table.id, key: key, values: row) }
+        }
+        // The object's List instances become its managed Lists (TSR-02: a List taken before
+        // the add follows the object).
+        for property in properties {
+            let column = info.columnOfOrdinal[property.ordinal]
+            (property.unmanagedAny as? any ManagedAdoptable)?.adopt(parent: accessor, column: column)
         }
         mutationCount &+= 1
         return (table, key)

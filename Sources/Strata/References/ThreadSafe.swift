@@ -17,10 +17,12 @@ public final class ThreadSafe<T: ThreadConfined>: Sendable {
         var configuration: Realm.Configuration
     }
 
-    private let stored: Lock<Stored?>
+    /// The stored reference, and a count of assignments (a read replaces the reference it
+    /// resolved only if no assignment came in between).
+    private let stored: Lock<(value: Stored?, generation: UInt64)>
 
     public init(wrappedValue: T?) {
-        stored = Lock(trapping { () throws(Realm.Error) -> Stored? in try ThreadSafe.store(wrappedValue) })
+        stored = Lock((trapping { () throws(Realm.Error) -> Stored? in try ThreadSafe.store(wrappedValue) }, 0))
     }
 
     /// The value in the calling thread's realm; nil when it was nil or no longer exists there.
@@ -33,18 +35,31 @@ public final class ThreadSafe<T: ThreadConfined>: Sendable {
     public func _set(_ value: T?) throws(Realm.Error) {
         let new = try ThreadSafe.store(value)
         let old = stored.withLock { stored -> Stored? in
-            let old = stored
-            stored = new
+            let old = stored.value
+            stored = (new, stored.generation &+ 1)
             return old
         }
         old?.handle.pin?.end()
     }
 
+    /// Spec T10: resolves in the calling thread's realm, then keeps a fresh reference made
+    /// there (so a later read elsewhere sees at least this version), or nil if the value is gone.
     @_spi(StrataCheck)
     public func _get() throws(Realm.Error) -> T? {
-        guard let current = stored.withLock({ $0 }) else { return nil }
+        let (current, generation) = stored.withLock { ($0.value, $0.generation) }
+        guard let current else { return nil }
         let core = try RealmCore.open(current.configuration, queue: nil)
-        guard let value: T = try resolveHandle(current.handle, in: core) else { return nil }
+        let value: T? = try resolveHandle(current.handle, in: core)
+        let fresh = try value.map { value throws(Realm.Error) in
+            Stored(handle: try value._threadSafeHandle(), configuration: current.configuration)
+        }
+        let replaced = stored.withLock { stored -> Stored? in
+            guard stored.generation == generation else { return fresh }  // assigned meanwhile: drop ours
+            let old = stored.value
+            stored = (fresh, generation &+ 1)
+            return old
+        }
+        replaced?.handle.pin?.end()
         return value
     }
 
@@ -56,6 +71,6 @@ public final class ThreadSafe<T: ThreadConfined>: Sendable {
     }
 
     deinit {
-        stored.withLock { $0?.handle.pin?.end() }
+        stored.withLock { $0.value?.handle.pin?.end() }
     }
 }

@@ -1,0 +1,107 @@
+import Foundation
+@_spi(StrataCheck) import Strata
+import Testing
+
+/// Real parallelism through the API (run under ThreadSanitizer in CI): many threads and
+/// queues writing, reading, freezing and passing references at once.
+@Suite struct ConcurrencyStressTests {
+    // Spec W1, W16: every write of every thread lands exactly once; Spec V1: each thread's
+    // reads between its own refreshes never see another thread's commit.
+    @Test func parallelWritersAndReaders() throws {
+        let configuration = testConfiguration()
+        do { _ = try Realm(configuration: configuration) }
+        let threadCount = 4
+        let writesPerThread = 25
+        let failures = ResultBox<[String]>()
+        failures.set(.success([]))
+        let done = DispatchGroup()
+        for thread in 0..<threadCount {
+            done.enter()
+            Thread {
+                defer { done.leave() }
+                do {
+                    let realm = try Realm(configuration: configuration)
+                    for index in 0..<writesPerThread {
+                        try realm.write {
+                            realm.create(IntObj.self, value: ["intCol": thread * 1000 + index])
+                        }
+                        let seen = realm.objects(IntObj.self).count
+                        // Spec V1: no other commit becomes visible without a move.
+                        let again = realm.objects(IntObj.self).count
+                        if seen != again { failures.update { $0.append("count moved \(seen) -> \(again)") } }
+                        if index % 5 == 0 { realm.refresh() }
+                    }
+                } catch {
+                    failures.update { $0.append("\(error)") }
+                }
+            }.start()
+        }
+        done.wait()
+        #expect(try failures.get().isEmpty)
+        let realm = try Realm(configuration: configuration)
+        realm.refresh()
+        let values = Set(realm.objects(IntObj.self).map(\.intCol))
+        #expect(values.count == threadCount * writesPerThread)
+    }
+
+    // Spec C10, F2, T2: frozen Results read by several threads while a writer commits, and
+    // references resolved on other threads.
+    @Test func frozenReadersAndReferencesDuringWrites() throws {
+        let configuration = testConfiguration()
+        let realm = try Realm(configuration: configuration)
+        try realm.write {
+            for value in 0..<50 { realm.create(IntObj.self, value: ["intCol": value]) }
+        }
+        let frozen = Frozen(realm.objects(IntObj.self).freeze())
+        let reference = ThreadSafeReference(to: realm.objects(IntObj.self).where { $0.intCol < 10 })
+        let sums = ResultBox<[Int]>()
+        sums.set(.success([]))
+        let done = DispatchGroup()
+        for _ in 0..<4 {
+            done.enter()
+            DispatchQueue.global().async {
+                let sum = frozen.value.reduce(0) { $0 + $1.intCol }
+                sums.update { $0.append(sum) }
+                done.leave()
+            }
+        }
+        done.enter()
+        Thread {
+            defer { done.leave() }
+            guard let writer = try? Realm(configuration: configuration) else { return }
+            for value in 50..<60 { _ = try? writer.write { writer.create(IntObj.self, value: ["intCol": value]) } }
+            let resolved = writer.resolve(reference)
+            sums.update { $0.append(resolved?.count ?? -1) }
+        }.start()
+        done.wait()
+        let collected = try sums.get()
+        #expect(collected.filter { $0 == (0..<50).reduce(0, +) }.count == 4)
+        #expect(collected.contains(10))
+        #expect(frozen.value.count == 50)
+    }
+
+    // Spec C3, V7: a queue-confined realm moves on its queue after another thread commits.
+    @Test func queueConfinedRealmAutorefreshes() throws {
+        let configuration = testConfiguration()
+        let queue = DispatchQueue(label: "strata.test.autorefresh")
+        let holder = ResultBox<Unchecked<Realm>>()
+        try queue.sync {
+            let realm = try Realm(configuration: configuration, queue: queue)
+            _ = realm.objects(IntObj.self).count  // start reading
+            holder.set(.success(Unchecked(realm)))
+        }
+        try onOtherThread {
+            let writer = try Realm(configuration: configuration)
+            try writer.write { writer.create(IntObj.self, value: ["intCol": 1]) }
+        }
+        let realm = try holder.get().value
+        var seen = 0
+        let deadline = Date().addingTimeInterval(5)
+        while seen == 0 && Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.01)
+            seen = queue.sync { realm.objects(IntObj.self).count }
+        }
+        #expect(seen == 1)
+        queue.sync { _ = holder }  // the realm is released on its queue's turn below
+    }
+}

@@ -1,0 +1,839 @@
+import Foundation
+@_spi(StrataCheck) import Strata
+import Testing
+
+// Behaviours WRT, VER and AVL of shared/realm-behaviours.md, against Spec/writes.md (W),
+// versions.md (V) and limits.md (L). Rejections are observed through the throwing
+// `@_spi(StrataCheck)` entry points; nothing here calls an API in a way that traps, except
+// inside exit tests (VER-20), which run in a child process.
+//
+// Not here: WRT-26, VER-07, VER-10, VER-11, VER-17 (observers), VER-22, VER-23 (asyncRefresh),
+// VER-26 (writeAsync).
+
+/// An error a write block throws (WRT-08).
+private struct WVLBlockError: Error, Equatable {
+    let id: Int
+}
+
+/// Runs `body` on a new thread and waits at most `seconds`; nil when it did not finish (so a
+/// write lock that is never released fails the test instead of hanging it).
+private func onOtherThreadWithin<R: Sendable>(seconds: Double,
+                                              _ body: @escaping @Sendable () throws -> R) -> Result<R, any Error>? {
+    let box = ResultBox<R>()
+    let done = DispatchSemaphore(value: 0)
+    let thread = Thread {
+        box.set(Result { try body() })
+        done.signal()
+    }
+    thread.start()
+    guard done.wait(timeout: .now() + seconds) == .success else { return nil }
+    return Result { try box.get() }
+}
+
+/// "bg": opens the realm of `configuration` on a new thread and commits `change` there.
+private func commitOnOtherThread(_ configuration: Realm.Configuration,
+                                 _ change: @escaping @Sendable (Realm) throws -> Void) throws {
+    try onOtherThread {
+        let realm = try Realm(configuration: configuration)
+        try realm.write { try change(realm) }
+    }
+}
+
+private func addIntObj(_ realm: Realm, _ value: Int) throws {
+    _ = try realm._create(IntObj.self, value: ["intCol": value], update: .error)
+}
+
+private func limitedConfiguration(_ limit: UInt?) -> Realm.Configuration {
+    var configuration = testConfiguration()
+    configuration.maximumNumberOfActiveVersions = limit
+    return configuration
+}
+
+@Suite struct WritesVersionsLimitsTests {
+    // MARK: - WRT
+
+    // WRT-01 (Spec W2)
+    @Test func wrt01_W2_nestedWriteIsRejected() throws {
+        let configuration = testConfiguration()
+        let realm = try Realm(configuration: configuration)
+        try realm.write {
+            try addIntObj(realm, 1)
+            let nestedBegin = rejection { try realm._beginWrite() }
+            #expect(nestedBegin?.code == .programmerError)
+            #expect(nestedBegin?.message.contains("The Realm is already in a write transaction") == true)
+            let nestedWrite = rejection { try realm.write {} }
+            #expect(nestedWrite?.code == .programmerError)
+            #expect(nestedWrite?.message.contains("The Realm is already in a write transaction") == true)
+            // Through another handle of the same thread: the same instance.
+            let again = try Realm(configuration: configuration)
+            #expect(again == realm)
+            let viaHandle = rejection { try again._beginWrite() }
+            #expect(viaHandle?.code == .programmerError)
+            #expect(viaHandle?.message.contains("The Realm is already in a write transaction") == true)
+            // The open transaction is left unchanged.
+            #expect(realm.isInWriteTransaction)
+            #expect(realm.objects(IntObj.self).count == 1)
+        }
+        #expect(!realm.isInWriteTransaction)
+        #expect(realm.objects(IntObj.self).count == 1)
+    }
+
+    // WRT-02 (Spec W4, V12)
+    @Test func wrt02_W4_writerSeesItsOwnChanges() throws {
+        let realm = try Realm(configuration: testConfiguration())
+        try realm.write {
+            _ = try realm._create(StrObj.self, value: ["stringCol": "1"], update: .error)
+            #expect(realm.objects(StrObj.self).count == 1)
+            #expect(realm.objects(StrObj.self).first?.stringCol == "1")
+        }
+        #expect(realm.objects(StrObj.self).count == 1)
+        #expect(realm.objects(StrObj.self).first?.stringCol == "1")
+    }
+
+    // WRT-04 (Spec W3)
+    @Test func wrt04_W3_commitAndCancelNeedAnOpenWrite() throws {
+        let realm = try Realm(configuration: testConfiguration())
+        let commit = rejection { try realm._commitWrite() }
+        #expect(commit?.code == .programmerError)
+        #expect(commit?.message.contains("Can't commit a non-existing write transaction") == true)
+        let publicCommit = rejection { try realm.commitWrite() }
+        #expect(publicCommit?.message.contains("Can't commit a non-existing write transaction") == true)
+        let cancel = rejection { try realm._cancelWrite() }
+        #expect(cancel?.code == .programmerError)
+        #expect(cancel?.message.contains("Can't cancel a non-existing write transaction") == true)
+        #expect(!realm.isInWriteTransaction)
+    }
+
+    // WRT-05 (Spec W3): transaction state belongs to each Realm, not to the thread.
+    @Test func wrt05_W3_writeStateBelongsToEachRealm() throws {
+        let a = try Realm(configuration: testConfiguration("a.realm"))
+        let b = try Realm(configuration: testConfiguration("b.realm"))
+        try a._beginWrite()
+        let cancel = rejection { try b._cancelWrite() }
+        #expect(cancel?.code == .programmerError)
+        #expect(cancel?.message.contains("Can't cancel a non-existing write transaction") == true)
+        let commit = rejection { try b._commitWrite() }
+        #expect(commit?.code == .programmerError)
+        #expect(commit?.message.contains("Can't commit a non-existing write transaction") == true)
+        #expect(a.isInWriteTransaction)
+        #expect(!b.isInWriteTransaction)
+        try a._cancelWrite()
+        #expect(!a.isInWriteTransaction)
+    }
+
+    // WRT-07 (Spec W5)
+    @Test func wrt07_W5_cancelInsideWriteBlockEndsItWithoutCommit() throws {
+        let realm = try Realm(configuration: testConfiguration())
+        var inWriteAfterCancel = true
+        try realm.write {
+            try addIntObj(realm, 1)
+            try realm._cancelWrite()
+            inWriteAfterCancel = realm.isInWriteTransaction
+        }
+        #expect(!inWriteAfterCancel)
+        #expect(!realm.isInWriteTransaction)
+        #expect(realm.objects(IntObj.self).count == 0)
+        #expect(try realm._refresh() == false)  // nothing was committed
+    }
+
+    // WRT-08 (Spec W6)
+    @Test func wrt08_W6_throwingWriteBlockRollsBackAndRethrows() throws {
+        let realm = try Realm(configuration: testConfiguration())
+        #expect(throws: WVLBlockError(id: 7)) {
+            try realm.write {
+                try addIntObj(realm, 1)
+                try addIntObj(realm, 2)
+                throw WVLBlockError(id: 7)
+            }
+        }
+        #expect(!realm.isInWriteTransaction)
+        #expect(realm.objects(IntObj.self).count == 0)
+        #expect(throws: WVLBlockError(id: 8)) {
+            try realm.write { throw WVLBlockError(id: 8) }
+        }
+        #expect(!realm.isInWriteTransaction)
+        #expect(realm.objects(IntObj.self).count == 0)
+        // The realm takes writes again.
+        try realm.write { try addIntObj(realm, 3) }
+        #expect(realm.objects(IntObj.self).count == 1)
+    }
+
+    // WRT-10 (Spec W7, W8): invalidate during a write rolls back and frees the write lock.
+    @Test func wrt10_W7_invalidateDuringWriteRollsBack() throws {
+        let configuration = testConfiguration()
+        let realm = try Realm(configuration: configuration)
+        try realm._beginWrite()
+        try addIntObj(realm, 1)
+        #expect(realm.objects(IntObj.self).count == 1)
+        try realm._invalidate()
+        #expect(!realm.isInWriteTransaction)
+        #expect(realm.objects(IntObj.self).count == 0)
+        let other = onOtherThreadWithin(seconds: 10) { () throws -> Int in
+            let bg = try Realm(configuration: configuration)
+            try bg.write { try addIntObj(bg, 2) }
+            return bg.objects(IntObj.self).count
+        }
+        #expect(try other?.get() == 1, "another thread could not write after invalidate (write lock held?)")
+    }
+
+    // WRT-10 (Spec W7, W8): releasing a realm that is in a write rolls back and frees the lock.
+    @Test func wrt10_W7_releasingRealmInWriteRollsBack() throws {
+        let configuration = testConfiguration()
+        try onOtherThread {
+            let realm = try Realm(configuration: configuration)
+            try realm._beginWrite()
+            try addIntObj(realm, 1)
+        }
+        let reopened = try Realm(configuration: configuration)
+        #expect(reopened.objects(IntObj.self).count == 0)
+        let other = onOtherThreadWithin(seconds: 10) { () throws -> Int in
+            let bg = try Realm(configuration: configuration)
+            try bg.write { try addIntObj(bg, 2) }
+            return bg.objects(IntObj.self).count
+        }
+        #expect(try other?.get() == 1, "another thread could not write after the writer was released")
+    }
+
+    // WRT-11 (Spec W4, W5)
+    @Test func wrt11_W4_isEmptyFollowsTheTransaction() throws {
+        let realm = try Realm(configuration: testConfiguration())
+        #expect(try realm._isEmpty())
+        try realm._beginWrite()
+        try addIntObj(realm, 1)
+        #expect(try !realm._isEmpty())
+        try realm._cancelWrite()
+        #expect(try realm._isEmpty())
+        try realm.write { try addIntObj(realm, 1) }
+        #expect(try !realm._isEmpty())
+    }
+
+    // WRT-13 (Spec W9). Strata has no throwing form of `append(objectsIn:)`, `removeLast()` or
+    // List `setValue(forKey:)`; subscript assignment is `_replace`. The owner's list property
+    // set by name is checked instead of List.setValue(forKey:).
+    @Test func wrt13_W9_listMutationsOutsideWriteAreRejected() throws {
+        let realm = try Realm(configuration: testConfiguration())
+        var holder: Holder!
+        var element: IntObj!
+        try realm.write {
+            element = try realm._create(IntObj.self, value: ["intCol": 1], update: .error)
+            holder = try realm._create(Holder.self, value: ["intArray": [element!]], update: .error)
+        }
+        let list = holder.intArray
+        let attempts: [(String, () throws -> Void)] = [
+            ("append managed", { try list._append(element) }),
+            ("append unmanaged", { try list._append(IntObj()) }),
+            ("insert", { try list._insert(element, at: 0) }),
+            ("remove at", { _ = try list._remove(at: 0) }),
+            ("remove all", { try list._removeAll() }),
+            ("replace / subscript set", { try list._replace(index: 0, with: element) }),
+            ("move", { try list._move(from: 0, to: 0) }),
+            ("swap", { try list._swapAt(0, 0) }),
+            ("owner setValue(forKey:)", { try holder._setValue([element!], forKey: "intArray") }),
+        ]
+        for (name, attempt) in attempts {
+            let error = rejection(attempt)
+            #expect(error?.code == .programmerError, "\(name)")
+            #expect(error?.message.contains("write transaction") == true, "\(name): \(String(describing: error))")
+        }
+        #expect(try list._count() == 1)
+        #expect(realm.objects(IntObj.self).count == 1)
+    }
+
+    // WRT-14 (Spec W10)
+    @Test func wrt14_W10_addingIsIdempotent() throws {
+        let realm = try Realm(configuration: testConfiguration())
+        try realm.write {
+            let object = IntObj()
+            object.intCol = 5
+            try realm._add(object)
+            try realm._add(object)
+        }
+        #expect(realm.objects(IntObj.self).count == 1)
+        try realm.write {
+            let first = PKStr()
+            first.stringCol = "key"
+            first.intCol = 1
+            let second = PKStr()
+            second.stringCol = "key"
+            second.intCol = 2
+            try realm._add(first, update: .all)
+            try realm._add(second, update: .all)
+        }
+        #expect(realm.objects(PKStr.self).count == 1)
+        #expect(try realm._object(ofType: PKStr.self, forPrimaryKey: "key")?.intCol == 2)
+    }
+
+    // WRT-16 (Spec W11)
+    @Test func wrt16_W11_deleteErrors() throws {
+        let a = try Realm(configuration: testConfiguration("a.realm"))
+        let b = try Realm(configuration: testConfiguration("b.realm"))
+        var objectOfA: IntObj!
+        var companyOfA: Company!
+        try a.write {
+            objectOfA = try a._create(IntObj.self, value: ["intCol": 1], update: .error)
+            try addIntObj(a, 2)
+            companyOfA = try a._create(Company.self, value: ["name": "c", "employees": [["name": "e", "age": 1, "hired": true]]],
+                                       update: .error)
+        }
+        try b.write { try addIntObj(b, 9) }
+        let belongs = "Can only delete an object from the Realm it belongs to."
+
+        // Unmanaged, outside and inside a write.
+        let unmanagedOutside = rejection { try a._delete(IntObj()) }
+        #expect(unmanagedOutside?.code == .programmerError)
+        #expect(unmanagedOutside?.message.contains(belongs) == true)
+        try a._beginWrite()
+        let unmanagedInside = rejection { try a._delete(IntObj()) }
+        #expect(unmanagedInside?.code == .programmerError)
+        #expect(unmanagedInside?.message.contains(belongs) == true)
+        try a._cancelWrite()
+
+        // A's objects, Results and List through B, whether or not either is in a write.
+        for (aWrites, bWrites) in [(false, false), (false, true), (true, false), (true, true)] {
+            if aWrites { try a._beginWrite() }
+            if bWrites { try b._beginWrite() }
+            let attempts: [(String, () throws -> Void)] = [
+                ("object", { try b._delete(objectOfA) }),
+                ("array", { try b._delete([objectOfA!]) }),
+                ("results", { try b._delete(a.objects(IntObj.self)) }),
+                ("list", { try b._delete(companyOfA.employees) }),
+            ]
+            for (name, attempt) in attempts {
+                let error = rejection(attempt)
+                #expect(error?.code == .programmerError, "\(name) A:\(aWrites) B:\(bWrites)")
+                #expect(error?.message.contains(belongs) == true, "\(name) A:\(aWrites) B:\(bWrites): \(String(describing: error))")
+            }
+            if aWrites { try a._cancelWrite() }
+            if bWrites { try b._cancelWrite() }
+        }
+        #expect(a.objects(IntObj.self).count == 2)
+        #expect(a.objects(Employee.self).count == 1)
+        #expect(b.objects(IntObj.self).count == 1)
+        #expect(!objectOfA.isInvalidated)
+
+        // Deleting an already-deleted object.
+        try a.write { try a._delete(objectOfA) }
+        try a._beginWrite()
+        let again = rejection { try a._delete(objectOfA) }
+        #expect(again?.code == .programmerError)
+        #expect(again?.message.contains("Object has been deleted or invalidated.") == true)
+        #expect(a.objects(IntObj.self).count == 1)
+        try a._cancelWrite()
+    }
+
+    // WRT-17 (Spec W12)
+    @Test func wrt17_W12_deletionInvalidatesAtOnce() throws {
+        let realm = try Realm(configuration: testConfiguration())
+        var object: IntObj!
+        try realm.write { object = try realm._create(IntObj.self, value: ["intCol": 1], update: .error) }
+        try realm._beginWrite()
+        try realm._delete(object)
+        #expect(object.isInvalidated)  // before the commit
+        #expect(object.realm == nil)
+        let read = rejection { _ = try object._value(forKey: "intCol") }
+        #expect(read?.code == .programmerError)
+        #expect(read?.message.contains("invalidated") == true)
+        let add = rejection { try realm._add(object) }
+        #expect(add?.code == .programmerError)
+        #expect(add?.message.contains("deleted or invalidated") == true)
+        let create = rejection { _ = try realm._create(Holder.self, value: ["intArray": [object!]], update: .error) }
+        #expect(create?.code == .programmerError)
+        #expect(create?.message.contains("deleted or invalidated") == true)
+        #expect(realm.objects(Holder.self).count == 0)
+        try realm._commitWrite()
+        #expect(object.isInvalidated)
+        #expect(realm.objects(IntObj.self).count == 0)
+
+        // deleteAll invalidates every held accessor and empties every type.
+        var owner: Owner!
+        var dog: Dog!
+        try realm.write {
+            owner = try realm._create(Owner.self, value: ["name": "o", "dog": ["dogName": "d", "age": 2]], update: .error)
+            dog = owner.dog
+        }
+        #expect(realm.objects(Owner.self).count == 1 && realm.objects(Dog.self).count == 1)
+        try realm._beginWrite()
+        try realm._deleteAll()
+        #expect(owner.isInvalidated)
+        #expect(dog.isInvalidated)
+        #expect(owner.realm == nil && dog.realm == nil)
+        #expect(realm.objects(Owner.self).count == 0)
+        #expect(realm.objects(Dog.self).count == 0)
+        try realm._commitWrite()
+        #expect(realm.objects(Owner.self).count == 0)
+        #expect(realm.objects(Dog.self).count == 0)
+    }
+
+    // WRT-19 (Spec W5): scalars and links.
+    @Test func wrt19_W5_cancelRestoresScalarsAndLinks() throws {
+        let realm = try Realm(configuration: testConfiguration())
+        var number: IntObj!
+        var linker: LinkObj!
+        var one: StrObj!
+        var two: StrObj!
+        try realm.write {
+            number = try realm._create(IntObj.self, value: ["intCol": 0], update: .error)
+            linker = try realm._create(LinkObj.self, value: [String: Any](), update: .error)
+            one = try realm._create(StrObj.self, value: ["stringCol": "one"], update: .error)
+            two = try realm._create(StrObj.self, value: ["stringCol": "two"], update: .error)
+        }
+
+        try realm._beginWrite()
+        number.intCol = 1
+        try realm._cancelWrite()
+        #expect(number.intCol == 0)
+        #expect(!realm.isInWriteTransaction)
+
+        try realm._beginWrite()
+        linker.link = one
+        try realm._cancelWrite()
+        #expect(linker.link == nil)
+
+        try realm._beginWrite()
+        let fresh = StrObj()
+        fresh.stringCol = "new"
+        linker.link = fresh
+        #expect(realm.objects(StrObj.self).count == 3)
+        try realm._cancelWrite()
+        #expect(linker.link == nil)
+        #expect(realm.objects(StrObj.self).count == 2)
+
+        try realm.write { linker.link = one }
+        try realm._beginWrite()
+        linker.link = nil
+        try realm._cancelWrite()
+        #expect(linker.link?.stringCol == "one")
+
+        try realm._beginWrite()
+        linker.link = two
+        try realm._cancelWrite()
+        #expect(linker.link?.stringCol == "one")
+        #expect(!realm.isInWriteTransaction)
+    }
+
+    // WRT-19 (Spec W5): List appends, removals and replacements.
+    @Test func wrt19_W5_cancelRestoresLists() throws {
+        let realm = try Realm(configuration: testConfiguration())
+        var holder: Holder!
+        var first: IntObj!
+        var second: IntObj!
+        try realm.write {
+            first = try realm._create(IntObj.self, value: ["intCol": 1], update: .error)
+            second = try realm._create(IntObj.self, value: ["intCol": 2], update: .error)
+            holder = try realm._create(Holder.self, value: ["intArray": [first!]], update: .error)
+        }
+        let changes: [(String, () throws -> Void)] = [
+            ("append existing", { try holder.intArray._append(second) }),
+            ("append unmanaged", {
+                let unmanaged = IntObj()
+                unmanaged.intCol = 3
+                try holder.intArray._append(unmanaged)
+            }),
+            ("remove at 0", { _ = try holder.intArray._remove(at: 0) }),
+            ("replace 0", { try holder.intArray._replace(index: 0, with: second) }),
+        ]
+        for (name, change) in changes {
+            try realm._beginWrite()
+            try change()
+            try realm._cancelWrite()
+            #expect(holder.intArray.map(\.intCol) == [1], "\(name)")
+            #expect(realm.objects(IntObj.self).count == 2, "\(name)")
+            #expect(!realm.isInWriteTransaction, "\(name)")
+        }
+    }
+
+    // WRT-20 (Spec W14)
+    @Test func wrt20_W14_createCopiesDeeplyAcrossRealms() throws {
+        let a = try Realm(configuration: testConfiguration("a.realm"))
+        let b = try Realm(configuration: testConfiguration("b.realm"))
+        var chain: LinkObj!
+        var employee: Employee!
+        try a.write {
+            chain = try a._create(LinkObj.self, value: ["link": ["stringCol": "target"]], update: .error)
+            employee = try a._create(Employee.self, value: ["name": "fromA", "age": 30, "hired": true], update: .error)
+        }
+        var copy: LinkObj!
+        try b.write { copy = try b._create(LinkObj.self, value: chain!, update: .error) }
+        #expect(a.objects(LinkObj.self).count == 1 && a.objects(StrObj.self).count == 1)
+        #expect(b.objects(LinkObj.self).count == 1 && b.objects(StrObj.self).count == 1)
+        #expect(copy.realm == b)
+        #expect(copy.link?.realm == b)
+        #expect(copy.link?.stringCol == "target")
+        #expect(chain.realm == a)
+        #expect(chain.link?.realm == a)
+
+        // An array literal holding an object of A.
+        let literal: [Any] = ["3", [["2", 20, false] as [Any], employee!] as [Any]]
+        var company: Company!
+        try b.write { company = try b._create(Company.self, value: literal, update: .error) }
+        #expect(b.objects(Company.self).count == 1)
+        #expect(b.objects(Employee.self).count == 2)  // B: 3 new objects in all
+        #expect(company.employees.map(\.name) == ["2", "fromA"])
+        #expect(company.employees.allSatisfy { $0.realm == b })
+        #expect(a.objects(Employee.self).count == 1)
+        #expect(a.objects(Company.self).count == 0)
+        #expect(employee.realm == a)
+    }
+
+    // WRT-22 (Spec W13). Strata has no MutableSet or Map, so only the List part applies.
+    @Test func wrt22_W13_deletingAListDeletesItsTargets() throws {
+        let realm = try Realm(configuration: testConfiguration())
+        var company: Company!
+        var other: Company!
+        try realm.write {
+            company = try realm._create(Company.self, value: ["name": "c", "employees": [
+                ["name": "x", "age": 1, "hired": true], ["name": "y", "age": 2, "hired": false],
+            ]], update: .error)
+            other = try realm._create(Company.self, value: ["name": "d", "employees": company.employees], update: .error)
+        }
+        #expect(realm.objects(Employee.self).count == 2)
+        #expect(other.employees.count == 2)
+        try realm.write { try realm._delete(company.employees) }
+        #expect(realm.objects(Employee.self).count == 0)
+        #expect(company.employees.count == 0)
+        #expect(other.employees.count == 0)
+        #expect(realm.objects(Company.self).count == 2)
+    }
+
+    // WRT-23 (Spec W4)
+    @Test func wrt23_W4_resultsAreLiveInsideAWrite() throws {
+        let realm = try Realm(configuration: testConfiguration())
+        let zeros = realm.objects(IntObj.self).where { $0.intCol == 0 }
+        try realm.write {
+            let object = try realm._create(IntObj.self, value: ["intCol": 0], update: .error)
+            #expect(zeros.first?.intCol == 0)
+            #expect(zeros.last?.intCol == 0)
+            object.intCol = 1
+            #expect(zeros.first == nil)
+            #expect(zeros.last == nil)
+        }
+        #expect(zeros.first == nil)
+        #expect(realm.objects(IntObj.self).where { $0.intCol == 1 }.count == 1)
+    }
+
+    // WRT-25 (Spec V15)
+    @Test func wrt25_V15_writesDuringEnumeration() throws {
+        let realm = try Realm(configuration: testConfiguration())
+        try realm.write { for _ in 0..<40 { try addIntObj(realm, 0) } }
+        var visited = 0
+        for object in realm.objects(IntObj.self).where({ $0.intCol == 0 }) {
+            try realm._beginWrite()
+            object.intCol = 1
+            try realm._commitWrite()
+            visited += 1
+        }
+        #expect(visited == 40)
+        #expect(realm.objects(IntObj.self).where { $0.intCol == 1 }.count == 40)
+        #expect(realm.objects(IntObj.self).where { $0.intCol == 0 }.count == 0)
+    }
+
+    // MARK: - VER
+
+    // VER-01 (Spec V6)
+    @Test func ver01_V6_autorefreshDefaultsToTrueAndReadsBack() throws {
+        let realm = try Realm(configuration: testConfiguration())
+        #expect(realm.autorefresh)
+        realm.autorefresh = false
+        #expect(!realm.autorefresh)
+        realm.autorefresh = true
+        #expect(realm.autorefresh)
+    }
+
+    // VER-02 (Spec V7): the effect of autorefresh without observers. The realm does not move
+    // inside bg's commit, and moves once its own run loop turns.
+    @Test func ver02_V7_autorefreshMovesOnALaterRunLoopTurn() throws {
+        let configuration = testConfiguration()
+        let realm = try Realm(configuration: configuration)
+        let strings = realm.objects(StrObj.self)
+        #expect(strings.count == 0)
+        try commitOnOtherThread(configuration) { bg in
+            _ = try bg._create(StrObj.self, value: ["stringCol": "string"], update: .error)
+        }
+        #expect(strings.count == 0)  // not moved during bg's commit
+        #expect(spinRunLoop(seconds: 10) { strings.count == 1 })
+        #expect(strings.count == 1)
+        #expect(strings.first?.stringCol == "string")
+        #expect(try realm._refresh() == false)  // autorefresh already moved it to the newest
+    }
+
+    // VER-04 (Spec V8): a thread that never returns to its run loop does not move.
+    @Test func ver04_V8_noRunLoopTurnNoMove() throws {
+        let configuration = testConfiguration()
+        let realm = try Realm(configuration: configuration)
+        #expect(realm.autorefresh)
+        #expect(realm.objects(IntObj.self).count == 0)
+        try commitOnOtherThread(configuration) { bg in try addIntObj(bg, 1) }
+        Thread.sleep(forTimeInterval: 0.3)  // blocks without turning the loop
+        #expect(realm.objects(IntObj.self).count == 0)
+        #expect(try realm._refresh() == true)
+        #expect(realm.objects(IntObj.self).count == 1)
+    }
+
+    // VER-05 (Spec V1, V4)
+    @Test func ver05_V1_realmStaysPinnedUntilRefresh() throws {
+        let configuration = testConfiguration()
+        let realm = try Realm(configuration: configuration)
+        #expect(realm.objects(IntObj.self).count == 0)
+        try commitOnOtherThread(configuration) { bg in try addIntObj(bg, 1) }
+        #expect(try realm._refresh() == true)
+        #expect(realm.objects(IntObj.self).count == 1)
+        try commitOnOtherThread(configuration) { bg in try addIntObj(bg, 2) }
+        #expect(realm.objects(IntObj.self).count == 1)
+        #expect(try realm._refresh() == true)
+        #expect(realm.objects(IntObj.self).count == 2)
+        #expect(try realm._refresh() == false)
+    }
+
+    // VER-08 (Spec V11), without observers: beginWrite moves to the newest version whatever
+    // autorefresh says. (The `.didChange` timing part needs observers.)
+    @Test func ver08_V11_beginWriteMovesToNewestFirst() throws {
+        let configuration = testConfiguration()
+        let realm = try Realm(configuration: configuration)
+        for autorefresh in [true, false] {
+            realm.autorefresh = autorefresh
+            let before = realm.objects(IntObj.self).count
+            try commitOnOtherThread(configuration) { bg in try addIntObj(bg, 1) }
+            #expect(realm.objects(IntObj.self).count == before, "autorefresh \(autorefresh)")
+            try realm._beginWrite()
+            #expect(realm.objects(IntObj.self).count == before + 1, "autorefresh \(autorefresh)")
+            try realm._cancelWrite()
+            #expect(realm.objects(IntObj.self).count == before + 1, "autorefresh \(autorefresh)")
+        }
+    }
+
+    // VER-13 (Spec V13)
+    @Test func ver13_V13_listStaysInvalidAfterInvalidate() throws {
+        let realm = try Realm(configuration: testConfiguration())
+        var holder: Holder!
+        try realm.write {
+            let element = try realm._create(IntObj.self, value: ["intCol": 1], update: .error)
+            holder = try realm._create(Holder.self, value: ["intArray": [element]], update: .error)
+        }
+        let list = holder.intArray
+        #expect(try list._count() == 1)
+        try realm._invalidate()
+        #expect(list.isInvalidated)
+
+        func expectInvalidated(_ name: String, _ body: () throws -> Void) {
+            let error = rejection(body)
+            #expect(error?.code == .programmerError, "\(name)")
+            #expect(error?.message.contains("invalidated") == true, "\(name): \(String(describing: error))")
+        }
+        expectInvalidated("count") { _ = try list._count() }
+        expectInvalidated("element") { _ = try list._element(at: 0) }
+        // A new read does not revive it.
+        #expect(realm.objects(Holder.self).count == 1)
+        expectInvalidated("count after new read") { _ = try list._count() }
+        // Nor does a new write.
+        try realm._beginWrite()
+        let element = try #require(realm.objects(IntObj.self).first)
+        expectInvalidated("count in write") { _ = try list._count() }
+        expectInvalidated("element in write") { _ = try list._element(at: 0) }
+        expectInvalidated("append") { try list._append(element) }
+        expectInvalidated("insert") { try list._insert(element, at: 0) }
+        expectInvalidated("remove") { _ = try list._remove(at: 0) }
+        expectInvalidated("removeAll") { try list._removeAll() }
+        expectInvalidated("replace") { try list._replace(index: 0, with: element) }
+        expectInvalidated("move") { try list._move(from: 0, to: 0) }
+        expectInvalidated("swap") { try list._swapAt(0, 0) }
+        try realm._cancelWrite()
+        #expect(list.isInvalidated)
+        #expect(realm.objects(Holder.self).first?.intArray.count == 1)
+    }
+
+    // VER-14 (Spec V13, V10)
+    @Test func ver14_V13_readRestartsAtNewestAfterInvalidate() throws {
+        let configuration = testConfiguration()
+        let realm = try Realm(configuration: configuration)
+        var old: IntObj!
+        try realm.write { old = try realm._create(IntObj.self, value: ["intCol": 1], update: .error) }
+        try realm._invalidate()
+        #expect(realm._readVersion == nil)  // the pin is released
+        #expect(old.isInvalidated)
+        try commitOnOtherThread(configuration) { bg in try addIntObj(bg, 2) }
+        let first = try #require(realm.objects(IntObj.self).sorted(byKeyPath: "intCol").first)
+        #expect(!first.isInvalidated)
+        #expect(first.intCol == 1)
+        #expect(realm.objects(IntObj.self).count == 2)  // started at the newest version
+        try realm.write { try addIntObj(realm, 3) }
+        #expect(realm.objects(IntObj.self).count == 3)
+        #expect(old.isInvalidated)
+    }
+
+    // VER-16 (Spec V13)
+    @Test func ver16_V13_invalidateOnReadOnlyRealm() throws {
+        let configuration = testConfiguration()
+        try onOtherThread {
+            let writer = try Realm(configuration: configuration)
+            try writer.write { try addIntObj(writer, 5) }
+        }
+        var readOnly = configuration
+        readOnly.readOnly = true
+        let realm = try Realm(configuration: readOnly)
+        let held = try #require(realm.objects(IntObj.self).first)
+        #expect(held.intCol == 5)
+        try realm._invalidate()
+        #expect(held.isInvalidated)
+        let fresh = try #require(realm.objects(IntObj.self).first)
+        #expect(!fresh.isInvalidated)
+        #expect(fresh.intCol == 5)
+    }
+
+    // VER-19 (Spec V15)
+    @Test func ver19_V15_refreshDuringEnumerationKeepsTheSnapshot() throws {
+        let configuration = testConfiguration()
+        let realm = try Realm(configuration: configuration)
+        realm.autorefresh = false
+        try realm.write { for value in 0..<40 { try addIntObj(realm, value) } }
+        let results = realm.objects(IntObj.self)
+        #expect(results.count == 40)
+        try commitOnOtherThread(configuration) { bg in try bg._delete(bg.objects(IntObj.self)) }
+        var yielded = 0
+        var invalidated = 0
+        for object in results {
+            _ = try realm._refresh()
+            yielded += 1
+            if object.isInvalidated { invalidated += 1 }
+        }
+        #expect(yielded == 40)
+        #expect(invalidated == 40)
+        #expect(results.count == 0)
+    }
+
+    /// VER-20's child-process body: invalidates while iterating; the iterator must then trap.
+    static func invalidateDuringIteration(inWrite: Bool) throws {
+        let realm = try Realm(configuration: testConfiguration())
+        try realm.write { for value in 0..<20 { try addIntObj(realm, value) } }
+        if inWrite { try realm._beginWrite() }
+        var yielded = 0
+        for _ in realm.objects(IntObj.self) {
+            yielded += 1
+            if yielded == 2 { try realm._invalidate() }
+        }
+        FileHandle.standardError.write(Data("iteration ended normally after \(yielded) elements\n".utf8))
+    }
+
+    // VER-20 (Spec V16). The iterator has no throwing form, so this runs in an exit test: the
+    // child process must stop with 'Collection is no longer valid'.
+    @Test func ver20_V16_invalidateDuringEnumerationOutsideWrite() async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            try WritesVersionsLimitsTests.invalidateDuringIteration(inWrite: false)
+        }
+        let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(stderr.contains("Collection is no longer valid"), "\(stderr)")
+    }
+
+    // VER-20 (Spec V16), inside a write.
+    @Test func ver20_V16_invalidateDuringEnumerationInsideWrite() async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            try WritesVersionsLimitsTests.invalidateDuringIteration(inWrite: true)
+        }
+        let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(stderr.contains("Collection is no longer valid"), "\(stderr)")
+    }
+
+    // VER-25 (Spec V6)
+    @Test func ver25_V6_autorefreshBelongsToTheCachedInstance() throws {
+        let configuration = testConfiguration()
+        do {
+            let realm = try Realm(configuration: configuration)
+            realm.autorefresh = false
+            let same = try Realm(configuration: configuration)
+            #expect(same == realm)
+            #expect(!same.autorefresh)  // held: the same instance
+        }
+        let reopened = try Realm(configuration: configuration)
+        #expect(reopened.autorefresh)
+    }
+
+    // MARK: - AVL
+
+    // AVL-01 (Spec L2)
+    @Test func avl01_L2_activeVersionLimitFailsBeginWrite() throws {
+        let realm = try Realm(configuration: limitedConfiguration(3))
+        var frozen = [try realm._freeze()]
+        for _ in 0..<3 {
+            try realm.write {}
+            frozen.append(try realm._freeze())
+        }
+        let message = "Number of active versions (4) in the Realm exceeded the limit of 3"
+        let begin = rejection { try realm._beginWrite() }
+        #expect(begin?.code == .fail)
+        #expect(begin?.message.contains(message) == true, "\(String(describing: begin))")
+        #expect(!realm.isInWriteTransaction)
+        let write = rejection { try realm.write { try addIntObj(realm, 1) } }
+        #expect(write?.code == .fail)
+        #expect(write?.message.contains(message) == true, "\(String(describing: write))")
+        #expect(!realm.isInWriteTransaction)
+        #expect(realm.objects(IntObj.self).count == 0)
+        #expect(Set(frozen.compactMap(\._readVersion)).count == 4)  // keeps the four pins alive
+    }
+
+    // AVL-02 (Spec L2): "count > limit fails", checked when the write begins.
+    @Test func avl02_L2_limitIsCheckedAtBeginWithGreaterThan() throws {
+        let realm = try Realm(configuration: limitedConfiguration(3))
+        var frozen = [try realm._freeze()]
+        for _ in 0..<2 {
+            try realm.write {}
+            frozen.append(try realm._freeze())
+        }
+        // Three versions are active: the begin succeeds and the commit creates a fourth.
+        #expect(rejection { try realm._beginWrite() } == nil)
+        try addIntObj(realm, 1)
+        #expect(rejection { try realm._commitWrite() } == nil)
+        #expect(realm.objects(IntObj.self).count == 1)
+        let next = rejection { try realm._beginWrite() }
+        #expect(next?.code == .fail)
+        #expect(next?.message.contains("Number of active versions (4) in the Realm exceeded the limit of 3") == true,
+                "\(String(describing: next))")
+        #expect(Set(frozen.compactMap(\._readVersion)).count == 3)
+    }
+
+    // AVL-04 (Spec L4)
+    @Test func avl04_L4_nilAndZeroMeanNoLimit() throws {
+        for limit in [nil, 0] as [UInt?] {
+            let realm = try Realm(configuration: limitedConfiguration(limit))
+            var frozen = [try realm._freeze()]
+            for value in 0..<8 {
+                let error = rejection { try realm.write { try addIntObj(realm, value) } }
+                #expect(error == nil, "limit \(String(describing: limit)): \(String(describing: error))")
+                frozen.append(try realm._freeze())
+            }
+            #expect(realm.objects(IntObj.self).count == 8)
+            #expect(Set(frozen.compactMap(\._readVersion)).count == 9)
+        }
+    }
+
+    // AVL-05 (Spec L5, L1): releasing a pinning Results reference or frozen realm lets writes
+    // begin again.
+    @Test func avl05_L5_releasingPinsRestoresWrites() throws {
+        let realm = try Realm(configuration: limitedConfiguration(2))
+        #expect(realm.objects(IntObj.self).count == 0)
+        var reference: ThreadSafeReference<Results<IntObj>>? = try ThreadSafeReference._make(to: realm.objects(IntObj.self))
+        try realm.write { try addIntObj(realm, 1) }
+        var frozen: Realm? = try realm._freeze()
+        try realm.write { try addIntObj(realm, 2) }
+        // Active: the reference's version, the frozen one and the newest.
+        let blocked = rejection { try realm._beginWrite() }
+        #expect(blocked?.code == .fail)
+        #expect(blocked?.message.contains("Number of active versions (3) in the Realm exceeded the limit of 2") == true,
+                "\(String(describing: blocked))")
+        #expect(reference?.isInvalidated == false)
+        reference = nil  // 3 -> 2
+        #expect(rejection { try realm._beginWrite() } == nil)
+        try addIntObj(realm, 3)
+        try realm._commitWrite()
+        // Pin the newest version with a second frozen realm and commit past it: three again.
+        var frozenAgain: Realm? = try realm._freeze()
+        try realm.write { try addIntObj(realm, 4) }
+        let blockedAgain = rejection { try realm._beginWrite() }
+        #expect(blockedAgain?.code == .fail)
+        #expect(blockedAgain?.message.contains("Number of active versions (3) in the Realm exceeded the limit of 2") == true,
+                "\(String(describing: blockedAgain))")
+        #expect(frozen?.isFrozen == true && frozenAgain?.isFrozen == true)
+        frozen = nil
+        frozenAgain = nil
+        #expect(rejection { try realm.write { try addIntObj(realm, 5) } } == nil)
+        #expect(realm.objects(IntObj.self).count == 5)
+    }
+}
