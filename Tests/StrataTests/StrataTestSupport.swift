@@ -129,6 +129,11 @@ final class ResultBox<R>: @unchecked Sendable {
         result = value
         lock.unlock()
     }
+    var isSet: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return result != nil
+    }
     func update(_ change: (inout R) -> Void) {
         lock.lock()
         defer { lock.unlock() }

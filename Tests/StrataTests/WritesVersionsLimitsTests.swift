@@ -7,8 +7,8 @@ import Testing
 // `@_spi(StrataCheck)` entry points; nothing here calls an API in a way that traps, except
 // inside exit tests (VER-20), which run in a child process.
 //
-// Not here: WRT-26, VER-07, VER-10, VER-11, VER-17 (observers), VER-22, VER-23 (asyncRefresh),
-// VER-26 (writeAsync).
+// Not here: VER-07, VER-10, VER-11, VER-17 (realm observers: RealmObserverTests), WRT-26
+// (Swift observers cannot throw), VER-22, VER-23 (asyncRefresh), VER-26 (writeAsync).
 
 /// An error a write block throws (WRT-08).
 private struct WVLBlockError: Error, Equatable {

@@ -127,7 +127,8 @@ public struct Realm: Hashable {
     /// - Throws: the block's error; `Realm.Error` when the commit fails (Spec W17) or the
     ///   active-version limit is exceeded (Spec L2).
     @discardableResult
-    public func write<Result>(withoutNotifying tokens: [Any] = [], _ block: () throws -> Result) throws -> Result {
+    public func write<Result>(withoutNotifying tokens: [NotificationToken] = [],
+                              _ block: () throws -> Result) throws -> Result {
         try core.beginWrite()
         let result: Result
         do {
@@ -136,7 +137,7 @@ public struct Realm: Hashable {
             if core.isInWriteTransaction { try? core.cancelWrite() }
             throw error
         }
-        if core.isInWriteTransaction { try core.commitWrite() }
+        if core.isInWriteTransaction { try core.commitWrite(skipping: tokens) }
         return result
     }
 
@@ -148,9 +149,10 @@ public struct Realm: Hashable {
 
     /// Commits the write transaction (Spec W16).
     /// - Throws: `Realm.Error` when the commit fails; the realm is then not in a write (W17).
-    public func commitWrite(withoutNotifying tokens: [Any] = []) throws {
-        try core.commitWrite()
+    public func commitWrite(withoutNotifying tokens: [NotificationToken] = []) throws {
+        try core.commitWrite(skipping: tokens)
     }
+
 
     @_spi(StrataCheck)
     public func _commitWrite() throws(Realm.Error) { try core.commitWrite() }

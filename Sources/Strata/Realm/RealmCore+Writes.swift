@@ -15,6 +15,7 @@ extension RealmCore {
             if count > limit { throw Realm.Error.tooManyActiveVersions(count: count, limit: limit) }
         }
         let transaction = try engine(path) { try file.store.beginWrite() }
+        let moved = read != nil && read?.version != transaction.baseVersion
         if read?.version != transaction.baseVersion {
             // Spec V11: the pin is taken under the write lock, so it is the write's base.
             do throws(Realm.Error) {
@@ -29,10 +30,11 @@ extension RealmCore {
         write = transaction
         writeSerial &+= 1
         mutationCount &+= 1
+        if moved { notify(.didChange) }  // Spec V11: after the move, before beginWrite returns
     }
 
     /// Spec W3, W16, W17, V12: commits, and reads exactly the new version afterwards.
-    func commitWrite() throws(Realm.Error) {
+    func commitWrite(skipping tokens: [NotificationToken] = []) throws(Realm.Error) {
         try checkAccess()
         guard let transaction = write else { throw Realm.Error.noWriteToCommit }  // Spec W3
         write = nil
@@ -41,6 +43,7 @@ extension RealmCore {
         read?.end()
         read = committed.read
         file.watcher.didCommit()  // Spec V7: other realms move on their next turn
+        notify(.didChange, skipping: tokens)  // Spec N1: before the commit call returns
     }
 
     /// Spec W3, W5: discards the write; the realm reads the version the write began at.

@@ -37,6 +37,10 @@ final class RealmCore {
     /// Counts write transactions; an object created in write n cannot be frozen in it (F11).
     var writeSerial = 0
     var listener: CommitListener?
+    /// The realm observers (Spec N1 to N5).
+    var observers: [RealmObserver] = []
+    /// How many `.didChange` callbacks are running: `refresh()` inside one does nothing (V5).
+    var didChangeDepth = 0
     /// The update policy of the `add` in progress (objects it links to are added with it).
     var addPolicy: Realm.UpdatePolicy?
     let scheduler: RealmScheduler?
@@ -179,14 +183,29 @@ final class RealmCore {
     func refresh() throws(Realm.Error) -> Bool {
         try checkAccess()
         if isFrozen { return false }  // Spec F2
+        if didChangeDepth > 0 { return false }  // Spec V5: delivering notifications
         guard read != nil, write == nil else { return false }
-        return try moveToNewest()
+        let moved = try moveToNewest()
+        if moved { notify(.didChange) }  // Spec N3
+        return moved
     }
 
-    /// Spec V7: the autorefresh turn the watcher scheduled on this realm's context.
+    /// Spec V7, V9, N3, V14: the turn the watcher scheduled on this realm's context after a
+    /// commit: autorefresh moves and notifies; with autorefresh off, observers are told a
+    /// refresh is required. A realm that is not reading has nothing to move, but its observers
+    /// still hear of the commit.
     func autorefreshTurn() {
-        guard autorefresh, !isFrozen, write == nil, read != nil, confinement.isCurrent else { return }
-        _ = try? moveToNewest()
+        guard !isFrozen, write == nil, confinement.isCurrent else { return }
+        guard let read else {
+            if autorefresh { notify(.didChange) } else { notify(.refreshRequired) }
+            return
+        }
+        guard read.version < file.store.newestVersion else { return }
+        if autorefresh {
+            if (try? moveToNewest()) == true { notify(.didChange) }
+        } else {
+            notify(.refreshRequired)
+        }
     }
 
     /// Spec V13, W7, F6.

@@ -90,7 +90,7 @@ func resolveHandle<Confined: ThreadConfined>(_ handle: _ThreadSafeHandle, in cor
 private func place(_ core: RealmCore, at handle: _ThreadSafeHandle) throws(Realm.Error) {
     guard !core.isFrozen, core.write == nil else { return }
     if let read = core.read {
-        if read.version < handle.sourceVersion { try core.moveToNewest() }
+        if read.version < handle.sourceVersion, try core.moveToNewest() { core.notify(.didChange) }  // Spec N3
         return
     }
     if let pin = handle.pin {

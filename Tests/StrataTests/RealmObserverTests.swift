@@ -1,0 +1,246 @@
+import Foundation
+@_spi(StrataCheck) import Strata
+import Testing
+
+/// Realm-level observers (`Realm.observe`) and how they meet refresh, beginWrite, autorefresh
+/// and invalidate. Collection and object observers come with the notifications issue.
+@Suite struct RealmObserverTests {
+    /// Runs `body` on a new thread inside a block its run loop runs (Spec C11), and keeps the
+    /// loop available to `spinRunLoop` inside `body`.
+    private func onLoopThread(_ body: @escaping @Sendable () throws -> Void) throws {
+        try onOtherThread {
+            let box = ResultBox<Void>()
+            // A timer, not `RunLoop.perform`: swift-corelibs-foundation may never run a block
+            // performed on a loop that has not run yet and has no source.
+            let start = Timer(timeInterval: 0, repeats: false) { _ in box.set(Result { try body() }) }
+            let keepAlive = Timer(timeInterval: 3600, repeats: true) { _ in }
+            RunLoop.current.add(start, forMode: .default)
+            RunLoop.current.add(keepAlive, forMode: .default)
+            let deadline = Date().addingTimeInterval(30)
+            while !box.isSet && Date() < deadline {
+                _ = RunLoop.current.run(mode: .default, before: Date().addingTimeInterval(0.01))
+            }
+            keepAlive.invalidate()
+            try box.get()
+        }
+    }
+
+    private func commitInt(_ configuration: Realm.Configuration, _ value: Int) throws {
+        try onOtherThread {
+            let writer = try Realm(configuration: configuration)
+            try writer.write { writer.create(IntObj.self, value: ["intCol": value]) }
+        }
+    }
+
+    /// Counts callbacks by kind (confined to the observing thread; a class so closures share it).
+    final class Calls {
+        var didChange = 0
+        var refreshRequired = 0
+        var log: [String] = []
+    }
+
+    // NOT-01 (Spec N1): local commits notify synchronously, even an empty write.
+    @Test func not01_N1_localCommitNotifiesBeforeWriteReturns() throws {
+        let configuration = testConfiguration()
+        try onLoopThread {
+            let realm = try Realm(configuration: configuration)
+            let calls = Calls()
+            let token = realm.observe { notification, observed in
+                #expect(notification == .didChange)
+                #expect(observed == realm)
+                calls.didChange += 1
+            }
+            #expect(calls.didChange == 0)
+            try realm.write {}
+            #expect(calls.didChange == 1)
+            token.invalidate()
+        }
+    }
+
+    // NOT-02, THR-16 (Spec N2, C13): a token invalidated from another thread stops its callback.
+    @Test func thr16_C13_N2_tokenInvalidatedFromAnotherThread() throws {
+        let configuration = testConfiguration()
+        try onLoopThread {
+            let realm = try Realm(configuration: configuration)
+            let calls = Calls()
+            let token = realm.observe { _, _ in calls.didChange += 1 }
+            try realm.write {}
+            #expect(calls.didChange == 1)
+            let sendable = Unchecked(token)
+            try onOtherThread { sendable.value.invalidate() }
+            try realm.write {}
+            #expect(calls.didChange == 1)
+        }
+    }
+
+    // VER-07 (Spec V5, V4, N3): refresh() inside .didChange does nothing; inside
+    // .refreshRequired it moves the realm, and a second refresh() returns false.
+    @Test func ver07_V5_refreshInsideCallbacks() throws {
+        let configuration = testConfiguration()
+        try onLoopThread {
+            let realm = try Realm(configuration: configuration)
+            realm.autorefresh = false
+            _ = realm.objects(IntObj.self).count
+            let calls = Calls()
+            var results: [Bool] = []
+            let token = realm.observe { notification, observed in
+                switch notification {
+                case .didChange:
+                    calls.didChange += 1
+                    if calls.didChange == 1 {
+                        try? self.commitInt(configuration, 2)  // a newer version exists now
+                        results.append(observed.refresh())    // Spec V5: false inside didChange
+                    }
+                case .refreshRequired:
+                    calls.refreshRequired += 1
+                    if calls.refreshRequired == 1 {
+                        results.append(observed.refresh())    // moves: true
+                        results.append(observed.refresh())    // nothing newer: false
+                    }
+                }
+            }
+            try realm.write { realm.create(IntObj.self, value: ["intCol": 1]) }
+            #expect(results == [false])
+            #expect(realm.objects(IntObj.self).count == 1)
+            #expect(spinRunLoop { calls.refreshRequired >= 1 })
+            #expect(results == [false, true, false])
+            #expect(realm.objects(IntObj.self).count == 2)
+            token.invalidate()
+        }
+    }
+
+    // VER-08 (Spec V11, N3): beginWrite moves first and notifies before it returns; nothing
+    // fires before it is called.
+    @Test func ver08_V11_beginWriteNotifiesAfterTheMove() throws {
+        let configuration = testConfiguration()
+        try onLoopThread {
+            let realm = try Realm(configuration: configuration)
+            _ = realm.objects(IntObj.self).count
+            var countsSeen: [Int] = []
+            let token = realm.observe { _, observed in countsSeen.append(observed.objects(IntObj.self).count) }
+            try self.commitInt(configuration, 1)
+            #expect(countsSeen.isEmpty)  // no loop turn: nothing fired
+            realm.beginWrite()
+            #expect(countsSeen == [1])
+            realm.cancelWrite()
+            token.invalidate()
+        }
+    }
+
+    // VER-10 (Spec V9, N3, N5): with autorefresh off, .refreshRequired sees the old count; a
+    // beginWrite + cancelWrite inside moves the realm without calling the callback again.
+    @Test func ver10_V9_N5_beginWriteInsideRefreshRequired() throws {
+        let configuration = testConfiguration()
+        try onLoopThread {
+            let realm = try Realm(configuration: configuration)
+            realm.autorefresh = false
+            _ = realm.objects(IntObj.self).count
+            let calls = Calls()
+            let token = realm.observe { notification, observed in
+                calls.log.append("\(notification == .didChange ? "didChange" : "refreshRequired") \(observed.objects(IntObj.self).count)")
+                if notification == .refreshRequired {
+                    observed.beginWrite()
+                    calls.log.append("in write \(observed.objects(IntObj.self).count)")
+                    observed.cancelWrite()
+                }
+            }
+            try self.commitInt(configuration, 1)
+            #expect(spinRunLoop { !calls.log.isEmpty })
+            _ = spinRunLoop(seconds: 0.2) { false }
+            #expect(calls.log == ["refreshRequired 0", "in write 1"])
+            token.invalidate()
+        }
+    }
+
+    // VER-11 (Spec N5): inside .didChange, another thread's commit stays invisible; a
+    // beginWrite moves the realm with no nested callback.
+    @Test func ver11_N5_beginWriteInsideDidChange() throws {
+        let configuration = testConfiguration()
+        try onLoopThread {
+            let realm = try Realm(configuration: configuration)
+            _ = realm.objects(IntObj.self).count
+            let calls = Calls()
+            let token = realm.observe { _, observed in
+                calls.didChange += 1
+                calls.log.append("count \(observed.objects(IntObj.self).count)")
+                try? self.commitInt(configuration, 2)
+                calls.log.append("after bg \(observed.objects(IntObj.self).count)")
+                observed.beginWrite()
+                calls.log.append("in write \(observed.objects(IntObj.self).count)")
+                observed.cancelWrite()
+            }
+            try self.commitInt(configuration, 1)
+            #expect(spinRunLoop { calls.didChange >= 1 })
+            _ = spinRunLoop(seconds: 0.2) { false }
+            #expect(calls.didChange == 1)
+            #expect(calls.log == ["count 1", "after bg 1", "in write 2"])
+            token.invalidate()
+        }
+    }
+
+    // VER-17 (Spec V14): after invalidate(), observers still hear of other threads' commits.
+    @Test func ver17_V14_observersOutliveInvalidate() throws {
+        let configuration = testConfiguration()
+        try onLoopThread {
+            let realm = try Realm(configuration: configuration)
+            _ = realm.objects(IntObj.self).count
+            let calls = Calls()
+            let token = realm.observe { notification, _ in
+                if notification == .didChange { calls.didChange += 1 }
+            }
+            realm.invalidate()
+            try self.commitInt(configuration, 1)
+            #expect(spinRunLoop { calls.didChange >= 1 })
+            #expect(realm.objects(IntObj.self).count == 1)
+            token.invalidate()
+        }
+    }
+
+    // THR-14 (Spec C11): no observers outside a run loop; inside one, and on a queue, they work.
+    @Test func thr14_C11_observersNeedAnEventLoop() throws {
+        let configuration = testConfiguration()
+        let outside = try onOtherThread { () -> Realm.Error? in
+            let realm = try Realm(configuration: configuration)
+            return rejection { _ = try realm._observe { _, _ in } }
+        }
+        #expect(outside?.message.contains("Can only add notification blocks from within runloops.") == true)
+        try onLoopThread {
+            let realm = try Realm(configuration: configuration)
+            #expect(rejection { _ = try realm._observe { _, _ in } } == nil)
+        }
+        let queue = DispatchQueue(label: "strata.test.observe")
+        let onQueue = try queue.sync { () -> Realm.Error? in
+            let realm = try Realm(configuration: configuration, queue: queue)
+            return rejection { _ = try realm._observe { _, _ in } }
+        }
+        #expect(onQueue == nil)
+    }
+
+    // FRZ-05 (Spec F4), realm part: frozen realms take no observers; read-only realms neither.
+    @Test func frz05_F4_frozenRealmsTakeNoObservers() throws {
+        let configuration = testConfiguration()
+        try onLoopThread {
+            let realm = try Realm(configuration: configuration)
+            let frozen = realm.freeze()
+            let error = rejection { _ = try frozen._observe { _, _ in } }
+            #expect(error?.message.contains("Frozen Realms do not change and do not have change notifications.") == true)
+        }
+    }
+
+    // VER-02 (Spec V7, N3): autorefresh moves on a later loop turn and says .didChange.
+    @Test func ver02_V7_autorefreshNotifiesOnALaterTurn() throws {
+        let configuration = testConfiguration()
+        try onLoopThread {
+            let realm = try Realm(configuration: configuration)
+            _ = realm.objects(IntObj.self).count
+            var counts: [Int] = []
+            let token = realm.observe { _, observed in counts.append(observed.objects(IntObj.self).count) }
+            try self.commitInt(configuration, 1)
+            #expect(counts.isEmpty)  // not inside the committer's call
+            #expect(spinRunLoop { !counts.isEmpty })
+            #expect(counts == [1])
+            #expect(realm.objects(StrObj.self).count == 0 && realm.objects(IntObj.self).count == 1)
+            token.invalidate()
+        }
+    }
+}
