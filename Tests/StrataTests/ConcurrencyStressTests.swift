@@ -105,3 +105,39 @@ import Testing
         queue.sync { _ = holder }  // the realm is released on its queue's turn below
     }
 }
+
+@Suite struct ReferencePlacementTests {
+    // TSR-13's other side (Spec T4): a realm that has not read yet begins at the reference's
+    // source version while this process still pins it, so it reads the value as it was.
+    @Test func t4_unreadRealmBeginsAtThePinnedSourceVersion() throws {
+        let configuration = testConfiguration()
+        let realm = try Realm(configuration: configuration)
+        let object = realm.create(IntObj.self, value: ["intCol": 1], writing: true)
+        let source = try #require(realm._readVersion)
+        let reference = ThreadSafeReference(to: object)
+        try onOtherThread {
+            let writer = try Realm(configuration: configuration)
+            try writer.write { writer.objects(IntObj.self).first?.intCol = 2 }
+        }
+        let (value, version) = try onOtherThread { () -> (Int?, UInt64?) in
+            let fresh = try Realm(configuration: configuration)
+            let resolved = fresh.resolve(reference)
+            return (resolved?.intCol, fresh._readVersion)
+        }
+        #expect(version == source)  // realm still pins the source version here
+        #expect(value == 1)
+        #expect(object.intCol == 1)
+        #expect(realm.refresh())
+        #expect(object.intCol == 2)
+    }
+}
+
+extension Realm {
+    /// `create` in its own write (test shorthand).
+    fileprivate func create<T: Object>(_ type: T.Type, value: [String: Any], writing: Bool) -> T {
+        beginWrite()
+        let object = create(type, value: value)
+        try? commitWrite()
+        return object
+    }
+}

@@ -231,7 +231,11 @@ private enum TFR {
         TFR.expectRejected(rejection { _ = try Realm._open(configuration: configuration, queue: .main) },
                        "Realm opened from incorrect dispatch queue.")
         // A concurrent queue, from a block running on it.
-        let concurrent = DispatchQueue(label: "concurrent queue", attributes: .concurrent)
+        // Strata tells a concurrent queue by a probe block that only a concurrent queue can
+        // start while this block runs (Linux Dispatch cannot report a queue's width; README).
+        // The probe needs a free worker of the queue's root pool: target the user-interactive
+        // pool, which the other tests running in parallel do not fill with blocked workers.
+        let concurrent = DispatchQueue(label: "concurrent queue", qos: .userInteractive, attributes: .concurrent)
         let concurrentError = concurrent.sync {
             rejection { _ = try Realm._open(configuration: configuration, queue: concurrent) }
         }

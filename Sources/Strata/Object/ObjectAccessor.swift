@@ -42,16 +42,35 @@ public final class _ObjectAccessor {
     }
 
     /// The stored value of `column`.
+    ///
+    /// A live accessor keeps the decoded row for the realm's current view (`ViewStamp`), so
+    /// reading several properties of one object costs one tree search; any move, mutation or
+    /// invalidate changes the stamp. Frozen accessors, read by many threads at once, keep
+    /// nothing.
     func value(column: Int) throws(Realm.Error) -> StrataStorage.Value {
         let view = try checkedView()
-        let found = try engine(core.path) { () throws -> StrataStorage.Value? in
-            try view.withRow(table, key: key) { row in
-                column < row.columnCount ? try row.value(at: column) : .null
+        if core.isFrozen {
+            let found = try engine(core.path) { () throws -> StrataStorage.Value? in
+                try view.withRow(table, key: key) { row in
+                    column < row.columnCount ? try row.value(at: column) : .null
+                }
             }
+            guard let found else { throw Realm.Error.objectInvalidated }  // Spec W12
+            return found
         }
-        guard let found else { throw Realm.Error.objectInvalidated }  // Spec W12
-        return found
+        let stamp = core.stamp
+        if let cached = cachedRow, cached.stamp == stamp {
+            return column < cached.values.count ? cached.values[column] : .null
+        }
+        guard let row = try engine(core.path, { try view.row(table, key: key) }) else {
+            throw Realm.Error.objectInvalidated  // Spec W12
+        }
+        cachedRow = (stamp, row)
+        return column < row.count ? row[column] : .null
     }
+
+    /// The decoded row of a live accessor at one view stamp (see `value(column:)`).
+    private var cachedRow: (stamp: ViewStamp, values: [StrataStorage.Value])?
 
     /// Every stored value of the object.
     func values() throws(Realm.Error) -> [StrataStorage.Value] {

@@ -255,7 +255,12 @@ public struct Realm: Hashable {
         }
         let view = try core.view()
         guard let table = view.table(named: info.className) else { return nil }
-        let value = try AnyValue.encode(key, property: info.schema.properties[column], core: core, policy: .error)
+        let value: StrataStorage.Value
+        if let direct = key as? any _RealmValue, !(key is Object) {
+            value = try direct._strataEncode(realm: nil)  // one cast, not AnyValue's search
+        } else {
+            value = try AnyValue.encode(key, property: info.schema.properties[column], core: core, policy: .error)
+        }
         guard let found = try engine(core.path, { try view.objectKey(table, primaryKey: value) }) else { return nil }
         return try core.makeObject(type, info: info, table: table, key: found)
     }

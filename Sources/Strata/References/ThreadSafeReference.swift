@@ -96,8 +96,11 @@ private func place(_ core: RealmCore, at handle: _ThreadSafeHandle) throws(Realm
     if let pin = handle.pin {
         core.read = try engine(core.path) { try pin.duplicate(kind: .live) }
         core.mutationCount &+= 1
+    } else if let source = try engine(core.path, { try core.file.store.beginRead(pinnedVersion: handle.sourceVersion) }) {
+        core.read = source  // still pinned in this process: begin exactly there
+        core.mutationCount &+= 1
     } else {
-        _ = try core.view()
+        _ = try core.view()  // reclaimed meanwhile (T8 lets it go): the newest version
     }
 }
 

@@ -72,11 +72,15 @@ final class QueueToken: Hashable, Sendable {
     /// once per queue (the answer is kept in the token). A concurrent queue so starved that it
     /// cannot start the probe within the wait is taken as serial: the check errs towards
     /// accepting, never towards rejecting a serial queue.
+    /// How long a probe may take to start on a concurrent queue. Every serial queue pays it
+    /// once, on its first `Realm(queue:)`.
+    static let probeWaitMilliseconds = 250
+
     private static func probeIsSerial(_ queue: DispatchQueue) -> Bool {
         if queue.label.hasPrefix("com.apple.root.") { return false }
         let started = DispatchSemaphore(value: 0)
         queue.async { started.signal() }
-        return started.wait(timeout: .now() + .milliseconds(500)) == .timedOut
+        return started.wait(timeout: .now() + .milliseconds(probeWaitMilliseconds)) == .timedOut
     }
 }
 

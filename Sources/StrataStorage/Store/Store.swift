@@ -59,6 +59,17 @@ public final class Store: Sendable {
         return try ReadTransaction(file: file, kind: kind)
     }
 
+    /// Begins a read of `version` if a transaction of this process still pins it; nil when
+    /// none does (the version may already be reclaimed). Never blocks.
+    public func beginRead(pinnedVersion version: Version, _ kind: PinKind = .live) throws(StorageError) -> ReadTransaction? {
+        try checkOpen()
+        do {
+            return try ReadTransaction(file: file, pinnedVersion: version, kind: kind)
+        } catch .versionNotPinned {
+            return nil
+        }
+    }
+
     /// Begins the write transaction, waiting while another thread or process writes.
     /// - Throws: `.readOnly`, `.poisoned`.
     public func beginWrite() throws(StorageError) -> WriteTransaction {

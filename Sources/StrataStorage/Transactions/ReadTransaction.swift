@@ -35,6 +35,27 @@ public final class ReadTransaction: @unchecked Sendable {
         self.kind = kind
     }
 
+    /// Pins `version`, which a transaction of this process must already pin (otherwise its
+    /// pages may be reused: only a version some pin holds is safe to read).
+    /// - Throws: `.versionNotPinned` when this process does not pin it.
+    init(file: SharedFile, pinnedVersion version: Version, kind: PinKind) throws(StorageError) {
+        try file.checkUsable()
+        let record = try file.pins.pin(existing: version, kind)
+        invariant(record.version == version, "the pinned record is the asked version")
+        do {
+            try file.ensureMapped(pageCount: record.pageCount)
+            let reader = file.reader(for: record)
+            catalog = try file.catalog(for: record, reader: reader)
+            self.reader = reader
+        } catch {
+            file.pins.unpin(record.version, kind)
+            throw error
+        }
+        self.file = file
+        self.record = record
+        self.kind = kind
+    }
+
     private init(duplicating other: ReadTransaction, kind: PinKind) throws(StorageError) {
         record = try other.file.pins.pin(existing: other.record.version, kind)
         file = other.file
