@@ -1,0 +1,141 @@
+import Foundation
+@_spi(StrataCheck) import Strata
+import Testing
+
+/// Results queries and sorting, and every List operation, on managed objects.
+@Suite struct QueryAndListTests {
+    private func employees(_ realm: Realm) throws {
+        try realm.write {
+            for (name, age, hired) in [("Ada", 36, true), ("Alan", 41, false), ("Grace", 85, true),
+                                       ("Barbara", 55, false), ("Anita", 29, true)] {
+                realm.create(Employee.self, value: ["name": name, "age": age, "hired": hired])
+            }
+        }
+    }
+
+    private func names(_ results: Results<Employee>) -> [String] { results.map(\.name) }
+
+    // Spec V1, W4: queries read the realm's version; comparisons, &&, ||, ! and Bool properties.
+    @Test func comparisonsAndLogic() throws {
+        let realm = try Realm(configuration: testConfiguration())
+        try employees(realm)
+        let all = realm.objects(Employee.self).sorted(byKeyPath: "name")
+        #expect(names(all.where { $0.age > 40 }) == ["Alan", "Barbara", "Grace"])
+        #expect(names(all.where { $0.age >= 41 && $0.age <= 55 }) == ["Alan", "Barbara"])
+        #expect(names(all.where { $0.age < 30 || $0.age == 85 }) == ["Anita", "Grace"])
+        #expect(names(all.where { $0.age != 36 && $0.hired }) == ["Anita", "Grace"])
+        #expect(names(all.where { !$0.hired }) == ["Alan", "Barbara"])
+        #expect(names(all.where { !($0.age > 40) && $0.hired == true }) == ["Ada", "Anita"])
+        #expect(names(all.where { $0.age.in([29, 41, 99]) }) == ["Alan", "Anita"])
+        #expect(names(all.filter { $0.age > 50 }.where { $0.hired }) == ["Grace"])
+    }
+
+    // The string tests of the issue: contains, begins, ends, and case-insensitive forms.
+    @Test func stringQueries() throws {
+        let realm = try Realm(configuration: testConfiguration())
+        try employees(realm)
+        let all = realm.objects(Employee.self).sorted(byKeyPath: "name")
+        #expect(names(all.where { $0.name.starts(with: "A") }) == ["Ada", "Alan", "Anita"])
+        #expect(names(all.where { $0.name.ends(with: "a") }) == ["Ada", "Anita", "Barbara"])
+        #expect(names(all.where { $0.name.contains("ar") }) == ["Barbara"])
+        #expect(names(all.where { $0.name.contains("AR", options: .caseInsensitive) }) == ["Barbara"])
+        #expect(names(all.where { $0.name.contains("AR") }).isEmpty)
+        #expect(names(all.where { $0.age > 3 && $0.name.starts(with: "A") }) == ["Ada", "Alan", "Anita"])
+        #expect(names(all.where { $0.name.equals("grace", options: .caseInsensitive) }) == ["Grace"])
+    }
+
+    // Sorting: by name and key path, ascending and descending, several keys, stable ties.
+    @Test func sorting() throws {
+        let realm = try Realm(configuration: testConfiguration())
+        try employees(realm)
+        let all = realm.objects(Employee.self)
+        #expect(all.sorted(byKeyPath: "age").map(\.age) == [29, 36, 41, 55, 85])
+        #expect(all.sorted(byKeyPath: "age", ascending: false).map(\.age) == [85, 55, 41, 36, 29])
+        #expect(all.sorted(by: \.name).first?.name == "Ada")
+        let byHiredThenAge = all.sorted(by: [SortDescriptor(keyPath: "hired", ascending: false),
+                                             SortDescriptor(keyPath: "age")])
+        #expect(names(byHiredThenAge) == ["Anita", "Ada", "Grace", "Alan", "Barbara"])
+    }
+
+    // Spec W4, V1: Results are live, first/last/subscript/index(of:) follow writes at once.
+    @Test func liveResults() throws {
+        let realm = try Realm(configuration: testConfiguration())
+        try employees(realm)
+        let young = realm.objects(Employee.self).where { $0.age < 40 }.sorted(byKeyPath: "age")
+        #expect(young.count == 2 && young.first?.name == "Anita" && young.last?.name == "Ada")
+        #expect(young[1].name == "Ada")
+        let ada = young[1]
+        #expect(young.index(of: ada) == 1)
+        realm.beginWrite()
+        ada.age = 50
+        #expect(young.count == 1 && young.last?.name == "Anita")
+        #expect(young.index(of: ada) == nil)
+        realm.cancelWrite()
+        #expect(young.count == 2)
+        #expect(young.realm == realm && !young.isFrozen && !young.isInvalidated)
+    }
+
+    // Every List operation (WRT-13 checks they need a write).
+    @Test func listOperations() throws {
+        let realm = try Realm(configuration: testConfiguration())
+        let company = Company()
+        company.name = "ACME"
+        try realm.write { realm.add(company) }
+        let list = company.employees
+        func employee(_ name: String) -> Employee {
+            let made = Employee()
+            made.name = name
+            return made
+        }
+        var order: [String] { list.map(\.name) }
+        try realm.write {
+            list.append(employee("a"))
+            list.append(objectsIn: [employee("b"), employee("c")])
+            list.insert(employee("z"), at: 0)
+        }
+        #expect(order == ["z", "a", "b", "c"])
+        #expect(list.count == 4 && list[3].name == "c")
+        try realm.write {
+            list.remove(at: 0)
+            list.move(from: 0, to: 2)
+            list.swapAt(0, 1)
+        }
+        #expect(order == ["c", "b", "a"])
+        try realm.write {
+            list[0] = employee("x")
+            list.replace(index: 1, object: employee("y"))
+            list.removeLast()
+        }
+        #expect(order == ["x", "y"])
+        #expect(realm.objects(Employee.self).count == 6)  // removing from a List keeps the objects
+        #expect(list.where { $0.name == "y" }.count == 1)
+        #expect(list.index(of: list[1]) == 1)
+        let frozen = list.freeze()
+        #expect(frozen.isFrozen && Array(frozen.map(\.name)) == ["x", "y"])
+        try realm.write { list.removeAll() }
+        #expect(list.isEmpty && frozen.count == 2)
+        let thawed = try #require(frozen.thaw())
+        #expect(!thawed.isFrozen && thawed.count == 0)
+        let outOfBounds = rejection { _ = try list._element(at: 5) }
+        #expect(outOfBounds?.message.contains("out of bounds") == true)
+    }
+
+    // Lists of values, assigning a List property, and unmanaged Lists as plain arrays.
+    @Test func listsOfValues() throws {
+        let realm = try Realm(configuration: testConfiguration())
+        let object = AllTypes()
+        object.ints.append(objectsIn: [3, 1, 2])
+        #expect(Array(object.ints) == [3, 1, 2] && object.ints.realm == nil)
+        try realm.write { realm.add(object) }
+        let ints = object.ints
+        #expect(ints.realm == realm)  // the same List, now managed (TSR-02)
+        try realm.write {
+            ints.append(4)
+            let replacement = List<Int>()
+            replacement.append(objectsIn: [9, 8])
+            object.ints = replacement
+        }
+        #expect(Array(object.ints) == [9, 8])
+        #expect(Array(realm.objects(AllTypes.self).first?.ints ?? List()) == [9, 8])
+    }
+}
