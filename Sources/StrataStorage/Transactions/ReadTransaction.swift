@@ -18,30 +18,25 @@ public final class ReadTransaction: @unchecked Sendable {
     public let kind: PinKind
     private let ended = Atomic<Bool>(false)
 
-    init(file: SharedFile, kind: PinKind) throws(StorageError) {
+    /// Pins the newest version.
+    convenience init(file: SharedFile, kind: PinKind) throws(StorageError) {
         try file.checkUsable()
-        let record = try file.pins.pinNewest(kind)
-        do {
-            try file.ensureMapped(pageCount: record.pageCount)
-            let reader = file.reader(for: record)
-            catalog = try file.catalog(for: record, reader: reader)
-            self.reader = reader
-        } catch {
-            file.pins.unpin(record.version, kind)
-            throw error
-        }
-        self.file = file
-        self.record = record
-        self.kind = kind
+        try self.init(file: file, pinned: try file.pins.pinNewest(kind), kind: kind)
     }
 
     /// Pins `version`, which a transaction of this process must already pin (otherwise its
     /// pages may be reused: only a version some pin holds is safe to read).
     /// - Throws: `.versionNotPinned` when this process does not pin it.
-    init(file: SharedFile, pinnedVersion version: Version, kind: PinKind) throws(StorageError) {
+    convenience init(file: SharedFile, pinnedVersion version: Version, kind: PinKind) throws(StorageError) {
         try file.checkUsable()
         let record = try file.pins.pin(existing: version, kind)
         invariant(record.version == version, "the pinned record is the asked version")
+        try self.init(file: file, pinned: record, kind: kind)
+    }
+
+    /// Reads `record`, which the caller has just pinned with `kind`; the pin is released if
+    /// the version cannot be mapped or its catalog read.
+    private init(file: SharedFile, pinned record: VersionRecord, kind: PinKind) throws(StorageError) {
         do {
             try file.ensureMapped(pageCount: record.pageCount)
             let reader = file.reader(for: record)
