@@ -137,7 +137,7 @@ extension Object {
     func unmanagedValues(_ info: ClassInfo) -> [Any?] {
         var values = [Any?](repeating: nil, count: info.schema.properties.count)
         for property in persistedProperties() {
-            values[info.columnOfOrdinal[property.ordinal]] = AnyValue.flatten(property.unmanagedAny)
+            values[info.column(ofOrdinal: property.ordinal)] = AnyValue.flatten(property.unmanagedAny)
         }
         return values
     }

@@ -111,11 +111,7 @@ public final class _ObjectAccessor {
 
     /// Column of the wrapper with `ordinal`.
     @inline(__always)
-    func column(ofOrdinal ordinal: Int) -> Int {
-        precondition(ordinal >= 0 && ordinal < info.columnOfOrdinal.count,
-                     "'\(info.className)': a @Persisted wrapper outside the class's schema")
-        return info.columnOfOrdinal[ordinal]
-    }
+    func column(ofOrdinal ordinal: Int) -> Int { info.column(ofOrdinal: ordinal) }
 }
 
 /// Collects the property a key path reads: the key path is applied to an unmanaged object

@@ -49,7 +49,6 @@ public struct Persisted<Value: _Persistable> {
     @available(*, unavailable, message: "@Persisted can only be used on properties of Object subclasses")
     public var wrappedValue: Value {
         get { fatalError("@Persisted can only be used on properties of Object subclasses") }
-        // swiftlint:disable:next unused_setter_value
         set { fatalError("@Persisted can only be used on properties of Object subclasses") }
     }
 

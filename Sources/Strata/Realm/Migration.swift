@@ -61,17 +61,7 @@ public final class Migration {
     }
 
     private static func encodeDefault(_ value: Any?, _ property: PropertySchema) -> StrataStorage.Value {
-        if property.isList { return .list([]) }
-        guard let value = AnyValue.flatten(value) else { return .null }
-        switch value {
-        case let number as any BinaryInteger: return .int(Int64(truncatingIfNeeded: number))
-        case let flag as Bool: return .bool(flag)
-        case let number as Double: return .double(number)
-        case let number as Float: return .double(Double(number))
-        case let text as String: return .string(text)
-        case let persistable as any _RealmValue: return (try? persistable._strataEncode(realm: nil)) ?? .null
-        default: return .null
-        }
+        property.isList ? .list([]) : MigrationObject.stored(value, property) ?? .null
     }
 
     private func repointLinks(from oldID: TableID, to newID: TableID, className: String) throws(Realm.Error) {
@@ -209,7 +199,8 @@ public final class MigrationObject {
         }
     }
 
-    private static func stored(_ value: Any?, _ property: PropertySchema) -> StrataStorage.Value? {
+    /// The stored form of a plain Swift value for `property`; nil when it does not fit.
+    static func stored(_ value: Any?, _ property: PropertySchema) -> StrataStorage.Value? {
         guard let value = AnyValue.flatten(value) else { return .null }
         switch value {
         case let number as any BinaryInteger:

@@ -135,7 +135,7 @@ extension RealmCore {
         let properties = object.persistedProperties()
         var row = [StrataStorage.Value](repeating: .null, count: info.schema.properties.count)
         for property in properties {
-            let column = info.columnOfOrdinal[property.ordinal]
+            let column = info.column(ofOrdinal: property.ordinal)
             let schema = info.schema.properties[column]
             row[column] = schema.isLink ? (schema.isList ? .list([]) : .null) : try property.encodeUnmanaged(realm: nil)
         }
@@ -144,7 +144,7 @@ extension RealmCore {
         object._accessor = accessor
         if info.hasLinks {
             for property in properties {
-                let column = info.columnOfOrdinal[property.ordinal]
+                let column = info.column(ofOrdinal: property.ordinal)
                 guard info.schema.properties[column].isLink else { continue }
                 row[column] = try property.encodeUnmanaged(realm: Realm(core: self))
             }
@@ -153,7 +153,7 @@ extension RealmCore {
         // The object's List instances become its managed Lists (TSR-02: a List taken before
         // the add follows the object).
         for property in properties {
-            let column = info.columnOfOrdinal[property.ordinal]
+            let column = info.column(ofOrdinal: property.ordinal)
             (property.unmanagedAny as? any ManagedAdoptable)?.adopt(parent: accessor, column: column)
         }
         mutationCount &+= 1

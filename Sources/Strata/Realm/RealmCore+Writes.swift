@@ -28,7 +28,6 @@ extension RealmCore {
             }
         }
         write = transaction
-        writeSerial &+= 1
         mutationCount &+= 1
         if moved { notify(.didChange) }  // Spec V11: after the move, before beginWrite returns
     }

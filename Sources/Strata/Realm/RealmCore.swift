@@ -34,8 +34,6 @@ final class RealmCore {
     var epoch = 0
     /// Bumped by every mutation, begin, commit and cancel: Results and Lists re-evaluate.
     var mutationCount: UInt64 = 0
-    /// Counts write transactions; an object created in write n cannot be frozen in it (F11).
-    var writeSerial = 0
     var listener: CommitListener?
     /// The realm observers (Spec N1 to N5).
     var observers: [RealmObserver] = []

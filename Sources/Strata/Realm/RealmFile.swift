@@ -133,18 +133,14 @@ final class RealmFile: Sendable {
 
     /// The frozen realm of `version`, made by `make` if there is none alive (Spec F5).
     func frozenRealm(version: Version, make: () throws(Realm.Error) -> RealmCore) throws(Realm.Error) -> RealmCore {
-        if let existing = state.withLock({ FrozenRealmBox(core: $0.frozen[version.rawValue]?.core) }).core {
-            return existing
-        }
-        let made = FrozenRealmBox(core: try make())
-        let chosen = state.withLock { state -> FrozenRealmBox in
-            if let existing = state.frozen[version.rawValue]?.core { return FrozenRealmBox(core: existing) }
+        if let existing = state.withLock({ $0.frozen[version.rawValue]?.core }) { return existing }
+        let made = try make()
+        return state.withLock { state in
+            if let existing = state.frozen[version.rawValue]?.core { return existing }
             state.frozen = state.frozen.filter { $0.value.core != nil }
-            state.frozen[version.rawValue] = WeakFrozenRealm(core: made.core)
+            state.frozen[version.rawValue] = WeakFrozenRealm(core: made)
             return made
         }
-        guard let core = chosen.core else { preconditionFailure("a frozen realm just made or found") }
-        return core
     }
 
     // MARK: deleting files
@@ -168,11 +164,6 @@ final class RealmFile: Sendable {
 /// `RealmCore` with `confinement == .frozen` never changes after it is made.
 struct WeakFrozenRealm: @unchecked Sendable {
     weak var core: RealmCore?
-}
-
-/// A strong reference to a frozen realm, to hand one out of the lock (see `WeakFrozenRealm`).
-struct FrozenRealmBox: @unchecked Sendable {
-    let core: RealmCore?
 }
 
 struct WeakFile: Sendable {

@@ -29,9 +29,13 @@ public struct _ThreadSafeHandle: Sendable {
 /// ```swift
 /// let reference = ThreadSafeReference(to: person)
 /// DispatchQueue(label: "bg").async {
-///     let realm = try! Realm()
-///     guard let person = realm.resolve(reference) else { return }  // nil: deleted meanwhile
-///     try! realm.write { person.name = "Jane" }
+///     do {
+///         let realm = try Realm()
+///         guard let person = realm.resolve(reference) else { return }  // nil: deleted meanwhile
+///         try realm.write { person.name = "Jane" }
+///     } catch {
+///         print("could not update: \(error)")
+///     }
 /// }
 /// ```
 ///
@@ -75,11 +79,8 @@ public final class ThreadSafeReference<Confined: ThreadConfined>: Sendable {
 /// Resolves `handle` in `core` without consuming anything (references consume; `@ThreadSafe`
 /// resolves the same handle many times).
 func resolveHandle<Confined: ThreadConfined>(_ handle: _ThreadSafeHandle, in core: RealmCore) throws(Realm.Error) -> Confined? {
-    guard handle.fileKey == core.configuration.fileKey else {
-        // Spec T5: another file does not hold the object.
-        if case .results = handle.target { return nil }
-        return nil
-    }
+    // Spec T5: another file does not hold the object.
+    guard handle.fileKey == core.configuration.fileKey else { return nil }
     try place(core, at: handle)
     return try Confined._resolve(handle, in: Realm(core: core))
 }

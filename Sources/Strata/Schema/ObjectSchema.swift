@@ -113,22 +113,27 @@ struct ObjectSchema: Hashable, Sendable {
 final class ClassInfo: Sendable {
     let type: Object.Type
     let schema: ObjectSchema
-    /// Column of the wrapper with ordinal i.
-    let columnOfOrdinal: [Int]
     /// Whether any property holds links (adding an object then adds its targets).
     let hasLinks: Bool
     /// The classes the links point to.
     let linkTargets: [Object.Type]
 
-    init(type: Object.Type, schema: ObjectSchema, columnOfOrdinal: [Int], linkTargets: [Object.Type]) {
+    init(type: Object.Type, schema: ObjectSchema, linkTargets: [Object.Type]) {
         self.type = type
         self.schema = schema
-        self.columnOfOrdinal = columnOfOrdinal
         self.linkTargets = linkTargets
         hasLinks = schema.properties.contains { $0.isLink }
     }
 
     var className: String { schema.className }
+
+    /// The column of the wrapper with `ordinal`: columns are stored in ordinal order.
+    @inline(__always)
+    func column(ofOrdinal ordinal: Int) -> Int {
+        precondition(ordinal >= 0 && ordinal < schema.properties.count,
+                     "'\(className)': a @Persisted wrapper outside the class's schema")
+        return ordinal
+    }
 
     private static let known = Lock<[ObjectIdentifier: ClassInfo]>([:])
 
@@ -177,7 +182,6 @@ final class ClassInfo: Sendable {
                          "'\(className).\(key.name)': a primary key must be an Int or a String")
         }
         let schema = ObjectSchema(className: className, properties: properties)
-        return ClassInfo(type: type, schema: schema, columnOfOrdinal: Array(0..<properties.count),
-                         linkTargets: linkTargets)
+        return ClassInfo(type: type, schema: schema, linkTargets: linkTargets)
     }
 }
