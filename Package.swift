@@ -17,8 +17,10 @@ let package = Package(
         .library(name: "Strata", targets: ["Strata"]),
         .library(name: "StrataStorage", targets: ["StrataStorage"]),
         .library(name: "StrataModel", targets: ["StrataModel"]),
+        .library(name: "StrataCheck", targets: ["StrataCheck"]),
         .executable(name: "strata-tool", targets: ["strata-tool"]),
         .executable(name: "strata-bench", targets: ["strata-bench"]),
+        .executable(name: "strata-fuzz", targets: ["strata-fuzz"]),
     ],
     targets: [
         // Atomics on mapped memory, hardware CRC32C, OFD lock constants.
@@ -39,6 +41,13 @@ let package = Package(
         // The reference model: a pure, deterministic state machine of versions, pins,
         // confinement, commits, notifications and async writes. Imports nothing of the engine.
         .target(name: "StrataModel", swiftSettings: strictSettings),
+        // The harness: the model and the engine (through the Realm API) side by side under one
+        // choice stream, with controlled threads, crash images, shrinking and reports.
+        .target(
+            name: "StrataCheck",
+            dependencies: ["Strata", "StrataStorage", "StrataModel", "CStrataSupport"],
+            swiftSettings: strictSettings
+        ),
         // Argument parsing and output helpers shared by the command-line tools.
         .target(name: "StrataCommandLine", swiftSettings: strictSettings),
         .executableTarget(
@@ -51,6 +60,13 @@ let package = Package(
             dependencies: ["StrataStorage", "StrataCommandLine", "CStrataSupport", "Strata"],
             swiftSettings: strictSettings
         ),
+        // The harness's long-run driver: campaigns, replay, shrink (fuzz/, README's main job).
+        .executableTarget(
+            name: "strata-fuzz",
+            dependencies: ["StrataCheck", "StrataCommandLine", "StrataStorage"],
+            path: "fuzz/strata-fuzz",
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "StrataStorageTests",
             // strata-tool is a dependency so that `swift test` builds it: the process tests
@@ -60,8 +76,8 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataToolTests",
-            // Runs the built strata-tool and strata-bench binaries as child processes.
-            dependencies: ["StrataStorage", "strata-tool", "strata-bench"],
+            // Runs the built strata-tool, strata-bench and strata-fuzz binaries as child processes.
+            dependencies: ["StrataStorage", "strata-tool", "strata-bench", "strata-fuzz"],
             swiftSettings: strictSettings
         ),
         // The format of the numbered rules in Spec/ (the traceability checks parse them).
@@ -69,6 +85,11 @@ let package = Package(
         .testTarget(
             name: "StrataTests",
             dependencies: ["Strata", "StrataStorage"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "StrataCheckTests",
+            dependencies: ["StrataCheck", "StrataStorage", "StrataModel"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -123,7 +123,8 @@ public enum ModelError: Error, Hashable, Sendable, CustomStringConvertible {
         case .noWriteToCommit: return "Can't commit a non-existing write transaction"
         case .noWriteToCancel: return "Can't cancel a non-existing write transaction"
         case .notInWrite:
-            return "Cannot modify managed objects outside of a write transaction."
+            // Realm says "managed objects" for objects and "managed List" for Lists.
+            return "outside of a write transaction."
         case .resultsOutsideWrite: return "Cannot modify Results outside of a write transaction."
         case .deleteFromOtherRealm: return "Can only delete an object from the Realm it belongs to."
         case .objectInvalidated: return "Object has been deleted or invalidated."
@@ -135,7 +136,9 @@ public enum ModelError: Error, Hashable, Sendable, CustomStringConvertible {
         case .commitFailed(let failure): return "Commit failed: \(failure)"
         case .poisoned: return "The file was poisoned by a failed write or sync; reopen it."
         case .thrownByBlock(let code): return "The block threw error \(code)"
-        case .collectionInvalidated: return "Access to invalidated collection."
+        case .collectionInvalidated:
+            // Realm names the collection: "Results objects", "List object".
+            return "Access to invalidated"
         case .iteratorInvalidated: return "Collection is no longer valid"
         case .frozenObservation:
             return "Frozen Realms do not change and do not have change notifications."
@@ -146,7 +149,9 @@ public enum ModelError: Error, Hashable, Sendable, CustomStringConvertible {
         case .freezeInCreatingWrite:
             return "Cannot freeze an object in the same write transaction as it was created in."
         case .frozenModify:
-            return "Attempting to modify a frozen object - call thaw on the Object instance first."
+            // Realm names the type: "a frozen object - call thaw on the Object instance
+            // first.", "a frozen List - call thaw on the List instance first."
+            return "Attempting to modify a frozen"
         case .referenceToUnmanaged: return "Cannot construct reference to unmanaged object"
         case .referenceToInvalidated: return "Cannot construct reference to invalidated object"
         case .resolveTwice: return "Can only resolve a thread safe reference once."

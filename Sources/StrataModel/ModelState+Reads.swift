@@ -52,8 +52,9 @@ extension ModelState {
             try checkOwner(of: handle, in: context)  // Spec C6: isInvalidated is checked too
             return .bool(isInvalidated(handle))
         case .releaseHandle(let id):
-            _ = try handleState(id)
+            let handle = try handleState(id)
             handles[id] = nil  // Spec F17: the last frozen accessor ends its frozen realm's pin
+            if let realm = handle.realm { closeIfUnreachable(realm) }  // Spec C1
             return .done
         case .iterate(let id, let iteratorID):
             let handle = try handleState(id)

@@ -303,7 +303,16 @@ extension ModelState {
         let realm = try realmState(id)
         guard realm.holders > 0 else { throw .rejected(.invalidStep("realm \(id) not held")) }
         realms[id]?.holders -= 1
-        if realm.holders == 1, !realm.isFrozen { close(id) }
+        closeIfUnreachable(id)
+    }
+
+    /// Spec C1: a live instance ends when neither the caller nor an accessor made through it
+    /// holds it any more; until then `Realm(configuration:)` in its context returns it again.
+    mutating func closeIfUnreachable(_ id: RealmID) {
+        guard let realm = realms[id], realm.holders == 0, !realm.isFrozen else { return }
+        guard !handles.values.contains(where: { $0.realm == id }),
+              !iterators.values.contains(where: { $0.realm == id }) else { return }
+        close(id)
     }
 
     /// Spec A13, W7, X8: closing flushes async commits, drops queued blocks, rolls back the

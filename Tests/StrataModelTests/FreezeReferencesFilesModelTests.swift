@@ -399,8 +399,8 @@ private let fzLocation = World.file.location
         w.ok(World.main, .objectForPrimaryKey(10, type: "Item", primaryKey: 2, as: 104))
         #expect(w.fails(World.main, .setValue(104, 7)) == .frozenModify)
         w.ok(World.main, fzCommit(1))
-        #expect(ModelError.frozenModify.message
-                == "Attempting to modify a frozen object - call thaw on the Object instance first.")
+        // The fragment both of Realm's messages share ("a frozen object", "a frozen List").
+        #expect(ModelError.frozenModify.message == "Attempting to modify a frozen")
         #expect(fzObject(w.ok(World.main, .read(101)))?.value == 1)
         #expect(fzObject(w.ok(World.main, .read(101)))?.listKeys == [2])
         #expect(fzObject(w.ok(World.main, .read(100)))?.value == 1)

@@ -925,6 +925,11 @@ private let wrongThreadMessage = "Realm accessed from incorrect thread"
             #expect(world.ok(context, .readConfiguration(1)) == .configuration(World.file))
         }
         world.ok(World.plainThread, .release(1))
+        // Spec C1: the accessors made through the realm still hold it; it ends with the last.
+        #expect(world.state.realms[1]?.isClosed == false)
+        for handle in world.state.handles.filter({ $0.value.realm == 1 }).keys.sorted() {
+            world.ok(World.plainThread, .releaseHandle(handle))
+        }
         #expect(world.state.realms[1]?.isClosed == true)
         #expect(world.ok(World.thread, .readConfiguration(1)) == .configuration(World.file))
     }

@@ -27,9 +27,10 @@ public final class _ObjectAccessor {
     /// The checks every read and write starts with; returns the view to use.
     @inline(__always)
     func checkedView() throws(Realm.Error) -> VersionView {
-        let view = try core.view()
-        guard epoch == core.epoch else { throw Realm.Error.objectInvalidated }  // Spec V13
-        return view
+        try core.checkAccess()
+        // Spec V13, and before the view: a rejected call must not begin a read.
+        guard epoch == core.epoch else { throw Realm.Error.objectInvalidated }
+        return try core.view()
     }
 
     /// Whether the object no longer exists for this accessor (Spec W12, V13).

@@ -41,6 +41,22 @@ extension Realm {
         public var seedFilePath: URL?
         /// Must be nil or 64 bytes (Spec X17); Strata does not encrypt, so a key fails the open.
         public var encryptionKey: Data?
+        /// The harness's hold on the engine: a simulated disk instead of the file, and the
+        /// engine's test hooks. nil in production.
+        @_spi(StrataCheck)
+        public var _engine: EngineOverride?
+
+        /// A simulated disk and test hooks for the file of a configuration (StrataCheck only).
+        @_spi(StrataCheck)
+        public struct EngineOverride: Sendable {
+            /// When set, the realm's pages live on this disk and `fileURL` only names it.
+            public var simulatedStore: SimStore?
+            public var hooks: EngineHooks
+            public init(simulatedStore: SimStore? = nil, hooks: EngineHooks = .none) {
+                self.simulatedStore = simulatedStore
+                self.hooks = hooks
+            }
+        }
 
         public init(fileURL: URL? = nil, inMemoryIdentifier: String? = nil,
                     encryptionKey: Data? = nil, readOnly: Bool = false, schemaVersion: UInt64 = 0,
@@ -103,7 +119,10 @@ extension Realm {
         }
 
         /// The key realms of one file share: equal for configurations of the same file.
-        var fileKey: String { isInMemory ? "memory:" + path : path }
+        var fileKey: String {
+            if let sim = _engine?.simulatedStore { return "sim:" + sim.name }
+            return isInMemory ? "memory:" + path : path
+        }
 
         /// Spec L4: nil and 0 mean no limit.
         var activeVersionLimit: Int? {

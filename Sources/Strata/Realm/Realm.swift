@@ -112,6 +112,11 @@ public struct Realm: Hashable {
     @_spi(StrataCheck)
     public func _invalidate() throws(Realm.Error) { try core.invalidate() }
 
+    /// The instance behind this value: two `Realm` values are `==` exactly when it is the same.
+    /// The harness keeps it weakly to learn whether a dropped realm is still cached.
+    @_spi(StrataCheck)
+    public var _instance: AnyObject { core }
+
     /// The version the realm reads, or nil when it is not reading (for tests and the harness).
     @_spi(StrataCheck)
     public var _readVersion: UInt64? {
@@ -237,7 +242,7 @@ public struct Realm: Hashable {
 
     @_spi(StrataCheck)
     public func _objects<T: Object>(_ type: T.Type) throws(Realm.Error) -> Results<T> {
-        try core.checkAccess()
+        _ = try core.view()  // Spec V10: a query is a read; it begins one (Realm reads the table)
         let info = try core.classInfo(type)
         return Results(core: core, info: info, source: .table)
     }

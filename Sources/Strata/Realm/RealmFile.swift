@@ -74,6 +74,11 @@ final class RealmFile: Sendable {
             throw Realm.Error.encryptionUnsupported
         }
         let path = configuration.path
+        let hooks = configuration._engine?.hooks ?? .none
+        if let sim = configuration._engine?.simulatedStore {
+            let store = try engine(path) { try Store.open(.simulated(sim), options: StoreOptions(hooks: hooks)) }
+            return RealmFile(key: configuration.fileKey, path: path, store: store, readOnly: false, isInMemory: false)
+        }
         if configuration.isInMemory {
             let store = try engine(path) {
                 try Store.open(.memory(identifier: configuration.fileKey), options: StoreOptions(create: true))
@@ -84,7 +89,7 @@ final class RealmFile: Sendable {
         if let seed = configuration.seedFilePath, !Store.fileExists(path: path) {
             try copySeed(from: seed.path, to: path)  // Spec X5
         }
-        let options = StoreOptions(create: !configuration.readOnly, readOnly: configuration.readOnly)
+        let options = StoreOptions(create: !configuration.readOnly, readOnly: configuration.readOnly, hooks: hooks)
         let store = try engine(path) { try Store.open(.file(path), options: options) }
         return RealmFile(key: configuration.fileKey, path: path, store: store, readOnly: configuration.readOnly,
                          isInMemory: false)

@@ -1,19 +1,20 @@
-/// SplitMix64 (Steele, Lea and Flood): the writer workload's only source of randomness.
+/// SplitMix64 (Steele, Lea and Flood): the seeded generator of strata-tool's writer workload and
+/// of the harness's choice stream.
 ///
 /// Written out here rather than taken from the standard library because the standard
 /// generators cannot be seeded, and the workload must replay bit for bit from `seed ^ version`
 /// on any toolchain. Each output is a strong 64-bit mix of the state, so nearby seeds (seeds
 /// that differ only in the version bits) give unrelated streams.
-struct SplitMix64 {
+public struct SplitMix64: Sendable {
     private var state: UInt64
 
     /// Creates a generator whose stream is fixed by `seed`.
-    init(seed: UInt64) {
+    public init(seed: UInt64) {
         state = seed
     }
 
     /// The next 64 random bits.
-    mutating func next() -> UInt64 {
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var mixed = state
         mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -23,24 +24,24 @@ struct SplitMix64 {
 
     /// A value in `0..<upperBound` by multiply-high (bias at most `upperBound / 2^64`, far below
     /// anything a workload notices, and no rejection loop to bound).
-    mutating func below(_ upperBound: Int) -> Int {
+    public mutating func below(_ upperBound: Int) -> Int {
         precondition(upperBound > 0, "below(_:) needs a positive bound")
         return Int(UInt64(upperBound).multipliedFullWidth(by: next()).high)
     }
 
     /// A value in `range`.
-    mutating func int(in range: ClosedRange<Int>) -> Int {
+    public mutating func int(in range: ClosedRange<Int>) -> Int {
         precondition(range.count > 0, "empty range")
         return range.lowerBound + below(range.count)
     }
 
     /// True with probability `percent` / 100.
-    mutating func chance(percent: Int) -> Bool {
+    public mutating func chance(percent: Int) -> Bool {
         below(100) < percent
     }
 
     /// `byteCount` random bytes, eight per draw.
-    mutating func bytes(count byteCount: Int) -> [UInt8] {
+    public mutating func bytes(count byteCount: Int) -> [UInt8] {
         precondition(byteCount >= 0, "negative byte count")
         var result: [UInt8] = []
         result.reserveCapacity(byteCount + 8)

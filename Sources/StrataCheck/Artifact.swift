@@ -1,0 +1,166 @@
+import Foundation
+
+/// A one-line replay token: the settings and the whole choice stream, so a failure replays on
+/// any machine from the token alone (`strata-fuzz replay TOKEN`).
+///
+/// Format: `sc1.<mode>.<store>.<threads>.<operations>.<bugs>.<mutation>.<excluded>.<choices>`
+/// where the excluded operation kinds are joined by `+` (`-` for none) and the choices are
+/// LEB128 varints in base64url.
+public enum ReplayToken {
+    public struct Decoded: Sendable {
+        public var settings: CheckSettings
+        public var choices: [UInt32]
+    }
+
+    public static func encode(settings: CheckSettings, choices: [UInt32]) -> String {
+        var bytes: [UInt8] = []
+        for choice in choices {
+            var value = choice
+            repeat {
+                var byte = UInt8(value & 0x7F)
+                value >>= 7
+                if value != 0 { byte |= 0x80 }
+                bytes.append(byte)
+            } while value != 0
+        }
+        let stream = Data(bytes).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+        return ["sc1", settings.mode.rawValue, settings.store.rawValue, "\(settings.threads)",
+                "\(settings.operations)", "\(settings.engineBugs.rawValue)",
+                settings.modelMutation?.rawValue ?? "-",
+                settings.excludedKinds.isEmpty ? "-" : settings.excludedKinds.sorted().joined(separator: "+"),
+                stream].joined(separator: ".")
+    }
+
+    /// nil when `token` is not a token of this format.
+    public static func decode(_ token: String, scratchDirectory: String = NSTemporaryDirectory()) -> Decoded? {
+        let parts = token.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 9, parts[0] == "sc1",
+              let mode = CheckMode(rawValue: String(parts[1])), let store = CheckStore(rawValue: String(parts[2])),
+              let threads = Int(parts[3]), (1...16).contains(threads), let operations = Int(parts[4]), operations > 0,
+              let bugs = UInt64(parts[5]) else { return nil }
+        let mutation: ModelMutation?
+        if parts[6] == "-" {
+            mutation = nil
+        } else {
+            guard let parsed = ModelMutation(rawValue: String(parts[6])) else { return nil }
+            mutation = parsed
+        }
+        let excluded: Set<String> = parts[7] == "-" ? [] : Set(parts[7].split(separator: "+").map(String.init))
+        let kindNames = Set(OperationKind.allCases.map { "\($0)" })
+        guard excluded.isSubset(of: kindNames) else { return nil }
+        var text = parts[8].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while text.count % 4 != 0 { text += "=" }
+        guard let data = Data(base64Encoded: text) else { return nil }
+        var choices: [UInt32] = []
+        var value: UInt64 = 0
+        var shift: UInt64 = 0
+        for byte in data {
+            value |= UInt64(byte & 0x7F) << shift
+            if byte & 0x80 == 0 {
+                guard value <= UInt64(UInt32.max) else { return nil }
+                choices.append(UInt32(value))
+                value = 0
+                shift = 0
+            } else {
+                shift += 7
+                guard shift < 35 else { return nil }
+            }
+        }
+        guard shift == 0 else { return nil }
+        var settings = CheckSettings(mode: mode, store: store, threads: threads, operations: operations,
+                                     engineBugs: .init(rawValue: bugs), modelMutation: mutation,
+                                     scratchDirectory: scratchDirectory)
+        settings.excludedKinds = excluded
+        return Decoded(settings: settings, choices: choices)
+    }
+}
+
+/// What a failure leaves behind (DESIGN §5 "Reports"): a directory with the token, the
+/// failure, the per-thread timeline and a ready-to-paste Swift test.
+public enum Artifact {
+    public static let tokenFile = "token.txt"
+
+    /// Writes the artifact of `result` (a failing, usually shrunk run) under `directory`.
+    /// Returns the artifact's directory.
+    @discardableResult
+    public static func write(_ result: RunResult, settings: CheckSettings, seed: UInt64?, into directory: String) throws -> String {
+        let token = ReplayToken.encode(settings: settings, choices: result.choices)
+        let name = "failure-\(String(result.digest, radix: 16))"
+        let path = (directory as NSString).appendingPathComponent(name)
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        func put(_ file: String, _ text: String) throws {
+            try text.write(toFile: (path as NSString).appendingPathComponent(file), atomically: true, encoding: .utf8)
+        }
+        try put(tokenFile, token + "\n")
+        var summary = "failure: \(result.failure?.description ?? "none")\n"
+        summary += "settings: mode \(settings.mode.rawValue), store \(settings.store.rawValue), threads \(settings.threads), operations \(settings.operations)\n"
+        if let seed { summary += "seed: \(seed)\n" }
+        summary += "scheduler: \(result.scheduler)\nswarm: \(result.swarm)\n"
+        summary += "operations run: \(result.trace.count), choices: \(result.choices.count)\n"
+        try put("failure.txt", summary)
+        try put("choices.txt", result.choices.map(String.init).joined(separator: " ") + "\n")
+        try put("timeline.txt", timeline(result, threads: settings.threads))
+        try put("ReplayTest.swift", swiftTest(result, token: token))
+        return path
+    }
+
+    /// One column per thread, one row per operation: what the model expected, what the engine
+    /// did, the engine version the realm read; the first divergence is marked.
+    public static func timeline(_ result: RunResult, threads: Int) -> String {
+        var lines: [String] = []
+        lines.append("#    " + (0..<threads).map { "c\($0 + 1)".padding(toLength: 44, withPad: " ", startingAt: 0) }.joined())
+        for entry in result.trace {
+            var cell = StepText.describe(entry.step.operation)
+            if let version = entry.engineVersion { cell += " @v\(version)" }
+            let row = (0..<threads).map { thread in
+                (thread == entry.thread ? cell : "").padding(toLength: 44, withPad: " ", startingAt: 0)
+            }.joined()
+            lines.append(String(entry.index).padding(toLength: 5, withPad: " ", startingAt: 0) + row)
+            if entry.expected.accepts(entry.observed) == false {
+                lines.append("     ^ FIRST DIVERGENCE: model \(entry.expected) | engine \(entry.observed)")
+            } else {
+                lines.append("       = \(entry.observed)")
+            }
+            if let note = entry.note { lines.append("       note: \(note)") }
+        }
+        if let failure = result.failure { lines.append("failure: \(failure)") }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// A Swift Testing test that replays the run and expects it to pass: it fails while the
+    /// bug is there. The concrete script is in the comment above it.
+    public static func swiftTest(_ result: RunResult, token: String) -> String {
+        var text = "// Generated by StrataCheck. Failure: \(result.failure?.description ?? "none")\n//\n"
+        text += "// The run, one operation per line (context, operation, engine's observation):\n"
+        for entry in result.trace {
+            text += "//   \(entry.index). \(StepText.describe(entry.step)) -> \(entry.observed)\n"
+        }
+        text += """
+        import Testing
+        import StrataCheck
+
+        @Test func replayFailure\(String(result.digest, radix: 16))() throws {
+            let failure = try StrataCheck.replay(token: "\(token)")
+            #expect(failure == nil, "\\(failure?.description ?? "")")
+        }
+
+        """
+        return text
+    }
+}
+
+/// Replays a token and returns the failure it still shows, if any.
+public func replay(token: String) throws -> CheckFailure? {
+    guard let decoded = ReplayToken.decode(token) else {
+        throw CheckUsageError("not a StrataCheck replay token: \(token.prefix(40))")
+    }
+    return try Runner(settings: decoded.settings, stream: ChoiceStream(replaying: decoded.choices)).run().failure
+}
+
+/// A malformed token or artifact.
+public struct CheckUsageError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,154 @@
+import Foundation
+import StrataStorage
+
+/// Many runs in a row under a budget: what `strata-fuzz run` and the harness suite do.
+public struct Campaign: Sendable {
+    /// `mixed` alternates the modes and stores run by run.
+    public enum Mix: String, Sendable, CaseIterable {
+        case controlled, crash, mixed
+    }
+
+    public var mix: Mix
+    public var store: CheckStore?
+    public var threads: Int
+    public var operationsPerRun: Int
+    /// Stop after this many seconds, or
+    public var seconds: Double?
+    /// after this many checked operations in all (whichever comes first).
+    public var operations: Int?
+    public var seed: UInt64
+    /// This process runs seeds `seed + k·count + index` (`--shard index/count`).
+    public var shardIndex: Int
+    public var shardCount: Int
+    public var engineBugs: SeededBugs
+    public var modelMutation: ModelMutation?
+    public var scratchDirectory: String
+    /// Shrink failures before reporting them.
+    public var shrinks: Bool
+    public var shrinkSeconds: Double
+    /// Operation kinds no run generates (see `CheckSettings.excludedKinds`).
+    public var excludedKinds: Set<String> = []
+
+    public init(mix: Mix = .mixed, store: CheckStore? = nil, threads: Int = 3, operationsPerRun: Int = 200,
+                seconds: Double? = 60, operations: Int? = nil, seed: UInt64 = 1, shardIndex: Int = 0, shardCount: Int = 1,
+                engineBugs: SeededBugs = [], modelMutation: ModelMutation? = nil,
+                scratchDirectory: String = NSTemporaryDirectory(), shrinks: Bool = true, shrinkSeconds: Double = 60) {
+        self.mix = mix
+        self.store = store
+        self.threads = threads
+        self.operationsPerRun = operationsPerRun
+        self.seconds = seconds
+        self.operations = operations
+        self.seed = seed
+        self.shardIndex = shardIndex
+        self.shardCount = shardCount
+        self.engineBugs = engineBugs
+        self.modelMutation = modelMutation
+        self.scratchDirectory = scratchDirectory
+        self.shrinks = shrinks
+        self.shrinkSeconds = shrinkSeconds
+    }
+
+    /// One failure a campaign found.
+    public struct Found: Sendable {
+        public var seed: UInt64
+        public var settings: CheckSettings
+        public var original: RunResult
+        /// The shrunk run (equal to `original` when shrinking is off).
+        public var shrunk: RunResult
+        public var shrinkRuns: Int
+        public var shrinkSeconds: Double
+        public var token: String { ReplayToken.encode(settings: settings, choices: shrunk.choices) }
+    }
+
+    public struct Progress: Sendable {
+        public var seconds: Double
+        public var runs: Int
+        public var statistics: CheckStatistics
+        public var failures: Int
+    }
+
+    public struct Report: Sendable {
+        public var runs: Int
+        public var seconds: Double
+        public var statistics: CheckStatistics
+        public var failures: [Found]
+        /// Combines every run's trace digest, in order: equal campaigns give equal digests.
+        public var digest: UInt64
+        public var seeds: ClosedRange<UInt64>?
+    }
+
+    /// The settings of run number `run` (its mode and store under `mix`).
+    public func settings(forRun run: Int) -> CheckSettings {
+        let mode: CheckMode
+        switch mix {
+        case .controlled: mode = .controlled
+        case .crash: mode = .crash
+        case .mixed: mode = run % 2 == 0 ? .controlled : .crash
+        }
+        // Mixed campaigns put one run in eight on a real file (no crashes there).
+        let store = self.store ?? (mix == .mixed && run % 8 == 7 ? .file : .sim)
+        var settings = CheckSettings(mode: store == .file ? .controlled : mode, store: store, threads: threads,
+                                     operations: operationsPerRun, engineBugs: engineBugs, modelMutation: modelMutation,
+                                     scratchDirectory: scratchDirectory)
+        settings.excludedKinds = excludedKinds
+        return settings
+    }
+
+    public func seed(forRun run: Int) -> UInt64 {
+        seed &+ UInt64(run) &* UInt64(shardCount) &+ UInt64(shardIndex)
+    }
+
+    /// Runs until the budget is spent or `stopAtFirstFailure` and a failure is found.
+    public func run(stopAtFirstFailure: Bool = true, progressEvery: Double = 10,
+                    progress: (Progress) -> Void = { _ in }) -> Report {
+        let start = Date()
+        var statistics = CheckStatistics()
+        var failures: [Found] = []
+        var hash = StableHash()
+        var run = 0
+        var lastProgress = start
+        var firstSeed: UInt64?
+        var lastSeed: UInt64?
+        while true {
+            let elapsed = Date().timeIntervalSince(start)
+            if let seconds, elapsed >= seconds { break }
+            if let operations, statistics.operations >= operations { break }
+            if seconds == nil && operations == nil && run > 0 { break }
+            let settings = settings(forRun: run)
+            let seed = seed(forRun: run)
+            firstSeed = firstSeed ?? seed
+            lastSeed = seed
+            run += 1
+            let result: RunResult
+            do {
+                result = try Runner(settings: settings, stream: ChoiceStream(seed: seed)).run()
+            } catch {
+                let failure = CheckFailure(kind: .divergence, message: "the run could not start: \(error)", operationIndex: 0)
+                result = RunResult(failure: failure, statistics: CheckStatistics(), trace: [], choices: [], digest: 0,
+                                   swarm: "", scheduler: .random(switchPercent: 0))
+            }
+            statistics.add(result.statistics)
+            hash.combine(result.digest)
+            if result.failure != nil {
+                var found = Found(seed: seed, settings: settings, original: result, shrunk: result, shrinkRuns: 0, shrinkSeconds: 0)
+                if shrinks {
+                    let outcome = Shrinker(settings: settings, timeLimit: shrinkSeconds).shrink(result)
+                    found.shrunk = outcome.result
+                    found.shrinkRuns = outcome.runs
+                    found.shrinkSeconds = outcome.seconds
+                }
+                failures.append(found)
+                if stopAtFirstFailure { break }
+            }
+            if Date().timeIntervalSince(lastProgress) >= progressEvery {
+                lastProgress = Date()
+                progress(Progress(seconds: lastProgress.timeIntervalSince(start), runs: run, statistics: statistics,
+                                  failures: failures.count))
+            }
+        }
+        let seeds = firstSeed.flatMap { first in lastSeed.map { first...max(first, $0) } }
+        return Report(runs: run, seconds: Date().timeIntervalSince(start), statistics: statistics, failures: failures,
+                      digest: hash.finalize(), seeds: seeds)
+    }
+}

@@ -1,0 +1,352 @@
+import Foundation
+@_spi(StrataCheck) import Strata
+import StrataModel
+
+/// A realm instance the harness no longer holds, to recognise it if the cache returns it.
+final class WeakInstance {
+    weak var instance: AnyObject?
+    init(_ instance: AnyObject) { self.instance = instance }
+}
+
+/// An accessor the engine side holds for a model `HandleID`.
+enum EngineHandle {
+    case object(Object)
+    case itemResults(Results<Item>)
+    case otherResults(Results<Other>)
+    case list(List<Item>)
+}
+
+/// A thread-safe reference the engine side holds for a model `ReferenceID`.
+enum EngineReference {
+    case object(ThreadSafeReference<Object>)
+    case itemResults(ThreadSafeReference<Results<Item>>)
+    case otherResults(ThreadSafeReference<Results<Other>>)
+    case list(ThreadSafeReference<List<Item>>)
+}
+
+/// The engine side of a lockstep run: performs model operations through the Realm API (its
+/// throwing `@_spi(StrataCheck)` entry points, so that a rejection is an observation rather
+/// than a trap) and reports what happened as an `Observation`.
+///
+/// The tables map the model's identifiers to live Strata values. Live values are confined to
+/// their thread, which the harness respects except where an operation deliberately uses one
+/// from another thread (the engine must reject that, Spec C5 to C8): hence `@unchecked`.
+/// Only one controlled thread runs at a time; `lock` orders the table accesses for TSan.
+final class EngineSide: @unchecked Sendable {
+    private let lock = NSLock()
+    private var realms: [RealmID: Realm] = [:]
+    private var handles: [HandleID: EngineHandle] = [:]
+    private var references: [ReferenceID: EngineReference] = [:]
+    /// How many `open` calls returned each realm and were not released yet (Spec C1).
+    private var holders: [RealmID: Int] = [:]
+    /// Realms the caller dropped (Spec C1: the cache may still hold them while accessors do).
+    private var released: [RealmID: WeakInstance] = [:]
+    /// The configuration of the current boot (a crash moves to a new simulated disk).
+    private var configuration: Realm.Configuration
+    /// The model's configuration every `open` names, and the engine configuration it means.
+    let modelConfiguration: StrataModel.Configuration
+
+    init(configuration: Realm.Configuration, modelConfiguration: StrataModel.Configuration) {
+        self.configuration = configuration
+        self.modelConfiguration = modelConfiguration
+    }
+
+    /// Drops every value (after a crash every instance of the old boot is gone) and uses
+    /// `configuration` from now on. Values are dropped on the calling thread: a dropped live
+    /// value only releases memory, which any thread may do.
+    func reset(to configuration: Realm.Configuration) {
+        let dropped = lock.withLock { () -> ([RealmID: Realm], [HandleID: EngineHandle], [ReferenceID: EngineReference]) in
+            let dropped = (realms, handles, references)
+            realms = [:]
+            holders = [:]
+            released = [:]
+            handles = [:]
+            references = [:]
+            self.configuration = configuration
+            return dropped
+        }
+        _ = dropped
+    }
+
+    /// The engine version each realm reads, for the version-stamp checks.
+    func readVersion(of realm: RealmID) -> UInt64? {
+        lock.withLock { realms[realm] }?._readVersion
+    }
+
+    private func realm(_ id: RealmID) -> Realm? { lock.withLock { realms[id] } }
+    private func handle(_ id: HandleID) -> EngineHandle? { lock.withLock { handles[id] } }
+    private func store(_ handle: EngineHandle, as id: HandleID) { lock.withLock { handles[id] = handle } }
+
+    /// Performs `operation` on the calling (controlled) thread.
+    func perform(_ operation: StrataModel.Operation) -> Observation {
+        do throws(Realm.Error) {
+            return try dispatch(operation)
+        } catch {
+            return .failure(code: error.modelCode, message: error.message)
+        }
+    }
+
+    private func dispatch(_ operation: StrataModel.Operation) throws(Realm.Error) -> Observation {
+        switch operation {
+        case .open(_, _, let id):
+            let opened = try Realm._open(configuration: lock.withLock { configuration }, queue: nil)
+            return lock.withLock { () -> Observation in
+                if let existing = realms.first(where: { $0.value == opened && !$0.value.isFrozen })?.key {
+                    holders[existing, default: 0] += 1
+                    return .realm(existing)
+                }
+                if let earlier = released.first(where: { $0.value.instance === opened._instance })?.key {
+                    released[earlier] = nil
+                    realms[earlier] = opened
+                    holders[earlier] = 1
+                    return .realm(earlier)
+                }
+                realms[id] = opened
+                holders[id] = 1
+                return .realm(id)
+            }
+        case .release(let id):
+            lock.withLock {
+                holders[id, default: 1] -= 1
+                if holders[id] == 0, let realm = realms.removeValue(forKey: id) {
+                    holders[id] = nil
+                    released[id] = WeakInstance(realm._instance)
+                }
+            }
+            return .done
+        case .refresh(let id):
+            return .bool(try required(id)._refresh())
+        case .invalidate(let id):
+            try required(id)._invalidate()
+            return .done
+        case .isInWriteTransaction(let id):
+            return .bool(try required(id).isInWriteTransaction)
+        case .beginWrite(let id):
+            try required(id)._beginWrite()
+            return .done
+        case .commitWrite(let id, _, _):
+            try required(id)._commitWrite()
+            return .done
+        case .cancelWrite(let id):
+            try required(id)._cancelWrite()
+            return .done
+        case .freezeRealm(let id, let frozenID):
+            let source = try required(id)
+            let frozen = try source._freeze()
+            // Spec F5: a frozen realm freezes to itself. Whether two freezes of a live realm
+            // share an instance, the Spec leaves open; the harness names each its own.
+            if source.isFrozen { return .realm(frozen == source ? id : frozenID) }
+            lock.withLock { realms[frozenID] = frozen }
+            return .realm(frozenID)
+        case .objects(let realmID, let query, let id):
+            let realm = try required(realmID)
+            guard case .table(let type) = query.source else { return unsupported(operation) }
+            if type == "Item" {
+                store(.itemResults(Self.shape(try realm._objects(Item.self), query)), as: id)
+            } else {
+                store(.otherResults(Self.shape(try realm._objects(Other.self), query)), as: id)
+            }
+            return .handle(id)
+        case .objectForPrimaryKey(let realmID, let type, let primaryKey, let id):
+            let realm = try required(realmID)
+            let object: Object? = type == "Item"
+                ? try realm._object(ofType: Item.self, forPrimaryKey: primaryKey)
+                : try realm._object(ofType: Other.self, forPrimaryKey: primaryKey)
+            guard let object else { return .handle(nil) }
+            store(.object(object), as: id)
+            return .handle(id)
+        case .create(let realmID, let type, let primaryKey, let value, let policy, let id):
+            let realm = try required(realmID)
+            let fields: [String: Any] = ["primaryKey": primaryKey, "value": value as Any]
+            let update = Self.updatePolicy(policy)
+            let object: Object = type == "Item"
+                ? try realm._create(Item.self, value: fields, update: update)
+                : try realm._create(Other.self, value: fields, update: update)
+            store(.object(object), as: id)
+            return .handle(id)
+        case .read(let id):
+            guard let handle = handle(id) else { return unsupported(operation) }
+            switch handle {
+            case .object(let object): return .object(try Self.reading(object))
+            case .itemResults(let results): return .elements(try Self.readings(results))
+            case .otherResults(let results): return .elements(try Self.readings(results))
+            case .list(let list): return .elements(try Self.readings(list))
+            }
+        case .setValue(let id, let value):
+            guard case .object(let object) = handle(id) else { return unsupported(operation) }
+            try object._setValue(value, forKey: "value")
+            return .done
+        case .delete(let realmID, let id):
+            let realm = try required(realmID)
+            guard case .object(let object) = handle(id) else { return unsupported(operation) }
+            try realm._delete(object)
+            return .done
+        case .listOf(let ownerID, let id):
+            guard case .object(let owner) = handle(ownerID), let checked = owner as? any CheckObject else {
+                return unsupported(operation)
+            }
+            _ = try owner._value(forKey: "primaryKey")  // the checks (thread, invalidation) that throw
+            store(.list(checked.list), as: id)
+            return .handle(id)
+        case .append(let listID, let elementID):
+            guard case .list(let list) = handle(listID), case .object(let element) = handle(elementID),
+                  let item = element as? Item else { return unsupported(operation) }
+            try list._append(item)
+            return .done
+        case .removeFromList(let listID, let index):
+            guard case .list(let list) = handle(listID) else { return unsupported(operation) }
+            _ = try list._remove(at: index)
+            return .done
+        case .freezeHandle(let id, let frozenID):
+            guard let handle = handle(id) else { return unsupported(operation) }
+            switch handle {
+            case .object(let object):
+                return identified(.object(try object._freeze()), as: frozenID)
+            case .itemResults(let results):
+                return collection(.itemResults(try results._freeze()), from: id, sourceWasTarget: results.isFrozen, as: frozenID)
+            case .otherResults(let results):
+                return collection(.otherResults(try results._freeze()), from: id, sourceWasTarget: results.isFrozen, as: frozenID)
+            case .list(let list):
+                return collection(.list(try list._freeze()), from: id, sourceWasTarget: list.isFrozen, as: frozenID)
+            }
+        case .thawHandle(let id, let thawedID):
+            guard let handle = handle(id) else { return unsupported(operation) }
+            switch handle {
+            case .object(let object):
+                guard let thawed = try object._thaw() else { return .handle(nil) }
+                return identified(.object(thawed), as: thawedID)
+            case .itemResults(let results):
+                guard let thawed = try results._thaw() else { return .handle(nil) }
+                return collection(.itemResults(thawed), from: id, sourceWasTarget: !results.isFrozen, as: thawedID)
+            case .otherResults(let results):
+                guard let thawed = try results._thaw() else { return .handle(nil) }
+                return collection(.otherResults(thawed), from: id, sourceWasTarget: !results.isFrozen, as: thawedID)
+            case .list(let list):
+                guard let thawed = try list._thaw() else { return .handle(nil) }
+                return collection(.list(thawed), from: id, sourceWasTarget: !list.isFrozen, as: thawedID)
+            }
+        case .makeReference(let id, let referenceID):
+            guard let handle = handle(id) else { return unsupported(operation) }
+            let reference: EngineReference
+            switch handle {
+            case .object(let object): reference = .object(try ThreadSafeReference._make(to: object))
+            case .itemResults(let results): reference = .itemResults(try ThreadSafeReference._make(to: results))
+            case .otherResults(let results): reference = .otherResults(try ThreadSafeReference._make(to: results))
+            case .list(let list): reference = .list(try ThreadSafeReference._make(to: list))
+            }
+            lock.withLock { references[referenceID] = reference }
+            return .done
+        case .resolve(let referenceID, let realmID, let id):
+            let realm = try required(realmID)
+            guard let reference = lock.withLock({ references[referenceID] }) else { return unsupported(operation) }
+            let resolved: EngineHandle?
+            switch reference {
+            case .object(let reference): resolved = try realm._resolve(reference).map { .object($0) }
+            case .itemResults(let reference): resolved = try realm._resolve(reference).map { .itemResults($0) }
+            case .otherResults(let reference): resolved = try realm._resolve(reference).map { .otherResults($0) }
+            case .list(let reference): resolved = try realm._resolve(reference).map { .list($0) }
+            }
+            guard let resolved else { return .handle(nil) }
+            store(resolved, as: id)
+            return .handle(id)
+        case .releaseHandle(let id):
+            lock.withLock { handles[id] = nil }
+            return .done
+        default:
+            return unsupported(operation)
+        }
+    }
+
+    /// The model-side identifier of `handle`: an existing one when the engine returned an
+    /// instance the harness already holds (Spec F5: freezing a frozen object returns it).
+    private func identified(_ handle: EngineHandle, as id: HandleID) -> Observation {
+        lock.withLock { () -> Observation in
+            if case .object(let object) = handle,
+               let existing = handles.first(where: { entry in
+                   if case .object(let held) = entry.value { return held === object }
+                   return false
+               })?.key {
+                return .handle(existing)
+            }
+            handles[id] = handle
+            return .handle(id)
+        }
+    }
+
+    /// Collections are values, so their identity cannot be asked: a freeze of a frozen (or thaw
+    /// of a live) collection is the source itself (Spec F5), anything else a new accessor.
+    private func collection(_ handle: EngineHandle, from source: HandleID, sourceWasTarget: Bool,
+                            as id: HandleID) -> Observation {
+        if sourceWasTarget { return .handle(source) }
+        store(handle, as: id)
+        return .handle(id)
+    }
+
+    private func required(_ id: RealmID) throws(Realm.Error) -> Realm {
+        guard let realm = realm(id) else {
+            throw Realm.Error(.programmerError, "strata-check: no engine realm \(id)")
+        }
+        return realm
+    }
+
+    private func unsupported(_ operation: StrataModel.Operation) -> Observation {
+        .failure(code: "harness", message: "the engine side cannot perform \(operation)")
+    }
+
+    private static func updatePolicy(_ policy: StrataModel.UpdatePolicy) -> Realm.UpdatePolicy {
+        switch policy {
+        case .error: return .error
+        case .modified: return .modified
+        case .all: return .all
+        }
+    }
+
+    /// The model's query on engine Results: `value >= minimum`, then value order with ties by
+    /// primary key (nil first), or the table's primary-key order.
+    private static func shape<T: CheckObject>(_ results: Results<T>, _ query: StrataModel.Query) -> Results<T> {
+        var shaped = results
+        if let minimum = query.minimumValue {
+            shaped = shaped.where { $0.value >= minimum }
+        }
+        switch query.sort {
+        case .sourceOrder: return shaped
+        case .value:
+            return shaped.sorted(by: [SortDescriptor(keyPath: "value", ascending: true),
+                                      SortDescriptor(keyPath: "primaryKey", ascending: true)])
+        }
+    }
+
+    static func reading(_ object: Object) throws(Realm.Error) -> Reading? {
+        guard let primaryKey = try object._value(forKey: "primaryKey") as? Int else { return nil }
+        let value = try object._value(forKey: "value") as? Int
+        var listKeys: [Int] = []
+        if let checked = object as? any CheckObject {
+            let list = checked.list
+            let count = try list._count()
+            for index in 0..<count {
+                listKeys.append(try list._element(at: index).primaryKey)
+            }
+        }
+        let type = object is Item ? "Item" : "Other"
+        return Reading(type: type, primaryKey: primaryKey, value: value, listKeys: listKeys,
+                       isFrozen: object.isFrozen)
+    }
+
+    static func readings<T: Object>(_ results: Results<T>) throws(Realm.Error) -> [Reading] {
+        let count = try results._count()
+        var readings: [Reading] = []
+        for index in 0..<count {
+            if let reading = try reading(try results._element(at: index)) { readings.append(reading) }
+        }
+        return readings
+    }
+
+    static func readings(_ list: List<Item>) throws(Realm.Error) -> [Reading] {
+        let count = try list._count()
+        var readings: [Reading] = []
+        for index in 0..<count {
+            if let reading = try reading(try list._element(at: index)) { readings.append(reading) }
+        }
+        return readings
+    }
+}

@@ -1,0 +1,228 @@
+import StrataModel
+
+/// The kinds of operation the generator makes; a run's swarm settings weight them.
+public enum OperationKind: Int, CaseIterable, Sendable {
+    case open, refresh, beginWrite, commitWrite, cancelWrite, create, objectForPrimaryKey,
+         objects, read, setValue, delete, listOf, append, removeFromList, invalidate,
+         freezeRealm, freezeHandle, thawHandle, makeReference, resolve, release, releaseHandle,
+         crashMachine
+}
+
+/// Per-run variation of the operation mix (swarm testing: each run leaves some kinds out and
+/// weights the rest differently, so rare combinations are not drowned by common ones).
+struct Swarm: Sendable, CustomStringConvertible {
+    var weights: [Int]
+    /// Primary keys are drawn from `0..<keySpace`.
+    var keySpace: Int
+    /// Percent of operations that take another context's realm or accessor on purpose.
+    var crossContextPercent: Int
+
+    static func draw(_ stream: inout ChoiceStream, crashes: Bool, excluding excluded: Set<String> = []) -> Swarm {
+        var weights: [Int] = []
+        for kind in OperationKind.allCases {
+            let base = Self.baseWeight(kind)
+            // Each kind is left out of a run with probability 1/4 (never the ones every run
+            // needs to get anywhere).
+            let essential = kind == .open || kind == .beginWrite || kind == .commitWrite || kind == .create
+                || kind == .read
+            if !essential && stream.draw(4) == 3 {
+                weights.append(0)
+            } else {
+                weights.append(base * (1 + stream.draw(3)))
+            }
+        }
+        if !crashes { weights[OperationKind.crashMachine.rawValue] = 0 }
+        for kind in OperationKind.allCases where excluded.contains("\(kind)") { weights[kind.rawValue] = 0 }
+        let keySpace = [4, 8, 24, 64][stream.draw(4)]
+        let crossContextPercent = [5, 0, 15][stream.draw(3)]
+        return Swarm(weights: weights, keySpace: keySpace, crossContextPercent: crossContextPercent)
+    }
+
+    private static func baseWeight(_ kind: OperationKind) -> Int {
+        switch kind {
+        case .open, .refresh, .beginWrite, .commitWrite, .read, .create, .objects, .setValue: return 6
+        case .objectForPrimaryKey, .delete, .listOf, .append, .freezeHandle: return 3
+        case .crashMachine, .release: return 1
+        default: return 2
+        }
+    }
+
+    var description: String {
+        let enabled = OperationKind.allCases.filter { weights[$0.rawValue] > 0 }.map { "\($0)" }
+        return "keys 0..<\(keySpace), cross-context \(crossContextPercent)%, kinds: \(enabled.joined(separator: " "))"
+    }
+}
+
+/// Makes the next operation of a context from the choice stream and the model's state. The
+/// model decides what each operation should do, errors included, so the generator does not
+/// have to avoid invalid operations; it only keeps most of them meaningful.
+struct Generator {
+    let swarm: Swarm
+    let configuration: StrataModel.Configuration
+    private(set) var nextRealm = 1
+    private(set) var nextHandle = 1
+    private(set) var nextReference = 1
+
+    init(swarm: Swarm, configuration: StrataModel.Configuration) {
+        self.swarm = swarm
+        self.configuration = configuration
+    }
+
+    /// The live realm the context holds, if any (the one its `open` returned).
+    static func liveRealm(of context: ContextID, in model: ModelState) -> RealmID? {
+        model.realms.keys.sorted().first { id in
+            guard let realm = model.realms[id] else { return false }
+            return realm.owner == context && !realm.isFrozen && !realm.isClosed && realm.holders > 0
+        }
+    }
+
+    mutating func next(for context: ContextID, model: ModelState, stream: inout ChoiceStream) -> StrataModel.Operation {
+        let own = Self.liveRealm(of: context, in: model)
+        guard let own else {
+            return .open(configuration, confinement: .callingContext, as: allocateRealm())
+        }
+        var weights = swarm.weights
+        if model.realms[own]?.write != nil {
+            // Inside a write: mostly mutations and the end of the write.
+            for kind in [OperationKind.create, .setValue, .delete, .append, .commitWrite] {
+                weights[kind.rawValue] *= 3
+            }
+        }
+        if model.realms[own]?.write == nil, model.files.values.contains(where: { $0.writer != nil }) {
+            weights[OperationKind.beginWrite.rawValue] = max(1, weights[OperationKind.beginWrite.rawValue] / 3)
+        }
+        let kind = OperationKind(rawValue: stream.weighted(weights)) ?? .read
+        let realm = pickRealm(own: own, model: model, stream: &stream)
+        switch kind {
+        case .open:
+            return .open(configuration, confinement: .callingContext, as: allocateRealm())
+        case .refresh: return .refresh(realm)
+        case .beginWrite: return .beginWrite(own)
+        case .commitWrite: return .commitWrite(own, withoutNotifying: [], fate: .success)
+        case .cancelWrite: return .cancelWrite(own)
+        case .create:
+            let type = stream.draw(4) == 3 ? "Other" : "Item"
+            let policy: UpdatePolicy = [.error, .modified, .all][stream.draw(3)]
+            return .create(realm, type: type, primaryKey: stream.draw(swarm.keySpace),
+                           value: drawValue(&stream), update: policy, as: allocateHandle())
+        case .objectForPrimaryKey:
+            return .objectForPrimaryKey(realm, type: stream.draw(4) == 3 ? "Other" : "Item",
+                                        primaryKey: stream.draw(swarm.keySpace), as: allocateHandle())
+        case .objects:
+            let type = stream.draw(4) == 3 ? "Other" : "Item"
+            let minimum: Int? = stream.chance(30) ? stream.draw(8) : nil
+            let sort: SortKey = stream.chance(40) ? .value : .sourceOrder
+            return .objects(realm, Query(source: .table(type), minimumValue: minimum, sort: sort),
+                            as: allocateHandle())
+        case .read:
+            guard let handle = pickHandle(context, model: model, stream: &stream) else { return .refresh(realm) }
+            return .read(handle)
+        case .setValue:
+            guard let handle = pickHandle(context, model: model, stream: &stream, objectsOnly: true) else {
+                return .refresh(realm)
+            }
+            return .setValue(handle, drawValue(&stream))
+        case .delete:
+            guard let handle = pickHandle(context, model: model, stream: &stream, objectsOnly: true) else {
+                return .refresh(realm)
+            }
+            return .delete(realm, handle)
+        case .listOf:
+            guard let handle = pickHandle(context, model: model, stream: &stream, objectsOnly: true) else {
+                return .refresh(realm)
+            }
+            return .listOf(handle, as: allocateHandle())
+        case .append:
+            guard let list = pickHandle(context, model: model, stream: &stream, listsOnly: true),
+                  let element = pickHandle(context, model: model, stream: &stream, objectsOnly: true, type: "Item")
+            else { return .refresh(realm) }
+            return .append(list: list, element: element)
+        case .removeFromList:
+            guard let list = pickHandle(context, model: model, stream: &stream, listsOnly: true) else {
+                return .refresh(realm)
+            }
+            return .removeFromList(list, at: stream.draw(3))
+        case .invalidate: return .invalidate(realm)
+        case .freezeRealm: return .freezeRealm(realm, as: allocateRealm())
+        case .freezeHandle:
+            guard let handle = pickHandle(context, model: model, stream: &stream) else { return .refresh(realm) }
+            return .freezeHandle(handle, as: allocateHandle())
+        case .thawHandle:
+            guard let handle = pickHandle(context, model: model, stream: &stream) else { return .refresh(realm) }
+            return .thawHandle(handle, as: allocateHandle())
+        case .makeReference:
+            guard let handle = pickHandle(context, model: model, stream: &stream) else { return .refresh(realm) }
+            let id = ReferenceID(nextReference)
+            nextReference += 1
+            return .makeReference(handle, as: id)
+        case .resolve:
+            let references = model.references.keys.sorted()
+            guard !references.isEmpty else { return .refresh(realm) }
+            return .resolve(references[stream.draw(references.count)], in: own, as: allocateHandle())
+        case .release:
+            return .release(own)
+        case .releaseHandle:
+            guard let handle = pickHandle(context, model: model, stream: &stream) else { return .refresh(realm) }
+            return .releaseHandle(handle)
+        case .crashMachine:
+            return .crashMachine(keepUnsyncedSlots: false)
+        }
+    }
+
+    private mutating func allocateRealm() -> RealmID {
+        defer { nextRealm += 1 }
+        return RealmID(nextRealm)
+    }
+
+    private mutating func allocateHandle() -> HandleID {
+        defer { nextHandle += 1 }
+        return HandleID(nextHandle)
+    }
+
+    private func drawValue(_ stream: inout ChoiceStream) -> Int? {
+        stream.draw(8) == 7 ? nil : stream.draw(10)
+    }
+
+    /// The context's own live realm, or now and then another realm: a frozen one, or another
+    /// context's (which the engine must reject, Spec C5).
+    private func pickRealm(own: RealmID, model: ModelState, stream: inout ChoiceStream) -> RealmID {
+        guard stream.draw(100) < swarm.crossContextPercent + 5 else { return own }
+        // A realm the caller dropped cannot be named again (`holders` counts the caller's).
+        let others = model.realms.keys.sorted().filter { id in
+            id != own && id.rawValue > 0 && (model.realms[id]?.holders ?? 0) > 0
+        }
+        guard !others.isEmpty else { return own }
+        let other = others[stream.draw(others.count)]
+        if model.realms[other]?.isFrozen == true { return other }
+        return stream.draw(100) < swarm.crossContextPercent * 5 ? other : own
+    }
+
+    /// An accessor to use: mostly one made through the context's own realms.
+    private func pickHandle(_ context: ContextID, model: ModelState, stream: inout ChoiceStream,
+                            objectsOnly: Bool = false, listsOnly: Bool = false, type: String? = nil) -> HandleID? {
+        let all = model.handles.keys.sorted().filter { id in
+            guard let handle = model.handles[id] else { return false }
+            switch handle.target {
+            case .object(let object):
+                guard !listsOnly else { return false }
+                guard let type else { return true }
+                return model.realms[handle.realm ?? RealmID(0)].flatMap { realm in
+                    model.files[realm.configuration.location]?.versions.values.first { $0.objects[object] != nil }?
+                        .objects[object]?.type
+                } == type
+            case .list: return !objectsOnly
+            case .results: return !objectsOnly && !listsOnly
+            case .unmanaged: return false
+            }
+        }
+        guard !all.isEmpty else { return nil }
+        let mine = all.filter { id in
+            guard let realm = model.handles[id]?.realm, let state = model.realms[realm] else { return false }
+            return state.owner == context || state.isFrozen
+        }
+        let pool = !mine.isEmpty && stream.draw(100) >= swarm.crossContextPercent ? mine : all
+        // Recent accessors are the interesting ones: favour the newest few.
+        let recent = pool.suffix(6)
+        return Array(recent)[stream.draw(recent.count)]
+    }
+}

@@ -1,0 +1,706 @@
+import Foundation
+@_spi(StrataCheck) import Strata
+import StrataModel
+import StrataStorage
+
+/// What a run exercises.
+public enum CheckMode: String, Sendable, CaseIterable {
+    /// Controlled threads, no crashes.
+    case controlled
+    /// Controlled threads with crashes inside commits and between them.
+    case crash
+}
+
+/// Where the engine's pages live during a run.
+public enum CheckStore: String, Sendable, CaseIterable {
+    /// `SimStore`: deterministic, crashable.
+    case sim
+    /// A real file in a scratch directory (no crashes: the disk cannot be captured).
+    case file
+}
+
+/// Everything fixed before the choice stream starts deciding.
+public struct CheckSettings: Sendable, Hashable {
+    public var mode: CheckMode
+    public var store: CheckStore
+    public var threads: Int
+    /// Operations per run (the stream may end a run earlier only by exhausting a replay).
+    public var operations: Int
+    /// Engine bugs switched on (harness validation, issue 6).
+    public var engineBugs: SeededBugs
+    /// A deliberately wrong model rule (harness validation).
+    public var modelMutation: ModelMutation?
+    /// Where file stores live.
+    public var scratchDirectory: String
+    /// Operation kinds this run never generates (by `OperationKind` name), for campaigns that
+    /// must steer clear of a known open divergence.
+    public var excludedKinds: Set<String> = []
+
+    public init(mode: CheckMode = .controlled, store: CheckStore = .sim, threads: Int = 3, operations: Int = 200,
+                engineBugs: SeededBugs = [], modelMutation: ModelMutation? = nil,
+                scratchDirectory: String = NSTemporaryDirectory()) {
+        self.mode = mode
+        self.store = store
+        self.threads = threads
+        self.operations = operations
+        self.engineBugs = engineBugs
+        self.modelMutation = modelMutation
+        self.scratchDirectory = scratchDirectory
+    }
+}
+
+
+/// A deliberately wrong rule the harness must catch (its own validation): the model's
+/// expectation is altered after the model computed it.
+public enum ModelMutation: String, Sendable, Hashable, CaseIterable {
+    /// Claims `refresh()` never reports a change (Spec V4 says it returns whether it moved).
+    case refreshNeverMoves
+    /// Claims a committed `create` makes no object (Spec W4/V1: the write's data is committed).
+    case createdObjectsVanish
+}
+
+/// What went wrong in a run.
+public struct CheckFailure: Sendable, Hashable, CustomStringConvertible {
+    public enum Kind: String, Sendable, Hashable {
+        /// The engine's observation differs from the model's.
+        case divergence
+        /// A thread blocked where the model says it must not, or every thread waits.
+        case deadlock
+        /// A crash image recovered wrongly or did not verify.
+        case crashImage
+        /// A version-stamp rule broke (isolation or real time).
+        case versions
+        /// The recovered file's contents differ from the model's durable version.
+        case recovery
+    }
+    public var kind: Kind
+    public var message: String
+    /// The index (in the trace) of the operation at which it was found.
+    public var operationIndex: Int
+
+    /// What identifies the failure across shrinking: the kind and the message's first words.
+    public var signature: String {
+        "\(kind.rawValue): " + message.split(separator: " ").prefix(4).joined(separator: " ")
+    }
+
+    public var description: String { "\(kind.rawValue) at operation \(operationIndex): \(message)" }
+}
+
+/// Counts of one run.
+public struct CheckStatistics: Sendable, Hashable {
+    public var operations = 0
+    public var commits = 0
+    public var versions = 0
+    public var crashes = 0
+    public var crashImages = 0
+    public var schedulingSteps = 0
+    public var switches = 0
+    public var modelRejections = 0
+
+    public mutating func add(_ other: CheckStatistics) {
+        operations += other.operations
+        commits += other.commits
+        versions += other.versions
+        crashes += other.crashes
+        crashImages += other.crashImages
+        schedulingSteps += other.schedulingSteps
+        switches += other.switches
+        modelRejections += other.modelRejections
+    }
+}
+
+/// One checked operation, for the timeline and the generated test.
+public struct TraceEntry: Sendable, Hashable {
+    public var index: Int
+    public var thread: Int
+    public var step: Step
+    public var expected: Observation
+    public var observed: Observation
+    /// The engine version the operation's realm read afterwards, if any.
+    public var engineVersion: UInt64?
+    /// Notes: the crash image chosen, a context switch inside the engine.
+    public var note: String?
+}
+
+/// The result of one run.
+public struct RunResult: Sendable {
+    public var failure: CheckFailure?
+    public var statistics: CheckStatistics
+    public var trace: [TraceEntry]
+    /// The stream as drawn: replaying it repeats the run.
+    public var choices: [UInt32]
+    /// A digest of the trace: equal streams give equal digests.
+    public var digest: UInt64
+    public var swarm: String
+    public var scheduler: SchedulerKind
+}
+
+/// One lockstep run: the model and the engine side by side under one choice stream.
+public final class Runner: @unchecked Sendable {
+    let settings: CheckSettings
+    private var stream: ChoiceStream
+    private var model = ModelState()
+    private var generator: Generator
+    private var scheduler: Scheduler
+    private let threads: ControlledThreads
+    private let engine: EngineSide
+    private let hooks = RunHooks()
+    private var statistics = CheckStatistics()
+    private var trace: [TraceEntry] = []
+    private var pending: [Step?]
+    /// The thread let go into a blocking wait for the write lock, with its step.
+    private var lockWaiter: (thread: Int, step: Step)?
+    /// Threads parked inside the engine with the step they run.
+    private var inFlight: [Int: Step] = [:]
+    private var failure: CheckFailure?
+    private var boot = 0
+    private let runName: String
+    private var disk: SimStore?
+    private var versionOffset: Int64?
+    private var lastSeen: [Int: UInt64] = [:]
+    private var lastCommitVersion: UInt64 = 0
+    private let swarm: Swarm
+    private let modelConfiguration = StrataModel.Configuration(location: .path("check.realm"))
+
+    private static let runCounter = Lock(0)
+
+    public init(settings: CheckSettings, stream: ChoiceStream) throws {
+        self.settings = settings
+        self.stream = stream
+        swarm = Swarm.draw(&self.stream, crashes: settings.mode == .crash && settings.store == .sim,
+                           excluding: settings.excludedKinds)
+        let schedulerKind: SchedulerKind = self.stream.draw(3) == 0
+            ? .random(switchPercent: [30, 5, 60][self.stream.draw(3)])
+            : .pct(depth: 1 + self.stream.draw(3))
+        scheduler = Scheduler(kind: schedulerKind, threads: settings.threads, operations: settings.operations,
+                              stream: &self.stream)
+        generator = Generator(swarm: swarm, configuration: modelConfiguration)
+        pending = Array(repeating: nil, count: settings.threads)
+        let number = Self.runCounter.withLock { counter -> Int in
+            counter += 1
+            return counter
+        }
+        runName = "check-\(getpid())-\(number)"
+        let hooks = self.hooks
+        threads = ControlledThreads(count: settings.threads) { point in
+            switch point {
+            case .pageWrite, .phaseOneSync, .slotWrite, .phaseTwoSync, .publish: return true
+            default: return false
+            }
+        }
+        let threadsForHook = threads
+        hooks.onYield = { point in threadsForHook.park(at: point) }
+        var configuration = Realm.Configuration(objectTypes: CheckTypes.classes)
+        let engineHooks = EngineHooks(yield: { point in hooks.yield(point) }, bugs: settings.engineBugs)
+        switch settings.store {
+        case .sim:
+            let disk = try SimStore(name: "\(runName)-boot0", reservationBytes: 256 << 20)
+            self.disk = disk
+            configuration.fileURL = URL(fileURLWithPath: "/strata-check/\(runName).realm")
+            configuration._engine = .init(simulatedStore: disk, hooks: engineHooks)
+        case .file:
+            let path = (settings.scratchDirectory as NSString).appendingPathComponent("\(runName).realm")
+            _ = try? Store.deleteFiles(path: path)
+            configuration.fileURL = URL(fileURLWithPath: path)
+            configuration._engine = .init(hooks: engineHooks)
+        }
+        // The file and its schema exist before the run: opening a new file writes the schema
+        // in a write transaction the model does not know of (it would block other threads).
+        _ = try Realm._open(configuration: configuration, queue: nil)
+        engine = EngineSide(configuration: configuration, modelConfiguration: modelConfiguration)
+        self.engineHooks = engineHooks
+        self.configuration = configuration
+    }
+
+    private let engineHooks: EngineHooks
+    private var configuration: Realm.Configuration
+
+    deinit {
+        threads.shutdown()
+        if settings.store == .file, let path = configuration.fileURL?.path {
+            _ = try? Store.deleteFiles(path: path)
+        }
+    }
+
+    private func context(_ thread: Int) -> ContextID { ContextID(thread + 1) }
+
+    /// Runs the operations and returns what happened.
+    public func run() -> RunResult {
+        for thread in 0..<settings.threads {
+            model = model.step(Step(context(thread), .addContext(context(thread), process: ProcessID(1),
+                                                                 kind: .thread(hasEventLoop: false)))).0
+        }
+        var index = 0
+        while index < settings.operations && failure == nil && !stream.isExhausted {
+            index += 1
+            statistics.schedulingSteps += 1
+            if wakeLockWaiter() { continue }
+            dispatchBlockedWaiter()
+            if failure != nil { break }
+            let runnable = (0..<settings.threads).filter { isRunnable($0) }
+            guard !runnable.isEmpty else {
+                fail(.deadlock, "every thread waits: \(describeThreads())")
+                break
+            }
+            let thread = scheduler.pick(runnable, step: index, stream: &stream)
+            advance(thread)
+        }
+        finish()
+        statistics.switches = scheduler.switches
+        var hash = StableHash()
+        for entry in trace {
+            // Stable text only: the model's own descriptions print dictionaries, whose order
+            // changes from process to process.
+            hash.combine(Array("\(entry.thread) \(StepText.describe(entry.step)) \(entry.observed) \(entry.engineVersion ?? 0)".utf8))
+        }
+        return RunResult(failure: failure, statistics: statistics, trace: trace, choices: stream.recorded,
+                         digest: hash.finalize(), swarm: swarm.description, scheduler: scheduler.kind)
+    }
+
+    private func isRunnable(_ thread: Int) -> Bool {
+        if lockWaiter?.thread == thread { return false }
+        if inFlight[thread] != nil { return true }
+        if let step = pending[thread] { return !isBlocked(step) }
+        return true
+    }
+
+    private func isBlocked(_ step: Step) -> Bool {
+        if case .blocked = model.step(step).1.result { return true }
+        return false
+    }
+
+    // MARK: one scheduling step
+
+    private func advance(_ thread: Int) {
+        if let step = inFlight[thread] {
+            inFlight[thread] = nil
+            let report = threads.resume(thread)
+            settle(thread, step: step, report: report)
+            return
+        }
+        let step: Step
+        if let waiting = pending[thread] {
+            step = waiting
+            pending[thread] = nil
+        } else {
+            var operation = generator.next(for: context(thread), model: model, stream: &stream)
+            if case .crashMachine = operation, !inFlight.isEmpty || lockWaiter != nil {
+                operation = .refresh(Generator.liveRealm(of: context(thread), in: model) ?? RealmID(0))
+            }
+            step = Step(context(thread), operation)
+        }
+        if isBlocked(step) {
+            pending[thread] = step
+            return
+        }
+        switch step.operation {
+        case .crashMachine:
+            crashBetweenCommits(step, thread: thread)
+            return
+        case .commitWrite(let realm, let skipped, _) where settings.mode == .crash && disk != nil:
+            if case .success = model.step(step).1.result, stream.chance(12) {
+                commitWithCrash(step, realm: realm, skipped: skipped, thread: thread)
+                return
+            }
+        default:
+            break
+        }
+        let box = ObservationBox()
+        let engine = self.engine
+        let operation = step.operation
+        let report = threads.start(thread) { box.set(engine.perform(operation)) }
+        settle(thread, step: step, report: report, box: box)
+    }
+
+    private var boxes: [Int: ObservationBox] = [:]
+
+    /// Handles a thread's report: finished (compare with the model), parked (maybe switch),
+    /// or hung (a deadlock).
+    private func settle(_ thread: Int, step: Step, report: ControlledThreads.Report, box: ObservationBox? = nil) {
+        if let box { boxes[thread] = box }
+        switch report {
+        case .finished:
+            complete(thread, step: step, observed: boxes.removeValue(forKey: thread)?.get() ?? .done)
+        case .parked:
+            let others = (0..<settings.threads).filter { $0 != thread && isRunnable($0) }
+            inFlight[thread] = step
+            if !scheduler.switchesAway(from: thread, others: others, step: statistics.schedulingSteps, stream: &stream) {
+                inFlight[thread] = nil
+                settle(thread, step: step, report: threads.resume(thread))
+            }
+        case .hung:
+            fail(.deadlock, "\(context(thread)) hung in \(step.operation) (\(describeThreads()))")
+        }
+    }
+
+    /// The model takes the step now (the operation's effects are visible from its completion
+    /// on) and the engine's observation is compared with the model's.
+    private func complete(_ thread: Int, step: Step, observed: Observation, note: String? = nil) {
+        let (next, outcome) = model.step(step)
+        var expected = Observation(model: outcome)
+        mutate(&expected, step: step)
+        statistics.operations += 1
+        if case .failure = expected { statistics.modelRejections += 1 }
+        let realm = Self.realm(of: step.operation)
+        let previous = model
+        model = next
+        if case .commitWrite = step.operation, case .done = observed { statistics.commits += 1 }
+        let engineVersion = realm.flatMap { engine.readVersion(of: $0) }
+        trace.append(TraceEntry(index: trace.count, thread: thread, step: step, expected: expected,
+                                observed: observed, engineVersion: engineVersion, note: note))
+        guard expected.accepts(observed) else {
+            fail(.divergence, "\(StepText.describe(step)): model \(expected), engine \(observed)")
+            return
+        }
+        if let realm { checkVersions(thread, realm: realm, engineVersion: engineVersion, step: step, previous: previous) }
+    }
+
+    /// Version stamps: the engine's version of every realm is the model's plus one fixed
+    /// offset; a thread's live realm never goes back; commits grow strictly.
+    private func checkVersions(_ thread: Int, realm: RealmID, engineVersion: UInt64?, step: Step, previous: ModelState) {
+        guard let state = model.realms[realm] else { return }
+        let modelVersion = state.readVersion
+        switch (modelVersion, engineVersion) {
+        case (nil, nil): return
+        case (let modelVersion?, let engineVersion?):
+            let offset = Int64(engineVersion) - Int64(modelVersion.rawValue)
+            if let known = versionOffset, known != offset {
+                fail(.versions, "\(realm) reads engine v\(engineVersion) where the model reads \(modelVersion) (offset \(offset), was \(known)) after \(step)")
+                return
+            }
+            versionOffset = offset
+            statistics.versions = max(statistics.versions, modelVersion.rawValue)
+            if !state.isFrozen && state.owner == context(thread) {
+                if let seen = lastSeen[thread], engineVersion < seen {
+                    fail(.versions, "\(context(thread)) went back from v\(seen) to v\(engineVersion) after \(step)")
+                    return
+                }
+                lastSeen[thread] = engineVersion
+            }
+            if case .commitWrite = step.operation, previous.realms[realm]?.write != nil {
+                if engineVersion <= lastCommitVersion {
+                    fail(.versions, "commit made v\(engineVersion), not above the last commit v\(lastCommitVersion)")
+                    return
+                }
+                lastCommitVersion = engineVersion
+            }
+        case (let modelVersion, let engineVersion):
+            // A frozen realm whose version is read lazily, or an invalidated one, may differ in
+            // whether it reports a version; only a live realm's must agree.
+            if !state.isFrozen {
+                fail(.versions, "\(realm) model version \(modelVersion.map(\.description) ?? "none"), engine \(engineVersion.map { "v\($0)" } ?? "none") after \(step)")
+            }
+        }
+    }
+
+    private func mutate(_ expected: inout Observation, step: Step) {
+        guard let mutation = settings.modelMutation else { return }
+        switch (mutation, step.operation, expected) {
+        case (.refreshNeverMoves, .refresh, .bool(true)):
+            expected = .bool(false)
+        case (.createdObjectsVanish, .read, .elements(let readings)) where readings.count > 1:
+            expected = .elements(Array(readings.dropLast()))
+        default:
+            break
+        }
+    }
+
+    private static func realm(of operation: StrataModel.Operation) -> RealmID? {
+        switch operation {
+        case .open(_, _, let id), .refresh(let id), .invalidate(let id), .beginWrite(let id),
+             .commitWrite(let id, _, _), .cancelWrite(let id), .objects(let id, _, _),
+             .objectForPrimaryKey(let id, _, _, _), .create(let id, _, _, _, _, _), .delete(let id, _),
+             .freezeRealm(let id, _), .resolve(_, let id, _):
+            return id
+        default:
+            return nil
+        }
+    }
+
+    // MARK: the write lock
+
+    /// When the lock holder let go, the thread waiting in the engine must be the next to get
+    /// the lock: complete its `beginWrite` before anything else runs.
+    private func wakeLockWaiter() -> Bool {
+        guard let waiter = lockWaiter else { return false }
+        if isBlocked(waiter.step) {
+            if threads.hasAcquiredLock(waiter.thread) {
+                fail(.divergence, "\(context(waiter.thread)) took the write lock while another realm holds it (\(waiter.step))")
+            }
+            return false
+        }
+        lockWaiter = nil
+        let report = threads.awaitLockAcquired(waiter.thread)
+        guard report == .parked(.writeLockAcquired) else {
+            fail(.deadlock, "\(context(waiter.thread)) was not woken when the write lock was released (\(report))")
+            return true
+        }
+        settle(waiter.thread, step: waiter.step, report: threads.resume(waiter.thread))
+        return true
+    }
+
+    /// Lets one thread whose `beginWrite` the model says must wait really wait in the engine.
+    private func dispatchBlockedWaiter() {
+        guard lockWaiter == nil else { return }
+        for thread in 0..<settings.threads {
+            guard let step = pending[thread], isBlocked(step), case .beginWrite = step.operation else { continue }
+            pending[thread] = nil
+            let box = ObservationBox()
+            boxes[thread] = box
+            let engine = self.engine
+            let operation = step.operation
+            let report = threads.startBlocking(thread) { box.set(engine.perform(operation)) }
+            guard report == .parked(.writeLockWait) else {
+                if report == .finished {
+                    complete(thread, step: step, observed: boxes.removeValue(forKey: thread)?.get() ?? .done)
+                } else {
+                    fail(.deadlock, "\(context(thread)) did not reach the write lock (\(report))")
+                }
+                return
+            }
+            lockWaiter = (thread, step)
+            return
+        }
+    }
+
+    // MARK: crashes
+
+    /// Commits with a crash at a point drawn from the stream: every crash image of that point
+    /// is recovered and checked, then the run goes on from one of them.
+    private func commitWithCrash(_ step: Step, realm: RealmID, skipped: [ObserverID], thread: Int) {
+        guard let disk else { return }
+        let point = CapturePoint.draw(&stream)
+        let oldDigest: UInt64
+        do {
+            oldDigest = try digest(of: disk)
+        } catch {
+            fail(.crashImage, "cannot read the disk before the commit: \(error)")
+            return
+        }
+        hooks.arm(point, disk: disk)
+        let box = ObservationBox()
+        let engine = self.engine
+        let report = threads.start(thread) { box.set(engine.perform(step.operation)) }
+        var finalReport = report
+        while case .parked = finalReport { finalReport = threads.resume(thread) }
+        guard finalReport == .finished else {
+            fail(.deadlock, "\(context(thread)) hung committing (\(finalReport))")
+            return
+        }
+        let captured = hooks.disarm()
+        let observed = box.get()
+        guard case .done = observed, let state = captured else {
+            // The engine refused the commit: compare as an ordinary step.
+            complete(thread, step: step, observed: observed)
+            return
+        }
+        let newDigest: UInt64
+        do {
+            newDigest = try digest(of: disk)
+        } catch {
+            fail(.crashImage, "cannot read the disk after the commit: \(error)")
+            return
+        }
+        let campaign = CrashCampaign(state: state, point: point, pageSizeBytes: 4096,
+                                     hooks: EngineHooks(bugs: settings.engineBugs))
+        let images = campaign.images(stream: &stream)
+        for (number, image) in images.enumerated() {
+            statistics.crashImages += 1
+            if let problem = campaign.check(image, name: "\(runName)-image\(number)", oldDigest: oldDigest, newDigest: newDigest) {
+                fail(.crashImage, problem, at: trace.count)
+                return
+            }
+        }
+        let chosen = images[stream.draw(images.count)]
+        let window = campaign.window(for: chosen)
+        drainForCrash()
+        let crashStep = Step(step.context, .commitWrite(realm, withoutNotifying: skipped, fate: .machineCrash(window)))
+        do {
+            boot += 1
+            let next = try campaign.disk(for: chosen, name: "\(runName)-boot\(boot)")
+            reboot(onto: next)
+        } catch {
+            fail(.crashImage, "cannot build the crash image: \(error)")
+            return
+        }
+        statistics.crashes += 1
+        complete(thread, step: crashStep, observed: .done, note: "crash \(point), image \(chosen), window \(window)")
+        checkRecoveredContents()
+    }
+
+    /// A power loss between commits: nothing is pending, so the disk reboots as it is.
+    private func crashBetweenCommits(_ step: Step, thread: Int) {
+        guard let disk else {
+            complete(thread, step: step, observed: .failure(code: "harness", message: "crash needs the simulated disk"))
+            return
+        }
+        drainForCrash()
+        do {
+            boot += 1
+            let next = try SimStore(state: disk.captureState(), name: "\(runName)-boot\(boot)", reservationBytes: 256 << 20)
+            try next.crash(.allLost)
+            reboot(onto: next)
+        } catch {
+            fail(.crashImage, "cannot reboot the disk: \(error)")
+            return
+        }
+        statistics.crashes += 1
+        complete(thread, step: step, observed: .done)
+        checkRecoveredContents()
+    }
+
+    /// Ends what runs on the old disk before a crash: the thread waiting for the lock gets it
+    /// once the holder's write ends (the crash discards both).
+    private func drainForCrash() {
+        pending = Array(repeating: nil, count: settings.threads)
+        guard let waiter = lockWaiter else { return }
+        lockWaiter = nil
+        if let holder = model.files.values.compactMap(\.writer).first,
+           let owner = model.realms[holder]?.owner, owner.rawValue - 1 != waiter.thread {
+            let engine = self.engine
+            _ = threads.start(owner.rawValue - 1) { _ = engine.perform(.cancelWrite(holder)) }
+        }
+        if threads.awaitLockAcquired(waiter.thread) == .parked(.writeLockAcquired) {
+            _ = threads.resume(waiter.thread)
+        }
+        let engine = self.engine
+        _ = threads.start(waiter.thread) { _ = engine.perform(.cancelWrite(RealmID(0))) }
+        boxes[waiter.thread] = nil
+    }
+
+    private func reboot(onto next: SimStore) {
+        disk = next
+        configuration._engine = .init(simulatedStore: next, hooks: engineHooks)
+        engine.reset(to: configuration)
+        lastSeen = [:]
+        lastCommitVersion = 0
+    }
+
+    /// After recovery the file must hold exactly the model's durable version (Spec D3, D9).
+    private func checkRecoveredContents() {
+        guard failure == nil, let location = model.files.keys.first, let file = model.files[location],
+              let snapshot = file.versions[file.newest] else { return }
+        let expected = snapshot.objects.values
+            .map { object in
+                Reading(type: object.type, primaryKey: object.primaryKey, value: object.value,
+                        listKeys: object.list.compactMap { snapshot.objects[$0]?.primaryKey }, isFrozen: false)
+            }
+            .sorted { ($0.type, $0.primaryKey) < ($1.type, $1.primaryKey) }
+        let configuration = self.configuration
+        let box = ObservationBox()
+        _ = threads.start(0) {
+            do throws(Realm.Error) {
+                let realm = try Realm._open(configuration: configuration, queue: nil)
+                let items = try EngineSide.readings(try realm._objects(Item.self))
+                let others = try EngineSide.readings(try realm._objects(Other.self))
+                box.set(.elements((items + others).sorted { ($0.type, $0.primaryKey) < ($1.type, $1.primaryKey) }))
+            } catch {
+                box.set(.failure(code: error.modelCode, message: error.message))
+            }
+        }
+        let observed = box.get()
+        if observed != .elements(expected) {
+            fail(.recovery, "after the crash the file holds \(observed); the model's durable \(file.newest) holds \(Observation.elements(expected))")
+        }
+    }
+
+    private func digest(of disk: SimStore) throws -> UInt64 {
+        let store = try Store.open(.simulated(disk), options: StoreOptions(create: false, hooks: engineHooks))
+        defer { store.close() }
+        return try store.beginRead().contentDigest()
+    }
+
+    // MARK: ending
+
+    private func finish() {
+        // Let every thread end what it runs so that the next run starts clean.
+        if let waiter = lockWaiter {
+            lockWaiter = nil
+            pending[waiter.thread] = nil
+            for (thread, step) in inFlight where thread != waiter.thread {
+                _ = step
+                var report = threads.resume(thread)
+                while case .parked = report { report = threads.resume(thread) }
+            }
+            inFlight = [:]
+            drainLockHolders(waiter: waiter.thread)
+        }
+        for (thread, _) in inFlight {
+            var report = threads.resume(thread)
+            while case .parked = report { report = threads.resume(thread) }
+        }
+        inFlight = [:]
+        engine.reset(to: configuration)
+    }
+
+    private func drainLockHolders(waiter: Int) {
+        if let holder = model.files.values.compactMap(\.writer).first, let owner = model.realms[holder]?.owner {
+            let engine = self.engine
+            _ = threads.start(owner.rawValue - 1) { _ = engine.perform(.cancelWrite(holder)) }
+        }
+        if threads.awaitLockAcquired(waiter) == .parked(.writeLockAcquired) {
+            var report = threads.resume(waiter)
+            while case .parked = report { report = threads.resume(waiter) }
+        }
+    }
+
+    private func fail(_ kind: CheckFailure.Kind, _ message: String, at index: Int? = nil) {
+        guard failure == nil else { return }
+        failure = CheckFailure(kind: kind, message: message, operationIndex: index ?? max(0, trace.count - 1))
+    }
+
+    private func describeThreads() -> String {
+        (0..<settings.threads).map { thread in
+            let state: String
+            if lockWaiter?.thread == thread { state = "waits for the write lock" }
+            else if let step = inFlight[thread] { state = "parked in \(step.operation)" }
+            else if let step = pending[thread] { state = "blocked before \(step.operation)" }
+            else { state = "idle" }
+            return "\(context(thread)) \(state)"
+        }.joined(separator: ", ")
+    }
+}
+
+/// Carries an observation from a controlled thread to the driver.
+final class ObservationBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Observation?
+    func set(_ observation: Observation) { lock.withLock { value = observation } }
+    func get() -> Observation { lock.withLock { value } ?? .failure(code: "harness", message: "no observation") }
+}
+
+/// The engine hooks of a run: crash capture and the controlled threads' parking.
+final class RunHooks: @unchecked Sendable {
+    private let lock = NSLock()
+    private var armed: (point: CapturePoint, disk: SimStore)?
+    private var pageWrites = 0
+    private var captured: SimStore.State?
+    var onYield: (@Sendable (YieldPoint) -> Void)?
+
+    func arm(_ point: CapturePoint, disk: SimStore) {
+        lock.withLock {
+            armed = (point, disk)
+            pageWrites = 0
+            captured = nil
+        }
+    }
+
+    func disarm() -> SimStore.State? {
+        lock.withLock {
+            armed = nil
+            return captured
+        }
+    }
+
+    func yield(_ point: YieldPoint) {
+        lock.withLock {
+            guard let armed, captured == nil else { return }
+            if armed.point.matches(point, pageWritesSoFar: pageWrites) {
+                captured = armed.disk.captureState()
+            }
+            if case .pageWrite = point { pageWrites += 1 }
+        }
+        let park = lock.withLock { onYield }
+        park?(point)
+    }
+}

@@ -1,0 +1,76 @@
+/// How a run interleaves its threads; every decision is a draw from the choice stream.
+public enum SchedulerKind: Sendable, Hashable, CustomStringConvertible {
+    /// A uniformly random runnable thread next; at a switch point inside the engine, switch
+    /// with the given percent.
+    case random(switchPercent: Int)
+    /// PCT (Burckhardt et al.): random distinct thread priorities, the highest runnable thread
+    /// runs; at `depth - 1` random operation indices the running thread drops to the lowest
+    /// priority. A bug of depth d is found with probability ≥ 1/(n·k^(d−1)).
+    case pct(depth: Int)
+
+    public var description: String {
+        switch self {
+        case .random(let percent): return "random(switch \(percent)%)"
+        case .pct(let depth): return "pct(depth \(depth))"
+        }
+    }
+}
+
+/// The scheduler's state during one run.
+struct Scheduler {
+    let kind: SchedulerKind
+    private var priorities: [Int]
+    private var changePoints: [Int]
+    private var lowest = 0
+    /// Context switches made (the thread that ran last was not the one chosen).
+    private(set) var switches = 0
+    private var last: Int?
+
+    init(kind: SchedulerKind, threads: Int, operations: Int, stream: inout ChoiceStream) {
+        self.kind = kind
+        var order = Array(0..<threads)
+        // A random permutation: the priorities.
+        for index in stride(from: threads - 1, to: 0, by: -1) {
+            order.swapAt(index, stream.draw(index + 1))
+        }
+        priorities = Array(repeating: 0, count: threads)
+        for (rank, thread) in order.enumerated() { priorities[thread] = threads + rank }
+        changePoints = []
+        if case .pct(let depth) = kind {
+            for _ in 0..<max(0, depth - 1) { changePoints.append(stream.draw(max(1, operations))) }
+        }
+    }
+
+    /// The thread to run next among `runnable` (non-empty, ascending).
+    mutating func pick(_ runnable: [Int], step: Int, stream: inout ChoiceStream) -> Int {
+        let chosen: Int
+        switch kind {
+        case .random:
+            chosen = runnable[stream.draw(runnable.count)]
+        case .pct:
+            if changePoints.contains(step), let last {
+                lowest -= 1
+                priorities[last] = lowest
+            }
+            chosen = runnable.max { priorities[$0] < priorities[$1] } ?? runnable[0]
+        }
+        if let last, last != chosen { switches += 1 }
+        last = chosen
+        return chosen
+    }
+
+    /// Whether to leave `current`, parked inside the engine, for another runnable thread.
+    mutating func switchesAway(from current: Int, others: [Int], step: Int, stream: inout ChoiceStream) -> Bool {
+        guard !others.isEmpty else { return false }
+        switch kind {
+        case .random(let percent):
+            return stream.chance(percent)
+        case .pct:
+            if changePoints.contains(step) {
+                lowest -= 1
+                priorities[current] = lowest
+            }
+            return others.contains { priorities[$0] > priorities[current] }
+        }
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+
+/// Shrinks a failing run by editing its choice stream and re-running (Hypothesis's internal
+/// reduction): operations, the schedule and the crash choices shrink together, because they
+/// are all draws of the one stream. Every candidate is a stream the generators accept, and
+/// the run is deterministic, so a candidate fails or not on every replay.
+///
+/// Passes, repeated to a fixpoint (1-minimal for chunk deletion and zeroing within budget):
+/// delete chunks of 16, 8, 4, 2 and 1 draws; set single draws to zero; halve them.
+public struct Shrinker: Sendable {
+    public var settings: CheckSettings
+    /// At most this many re-runs, and no longer than `timeLimit` seconds.
+    public var runLimit: Int
+    public var timeLimit: TimeInterval
+
+    public init(settings: CheckSettings, runLimit: Int = 4000, timeLimit: TimeInterval = 60) {
+        self.settings = settings
+        self.runLimit = runLimit
+        self.timeLimit = timeLimit
+    }
+
+    public struct Outcome: Sendable {
+        /// The smallest failing run found (the input's own run when nothing smaller fails).
+        public var result: RunResult
+        public var runs: Int
+        public var seconds: Double
+    }
+
+    /// Shrinks `failing`, whose failure must keep its signature in every accepted candidate.
+    public func shrink(_ failing: RunResult) -> Outcome {
+        guard let target = failing.failure?.signature else {
+            return Outcome(result: failing, runs: 0, seconds: 0)
+        }
+        let start = Date()
+        var best = failing
+        var runs = 0
+        func attempt(_ choices: [UInt32]) -> Bool {
+            guard runs < runLimit, Date().timeIntervalSince(start) < timeLimit else { return false }
+            runs += 1
+            guard let runner = try? Runner(settings: settings, stream: ChoiceStream(replaying: choices)) else { return false }
+            let result = runner.run()
+            guard result.failure?.signature == target else { return false }
+            // Keep only what the run drew: trailing draws it never made are noise.
+            if result.choices.count < best.choices.count || result.choices.lexicographicallyPrecedes(best.choices) {
+                best = result
+                return true
+            }
+            return false
+        }
+        var improved = true
+        while improved && runs < runLimit && Date().timeIntervalSince(start) < timeLimit {
+            improved = false
+            for size in [16, 8, 4, 2, 1] {
+                var position = best.choices.count - size
+                while position >= 0 {
+                    var candidate = best.choices
+                    candidate.removeSubrange(position..<min(candidate.count, position + size))
+                    if attempt(candidate) { improved = true }
+                    position = min(position, best.choices.count) - size
+                }
+            }
+            for position in best.choices.indices.reversed() where position < best.choices.count {
+                guard best.choices[position] != 0 else { continue }
+                var candidate = best.choices
+                candidate[position] = 0
+                if attempt(candidate) {
+                    improved = true
+                    continue
+                }
+                candidate[position] = best.choices[position] / 2
+                if candidate[position] != best.choices[position], attempt(candidate) { improved = true }
+            }
+        }
+        return Outcome(result: best, runs: runs, seconds: Date().timeIntervalSince(start))
+    }
+}

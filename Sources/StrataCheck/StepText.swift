@@ -1,0 +1,62 @@
+import StrataModel
+
+/// Short, stable text for the operations a run makes: the trace, the timeline and the
+/// generated test use it (the model's own descriptions spell out whole configurations).
+enum StepText {
+    static func describe(_ step: Step) -> String { "\(step.context) \(describe(step.operation))" }
+
+    static func describe(_ operation: StrataModel.Operation) -> String {
+        switch operation {
+        case .addContext(let context, let process, _): return "addContext(\(context), \(process))"
+        case .open(_, _, let id): return "open -> \(id)"
+        case .release(let id): return "release(\(id))"
+        case .refresh(let id): return "refresh(\(id))"
+        case .invalidate(let id): return "invalidate(\(id))"
+        case .isInWriteTransaction(let id): return "isInWriteTransaction(\(id))"
+        case .beginWrite(let id): return "beginWrite(\(id))"
+        case .commitWrite(let id, _, let fate): return "commitWrite(\(id)\(describe(fate)))"
+        case .cancelWrite(let id): return "cancelWrite(\(id))"
+        case .freezeRealm(let id, let frozen): return "freeze(\(id)) -> \(frozen)"
+        case .objects(let id, let query, let handle):
+            var text = "objects(\(id), \(describe(query.source))"
+            if let minimum = query.minimumValue { text += " where value >= \(minimum)" }
+            if query.sort == .value { text += " sorted by value" }
+            return text + ") -> \(handle)"
+        case .objectForPrimaryKey(let id, let type, let key, let handle):
+            return "object(\(id), \(type) \(key)) -> \(handle)"
+        case .create(let id, let type, let key, let value, let policy, let handle):
+            return "create(\(id), \(type) \(key) = \(value.map(String.init) ?? "nil"), update \(policy)) -> \(handle)"
+        case .read(let handle): return "read(\(handle))"
+        case .setValue(let handle, let value): return "set(\(handle).value = \(value.map(String.init) ?? "nil"))"
+        case .delete(let id, let handle): return "delete(\(id), \(handle))"
+        case .listOf(let handle, let list): return "list(\(handle)) -> \(list)"
+        case .append(let list, let element): return "append(\(list), \(element))"
+        case .removeFromList(let list, let index): return "remove(\(list), at: \(index))"
+        case .freezeHandle(let handle, let frozen): return "freeze(\(handle)) -> \(frozen)"
+        case .thawHandle(let handle, let thawed): return "thaw(\(handle)) -> \(thawed)"
+        case .makeReference(let handle, let reference): return "reference(\(handle)) -> \(reference)"
+        case .resolve(let reference, let id, let handle): return "resolve(\(reference), in: \(id)) -> \(handle)"
+        case .releaseHandle(let handle): return "release(\(handle))"
+        case .crashMachine(let keep): return "crashMachine(keepUnsyncedSlots: \(keep))"
+        default: return "\(operation)"
+        }
+    }
+
+    static func describe(_ fate: CommitFate) -> String {
+        switch fate {
+        case .success: return ""
+        case .failure(let failure): return ", fails \(failure)"
+        case .machineCrash(let window): return ", crash \(window)"
+        case .processKilled(let window): return ", killed \(window)"
+        }
+    }
+
+    static func describe(_ source: QuerySource) -> String {
+        switch source {
+        case .table(let type): return type
+        case .list(let owner): return "list of \(owner)"
+        case .mapValues(let owner): return "map of \(owner)"
+        case .linkingObjects(let target, let type): return "\(type) linking \(target)"
+        }
+    }
+}

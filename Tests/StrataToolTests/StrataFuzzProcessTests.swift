@@ -1,0 +1,194 @@
+import Foundation
+import Testing
+
+/// The `strata-fuzz` command line, run as a child process: help, usage errors, a campaign's
+/// trace digest repeating across processes, the failure round trip (artifact, replay, shrink)
+/// and JSON output. Campaigns are a few hundred operations, so each test takes seconds.
+///
+/// Serialized: every test spawns campaigns that keep a core busy; side by side on a small
+/// machine they would only slow each other and the timing-sensitive process suites.
+@Suite(.serialized) struct StrataFuzzProcessTests {
+    /// A campaign the library runs the same way every time: operations budget, fixed seed,
+    /// controlled threads, simulated disk. Shrinking is capped so a failure costs ~1 s.
+    static func deterministicCampaign(out: String) -> [String] {
+        [
+            "run", "--ops", "300", "--seed", "5", "--mode", "controlled", "--store", "sim",
+            "--shrink-seconds", "1", "--out", out,
+        ]
+    }
+
+    /// The value of the first `label: value` line, with the alignment padding removed.
+    static func field(_ label: String, in output: ChildOutput) -> String? {
+        guard let line = output.lines.first(where: { $0.hasPrefix(label + ":") }) else {
+            return nil
+        }
+        return line.dropFirst(label.count + 1).trimmingCharacters(in: .whitespaces)
+    }
+
+    // MARK: help and usage errors
+
+    @Test(arguments: [
+        ([], ["run", "replay", "shrink", "Exit codes"]),
+        (
+            ["run"],
+            [
+                "--seconds", "--ops", "--seed", "--threads", "--mode", "--store", "--shard",
+                "--out", "--json", "--ops-per-run", "--no-shrink", "free",
+            ]
+        ),
+        (["replay"], ["ARTIFACT|TOKEN", "sc1."]),
+        (["shrink"], ["ARTIFACT", "--seconds"]),
+    ])
+    func helpExitsZeroAndNamesTheOptions(command: [String], names: [String]) throws {
+        let output = try ChildProcess.run("strata-fuzz", command + ["--help"])
+        #expect(output.exitCode == 0, "\(output)")
+        let usage = (["usage: strata-fuzz"] + command).joined(separator: " ")
+        #expect(output.standardOutput.hasPrefix(usage), "\(output)")
+        for name in names {
+            #expect(output.standardOutput.contains(name), "help does not name \(name)")
+        }
+        #expect(output.standardError.isEmpty)
+    }
+
+    @Test func secondsAndOpsTogetherAreAUsageError() throws {
+        let output = try ChildProcess.run("strata-fuzz", ["run", "--seconds", "1", "--ops", "5"])
+        #expect(output.exitCode == 2, "\(output)")
+        #expect(output.standardOutput.isEmpty, "a campaign started: \(output)")
+        #expect(output.standardError.contains("--seconds and --ops cannot be used together"))
+        #expect(output.standardError.contains("Run 'strata-fuzz run --help' for usage."))
+    }
+
+    @Test func freeModeIsAUsageErrorUntilItIsBuilt() throws {
+        let output = try ChildProcess.run("strata-fuzz", ["run", "--mode", "free", "--ops", "5"])
+        #expect(output.exitCode == 2, "\(output)")
+        #expect(output.standardOutput.isEmpty, "a campaign started: \(output)")
+        #expect(output.standardError.contains("--mode free"))
+        #expect(output.standardError.contains("not built yet"))
+    }
+
+    @Test(arguments: [
+        ["replay", "sc1.garbage"],
+        ["replay", "sc1.controlled.sim.3.200.0.-.-.!!!"],
+        ["replay", "/nonexistent/strata-fuzz/artifact"],
+        ["shrink", "sc1.controlled.sim.3.200.0.-.-.AA"],
+        ["run", "--mode", "sideways"],
+        ["run", "--mode", "crash", "--store", "file"],
+        ["run", "--shard", "2/2"],
+        ["run", "--threads", "17"],
+    ])
+    func badArgumentsExitTwoAndNoRunStarts(arguments: [String]) throws {
+        let output = try ChildProcess.run("strata-fuzz", arguments)
+        #expect(output.exitCode == 2, "\(output)")
+        #expect(output.standardOutput.isEmpty, "\(output)")
+        #expect(output.standardError.contains("strata-fuzz \(arguments[0]): "), "\(output)")
+    }
+
+    @Test func aDirectoryWithoutATokenIsNotAnArtifact() throws {
+        let directory = StrataToolDirectory()
+        let output = try ChildProcess.run("strata-fuzz", ["replay", directory.path])
+        #expect(output.exitCode == 2, "\(output)")
+        #expect(output.standardError.contains("holds no token.txt"), "\(output)")
+    }
+
+    @Test func anUnknownCommandSuggestsTheNearestOne() throws {
+        let output = try ChildProcess.run("strata-fuzz", ["rpelay", "sc1.x"])
+        #expect(output.exitCode == 2, "\(output)")
+        #expect(output.standardError.contains("unknown command 'rpelay'"), "\(output)")
+        #expect(output.standardError.contains("did you mean 'replay'?"), "\(output)")
+    }
+
+    // MARK: campaigns
+
+    /// The same campaign in two processes checks the same runs: equal `trace digest:` lines.
+    /// Should the harness find a failure in it, both runs exit 1 and leave an artifact that
+    /// replays (still failing) and shrinks into a new artifact beside it.
+    @Test func theSameCampaignPrintsTheSameDigestInEveryProcess() throws {
+        let directory = StrataToolDirectory()
+        let first = try ChildProcess.run(
+            "strata-fuzz", Self.deterministicCampaign(out: directory.file("first")))
+        let second = try ChildProcess.run(
+            "strata-fuzz", Self.deterministicCampaign(out: directory.file("second")))
+        for output in [first, second] {
+            #expect(output.exitCode == 0 || output.exitCode == 1, "\(output)")
+            #expect(Self.field("seeds", in: output)?.hasPrefix("5") == true, "\(output)")
+        }
+        let digest = try #require(Self.field("trace digest", in: first), "\(first)")
+        #expect(digest.count == 16 && digest.allSatisfy(\.isHexDigit), "\(first)")
+        #expect(Self.field("trace digest", in: second) == digest, "\(first)\n\(second)")
+        #expect(first.exitCode == second.exitCode)
+        guard first.exitCode == 1 else {
+            #expect(first.lines.contains("campaign: clean"), "\(first)")
+            return
+        }
+        let failure = first.lines.first { $0.hasPrefix("FAILURE: ") } ?? ""
+        print("the digest campaign found a failure: \(failure)")
+        try checkFailureRoundTrip(first, out: directory.file("first"))
+    }
+
+    /// A failing campaign's artifact: written under --out with its token, replays as still
+    /// failing (from the directory and from the token), and shrinks into --out again.
+    private func checkFailureRoundTrip(_ output: ChildOutput, out: String) throws {
+        let artifact = try #require(Self.field("artifact", in: output), "\(output)")
+        #expect((artifact as NSString).deletingLastPathComponent == out)
+        let tokenPath = (artifact as NSString).appendingPathComponent("token.txt")
+        let token = try String(contentsOfFile: tokenPath, encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(token.hasPrefix("sc1."))
+        #expect(Self.field("replay token", in: output) == token, "\(output)")
+        let original = try #require(Self.field("original", in: output).flatMap(Self.count))
+        let shrunk = try #require(Self.field("shrunk", in: output).flatMap(Self.count))
+        #expect(shrunk <= original, "\(output)")
+
+        for argument in [artifact, token] {
+            let replay = try ChildProcess.run("strata-fuzz", ["replay", argument])
+            #expect(replay.exitCode == 1, "\(replay)")
+            #expect(replay.lines.contains { $0.hasPrefix("still fails: ") }, "\(replay)")
+            #expect(Self.field("operations run", in: replay).flatMap(Int.init) == shrunk)
+        }
+
+        let shrink = try ChildProcess.run("strata-fuzz", ["shrink", artifact, "--seconds", "1"])
+        #expect(shrink.exitCode == 1, "\(shrink)")
+        let newArtifact = try #require(Self.field("artifact", in: shrink), "\(shrink)")
+        #expect((newArtifact as NSString).deletingLastPathComponent == out, "\(shrink)")
+        let newToken = (newArtifact as NSString).appendingPathComponent("token.txt")
+        #expect(FileManager.default.fileExists(atPath: newToken), "\(shrink)")
+        let old = try #require(Self.field("old", in: shrink).flatMap(Self.count), "\(shrink)")
+        let new = try #require(Self.field("new", in: shrink).flatMap(Self.count), "\(shrink)")
+        #expect(old == shrunk && new <= old, "\(shrink)")
+    }
+
+    /// The leading count of `"24 operations..."`.
+    private static func count(_ text: String) -> Int? {
+        text.split(separator: " ").first.flatMap { Int($0) }
+    }
+
+    /// `--json`: every stdout line is one JSON object with an `event`; the first is the start,
+    /// the last the summary, which carries the digest and the counts.
+    @Test func jsonOutputIsOneObjectPerLine() throws {
+        let directory = StrataToolDirectory()
+        let output = try ChildProcess.run(
+            "strata-fuzz",
+            [
+                "run", "--ops", "50", "--ops-per-run", "50", "--seed", "3", "--mode", "controlled",
+                "--store", "sim", "--shrink-seconds", "1", "--json", "--out", directory.path,
+            ])
+        #expect(output.exitCode == 0 || output.exitCode == 1, "\(output)")
+        var events: [String] = []
+        var summary: [String: Any] = [:]
+        for line in output.lines {
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8))
+            let fields = try #require(object as? [String: Any], "not an object: \(line)")
+            let event = try #require(fields["event"] as? String, "no event: \(line)")
+            events.append(event)
+            if event == "summary" { summary = fields }
+        }
+        #expect(events.first == "start", "\(output)")
+        #expect(events.last == "summary", "\(output)")
+        #expect(events.filter { $0 == "failure" }.count == Int(output.exitCode ?? -1), "\(output)")
+        #expect((summary["operations"] as? NSNumber)?.intValue ?? 0 >= 50, "\(output)")
+        #expect((summary["runs"] as? NSNumber)?.intValue == 1, "\(output)")
+        #expect((summary["seedFirst"] as? NSNumber)?.intValue == 3, "\(output)")
+        let digest = try #require(summary["traceDigest"] as? String, "\(output)")
+        #expect(digest.count == 16 && digest.allSatisfy(\.isHexDigit), "\(output)")
+    }
+}

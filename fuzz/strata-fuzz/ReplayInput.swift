@@ -1,0 +1,101 @@
+import Foundation
+import StrataCheck
+import StrataCommandLine
+
+/// What `replay` and `shrink` take: an artifact directory (its `token.txt` is read) or, for
+/// `replay`, the one-line token itself.
+///
+/// Anything wrong with the argument is a usage error (exit 2): a token that does not decode,
+/// a path that is not there, a directory without a token. Only a token file that exists but
+/// cannot be read is an I/O failure (exit 3).
+struct ReplayInput {
+    /// Every replay token starts with this (`ReplayToken`'s format version 1).
+    static let tokenPrefix = "sc1."
+    /// How much of a malformed token an error message repeats.
+    static let tokenCharacterCountShown = 40
+
+    /// The token, trimmed.
+    var token: String
+    /// The settings and choice stream the token holds.
+    var decoded: ReplayToken.Decoded
+    /// The artifact directory, when one was given rather than a bare token.
+    var directory: String?
+    /// The campaign seed the artifact's `failure.txt` names, when it names one.
+    var seed: UInt64?
+
+    /// Reads `argument` as a token (when it starts with `sc1.` and `acceptsToken`) or as an
+    /// artifact directory.
+    /// - Throws: `UsageError` for a malformed token, a missing path or a directory without a
+    ///   token; `FuzzFailure.artifactNotRead` when the token file cannot be read.
+    static func resolve(
+        _ argument: String,
+        acceptsToken: Bool,
+        command: ParsedCommand
+    ) throws -> ReplayInput {
+        if acceptsToken, argument.hasPrefix(tokenPrefix) {
+            let token = argument.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard let decoded = ReplayToken.decode(token) else {
+                let cut = token.count > tokenCharacterCountShown ? "..." : ""
+                let shown = token.prefix(tokenCharacterCountShown) + cut
+                throw command.usageError("malformed replay token '\(shown)'")
+            }
+            return ReplayInput(token: token, decoded: decoded, directory: nil, seed: nil)
+        }
+        return try fromDirectory(argument, acceptsToken: acceptsToken, command: command)
+    }
+
+    private static func fromDirectory(
+        _ directory: String,
+        acceptsToken: Bool,
+        command: ParsedCommand
+    ) throws -> ReplayInput {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) else {
+            let alternative = acceptsToken ? " and not a replay token (tokens start with sc1.)" : ""
+            throw command.usageError("no artifact directory at '\(directory)'\(alternative)")
+        }
+        guard isDirectory.boolValue else {
+            throw command.usageError("'\(directory)' is not an artifact directory")
+        }
+        let tokenPath = (directory as NSString).appendingPathComponent(Artifact.tokenFile)
+        guard FileManager.default.fileExists(atPath: tokenPath) else {
+            throw command.usageError(
+                "'\(directory)' holds no \(Artifact.tokenFile): not an artifact directory")
+        }
+        let text: String
+        do {
+            text = try String(contentsOfFile: tokenPath, encoding: .utf8)
+        } catch {
+            throw FuzzFailure.artifactNotRead(
+                path: tokenPath, reason: error.localizedDescription)
+        }
+        let token = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let decoded = ReplayToken.decode(token) else {
+            throw command.usageError("'\(tokenPath)' does not hold a valid replay token")
+        }
+        return ReplayInput(
+            token: token, decoded: decoded, directory: directory,
+            seed: recordedSeed(in: directory))
+    }
+
+    /// The `seed: N` line `Artifact.write` puts in `failure.txt`, if there is one.
+    private static func recordedSeed(in directory: String) -> UInt64? {
+        let path = (directory as NSString).appendingPathComponent("failure.txt")
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
+        for line in text.split(separator: "\n") where line.hasPrefix("seed: ") {
+            return UInt64(line.dropFirst("seed: ".count))
+        }
+        return nil
+    }
+
+    /// Runs the token's choice stream once, as recorded, and returns what happened.
+    /// - Throws: `FuzzFailure.runDidNotStart` when the run's store or realm cannot be set up.
+    func replay() throws -> RunResult {
+        do {
+            let stream = ChoiceStream(replaying: decoded.choices)
+            return try Runner(settings: decoded.settings, stream: stream).run()
+        } catch {
+            throw FuzzFailure.runDidNotStart(reason: "\(error)")
+        }
+    }
+}

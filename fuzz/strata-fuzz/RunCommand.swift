@@ -1,0 +1,197 @@
+import Foundation
+import StrataCheck
+import StrataCommandLine
+
+/// `strata-fuzz run`: a campaign under a time or operation budget; on the first failure, the
+/// shrunk run's artifact, its replay token and exit 1.
+enum RunCommand: FuzzCommand {
+    /// A progress line at least this often (the campaign reports between runs).
+    static let progressSeconds = 10.0
+    /// The budget when neither --seconds nor --ops is given.
+    static let secondsDefault = 60.0
+    static let threadsDefault = 3
+    /// `ReplayToken` accepts 1...16 threads, so a campaign may use no more.
+    static let threadsRange = 1...16
+    static let operationsPerRunDefault = 200
+    static let shrinkSecondsDefault = 60.0
+    static let outDefault = "fuzz/artifacts"
+
+    static let spec = CommandSpec(
+        name: "run",
+        summary: "Check run after run against the model; stop at the first failure.",
+        discussion: """
+            Each run draws its operations, thread schedule and crash points from one choice \
+            stream seeded by the campaign seed (run k of shard I/N uses seed + k*N + I), so \
+            the same arguments give the same runs. Without --seed a random seed is chosen \
+            and printed. --seconds and --ops are two kinds of budget: give one (default: 60 \
+            seconds).
+
+            Modes: controlled (controlled threads, no crashes), crash (controlled threads, \
+            power loss inside and between commits, every crash image checked), mixed \
+            (alternates them, and puts one run in eight on a real file). free (threads left \
+            to the OS) is not built yet. Crash runs need --store sim.
+
+            A progress line comes at least every 10 s; the summary ends with 'trace digest:', \
+            which is the same on every machine for the same --ops, --seed, --mode \
+            controlled and --store sim. On a failure, the run is shrunk, written as an \
+            artifact directory under --out, its replay token is printed, and the exit code \
+            is 1.
+            """,
+        options: options,
+        examples: [
+            "strata-fuzz run",
+            "strata-fuzz run --seconds 3600 --shard 0/4 --json",
+            "strata-fuzz run --ops 300 --seed 5 --mode controlled --store sim",
+        ]
+    )
+
+    private static let options: [OptionSpec] = [
+        .value("seconds", valueName: "N", help: "Stop after N seconds.", default: "60"),
+        .value("ops", valueName: "N", help: "Stop after N checked operations in all."),
+        .value("seed", valueName: "S", help: "The campaign seed.", default: "random"),
+        .value(
+            "threads", valueName: "K", help: "Controlled threads per run (1 to 16).",
+            default: "3"),
+        .value(
+            "mode", valueName: "MODE", help: "controlled, crash, mixed or free (not built yet).",
+            default: "mixed"),
+        .value(
+            "store", valueName: "STORE",
+            help: "sim (simulated disk) or file (a real file; no crashes).",
+            default: "mixed: sim, one run in eight on a file"),
+        .value(
+            "shard", valueName: "I/N", help: "Run shard I of N (seeds seed + k*N + I).",
+            default: "0/1"),
+        .value(
+            "out", valueName: "DIR", help: "Where a failure's artifact directory goes.",
+            default: outDefault),
+        .flag("json", help: "Print JSON objects, one a line, instead of text."),
+        .value(
+            "ops-per-run", valueName: "N", help: "Operations per run.",
+            default: String(operationsPerRunDefault)),
+        .flag("no-shrink", help: "Report a failure as found, without shrinking it."),
+        .value(
+            "shrink-seconds", valueName: "N", help: "Shrink a failure for at most N seconds.",
+            default: "60"),
+    ]
+
+    static func run(_ command: ParsedCommand) throws -> Int32 {
+        let plan = try RunPlan(command)
+        let output = RunOutput(plan: plan)
+        output.start()
+        let report = plan.campaign.run(
+            stopAtFirstFailure: true,
+            progressEvery: progressSeconds,
+            progress: { output.progress($0) })
+        guard let found = report.failures.first else {
+            output.summary(report)
+            return ExitCode.ok
+        }
+        // The token goes out before the artifact is attempted: it alone replays the failure.
+        let written = Result { () throws -> String in
+            try Artifact.write(
+                found.shrunk, settings: found.settings, seed: found.seed, into: plan.outDirectory)
+        }
+        output.failure(found, artifact: try? written.get())
+        output.summary(report)
+        if case .failure(let error) = written {
+            throw FuzzFailure.artifactNotWritten(
+                directory: plan.outDirectory, reason: error.localizedDescription)
+        }
+        return ExitCode.failure
+    }
+}
+
+/// The validated arguments of `run`, and the campaign they make.
+struct RunPlan {
+    var campaign: Campaign
+    /// Whether the seed was drawn at random (no --seed).
+    var seedIsRandom: Bool
+    var shard: Shard
+    var outDirectory: String
+    var json: Bool
+
+    init(_ command: ParsedCommand) throws(UsageError) {
+        let mix = try Self.mix(command)
+        let store = try Self.store(command)
+        if mix == .crash, store == .file {
+            throw command.usageError(
+                "--mode crash needs --store sim (a real file cannot be captured at a crash)")
+        }
+        let budget = try Self.budget(command)
+        let givenSeed = try command.uint64("seed")
+        let shrinkSeconds = try command.double(
+            "shrink-seconds", default: RunCommand.shrinkSecondsDefault)
+        guard shrinkSeconds > 0 else {
+            throw command.usageError("--shrink-seconds must be more than 0 (got \(shrinkSeconds))")
+        }
+        shard = try command.shard("shard", default: .whole)
+        seedIsRandom = givenSeed == nil
+        outDirectory = command.value("out") ?? RunCommand.outDefault
+        json = command.flag("json")
+        campaign = Campaign(
+            mix: mix,
+            store: store,
+            threads: try command.int(
+                "threads", default: RunCommand.threadsDefault, range: RunCommand.threadsRange),
+            operationsPerRun: try command.int(
+                "ops-per-run", default: RunCommand.operationsPerRunDefault, range: 1...),
+            seconds: budget.seconds,
+            operations: budget.operations,
+            seed: givenSeed ?? UInt64.random(in: 0...UInt64.max),
+            shardIndex: shard.index,
+            shardCount: shard.count,
+            engineBugs: [],
+            modelMutation: nil,
+            scratchDirectory: NSTemporaryDirectory(),
+            shrinks: !command.flag("no-shrink"),
+            shrinkSeconds: shrinkSeconds)
+    }
+
+    /// `--mode`; `free` is declared in the help but not built yet.
+    private static func mix(_ command: ParsedCommand) throws(UsageError) -> Campaign.Mix {
+        let text = command.value("mode") ?? Campaign.Mix.mixed.rawValue
+        if text == "free" {
+            throw command.usageError(
+                "--mode free (threads left to the OS) is not built yet; "
+                    + "use controlled, crash or mixed")
+        }
+        guard let mix = Campaign.Mix(rawValue: text) else {
+            throw command.usageError(
+                "--mode expects controlled, crash, mixed or free (got '\(text)')")
+        }
+        return mix
+    }
+
+    /// `--store`, or nil for the mixed default.
+    private static func store(_ command: ParsedCommand) throws(UsageError) -> CheckStore? {
+        guard let text = command.value("store") else { return nil }
+        guard let store = CheckStore(rawValue: text) else {
+            let names = CheckStore.allCases.map(\.rawValue).joined(separator: " or ")
+            throw command.usageError("--store expects \(names) (got '\(text)')")
+        }
+        return store
+    }
+
+    /// `--seconds` or `--ops`, never both; 60 seconds when neither is given.
+    private static func budget(
+        _ command: ParsedCommand
+    ) throws(UsageError) -> (seconds: Double?, operations: Int?) {
+        let seconds = try command.double("seconds")
+        let operations = try command.int("ops", range: 1...)
+        switch (seconds, operations) {
+        case (.some, .some):
+            throw command.usageError(
+                "--seconds and --ops cannot be used together (give one budget)")
+        case (let seconds?, nil):
+            guard seconds > 0 else {
+                throw command.usageError("--seconds must be more than 0 (got \(seconds))")
+            }
+            return (seconds, nil)
+        case (nil, let operations?):
+            return (nil, operations)
+        case (nil, nil):
+            return (RunCommand.secondsDefault, nil)
+        }
+    }
+}

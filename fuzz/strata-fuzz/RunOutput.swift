@@ -1,0 +1,203 @@
+import StrataCheck
+import StrataCommandLine
+
+/// What `run` prints: a start line, progress lines, a failure and a summary, as text or as
+/// JSON objects one a line (each with an `event` key: start, progress, failure, summary).
+///
+/// The text summary's last line is `trace digest: <16 hex digits>`; equal campaigns (same
+/// budget in operations, seed, mode controlled, store sim) print equal digests.
+struct RunOutput {
+    let plan: RunPlan
+
+    private var campaign: Campaign { plan.campaign }
+    private var storeName: String { campaign.store?.rawValue ?? "mixed" }
+
+    func start() {
+        let budget =
+            campaign.operations.map { FuzzFormat.counted($0, "checked op") }
+            ?? FuzzFormat.seconds(campaign.seconds ?? 0)
+        if plan.json {
+            var line = event("start")
+            line.add("seed", campaign.seed)
+            line.add("seedIsRandom", plan.seedIsRandom)
+            line.add("mode", campaign.mix.rawValue)
+            line.add("store", storeName)
+            line.add("threads", campaign.threads)
+            line.add("operationsPerRun", campaign.operationsPerRun)
+            line.add("seconds", campaign.seconds)
+            line.add("operations", campaign.operations)
+            line.add("shard", plan.shard.description)
+            StandardStreams.writeLine(line.render())
+            return
+        }
+        let seed = campaign.seed
+        let origin = plan.seedIsRandom ? " (random; --seed \(seed) repeats this campaign)" : ""
+        FuzzFormat.write([
+            "strata-fuzz run: mode \(campaign.mix.rawValue), store \(storeName), "
+                + "threads \(campaign.threads), \(campaign.operationsPerRun) ops per run, "
+                + "budget \(budget), shard \(plan.shard)",
+            "seed: \(seed)\(origin)",
+        ])
+    }
+
+    func progress(_ progress: Campaign.Progress) {
+        let statistics = progress.statistics
+        let seconds = progress.seconds
+        if plan.json {
+            var line = event("progress")
+            line.add("seconds", seconds)
+            line.add("runs", progress.runs)
+            add(statistics, seconds: seconds, to: &line)
+            line.add("failures", progress.failures)
+            StandardStreams.writeLine(line.render())
+            return
+        }
+        let parts = [
+            FuzzFormat.counted(progress.runs, "run"),
+            "\(statistics.operations) checked ops "
+                + "(\(FuzzFormat.rate(statistics.operations, seconds: seconds)))",
+            FuzzFormat.counted(statistics.commits, "commit"),
+            FuzzFormat.counted(statistics.versions, "version"),
+            FuzzFormat.counted(statistics.crashImages, "crash image"),
+            FuzzFormat.counted(statistics.schedulingSteps, "scheduling step"),
+            FuzzFormat.counted(progress.failures, "failure"),
+        ]
+        StandardStreams.writeLine(
+            "progress \(FuzzFormat.seconds(seconds)): " + parts.joined(separator: ", "))
+    }
+
+    /// The first failure: what broke, how far it shrank, where its artifact is.
+    func failure(_ found: Campaign.Found, artifact: String?) {
+        let failure = found.shrunk.failure ?? found.original.failure
+        if plan.json {
+            var line = event("failure")
+            line.add("kind", failure?.kind.rawValue)
+            line.add("message", failure?.message)
+            line.add("operationIndex", failure?.operationIndex)
+            line.add("seed", found.seed)
+            line.add("token", found.token)
+            line.add("artifact", artifact)
+            line.add("originalOperations", found.original.trace.count)
+            line.add("shrunkOperations", found.shrunk.trace.count)
+            line.add("shrinkSeconds", found.shrinkSeconds)
+            line.add("shrinkRuns", found.shrinkRuns)
+            StandardStreams.writeLine(line.render())
+            return
+        }
+        let shrunk =
+            campaign.shrinks
+            ? "\(found.shrunk.trace.count) operations"
+            : "not shrunk (--no-shrink)"
+        let shrinkTime =
+            "\(FuzzFormat.seconds(found.shrinkSeconds)), "
+            + FuzzFormat.counted(found.shrinkRuns, "run")
+        var lines = ["FAILURE: \(failure?.description ?? "unknown")"]
+        lines += FuzzFormat.fields([
+            ("seed", String(found.seed)),
+            ("settings", FuzzFormat.settings(found.settings)),
+            ("original", "\(found.original.trace.count) operations"),
+            ("shrunk", shrunk),
+            ("shrink time", shrinkTime),
+            ("artifact", artifact ?? "not written (see the error below)"),
+            ("replay token", found.token),
+        ])
+        if let artifact { lines.append("replay with: strata-fuzz replay \(artifact)") }
+        FuzzFormat.write(lines)
+    }
+
+    func summary(_ report: Campaign.Report) {
+        if plan.json {
+            StandardStreams.writeLine(summaryJSON(report).render())
+            return
+        }
+        let statistics = report.statistics
+        let seconds = checkingSeconds(report)
+        let shrinking = report.seconds - seconds
+        let time =
+            FuzzFormat.seconds(report.seconds)
+            + (shrinking > 0 ? " (\(FuzzFormat.seconds(shrinking)) of it shrinking)" : "")
+        let verdict =
+            report.failures.isEmpty ? "clean" : FuzzFormat.counted(report.failures.count, "failure")
+        var lines = ["campaign: \(verdict)"]
+        lines += FuzzFormat.fields([
+            ("seeds", seedsText(report.seeds)),
+            ("runs", String(report.runs)),
+            ("time", time),
+            ("checked ops", counted(statistics.operations, seconds: seconds)),
+            ("commits", String(statistics.commits)),
+            ("versions", String(statistics.versions)),
+            ("crashes", String(statistics.crashes)),
+            ("crash images", counted(statistics.crashImages, seconds: seconds)),
+            ("scheduling steps", counted(statistics.schedulingSteps, seconds: seconds)),
+            ("context switches", String(statistics.switches)),
+            ("model rejections", String(statistics.modelRejections)),
+        ])
+        lines.append("trace digest: \(FuzzFormat.digest(report.digest))")
+        FuzzFormat.write(lines)
+    }
+
+    private func summaryJSON(_ report: Campaign.Report) -> JSONLine {
+        var line = event("summary")
+        line.add("seed", campaign.seed)
+        line.add("seedFirst", report.seeds?.lowerBound)
+        line.add("seedLast", report.seeds?.upperBound)
+        line.add("shard", plan.shard.description)
+        line.add("mode", campaign.mix.rawValue)
+        line.add("store", storeName)
+        line.add("runs", report.runs)
+        let seconds = checkingSeconds(report)
+        line.add("seconds", report.seconds)
+        line.add("shrinkSeconds", report.seconds - seconds)
+        add(report.statistics, seconds: seconds, to: &line)
+        line.add("failures", report.failures.count)
+        line.add("traceDigest", FuzzFormat.digest(report.digest))
+        return line
+    }
+
+    // MARK: pieces
+
+    /// The campaign's time without the time spent shrinking, which checks no new runs: the
+    /// rates are over this.
+    private func checkingSeconds(_ report: Campaign.Report) -> Double {
+        let shrinkSeconds = report.failures.reduce(0) { $0 + $1.shrinkSeconds }
+        return max(0, report.seconds - shrinkSeconds)
+    }
+
+    private func event(_ name: String) -> JSONLine {
+        JSONLine(["event": .string(name)])
+    }
+
+    /// The statistics and their rates, shared by progress and summary objects.
+    private func add(_ statistics: CheckStatistics, seconds: Double, to line: inout JSONLine) {
+        line.add("operations", statistics.operations)
+        line.add(
+            "operationsPerSecond", FuzzFormat.perSecond(statistics.operations, seconds: seconds))
+        line.add("commits", statistics.commits)
+        line.add("versions", statistics.versions)
+        line.add("crashes", statistics.crashes)
+        line.add("crashImages", statistics.crashImages)
+        line.add(
+            "crashImagesPerSecond", FuzzFormat.perSecond(statistics.crashImages, seconds: seconds))
+        line.add("schedulingSteps", statistics.schedulingSteps)
+        line.add(
+            "schedulingStepsPerSecond",
+            FuzzFormat.perSecond(statistics.schedulingSteps, seconds: seconds))
+        line.add("switches", statistics.switches)
+        line.add("modelRejections", statistics.modelRejections)
+    }
+
+    /// `count (rate/s)`.
+    private func counted(_ count: Int, seconds: Double) -> String {
+        "\(count) (\(FuzzFormat.rate(count, seconds: seconds)))"
+    }
+
+    /// The seeds the campaign ran: `5...9`, with the stride when shards interleave.
+    private func seedsText(_ seeds: ClosedRange<UInt64>?) -> String {
+        guard let seeds else { return "none (no run started)" }
+        let range =
+            seeds.lowerBound == seeds.upperBound
+            ? String(seeds.lowerBound) : "\(seeds.lowerBound)...\(seeds.upperBound)"
+        guard plan.shard.count > 1 else { return range }
+        return "\(range), step \(plan.shard.count) (shard \(plan.shard))"
+    }
+}

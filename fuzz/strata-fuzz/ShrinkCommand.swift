@@ -1,0 +1,97 @@
+import Foundation
+import StrataCheck
+import StrataCommandLine
+
+/// `strata-fuzz shrink ARTIFACT [--seconds N]`: shrinks a recorded failure further and
+/// writes the smaller run as a new artifact beside the old one.
+enum ShrinkCommand: FuzzCommand {
+    /// The default shrink budget, the same as a campaign's.
+    static let secondsDefault = 60.0
+
+    static let spec = CommandSpec(
+        name: "shrink",
+        summary: "Shrink a recorded failure further and write the smaller run beside it.",
+        discussion: """
+            Replays ARTIFACT's token; when it still fails, shrinks the choice stream for at \
+            most --seconds (every candidate must fail the same way) and writes the result as \
+            a new artifact in ARTIFACT's parent directory, the directory 'run --out' wrote \
+            it to. The old artifact is left as it is.
+
+            Exits 1 when the failure reproduces (an artifact was written), 0 when the \
+            recorded run passes now (nothing to shrink), 2 on a usage error.
+            """,
+        options: [
+            .value(
+                "seconds", valueName: "N", help: "Shrink for at most N seconds.",
+                default: "60")
+        ],
+        positionals: [
+            .required("ARTIFACT", help: "An artifact directory written by 'run' or 'shrink'.")
+        ],
+        examples: [
+            "strata-fuzz shrink fuzz/artifacts/failure-1f2e3d4c5b6a7980",
+            "strata-fuzz shrink fuzz/artifacts/failure-1f2e3d4c5b6a7980 --seconds 600",
+        ]
+    )
+
+    static func run(_ command: ParsedCommand) throws -> Int32 {
+        let seconds = try command.double("seconds", default: secondsDefault)
+        guard seconds > 0 else {
+            throw command.usageError("--seconds must be more than 0 (got \(seconds))")
+        }
+        let argument = command.positional("ARTIFACT") ?? ""
+        let input = try ReplayInput.resolve(argument, acceptsToken: false, command: command)
+        let settings = input.decoded.settings
+        FuzzFormat.write(
+            FuzzFormat.fields([
+                ("shrinking", argument),
+                ("settings", FuzzFormat.settings(settings)),
+            ]))
+        let original = try input.replay()
+        guard let failure = original.failure else {
+            let operations = FuzzFormat.counted(original.trace.count, "operation")
+            FuzzFormat.write(["passes now: \(operations) ran without a failure; nothing to shrink"])
+            return ExitCode.ok
+        }
+        FuzzFormat.write(["reproduces: \(failure)"])
+        let outcome = Shrinker(settings: settings, timeLimit: seconds).shrink(original)
+        let parent = (argument as NSString).deletingLastPathComponent
+        let directory = parent.isEmpty ? "." : parent
+        let path: String
+        do {
+            path = try Artifact.write(
+                outcome.result, settings: settings, seed: input.seed, into: directory)
+        } catch {
+            throw FuzzFailure.artifactNotWritten(
+                directory: directory, reason: error.localizedDescription)
+        }
+        FuzzFormat.write(report(original: original, outcome: outcome, settings: settings))
+        FuzzFormat.write(FuzzFormat.fields([("artifact", path)]))
+        return ExitCode.failure
+    }
+
+    /// Old and new sizes, the shrink's cost, and the new token.
+    private static func report(
+        original: RunResult,
+        outcome: Shrinker.Outcome,
+        settings: CheckSettings
+    ) -> [String] {
+        let shrunk = outcome.result
+        var lines = FuzzFormat.fields([
+            ("old", "\(original.trace.count) operations, \(original.choices.count) choices"),
+            ("new", "\(shrunk.trace.count) operations, \(shrunk.choices.count) choices"),
+            (
+                "shrink time",
+                "\(FuzzFormat.seconds(outcome.seconds)), "
+                    + FuzzFormat.counted(outcome.runs, "run")
+            ),
+            ("failure", shrunk.failure?.description ?? "none"),
+        ])
+        if shrunk.choices == original.choices {
+            lines.append("no smaller failing run found within the budget")
+        }
+        let token = ReplayToken.encode(settings: settings, choices: shrunk.choices)
+        lines.append("replay token: " + token)
+        return lines
+    }
+}
