@@ -59,10 +59,6 @@ final class ControlledThreads: @unchecked Sendable {
         condition.unlock()
     }
 
-    var count: Int { condition.withLock { status.count } }
-
-    func currentStatus(_ index: Int) -> Status { condition.withLock { status[index] } }
-
     /// Runs `job` on thread `index` until it finishes or parks.
     func start(_ index: Int, _ job: @escaping @Sendable () -> Void) -> Report {
         condition.lock()

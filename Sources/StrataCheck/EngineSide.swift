@@ -41,31 +41,25 @@ final class EngineSide: @unchecked Sendable {
     private var holders: [RealmID: Int] = [:]
     /// Realms the caller dropped (Spec C1: the cache may still hold them while accessors do).
     private var released: [RealmID: WeakInstance] = [:]
-    /// The configuration of the current boot (a crash moves to a new simulated disk).
+    /// The configuration of the current boot (a crash moves to a new simulated disk); every
+    /// model `open` means this.
     private var configuration: Realm.Configuration
-    /// The model's configuration every `open` names, and the engine configuration it means.
-    let modelConfiguration: StrataModel.Configuration
 
-    init(configuration: Realm.Configuration, modelConfiguration: StrataModel.Configuration) {
+    init(configuration: Realm.Configuration) {
         self.configuration = configuration
-        self.modelConfiguration = modelConfiguration
     }
 
     /// Drops every value (after a crash every instance of the old boot is gone) and uses
-    /// `configuration` from now on. Values are dropped on the calling thread: a dropped live
-    /// value only releases memory, which any thread may do.
+    /// `configuration` from now on.
     func reset(to configuration: Realm.Configuration) {
-        let dropped = lock.withLock { () -> ([RealmID: Realm], [HandleID: EngineHandle], [ReferenceID: EngineReference]) in
-            let dropped = (realms, handles, references)
+        lock.withLock {
             realms = [:]
             holders = [:]
             released = [:]
             handles = [:]
             references = [:]
             self.configuration = configuration
-            return dropped
         }
-        _ = dropped
     }
 
     /// The engine version each realm reads, for the version-stamp checks.

@@ -161,6 +161,11 @@ public final class Runner: @unchecked Sendable {
     private var lastCommitVersion: UInt64 = 0
     private let swarm: Swarm
     private let modelConfiguration = StrataModel.Configuration(location: .path("check.realm"))
+    private let engineHooks: EngineHooks
+    /// The engine configuration of the current boot (a crash moves it to a new disk).
+    private var configuration: Realm.Configuration
+    /// Where each thread's operation leaves its observation.
+    private var boxes: [Int: ObservationBox] = [:]
 
     private static let runCounter = Lock(0)
 
@@ -207,13 +212,10 @@ public final class Runner: @unchecked Sendable {
         // The file and its schema exist before the run: opening a new file writes the schema
         // in a write transaction the model does not know of (it would block other threads).
         _ = try Realm._open(configuration: configuration, queue: nil)
-        engine = EngineSide(configuration: configuration, modelConfiguration: modelConfiguration)
+        engine = EngineSide(configuration: configuration)
         self.engineHooks = engineHooks
         self.configuration = configuration
     }
-
-    private let engineHooks: EngineHooks
-    private var configuration: Realm.Configuration
 
     deinit {
         threads.shutdown()
@@ -311,8 +313,6 @@ public final class Runner: @unchecked Sendable {
         let report = threads.start(thread) { box.set(engine.perform(operation)) }
         settle(thread, step: step, report: report, box: box)
     }
-
-    private var boxes: [Int: ObservationBox] = [:]
 
     /// Handles a thread's report: finished (compare with the model), parked (maybe switch),
     /// or hung (a deadlock).
@@ -470,19 +470,11 @@ public final class Runner: @unchecked Sendable {
     private func commitWithCrash(_ step: Step, realm: RealmID, skipped: [ObserverID], thread: Int) {
         guard let disk else { return }
         let point = CapturePoint.draw(&stream)
-        let oldDigest: UInt64
-        do {
-            oldDigest = try digest(of: disk)
-        } catch {
-            fail(.crashImage, "cannot read the disk before the commit: \(error)")
-            return
-        }
+        guard let oldDigest = digest(of: disk, when: "before the commit") else { return }
         hooks.arm(point, disk: disk)
         let box = ObservationBox()
         let engine = self.engine
-        let report = threads.start(thread) { box.set(engine.perform(step.operation)) }
-        var finalReport = report
-        while case .parked = finalReport { finalReport = threads.resume(thread) }
+        let finalReport = runToEnd(thread, from: threads.start(thread) { box.set(engine.perform(step.operation)) })
         guard finalReport == .finished else {
             fail(.deadlock, "\(context(thread)) hung committing (\(finalReport))")
             return
@@ -494,13 +486,7 @@ public final class Runner: @unchecked Sendable {
             complete(thread, step: step, observed: observed)
             return
         }
-        let newDigest: UInt64
-        do {
-            newDigest = try digest(of: disk)
-        } catch {
-            fail(.crashImage, "cannot read the disk after the commit: \(error)")
-            return
-        }
+        guard let newDigest = digest(of: disk, when: "after the commit") else { return }
         let campaign = CrashCampaign(state: state, point: point, pageSizeBytes: 4096,
                                      hooks: EngineHooks(bugs: settings.engineBugs))
         let images = campaign.images(stream: &stream)
@@ -513,7 +499,7 @@ public final class Runner: @unchecked Sendable {
         }
         let chosen = images[stream.draw(images.count)]
         let window = campaign.window(for: chosen)
-        drainForCrash()
+        settleAllThreads()
         let crashStep = Step(step.context, .commitWrite(realm, withoutNotifying: skipped, fate: .machineCrash(window)))
         do {
             boot += 1
@@ -534,7 +520,7 @@ public final class Runner: @unchecked Sendable {
             complete(thread, step: step, observed: .failure(code: "harness", message: "crash needs the simulated disk"))
             return
         }
-        drainForCrash()
+        settleAllThreads()
         do {
             boot += 1
             let next = try SimStore(state: disk.captureState(), name: "\(runName)-boot\(boot)", reservationBytes: 256 << 20)
@@ -549,23 +535,32 @@ public final class Runner: @unchecked Sendable {
         checkRecoveredContents()
     }
 
-    /// Ends what runs on the old disk before a crash: the thread waiting for the lock gets it
-    /// once the holder's write ends (the crash discards both).
-    private func drainForCrash() {
+    /// Ends what the threads run so that nothing is left waiting in the engine: threads parked
+    /// inside a commit finish it, the holder of the write lock cancels its write, and the thread
+    /// waiting for the lock gets it and returns. Their results are not compared: a crash or the
+    /// end of the run discards them.
+    private func settleAllThreads() {
         pending = Array(repeating: nil, count: settings.threads)
+        for thread in inFlight.keys.sorted() { _ = runToEnd(thread, from: threads.resume(thread)) }
+        inFlight = [:]
         guard let waiter = lockWaiter else { return }
         lockWaiter = nil
+        boxes[waiter.thread] = nil
         if let holder = model.files.values.compactMap(\.writer).first,
            let owner = model.realms[holder]?.owner, owner.rawValue - 1 != waiter.thread {
             let engine = self.engine
             _ = threads.start(owner.rawValue - 1) { _ = engine.perform(.cancelWrite(holder)) }
         }
         if threads.awaitLockAcquired(waiter.thread) == .parked(.writeLockAcquired) {
-            _ = threads.resume(waiter.thread)
+            _ = runToEnd(waiter.thread, from: threads.resume(waiter.thread))
         }
-        let engine = self.engine
-        _ = threads.start(waiter.thread) { _ = engine.perform(.cancelWrite(RealmID(0))) }
-        boxes[waiter.thread] = nil
+    }
+
+    /// Resumes `thread` at every park until its operation ends (or hangs).
+    private func runToEnd(_ thread: Int, from report: ControlledThreads.Report) -> ControlledThreads.Report {
+        var report = report
+        while case .parked = report { report = threads.resume(thread) }
+        return report
     }
 
     private func reboot(onto next: SimStore) {
@@ -604,44 +599,23 @@ public final class Runner: @unchecked Sendable {
         }
     }
 
-    private func digest(of disk: SimStore) throws -> UInt64 {
-        let store = try Store.open(.simulated(disk), options: StoreOptions(create: false, hooks: engineHooks))
-        defer { store.close() }
-        return try store.beginRead().contentDigest()
+    /// The digest of the newest version on `disk`; nil (and the run fails) if it cannot be read.
+    private func digest(of disk: SimStore, when moment: String) -> UInt64? {
+        do {
+            let store = try Store.open(.simulated(disk), options: StoreOptions(create: false, hooks: engineHooks))
+            defer { store.close() }
+            return try store.beginRead().contentDigest()
+        } catch {
+            fail(.crashImage, "cannot read the disk \(moment): \(error)")
+            return nil
+        }
     }
 
     // MARK: ending
 
     private func finish() {
-        // Let every thread end what it runs so that the next run starts clean.
-        if let waiter = lockWaiter {
-            lockWaiter = nil
-            pending[waiter.thread] = nil
-            for (thread, step) in inFlight where thread != waiter.thread {
-                _ = step
-                var report = threads.resume(thread)
-                while case .parked = report { report = threads.resume(thread) }
-            }
-            inFlight = [:]
-            drainLockHolders(waiter: waiter.thread)
-        }
-        for (thread, _) in inFlight {
-            var report = threads.resume(thread)
-            while case .parked = report { report = threads.resume(thread) }
-        }
-        inFlight = [:]
+        settleAllThreads()  // so that the next run starts clean
         engine.reset(to: configuration)
-    }
-
-    private func drainLockHolders(waiter: Int) {
-        if let holder = model.files.values.compactMap(\.writer).first, let owner = model.realms[holder]?.owner {
-            let engine = self.engine
-            _ = threads.start(owner.rawValue - 1) { _ = engine.perform(.cancelWrite(holder)) }
-        }
-        if threads.awaitLockAcquired(waiter) == .parked(.writeLockAcquired) {
-            var report = threads.resume(waiter)
-            while case .parked = report { report = threads.resume(waiter) }
-        }
     }
 
     private func fail(_ kind: CheckFailure.Kind, _ message: String, at index: Int? = nil) {

@@ -48,15 +48,20 @@ struct Scheduler {
         case .random:
             chosen = runnable[stream.draw(runnable.count)]
         case .pct:
-            if changePoints.contains(step), let last {
-                lowest -= 1
-                priorities[last] = lowest
-            }
+            if let last { passChangePoint(step, running: last) }
             chosen = runnable.max { priorities[$0] < priorities[$1] } ?? runnable[0]
         }
         if let last, last != chosen { switches += 1 }
         last = chosen
         return chosen
+    }
+
+    /// At a change point the running thread drops below every other; each point fires once.
+    private mutating func passChangePoint(_ step: Int, running thread: Int) {
+        guard let index = changePoints.firstIndex(of: step) else { return }
+        changePoints.remove(at: index)
+        lowest -= 1
+        priorities[thread] = lowest
     }
 
     /// Whether to leave `current`, parked inside the engine, for another runnable thread.
@@ -66,10 +71,7 @@ struct Scheduler {
         case .random(let percent):
             return stream.chance(percent)
         case .pct:
-            if changePoints.contains(step) {
-                lowest -= 1
-                priorities[current] = lowest
-            }
+            passChangePoint(step, running: current)
             return others.contains { priorities[$0] > priorities[current] }
         }
     }

@@ -48,7 +48,7 @@ enum DumpCommand: ToolCommand {
     /// Prints `table`'s header line and up to `limit` rows (all when nil).
     private static func dump(_ table: TableInfo, of read: ReadTransaction, limit: Int?) throws {
         StandardStreams.writeLine(
-            "table \(table.name) (\(OutputFormat.counted(table.rowCount, "row")))")
+            "table \(table.name) (\(TextFields.counted(table.rowCount, "row")))")
         var printed = 0
         try read.forEachRow(table) { key, row in
             if let limit, printed >= limit { return false }
@@ -58,7 +58,7 @@ enum DumpCommand: ToolCommand {
         }
         if printed < table.rowCount {
             StandardStreams.writeLine(
-                "  ... \(OutputFormat.counted(table.rowCount - printed, "more row"))")
+                "  ... \(TextFields.counted(table.rowCount - printed, "more row"))")
         }
     }
 }

@@ -41,7 +41,7 @@ enum StatCommand: ToolCommand {
 
     static func text(_ statistics: StoreStatistics, path: String) -> [String] {
         let pages = statistics.pageCount
-        var lines = OutputFormat.fields([
+        var lines = TextFields.fields([
             ("file", path),
             ("page size", "\(statistics.pageSizeBytes) bytes"),
             ("newest version", String(statistics.newestVersion.rawValue)),

@@ -5,13 +5,7 @@ import StrataCommandLine
 /// A body returns its exit code (`ExitCode.ok`, or `.failure` when it found damage), throws
 /// `UsageError` for argument problems, and lets `StorageError` escape: `ToolFailure` maps
 /// those to exit codes in one place.
-protocol ToolCommand {
-    /// The name, options and help of the subcommand.
-    static var spec: CommandSpec { get }
-
-    /// Runs the subcommand on validated arguments and returns the exit code.
-    static func run(_ command: ParsedCommand) throws -> Int32
-}
+typealias ToolCommand = Subcommand
 
 extension ParsedCommand {
     /// The `FILE` positional, which every subcommand requires (the parser guarantees it).

@@ -68,11 +68,11 @@ enum VerifyCommand: ToolCommand {
 
     static func text(_ report: VerificationReport, path: String) -> [String] {
         let (damage, notes) = split(report)
-        let verdict = damage.isEmpty ? "clean" : OutputFormat.counted(damage.count, "problem")
+        let verdict = damage.isEmpty ? "clean" : TextFields.counted(damage.count, "problem")
         var lines = ["\(path): \(verdict)"]
         let versions = report.versionsChecked.map { String($0.rawValue) }.joined(separator: ", ")
         let tables = report.tables.map { "\($0.name) (\($0.rowCount) rows)" }
-        lines += OutputFormat.fields([
+        lines += TextFields.fields([
             ("newest version", String(report.newestVersion.rawValue)),
             ("versions checked", versions),
             ("pages", String(report.pageCount)),

@@ -36,14 +36,4 @@ let toolSpec = CommandSpec(
     ]
 )
 
-CommandLineTool.run(spec: toolSpec) { parsed in
-    guard let name = parsed.subcommandPath.first,
-        let command = toolCommands.first(where: { $0.spec.name == name })
-    else {
-        // The parser only returns a command path it found in `toolSpec`.
-        throw parsed.usageError("missing command")
-    }
-    return try ToolFailure.reporting(parsed) { () throws -> Int32 in
-        try command.run(parsed)
-    }
-}
+CommandLineTool.run(spec: toolSpec, subcommands: toolCommands, reporting: ToolFailure.reporting)

@@ -5,13 +5,7 @@ import StrataCommandLine
 /// A body returns its exit code (`ExitCode.ok`, or `.failure` when a run failed), throws
 /// `UsageError` for argument problems, and throws `FuzzFailure` when its surroundings fail:
 /// `FuzzFailure.reporting` maps those to exit 3 in one place.
-protocol FuzzCommand {
-    /// The name, options and help of the subcommand.
-    static var spec: CommandSpec { get }
-
-    /// Runs the subcommand on validated arguments and returns the exit code.
-    static func run(_ command: ParsedCommand) throws -> Int32
-}
+typealias FuzzCommand = Subcommand
 
 /// A failure of what the driver needs around a run (scratch space, the artifact directory),
 /// as opposed to a failure of the engine under test, which is exit 1.

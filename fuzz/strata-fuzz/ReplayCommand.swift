@@ -36,9 +36,9 @@ enum ReplayCommand: FuzzCommand {
             ("choices", String(input.decoded.choices.count)),
         ]
         if let seed = input.seed { fields.append(("campaign seed", String(seed))) }
-        FuzzFormat.write(FuzzFormat.fields(fields))
+        FuzzFormat.write(TextFields.fields(fields))
         let result = try input.replay()
-        let operations = FuzzFormat.counted(result.trace.count, "operation")
+        let operations = TextFields.counted(result.trace.count, "operation")
         guard let failure = result.failure else {
             FuzzFormat.write(["passes now: \(operations) ran without a failure"])
             return ExitCode.ok

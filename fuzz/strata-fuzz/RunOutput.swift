@@ -14,7 +14,7 @@ struct RunOutput {
 
     func start() {
         let budget =
-            campaign.operations.map { FuzzFormat.counted($0, "checked op") }
+            campaign.operations.map { TextFields.counted($0, "checked op") }
             ?? FuzzFormat.seconds(campaign.seconds ?? 0)
         if plan.json {
             var line = event("start")
@@ -53,14 +53,14 @@ struct RunOutput {
             return
         }
         let parts = [
-            FuzzFormat.counted(progress.runs, "run"),
+            TextFields.counted(progress.runs, "run"),
             "\(statistics.operations) checked ops "
                 + "(\(FuzzFormat.rate(statistics.operations, seconds: seconds)))",
-            FuzzFormat.counted(statistics.commits, "commit"),
-            FuzzFormat.counted(statistics.versions, "version"),
-            FuzzFormat.counted(statistics.crashImages, "crash image"),
-            FuzzFormat.counted(statistics.schedulingSteps, "scheduling step"),
-            FuzzFormat.counted(progress.failures, "failure"),
+            TextFields.counted(statistics.commits, "commit"),
+            TextFields.counted(statistics.versions, "version"),
+            TextFields.counted(statistics.crashImages, "crash image"),
+            TextFields.counted(statistics.schedulingSteps, "scheduling step"),
+            TextFields.counted(progress.failures, "failure"),
         ]
         StandardStreams.writeLine(
             "progress \(FuzzFormat.seconds(seconds)): " + parts.joined(separator: ", "))
@@ -90,9 +90,9 @@ struct RunOutput {
             : "not shrunk (--no-shrink)"
         let shrinkTime =
             "\(FuzzFormat.seconds(found.shrinkSeconds)), "
-            + FuzzFormat.counted(found.shrinkRuns, "run")
+            + TextFields.counted(found.shrinkRuns, "run")
         var lines = ["FAILURE: \(failure?.description ?? "unknown")"]
-        lines += FuzzFormat.fields([
+        lines += TextFields.fields([
             ("seed", String(found.seed)),
             ("settings", FuzzFormat.settings(found.settings)),
             ("original", "\(found.original.trace.count) operations"),
@@ -117,9 +117,9 @@ struct RunOutput {
             FuzzFormat.seconds(report.seconds)
             + (shrinking > 0 ? " (\(FuzzFormat.seconds(shrinking)) of it shrinking)" : "")
         let verdict =
-            report.failures.isEmpty ? "clean" : FuzzFormat.counted(report.failures.count, "failure")
+            report.failures.isEmpty ? "clean" : TextFields.counted(report.failures.count, "failure")
         var lines = ["campaign: \(verdict)"]
-        lines += FuzzFormat.fields([
+        lines += TextFields.fields([
             ("seeds", seedsText(report.seeds)),
             ("runs", String(report.runs)),
             ("time", time),

@@ -43,13 +43,13 @@ enum ShrinkCommand: FuzzCommand {
         let input = try ReplayInput.resolve(argument, acceptsToken: false, command: command)
         let settings = input.decoded.settings
         FuzzFormat.write(
-            FuzzFormat.fields([
+            TextFields.fields([
                 ("shrinking", argument),
                 ("settings", FuzzFormat.settings(settings)),
             ]))
         let original = try input.replay()
         guard let failure = original.failure else {
-            let operations = FuzzFormat.counted(original.trace.count, "operation")
+            let operations = TextFields.counted(original.trace.count, "operation")
             FuzzFormat.write(["passes now: \(operations) ran without a failure; nothing to shrink"])
             return ExitCode.ok
         }
@@ -66,7 +66,7 @@ enum ShrinkCommand: FuzzCommand {
                 directory: directory, reason: error.localizedDescription)
         }
         FuzzFormat.write(report(original: original, outcome: outcome, settings: settings))
-        FuzzFormat.write(FuzzFormat.fields([("artifact", path)]))
+        FuzzFormat.write(TextFields.fields([("artifact", path)]))
         return ExitCode.failure
     }
 
@@ -77,13 +77,13 @@ enum ShrinkCommand: FuzzCommand {
         settings: CheckSettings
     ) -> [String] {
         let shrunk = outcome.result
-        var lines = FuzzFormat.fields([
+        var lines = TextFields.fields([
             ("old", "\(original.trace.count) operations, \(original.choices.count) choices"),
             ("new", "\(shrunk.trace.count) operations, \(shrunk.choices.count) choices"),
             (
                 "shrink time",
                 "\(FuzzFormat.seconds(outcome.seconds)), "
-                    + FuzzFormat.counted(outcome.runs, "run")
+                    + TextFields.counted(outcome.runs, "run")
             ),
             ("failure", shrunk.failure?.description ?? "none"),
         ])

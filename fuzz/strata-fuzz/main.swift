@@ -37,14 +37,4 @@ let fuzzSpec = CommandSpec(
     ]
 )
 
-CommandLineTool.run(spec: fuzzSpec) { parsed in
-    guard let name = parsed.subcommandPath.first,
-        let command = fuzzCommands.first(where: { $0.spec.name == name })
-    else {
-        // The parser only returns a command path it found in `fuzzSpec`.
-        throw parsed.usageError("missing command")
-    }
-    return try FuzzFailure.reporting(parsed) { () throws -> Int32 in
-        try command.run(parsed)
-    }
-}
+CommandLineTool.run(spec: fuzzSpec, subcommands: fuzzCommands, reporting: FuzzFailure.reporting)

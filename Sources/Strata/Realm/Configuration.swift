@@ -120,7 +120,8 @@ extension Realm {
 
         /// The key realms of one file share: equal for configurations of the same file.
         var fileKey: String {
-            if let sim = _engine?.simulatedStore { return "sim:" + sim.name }
+            // The disk itself, not its name: two disks may share a name.
+            if let sim = _engine?.simulatedStore { return "sim:\(ObjectIdentifier(sim))" }
             return isInMemory ? "memory:" + path : path
         }
 
