@@ -58,6 +58,22 @@ import Testing
         #expect(output.standardError.contains("Run 'strata-fuzz run --help' for usage."))
     }
 
+    @Test func anUnknownExcludedKindIsAUsageError() throws {
+        let output = try ChildProcess.run("strata-fuzz", ["run", "--exclude", "delete,bogus", "--ops", "5"])
+        #expect(output.exitCode == 2, "\(output)")
+        #expect(output.standardOutput.isEmpty, "a campaign started: \(output)")
+        #expect(output.standardError.contains("unknown operation kind 'bogus'"))
+    }
+
+    @Test func aRunWithoutTheOpenFindingsKindsIsClean() throws {
+        let output = try ChildProcess.run(
+            "strata-fuzz", ["run", "--ops", "400", "--seed", "3", "--mode", "controlled", "--store", "sim",
+                            "--exclude", "thawHandle,makeReference,resolve,invalidate,delete,freezeRealm,append,listOf,removeFromList,cancelWrite",
+                            "--no-shrink", "--out", NSTemporaryDirectory()])
+        #expect(output.exitCode == 0, "\(output)")
+        #expect(output.standardOutput.contains("campaign: clean"), "\(output)")
+    }
+
     @Test func freeModeIsAUsageErrorUntilItIsBuilt() throws {
         let output = try ChildProcess.run("strata-fuzz", ["run", "--mode", "free", "--ops", "5"])
         #expect(output.exitCode == 2, "\(output)")

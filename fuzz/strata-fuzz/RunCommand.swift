@@ -71,6 +71,10 @@ enum RunCommand: FuzzCommand {
             default: String(operationsPerRunDefault)),
         .flag("no-shrink", help: "Report a failure as found, without shrinking it."),
         .value(
+            "exclude", valueName: "KINDS",
+            help: "Operation kinds no run makes, comma-separated (for example the kinds of a known open finding).",
+            default: "none"),
+        .value(
             "shrink-seconds", valueName: "N", help: "Shrink a failure for at most N seconds.",
             default: "60"),
     ]
@@ -146,6 +150,18 @@ struct RunPlan {
             scratchDirectory: NSTemporaryDirectory(),
             shrinks: !command.flag("no-shrink"),
             shrinkSeconds: shrinkSeconds)
+        campaign.excludedKinds = try Self.excludedKinds(command)
+    }
+
+    /// `--exclude`: names of `OperationKind`s.
+    private static func excludedKinds(_ command: ParsedCommand) throws(UsageError) -> Set<String> {
+        guard let text = command.value("exclude") else { return [] }
+        let kinds = Set(text.split(separator: ",").map { String($0) })
+        let known = Set(OperationKind.allCases.map { "\($0)" })
+        if let unknown = kinds.subtracting(known).sorted().first {
+            throw command.usageError("--exclude: unknown operation kind '\(unknown)' (kinds: \(known.sorted().joined(separator: ", ")))")
+        }
+        return kinds
     }
 
     /// `--mode`; `free` is declared in the help but not built yet.
