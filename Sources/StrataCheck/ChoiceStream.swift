@@ -16,6 +16,10 @@ public struct ChoiceStream: Sendable {
     private var position = 0
     /// Every value drawn so far, in order.
     public private(set) var recorded: [UInt32] = []
+    /// When exploring schedules exhaustively: the option index each enumerated draw takes (then
+    /// the first option), and what each took among how many options.
+    private var forcedOptions: [Int]?
+    public private(set) var enumerated: [EnumeratedChoice] = []
 
     /// A fresh stream from `seed`.
     public init(seed: UInt64) {
@@ -23,6 +27,19 @@ public struct ChoiceStream: Sendable {
         replay = []
         recorded.reserveCapacity(4096)
     }
+
+    /// A fresh stream from `seed` whose enumerated draws (`draw(_:options:)`) take the
+    /// options given by `forcing`, then each draw's first option: one path of a systematic
+    /// exploration (`ScheduleExplorer`). Its recording replays like any other.
+    public init(seed: UInt64, forcing options: [Int], preemptionBound: Int) {
+        self.init(seed: seed)
+        forcedOptions = options
+        self.preemptionBound = preemptionBound
+    }
+
+    /// How many switches away from a thread inside the engine an explored run may make
+    /// (context bounding: most concurrency bugs need very few).
+    public private(set) var preemptionBound = Int.max
 
     /// Replays `choices`, then draws zeros.
     public init(replaying choices: [UInt32]) {
@@ -56,6 +73,23 @@ public struct ChoiceStream: Sendable {
         return Int(value)
     }
 
+    /// A draw like `draw(bound)`, except on a stream exploring schedules: there it takes one
+    /// of `options` (values below `bound`) as the exploration dictates, and logs the choice. The
+    /// recorded value is the option's value, so replay needs no exploration.
+    public mutating func draw(_ bound: Int, options: [Int]) -> Int {
+        guard let forced = forcedOptions, !options.isEmpty else { return draw(bound) }
+        let index = enumerated.count < forced.count ? min(forced[enumerated.count], options.count - 1) : 0
+        enumerated.append(EnumeratedChoice(option: index, of: options.count))
+        let value = options[index]
+        precondition(value >= 0 && value < bound, "an option must lie below the draw's bound")
+        position += 1
+        recorded.append(UInt32(value))
+        return value
+    }
+
+    /// Whether this stream explores schedules (its enumerated draws are forced).
+    public var isExploring: Bool { forcedOptions != nil }
+
     /// True with probability `percent` / 100 on a fresh stream. Shrinks toward false.
     public mutating func chance(_ percent: Int) -> Bool {
         draw(100) >= 100 - percent
@@ -78,4 +112,10 @@ public struct ChoiceStream: Sendable {
         }
         return weights.count - 1
     }
+}
+
+/// One enumerated draw of an exploring stream: which option it took, among how many.
+public struct EnumeratedChoice: Sendable, Hashable {
+    public var option: Int
+    public var of: Int
 }

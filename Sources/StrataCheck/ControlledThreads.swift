@@ -5,13 +5,20 @@ import StrataStorage
 /// Real threads of which at most one runs harness code at a time (DESIGN §5 "Threads").
 ///
 /// The driver gives a thread a job and waits until the job finishes or the thread parks at a
-/// yield point inside the engine (the engine's `EngineHooks.yield` calls `park`). At a park
-/// the driver chooses, from the choice stream, whether the thread goes on or another thread
-/// runs: so an interleaving is a function of the stream and replays exactly.
+/// yield point inside the engine (the engine's `EngineHooks.yield` calls `park`). At a switch
+/// point the thread itself asks the driver's `decide` (the driver is waiting, so the thread
+/// holds the token) whether another thread runs now; only then does it park and hand the
+/// token back. The decision is a draw from the choice stream: an interleaving is a function of
+/// the stream and replays exactly.
 ///
 /// A thread whose operation the model says must wait for the write lock is the one exception:
 /// it is let go at `writeLockWait` and really blocks in the engine; it parks again at
 /// `writeLockAcquired`, which the driver then expects only once the holder released the lock.
+///
+/// An operation that nothing can interleave with (no other thread is inside the engine and the
+/// operation has no switch point) may run `inline`: on the driver, which takes the thread's
+/// identity for the call. The engine sees the same thread either way, and the run skips two
+/// kernel hand-offs per operation (they cost ten times the operation itself).
 final class ControlledThreads: @unchecked Sendable {
     enum Status: Equatable {
         case idle
@@ -30,83 +37,111 @@ final class ControlledThreads: @unchecked Sendable {
         case hung
     }
 
-    private let condition = NSCondition()
+    /// Conditions `0..<count` are the threads'; `count` is the driver's.
+    private let monitor: Monitor
+    private let driver: Int
     private var status: [Status]
     private var jobs: [(@Sendable () -> Void)?]
+    /// Threads that run to the end of their job without parking at switch points.
+    private var runsFree: [Bool]
     /// Threads that park at the lock points (their operation must wait for the lock).
     private var lockWaiters: Set<Int> = []
     private var identities: [UInt64: Int] = [:]
+    /// Each thread's identity, for the driver to take when it runs an operation inline.
+    private var identityOf: [UInt64]
     private var stopping = false
     private var started = 0
-    /// Which yield points a running thread parks at (the driver may switch there).
+    /// Which yield points a running thread may switch at.
     let switchPoints: @Sendable (YieldPoint) -> Bool
+    /// Asked by a thread at a switch point (while it holds the token): whether it parks so
+    /// that another thread runs.
+    private let decide: @Sendable (Int, YieldPoint) -> Bool
     /// How long the driver waits for a thread before calling it hung.
     let patience: TimeInterval
 
-    init(count: Int, patience: TimeInterval = 10, switchPoints: @escaping @Sendable (YieldPoint) -> Bool) {
+    /// When the inline operation under way began (monotonic nanoseconds), 0 when none runs:
+    /// what the watchdog reads.
+    private let inlineSince = Lock<UInt64>(0)
+    private let onInlineHang: @Sendable () -> String
+
+    init(count: Int, patience: TimeInterval = 10, switchPoints: @escaping @Sendable (YieldPoint) -> Bool,
+         decide: @escaping @Sendable (Int, YieldPoint) -> Bool,
+         onInlineHang: @escaping @Sendable () -> String = { "" }) {
+        monitor = Monitor(conditions: count + 1)
+        driver = count
         status = Array(repeating: .idle, count: count)
         jobs = Array(repeating: nil, count: count)
+        runsFree = Array(repeating: false, count: count)
+        identityOf = Array(repeating: 0, count: count)
         self.patience = patience
         self.switchPoints = switchPoints
+        self.decide = decide
+        self.onInlineHang = onInlineHang
         for index in 0..<count {
             let thread = Thread { [self] in self.serve(index) }
             thread.stackSize = 4 << 20
             thread.name = "strata-check-\(index)"
             thread.start()
         }
-        condition.lock()
-        while started < count { condition.wait() }
-        condition.unlock()
+        monitor.lock()
+        while started < count { monitor.wait(driver) }
+        monitor.unlock()
+        InlineWatchdog.shared.watch(self)
     }
 
-    /// Runs `job` on thread `index` until it finishes or parks.
-    func start(_ index: Int, _ job: @escaping @Sendable () -> Void) -> Report {
-        condition.lock()
-        defer { condition.unlock() }
+    /// Runs `job` on thread `index` until it finishes or parks. A thread that `runsFree` never
+    /// parks at a switch point (it runs to the end: a crash or the end of the run discards
+    /// what it does, so no interleaving is drawn).
+    func start(_ index: Int, runsFree free: Bool = false, _ job: @escaping @Sendable () -> Void) -> Report {
+        monitor.lock()
+        defer { monitor.unlock() }
         precondition(status[index] == .idle, "thread \(index) is busy")
         jobs[index] = job
+        runsFree[index] = free
         status[index] = .running
-        condition.broadcast()
+        monitor.signal(index)
         return awaitReport(index)
     }
 
-    /// Lets a parked thread go on until it finishes or parks again.
-    func resume(_ index: Int) -> Report {
-        condition.lock()
-        defer { condition.unlock() }
+    /// Lets a parked thread go on until it finishes or parks again (never, if `runsFree`).
+    func resume(_ index: Int, runsFree free: Bool = false) -> Report {
+        monitor.lock()
+        defer { monitor.unlock() }
         guard case .parked = status[index] else { return .hung }
+        runsFree[index] = free
         status[index] = .running
-        condition.broadcast()
+        monitor.signal(index)
         return awaitReport(index)
     }
 
     /// Starts `job` on thread `index` expecting it to block on the write lock: waits until it
     /// parks at `writeLockWait`, then lets it go without waiting.
     func startBlocking(_ index: Int, _ job: @escaping @Sendable () -> Void) -> Report {
-        condition.lock()
-        defer { condition.unlock() }
+        monitor.lock()
+        defer { monitor.unlock() }
         precondition(status[index] == .idle, "thread \(index) is busy")
         lockWaiters.insert(index)
         jobs[index] = job
+        runsFree[index] = false
         status[index] = .running
-        condition.broadcast()
+        monitor.signal(index)
         let report = awaitReport(index)
         guard report == .parked(.writeLockWait) else {
             lockWaiters.remove(index)
             return report
         }
         status[index] = .waitingForLock
-        condition.broadcast()
+        monitor.signal(index)
         return report
     }
 
     /// Waits until a thread let go into the lock wait parks at `writeLockAcquired`.
     func awaitLockAcquired(_ index: Int) -> Report {
-        condition.lock()
-        defer { condition.unlock() }
-        let deadline = Date(timeIntervalSinceNow: patience)
+        monitor.lock()
+        defer { monitor.unlock() }
+        let deadline = Monitor.deadline(after: patience)
         while status[index] == .waitingForLock {
-            if !condition.wait(until: deadline) { return .hung }
+            if !monitor.wait(driver, until: deadline) { return .hung }
         }
         lockWaiters.remove(index)
         if case .parked(let point) = status[index] { return .parked(point) }
@@ -115,13 +150,34 @@ final class ControlledThreads: @unchecked Sendable {
 
     /// Whether a thread let go into the lock wait has taken the lock (parked at acquisition).
     func hasAcquiredLock(_ index: Int) -> Bool {
-        condition.withLock { lockWaiters.contains(index) && status[index] == .parked(.writeLockAcquired) }
+        monitor.withLock { lockWaiters.contains(index) && status[index] == .parked(.writeLockAcquired) }
     }
 
+    /// Runs `job` on the calling (driver) thread as thread `index`. Only for an operation that
+    /// cannot park: nothing else is inside the engine, so it cannot block on another thread.
+    func runInline<T>(_ index: Int, _ job: () -> T) -> T {
+        let identity = monitor.withLock { identityOf[index] }
+        inlineSince.withLock { $0 = InlineWatchdog.now() }
+        strata_thread_impersonate(identity)
+        let result = job()
+        strata_thread_impersonate(0)
+        inlineSince.withLock { $0 = 0 }
+        return result
+    }
+
+    /// An inline operation that blocks takes the driver with it, so nothing is left to report
+    /// the deadlock: the watchdog ends the process with the run's replay token instead.
+    fileprivate func checkInline(now: UInt64) {
+        let since = inlineSince.withLock { $0 }
+        guard since != 0, now > since, Double(now - since) / 1e9 > patience else { return }
+        fatalError("StrataCheck: an operation run inline hung for \(patience) s (a deadlock in the engine); \(onInlineHang())")
+    }
+
+    /// Called with the lock held by the driver waiting for thread `index`.
     private func awaitReport(_ index: Int) -> Report {
-        let deadline = Date(timeIntervalSinceNow: patience)
+        let deadline = Monitor.deadline(after: patience)
         while status[index] == .running {
-            if !condition.wait(until: deadline) { return .hung }
+            if !monitor.wait(driver, until: deadline) { return .hung }
         }
         switch status[index] {
         case .idle: return .finished
@@ -131,48 +187,105 @@ final class ControlledThreads: @unchecked Sendable {
     }
 
     /// The engine's yield hook: parks the calling thread if it is one of ours and the point is
-    /// one where the driver may switch.
+    /// one where the driver switches threads.
     func park(at point: YieldPoint) {
+        // The driver running an operation inline never parks: nothing may run meanwhile.
+        if strata_thread_is_impersonating() { return }
         let identity = strata_thread_identity()
-        condition.lock()
-        defer { condition.unlock() }
-        guard let index = identities[identity] else { return }
+        monitor.lock()
+        guard let index = identities[identity] else {
+            monitor.unlock()
+            return
+        }
         let isLockPoint = point == .writeLockWait || point == .writeLockAcquired
         if lockWaiters.contains(index) {
-            guard isLockPoint else { return }
+            guard isLockPoint else {
+                monitor.unlock()
+                return
+            }
         } else {
-            guard !isLockPoint, switchPoints(point) else { return }
+            guard !isLockPoint, !runsFree[index], switchPoints(point) else {
+                monitor.unlock()
+                return
+            }
+            // The driver waits for this thread, which holds the token: it may run the
+            // driver's decision itself and spare two hand-offs when the answer is "go on".
+            monitor.unlock()
+            guard decide(index, point) else { return }
+            monitor.lock()
         }
         status[index] = .parked(point)
-        condition.broadcast()
-        while case .parked = status[index] { condition.wait() }
+        monitor.signal(driver)
+        while case .parked = status[index] { monitor.wait(index) }
+        monitor.unlock()
     }
 
     /// Ends every thread; each must be idle or parked-and-abandoned.
     func shutdown() {
-        condition.lock()
-        stopping = true
-        condition.broadcast()
-        condition.unlock()
+        monitor.withLock {
+            stopping = true
+            for index in 0..<driver { monitor.signal(index) }
+        }
     }
 
     private func serve(_ index: Int) {
-        condition.lock()
+        monitor.lock()
         identities[strata_thread_identity()] = index
+        identityOf[index] = strata_thread_identity()
         started += 1
-        condition.broadcast()
+        monitor.signal(driver)
         while true {
-            while jobs[index] == nil && !stopping { condition.wait() }
+            while jobs[index] == nil && !stopping { monitor.wait(index) }
             if stopping && jobs[index] == nil { break }
             let job = jobs[index]
             jobs[index] = nil
-            condition.unlock()
+            monitor.unlock()
             job?()
-            condition.lock()
+            monitor.lock()
             status[index] = .idle
-            condition.broadcast()
+            runsFree[index] = false
+            monitor.signal(driver)
         }
         identities = identities.filter { $0.value != index }
-        condition.unlock()
+        monitor.unlock()
+    }
+}
+
+/// One thread for the whole process that looks, every second, for a driver stuck in an
+/// inline operation (a thread per run would cost more than the runs' hand-offs saved).
+private final class InlineWatchdog: @unchecked Sendable {
+    static let shared = InlineWatchdog()
+
+    private final class Entry {
+        weak var threads: ControlledThreads?
+        init(_ threads: ControlledThreads) { self.threads = threads }
+    }
+
+    private let entries = Lock<[Entry]>([])
+
+    private init() {
+        let thread = Thread { [self] in
+            while true {
+                Thread.sleep(forTimeInterval: 1)
+                let now = Self.now()
+                let live = entries.withLock { list -> [ControlledThreads] in
+                    list.removeAll { $0.threads == nil }
+                    return list.compactMap(\.threads)
+                }
+                for threads in live { threads.checkInline(now: now) }
+            }
+        }
+        thread.name = "strata-check-watchdog"
+        thread.start()
+    }
+
+    func watch(_ threads: ControlledThreads) {
+        entries.withLock { $0.append(Entry(threads)) }
+    }
+
+    static func now() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
     }
 }

@@ -146,9 +146,7 @@ struct CrashCampaign {
 
     /// The disk after the crash `image`.
     func disk(for image: CrashImage, name: String) throws(StorageError) -> SimStore {
-        let disk = try SimStore(state: state, name: name, reservationBytes: 64 << 20)
-        try disk.crash(image.plan)
-        return disk
+        try SimStore(crashing: state, plan: image.plan, name: name, reservationBytes: 64 << 20)
     }
 
     /// Recovers `image` and checks it; nil when it holds, else what is wrong.

@@ -1,3 +1,4 @@
+import CStrataSupport
 import Foundation
 @_spi(StrataCheck) import Strata
 import StrataModel
@@ -96,6 +97,10 @@ public struct CheckStatistics: Sendable, Hashable {
     public var schedulingSteps = 0
     public var switches = 0
     public var modelRejections = 0
+    /// Operations the driver ran as their thread, without a hand-off.
+    public var inlineOperations = 0
+
+    public init() {}
 
     public mutating func add(_ other: CheckStatistics) {
         operations += other.operations
@@ -106,6 +111,7 @@ public struct CheckStatistics: Sendable, Hashable {
         schedulingSteps += other.schedulingSteps
         switches += other.switches
         modelRejections += other.modelRejections
+        inlineOperations += other.inlineOperations
     }
 }
 
@@ -133,13 +139,22 @@ public struct RunResult: Sendable {
     public var digest: UInt64
     public var swarm: String
     public var scheduler: SchedulerKind
+    /// The enumerated draws of an exploring stream (`ScheduleExplorer`); empty otherwise.
+    public var enumerated: [EnumeratedChoice] = []
 }
 
 /// One lockstep run: the model and the engine side by side under one choice stream.
 public final class Runner: @unchecked Sendable {
     let settings: CheckSettings
     private var stream: ChoiceStream
-    private var model = ModelState()
+    private var model = ModelState() {
+        didSet { modelGeneration += 1 }
+    }
+    /// Bumped at every change of `model`: a preview is good while the model has not moved.
+    private var modelGeneration = 0
+    /// The model's answer to each context's next step, computed once for the scheduler's
+    /// questions (is it blocked?) and the completion, unless the model moved in between.
+    private var previews: [ContextID: (generation: Int, step: Step, next: ModelState, outcome: Outcome)] = [:]
     private var generator: Generator
     private var scheduler: Scheduler
     private let threads: ControlledThreads
@@ -168,14 +183,18 @@ public final class Runner: @unchecked Sendable {
     private var boxes: [Int: ObservationBox] = [:]
 
     private static let runCounter = Lock(0)
+    private let hangReport = HangReport()
+    private let decision = SwitchDecision()
 
     public init(settings: CheckSettings, stream: ChoiceStream) throws {
         self.settings = settings
         self.stream = stream
         swarm = Swarm.draw(&self.stream, crashes: settings.mode == .crash && settings.store == .sim,
                            excluding: settings.excludedKinds)
-        let schedulerKind: SchedulerKind = self.stream.draw(3) == 0
-            ? .random(switchPercent: [30, 5, 60][self.stream.draw(3)])
+        // An exploring stream takes the random scheduler (the enumerated options are its
+        // decisions), so that the recording replays like any random-scheduler run.
+        let schedulerKind: SchedulerKind = self.stream.draw(3, options: [0]) == 0
+            ? .random(switchPercent: [30, 5, 60][self.stream.draw(3, options: [0])])
             : .pct(depth: 1 + self.stream.draw(3))
         scheduler = Scheduler(kind: schedulerKind, threads: settings.threads, operations: settings.operations,
                               stream: &self.stream)
@@ -187,16 +206,24 @@ public final class Runner: @unchecked Sendable {
         }
         runName = "check-\(getpid())-\(number)"
         let hooks = self.hooks
-        threads = ControlledThreads(count: settings.threads) { point in
+        let hangReport = self.hangReport
+        let decision = self.decision
+        threads = ControlledThreads(count: settings.threads, switchPoints: { point in
             switch point {
             case .pageWrite, .phaseOneSync, .slotWrite, .phaseTwoSync, .publish: return true
             default: return false
             }
-        }
+        }, decide: { thread, _ in decision.switchesAway(thread) }, onInlineHang: { hangReport.text() })
         let threadsForHook = threads
         hooks.onYield = { point in threadsForHook.park(at: point) }
         var configuration = Realm.Configuration(objectTypes: CheckTypes.classes)
-        let engineHooks = EngineHooks(yield: { point in hooks.yield(point) }, bugs: settings.engineBugs)
+        let engineHooks = EngineHooks(yield: { point in hooks.yield(point) }, probe: { probe in
+            // The model said the lock is free, so the driver runs `beginWrite` inline; if the
+            // engine now blocks, the driver never returns to report it.
+            if case .writerBlockedByOtherThread = probe, strata_thread_is_impersonating() {
+                fatalError("StrataCheck: beginWrite blocks on the write lock where the model says it is free; \(hangReport.text())")
+            }
+        }, bugs: settings.engineBugs)
         switch settings.store {
         case .sim:
             let disk = try SimStore(name: "\(runName)-boot0", reservationBytes: 256 << 20)
@@ -215,6 +242,11 @@ public final class Runner: @unchecked Sendable {
         engine = EngineSide(configuration: configuration)
         self.engineHooks = engineHooks
         self.configuration = configuration
+        let settings = self.settings
+        decision.switchesAway = { [unowned self] thread in self.switchesAway(from: thread) }
+        hangReport.text = { [unowned self] in
+            "replay with: strata-fuzz replay \(ReplayToken.encode(settings: settings, choices: self.stream.recorded))"
+        }
     }
 
     deinit {
@@ -256,7 +288,8 @@ public final class Runner: @unchecked Sendable {
             hash.combine(Array("\(entry.thread) \(StepText.describe(entry.step)) \(entry.observed) \(entry.engineVersion ?? 0)".utf8))
         }
         return RunResult(failure: failure, statistics: statistics, trace: trace, choices: stream.recorded,
-                         digest: hash.finalize(), swarm: swarm.description, scheduler: scheduler.kind)
+                         digest: hash.finalize(), swarm: swarm.description, scheduler: scheduler.kind,
+                         enumerated: stream.enumerated)
     }
 
     private func isRunnable(_ thread: Int) -> Bool {
@@ -266,8 +299,18 @@ public final class Runner: @unchecked Sendable {
         return true
     }
 
+    /// What the model makes of `step` now, without taking it.
+    private func preview(_ step: Step) -> (next: ModelState, outcome: Outcome) {
+        if let cached = previews[step.context], cached.generation == modelGeneration, cached.step == step {
+            return (cached.next, cached.outcome)
+        }
+        let (next, outcome) = model.step(step)
+        previews[step.context] = (modelGeneration, step, next, outcome)
+        return (next, outcome)
+    }
+
     private func isBlocked(_ step: Step) -> Bool {
-        if case .blocked = model.step(step).1.result { return true }
+        if case .blocked = preview(step).outcome.result { return true }
         return false
     }
 
@@ -300,18 +343,38 @@ public final class Runner: @unchecked Sendable {
             crashBetweenCommits(step, thread: thread)
             return
         case .commitWrite(let realm, let skipped, _) where settings.mode == .crash && disk != nil:
-            if case .success = model.step(step).1.result, stream.chance(12) {
+            if case .success = preview(step).outcome.result, stream.chance(12) {
                 commitWithCrash(step, realm: realm, skipped: skipped, thread: thread)
                 return
             }
         default:
             break
         }
-        let box = ObservationBox()
         let engine = self.engine
         let operation = step.operation
+        if runsInline(operation, thread: thread) {
+            statistics.inlineOperations += 1
+            complete(thread, step: step, observed: threads.runInline(thread) { engine.perform(operation) })
+            return
+        }
+        let box = ObservationBox()
         let report = threads.start(thread) { box.set(engine.perform(operation)) }
         settle(thread, step: step, report: report, box: box)
+    }
+
+    /// Whether an operation can run on the driver as its thread: no thread is parked inside the
+    /// engine (whatever it holds, the operation could block on), the model says it does not
+    /// wait for the write lock (a waiter is let go on its own thread), and the schedule cannot
+    /// leave it at a switch point. A thread waiting for the write lock holds nothing.
+    private func runsInline(_ operation: StrataModel.Operation, thread: Int) -> Bool {
+        guard inFlight.isEmpty else { return false }
+        switch operation {
+        case .commitWrite, .writeBlock:
+            let others = (0..<settings.threads).filter { $0 != thread && isRunnable($0) }
+            return !scheduler.mayPreempt(thread, others: others, step: statistics.schedulingSteps)
+        default:
+            return true
+        }
     }
 
     /// Handles a thread's report: finished (compare with the model), parked (maybe switch),
@@ -322,21 +385,25 @@ public final class Runner: @unchecked Sendable {
         case .finished:
             complete(thread, step: step, observed: boxes.removeValue(forKey: thread)?.get() ?? .done)
         case .parked:
-            let others = (0..<settings.threads).filter { $0 != thread && isRunnable($0) }
+            // The thread parked because `switchesAway` said another thread runs now.
             inFlight[thread] = step
-            if !scheduler.switchesAway(from: thread, others: others, step: statistics.schedulingSteps, stream: &stream) {
-                inFlight[thread] = nil
-                settle(thread, step: step, report: threads.resume(thread))
-            }
         case .hung:
             fail(.deadlock, "\(context(thread)) hung in \(step.operation) (\(describeThreads()))")
         }
     }
 
+    /// Asked by `thread`, parked at a switch point inside the engine, while the driver waits
+    /// for it: whether another runnable thread runs now.
+    private func switchesAway(from thread: Int) -> Bool {
+        let others = (0..<settings.threads).filter { $0 != thread && isRunnable($0) }
+        return scheduler.switchesAway(from: thread, others: others, step: statistics.schedulingSteps, stream: &stream)
+    }
+
     /// The model takes the step now (the operation's effects are visible from its completion
     /// on) and the engine's observation is compared with the model's.
     private func complete(_ thread: Int, step: Step, observed: Observation, note: String? = nil) {
-        let (next, outcome) = model.step(step)
+        let (next, outcome) = preview(step)
+        previews[step.context] = nil
         var expected = Observation(model: outcome)
         mutate(&expected, step: step)
         statistics.operations += 1
@@ -474,7 +541,13 @@ public final class Runner: @unchecked Sendable {
         hooks.arm(point, disk: disk)
         let box = ObservationBox()
         let engine = self.engine
-        let finalReport = runToEnd(thread, from: threads.start(thread) { box.set(engine.perform(step.operation)) })
+        let finalReport: ControlledThreads.Report
+        if inFlight.isEmpty {
+            box.set(threads.runInline(thread) { engine.perform(step.operation) })
+            finalReport = .finished
+        } else {
+            finalReport = threads.start(thread, runsFree: true) { box.set(engine.perform(step.operation)) }
+        }
         guard finalReport == .finished else {
             fail(.deadlock, "\(context(thread)) hung committing (\(finalReport))")
             return
@@ -541,7 +614,7 @@ public final class Runner: @unchecked Sendable {
     /// end of the run discards them.
     private func settleAllThreads() {
         pending = Array(repeating: nil, count: settings.threads)
-        for thread in inFlight.keys.sorted() { _ = runToEnd(thread, from: threads.resume(thread)) }
+        for thread in inFlight.keys.sorted() { _ = threads.resume(thread, runsFree: true) }
         inFlight = [:]
         guard let waiter = lockWaiter else { return }
         lockWaiter = nil
@@ -549,18 +622,11 @@ public final class Runner: @unchecked Sendable {
         if let holder = model.files.values.compactMap(\.writer).first,
            let owner = model.realms[holder]?.owner, owner.rawValue - 1 != waiter.thread {
             let engine = self.engine
-            _ = threads.start(owner.rawValue - 1) { _ = engine.perform(.cancelWrite(holder)) }
+            _ = threads.start(owner.rawValue - 1, runsFree: true) { _ = engine.perform(.cancelWrite(holder)) }
         }
         if threads.awaitLockAcquired(waiter.thread) == .parked(.writeLockAcquired) {
-            _ = runToEnd(waiter.thread, from: threads.resume(waiter.thread))
+            _ = threads.resume(waiter.thread, runsFree: true)
         }
-    }
-
-    /// Resumes `thread` at every park until its operation ends (or hangs).
-    private func runToEnd(_ thread: Int, from report: ControlledThreads.Report) -> ControlledThreads.Report {
-        var report = report
-        while case .parked = report { report = threads.resume(thread) }
-        return report
     }
 
     private func reboot(onto next: SimStore) {
@@ -583,7 +649,7 @@ public final class Runner: @unchecked Sendable {
             .sorted { ($0.type, $0.primaryKey) < ($1.type, $1.primaryKey) }
         let configuration = self.configuration
         let box = ObservationBox()
-        _ = threads.start(0) {
+        threads.runInline(0) {
             do throws(Realm.Error) {
                 let realm = try Realm._open(configuration: configuration, queue: nil)
                 let items = try EngineSide.readings(try realm._objects(Item.self))
@@ -633,6 +699,17 @@ public final class Runner: @unchecked Sendable {
             return "\(context(thread)) \(state)"
         }.joined(separator: ", ")
     }
+}
+
+/// What the watchdog prints when an inline operation hangs: the driver is stuck inside the
+/// engine by then, so reading its recorded choices cannot race with it.
+final class HangReport: @unchecked Sendable {
+    var text: () -> String = { "no replay token" }
+}
+
+/// The driver's switch decision, for the controlled threads to call while they hold the token.
+final class SwitchDecision: @unchecked Sendable {
+    var switchesAway: (Int) -> Bool = { _ in false }
 }
 
 /// Carries an observation from a controlled thread to the driver.

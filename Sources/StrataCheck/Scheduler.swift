@@ -24,6 +24,8 @@ struct Scheduler {
     private var lowest = 0
     /// Context switches made (the thread that ran last was not the one chosen).
     private(set) var switches = 0
+    /// Switches away from a thread parked inside the engine.
+    private(set) var preemptions = 0
     private var last: Int?
 
     init(kind: SchedulerKind, threads: Int, operations: Int, stream: inout ChoiceStream) {
@@ -46,7 +48,7 @@ struct Scheduler {
         let chosen: Int
         switch kind {
         case .random:
-            chosen = runnable[stream.draw(runnable.count)]
+            chosen = runnable[stream.draw(runnable.count, options: Array(0..<runnable.count))]
         case .pct:
             if let last { passChangePoint(step, running: last) }
             chosen = runnable.max { priorities[$0] < priorities[$1] } ?? runnable[0]
@@ -64,12 +66,31 @@ struct Scheduler {
         priorities[thread] = lowest
     }
 
+    /// Whether an operation `current` starts now could be left at a switch point for one of
+    /// `others`: under PCT only when a change point drops `current` below a runnable thread
+    /// (priorities do not change inside an operation otherwise). Draws nothing.
+    mutating func mayPreempt(_ current: Int, others: [Int], step: Int) -> Bool {
+        guard !others.isEmpty else { return false }
+        switch kind {
+        case .random:
+            return true
+        case .pct:
+            passChangePoint(step, running: current)
+            return others.contains { priorities[$0] > priorities[current] }
+        }
+    }
+
     /// Whether to leave `current`, parked inside the engine, for another runnable thread.
     mutating func switchesAway(from current: Int, others: [Int], step: Int, stream: inout ChoiceStream) -> Bool {
         guard !others.isEmpty else { return false }
         switch kind {
         case .random(let percent):
-            return stream.chance(percent)
+            // Explored: "stay" (0) or "switch" (99, above any threshold), until the run has
+            // used its preemptions.
+            let options = preemptions < stream.preemptionBound ? [0, 99] : [0]
+            let switches = stream.draw(100, options: options) >= 100 - percent
+            if switches { preemptions += 1 }
+            return switches
         case .pct:
             passChangePoint(step, running: current)
             return others.contains { priorities[$0] > priorities[current] }

@@ -58,6 +58,8 @@ extension ModelState {
             var keep = activeVersions(of: location)
             keep.insert(file.durable)
             if let adoptable = file.adoptable { keep.insert(adoptable) }
+            // Most steps reclaim nothing: leave the file (and its storage) alone then.
+            guard file.versions.keys.contains(where: { !keep.contains($0) }) else { continue }
             file.versions = file.versions.filter { keep.contains($0.key) }
             files[location] = file
         }

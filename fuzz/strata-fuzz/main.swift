@@ -17,6 +17,7 @@ let fuzzCommands: [any FuzzCommand.Type] = [
     RunCommand.self,
     ReplayCommand.self,
     ShrinkCommand.self,
+    ExploreCommand.self,
 ]
 
 let fuzzSpec = CommandSpec(
@@ -34,6 +35,7 @@ let fuzzSpec = CommandSpec(
         "strata-fuzz run --ops 300 --seed 5 --mode controlled --store sim",
         "strata-fuzz replay fuzz/artifacts/failure-1f2e3d4c5b6a7980",
         "strata-fuzz shrink fuzz/artifacts/failure-1f2e3d4c5b6a7980 --seconds 300",
+        "strata-fuzz explore --seeds 20 --ops 8",
     ]
 )
 

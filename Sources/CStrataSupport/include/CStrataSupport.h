@@ -8,6 +8,7 @@
 #ifndef CSTRATA_SUPPORT_H
 #define CSTRATA_SUPPORT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -93,6 +94,12 @@ int strata_fcntl_lock(int fd, int command, short type, off_t start, off_t length
 /// A number naming the calling thread for its whole life; never reused within the process
 /// (unlike pthread_t, which a new thread may inherit from one that exited).
 uint64_t strata_thread_identity(void);
+/// Test harness only (StrataCheck): until called with 0, the calling thread reports
+/// `identity` as its own, so the harness can run one controlled thread's operation on its
+/// driver thread without a hand-off when nothing can interleave with it.
+void strata_thread_impersonate(uint64_t identity);
+/// Whether the calling thread currently reports another thread's identity.
+bool strata_thread_is_impersonating(void);
 /// The calling thread's count of @Persisted wrappers initialized since the last take, then
 /// one more: the wrapper's ordinal within the object being initialized.
 int64_t strata_persisted_next_ordinal(void);

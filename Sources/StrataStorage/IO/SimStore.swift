@@ -130,6 +130,25 @@ public final class SimStore: PageStore, @unchecked Sendable {
         }
     }
 
+    /// The disk after `state` crashes per `plan`: what `init(state:)` then `crash(plan)` give,
+    /// built with one copy of the image (crash campaigns build thousands of these).
+    public convenience init(crashing state: State, plan: CrashPlan, name: String = "sim",
+                            reservationBytes: Int = 1 << 30) throws(StorageError) {
+        try self.init(name: name, reservationBytes: reservationBytes)
+        var durable = state.durable
+        Self.apply(state.pending, plan: plan, to: &durable)
+        let newSize = plan.keepsUnsyncedSize ? state.visibleSize : state.durableSize
+        Self.resize(&durable, to: newSize)
+        try image.replace(with: durable)
+        self.state.withLock { mutable in
+            mutable.durable = durable
+            mutable.durableSize = newSize
+            mutable.visibleSize = newSize
+            mutable.crashCount = 1
+        }
+        bootGeneration.add(1, ordering: .acquiringAndReleasing)
+    }
+
     // MARK: inspection
 
     public func captureState() -> State {
@@ -156,10 +175,7 @@ public final class SimStore: PageStore, @unchecked Sendable {
     /// Ends the current boot: the durable image becomes the disk, built per `plan`.
     public func crash(_ plan: CrashPlan) throws(StorageError) {
         let visible = try state.withLock { m throws(StorageError) -> [UInt8] in
-            for (index, record) in m.pending.enumerated() {
-                let fate = index < plan.fates.count ? plan.fates[index] : .lost
-                Self.apply(record, fate: fate, to: &m.durable)
-            }
+            Self.apply(m.pending, plan: plan, to: &m.durable)
             let newSize = plan.keepsUnsyncedSize ? m.visibleSize : m.durableSize
             Self.resize(&m.durable, to: newSize)
             m.durableSize = newSize
@@ -243,16 +259,14 @@ public final class SimStore: PageStore, @unchecked Sendable {
             let pending = state.withLock { $0.pending }
             let fates = syncFailureFates?(pending.map(\.info)) ?? []
             state.withLock { m in
-                for (index, record) in m.pending.enumerated() {
-                    Self.apply(record, fate: index < fates.count ? fates[index] : .lost, to: &m.durable)
-                }
+                Self.apply(m.pending, plan: CrashPlan(fates: fates), to: &m.durable)
                 m.pending = []
                 m.syncCount += 1
             }
             throw StorageError.io(operation: kind == .data ? "fdatasync" : "fsync", errno: EIO)
         }
         state.withLock { m in
-            for record in m.pending { Self.apply(record, fate: .applied, to: &m.durable) }
+            Self.apply(m.pending, plan: .allApplied(count: m.pending.count), to: &m.durable)
             m.pending = []
             if kind == .full { m.durableSize = m.visibleSize }
             m.syncCount += 1
@@ -267,6 +281,16 @@ public final class SimStore: PageStore, @unchecked Sendable {
             bytes.append(contentsOf: [UInt8](repeating: 0, count: count - bytes.count))
         } else if bytes.count > count {
             bytes.removeLast(bytes.count - count)
+        }
+    }
+
+    /// Applies each pending write per its fate in `plan` (missing fates: lost). The image
+    /// grows once to the furthest write first: growing per write copied it again each time.
+    private static func apply(_ pending: [PendingRecord], plan: CrashPlan, to durable: inout [UInt8]) {
+        let end = pending.reduce(durable.count) { max($0, $1.info.offset + $1.info.byteCount) }
+        resize(&durable, to: end)
+        for (index, record) in pending.enumerated() {
+            apply(record, fate: index < plan.fates.count ? plan.fates[index] : .lost, to: &durable)
         }
     }
 

@@ -35,12 +35,33 @@ public struct StableHash: Sendable {
         }
     }
 
+    /// Equal to combining the bytes one by one; whole words go in 8 bytes at a time (a word
+    /// is assembled little-endian, so a little-endian load is the same word).
     public mutating func combine(bytes: UnsafeRawBufferPointer) {
-        for byte in bytes { combine(byte: byte) }
+        var index = 0
+        while pendingByteCount != 0 && index < bytes.count {
+            combine(byte: bytes[index])
+            index += 1
+        }
+        let wholeWordsEnd = index + (bytes.count - index) / 8 * 8
+        while index < wholeWordsEnd {
+            state = Self.mix(state, UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)))
+            index += 8
+            totalByteCount += 8
+        }
+        while index < bytes.count {
+            combine(byte: bytes[index])
+            index += 1
+        }
     }
 
     public mutating func combine<S: Sequence>(_ bytes: S) where S.Element == UInt8 {
-        for byte in bytes { combine(byte: byte) }
+        let done: Void? = bytes.withContiguousStorageIfAvailable { buffer in
+            combine(bytes: UnsafeRawBufferPointer(buffer))
+        }
+        if done == nil {
+            for byte in bytes { combine(byte: byte) }
+        }
     }
 
     public mutating func combine(_ value: UInt64) {
