@@ -149,6 +149,50 @@ struct CrashCampaign {
         try SimStore(crashing: state, plan: image.plan, name: name, reservationBytes: 64 << 20)
     }
 
+    /// Damage at rest on a recovered disk (DESIGN §5's sixth fault class): one flipped bit, or
+    /// one sector's bytes written at another sector.
+    static func drawDamage(_ stream: inout ChoiceStream, fileBytes: Int) -> SimStore.DurableCorruption {
+        let sectors = max(1, fileBytes / SimStore.sectorSizeBytes)
+        if stream.chance(50) {
+            return .flipBit(byteOffset: stream.draw(max(1, fileBytes)), bit: stream.draw(8))
+        }
+        return .misdirectedWrite(intendedOffset: stream.draw(sectors) * SimStore.sectorSizeBytes,
+                                 actualOffset: stream.draw(sectors) * SimStore.sectorSizeBytes,
+                                 byteCount: SimStore.sectorSizeBytes)
+    }
+
+    /// Recovers `image` after `damage` to what reached the disk: checksums must catch it (the
+    /// open or `verify()` fails, or recovery falls back to an older slot when the damage hit
+    /// the newest) or it hit nothing that matters (the contents are a version the crash could
+    /// leave); damaged bytes must never come back as data.
+    func checkDamaged(_ image: CrashImage, damage: SimStore.DurableCorruption, name: String,
+                      oldVersion: StrataStorage.Version, oldDigest: UInt64, newDigest: UInt64) -> String? {
+        let disk: SimStore
+        do {
+            disk = try self.disk(for: image, name: name)
+            disk.corruptDurableImage(damage)
+            try disk.reboot()
+        } catch {
+            return "crash \(point) \(image): cannot build the damaged image: \(error)"
+        }
+        do {
+            let store = try Store.open(.simulated(disk), options: StoreOptions(create: false, pageSizeBytes: pageSizeBytes,
+                                                                               hooks: hooks))
+            defer { store.close() }
+            guard try store.verify().problems.isEmpty else { return nil }
+            let read = try store.beginRead()
+            let digest = try read.contentDigest()
+            // Two slots hold the two newest versions; damage to the newer one leaves the other.
+            if read.version < oldVersion { return nil }
+            if digest != oldDigest && digest != newDigest {
+                return "crash \(point) \(image) then \(damage): verify() is clean but the contents are neither version (damage returned as data)"
+            }
+            return nil
+        } catch {
+            return nil  // detected: the open or a read refused the damaged file
+        }
+    }
+
     /// Recovers `image` and checks it; nil when it holds, else what is wrong.
     func check(_ image: CrashImage, name: String, oldDigest: UInt64, newDigest: UInt64) -> String? {
         do {

@@ -79,9 +79,23 @@ public struct CheckFailure: Sendable, Hashable, CustomStringConvertible {
     /// The index (in the trace) of the operation at which it was found.
     public var operationIndex: Int
 
-    /// What identifies the failure across shrinking: the kind and the message's first words.
+    /// What identifies the failure across shrinking: the kind and the message's first words,
+    /// numbers left out (a shrunk run names other threads, realms and handles: c3 and r40
+    /// become c2 and r5 when the operations before them go).
     public var signature: String {
-        "\(kind.rawValue): " + message.split(separator: " ").prefix(4).joined(separator: " ")
+        let words = message.split(separator: " ").prefix(4).joined(separator: " ")
+        var text = ""
+        var inNumber = false
+        for character in words {
+            if character.isASCII && character.isNumber {
+                if !inNumber { text.append("#") }
+                inNumber = true
+            } else {
+                text.append(character)
+                inNumber = false
+            }
+        }
+        return "\(kind.rawValue): " + text
     }
 
     public var description: String { "\(kind.rawValue) at operation \(operationIndex): \(message)" }
@@ -99,6 +113,10 @@ public struct CheckStatistics: Sendable, Hashable {
     public var modelRejections = 0
     /// Operations the driver ran as their thread, without a hand-off.
     public var inlineOperations = 0
+    /// Crash images also damaged at rest (a flipped bit, a misdirected sector) and checked.
+    public var damagedImages = 0
+    /// Commits failed by an injected EIO or ENOSPC.
+    public var injectedFaults = 0
 
     public init() {}
 
@@ -112,6 +130,8 @@ public struct CheckStatistics: Sendable, Hashable {
         switches += other.switches
         modelRejections += other.modelRejections
         inlineOperations += other.inlineOperations
+        damagedImages += other.damagedImages
+        injectedFaults += other.injectedFaults
     }
 }
 
@@ -217,7 +237,7 @@ public final class Runner: @unchecked Sendable {
         let threadsForHook = threads
         hooks.onYield = { point in threadsForHook.park(at: point) }
         var configuration = Realm.Configuration(objectTypes: CheckTypes.classes)
-        let engineHooks = EngineHooks(yield: { point in hooks.yield(point) }, probe: { probe in
+        let engineHooks = EngineHooks(yield: { point in hooks.yield(point) }, fault: { site in hooks.fault(site) }, probe: { probe in
             // The model said the lock is free, so the driver runs `beginWrite` inline; if the
             // engine now blocks, the driver never returns to report it.
             if case .writerBlockedByOtherThread = probe, strata_thread_is_impersonating() {
@@ -343,9 +363,15 @@ public final class Runner: @unchecked Sendable {
             crashBetweenCommits(step, thread: thread)
             return
         case .commitWrite(let realm, let skipped, _) where settings.mode == .crash && disk != nil:
-            if case .success = preview(step).outcome.result, stream.chance(12) {
-                commitWithCrash(step, realm: realm, skipped: skipped, thread: thread)
-                return
+            if case .success = preview(step).outcome.result {
+                if stream.chance(12) {
+                    commitWithCrash(step, realm: realm, skipped: skipped, thread: thread)
+                    return
+                }
+                if stream.chance(8) {
+                    commitWithFault(step, realm: realm, skipped: skipped, thread: thread)
+                    return
+                }
             }
         default:
             break
@@ -444,7 +470,8 @@ public final class Runner: @unchecked Sendable {
                 }
                 lastSeen[thread] = engineVersion
             }
-            if case .commitWrite = step.operation, previous.realms[realm]?.write != nil {
+            if case .commitWrite = step.operation, previous.realms[realm]?.write != nil, state.write == nil,
+               state.readVersion != previous.realms[realm]?.readVersion {
                 if engineVersion <= lastCommitVersion {
                     fail(.versions, "commit made v\(engineVersion), not above the last commit v\(lastCommitVersion)")
                     return
@@ -537,7 +564,7 @@ public final class Runner: @unchecked Sendable {
     private func commitWithCrash(_ step: Step, realm: RealmID, skipped: [ObserverID], thread: Int) {
         guard let disk else { return }
         let point = CapturePoint.draw(&stream)
-        guard let oldDigest = digest(of: disk, when: "before the commit") else { return }
+        guard let (oldVersion, oldDigest) = digest(of: disk, when: "before the commit") else { return }
         hooks.arm(point, disk: disk)
         let box = ObservationBox()
         let engine = self.engine
@@ -559,13 +586,23 @@ public final class Runner: @unchecked Sendable {
             complete(thread, step: step, observed: observed)
             return
         }
-        guard let newDigest = digest(of: disk, when: "after the commit") else { return }
+        guard let (_, newDigest) = digest(of: disk, when: "after the commit") else { return }
         let campaign = CrashCampaign(state: state, point: point, pageSizeBytes: 4096,
                                      hooks: EngineHooks(bugs: settings.engineBugs))
         let images = campaign.images(stream: &stream)
         for (number, image) in images.enumerated() {
             statistics.crashImages += 1
             if let problem = campaign.check(image, name: "\(runName)-image\(number)", oldDigest: oldDigest, newDigest: newDigest) {
+                fail(.crashImage, problem, at: trace.count)
+                return
+            }
+        }
+        // One image in eight, damaged at rest as well.
+        for (number, image) in images.enumerated() where stream.chance(12) {
+            statistics.damagedImages += 1
+            let damage = CrashCampaign.drawDamage(&stream, fileBytes: state.durableByteCount)
+            if let problem = campaign.checkDamaged(image, damage: damage, name: "\(runName)-damaged\(number)",
+                                                   oldVersion: oldVersion, oldDigest: oldDigest, newDigest: newDigest) {
                 fail(.crashImage, problem, at: trace.count)
                 return
             }
@@ -585,6 +622,37 @@ public final class Runner: @unchecked Sendable {
         statistics.crashes += 1
         complete(thread, step: crashStep, observed: .done, note: "crash \(point), image \(chosen), window \(window)")
         checkRecoveredContents()
+    }
+
+    /// Commits with an I/O error injected at a site drawn from the stream. When it strikes,
+    /// the commit must fail as the model says (Spec W17) and the file is poisoned (Spec D6): the
+    /// machine then loses power, and recovery must find the version before the commit (D7).
+    private func commitWithFault(_ step: Step, realm: RealmID, skipped: [ObserverID], thread: Int) {
+        let planned = InjectedCommitFault.draw(&stream)
+        hooks.armFault(planned)
+        let box = ObservationBox()
+        let engine = self.engine
+        let report: ControlledThreads.Report
+        if inFlight.isEmpty {
+            box.set(threads.runInline(thread) { engine.perform(step.operation) })
+            report = .finished
+        } else {
+            report = threads.start(thread, runsFree: true) { box.set(engine.perform(step.operation)) }
+        }
+        let fired = hooks.disarmFault()
+        guard report == .finished else {
+            fail(.deadlock, "\(context(thread)) hung committing with \(planned) (\(report))")
+            return
+        }
+        guard let site = fired else {
+            complete(thread, step: step, observed: box.get())  // no such site in this commit
+            return
+        }
+        statistics.injectedFaults += 1
+        let failing = Step(step.context, .commitWrite(realm, withoutNotifying: skipped, fate: .failure(planned.failure)))
+        complete(thread, step: failing, observed: box.get(), note: "\(planned) (\(site))")
+        guard failure == nil else { return }
+        crashBetweenCommits(Step(step.context, .crashMachine(keepUnsyncedSlots: false)), thread: thread)
     }
 
     /// A power loss between commits: nothing is pending, so the disk reboots as it is.
@@ -665,12 +733,13 @@ public final class Runner: @unchecked Sendable {
         }
     }
 
-    /// The digest of the newest version on `disk`; nil (and the run fails) if it cannot be read.
-    private func digest(of disk: SimStore, when moment: String) -> UInt64? {
+    /// The newest version on `disk` and its digest; nil (and the run fails) if it cannot be read.
+    private func digest(of disk: SimStore, when moment: String) -> (StrataStorage.Version, UInt64)? {
         do {
             let store = try Store.open(.simulated(disk), options: StoreOptions(create: false, hooks: engineHooks))
             defer { store.close() }
-            return try store.beginRead().contentDigest()
+            let read = try store.beginRead()
+            return (read.version, try read.contentDigest())
         } catch {
             fail(.crashImage, "cannot read the disk \(moment): \(error)")
             return nil
@@ -740,6 +809,39 @@ final class RunHooks: @unchecked Sendable {
         lock.withLock {
             armed = nil
             return captured
+        }
+    }
+
+    private var armedFault: InjectedCommitFault?
+    private var faultPageWrites = 0
+    private var firedFault: FaultSite?
+
+    func armFault(_ fault: InjectedCommitFault) {
+        lock.withLock {
+            armedFault = fault
+            faultPageWrites = 0
+            firedFault = nil
+        }
+    }
+
+    /// The site where the armed fault struck, if it did; disarms it.
+    func disarmFault() -> FaultSite? {
+        lock.withLock {
+            armedFault = nil
+            return firedFault
+        }
+    }
+
+    /// The engine's fault hook: the armed fault, once, at its site.
+    func fault(_ site: FaultSite) -> InjectedFault? {
+        lock.withLock {
+            guard let armed = armedFault, firedFault == nil else { return nil }
+            if armed.matches(site, pageWritesSoFar: faultPageWrites) {
+                firedFault = site
+                return armed.fault
+            }
+            if case .pageWrite = site { faultPageWrites += 1 }
+            return nil
         }
     }
 

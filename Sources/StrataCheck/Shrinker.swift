@@ -6,7 +6,8 @@ import Foundation
 /// the run is deterministic, so a candidate fails or not on every replay.
 ///
 /// Passes, repeated to a fixpoint (1-minimal for chunk deletion and zeroing within budget):
-/// delete chunks of 16, 8, 4, 2 and 1 draws; set single draws to zero; halve them.
+/// delete chunks of every power of two from half the stream down to 1 draw; set single draws
+/// to zero; halve them.
 public struct Shrinker: Sendable {
     public var settings: CheckSettings
     /// At most this many re-runs, and no longer than `timeLimit` seconds.
@@ -50,7 +51,12 @@ public struct Shrinker: Sendable {
         var improved = true
         while improved && runs < runLimit && Date().timeIntervalSince(start) < timeLimit {
             improved = false
-            for size in [16, 8, 4, 2, 1] {
+            // Halves first (ddmin's order): a failure late in a long run often survives losing
+            // whole stretches before it, and one success there saves thousands of small tries.
+            var sizes: [Int] = []
+            var size = 1
+            while size <= best.choices.count / 2 { sizes.insert(size, at: 0); size *= 2 }
+            for size in sizes {
                 var position = best.choices.count - size
                 while position >= 0 {
                     var candidate = best.choices

@@ -133,7 +133,9 @@ public enum ModelError: Error, Hashable, Sendable, CustomStringConvertible {
                 + "value '\(key)'."
         case .frozenTransaction: return "Can't perform transactions on a frozen Realm"
         case .readOnlyTransaction: return "Can't perform transactions on read-only Realms."
-        case .commitFailed(let failure): return "Commit failed: \(failure)"
+        // The engine's message goes on with its own error (W17); where the commit failed is
+        // the model's business, not the message's.
+        case .commitFailed: return "Commit failed: "
         case .poisoned: return "The file was poisoned by a failed write or sync; reopen it."
         case .thrownByBlock(let code): return "The block threw error \(code)"
         case .collectionInvalidated:

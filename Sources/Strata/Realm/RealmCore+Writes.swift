@@ -38,7 +38,12 @@ extension RealmCore {
         guard let transaction = write else { throw Realm.Error.noWriteToCommit }  // Spec W3
         write = nil
         mutationCount &+= 1
-        let committed = try engine(path) { try transaction.commitAndPin(.live) }
+        let committed: (version: Version, read: ReadTransaction?)
+        do {
+            committed = try transaction.commitAndPin(.live)
+        } catch {
+            throw Realm.Error.commitFailed(error, path: path)  // Spec W17, D6
+        }
         read?.end()
         read = committed.read
         file.watcher.didCommit()  // Spec V7: other realms move on their next turn

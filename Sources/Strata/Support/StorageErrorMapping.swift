@@ -32,6 +32,18 @@ extension Realm.Error {
         }
     }
 
+    /// The API error for a commit the engine failed (Spec W17): a failed write or sync is
+    /// code `.fail` whatever its errno, carrying the engine's error; the other errors keep
+    /// their usual mapping.
+    static func commitFailed(_ error: StorageError, path: String) -> Realm.Error {
+        switch error {
+        case .io, .noSpace, .poisoned:
+            return Realm.Error(.fail, "Commit failed: \(error)")
+        default:
+            return from(error, path: path)
+        }
+    }
+
     /// The API error for a failed system call on `path` (Spec X6's messages).
     static func fromErrno(_ code: Int32, path: String, operation: String) -> Realm.Error {
         let prefix = "Failed to open file at path '\(path)'"
