@@ -9,6 +9,8 @@ public enum CheckMode: String, Sendable, CaseIterable {
     case controlled
     /// Controlled threads with crashes inside commits and between them.
     case crash
+    /// Real threads left to the OS, checked afterwards from version stamps (`FreeRun`).
+    case free
 }
 
 /// Where the engine's pages live during a run.
