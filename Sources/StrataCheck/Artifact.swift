@@ -151,12 +151,22 @@ public enum Artifact {
     }
 }
 
-/// Replays a token and returns the failure it still shows, if any.
+/// Replays a token and returns the failure it still shows, if any. A free-mode token re-runs
+/// the same thread programs under a new interleaving (`FreeArtifact.replayNote`).
 public func replay(token: String) throws -> CheckFailure? {
     guard let decoded = ReplayToken.decode(token) else {
         throw CheckUsageError("not a StrataCheck replay token: \(token.prefix(40))")
     }
-    return try Runner(settings: decoded.settings, stream: ChoiceStream(replaying: decoded.choices)).run().failure
+    return try replayRun(decoded).failure
+}
+
+/// Runs a decoded token's settings and choices once: a lockstep run, or a free run.
+public func replayRun(_ decoded: ReplayToken.Decoded) throws -> RunResult {
+    let stream = ChoiceStream(replaying: decoded.choices)
+    if decoded.settings.mode == .free {
+        return try FreeRun(settings: FreeSettings(decoded.settings), stream: stream).run().runResult
+    }
+    return try Runner(settings: decoded.settings, stream: stream).run()
 }
 
 /// A malformed token or artifact.

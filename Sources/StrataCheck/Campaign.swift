@@ -3,9 +3,9 @@ import StrataStorage
 
 /// Many runs in a row under a budget: what `strata-fuzz run` and the harness suite do.
 public struct Campaign: Sendable {
-    /// `mixed` alternates the modes and stores run by run.
+    /// `mixed` alternates the modes and stores run by run; `free` runs only free runs.
     public enum Mix: String, Sendable, CaseIterable {
-        case controlled, crash, mixed
+        case controlled, crash, mixed, free
     }
 
     public var mix: Mix
@@ -58,6 +58,8 @@ public struct Campaign: Sendable {
         public var shrunk: RunResult
         public var shrinkRuns: Int
         public var shrinkSeconds: Double
+        /// The free run, when the failure came from one (it has no trace; its log is here).
+        public var free: FreeResult?
         public var token: String { ReplayToken.encode(settings: settings, choices: shrunk.choices) }
     }
 
@@ -65,6 +67,7 @@ public struct Campaign: Sendable {
         public var seconds: Double
         public var runs: Int
         public var statistics: CheckStatistics
+        public var freeStatistics: FreeStatistics
         public var failures: Int
     }
 
@@ -72,6 +75,8 @@ public struct Campaign: Sendable {
         public var runs: Int
         public var seconds: Double
         public var statistics: CheckStatistics
+        /// The free runs' own counts (their operations and commits are in `statistics` too).
+        public var freeStatistics: FreeStatistics
         public var failures: [Found]
         /// Combines every run's trace digest, in order: equal campaigns give equal digests.
         public var digest: UInt64
@@ -80,15 +85,19 @@ public struct Campaign: Sendable {
 
     /// The settings of run number `run` (its mode and store under `mix`).
     public func settings(forRun run: Int) -> CheckSettings {
-        let mode: CheckMode
+        var mode: CheckMode
         switch mix {
         case .controlled: mode = .controlled
         case .crash: mode = .crash
+        case .free: mode = .free
         case .mixed: mode = run % 2 == 0 ? .controlled : .crash
         }
-        // Mixed campaigns put one run in eight on a real file (no crashes there).
-        let store = self.store ?? (mix == .mixed && run % 8 == 7 ? .file : .sim)
-        var settings = CheckSettings(mode: store == .file ? .controlled : mode, store: store, threads: threads,
+        // Mixed campaigns make one run in eight free and put another on a real file (no
+        // crashes there); free runs use a real file unless a store is given.
+        if mix == .mixed && run % 8 == 3 { mode = .free }
+        let store = self.store ?? (mode == .free || (mix == .mixed && run % 8 == 7) ? .file : .sim)
+        if store == .file && mode == .crash { mode = .controlled }
+        var settings = CheckSettings(mode: mode, store: store, threads: threads,
                                      operations: operationsPerRun, engineBugs: engineBugs, modelMutation: modelMutation,
                                      scratchDirectory: scratchDirectory)
         settings.excludedKinds = excludedKinds
@@ -104,6 +113,7 @@ public struct Campaign: Sendable {
                     progress: (Progress) -> Void = { _ in }) -> Report {
         let start = Date()
         var statistics = CheckStatistics()
+        var freeStatistics = FreeStatistics()
         var failures: [Found] = []
         var hash = StableHash()
         var run = 0
@@ -121,18 +131,28 @@ public struct Campaign: Sendable {
             lastSeed = seed
             run += 1
             let result: RunResult
+            var free: FreeResult?
             do {
-                result = try Runner(settings: settings, stream: ChoiceStream(seed: seed)).run()
+                if settings.mode == .free {
+                    let freeResult = try FreeRun(settings: FreeSettings(settings), stream: ChoiceStream(seed: seed)).run()
+                    free = freeResult
+                    result = freeResult.runResult
+                } else {
+                    result = try Runner(settings: settings, stream: ChoiceStream(seed: seed)).run()
+                }
             } catch {
-                let failure = CheckFailure(kind: .divergence, message: "the run could not start: \(error)", operationIndex: 0)
-                result = RunResult(failure: failure, statistics: CheckStatistics(), trace: [], choices: [], digest: 0,
-                                   swarm: "", scheduler: .random(switchPercent: 0))
+                result = Self.notStarted("\(error)")
             }
             statistics.add(result.statistics)
+            if let free { freeStatistics.add(free.statistics) }
             hash.combine(result.digest)
             if result.failure != nil {
-                var found = Found(seed: seed, settings: settings, original: result, shrunk: result, shrinkRuns: 0, shrinkSeconds: 0)
-                if shrinks {
+                // A free run's settings as it ran them (its operations shared out per thread),
+                // so that the printed token and the artifact's are the same.
+                var found = Found(seed: seed, settings: free?.settings.checkSettings ?? settings, original: result,
+                                  shrunk: result, shrinkRuns: 0, shrinkSeconds: 0, free: free)
+                // A free run's stream fixes its programs, not its interleaving: nothing to shrink.
+                if shrinks && free == nil {
                     let outcome = Shrinker(settings: settings, timeLimit: shrinkSeconds).shrink(result)
                     found.shrunk = outcome.result
                     found.shrinkRuns = outcome.runs
@@ -144,11 +164,18 @@ public struct Campaign: Sendable {
             if Date().timeIntervalSince(lastProgress) >= progressEvery {
                 lastProgress = Date()
                 progress(Progress(seconds: lastProgress.timeIntervalSince(start), runs: run, statistics: statistics,
-                                  failures: failures.count))
+                                  freeStatistics: freeStatistics, failures: failures.count))
             }
         }
         let seeds = firstSeed.flatMap { first in lastSeed.map { first...max(first, $0) } }
-        return Report(runs: run, seconds: Date().timeIntervalSince(start), statistics: statistics, failures: failures,
-                      digest: hash.finalize(), seeds: seeds)
+        return Report(runs: run, seconds: Date().timeIntervalSince(start), statistics: statistics,
+                      freeStatistics: freeStatistics, failures: failures, digest: hash.finalize(), seeds: seeds)
+    }
+
+    /// The result of a run that could not start (its store or realm could not be set up).
+    private static func notStarted(_ reason: String) -> RunResult {
+        let failure = CheckFailure(kind: .divergence, message: "the run could not start: \(reason)", operationIndex: 0)
+        return RunResult(failure: failure, statistics: CheckStatistics(), trace: [], choices: [], digest: 0,
+                         swarm: "", scheduler: .random(switchPercent: 0))
     }
 }

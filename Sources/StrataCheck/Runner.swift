@@ -10,6 +10,8 @@ public enum CheckMode: String, Sendable, CaseIterable {
     case controlled
     /// Controlled threads with crashes inside commits and between them.
     case crash
+    /// Real threads left to the OS, checked afterwards from version stamps (`FreeRun`).
+    case free
 }
 
 /// Where the engine's pages live during a run.
@@ -146,6 +148,9 @@ public struct TraceEntry: Sendable, Hashable {
     public var engineVersion: UInt64?
     /// Notes: the crash image chosen, a context switch inside the engine.
     public var note: String?
+    /// The draws of the scheduling step that chose and generated this operation (the shrinker
+    /// deletes them to drop the operation whole); nil for steps the harness made.
+    public var draws: Range<Int>?
 }
 
 /// The result of one run.
@@ -204,6 +209,10 @@ public final class Runner: @unchecked Sendable {
 
     private static let runCounter = Lock(0)
     private let hangReport = HangReport()
+    /// Where the current scheduling step's draws begin, and each thread's pending operation's
+    /// draws (for `TraceEntry.draws`).
+    private var stepFirstDraw = 0
+    private var generatedDraws: [Int: Range<Int>] = [:]
     private let decision = SwitchDecision()
 
     public init(settings: CheckSettings, stream: ChoiceStream) throws {
@@ -288,6 +297,7 @@ public final class Runner: @unchecked Sendable {
         while index < settings.operations && failure == nil && !stream.isExhausted {
             index += 1
             statistics.schedulingSteps += 1
+            stepFirstDraw = stream.drawCount
             if wakeLockWaiter() { continue }
             dispatchBlockedWaiter()
             if failure != nil { break }
@@ -353,6 +363,7 @@ public final class Runner: @unchecked Sendable {
                 operation = .refresh(Generator.liveRealm(of: context(thread), in: model) ?? RealmID(0))
             }
             step = Step(context(thread), operation)
+            generatedDraws[thread] = stepFirstDraw..<stream.drawCount
         }
         if isBlocked(step) {
             pending[thread] = step
@@ -440,7 +451,8 @@ public final class Runner: @unchecked Sendable {
         if case .commitWrite = step.operation, case .done = observed { statistics.commits += 1 }
         let engineVersion = realm.flatMap { engine.readVersion(of: $0) }
         trace.append(TraceEntry(index: trace.count, thread: thread, step: step, expected: expected,
-                                observed: observed, engineVersion: engineVersion, note: note))
+                                observed: observed, engineVersion: engineVersion, note: note,
+                                draws: generatedDraws.removeValue(forKey: thread)))
         guard expected.accepts(observed) else {
             fail(.divergence, "\(StepText.describe(step)): model \(expected), engine \(observed)")
             return

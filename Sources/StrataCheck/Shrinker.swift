@@ -6,7 +6,7 @@ import Foundation
 /// the run is deterministic, so a candidate fails or not on every replay.
 ///
 /// Passes, repeated to a fixpoint (1-minimal for chunk deletion and zeroing within budget):
-/// delete chunks of every power of two from half the stream down to 1 draw; set single draws
+/// delete each operation's own draws; delete chunks of every power of two from half the stream down to 1 draw; set single draws
 /// to zero; halve them.
 public struct Shrinker: Sendable {
     public var settings: CheckSettings
@@ -41,8 +41,10 @@ public struct Shrinker: Sendable {
             guard let runner = try? Runner(settings: settings, stream: ChoiceStream(replaying: choices)) else { return false }
             let result = runner.run()
             guard result.failure?.signature == target else { return false }
-            // Keep only what the run drew: trailing draws it never made are noise.
-            if result.choices.count < best.choices.count || result.choices.lexicographicallyPrecedes(best.choices) {
+            // Smaller means fewer operations, then fewer draws, then lower draws (what a person
+            // reads is the operations). Only what the run drew is kept: trailing draws it never
+            // made are noise.
+            if Self.isSmaller(result, than: best) {
                 best = result
                 return true
             }
@@ -51,6 +53,17 @@ public struct Shrinker: Sendable {
         var improved = true
         while improved && runs < runLimit && Date().timeIntervalSince(start) < timeLimit {
             improved = false
+            // Whole operations first, from the last: the draws that chose and generated one.
+            var operation = best.trace.count - 1
+            while operation >= 0 {
+                if operation < best.trace.count, let draws = best.trace[operation].draws,
+                   draws.upperBound <= best.choices.count, !draws.isEmpty {
+                    var candidate = best.choices
+                    candidate.removeSubrange(draws)
+                    if attempt(candidate) { improved = true }
+                }
+                operation -= 1
+            }
             // Halves first (ddmin's order): a failure late in a long run often survives losing
             // whole stretches before it, and one success there saves thousands of small tries.
             var sizes: [Int] = []
@@ -78,5 +91,11 @@ public struct Shrinker: Sendable {
             }
         }
         return Outcome(result: best, runs: runs, seconds: Date().timeIntervalSince(start))
+    }
+
+    static func isSmaller(_ candidate: RunResult, than best: RunResult) -> Bool {
+        if candidate.trace.count != best.trace.count { return candidate.trace.count < best.trace.count }
+        if candidate.choices.count != best.choices.count { return candidate.choices.count < best.choices.count }
+        return candidate.choices.lexicographicallyPrecedes(best.choices)
     }
 }

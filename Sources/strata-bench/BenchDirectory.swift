@@ -48,10 +48,11 @@ struct BenchDirectory: Sendable {
             throw BenchError.system(operation: "opendir \(path)", errno: errno)
         }
         var names: [String] = []
+        let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name) ?? 0
         while let entry = readdir(stream) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
+            // In place, up to the NUL: the last record of readdir's buffer may be shorter than
+            // `d_name`'s 256 bytes, so copying the whole field can read past the buffer.
+            let name = String(cString: UnsafeRawPointer(entry).advanced(by: nameOffset).assumingMemoryBound(to: CChar.self))
             if name != "." && name != ".." { names.append(name) }
         }
         closedir(stream)

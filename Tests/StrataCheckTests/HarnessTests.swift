@@ -49,9 +49,10 @@ let openFindingKinds: Set<String> = [
 }
 
 @Suite(.serialized) struct HarnessTests {
-    /// Same stream, same run: the trace digest and every observation repeat exactly.
+    /// Same stream, same run: the trace digest and every observation repeat exactly (free
+    /// runs are the exception by design: the OS picks their interleaving; FreeModeTests).
     @Test func aRunReplaysBitIdenticallyFromItsChoices() throws {
-        for mode in CheckMode.allCases {
+        for mode in CheckMode.allCases where mode != .free {
             let settings = CheckSettings(mode: mode, operations: 150)
             let first = try Runner(settings: settings, stream: ChoiceStream(seed: 7)).run()
             let again = try Runner(settings: settings, stream: ChoiceStream(seed: 7)).run()

@@ -74,12 +74,30 @@ import Testing
         #expect(output.standardOutput.contains("campaign: clean"), "\(output)")
     }
 
-    @Test func freeModeIsAUsageErrorUntilItIsBuilt() throws {
-        let output = try ChildProcess.run("strata-fuzz", ["run", "--mode", "free", "--ops", "5"])
-        #expect(output.exitCode == 2, "\(output)")
-        #expect(output.standardOutput.isEmpty, "a campaign started: \(output)")
-        #expect(output.standardError.contains("--mode free"))
-        #expect(output.standardError.contains("not built yet"))
+    /// `--mode free`: real threads on a real file; the summary counts the free runs.
+    @Test func freeModeRunsAndCountsItsRuns() throws {
+        let directory = StrataToolDirectory()
+        let output = try ChildProcess.run(
+            "strata-fuzz", ["run", "--mode", "free", "--seconds", "2", "--seed", "4", "--out", directory.path])
+        #expect(output.exitCode == 0, "\(output)")
+        #expect(output.standardOutput.contains("mode free, store file"), "\(output)")
+        #expect(output.lines.contains("campaign: clean"), "\(output)")
+        let free = try #require(Self.field("free runs", in: output), "\(output)")
+        #expect(free.contains("reads checked"), "\(output)")
+    }
+
+    /// A free token re-runs the same thread programs (and says so); a free artifact cannot be
+    /// shrunk (its interleaving was never recorded).
+    @Test func freeTokensRerunAndFreeArtifactsDoNotShrink() throws {
+        let token = "sc1.free.file.2.20.0.-.-.AA"
+        let replay = try ChildProcess.run("strata-fuzz", ["replay", token])
+        #expect(replay.exitCode == 0, "\(replay)")
+        #expect(replay.standardOutput.contains("note: free mode cannot replay an interleaving"), "\(replay)")
+        let directory = StrataToolDirectory()
+        try (token + "\n").write(toFile: directory.file("token.txt"), atomically: true, encoding: .utf8)
+        let shrink = try ChildProcess.run("strata-fuzz", ["shrink", directory.path])
+        #expect(shrink.exitCode == 2, "\(shrink)")
+        #expect(shrink.standardError.contains("free-mode artifact"), "\(shrink)")
     }
 
     @Test(arguments: [

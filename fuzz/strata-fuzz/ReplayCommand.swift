@@ -10,7 +10,10 @@ enum ReplayCommand: FuzzCommand {
         discussion: """
             Takes an artifact directory written by 'run' or 'shrink' (its token.txt is read) \
             or the one-line replay token itself (it starts with sc1.). The token holds the \
-            settings and the whole choice stream, so the run repeats exactly, on any machine.
+            settings and the whole choice stream, so the run repeats exactly, on any machine. \
+            A free-mode token (sc1.free....) re-runs the same thread programs under a new \
+            interleaving, which may pass: the artifact's failure.txt and events.txt hold the \
+            evidence of the original failure.
 
             Exits 1 when the run still fails, printing the failure, and 0 when it passes now. \
             A malformed token, a missing directory or a directory without token.txt is a \
@@ -37,6 +40,9 @@ enum ReplayCommand: FuzzCommand {
         ]
         if let seed = input.seed { fields.append(("campaign seed", String(seed))) }
         FuzzFormat.write(TextFields.fields(fields))
+        if input.decoded.settings.mode == .free {
+            FuzzFormat.write(["note: \(FreeArtifact.replayNote)"])
+        }
         let result = try input.replay()
         let operations = TextFields.counted(result.trace.count, "operation")
         guard let failure = result.failure else {

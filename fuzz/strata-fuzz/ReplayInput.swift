@@ -88,12 +88,12 @@ struct ReplayInput {
         return nil
     }
 
-    /// Runs the token's choice stream once, as recorded, and returns what happened.
+    /// Runs the token's choice stream once, as recorded, and returns what happened (a free
+    /// run's stream fixes its programs, not its interleaving: `FreeArtifact.replayNote`).
     /// - Throws: `FuzzFailure.runDidNotStart` when the run's store or realm cannot be set up.
     func replay() throws -> RunResult {
         do {
-            let stream = ChoiceStream(replaying: decoded.choices)
-            return try Runner(settings: decoded.settings, stream: stream).run()
+            return try replayRun(decoded)
         } catch {
             throw FuzzFailure.runDidNotStart(reason: "\(error)")
         }

@@ -27,9 +27,13 @@ enum RunCommand: FuzzCommand {
             seconds).
 
             Modes: controlled (controlled threads, no crashes), crash (controlled threads, \
-            power loss inside and between commits, every crash image checked), mixed \
-            (alternates them, and puts one run in eight on a real file). free (threads left \
-            to the OS) is not built yet. Crash runs need --store sim.
+            power loss inside and between commits, every crash image checked), free (real \
+            threads left to the OS on one real file, checked afterwards from version \
+            stamps), mixed (alternates controlled and crash, makes one run in eight free and \
+            puts another on a real file). Crash runs need --store sim. A free run cannot be \
+            replayed bit for bit or shrunk: its token re-runs the same thread programs, and \
+            its artifact holds the evidence (the failing event, the commits around it, every \
+            thread's log). --ops-per-run is shared out among a free run's threads.
 
             A progress line comes at least every 10 s; the summary ends with 'trace digest:', \
             which is the same on every machine for the same --ops, --seed, --mode \
@@ -42,6 +46,7 @@ enum RunCommand: FuzzCommand {
             "strata-fuzz run",
             "strata-fuzz run --seconds 3600 --shard 0/4 --json",
             "strata-fuzz run --ops 300 --seed 5 --mode controlled --store sim",
+            "strata-fuzz run --mode free --seconds 30",
         ]
     )
 
@@ -50,15 +55,16 @@ enum RunCommand: FuzzCommand {
         .value("ops", valueName: "N", help: "Stop after N checked operations in all."),
         .value("seed", valueName: "S", help: "The campaign seed.", default: "random"),
         .value(
-            "threads", valueName: "K", help: "Controlled threads per run (1 to 16).",
+            "threads", valueName: "K",
+            help: "Threads per run (1 to 16): controlled, or a free run's real threads.",
             default: "3"),
         .value(
-            "mode", valueName: "MODE", help: "controlled, crash, mixed or free (not built yet).",
+            "mode", valueName: "MODE", help: "controlled, crash, mixed or free.",
             default: "mixed"),
         .value(
             "store", valueName: "STORE",
             help: "sim (simulated disk) or file (a real file; no crashes).",
-            default: "mixed: sim, one run in eight on a file"),
+            default: "file for free runs, else sim; mixed puts one run in eight on a file"),
         .value(
             "shard", valueName: "I/N", help: "Run shard I of N (seeds seed + k*N + I).",
             default: "0/1"),
@@ -91,9 +97,13 @@ enum RunCommand: FuzzCommand {
             output.summary(report)
             return ExitCode.ok
         }
-        // The token goes out before the artifact is attempted: it alone replays the failure.
+        // The token goes out before the artifact is attempted: it alone replays the failure
+        // (a free run's token re-runs its programs; its evidence is the artifact's log).
         let written = Result { () throws -> String in
-            try Artifact.write(
+            if let free = found.free {
+                return try FreeArtifact.write(free, seed: found.seed, into: plan.outDirectory)
+            }
+            return try Artifact.write(
                 found.shrunk, settings: found.settings, seed: found.seed, into: plan.outDirectory)
         }
         output.failure(found, artifact: try? written.get())
@@ -150,28 +160,13 @@ struct RunPlan {
             scratchDirectory: NSTemporaryDirectory(),
             shrinks: !command.flag("no-shrink"),
             shrinkSeconds: shrinkSeconds)
-        campaign.excludedKinds = try Self.excludedKinds(command)
+        campaign.excludedKinds = try command.operationKinds("exclude")
     }
 
-    /// `--exclude`: names of `OperationKind`s.
-    private static func excludedKinds(_ command: ParsedCommand) throws(UsageError) -> Set<String> {
-        guard let text = command.value("exclude") else { return [] }
-        let kinds = Set(text.split(separator: ",").map { String($0) })
-        let known = Set(OperationKind.allCases.map { "\($0)" })
-        if let unknown = kinds.subtracting(known).sorted().first {
-            throw command.usageError("--exclude: unknown operation kind '\(unknown)' (kinds: \(known.sorted().joined(separator: ", ")))")
-        }
-        return kinds
-    }
 
-    /// `--mode`; `free` is declared in the help but not built yet.
+    /// `--mode`.
     private static func mix(_ command: ParsedCommand) throws(UsageError) -> Campaign.Mix {
         let text = command.value("mode") ?? Campaign.Mix.mixed.rawValue
-        if text == "free" {
-            throw command.usageError(
-                "--mode free (threads left to the OS) is not built yet; "
-                    + "use controlled, crash or mixed")
-        }
         guard let mix = Campaign.Mix(rawValue: text) else {
             throw command.usageError(
                 "--mode expects controlled, crash, mixed or free (got '\(text)')")

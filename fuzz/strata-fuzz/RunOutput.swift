@@ -10,7 +10,9 @@ struct RunOutput {
     let plan: RunPlan
 
     private var campaign: Campaign { plan.campaign }
-    private var storeName: String { campaign.store?.rawValue ?? "mixed" }
+    private var storeName: String {
+        campaign.store?.rawValue ?? (campaign.mix == .free ? CheckStore.file.rawValue : "mixed")
+    }
 
     func start() {
         let budget =
@@ -48,11 +50,12 @@ struct RunOutput {
             line.add("seconds", seconds)
             line.add("runs", progress.runs)
             add(statistics, seconds: seconds, to: &line)
+            add(progress.freeStatistics, to: &line)
             line.add("failures", progress.failures)
             StandardStreams.writeLine(line.render())
             return
         }
-        let parts = [
+        var parts = [
             TextFields.counted(progress.runs, "run"),
             "\(statistics.operations) checked ops "
                 + "(\(FuzzFormat.rate(statistics.operations, seconds: seconds)))",
@@ -62,12 +65,19 @@ struct RunOutput {
             TextFields.counted(statistics.schedulingSteps, "scheduling step"),
             TextFields.counted(progress.failures, "failure"),
         ]
+        if progress.freeStatistics.runs > 0 {
+            parts.insert("free runs " + freeText(progress.freeStatistics), at: parts.count - 1)
+        }
         StandardStreams.writeLine(
             "progress \(FuzzFormat.seconds(seconds)): " + parts.joined(separator: ", "))
     }
 
     /// The first failure: what broke, how far it shrank, where its artifact is.
     func failure(_ found: Campaign.Found, artifact: String?) {
+        if let free = found.free {
+            freeFailure(free, found: found, artifact: artifact)
+            return
+        }
         let failure = found.shrunk.failure ?? found.original.failure
         if plan.json {
             var line = event("failure")
@@ -105,6 +115,37 @@ struct RunOutput {
         FuzzFormat.write(lines)
     }
 
+    /// A free run's failure: no shrinking, no bit-identical replay; the excerpt of its log
+    /// (the event at fault and the commits around it) is printed as well as written.
+    private func freeFailure(_ free: FreeResult, found: Campaign.Found, artifact: String?) {
+        let failure = free.failure
+        if plan.json {
+            var line = event("failure")
+            line.add("kind", found.original.failure?.kind.rawValue)
+            line.add("freeKind", failure?.kind.rawValue)
+            line.add("message", failure?.message)
+            line.add("seed", found.seed)
+            line.add("token", found.token)
+            line.add("artifact", artifact)
+            line.add("events", free.log.events.count)
+            line.add("excerpt", failure?.excerpt.joined(separator: "\n"))
+            StandardStreams.writeLine(line.render())
+            return
+        }
+        var lines = ["FAILURE (free run): \(failure?.description ?? "unknown")"]
+        lines += TextFields.fields([
+            ("seed", String(found.seed)),
+            ("settings", FuzzFormat.settings(found.settings)),
+            ("plan", free.plan.description),
+            ("events", String(free.log.events.count)),
+            ("artifact", artifact ?? "not written (see the error below)"),
+            ("rerun token", found.token),
+        ])
+        lines.append("note: \(FreeArtifact.replayNote)")
+        lines += (failure?.excerpt ?? []).map { "  " + $0 }
+        FuzzFormat.write(lines)
+    }
+
     func summary(_ report: Campaign.Report) {
         if plan.json {
             StandardStreams.writeLine(summaryJSON(report).render())
@@ -132,6 +173,10 @@ struct RunOutput {
             ("context switches", String(statistics.switches)),
             ("model rejections", String(statistics.modelRejections)),
         ])
+        if report.freeStatistics.runs > 0 {
+            let free = freeText(report.freeStatistics, seconds: seconds)
+            lines += TextFields.fields([("free runs", free)])
+        }
         lines.append("trace digest: \(FuzzFormat.digest(report.digest))")
         FuzzFormat.write(lines)
     }
@@ -149,6 +194,7 @@ struct RunOutput {
         line.add("seconds", report.seconds)
         line.add("shrinkSeconds", report.seconds - seconds)
         add(report.statistics, seconds: seconds, to: &line)
+        add(report.freeStatistics, to: &line)
         line.add("failures", report.failures.count)
         line.add("traceDigest", FuzzFormat.digest(report.digest))
         return line
@@ -184,6 +230,33 @@ struct RunOutput {
             FuzzFormat.perSecond(statistics.schedulingSteps, seconds: seconds))
         line.add("switches", statistics.switches)
         line.add("modelRejections", statistics.modelRejections)
+    }
+
+    /// The free runs' counts: `3 (1500 reads checked, 40 of them frozen, ...)`; with
+    /// `seconds`, the rate of checked reads.
+    private func freeText(_ statistics: FreeStatistics, seconds: Double? = nil) -> String {
+        let reads = statistics.liveReads + statistics.frozenReads
+        let rate = seconds.map { " at \(FuzzFormat.rate(reads, seconds: $0))" } ?? ""
+        return "\(statistics.runs) ("
+            + [
+                "\(reads) reads checked\(rate)",
+                "\(statistics.frozenReads) of them frozen",
+                TextFields.counted(statistics.commits, "commit"),
+                TextFields.counted(statistics.cancels, "cancel"),
+                TextFields.counted(statistics.moves, "move"),
+                TextFields.counted(statistics.freezes, "freeze"),
+            ].joined(separator: ", ") + ")"
+    }
+
+    /// The free runs' counts in a JSON object (all zero when no run was free).
+    private func add(_ statistics: FreeStatistics, to line: inout JSONLine) {
+        line.add("freeRuns", statistics.runs)
+        line.add("freeReads", statistics.liveReads + statistics.frozenReads)
+        line.add("freeFrozenReads", statistics.frozenReads)
+        line.add("freeCommits", statistics.commits)
+        line.add("freeCancels", statistics.cancels)
+        line.add("freeMoves", statistics.moves)
+        line.add("freeFreezes", statistics.freezes)
     }
 
     /// `count (rate/s)`.

@@ -18,7 +18,8 @@ enum ShrinkCommand: FuzzCommand {
             it to. The old artifact is left as it is.
 
             Exits 1 when the failure reproduces (an artifact was written), 0 when the \
-            recorded run passes now (nothing to shrink), 2 on a usage error.
+            recorded run passes now (nothing to shrink), 2 on a usage error, including a \
+            free-mode artifact (a free run's interleaving is not recorded, so it cannot shrink).
             """,
         options: [
             .value(
@@ -42,6 +43,11 @@ enum ShrinkCommand: FuzzCommand {
         let argument = command.positional("ARTIFACT") ?? ""
         let input = try ReplayInput.resolve(argument, acceptsToken: false, command: command)
         let settings = input.decoded.settings
+        if settings.mode == .free {
+            throw command.usageError(
+                "'\(argument)' is a free-mode artifact, which cannot be shrunk: "
+                    + FreeArtifact.replayNote)
+        }
         FuzzFormat.write(
             TextFields.fields([
                 ("shrinking", argument),

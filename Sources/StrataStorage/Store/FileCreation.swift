@@ -61,12 +61,15 @@ enum FileCreation {
         let slash = path.lastIndex(of: "/")
         let directory = slash.map { String(path[..<$0]) } ?? "."
         let prefix = temporaryPrefix(of: slash.map { String(path[path.index(after: $0)...]) } ?? path)
-        guard let stream = opendir(directory.isEmpty ? "/" : directory) else { return }
+        guard let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name),
+              let stream = opendir(directory.isEmpty ? "/" : directory) else { return }
         defer { closedir(stream) }
         while let entry = readdir(stream) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
+            // The name is read in place, up to its NUL: a record is only `d_reclen` bytes, so
+            // copying the whole 256-byte `d_name` reads past the end of readdir's buffer when
+            // the entry is its last one, which faults where a thread's heap ends.
+            let name = String(cString: UnsafeRawPointer(entry).advanced(by: nameOffset)
+                .assumingMemoryBound(to: CChar.self))
             guard name.hasPrefix(prefix) else { continue }
             let rest = name.dropFirst(prefix.count)
             guard let dash = rest.firstIndex(of: "-"), let pid = Int32(rest[..<dash]) else { continue }
