@@ -169,7 +169,10 @@ struct RunOutput {
             ("versions", String(statistics.versions)),
             ("crashes", String(statistics.crashes)),
             ("crash images", counted(statistics.crashImages, seconds: seconds)),
+            ("damaged images", String(statistics.damagedImages)),
+            ("injected faults", String(statistics.injectedFaults)),
             ("scheduling steps", counted(statistics.schedulingSteps, seconds: seconds)),
+            ("inline ops", String(statistics.inlineOperations)),
             ("context switches", String(statistics.switches)),
             ("model rejections", String(statistics.modelRejections)),
         ])
@@ -230,6 +233,9 @@ struct RunOutput {
             FuzzFormat.perSecond(statistics.schedulingSteps, seconds: seconds))
         line.add("switches", statistics.switches)
         line.add("modelRejections", statistics.modelRejections)
+        line.add("damagedImages", statistics.damagedImages)
+        line.add("injectedFaults", statistics.injectedFaults)
+        line.add("inlineOperations", statistics.inlineOperations)
     }
 
     /// The free runs' counts: `3 (1500 reads checked, 40 of them frozen, ...)`; with
