@@ -578,21 +578,12 @@ public final class Runner: @unchecked Sendable {
         let point = CapturePoint.draw(&stream)
         guard let (oldVersion, oldDigest) = digest(of: disk, when: "before the commit") else { return }
         hooks.arm(point, disk: disk)
-        let box = ObservationBox()
-        let engine = self.engine
-        let finalReport: ControlledThreads.Report
-        if inFlight.isEmpty {
-            box.set(threads.runInline(thread) { engine.perform(step.operation) })
-            finalReport = .finished
-        } else {
-            finalReport = threads.start(thread, runsFree: true) { box.set(engine.perform(step.operation)) }
-        }
+        let (finalReport, observed) = runToEnd(step, thread: thread)
         guard finalReport == .finished else {
             fail(.deadlock, "\(context(thread)) hung committing (\(finalReport))")
             return
         }
         let captured = hooks.disarm()
-        let observed = box.get()
         guard case .done = observed, let state = captured else {
             // The engine refused the commit: compare as an ordinary step.
             complete(thread, step: step, observed: observed)
@@ -642,29 +633,34 @@ public final class Runner: @unchecked Sendable {
     private func commitWithFault(_ step: Step, realm: RealmID, skipped: [ObserverID], thread: Int) {
         let planned = InjectedCommitFault.draw(&stream)
         hooks.armFault(planned)
-        let box = ObservationBox()
-        let engine = self.engine
-        let report: ControlledThreads.Report
-        if inFlight.isEmpty {
-            box.set(threads.runInline(thread) { engine.perform(step.operation) })
-            report = .finished
-        } else {
-            report = threads.start(thread, runsFree: true) { box.set(engine.perform(step.operation)) }
-        }
+        let (report, observed) = runToEnd(step, thread: thread)
         let fired = hooks.disarmFault()
         guard report == .finished else {
             fail(.deadlock, "\(context(thread)) hung committing with \(planned) (\(report))")
             return
         }
         guard let site = fired else {
-            complete(thread, step: step, observed: box.get())  // no such site in this commit
+            complete(thread, step: step, observed: observed)  // no such site in this commit
             return
         }
         statistics.injectedFaults += 1
         let failing = Step(step.context, .commitWrite(realm, withoutNotifying: skipped, fate: .failure(planned.failure)))
-        complete(thread, step: failing, observed: box.get(), note: "\(planned) (\(site))")
+        complete(thread, step: failing, observed: observed, note: "\(planned) (\(site))")
         guard failure == nil else { return }
         crashBetweenCommits(Step(step.context, .crashMachine(keepUnsyncedSlots: false)), thread: thread)
+    }
+
+    /// Runs `step` on `thread` to its end without switching (a crash or fault follows, so no
+    /// interleaving is drawn): inline when no thread is parked inside the engine.
+    private func runToEnd(_ step: Step, thread: Int) -> (ControlledThreads.Report, Observation) {
+        let engine = self.engine
+        let operation = step.operation
+        if inFlight.isEmpty {
+            return (.finished, threads.runInline(thread) { engine.perform(operation) })
+        }
+        let box = ObservationBox()
+        let report = threads.start(thread, runsFree: true) { box.set(engine.perform(operation)) }
+        return (report, box.get())
     }
 
     /// A power loss between commits: nothing is pending, so the disk reboots as it is.
