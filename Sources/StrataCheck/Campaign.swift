@@ -155,6 +155,7 @@ public struct Campaign: Sendable {
                 if shrinks && free == nil {
                     let outcome = Shrinker(settings: settings, timeLimit: shrinkSeconds).shrink(result)
                     found.shrunk = outcome.result
+                    found.settings = outcome.settings
                     found.shrinkRuns = outcome.runs
                     found.shrinkSeconds = outcome.seconds
                 }

@@ -6,7 +6,7 @@ import Foundation
 /// the run is deterministic, so a candidate fails or not on every replay.
 ///
 /// Passes, repeated to a fixpoint (1-minimal for chunk deletion and zeroing within budget):
-/// delete each operation's own draws; delete chunks of every power of two from half the stream down to 1 draw; set single draws
+/// drop a thread; delete each operation's own draws; delete chunks of every power of two from half the stream down to 1 draw; set single draws
 /// to zero; halve them.
 public struct Shrinker: Sendable {
     public var settings: CheckSettings
@@ -23,6 +23,9 @@ public struct Shrinker: Sendable {
     public struct Outcome: Sendable {
         /// The smallest failing run found (the input's own run when nothing smaller fails).
         public var result: RunResult
+        /// The settings it ran with: fewer threads than the input's when dropping threads
+        /// kept the failure. Its token must use these.
+        public var settings: CheckSettings
         public var runs: Int
         public var seconds: Double
     }
@@ -30,17 +33,26 @@ public struct Shrinker: Sendable {
     /// Shrinks `failing`, whose failure must keep its signature in every accepted candidate.
     public func shrink(_ failing: RunResult) -> Outcome {
         guard let target = failing.failure?.signature else {
-            return Outcome(result: failing, runs: 0, seconds: 0)
+            return Outcome(result: failing, settings: settings, runs: 0, seconds: 0)
         }
         let start = Date()
         var best = failing
+        var bestSettings = settings
         var runs = 0
-        func attempt(_ choices: [UInt32]) -> Bool {
+        func attempt(_ choices: [UInt32], threads: Int? = nil) -> Bool {
             guard runs < runLimit, Date().timeIntervalSince(start) < timeLimit else { return false }
             runs += 1
-            guard let runner = try? Runner(settings: settings, stream: ChoiceStream(replaying: choices)) else { return false }
+            var candidateSettings = bestSettings
+            if let threads { candidateSettings.threads = threads }
+            guard let runner = try? Runner(settings: candidateSettings, stream: ChoiceStream(replaying: choices)) else { return false }
             let result = runner.run()
             guard result.failure?.signature == target else { return false }
+            if let threads, threads < bestSettings.threads {
+                // Fewer threads is smaller whatever the operations: a person follows fewer columns.
+                best = result
+                bestSettings.threads = threads
+                return true
+            }
             // Smaller means fewer operations, then fewer draws, then lower draws (what a person
             // reads is the operations). Only what the run drew is kept: trailing draws it never
             // made are noise.
@@ -53,6 +65,12 @@ public struct Shrinker: Sendable {
         var improved = true
         while improved && runs < runLimit && Date().timeIntervalSince(start) < timeLimit {
             improved = false
+            // Drop a thread: the same draws, one thread fewer (a pick of the dropped thread
+            // falls on another).
+            if bestSettings.threads > 1, attempt(best.choices, threads: bestSettings.threads - 1) {
+                improved = true
+                continue
+            }
             // Whole operations first, from the last: the draws that chose and generated one.
             var operation = best.trace.count - 1
             while operation >= 0 {
@@ -90,7 +108,7 @@ public struct Shrinker: Sendable {
                 if candidate[position] != best.choices[position], attempt(candidate) { improved = true }
             }
         }
-        return Outcome(result: best, runs: runs, seconds: Date().timeIntervalSince(start))
+        return Outcome(result: best, settings: bestSettings, runs: runs, seconds: Date().timeIntervalSince(start))
     }
 
     static func isSmaller(_ candidate: RunResult, than best: RunResult) -> Bool {

@@ -85,10 +85,10 @@ enum ExploreCommand: FuzzCommand {
             if let failing = report.failure, let failure = failing.failure {
                 FuzzFormat.write(["FAILURE at seed \(seed), schedule \(report.schedules): \(failure)"])
                 let shrunk = Shrinker(settings: settings, timeLimit: shrinkSeconds).shrink(failing)
-                let token = ReplayToken.encode(settings: settings, choices: shrunk.result.choices)
+                let token = ReplayToken.encode(settings: shrunk.settings, choices: shrunk.result.choices)
                 FuzzFormat.write(["shrunk: \(failing.trace.count) -> \(shrunk.result.trace.count) operations", "replay token: \(token)"])
                 do {
-                    let path = try Artifact.write(shrunk.result, settings: settings, seed: seed, into: outDirectory)
+                    let path = try Artifact.write(shrunk.result, settings: shrunk.settings, seed: seed, into: outDirectory)
                     FuzzFormat.write(["artifact: \(path)"])
                 } catch {
                     throw FuzzFailure.artifactNotWritten(directory: outDirectory, reason: error.localizedDescription)

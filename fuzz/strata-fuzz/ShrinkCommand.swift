@@ -66,12 +66,12 @@ enum ShrinkCommand: FuzzCommand {
         let path: String
         do {
             path = try Artifact.write(
-                outcome.result, settings: settings, seed: input.seed, into: directory)
+                outcome.result, settings: outcome.settings, seed: input.seed, into: directory)
         } catch {
             throw FuzzFailure.artifactNotWritten(
                 directory: directory, reason: error.localizedDescription)
         }
-        FuzzFormat.write(report(original: original, outcome: outcome, settings: settings))
+        FuzzFormat.write(report(original: original, outcome: outcome, settings: outcome.settings))
         FuzzFormat.write(TextFields.fields([("artifact", path)]))
         return ExitCode.failure
     }
