@@ -5,11 +5,10 @@ import Testing
 
 /// Operation kinds implicated in divergences the harness found and that are still open
 /// (README, "Harness findings"). The time-boxed suite leaves them out so that it guards what
-/// is fixed; `strata-fuzz run` runs the whole mix and finds them.
-let openFindingKinds: Set<String> = [
-    "thawHandle", "makeReference", "resolve", "invalidate", "delete", "freezeRealm", "append", "listOf",
-    "removeFromList", "cancelWrite",
-]
+/// is fixed; `strata-fuzz run` runs the whole mix and finds them. Open: the version-stamp
+/// check's "a thread's live realm never goes back" also holds a new instance of the thread
+/// (after `release`) to it, which a resolve may begin at an older source version (Spec T4).
+let openFindingKinds: Set<String> = ["release"]
 
 @Suite struct ChoiceStreamTests {
     @Test func aFreshStreamRecordsWhatItDrewAndReplaysIt() {
