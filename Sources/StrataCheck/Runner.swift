@@ -197,7 +197,10 @@ public final class Runner: @unchecked Sendable {
     private let runName: String
     private var disk: SimStore?
     private var versionOffset: Int64?
-    private var lastSeen: [Int: UInt64] = [:]
+    /// The newest version each live realm instance read. Per instance, not per thread: a new
+    /// instance resolving a reference begins at the reference's source version, which may be
+    /// older than what the thread's earlier instance read (Spec T4, TSR-07).
+    private var lastSeen: [RealmID: UInt64] = [:]
     private var lastCommitVersion: UInt64 = 0
     private let swarm: Swarm
     private let modelConfiguration = StrataModel.Configuration(location: .path("check.realm"))
@@ -476,11 +479,11 @@ public final class Runner: @unchecked Sendable {
             versionOffset = offset
             statistics.versions = max(statistics.versions, modelVersion.rawValue)
             if !state.isFrozen && state.owner == context(thread) {
-                if let seen = lastSeen[thread], engineVersion < seen {
-                    fail(.versions, "\(context(thread)) went back from v\(seen) to v\(engineVersion) after \(step)")
+                if let seen = lastSeen[realm], engineVersion < seen {
+                    fail(.versions, "\(realm) of \(context(thread)) went back from v\(seen) to v\(engineVersion) after \(step)")
                     return
                 }
-                lastSeen[thread] = engineVersion
+                lastSeen[realm] = engineVersion
             }
             if case .commitWrite = step.operation, previous.realms[realm]?.write != nil, state.write == nil,
                state.readVersion != previous.realms[realm]?.readVersion {

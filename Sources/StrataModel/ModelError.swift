@@ -37,6 +37,8 @@ public enum ModelError: Error, Hashable, Sendable, CustomStringConvertible {
     case resultsOutsideWrite
     case deleteFromOtherRealm
     case objectInvalidated
+    case addInvalidated
+    case addToOtherRealm
     case primaryKeyExists(type: String, primaryKey: Int)
     case frozenTransaction
     case readOnlyTransaction
@@ -128,6 +130,9 @@ public enum ModelError: Error, Hashable, Sendable, CustomStringConvertible {
         case .resultsOutsideWrite: return "Cannot modify Results outside of a write transaction."
         case .deleteFromOtherRealm: return "Can only delete an object from the Realm it belongs to."
         case .objectInvalidated: return "Object has been deleted or invalidated."
+        case .addInvalidated: return "Adding a deleted or invalidated object to a Realm is not permitted"
+        case .addToOtherRealm:
+            return "Object is already managed by another Realm. Use create instead to copy it into this Realm."
         case .primaryKeyExists(let type, let key):
             return "Attempting to create an object of type '\(type)' with an existing primary key "
                 + "value '\(key)'."

@@ -50,8 +50,7 @@ extension ModelState {
             return .done
         case .append(let listID, let elementID):
             let (realmID, owner) = try writableList(listID, in: context)
-            let (elementRealm, element) = try writableObject(elementID, in: context)
-            guard elementRealm == realmID else { throw .rejected(.deleteFromOtherRealm) }
+            let element = try linkableObject(elementID, into: realmID)
             try mutateWrite(realmID) { write, version throws(Interruption) in
                 write.snapshot.objects[owner]?.list.append(element)
                 write.snapshot.objects[owner]?.written[.list] = version
@@ -119,6 +118,21 @@ extension ModelState {
         return (realmID, object)
     }
 
+    /// Spec W12, W14: the object a List of `realmID` may link to. The element is only linked,
+    /// not written, so neither its context nor its frozenness is checked as such: an object of
+    /// any other realm instance (another context's, or a frozen one) is refused as Realm
+    /// refuses it ('already managed by another Realm'; W14's `create` copies instead), and a
+    /// deleted or invalidated object of this realm with 'deleted or invalidated'.
+    func linkableObject(_ id: HandleID, into realmID: RealmID) throws(Interruption) -> ObjectID {
+        let handle = try handleState(id)
+        guard let elementRealm = handle.realm, case .object(let object) = handle.target else {
+            throw .rejected(.invalidStep("handle \(id) is not a managed object"))
+        }
+        guard isSameInstance(elementRealm, realmID) else { throw .rejected(.addToOtherRealm) }
+        if isInvalidated(handle) { throw .rejected(.addInvalidated) }
+        return object
+    }
+
     /// A List accessor the calling context may mutate (Spec W9, C5).
     func writableList(_ id: HandleID, in context: ContextID) throws(Interruption)
         -> (RealmID, ObjectID)
@@ -136,11 +150,14 @@ extension ModelState {
         return (realmID, owner)
     }
 
-    /// Creates or updates the object with this primary key (Spec W10, N22).
+    /// Creates or updates the object with this primary key (Spec W10, N22). Spec W12: a new
+    /// object gets an identity no object of the file ever had.
     mutating func createObject(type: String, primaryKey: Int, value: Int?, policy: UpdatePolicy,
                                in id: RealmID) throws(Interruption) -> ObjectID
     {
         var result: ObjectID?
+        let location = try realmState(id).configuration.location
+        var nextObjectID = try fileState(location).nextObjectID
         try mutateWrite(id) { write, version throws(Interruption) in
             if let existing = write.snapshot.objectID(type: type, primaryKey: primaryKey) {
                 switch policy {
@@ -159,14 +176,15 @@ extension ModelState {
                 result = existing
                 return
             }
-            let object = ObjectID(write.snapshot.nextObjectID)
-            write.snapshot.nextObjectID += 1
+            let object = ObjectID(nextObjectID)
+            nextObjectID += 1
             write.snapshot.objects[object] = StoredObject(
                 type: type, primaryKey: primaryKey, value: value,
                 written: [.value: version, .list: version, .map: version])
             write.createdObjects.insert(object)
             result = object
         }
+        files[location]?.nextObjectID = nextObjectID
         guard let result else { throw .rejected(.invalidStep("create produced nothing")) }
         return result
     }
@@ -220,11 +238,11 @@ extension ModelState {
         case .object(let object):
             guard handle.realm == realmID else {
                 // Managed by another realm: Realm refuses to add it (W14's create copies instead).
-                throw .rejected(.objectInvalidated)
+                throw .rejected(.addInvalidated)
             }
             guard try realmState(realmID).write != nil else { throw .rejected(.notInWrite) }
             guard view(of: realmID)?.objects[object] != nil else {
-                throw .rejected(.objectInvalidated)  // Spec W12: 'deleted or invalidated'
+                throw .rejected(.addInvalidated)  // Spec W12: 'deleted or invalidated'
             }
             return id
         case .results, .list:
@@ -236,7 +254,7 @@ extension ModelState {
     mutating func delete(_ id: HandleID, from realmID: RealmID) throws(Interruption) {
         let handle = try handleState(id)
         // Spec W11: unmanaged values and values of another realm instance are refused.
-        guard let owner = handle.realm, owner == realmID else {
+        guard let owner = handle.realm, isSameInstance(owner, realmID) else {
             throw .rejected(.deleteFromOtherRealm)
         }
         guard try realmState(realmID).write != nil else {

@@ -184,11 +184,14 @@ extension ModelState {
         let realm = try usableRealm(realmID, in: context)  // Spec C7
         if realm.isFrozen { return .handle(id) }  // Spec F5: the identical instance
         _ = try readable(handle)  // Spec W12, V13: an invalid accessor cannot be frozen
-        if case .object(let object) = handle.target {
-            // Spec F11: an object created in the current write cannot be frozen.
+        switch handle.target {
+        case .object(let object), .list(owner: let object):
+            // Spec F11: an object created in the current write cannot be frozen, nor its List.
             if realm.write?.createdObjects.contains(object) == true {
                 throw .rejected(.freezeInCreatingWrite)
             }
+        case .results, .unmanaged:
+            break
         }
         // Spec F11: inside a write the frozen value shows the transaction's start.
         let version = try frozenVersion(of: realmID)

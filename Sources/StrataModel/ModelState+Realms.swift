@@ -286,7 +286,10 @@ extension ModelState {
     mutating func invalidate(_ id: RealmID) {
         guard let realm = realms[id] else { return }
         if realm.isFrozen {
-            realms[id]?.frozenInvalidated = true  // Spec F6: and it pins nothing any more
+            // Spec F6: and it pins nothing any more. The frozen instance of a version is shared
+            // in the process while it lives, so every frozen value of that version goes too.
+            for other in livingFrozenRealms(sharing: realm) { realms[other]?.frozenInvalidated = true }
+            realms[id]?.frozenInvalidated = true
             return
         }
         flushAsync(id)  // Spec D13, A13: commits already made become durable, completions run
@@ -356,6 +359,17 @@ extension ModelState {
         return frozenID
     }
 
+    /// Spec F6: the frozen realms that are the same instance as `frozen` in the engine: Realm
+    /// keeps one frozen realm per process, file and version while something holds it (a freeze
+    /// at that version returns it), so they share its invalidation.
+    func livingFrozenRealms(sharing frozen: RealmState) -> [RealmID] {
+        realmIDs(where: {
+            $0.isFrozen && $0.process == frozen.process
+                && $0.configuration.location == frozen.configuration.location
+                && $0.readVersion == frozen.readVersion
+        }).filter { frozenRealmIsAlive($0) }
+    }
+
     /// The version a freeze captures: the read version, or the write's start (Spec F11).
     func frozenVersion(of id: RealmID) throws(Interruption) -> Version {
         let realm = try realmState(id)
@@ -367,12 +381,18 @@ extension ModelState {
     }
 
     func frozenRealm(of realm: RealmState, at version: Version) -> RealmState {
-        RealmState(
+        var frozen = RealmState(
             process: realm.process, owner: nil, viaQueue: false,
             configuration: realm.configuration, isFrozen: true, readVersion: version,
             frozenInvalidated: false, write: nil, autorefresh: false, holders: 1,
             isClosed: false, epoch: 0, refreshRequiredOwed: false, asyncQueue: [],
             asyncGroups: [], completionsOwed: [])
+        // Spec F6: a freeze while an invalidated frozen instance of the version lives returns
+        // that instance, invalidated.
+        frozen.frozenInvalidated = livingFrozenRealms(sharing: frozen).contains {
+            realms[$0]?.frozenInvalidated == true
+        }
+        return frozen
     }
 
     /// A frozen realm made for a frozen accessor: it lives as long as the accessors derived from

@@ -92,7 +92,11 @@ extension ModelState {
         // Spec T5: a reference into another file resolves to nothing.
         guard realm.configuration.location == value.location else { return nil }
         let file = try fileState(value.location)
-        if realm.readVersion == nil, !realm.isFrozen {
+        if realm.readVersion == nil, !realm.isFrozen, realm.epoch > 0 {
+            // Spec V13: the first read after invalidate() starts at the newest version, also
+            // when it is a resolve.
+            try beginReadIfNeeded(realmID)
+        } else if realm.readVersion == nil, !realm.isFrozen {
             // Spec T4: an unread realm begins at the source version; a reference that pins
             // nothing (T8) may find it reclaimed, and then begins at the newest.
             let start = file.versions[value.sourceVersion] != nil ? value.sourceVersion : file.newest

@@ -146,6 +146,17 @@ extension ModelState {
         return realm
     }
 
+    /// Whether two realm identifiers name the same `Realm` instance. Spec C1 gives live
+    /// instances one identifier per context; Spec F6: frozen realms of one process, file and
+    /// version are one shared instance while they live (Realm caches frozen realms by version),
+    /// so an object of one is managed by the other (W11's "the Realm it belongs to").
+    func isSameInstance(_ a: RealmID, _ b: RealmID) -> Bool {
+        if a == b { return true }
+        guard let first = realms[a], first.isFrozen, let second = realms[b] else { return false }
+        return livingFrozenRealms(sharing: first).contains(b) && frozenRealmIsAlive(a)
+            && second.isFrozen
+    }
+
     /// Spec C15: an actor-confined realm is used from its actor only; contexts are compared by
     /// identity, so the same check covers threads, queues and actors.
     func checkOwner(of handle: HandleState, in context: ContextID) throws(Interruption) {

@@ -29,6 +29,10 @@ public struct FileState: Hashable, Sendable {
     public var poisoned: Set<ProcessID>
     /// How many reader slots the lock file has (Spec L6).
     public var readerSlotCount: Int
+    /// The identity the next created object gets. Spec W12: identities are never reused, not
+    /// even those of a write that was rolled back (W5), so the counter lives here and not in a
+    /// version's data, and a rollback does not restore it.
+    public var nextObjectID: Int
 
     public init(location: FileLocation, first: Snapshot, readerSlotCount: Int) {
         self.location = location
@@ -39,6 +43,8 @@ public struct FileState: Hashable, Sendable {
         self.writer = nil
         self.poisoned = []
         self.readerSlotCount = readerSlotCount
+        // A copy or a seed starts with objects: new identities come after theirs.
+        self.nextObjectID = (first.objects.keys.map(\.rawValue).max() ?? 0) + 1
     }
 }
 

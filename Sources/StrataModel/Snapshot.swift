@@ -42,14 +42,13 @@ public struct Schema: Hashable, Sendable {
 public struct Snapshot: Hashable, Sendable {
     public var objects: [ObjectID: StoredObject]
     public var schema: Schema
-    /// The next identity a created object gets; identities are never reused (see `ObjectID`).
-    /// Which realm committed a version is `ModelState.committers` (Spec N20).
-    public var nextObjectID: Int
+    // Which realm committed a version is `ModelState.committers` (Spec N20); the next object
+    // identity is the file's (`FileState.nextObjectID`), since a rolled-back write must not
+    // give its identities back.
 
     public init(schema: Schema) {
         self.objects = [:]
         self.schema = schema
-        self.nextObjectID = 1
     }
 
     /// The live object of `type` with `primaryKey`, if any.

@@ -52,18 +52,21 @@ final class ListBinding: @unchecked Sendable {
 
     /// The checks of a mutation, made before anything is encoded (Spec WRT-13's order).
     func checkMutable() throws(Realm.Error) {
-        try core.checkAccess()
+        try core.checkThread()  // Spec F12 before F6: a mutation of a frozen List reads nothing
         if core.isFrozen { throw Realm.Error.frozenListModify }  // Spec F12
         guard core.write != nil else { throw Realm.Error.listOutsideWrite }  // Spec W9
         if try isInvalidated() { throw Realm.Error.collectionInvalidated }
     }
 
-    /// The same List in another realm of the file; nil when its owner is missing there.
+    /// The same List in another realm of the file; nil when its owner is missing there (or
+    /// its key holds another object: Spec W12).
     func rebound(to other: RealmCore) throws(Realm.Error) -> ListBinding? {
         let view = try other.view()
+        let identity = parent.identity
         guard let table = view.table(named: parent.info.className),
-              try engine(other.path, { try view.contains(table, key: parent.key) }) else { return nil }
-        let accessor = _ObjectAccessor(core: other, info: parent.info, table: table, key: parent.key)
+              try engine(other.path, { try view.contains(table, identity: identity) }) else { return nil }
+        let accessor = _ObjectAccessor(core: other, info: parent.info, table: table, identity: identity,
+                                       scope: other.scope(for: table, identity))
         return ListBinding(parent: accessor, column: column)
     }
 }
@@ -354,7 +357,10 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
     @_spi(StrataCheck)
     public func _thaw() throws(Realm.Error) -> List<Element>? {
         guard let binding else { throw Realm.Error.unmanagedThaw }
-        guard binding.core.isFrozen else { return self }
+        guard binding.core.isFrozen else {
+            try binding.core.checkThread()  // Spec C6: every member of a live List checks
+            return self
+        }
         let live = try binding.core.liveRealmForCurrentThread()
         return try binding.rebound(to: live).map { List(binding: $0) }
     }
@@ -380,6 +386,8 @@ extension List where Element: Object {
         trapping { () throws(Realm.Error) -> Int? in
             guard let binding else { return elementsIdentity(object) }
             guard let accessor = object._accessor, accessor.core === binding.core else { return nil }
+            // Spec W12: an accessor of a deleted object is in no List (links to it are gone).
+            guard try !accessor.isInvalidated() else { return nil }
             return try binding.linkKeys(orEmptyIfInvalid: false).firstIndex(of: accessor.key)
         }
     }
@@ -392,7 +400,7 @@ extension List where Element: Object {
 
 extension List: RealmCollectionBase where Element: Object {
     func checkDeletable(by core: RealmCore) throws(Realm.Error) {
-        try core.checkAccess()
+        try core.checkThread()  // a write: W11, W9 decide, not F6
         guard let binding else { throw Realm.Error.deleteUnmanaged }
         guard binding.core === core else { throw Realm.Error.deleteFromOtherRealm }
         guard core.write != nil else { throw Realm.Error.notInWrite }

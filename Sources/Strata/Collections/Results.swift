@@ -46,7 +46,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         let epoch: Int
         /// The evaluation for one view stamp. A lock, since frozen Results are read by many
         /// threads at once (Spec C10); `@unchecked Sendable` names it.
-        let cache = Lock<(stamp: ViewStamp, table: TableInfo?, keys: [ObjectKey])?>(nil)
+        let cache = Lock<(stamp: ViewStamp, evaluation: Evaluation)?>(nil)
 
         init(core: RealmCore, info: ClassInfo, source: Source, predicate: Predicate?,
              sort: [(column: Int, ascending: Bool)], epoch: Int) {
@@ -56,6 +56,19 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
             self.predicate = predicate
             self.sort = sort
             self.epoch = epoch
+        }
+    }
+
+    /// The objects matching at one view: their keys in order, and, for a table whose keys are
+    /// reused (integer primary keys), each one's incarnation, so that an element's accessor
+    /// names that very object (Spec W12). Other tables leave `incarnations` empty.
+    struct Evaluation {
+        var table: TableInfo?
+        var keys: [ObjectKey]
+        var incarnations: [Incarnation]
+
+        func identity(at index: Int) -> ObjectIdentity {
+            ObjectIdentity(key: keys[index], incarnation: incarnations.isEmpty ? .keyIsIdentity : incarnations[index])
         }
     }
 
@@ -71,20 +84,24 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     // MARK: evaluation
 
     /// The checks every member makes (Spec C6, V13), then the current keys.
-    func evaluate() throws(Realm.Error) -> (table: TableInfo?, keys: [ObjectKey]) {
+    func evaluate() throws(Realm.Error) -> Evaluation {
         let core = storage.core
         try core.checkAccess()
         guard storage.epoch == core.epoch else { throw Realm.Error.resultsInvalidated }  // Spec V13
         let stamp = core.stamp
-        if let cached = storage.cache.withLock({ $0 }), cached.stamp == stamp { return (cached.table, cached.keys) }
+        if let cached = storage.cache.withLock({ $0 }), cached.stamp == stamp { return cached.evaluation }
         let view = try core.view()
         let table = view.table(named: storage.info.className)
         var keys: [ObjectKey] = []
+        var incarnations: [Incarnation] = []
         var sortValues: [[Value]] = []
         if let table {
+            let reusesKeys: Bool
+            if case .int = table.primaryKey { reusesKeys = true } else { reusesKeys = false }
             let visit = { (key: ObjectKey, row: RowView) throws -> Void in
                 if let predicate = storage.predicate, try !predicate.matches(row) { return }
                 keys.append(key)
+                if reusesKeys { incarnations.append(row.incarnation) }
                 if !storage.sort.isEmpty {
                     sortValues.append(try storage.sort.map { $0.column < row.columnCount ? try row.value(at: $0.column) : .null })
                 }
@@ -98,13 +115,19 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
                 }
             }
         }
-        if !storage.sort.isEmpty { keys = Self.sorted(keys, by: sortValues, storage.sort) }
-        storage.cache.withLock { $0 = (stamp, table, keys) }
-        return (table, keys)
+        if !storage.sort.isEmpty {
+            let order = Self.sortedOrder(keys.count, by: sortValues, storage.sort)
+            keys = order.map { keys[$0] }
+            if !incarnations.isEmpty { incarnations = order.map { incarnations[$0] } }
+        }
+        let evaluation = Evaluation(table: table, keys: keys, incarnations: incarnations)
+        storage.cache.withLock { $0 = (stamp, evaluation) }
+        return evaluation
     }
 
-    private static func sorted(_ keys: [ObjectKey], by values: [[Value]], _ sort: [(column: Int, ascending: Bool)]) -> [ObjectKey] {
-        let order = keys.indices.sorted { a, b in
+    /// The positions of the evaluated elements in sort order.
+    private static func sortedOrder(_ count: Int, by values: [[Value]], _ sort: [(column: Int, ascending: Bool)]) -> [Int] {
+        (0..<count).sorted { a, b in
             for (position, descriptor) in sort.enumerated() {
                 let x = values[a][position]
                 let y = values[b][position]
@@ -113,15 +136,15 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
             }
             return a < b  // stable: the source order breaks ties
         }
-        return order.map { keys[$0] }
     }
 
     func element(at index: Int) throws(Realm.Error) -> Element {
-        let (table, keys) = try evaluate()
-        guard index >= 0 && index < keys.count, let table else {
-            throw Realm.Error.outOfBounds(index: index, count: keys.count)
+        let evaluation = try evaluate()
+        guard index >= 0 && index < evaluation.keys.count, let table = evaluation.table else {
+            throw Realm.Error.outOfBounds(index: index, count: evaluation.keys.count)
         }
-        return try storage.core.makeObject(Element.self, info: storage.info, table: table, key: keys[index])
+        return try storage.core.makeObject(Element.self, info: storage.info, table: table,
+                                           identity: evaluation.identity(at: index))
     }
 
     // MARK: collection
@@ -147,8 +170,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     /// realm during iteration stops it with 'Collection is no longer valid' (Spec V16).
     public func makeIterator() -> ResultsIterator<Element> {
         trapping { () throws(Realm.Error) -> ResultsIterator<Element> in
-            let (table, keys) = try evaluate()
-            return ResultsIterator(storage: storage, table: table, keys: keys)
+            return ResultsIterator(storage: storage, evaluation: try evaluate())
         }
     }
 
@@ -160,8 +182,8 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     /// Whether the realm was invalidated since the Results were made (Spec V13).
     public var isInvalidated: Bool {
         trapping { () throws(Realm.Error) -> Bool in
-            try storage.core.checkAccess()
-            return storage.epoch != storage.core.epoch
+            try storage.core.checkThread()
+            return storage.epoch != storage.core.epoch || storage.core.isFrozenInvalidated  // Spec V13, F6
         }
     }
 
@@ -221,9 +243,10 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     /// The index of `object` in the Results, if it is there.
     public func index(of object: Element) -> Int? {
         trapping { () throws(Realm.Error) -> Int? in
-            let (_, keys) = try evaluate()
+            let evaluation = try evaluate()
             guard let accessor = object._accessor, accessor.core === storage.core else { return nil }
-            return keys.firstIndex(of: accessor.key)
+            // Spec W12: the key must hold that very object.
+            return evaluation.keys.indices.first { evaluation.identity(at: $0) == accessor.identity }
         }
     }
 
@@ -247,8 +270,13 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
 
     @_spi(StrataCheck)
     public func _thaw() throws(Realm.Error) -> Results<Element>? {
-        guard isFrozen else { return self }
-        return try rebound(to: try storage.core.liveRealmForCurrentThread())
+        guard isFrozen else {
+            try storage.core.checkThread()  // Spec C6: every member of live Results checks
+            return self
+        }
+        let live = try storage.core.liveRealmForCurrentThread()
+        _ = try live.view()  // Spec V10: thawing reads the live realm (Realm imports the Results into it)
+        return try rebound(to: live)
     }
 
     /// These Results' definition on another realm of the same file.
@@ -267,24 +295,27 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
 
 extension Results: RealmCollectionBase {
     func checkDeletable(by core: RealmCore) throws(Realm.Error) {
-        try core.checkAccess()
+        try core.checkThread()  // a write: W11, W9 decide, not F6
         guard storage.core === core else { throw Realm.Error.deleteFromOtherRealm }
         guard core.write != nil else { throw Realm.Error.resultsOutsideWrite }
     }
 
     func targetKeys() throws(Realm.Error) -> [(TableInfo, ObjectKey)] {
-        let (table, keys) = try evaluate()
-        guard let table else { return [] }
-        return keys.map { (table, $0) }
+        let evaluation = try evaluate()
+        guard let table = evaluation.table else { return [] }
+        return evaluation.keys.map { (table, $0) }
     }
 }
 
 extension Results: AnyListConvertible {
     func anyElements() throws(Realm.Error) -> [Any?] {
-        let (table, keys) = try evaluate()
-        guard let table else { return [] }
+        let evaluation = try evaluate()
+        guard let table = evaluation.table else { return [] }
         var objects: [Any?] = []
-        for key in keys { objects.append(try storage.core.makeObject(Element.self, info: storage.info, table: table, key: key)) }
+        for index in evaluation.keys.indices {
+            objects.append(try storage.core.makeObject(Element.self, info: storage.info, table: table,
+                                                       identity: evaluation.identity(at: index)))
+        }
         return objects
     }
 }
@@ -292,8 +323,7 @@ extension Results: AnyListConvertible {
 /// Iterates over a snapshot of Results' keys (Spec V15).
 public struct ResultsIterator<Element: Object>: IteratorProtocol {
     let storage: Results<Element>.Storage
-    let table: TableInfo?
-    let keys: [ObjectKey]
+    let evaluation: Results<Element>.Evaluation
     var position = 0
 
     public mutating func next() -> Element? {
@@ -302,12 +332,12 @@ public struct ResultsIterator<Element: Object>: IteratorProtocol {
 
     @_spi(StrataCheck)
     public mutating func _next() throws(Realm.Error) -> Element? {
-        guard position < keys.count, let table else { return nil }
-        let key = keys[position]
+        guard position < evaluation.keys.count, let table = evaluation.table else { return nil }
+        let identity = evaluation.identity(at: position)
         position += 1
         try storage.core.checkAccess()
         // Spec V16: invalidating the realm during iteration ends it with an error.
         guard storage.epoch == storage.core.epoch else { throw Realm.Error.iteratorInvalidated }
-        return try storage.core.makeObject(Element.self, info: storage.info, table: table, key: key)
+        return try storage.core.makeObject(Element.self, info: storage.info, table: table, identity: identity)
     }
 }

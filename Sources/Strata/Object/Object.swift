@@ -163,26 +163,32 @@ extension Object {
         guard try !accessor.isInvalidated() else { throw Realm.Error.objectInvalidated }  // Spec F11
         let core = accessor.core
         if core.write != nil {
-            // Spec F11: an object created in this write has no committed state to freeze.
-            guard let base = core.read, try engine(core.path, { try base.contains(accessor.table, key: accessor.key) }) else {
+            // Spec F11: an object created in this write (also one re-created under the key of an
+            // object this write deleted) has no committed state to freeze.
+            guard let base = core.read,
+                  try engine(core.path, { try base.incarnation(accessor.table, key: accessor.key) }) == accessor.incarnation
+            else {
                 throw Realm.Error.freezeInCreatingWrite
             }
         }
         let frozen = try core.freeze()
-        return try frozen.makeObject(Self.self, info: accessor.info, table: accessor.table, key: accessor.key)
+        return try frozen.makeObject(Self.self, info: accessor.info, table: accessor.table, identity: accessor.identity)
     }
 
     @_spi(StrataCheck)
     public func _thaw() throws(Realm.Error) -> Self? {
         guard let accessor = _accessor else { throw Realm.Error.unmanagedThaw }  // Spec F10
-        guard accessor.isFrozen else { return self }
+        guard accessor.isFrozen else {
+            try accessor.core.checkThread()  // Spec C5: a live object answers its own context only
+            return self
+        }
         let live = try accessor.core.liveRealmForCurrentThread()  // Spec F7: no refresh (F8)
         let view = try live.view()
         guard let table = view.table(named: accessor.info.className),
-              try engine(live.path, { try view.contains(table, key: accessor.key) }) else {
-            return nil  // Spec F9
+              try engine(live.path, { try view.contains(table, identity: accessor.identity) }) else {
+            return nil  // Spec F9: deleted, or its key holds another object now
         }
-        return try live.makeObject(Self.self, info: accessor.info, table: table, key: accessor.key)
+        return try live.makeObject(Self.self, info: accessor.info, table: table, identity: accessor.identity)
     }
 }
 
@@ -200,7 +206,10 @@ extension Object: _RealmValue, RealmCollectionValue {
         guard let table = view.table(named: info.className), table.id == link.table else {
             throw Realm.Error(.fail, "a link to table \(link.table) is not a link to '\(info.className)'")
         }
-        return try core.makeObject(self, info: info, table: table, key: link.key)
+        guard let identity = try core.linkedIdentity(table, key: link.key, view: view) else {
+            throw Realm.Error.objectInvalidated  // Spec W13 removes links to deleted objects
+        }
+        return try core.makeObject(self, info: info, table: table, identity: identity)
     }
 
     public func _strataEncode(realm: Realm?) throws(Realm.Error) -> StrataStorage.Value {

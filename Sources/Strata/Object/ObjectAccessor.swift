@@ -4,22 +4,40 @@ import StrataStorage
 /// writes. Not API (public only because `_Persistable`'s requirements name it).
 ///
 /// Every access checks, in this order: the realm's context (Spec C5), a frozen realm's
-/// invalidation (F6), the accessor's epoch (V13), then that the object exists at the realm's
-/// current version (W12: a deleted object is invalidated at once).
+/// invalidation (F6), the accessor's epoch (V13), that the write which created the object was
+/// not rolled back (W5), then that the object exists at the realm's current version (W12: a
+/// deleted object is invalidated at once).
+///
+/// "The object exists" means its key holds the very object the accessor was made for: the same
+/// incarnation (`Incarnation`). Keys of integer primary keys are reused when an object is
+/// deleted and another created with the same primary key; that other object is not this one.
 public final class _ObjectAccessor {
     let core: RealmCore
     let info: ClassInfo
     let table: TableInfo
     let key: ObjectKey
+    let incarnation: Incarnation
+    /// The write that created the object, while that matters (`WriteScope`); nil for objects
+    /// that existed when the accessor was made outside that write.
+    let scope: WriteScope?
     let epoch: Int
 
-    init(core: RealmCore, info: ClassInfo, table: TableInfo, key: ObjectKey) {
+    init(core: RealmCore, info: ClassInfo, table: TableInfo, identity: ObjectIdentity, scope: WriteScope?) {
         self.core = core
         self.info = info
         self.table = table
-        self.key = key
+        self.key = identity.key
+        self.incarnation = identity.incarnation
+        self.scope = scope
         epoch = core.epoch
     }
+
+    var identity: ObjectIdentity { ObjectIdentity(key: key, incarnation: incarnation) }
+
+    /// Whether the write that created the object was rolled back (Spec W5): then the object
+    /// never existed, whatever a later write creates under its key.
+    @inline(__always)
+    var isRolledBack: Bool { scope?.isRolledBack ?? false }
 
     var realm: Realm { Realm(core: core) }
     var isFrozen: Bool { core.isFrozen }
@@ -29,17 +47,17 @@ public final class _ObjectAccessor {
     func checkedView() throws(Realm.Error) -> VersionView {
         try core.checkAccess()
         // Spec V13, and before the view: a rejected call must not begin a read.
-        guard epoch == core.epoch else { throw Realm.Error.objectInvalidated }
+        guard epoch == core.epoch, !isRolledBack else { throw Realm.Error.objectInvalidated }
         return try core.view()
     }
 
     /// Whether the object no longer exists for this accessor (Spec W12, V13).
     func isInvalidated() throws(Realm.Error) -> Bool {
-        try core.checkAccess()
-        guard epoch == core.epoch else { return true }
-        if core.isFrozen, core.frozenRead?.isEnded ?? true { return true }
+        try core.checkThread()
+        // Spec V13, W5, F6: asking is no read, so an invalidated frozen realm answers true.
+        guard epoch == core.epoch, !isRolledBack, !core.isFrozenInvalidated else { return true }
         let view = try core.view()
-        return try !engine(core.path) { try view.contains(table, key: key) }
+        return try !engine(core.path) { try view.contains(table, identity: identity) }
     }
 
     /// The stored value of `column`.
@@ -51,23 +69,35 @@ public final class _ObjectAccessor {
     func value(column: Int) throws(Realm.Error) -> StrataStorage.Value {
         let view = try checkedView()
         if core.isFrozen {
-            let found = try engine(core.path) { () throws -> StrataStorage.Value? in
-                try view.withRow(table, key: key) { row in
-                    column < row.columnCount ? try row.value(at: column) : .null
+            let incarnation = self.incarnation
+            let found = try engine(core.path) { () throws -> StrataStorage.Value?? in
+                try view.withRow(table, key: key) { row -> StrataStorage.Value? in
+                    guard row.incarnation == incarnation else { return nil }  // another object
+                    return column < row.columnCount ? try row.value(at: column) : .null
                 }
             }
-            guard let found else { throw Realm.Error.objectInvalidated }  // Spec W12
+            guard let found = found ?? nil else { throw Realm.Error.objectInvalidated }  // Spec W12
             return found
         }
         let stamp = core.stamp
         if let cached = cachedRow, cached.stamp == stamp {
             return column < cached.values.count ? cached.values[column] : .null
         }
-        guard let row = try engine(core.path, { try view.row(table, key: key) }) else {
-            throw Realm.Error.objectInvalidated  // Spec W12
-        }
+        guard let row = try currentRow(view) else { throw Realm.Error.objectInvalidated }  // Spec W12
         cachedRow = (stamp, row)
         return column < row.count ? row[column] : .null
+    }
+
+    /// The object's stored values at `view`; nil when its key holds no object or another one
+    /// (same key, other incarnation: Spec W12).
+    private func currentRow(_ view: VersionView) throws(Realm.Error) -> [StrataStorage.Value]? {
+        let incarnation = self.incarnation
+        let found = try engine(core.path) { () throws -> [StrataStorage.Value]?? in
+            try view.withRow(table, key: key) { row -> [StrataStorage.Value]? in
+                row.incarnation == incarnation ? try row.values() : nil
+            }
+        }
+        return found ?? nil
     }
 
     /// The decoded row of a live accessor at one view stamp (see `value(column:)`).
@@ -76,9 +106,7 @@ public final class _ObjectAccessor {
     /// Every stored value of the object.
     func values() throws(Realm.Error) -> [StrataStorage.Value] {
         let view = try checkedView()
-        guard let row = try engine(core.path, { try view.row(table, key: key) }) else {
-            throw Realm.Error.objectInvalidated
-        }
+        guard let row = try currentRow(view) else { throw Realm.Error.objectInvalidated }
         return row
     }
 
@@ -86,10 +114,10 @@ public final class _ObjectAccessor {
     /// unmanaged object adds it, which must not happen for a write that is refused).
     @discardableResult
     func checkWritable() throws(Realm.Error) -> WriteTransaction {
-        try core.checkAccess()
+        try core.checkThread()  // Spec F12 before F6: a write to a frozen object reads nothing
         if core.isFrozen { throw Realm.Error.frozenModify }  // Spec F12
         guard let write = core.write else { throw Realm.Error.notInWrite }  // Spec W9
-        guard epoch == core.epoch else { throw Realm.Error.objectInvalidated }
+        guard epoch == core.epoch, !isRolledBack else { throw Realm.Error.objectInvalidated }
         return write
     }
 
@@ -101,9 +129,7 @@ public final class _ObjectAccessor {
             guard current == value else { throw Realm.Error.primaryKeyChange(type: info.className) }
             return
         }
-        guard var row = try engine(core.path, { try write.row(table, key: key) }) else {
-            throw Realm.Error.objectInvalidated
-        }
+        guard var row = try currentRow(.write(write)) else { throw Realm.Error.objectInvalidated }  // Spec W12
         while row.count < info.schema.properties.count { row.append(.null) }
         row[column] = value
         try engine(core.path) { try write.update(table.id, key: key, values: row) }

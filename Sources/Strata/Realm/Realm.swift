@@ -81,13 +81,13 @@ public struct Realm: Hashable {
     public var autorefresh: Bool {
         get {
             trapping { () throws(Realm.Error) -> Bool in
-                try core.checkAccess()
+                try core.checkThread()  // a setting, not a read (Spec F6 rejects reads)
                 return core.isFrozen ? false : core.autorefresh
             }
         }
         nonmutating set {
             trapping { () throws(Realm.Error) in
-                try core.checkAccess()
+                try core.checkThread()
                 if !core.isFrozen { core.autorefresh = newValue }
             }
         }
@@ -195,9 +195,12 @@ public struct Realm: Hashable {
 
     @_spi(StrataCheck)
     public func _create<T: Object>(_ type: T.Type, value: Any, update: UpdatePolicy) throws(Realm.Error) -> T {
+        _ = try core.requireWrite()  // Spec W9 first, as Realm checks the write before the value
         let info = try core.classInfo(type)
-        let (table, key) = try core.createObject(info, value: value, policy: update)
-        return try core.makeObject(type, info: info, table: table, key: key)
+        let (table, identity, inserted) = try core.createObject(info, value: value, policy: update)
+        // An object just inserted was created by this write (`WriteScope`); no lookup needed.
+        let scope = inserted ? core.writeScope : core.scope(for: table, identity)
+        return try core.makeObject(type, info: info, table: table, identity: identity, scope: scope)
     }
 
     /// Deletes a managed object of this realm (Spec W11, W12).
@@ -266,8 +269,8 @@ public struct Realm: Hashable {
         } else {
             value = try AnyValue.encode(key, property: info.schema.properties[column], core: core, policy: .error)
         }
-        guard let found = try engine(core.path, { try view.objectKey(table, primaryKey: value) }) else { return nil }
-        return try core.makeObject(type, info: info, table: table, key: found)
+        guard let found = try engine(core.path, { try view.objectIdentity(table, primaryKey: value) }) else { return nil }
+        return try core.makeObject(type, info: info, table: table, identity: found)
     }
 
     // MARK: freeze and thaw (Spec F)

@@ -50,12 +50,43 @@ extension RealmCore {
 
     // MARK: accessors
 
-    /// A managed accessor object of `type` for `key`.
-    func makeObject<T: Object>(_ type: T.Type, info: ClassInfo, table: TableInfo, key: ObjectKey) throws(Realm.Error) -> T {
+    /// A managed accessor object of `type` for the object `identity`.
+    func makeObject<T: Object>(_ type: T.Type, info: ClassInfo, table: TableInfo,
+                               identity: ObjectIdentity) throws(Realm.Error) -> T {
+        try makeObject(type, info: info, table: table, identity: identity, scope: scope(for: table, identity))
+    }
+
+    /// `makeObject` with the accessor's scope already known (an object just inserted).
+    func makeObject<T: Object>(_ type: T.Type, info: ClassInfo, table: TableInfo, identity: ObjectIdentity,
+                               scope: WriteScope?) throws(Realm.Error) -> T {
         _ = strata_persisted_take_ordinal_count()
         let object = type.init()
-        object._accessor = _ObjectAccessor(core: self, info: info, table: table, key: key)
+        object._accessor = _ObjectAccessor(core: self, info: info, table: table, identity: identity, scope: scope)
         return object
+    }
+
+    /// The scope an accessor of `identity` made now must hold (`WriteScope`): the open write's
+    /// when that write created the object, else none. Outside a write, or for a table the
+    /// write has not touched: none, with no lookup; otherwise the object was created by the
+    /// write exactly when the version the write began at does not hold it.
+    @inline(__always)
+    func scope(for table: TableInfo, _ identity: ObjectIdentity) -> WriteScope? {
+        guard let writeScope, let write, write.hasChanges(in: table) else { return nil }
+        // Spec V11: inside a write, `read` pins the write's base version.
+        guard let read, let base = read.table(id: table.id), base.name == table.name else { return writeScope }
+        // A failed lookup attaches the scope: it only matters if the write is rolled back.
+        let existed = (try? read.incarnation(base, key: identity.key)) == identity.incarnation
+        return existed ? nil : writeScope
+    }
+
+    /// The identity of the object a link names at `view`; nil when there is none. A link names
+    /// whatever object holds its key now: deleting an object removes the links to it (Spec
+    /// W13), so a link never outlives its target. Only keys of integer primary keys are
+    /// reused, so only their incarnation needs a lookup.
+    func linkedIdentity(_ table: TableInfo, key: ObjectKey, view: VersionView) throws(Realm.Error) -> ObjectIdentity? {
+        guard case .int = table.primaryKey else { return ObjectIdentity(key: key, incarnation: .keyIsIdentity) }
+        guard let incarnation = try engine(path, { try view.incarnation(table, key: key) }) else { return nil }
+        return ObjectIdentity(key: key, incarnation: incarnation)
     }
 
     /// The object a link names, as its class's accessor; nil if the class is unknown here.
@@ -63,8 +94,9 @@ extension RealmCore {
         let view = try self.view()
         guard let table = view.tables().first(where: { $0.id == link.table }),
               let info = knownClass(named: table.name) else { return nil }
-        guard try engine(path, { try view.contains(table, key: link.key) }) else { return nil }
-        return try makeObject(info.type, info: info, table: table, key: link.key)
+        guard let incarnation = try engine(path, { try view.incarnation(table, key: link.key) }) else { return nil }
+        return try makeObject(info.type, info: info, table: table,
+                              identity: ObjectIdentity(key: link.key, incarnation: incarnation))
     }
 
     /// The table of `info` in the write, created if the file has none yet.
@@ -77,7 +109,7 @@ extension RealmCore {
 
     /// The write transaction, for an operation that needs one (Spec W9, W18).
     func requireWrite() throws(Realm.Error) -> WriteTransaction {
-        try checkAccess()
+        try checkThread()  // a frozen realm, invalidated or not, has no write (Spec W9)
         guard let write else { throw Realm.Error.notInWrite }
         return write
     }
@@ -92,8 +124,8 @@ extension RealmCore {
             guard try !accessor.isInvalidated() else { throw Realm.Error.addInvalidated }
             return Link(table: accessor.table.id, key: accessor.key)
         }
-        let (table, key) = try addUnmanaged(object, policy: addPolicy ?? .error)
-        return Link(table: table.id, key: key)
+        let (table, identity) = try addUnmanaged(object, policy: addPolicy ?? .error)
+        return Link(table: table.id, key: identity.key)
     }
 
     /// `create`'s link: an object of this realm is linked; any other object, dictionary or
@@ -103,14 +135,14 @@ extension RealmCore {
             guard try !accessor.isInvalidated() else { throw Realm.Error.addInvalidated }
             return Link(table: accessor.table.id, key: accessor.key)
         }
-        let (table, key) = try createObject(info, value: any, policy: policy)
-        return Link(table: table.id, key: key)
+        let (table, identity, _) = try createObject(info, value: any, policy: policy)
+        return Link(table: table.id, key: identity.key)
     }
 
     // MARK: add (Spec W10)
 
     func add(_ object: Object, policy: Realm.UpdatePolicy) throws(Realm.Error) {
-        try checkAccess()
+        try checkThread()  // a write: W9, W18 refuse a frozen realm, invalidated (F6) or not
         if let accessor = object._accessor {
             if accessor.core === self {
                 guard try !accessor.isInvalidated() else { throw Realm.Error.addInvalidated }
@@ -128,7 +160,7 @@ extension RealmCore {
 
     /// Stores an unmanaged object and makes it managed. Links are stored in a second step,
     /// once the object has its key, so that cycles of unmanaged objects terminate.
-    func addUnmanaged(_ object: Object, policy: Realm.UpdatePolicy) throws(Realm.Error) -> (TableInfo, ObjectKey) {
+    func addUnmanaged(_ object: Object, policy: Realm.UpdatePolicy) throws(Realm.Error) -> (TableInfo, ObjectIdentity) {
         let write = try requireWrite()
         let info = try classInfo(type(of: object))
         let table = try writableTable(info, write)
@@ -139,8 +171,10 @@ extension RealmCore {
             let schema = info.schema.properties[column]
             row[column] = schema.isLink ? (schema.isList ? .list([]) : .null) : try property.encodeUnmanaged(realm: nil)
         }
-        let key = try store(row, info: info, table: table, policy: policy, write: write)
-        let accessor = _ObjectAccessor(core: self, info: info, table: table, key: key)
+        let (identity, inserted) = try store(row, info: info, table: table, policy: policy, write: write)
+        let key = identity.key
+        let accessor = _ObjectAccessor(core: self, info: info, table: table, identity: identity,
+                                       scope: inserted ? writeScope : scope(for: table, identity))
         object._accessor = accessor
         if info.hasLinks {
             for property in properties {
@@ -157,25 +191,27 @@ extension RealmCore {
             (property.unmanagedAny as? any ManagedAdoptable)?.adopt(parent: accessor, column: column)
         }
         mutationCount &+= 1
-        return (table, key)
+        return (table, identity)
     }
 
-    /// Inserts `row`, or with a primary key and an update policy replaces the existing object.
+    /// Inserts `row`, or with a primary key and an update policy replaces the existing object
+    /// (which keeps its identity). Returns the stored object's identity, and whether it was
+    /// inserted (then this write created it).
     private func store(_ row: [StrataStorage.Value], info: ClassInfo, table: TableInfo, policy: Realm.UpdatePolicy,
-                       write: WriteTransaction) throws(Realm.Error) -> ObjectKey {
+                       write: WriteTransaction) throws(Realm.Error) -> (ObjectIdentity, inserted: Bool) {
         guard let pkColumn = info.schema.primaryKeyIndex else {
             if policy != .error { throw Realm.Error.noPrimaryKey(type: info.className) }
-            return try engine(path) { try write.insert(table.id, values: row) }
+            return (try engine(path) { try write.insertObject(table.id, values: row) }, true)
         }
-        let existing = try engine(path) { try write.objectKey(table, primaryKey: row[pkColumn]) }
+        let existing = try engine(path) { try write.objectIdentity(table, primaryKey: row[pkColumn]) }
         if let existing {
             guard policy != .error else {
                 throw Realm.Error.primaryKeyExists(type: info.className, value: Self.describe(row[pkColumn]))
             }
-            try engine(path) { try write.update(table.id, key: existing, values: row) }
-            return existing
+            try engine(path) { try write.update(table.id, key: existing.key, values: row) }
+            return (existing, false)
         }
-        return try engine(path) { try write.insert(table.id, values: row) }
+        return (try engine(path) { try write.insertObject(table.id, values: row) }, true)
     }
 
     static func describe(_ value: StrataStorage.Value) -> String {
@@ -191,7 +227,8 @@ extension RealmCore {
 
     /// Creates an object of `info` from a dictionary, an array (properties in order) or another
     /// object (copied, links deeply).
-    func createObject(_ info: ClassInfo, value: Any, policy: Realm.UpdatePolicy) throws(Realm.Error) -> (TableInfo, ObjectKey) {
+    func createObject(_ info: ClassInfo, value: Any,
+                      policy: Realm.UpdatePolicy) throws(Realm.Error) -> (TableInfo, ObjectIdentity, inserted: Bool) {
         let write = try requireWrite()
         let table = try writableTable(info, write)
         let properties = info.schema.properties
@@ -232,10 +269,10 @@ extension RealmCore {
                 row.append(try AnyValue.encode(defaults[index], property: property, core: self, policy: policy))
             }
         }
-        let key = try store(row, info: info, table: table, policy: policy == .error && base != nil ? .all : policy,
-                            write: write)
+        let (identity, inserted) = try store(row, info: info, table: table,
+                                             policy: policy == .error && base != nil ? .all : policy, write: write)
         mutationCount &+= 1
-        return (table, key)
+        return (table, identity, inserted)
     }
 
     /// The values a new object of the class has when nothing is given.
@@ -248,7 +285,7 @@ extension RealmCore {
 
     /// The key of a managed object of this realm, after W11's checks.
     func keyForDelete(_ object: Object) throws(Realm.Error) -> (TableInfo, ObjectKey) {
-        try checkAccess()
+        try checkThread()
         guard let accessor = object._accessor else { throw Realm.Error.deleteUnmanaged }
         guard accessor.core === self else { throw Realm.Error.deleteFromOtherRealm }
         _ = try requireWrite()

@@ -5,7 +5,7 @@ extension RealmCore {
     /// Spec W1, W2, W18, L2, V11: takes the file's write lock (waiting for other writers in any
     /// thread or process) and moves the realm to the newest version first.
     func beginWrite() throws(Realm.Error) {
-        try checkAccess()
+        try checkThread()  // a write reads nothing before W18's checks
         if isFrozen { throw Realm.Error.frozenTransaction }  // Spec F3, W18
         if configuration.readOnly { throw Realm.Error.readOnlyTransaction }  // Spec W18
         if write != nil { throw Realm.Error.alreadyInWrite }  // Spec W2
@@ -28,13 +28,14 @@ extension RealmCore {
             }
         }
         write = transaction
+        writeScope = WriteScope()
         mutationCount &+= 1
         if moved { notify(.didChange) }  // Spec V11: after the move, before beginWrite returns
     }
 
     /// Spec W3, W16, W17, V12: commits, and reads exactly the new version afterwards.
     func commitWrite(skipping tokens: [NotificationToken] = []) throws(Realm.Error) {
-        try checkAccess()
+        try checkThread()
         guard let transaction = write else { throw Realm.Error.noWriteToCommit }  // Spec W3
         write = nil
         mutationCount &+= 1
@@ -42,8 +43,10 @@ extension RealmCore {
         do {
             committed = try transaction.commitAndPin(.live)
         } catch {
+            endWriteScope(committed: nil)  // Spec W17: nothing of the write exists
             throw Realm.Error.commitFailed(error, path: path)  // Spec W17, D6
         }
+        endWriteScope(committed: committed)
         read?.end()
         read = committed.read
         file.watcher.didCommit()  // Spec V7: other realms move on their next turn
@@ -52,10 +55,27 @@ extension RealmCore {
 
     /// Spec W3, W5: discards the write; the realm reads the version the write began at.
     func cancelWrite() throws(Realm.Error) {
-        try checkAccess()
+        try checkThread()
         guard let transaction = write else { throw Realm.Error.noWriteToCancel }  // Spec W3
         transaction.rollback()
         write = nil
+        endWriteScope(committed: nil)  // Spec W5: the write's objects never existed
         mutationCount &+= 1
+    }
+
+    /// Ends the open write's scope: a rollback invalidates for good every accessor and
+    /// reference to an object the write created (Spec W5, W12, T5); a commit settles the
+    /// source of every reference made inside the write (Spec T4: the committed version, pinned
+    /// by `committed.read` where the reference pins, T8).
+    func endWriteScope(committed: (version: Version, read: ReadTransaction?)?) {
+        if let committed {
+            for pending in referencesInWrite {
+                pending.source?.settle(committed: committed.version, pinning: committed.read)
+            }
+        } else {
+            writeScope?.markRolledBack()  // references keep the version the write began at
+        }
+        referencesInWrite = []
+        writeScope = nil
     }
 }

@@ -29,6 +29,10 @@ final class RealmCore {
     // Live state (confined).
     var read: ReadTransaction?
     var write: WriteTransaction?
+    /// The open write's scope (`WriteScope`): set with `write`, rolled back or dropped with it.
+    var writeScope: WriteScope?
+    /// The sources of references made inside the open write, settled when it ends.
+    var referencesInWrite: [PendingReferenceSource] = []
     var autorefresh = true
     /// Bumped by invalidate: accessors made before it are invalid for good (Spec V13).
     var epoch = 0
@@ -56,6 +60,7 @@ final class RealmCore {
         // Spec W7, C8: releasing the last holder rolls back an open write and ends the pin,
         // from whatever thread releases it.
         write?.rollback()
+        writeScope?.markRolledBack()
         read?.end()
         frozenRead?.end()
         if let listener { file.watcher.remove(listener) }
@@ -131,7 +136,23 @@ final class RealmCore {
 
     // MARK: access checks (Spec C5 to C8)
 
-    /// The check every confined entry point makes first.
+    /// The context check alone (Spec C5 to C8), for calls that read nothing: a frozen realm
+    /// is usable from any context (C10), also once invalidated (F6 rejects reads only; V4:
+    /// its `refresh()` still returns false, and writes are refused as W9, W18 say).
+    @inline(__always)
+    func checkThread() throws(Realm.Error) {
+        if frozenRead != nil { return }
+        try confinement.check()
+    }
+
+    /// Whether this is a frozen realm that was invalidated (Spec F6): it reads nothing.
+    var isFrozenInvalidated: Bool {
+        guard let frozenRead else { return false }
+        return frozenInvalidated.load(ordering: .acquiring) || frozenRead.isEnded
+    }
+
+    /// The check every confined entry point that reads makes first: the context, and a frozen
+    /// realm's invalidation (Spec F6).
     @inline(__always)
     func checkAccess() throws(Realm.Error) {
         if let frozenRead {
@@ -179,8 +200,8 @@ final class RealmCore {
 
     /// Spec V4: true exactly when the realm moved to a newer version.
     func refresh() throws(Realm.Error) -> Bool {
-        try checkAccess()
-        if isFrozen { return false }  // Spec F2
+        try checkThread()
+        if isFrozen { return false }  // Spec F2, V4: also once invalidated (it reads nothing)
         if didChangeDepth > 0 { return false }  // Spec V5: delivering notifications
         guard read != nil, write == nil else { return false }
         let moved = try moveToNewest()
@@ -217,6 +238,7 @@ final class RealmCore {
         if let write {
             write.rollback()
             self.write = nil
+            endWriteScope(committed: nil)  // Spec W7: invalidate rolls the write back
         }
         read?.end()
         read = nil

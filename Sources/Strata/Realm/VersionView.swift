@@ -46,6 +46,26 @@ enum VersionView {
         }
     }
 
+    /// The incarnation of the object `key`; nil when there is no such object.
+    func incarnation(_ table: TableInfo, key: ObjectKey) throws -> Incarnation? {
+        switch self {
+        case .read(let read): return try read.incarnation(table, key: key)
+        case .write(let write): return try write.incarnation(table, key: key)
+        }
+    }
+
+    /// Whether the object `identity` exists: its key holds that very object (Spec W12).
+    func contains(_ table: TableInfo, identity: ObjectIdentity) throws -> Bool {
+        try incarnation(table, key: identity.key) == identity.incarnation
+    }
+
+    func objectIdentity(_ table: TableInfo, primaryKey: Value) throws -> ObjectIdentity? {
+        switch self {
+        case .read(let read): return try read.objectIdentity(table, primaryKey: primaryKey)
+        case .write(let write): return try write.objectIdentity(table, primaryKey: primaryKey)
+        }
+    }
+
     func objectKey(_ table: TableInfo, primaryKey: Value) throws -> ObjectKey? {
         switch self {
         case .read(let read): return try read.objectKey(table, primaryKey: primaryKey)

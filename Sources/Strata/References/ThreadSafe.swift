@@ -39,7 +39,7 @@ public final class ThreadSafe<T: ThreadConfined>: Sendable {
             stored = (new, stored.generation &+ 1)
             return old
         }
-        old?.handle.pin?.end()
+        old?.handle.source.end()
     }
 
     /// Spec T10: resolves in the calling thread's realm, then keeps a fresh reference made
@@ -59,7 +59,7 @@ public final class ThreadSafe<T: ThreadConfined>: Sendable {
             stored = (fresh, generation &+ 1)
             return old
         }
-        replaced?.handle.pin?.end()
+        replaced?.handle.source.end()
         return value
     }
 
@@ -71,6 +71,6 @@ public final class ThreadSafe<T: ThreadConfined>: Sendable {
     }
 
     deinit {
-        stored.withLock { $0.value?.handle.pin?.end() }
+        stored.withLock { $0.value?.handle.source.end() }
     }
 }

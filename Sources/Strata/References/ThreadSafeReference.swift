@@ -1,13 +1,32 @@
 import StrataStorage
 
 /// What a thread-safe reference records: the file, the version it was made at, and what it
-/// names. Not API. Sendable: only values, and for Results a frozen pin (Spec T8).
+/// names. Not API. Sendable: values, and the source (`ReferenceSource`, locked).
 public struct _ThreadSafeHandle: Sendable {
     enum Target: Sendable {
-        case object(className: String, key: ObjectKey)
-        case list(ownerClass: String, key: ObjectKey, column: Int)
-        case results(className: String, owner: (className: String, key: ObjectKey, column: Int)?,
+        case object(StoredObject)
+        case list(owner: StoredObject, column: Int)
+        case results(className: String, owner: (object: StoredObject, column: Int)?,
                      predicate: Predicate?, sort: [SortKey])
+    }
+
+    /// The object a reference names: its class, its identity (the key alone would name a
+    /// later object created under the same primary key, Spec W12), and the write that created
+    /// it while that write may still roll back (`WriteScope`; Spec T5: a reference made inside a
+    /// write that is then cancelled resolves to nothing).
+    struct StoredObject: Sendable {
+        let className: String
+        let identity: ObjectIdentity
+        let scope: WriteScope?
+
+        init(_ accessor: _ObjectAccessor) {
+            className = accessor.info.className
+            identity = accessor.identity
+            scope = accessor.scope
+        }
+
+        /// Whether the object never existed: its creating write was rolled back (Spec T5).
+        var isRolledBack: Bool { scope?.isRolledBack ?? false }
     }
 
     struct SortKey: Sendable {
@@ -17,10 +36,8 @@ public struct _ThreadSafeHandle: Sendable {
 
     let target: Target
     let fileKey: String
-    /// The version the value was read at; inside a write, the version its commit will make.
-    let sourceVersion: Version
-    /// Results references pin their source version until resolved or released (Spec T8).
-    let pin: ReadTransaction?
+    /// The version the value was read at and, for Results, its pin (Spec T4, T8).
+    let source: ReferenceSource
 }
 
 /// Carries a live object, Results or List to another thread or queue, where `resolve` gives
@@ -61,17 +78,17 @@ public final class ThreadSafeReference<Confined: ThreadConfined>: Sendable {
     public var isInvalidated: Bool { handle.withLock { $0 == nil } }
 
     deinit {
-        handle.withLock { $0?.pin?.end() }
+        handle.withLock { $0?.source.end() }
     }
 
     /// Spec T2, T4, T5: takes the handle (a second resolve fails), places the realm, resolves.
     func resolve(in core: RealmCore) throws(Realm.Error) -> Confined? {
-        try core.checkAccess()
+        try core.checkThread()  // Spec T2 before the read (F6) the resolve makes
         guard let taken = handle.withLock({ stored -> _ThreadSafeHandle? in
             defer { stored = nil }
             return stored
         }) else { throw Realm.Error.resolveTwice }
-        defer { taken.pin?.end() }  // Spec T8: resolved, the source version is released
+        defer { taken.source.end() }  // Spec T8: resolved, the source version is released
         return try resolveHandle(taken, in: core)
     }
 }
@@ -85,19 +102,23 @@ func resolveHandle<Confined: ThreadConfined>(_ handle: _ThreadSafeHandle, in cor
     return try Confined._resolve(handle, in: Realm(core: core))
 }
 
-/// Spec T4: a realm that is not reading begins at the source version (when a pin keeps it, or
+/// Spec T4: a realm that never read begins at the source version (when a pin keeps it, or
 /// else at the newest); a realm older than the source moves to the newest; a realm at the
-/// source or newer stays.
+/// source or newer stays. Spec V13: a realm invalidated since it last read starts at the newest.
 private func place(_ core: RealmCore, at handle: _ThreadSafeHandle) throws(Realm.Error) {
     guard !core.isFrozen, core.write == nil else { return }
     if let read = core.read {
-        if read.version < handle.sourceVersion, try core.moveToNewest() { core.notify(.didChange) }  // Spec N3
+        if read.version < handle.source.version, try core.moveToNewest() { core.notify(.didChange) }  // Spec N3
         return
     }
-    if let pin = handle.pin {
-        core.read = try engine(core.path) { try pin.duplicate(kind: .live) }
+    guard core.epoch == 0 else {
+        _ = try core.view()  // Spec V13: the first read after invalidate() is at the newest
+        return
+    }
+    if let pinned = try engine(core.path, { try handle.source.duplicatePin() }) {
+        core.read = pinned
         core.mutationCount &+= 1
-    } else if let source = try engine(core.path, { try core.file.store.beginRead(pinnedVersion: handle.sourceVersion) }) {
+    } else if let source = try engine(core.path, { try core.file.store.beginRead(pinnedVersion: handle.source.version) }) {
         core.read = source  // still pinned in this process: begin exactly there
         core.mutationCount &+= 1
     } else {
@@ -122,53 +143,79 @@ public struct Frozen<Value: ThreadConfined>: @unchecked Sendable {
 extension Object: ThreadConfined {
     public func _threadSafeHandle() throws(Realm.Error) -> _ThreadSafeHandle {
         guard let accessor = _accessor else { throw Realm.Error.referenceToUnmanaged }  // Spec T1
+        try accessor.core.checkThread()  // Spec C5, before the validity check (T1)
         guard try !accessor.isInvalidated() else { throw Realm.Error.referenceToInvalidated }
         let core = accessor.core
-        return _ThreadSafeHandle(target: .object(className: accessor.info.className, key: accessor.key),
-                                 fileKey: core.configuration.fileKey, sourceVersion: core.sourceVersion, pin: nil)
+        return _ThreadSafeHandle(target: .object(.init(accessor)), fileKey: core.configuration.fileKey,
+                                 source: core.makeReferenceSource(pin: nil))
     }
 
     public static func _resolve(_ handle: _ThreadSafeHandle, in realm: Realm) throws(Realm.Error) -> Self? {
-        guard case .object(let className, let key) = handle.target else { return nil }
+        guard case .object(let stored) = handle.target, !stored.isRolledBack else { return nil }  // Spec T5
         let core = realm.core
-        let info = try core.classInfo(self)
-        guard info.className == className else { return nil }
+        // The reference names its object's own class, which may be a subclass of `Self` (a
+        // `ThreadSafeReference<Object>`): resolve as that class.
+        guard let info = try resolvedClass(named: stored.className, core: core) else { return nil }
         let view = try core.view()
-        guard let table = view.table(named: className),
-              try engine(core.path, { try view.contains(table, key: key) }) else { return nil }  // Spec T5
-        return try core.makeObject(self, info: info, table: table, key: key)
+        guard let table = view.table(named: stored.className),
+              try engine(core.path, { try view.contains(table, identity: stored.identity) }) else {
+            return nil  // Spec T5: deleted, or never committed, or its key holds another object
+        }
+        return try core.makeObject(info.type, info: info, table: table, identity: stored.identity) as? Self
+    }
+
+    /// The class named `className` if it is `Self` or a subclass of it, checked against the
+    /// file; nil otherwise.
+    private static func resolvedClass(named className: String, core: RealmCore) throws(Realm.Error) -> ClassInfo? {
+        if ClassInfo.of(self).className == className { return try core.classInfo(self) }
+        guard let info = core.knownClass(named: className), info.type is Self.Type else { return nil }
+        return info
     }
 }
 
 extension List: ThreadConfined {
     public func _threadSafeHandle() throws(Realm.Error) -> _ThreadSafeHandle {
         guard let binding else { throw Realm.Error.referenceToUnmanaged }  // Spec T1
+        try binding.core.checkThread()  // Spec C6, before the validity check (T1)
         guard try !binding.isInvalidated() else { throw Realm.Error.referenceToInvalidated }
         let core = binding.core
-        return _ThreadSafeHandle(target: .list(ownerClass: binding.parent.info.className, key: binding.parent.key,
-                                               column: binding.column),
-                                 fileKey: core.configuration.fileKey, sourceVersion: core.sourceVersion, pin: nil)
+        return _ThreadSafeHandle(target: .list(owner: .init(binding.parent), column: binding.column),
+                                 fileKey: core.configuration.fileKey, source: core.makeReferenceSource(pin: nil))
     }
 
     public static func _resolve(_ handle: _ThreadSafeHandle, in realm: Realm) throws(Realm.Error) -> List<Element>? {
-        guard case .list(let ownerClass, let key, let column) = handle.target else { return nil }
+        guard case .list(let owner, let column) = handle.target else { return nil }
         let core = realm.core
-        guard let info = core.knownClass(named: ownerClass) else { return nil }
+        guard let binding = try ListBinding.resolved(owner: owner, column: column, in: core) else { return nil }
+        return List(binding: binding)
+    }
+}
+
+extension ListBinding {
+    /// The List of `owner`'s column in `core`. Spec T5: an owner that is gone (deleted, never
+    /// committed, or replaced under its key) gives an invalid List, not nil; nil only when
+    /// this realm does not know the owner's class.
+    static func resolved(owner: _ThreadSafeHandle.StoredObject, column: Int,
+                         in core: RealmCore) throws(Realm.Error) -> ListBinding? {
+        guard let info = core.knownClass(named: owner.className) else { return nil }
         let view = try core.view()
-        guard let table = view.table(named: ownerClass) else { return nil }
-        // Spec T5: an owner that is gone gives an invalid List, not nil.
-        let accessor = _ObjectAccessor(core: core, info: info, table: table, key: key)
-        return List(binding: ListBinding(parent: accessor, column: column))
+        guard let table = view.table(named: owner.className) else { return nil }
+        let accessor = _ObjectAccessor(core: core, info: info, table: table, identity: owner.identity,
+                                       scope: owner.scope ?? core.scope(for: table, owner.identity))
+        return ListBinding(parent: accessor, column: column)
     }
 }
 
 extension Results: ThreadConfined {
     public func _threadSafeHandle() throws(Realm.Error) -> _ThreadSafeHandle {
-        _ = try evaluate()  // Spec C6, V13
         let core = storage.core
-        var owner: (className: String, key: ObjectKey, column: Int)?
+        try core.checkThread()  // Spec C6, before the validity check (T1)
+        // Spec T1: Results of an invalidated realm (V13, F6) cannot be referenced.
+        guard storage.epoch == core.epoch, !core.isFrozenInvalidated else { throw Realm.Error.referenceToInvalidated }
+        _ = try evaluate()
+        var owner: (object: _ThreadSafeHandle.StoredObject, column: Int)?
         if case .list(let binding) = storage.source {
-            owner = (binding.parent.info.className, binding.parent.key, binding.column)
+            owner = (.init(binding.parent), binding.column)
         }
         // Spec T8: pin the version the Results were read at.
         let pin: ReadTransaction?
@@ -180,7 +227,7 @@ extension Results: ThreadConfined {
         return _ThreadSafeHandle(
             target: .results(className: storage.info.className, owner: owner, predicate: storage.predicate,
                              sort: storage.sort.map { _ThreadSafeHandle.SortKey(column: $0.column, ascending: $0.ascending) }),
-            fileKey: core.configuration.fileKey, sourceVersion: core.sourceVersion, pin: pin)
+            fileKey: core.configuration.fileKey, source: core.makeReferenceSource(pin: pin))
     }
 
     public static func _resolve(_ handle: _ThreadSafeHandle, in realm: Realm) throws(Realm.Error) -> Results<Element>? {
@@ -190,11 +237,11 @@ extension Results: ThreadConfined {
         guard info.className == className else { return nil }
         var source = Source.table
         if let owner {
-            guard let ownerInfo = core.knownClass(named: owner.className) else { return nil }
-            let view = try core.view()
-            guard let table = view.table(named: owner.className) else { return nil }
-            let accessor = _ObjectAccessor(core: core, info: ownerInfo, table: table, key: owner.key)
-            source = .list(ListBinding(parent: accessor, column: owner.column))
+            // Spec T5: Results over a List whose owner is gone are valid and empty.
+            guard let binding = try ListBinding.resolved(owner: owner.object, column: owner.column, in: core) else {
+                return nil
+            }
+            source = .list(binding)
         }
         return Results(core: core, info: info, source: source, predicate: predicate,
                        sort: sort.map { ($0.column, $0.ascending) })
@@ -202,10 +249,18 @@ extension Results: ThreadConfined {
 }
 
 extension RealmCore {
-    /// The version a reference made now names (Spec T4): inside a write, the one its commit
-    /// will make; else the read version (the newest, if not reading).
+    /// The source of a reference made now (Spec T4), settled when an open write ends.
+    func makeReferenceSource(pin: ReadTransaction?) -> ReferenceSource {
+        let source = ReferenceSource(version: sourceVersion, pin: pin)
+        if write != nil { referencesInWrite.append(PendingReferenceSource(source: source)) }
+        return source
+    }
+
+    /// The version a reference made now names (Spec T4): inside a write, the one it began at
+    /// until the write ends (`ReferenceSource`); else the read version (the newest, if not
+    /// reading).
     var sourceVersion: Version {
-        if let write { return write.newVersion }
+        if let write { return write.baseVersion }
         if let frozenRead { return frozenRead.version }
         return read?.version ?? file.store.newestVersion
     }

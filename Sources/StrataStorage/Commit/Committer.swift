@@ -73,7 +73,9 @@ enum Committer {
                             transaction: WriteTransaction) throws(StorageError) {
         let space = transaction.space
         let cellMax = PageLayout.leafCellByteCountMax(pageSizeBytes: space.pageSizeBytes)
-        let value = try RowCodec.encode(values, inlineByteCountMax: cellMax - 2 - key.count, space: space)
+        // Catalog entries are not objects: no incarnation.
+        let value = try RowCodec.encode(values, incarnation: .keyIsIdentity, inlineByteCountMax: cellMax - 2 - key.count,
+                                        space: space)
         var cell = ByteWriter(capacity: key.count + value.count + 2)
         encodeCellKeyLength(key.count, into: &cell)
         cell.append(contentsOf: key)

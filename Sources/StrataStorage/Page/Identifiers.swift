@@ -32,6 +32,38 @@ public struct ObjectKey: RawRepresentable, Hashable, Comparable, Sendable, Custo
     public var description: String { "k\(rawValue)" }
 }
 
+/// Which object a key names, when keys are reused: tables with an integer primary key store
+/// the object under its primary key, so deleting an object and creating one with the same
+/// primary key reuses the key. Such a table keeps a count that only rises; an object inserted
+/// gets the count as its incarnation, stored with its row and kept by updates, and deleting an
+/// object whose incarnation is the count raises it. A key is free again only after its object's
+/// deletion, after which the count is above that object's incarnation, so the key and the
+/// incarnation together identify an object for good (an accessor of the deleted object never
+/// names the new one). Until a table's first deletion every incarnation is 0 and rows carry
+/// none, and the count rises at most once per batch of deletions, so rows stay small. Other tables never reuse a
+/// committed key (their keys come from the table's counter): theirs is `.keyIsIdentity`.
+public struct Incarnation: RawRepresentable, Hashable, Comparable, Sendable, CustomStringConvertible {
+    public let rawValue: UInt64
+    public init(rawValue: UInt64) { self.rawValue = rawValue }
+    public init(_ value: UInt64) { rawValue = value }
+    /// Rows of tables without an integer primary key, and rows written before incarnations
+    /// existed (format 0x01): the key alone identifies the object.
+    public static let keyIsIdentity = Incarnation(0)
+    public static func < (a: Incarnation, b: Incarnation) -> Bool { a.rawValue < b.rawValue }
+    public var description: String { "i\(rawValue)" }
+}
+
+/// An object's identity at one version: its key and its incarnation (see `Incarnation`).
+public struct ObjectIdentity: Hashable, Sendable, CustomStringConvertible {
+    public let key: ObjectKey
+    public let incarnation: Incarnation
+    public init(key: ObjectKey, incarnation: Incarnation) {
+        self.key = key
+        self.incarnation = incarnation
+    }
+    public var description: String { "\(key)/\(incarnation)" }
+}
+
 /// A table's permanent identifier within a file (links name their target table by it).
 public struct TableID: RawRepresentable, Hashable, Comparable, Sendable, CustomStringConvertible {
     public let rawValue: UInt32

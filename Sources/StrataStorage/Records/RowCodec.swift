@@ -4,13 +4,20 @@
 ///
 /// | bytes      | meaning                                                        |
 /// |------------|----------------------------------------------------------------|
-/// | 1          | format 0x01                                                    |
+/// | 1          | format 0x01, or 0x03 for a row that carries an incarnation     |
+/// | varint     | format 0x03 only: the object's incarnation (≥ 1)               |
 /// | varint     | column count n (≤ `columnCountMax`)                            |
 /// | 2 × n      | u16 offset of each column's value from the row start           |
 /// | …          | the values, each a tag byte and a payload                      |
 ///
 /// A row still too large after moving its large values out (very many columns) is stored
-/// whole in an overflow chain: format 0x02, varint byte length, u32 first page.
+/// whole in an overflow chain: format 0x02, varint byte length, u32 first page; the chain
+/// holds an inline row (0x01 or 0x03, so the incarnation travels with it).
+///
+/// Incarnations (`Incarnation`) are stored only by tables with an integer primary key, whose
+/// keys are reused when an object is deleted and another one created with its primary key.
+/// Format 0x03 was added for them; rows in 0x01 (other tables, and rows written before 0x03
+/// existed) have incarnation 0, so files written before it read unchanged.
 ///
 /// Value tags: 0 null; 1 false; 2 true; 3 int (zigzag varint); 4 double (8 bytes, IEEE bit
 /// pattern); 5 string and 6 binary (varint length, bytes); 7 timestamp (zigzag varints seconds,
@@ -21,6 +28,7 @@
 enum RowCodec {
     static let inlineFormat: UInt8 = 0x01
     static let overflowFormat: UInt8 = 0x02
+    static let identifiedFormat: UInt8 = 0x03
     static let columnCountMax = 2048
 
     enum Tag: UInt8 {
@@ -31,10 +39,17 @@ enum RowCodec {
 
     /// Encodes `values` as a row no longer than `inlineByteCountMax`, writing large values
     /// (and, if need be, the whole row) to overflow pages in `space`.
-    static func encode(_ values: [Value], inlineByteCountMax: Int, space: WriteSpace?) throws(StorageError) -> [UInt8] {
+    static func encode(_ values: [Value], incarnation: Incarnation, inlineByteCountMax: Int,
+                       space: WriteSpace?) throws(StorageError) -> [UInt8] {
         var row: [UInt8] = []
-        try encode(values, inlineByteCountMax: inlineByteCountMax, space: space, into: &row)
+        try encode(values, incarnation: incarnation, inlineByteCountMax: inlineByteCountMax, space: space, into: &row)
         return row
+    }
+
+    /// The bytes before the column count: the format byte, and the incarnation if any.
+    @inline(__always)
+    static func headerByteCount(_ incarnation: Incarnation) -> Int {
+        incarnation == .keyIsIdentity ? 1 : 1 + varintSize(incarnation.rawValue)
     }
 
     /// `encode` into `row` (replacing its contents), reusing its capacity: the insert path
@@ -42,17 +57,18 @@ enum RowCodec {
     ///
     /// Fast path: a size pass (which also validates every value), then one pass of stores
     /// into the sized buffer. Rows that do not fit take `encodeSpilling`.
-    static func encode(_ values: [Value], inlineByteCountMax: Int, space: WriteSpace?,
+    static func encode(_ values: [Value], incarnation: Incarnation, inlineByteCountMax: Int, space: WriteSpace?,
                        into row: inout [UInt8]) throws(StorageError) {
         guard values.count <= columnCountMax else {
             throw StorageError.valueTooLarge(reason: "\(values.count) columns (at most \(columnCountMax))")
         }
         var payloadByteCount = 0
         for value in values { payloadByteCount += try encodedByteCount(value, nested: false) }
-        let tableStart = 1 + varintSize(UInt64(values.count))
+        let tableStart = headerByteCount(incarnation) + varintSize(UInt64(values.count))
         let inlineByteCount = tableStart + 2 * values.count + payloadByteCount
         guard inlineByteCount <= inlineByteCountMax else {
-            row = try encodeSpilling(values, inlineByteCountMax: inlineByteCountMax, space: space)
+            row = try encodeSpilling(values, incarnation: incarnation, inlineByteCountMax: inlineByteCountMax,
+                                     space: space)
             return
         }
         // Resize without clearing: the write pass stores every byte (checked below), and
@@ -64,7 +80,7 @@ enum RowCodec {
         }
         row.withUnsafeMutableBytes { raw in
             var writer = RawByteWriter(raw)
-            writer.append(inlineFormat)
+            writeHeader(incarnation, into: &writer)
             writer.appendVarint(UInt64(values.count))
             for _ in values {
                 writer.append(0)
@@ -77,6 +93,18 @@ enum RowCodec {
             precondition(writer.offset == inlineByteCount, "row size pass and write pass disagree")
         }
         invariant(row.count <= Int(UInt16.max), "an inline row's offsets fit 16 bits")
+        invariant(row[0] == (incarnation == .keyIsIdentity ? inlineFormat : identifiedFormat), "format byte")
+    }
+
+    /// The format byte, then the incarnation when the row carries one.
+    @inline(__always)
+    private static func writeHeader(_ incarnation: Incarnation, into writer: inout RawByteWriter) {
+        if incarnation == .keyIsIdentity {
+            writer.append(inlineFormat)
+        } else {
+            writer.append(identifiedFormat)
+            writer.appendVarint(incarnation.rawValue)
+        }
     }
 
     /// The bytes `writeValue` writes for `value`. Throws for values `encodeValue` rejects, so
@@ -146,7 +174,7 @@ enum RowCodec {
 
     /// The slow path of `encode`: each value encoded on its own, the largest moved to
     /// overflow pages until the row fits (or the whole row moved to an overflow chain).
-    private static func encodeSpilling(_ values: [Value], inlineByteCountMax: Int,
+    private static func encodeSpilling(_ values: [Value], incarnation: Incarnation, inlineByteCountMax: Int,
                                        space: WriteSpace?) throws(StorageError) -> [UInt8] {
         var encoded: [[UInt8]] = []
         encoded.reserveCapacity(values.count)
@@ -155,7 +183,7 @@ enum RowCodec {
             try encodeValue(value, into: &writer, nested: false)
             encoded.append(writer.bytes)
         }
-        var size = inlineSize(encoded)
+        var size = inlineSize(encoded, incarnation: incarnation)
         if size > inlineByteCountMax {
             guard let space else {
                 throw StorageError.valueTooLarge(reason: "row of \(size) bytes (at most \(inlineByteCountMax))")
@@ -170,7 +198,7 @@ enum RowCodec {
                 size -= before - encoded[index].count
             }
         }
-        let inline = assemble(encoded)
+        let inline = assemble(encoded, incarnation: incarnation)
         guard inline.count > inlineByteCountMax else { return inline }
         guard let space, inline.count <= Int(UInt16.max) else {
             throw StorageError.valueTooLarge(reason: "row of \(inline.count) bytes with \(values.count) columns")
@@ -183,13 +211,19 @@ enum RowCodec {
         return writer.bytes
     }
 
-    private static func inlineSize(_ encoded: [[UInt8]]) -> Int {
-        1 + varintSize(UInt64(encoded.count)) + 2 * encoded.count + encoded.reduce(0) { $0 + $1.count }
+    private static func inlineSize(_ encoded: [[UInt8]], incarnation: Incarnation) -> Int {
+        headerByteCount(incarnation) + varintSize(UInt64(encoded.count)) + 2 * encoded.count
+            + encoded.reduce(0) { $0 + $1.count }
     }
 
-    private static func assemble(_ encoded: [[UInt8]]) -> [UInt8] {
-        var writer = ByteWriter(capacity: inlineSize(encoded))
-        writer.append(inlineFormat)
+    private static func assemble(_ encoded: [[UInt8]], incarnation: Incarnation) -> [UInt8] {
+        var writer = ByteWriter(capacity: inlineSize(encoded, incarnation: incarnation))
+        if incarnation == .keyIsIdentity {
+            writer.append(inlineFormat)
+        } else {
+            writer.append(identifiedFormat)
+            writer.appendVarint(incarnation.rawValue)
+        }
         writer.appendVarint(UInt64(encoded.count))
         let tableStart = writer.count
         for _ in encoded { writer.appendUInt16(0) }

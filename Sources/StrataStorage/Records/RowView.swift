@@ -22,6 +22,8 @@ public struct RowView {
     /// Number of columns stored in this row (rows written before a column was added have
     /// fewer; the missing columns read as null).
     public let columnCount: Int
+    /// The stored object's incarnation (`Incarnation`): 0 for rows of format 0x01.
+    public let incarnation: Incarnation
     @usableFromInline let offsetTableStart: Int
 
     init(inlineBytes: UnsafeRawBufferPointer, reader: PageReader, space: WriteSpace?) throws(StorageError) {
@@ -34,14 +36,25 @@ public struct RowView {
         self.reader = reader
         self.spaceRef = spaceRef
         guard let base = inlineBytes.baseAddress, inlineBytes.count >= 2,
-              inlineBytes[0] == RowCodec.inlineFormat else {
-            throw StorageError.corruptRecord(reason: "row does not start with the inline format byte")
+              Self.isInline(format: inlineBytes[0]) else {
+            throw StorageError.corruptRecord(reason: "row does not start with an inline format byte")
         }
         var header = ByteReader(base: base, offset: 1, endOffset: inlineBytes.count)
         let count: UInt64
-        do { count = try header.readVarint() } catch {
+        var incarnation = Incarnation.keyIsIdentity
+        do {
+            if inlineBytes[0] == RowCodec.identifiedFormat {
+                incarnation = Incarnation(try header.readVarint())
+            }
+            count = try header.readVarint()
+        } catch {
             throw Self.corruptHeader(error)
         }
+        // Rows that carry an incarnation were given one from 1 on (0 means "none").
+        guard inlineBytes[0] == RowCodec.inlineFormat || incarnation != .keyIsIdentity else {
+            throw Self.corruptHeader(DecodeError.malformed)
+        }
+        self.incarnation = incarnation
         // Every offset in the table is checked against the row's end when it is read
         // (`_valueOffset`), so the table itself only has to lie inside the row.
         guard count <= UInt64(RowCodec.columnCountMax), header.offset + Int(count) * 2 <= inlineBytes.count else {
@@ -49,6 +62,12 @@ public struct RowView {
         }
         columnCount = Int(count)
         offsetTableStart = header.offset
+    }
+
+    /// Whether `format` starts an inline row (with or without an incarnation).
+    @inline(__always)
+    static func isInline(format: UInt8) -> Bool {
+        format == RowCodec.inlineFormat || format == RowCodec.identifiedFormat
     }
 
     @inline(never)
@@ -65,7 +84,7 @@ public struct RowView {
     @inline(__always)
     static func with<R>(cell: UnsafeRawBufferPointer, reader: PageReader, spaceRef: Unmanaged<WriteSpace>?,
                         _ body: (RowView) throws -> R) throws -> R {
-        if cell.count >= 2 && cell[0] == RowCodec.inlineFormat {
+        if cell.count >= 2 && isInline(format: cell[0]) {
             return try body(RowView(inlineBytes: cell, reader: reader, spaceRef: spaceRef))
         }
         return try withOverflowRow(cell: cell, reader: reader, space: spaceRef?.takeUnretainedValue(), body)
@@ -75,7 +94,7 @@ public struct RowView {
     private static func withOverflowRow<R>(cell: UnsafeRawBufferPointer, reader: PageReader, space: WriteSpace?,
                                            _ body: (RowView) throws -> R) throws -> R {
         guard cell.count >= 1 else { throw StorageError.corruptRecord(reason: "empty row") }
-        if cell[0] == RowCodec.inlineFormat {
+        if isInline(format: cell[0]) {
             return try body(RowView(inlineBytes: cell, reader: reader, space: space))
         }
         guard cell[0] == RowCodec.overflowFormat, let base = cell.baseAddress else {

@@ -33,7 +33,7 @@ extension Store {
         for table in read.tables() {
             try write.createCopiedTable(table)
             try read.forEachRow(table) { key, row in
-                try write.insertCopied(table.id, key: key, values: try row.values())
+                try write.insertCopied(table.id, key: key, incarnation: row.incarnation, values: try row.values())
                 return true
             }
         }
@@ -56,8 +56,10 @@ extension WriteTransaction {
         schemaChanged.insert(table.name)
     }
 
-    /// Inserts an object under its original key (compaction), maintaining the index.
-    func insertCopied(_ tableID: TableID, key: ObjectKey, values: [Value]) throws(StorageError) {
+    /// Inserts an object under its original key and incarnation (compaction), maintaining the
+    /// index; the table's counter was copied with the table.
+    func insertCopied(_ tableID: TableID, key: ObjectKey, incarnation: Incarnation,
+                      values: [Value]) throws(StorageError) {
         var table = try info(tableID)
         let nextKey = table.nextKey
         if case .string(let column) = table.primaryKey {
@@ -65,7 +67,8 @@ extension WriteTransaction {
             let indexKey = try IndexKeys.stringIndexKey(for: pk, table: table, pageSizeBytes: file.pageSizeBytes)
             try insertIndexEntry(&table, indexKey: indexKey, key: key)
         }
-        let row = try RowCodec.encode(values, inlineByteCountMax: rowCellByteCountMax, space: space)
+        let row = try RowCodec.encode(values, incarnation: incarnation, inlineByteCountMax: rowCellByteCountMax,
+                                      space: space)
         try insertRow(&table, key: key, row: row)
         table.nextKey = nextKey
         catalog.set(table)

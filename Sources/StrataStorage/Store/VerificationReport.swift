@@ -15,6 +15,8 @@ public enum VerificationProblem: Sendable, Equatable, CustomStringConvertible {
     case rowCountMismatch(version: Version, table: String, recorded: Int, counted: Int)
     case indexMismatch(version: Version, table: String, detail: String)
     case primaryKeyMismatch(version: Version, table: String, key: ObjectKey)
+    /// An object's incarnation is impossible for its table (see `Incarnation`).
+    case incarnationMismatch(version: Version, table: String, key: ObjectKey, detail: String)
     /// A pinned version whose record is no longer known to this process.
     case notChecked(version: Version, reason: String)
 
@@ -32,6 +34,8 @@ public enum VerificationProblem: Sendable, Equatable, CustomStringConvertible {
         case .indexMismatch(let v, let table, let detail): return "v\(v.rawValue): index of '\(table)': \(detail)"
         case .primaryKeyMismatch(let v, let table, let key):
             return "v\(v.rawValue): object \(key.rawValue) of '\(table)' has another primary key"
+        case .incarnationMismatch(let v, let table, let key, let detail):
+            return "v\(v.rawValue): object \(key.rawValue) of '\(table)': \(detail)"
         case .notChecked(let v, let reason): return "v\(v.rawValue) not checked: \(reason)"
         }
     }

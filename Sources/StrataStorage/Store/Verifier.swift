@@ -1,6 +1,8 @@
 /// `Store.verify()`: walks every page reachable from every pinned version, re-checking each
 /// page's checksum (the cache is bypassed), number, type and structure, key order and
-/// bounds, leaf depth, row counts, primary keys and their index, and the free space rules:
+/// bounds, leaf depth, row counts, primary keys and their index, incarnations (only tables
+/// with an integer primary key store them, none beyond the table's counter), and the free
+/// space rules:
 /// no page reachable from a version is free for that version, and every page of the newest
 /// version is reachable or free (nothing leaks).
 struct Verifier {
@@ -139,10 +141,19 @@ struct Verifier {
 
     private mutating func checkPrimaryKey(_ table: TableInfo, key: ObjectKey, cell: UnsafeRawBufferPointer, reader: PageReader,
                                           version: Version, into primaryKeys: inout [[UInt8]: ObjectKey]) {
-        guard let column = table.primaryKey.column else { return }
+        guard let column = table.primaryKey.column else {
+            if cell.first == RowCodec.identifiedFormat {
+                report.report(.incarnationMismatch(version: version, table: table.name, key: key,
+                                                   detail: "an incarnation in a table that gives out none"))
+            }
+            return
+        }
         let value: Value
+        let incarnation: Incarnation
         do {
-            value = try RowView.with(cell: cell, reader: reader, space: nil) { try $0.value(at: column) }
+            (value, incarnation) = try RowView.with(cell: cell, reader: reader, space: nil) { row in
+                (try row.value(at: column), row.incarnation)
+            }
         } catch let error as StorageError {
             report.report(.unreadable(version: version, error: error))
             return
@@ -154,7 +165,17 @@ struct Verifier {
             if (try? IndexKeys.clusteredKey(for: value, table: table)) != key {
                 report.report(.primaryKeyMismatch(version: version, table: table.name, key: key))
             }
+            // The counter names the newest incarnation given out: a row beyond it would let a
+            // later insert give its identity out again.
+            if incarnation.rawValue > UInt64(max(table.nextKey, 0)) {
+                report.report(.incarnationMismatch(version: version, table: table.name, key: key,
+                                                   detail: "\(incarnation) beyond the counter \(table.nextKey)"))
+            }
         case .string:
+            if incarnation != .keyIsIdentity {
+                report.report(.incarnationMismatch(version: version, table: table.name, key: key,
+                                                   detail: "an incarnation in a table that gives out none"))
+            }
             guard let indexKey = try? IndexKeys.stringIndexKey(for: value, table: table, pageSizeBytes: file.pageSizeBytes) else {
                 report.report(.primaryKeyMismatch(version: version, table: table.name, key: key))
                 return

@@ -31,7 +31,10 @@ public struct TableInfo: Sendable, Hashable {
     public internal(set) var schema: [UInt8]
     var rowRoot: UInt32
     var indexRoot: UInt32
-    /// The next object key for tables without an integer primary key.
+    /// The table's identity counter. Without an integer primary key: the next object key.
+    /// With one: the incarnation the next inserted object gets, raised by deletions (see
+    /// `Incarnation`; 0 in files written before incarnations existed, which is right: they
+    /// stored only incarnation 0). It only grows, so no committed identity is given out again.
     var nextKey: Int64
 
     /// Object key used for a null integer primary key.

@@ -108,6 +108,37 @@ struct TableReads<Source: PageSource> {
         try TreeSearch.find(source, root: table.rowRoot, key: .int(key.rawValue)) != nil
     }
 
+    /// The incarnation of the object `key`; nil when there is none. Reads the row's header
+    /// only (and, for a whole-row overflow, its chain).
+    func incarnation(root: UInt32, _ key: ObjectKey) throws(StorageError) -> Incarnation? {
+        guard let cell = try rowCell(root: root, key) else { return nil }
+        return try incarnation(ofCell: cell)
+    }
+
+    /// The incarnation stored in a row cell (from `rowCell`).
+    func incarnation(ofCell cell: UnsafeRawBufferPointer) throws(StorageError) -> Incarnation {
+        if cell.count >= 2 && cell[0] == RowCodec.inlineFormat { return .keyIsIdentity }  // no header to parse
+        do {
+            return try withRow(cell: cell) { $0.incarnation }
+        } catch let error as StorageError {
+            throw error
+        } catch {
+            throw StorageError.corruptRecord(reason: "\(error)")
+        }
+    }
+
+    /// The identity of the object whose primary key is `value`, if any: one descent for an
+    /// integer primary key (the row holds the incarnation); a string primary key's object is
+    /// identified by its key (`Incarnation.keyIsIdentity`).
+    func objectIdentity(_ table: TableInfo, primaryKey value: Value) throws(StorageError) -> ObjectIdentity? {
+        guard case .int = table.primaryKey else {
+            return try objectKey(table, primaryKey: value).map { ObjectIdentity(key: $0, incarnation: .keyIsIdentity) }
+        }
+        let key = try IndexKeys.clusteredKey(for: value, table: table)
+        guard let incarnation = try incarnation(root: table.rowRoot, key) else { return nil }
+        return ObjectIdentity(key: key, incarnation: incarnation)
+    }
+
     /// The object key of the object whose primary key is `value`, if any.
     func objectKey(_ table: TableInfo, primaryKey value: Value) throws(StorageError) -> ObjectKey? {
         switch table.primaryKey {

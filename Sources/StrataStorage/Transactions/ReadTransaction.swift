@@ -143,6 +143,20 @@ public final class ReadTransaction: @unchecked Sendable {
         return try reads.objectKey(try resolve(table), primaryKey: value)
     }
 
+    /// The identity (key and incarnation) of the object with primary key `value`; nil when
+    /// there is none. - Complexity: O(log n).
+    public func objectIdentity(_ table: TableInfo, primaryKey value: Value) throws(StorageError) -> ObjectIdentity? {
+        try checkOpen()
+        return try reads.objectIdentity(try resolve(table), primaryKey: value)
+    }
+
+    /// The incarnation of the object `key`; nil when there is no such object at this version.
+    /// - Complexity: O(log n).
+    public func incarnation(_ table: TableInfo, key: ObjectKey) throws(StorageError) -> Incarnation? {
+        try checkOpen()
+        return try reads.incarnation(root: try resolvedRowRoot(table), key)
+    }
+
     /// Visits the objects of `table` in key order from `start` until `body` returns false.
     /// - Complexity: O(log n + k) for k objects visited.
     public func forEachRow(_ table: TableInfo, from start: ObjectKey? = nil,

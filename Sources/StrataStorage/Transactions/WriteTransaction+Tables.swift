@@ -61,9 +61,18 @@ extension WriteTransaction {
     /// - Throws: `.duplicateKey` when the primary key exists; `.valueTooLarge`.
     @discardableResult
     public func insert(_ tableID: TableID, values: [Value]) throws(StorageError) -> ObjectKey {
+        try insertObject(tableID, values: values).key
+    }
+
+    /// `insert`, returning the new object's identity: its key and, in a table with an integer
+    /// primary key, the incarnation it was given (the table's count; see `Incarnation`). A
+    /// failed insert changes nothing.
+    /// - Throws: as `insert`.
+    public func insertObject(_ tableID: TableID, values: [Value]) throws(StorageError) -> ObjectIdentity {
         try checkActive()
         var table = try info(tableID)
         let key: ObjectKey
+        var incarnation = Incarnation.keyIsIdentity
         var indexKey: [UInt8]?
         switch table.primaryKey {
         case .none:
@@ -71,13 +80,18 @@ extension WriteTransaction {
             key = ObjectKey(table.nextKey)
         case .int(let column):
             key = try IndexKeys.clusteredKey(for: column < values.count ? values[column] : .null, table: table)
+            // The count: above the incarnation of every deleted object that had this key.
+            guard table.nextKey >= 0 else {
+                throw StorageError.corruptRecord(reason: "incarnation count \(table.nextKey) of '\(table.name)'")
+            }
+            incarnation = Incarnation(UInt64(table.nextKey))
         case .string(let column):
             let pk = column < values.count ? values[column] : .null
             indexKey = try IndexKeys.stringIndexKey(for: pk, table: table, pageSizeBytes: file.pageSizeBytes)
             guard table.nextKey < Int64.max else { throw StorageError.valueTooLarge(reason: "object keys exhausted") }
             key = ObjectKey(table.nextKey)
         }
-        try withEncodedRow(values) { row throws(StorageError) in
+        try withEncodedRow(values, incarnation: incarnation) { row throws(StorageError) in
             if let indexKey {
                 do throws(StorageError) {
                     try insertIndexEntry(&table, indexKey: indexKey, key: key)
@@ -93,7 +107,8 @@ extension WriteTransaction {
         case .int: break                                       // keys are the primary keys
         }
         storeTable(table)
-        return key
+        invariant(Int64(incarnation.rawValue) <= max(table.nextKey, 0), "no incarnation beyond the count")
+        return ObjectIdentity(key: key, incarnation: incarnation)
     }
 
     /// Inserts an object under a chosen key (tables without a primary key).
@@ -103,7 +118,8 @@ extension WriteTransaction {
         guard table.primaryKey == .none else {
             throw StorageError.invalidArgument("table '\(table.name)' has a primary key; its keys come from it")
         }
-        let row = try RowCodec.encode(values, inlineByteCountMax: rowCellByteCountMax, space: space)
+        let row = try RowCodec.encode(values, incarnation: .keyIsIdentity, inlineByteCountMax: rowCellByteCountMax,
+                                      space: space)
         try insertRow(&table, key: key, row: row)
         if key.rawValue >= table.nextKey && key.rawValue < Int64.max { table.nextKey = key.rawValue + 1 }
         storeTable(table)
@@ -140,19 +156,26 @@ extension WriteTransaction {
         }
     }
 
-    /// Replaces the values of an existing object. The primary key must not change.
+    /// Replaces the values of an existing object. The primary key must not change, and the
+    /// object keeps its incarnation (it is the same object).
     public func update(_ tableID: TableID, key: ObjectKey, values: [Value]) throws(StorageError) {
         try checkActive()
         var table = try info(tableID)
+        var incarnation = Incarnation.keyIsIdentity
         if let column = table.primaryKey.column {
             let newPrimaryKey = column < values.count ? values[column] : .null
-            let oldPrimaryKey = try reads.withRowValue(table, key, column: column)
-            guard let oldPrimaryKey else { throw StorageError.objectNotFound(table: table.name, key: key) }
+            // One descent reads both what must not change and what must be kept.
+            let old = try reads.withRowValueAndIncarnation(table, key, column: column)
+            guard let (oldPrimaryKey, oldIncarnation) = old else {
+                throw StorageError.objectNotFound(table: table.name, key: key)
+            }
             guard oldPrimaryKey == newPrimaryKey else {
                 throw StorageError.invalidArgument("the primary key of an object cannot change (\(oldPrimaryKey) → \(newPrimaryKey))")
             }
+            incarnation = oldIncarnation
         }
-        let row = try RowCodec.encode(values, inlineByteCountMax: rowCellByteCountMax, space: space)
+        let row = try RowCodec.encode(values, incarnation: incarnation, inlineByteCountMax: rowCellByteCountMax,
+                                      space: space)
         let outcome = try withBytes(row) { cell throws(StorageError) -> PutOutcome in
             try TreeWriter(space: space, byteKeys: false).put(root: &table.rowRoot, key: .int(key.rawValue), cell: cell, mode: .update) {
                 old throws(StorageError) in try self.freeOverflow(ofRowCell: old)
@@ -187,13 +210,17 @@ extension WriteTransaction {
         try checkActive()
         var table = try info(tableID)
         var primaryKey: Value?
+        var incarnation = Incarnation.keyIsIdentity
         let pkColumn: Int? = { if case .string(let column) = table.primaryKey { return column }; return nil }()
+        let reusesKeys: Bool = { if case .int = table.primaryKey { return true }; return false }()
         let removed = try TreeWriter(space: space, byteKeys: false).remove(root: &table.rowRoot, key: .int(key.rawValue)) {
             old throws(StorageError) in
             if let pkColumn { primaryKey = try self.rowValue(ofCell: old, column: pkColumn) }
+            if reusesKeys { incarnation = try self.reads.incarnation(ofCell: old) }
             try self.freeOverflow(ofRowCell: old)
         }
         guard removed else { return false }
+        countDeletion(&table, of: incarnation)
         if let primaryKey {
             let indexKey = try IndexKeys.stringIndexKey(for: primaryKey, table: table, pageSizeBytes: file.pageSizeBytes)
             let indexRemoved = try withBytes(indexKey) { bytes throws(StorageError) -> Bool in
@@ -218,8 +245,24 @@ extension WriteTransaction {
         table.rowRoot = 0
         table.indexRoot = 0
         table.rowCount = 0
+        // The rows are gone unread: count as if one had the current incarnation.
+        if count > 0 { countDeletion(&table, of: Incarnation(UInt64(max(table.nextKey, 0)))) }
         storeTable(table)
         return count
+    }
+
+    /// A deletion frees a key of an integer primary key for reuse. Objects inserted from now
+    /// on must get an incarnation above the deleted one's (see `Incarnation`): raise the count
+    /// past it. Only an object inserted since the count last rose has the count itself as its
+    /// incarnation, so deleting many objects raises it once, and rows stay small.
+    private func countDeletion(_ table: inout TableInfo, of incarnation: Incarnation) {
+        guard case .int = table.primaryKey else { return }
+        // The incarnation was read from the file, so it is not asserted to be at most the count
+        // (the verifier reports that); the count is raised past it either way. Saturates
+        // rather than traps: 2^63 raises cannot happen.
+        let current = UInt64(max(table.nextKey, 0))
+        guard incarnation.rawValue >= current else { return }
+        table.nextKey = incarnation.rawValue < UInt64(Int64.max) ? Int64(incarnation.rawValue) + 1 : Int64.max
     }
 
     // MARK: reads inside the transaction
@@ -243,6 +286,20 @@ extension WriteTransaction {
     public func objectKey(_ table: TableInfo, primaryKey value: Value) throws(StorageError) -> ObjectKey? {
         try checkActive()
         return try reads.objectKey(try info(table.id), primaryKey: value)
+    }
+
+    /// The identity (key and incarnation) of the object with primary key `value`; nil when
+    /// there is none. - Complexity: O(log n).
+    public func objectIdentity(_ table: TableInfo, primaryKey value: Value) throws(StorageError) -> ObjectIdentity? {
+        try checkActive()
+        return try reads.objectIdentity(try info(table.id), primaryKey: value)
+    }
+
+    /// The incarnation of the object `key` in this transaction's state; nil when there is no
+    /// such object. - Complexity: O(log n).
+    public func incarnation(_ table: TableInfo, key: ObjectKey) throws(StorageError) -> Incarnation? {
+        try checkActive()
+        return try reads.incarnation(root: try info(table.id).rowRoot, key)
     }
 
     public func forEachRow(_ table: TableInfo, from start: ObjectKey? = nil,
@@ -313,10 +370,12 @@ extension WriteTransaction {
 }
 
 extension TableReads {
-    /// The value of one column of one object; nil when the object does not exist.
-    func withRowValue(_ table: TableInfo, _ key: ObjectKey, column: Int) throws(StorageError) -> Value? {
+    /// The value of one column of one object and the object's incarnation; nil when the
+    /// object does not exist.
+    func withRowValueAndIncarnation(_ table: TableInfo, _ key: ObjectKey,
+                                    column: Int) throws(StorageError) -> (Value, Incarnation)? {
         do {
-            return try withRow(table, key) { try $0.value(at: column) }
+            return try withRow(table, key) { row in (try row.value(at: column), row.incarnation) }
         } catch let error as StorageError {
             throw error
         } catch {

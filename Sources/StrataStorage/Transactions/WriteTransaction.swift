@@ -98,6 +98,13 @@ public final class WriteTransaction {
         invariant(pendingTable == nil, "the pending table is written back once")
     }
 
+    /// Whether this transaction inserted, updated or deleted objects of `table` (or created
+    /// it): an object of a table it did not touch existed when it began. Reads the pending
+    /// descriptor in place (no write-back, which would slow the next object operation).
+    public func hasChanges(in table: TableInfo) -> Bool {
+        pendingTable?.id == table.id || dirtyTableStorage.contains(table.id)
+    }
+
     /// Records the new state of a table an object operation changed (see `pendingTable`).
     func storeTable(_ table: TableInfo) {
         if pendingTable?.id == table.id {
@@ -165,11 +172,13 @@ public final class WriteTransaction {
     }
 
     /// Encodes `values` as a row in the reusable row buffer and calls `body` with its bytes.
-    func withEncodedRow<R>(_ values: [Value], _ body: ([UInt8]) throws(StorageError) -> R) throws(StorageError) -> R {
+    func withEncodedRow<R>(_ values: [Value], incarnation: Incarnation,
+                           _ body: ([UInt8]) throws(StorageError) -> R) throws(StorageError) -> R {
         var row: [UInt8] = []
         swap(&row, &rowBuffer)
         defer { swap(&row, &rowBuffer) }
-        try RowCodec.encode(values, inlineByteCountMax: rowCellByteCountMax, space: space, into: &row)
+        try RowCodec.encode(values, incarnation: incarnation, inlineByteCountMax: rowCellByteCountMax, space: space,
+                            into: &row)
         return try body(row)
     }
 
