@@ -61,7 +61,9 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
 
     /// The objects matching at one view: their keys in order, and, for a table whose keys are
     /// reused (integer primary keys), each one's incarnation, so that an element's accessor
-    /// names that very object (Spec W12). Other tables leave `incarnations` empty.
+    /// names that very object (Spec W12). `incarnations` stays empty while every incarnation is
+    /// 0 (always for other tables, and for tables that never had a deletion): a scan of such a
+    /// table allocates nothing more than its keys.
     struct Evaluation {
         var table: TableInfo?
         var keys: [ObjectKey]
@@ -101,7 +103,13 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
             let visit = { (key: ObjectKey, row: RowView) throws -> Void in
                 if let predicate = storage.predicate, try !predicate.matches(row) { return }
                 keys.append(key)
-                if reusesKeys { incarnations.append(row.incarnation) }
+                if reusesKeys, row.incarnation != .keyIsIdentity || !incarnations.isEmpty {
+                    // The first non-zero incarnation: every earlier element's was 0.
+                    if incarnations.isEmpty {
+                        incarnations = Array(repeating: .keyIsIdentity, count: keys.count - 1)
+                    }
+                    incarnations.append(row.incarnation)
+                }
                 if !storage.sort.isEmpty {
                     sortValues.append(try storage.sort.map { $0.column < row.columnCount ? try row.value(at: $0.column) : .null })
                 }

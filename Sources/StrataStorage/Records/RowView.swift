@@ -22,8 +22,6 @@ public struct RowView {
     /// Number of columns stored in this row (rows written before a column was added have
     /// fewer; the missing columns read as null).
     public let columnCount: Int
-    /// The stored object's incarnation (`Incarnation`): 0 for rows of format 0x01.
-    public let incarnation: Incarnation
     @usableFromInline let offsetTableStart: Int
 
     init(inlineBytes: UnsafeRawBufferPointer, reader: PageReader, space: WriteSpace?) throws(StorageError) {
@@ -40,21 +38,13 @@ public struct RowView {
             throw StorageError.corruptRecord(reason: "row does not start with an inline format byte")
         }
         var header = ByteReader(base: base, offset: 1, endOffset: inlineBytes.count)
+        // Scans build a view per row: the incarnation is only stepped over here (out of line)
+        // and decoded when asked for (`incarnation`).
+        if inlineBytes[0] != RowCodec.inlineFormat { try Self.skipIncarnation(&header) }
         let count: UInt64
-        var incarnation = Incarnation.keyIsIdentity
-        do {
-            if inlineBytes[0] == RowCodec.identifiedFormat {
-                incarnation = Incarnation(try header.readVarint())
-            }
-            count = try header.readVarint()
-        } catch {
+        do { count = try header.readVarint() } catch {
             throw Self.corruptHeader(error)
         }
-        // Rows that carry an incarnation were given one from 1 on (0 means "none").
-        guard inlineBytes[0] == RowCodec.inlineFormat || incarnation != .keyIsIdentity else {
-            throw Self.corruptHeader(DecodeError.malformed)
-        }
-        self.incarnation = incarnation
         // Every offset in the table is checked against the row's end when it is read
         // (`_valueOffset`), so the table itself only has to lie inside the row.
         guard count <= UInt64(RowCodec.columnCountMax), header.offset + Int(count) * 2 <= inlineBytes.count else {
@@ -64,10 +54,30 @@ public struct RowView {
         offsetTableStart = header.offset
     }
 
-    /// Whether `format` starts an inline row (with or without an incarnation).
+    /// Whether `format` starts an inline row (with or without an incarnation): 0x01 or 0x03,
+    /// the only bytes that are 0x03 with bit 1 set, so one comparison (scans ask once a row).
     @inline(__always)
     static func isInline(format: UInt8) -> Bool {
-        format == RowCodec.inlineFormat || format == RowCodec.identifiedFormat
+        format | 0x02 == RowCodec.identifiedFormat
+    }
+
+    /// Steps over the incarnation of a format 0x03 row, checking it: rows carry one only from
+    /// 1 on (0 means none, format 0x01).
+    @inline(never)
+    private static func skipIncarnation(_ header: inout ByteReader) throws(StorageError) {
+        let incarnation: UInt64
+        do { incarnation = try header.readVarint() } catch {
+            throw corruptHeader(error)
+        }
+        guard incarnation != 0 else { throw corruptHeader(DecodeError.malformed) }
+    }
+
+    /// The stored object's incarnation (`Incarnation`): 0 for rows of format 0x01. Decoded
+    /// from the header the initializer checked.
+    public var incarnation: Incarnation {
+        guard bytes[0] == RowCodec.identifiedFormat, let base = bytes.baseAddress else { return .keyIsIdentity }
+        var header = ByteReader(base: base, offset: 1, endOffset: bytes.count)
+        return (try? header.readVarint()).map(Incarnation.init(_:)) ?? .keyIsIdentity
     }
 
     @inline(never)
