@@ -8,27 +8,10 @@ import Testing
 
 /// Helpers private to this file.
 private enum HF {
-    struct Absent: Error, CustomStringConvertible {
-        let description: String
-    }
-
-    static func required<T>(_ value: T?, _ what: String) throws -> T {
-        guard let value else { throw Absent(description: "\(what) was nil") }
-        return value
-    }
-
     /// The object with integer primary key `id`, created in its own write.
     @discardableResult
     static func create(_ realm: Realm, _ id: Int, _ name: String) throws -> PKInt {
         try realm.write { realm.create(PKInt.self, value: ["id": id, "name": name]) }
-    }
-
-    static func expectRejected(_ error: Realm.Error?, _ fragment: String,
-                               sourceLocation: SourceLocation = #_sourceLocation) {
-        #expect(error != nil, "expected a rejection containing '\(fragment)'", sourceLocation: sourceLocation)
-        guard let error else { return }
-        #expect(error.code == .programmerError, "\(error)", sourceLocation: sourceLocation)
-        #expect(error.message.contains(fragment), "\(error)", sourceLocation: sourceLocation)
     }
 
     static let invalidated = "invalidated"
@@ -50,8 +33,8 @@ private enum HF {
         try realm.write { realm.delete(old) }
         let new = try HF.create(realm, 1, "new")
         #expect(old.isInvalidated)
-        HF.expectRejected(rejection { _ = try old._value(forKey: "name") }, HF.invalidated)
-        HF.expectRejected(rejection { try realm.write { try old._setValue("x", forKey: "name") } }, HF.invalidated)
+        expectRejected(rejection { _ = try old._value(forKey: "name") }, HF.invalidated)
+        expectRejected(rejection { try realm.write { try old._setValue("x", forKey: "name") } }, HF.invalidated)
         #expect(results.index(of: old) == nil)
         #expect(results.index(of: new) == 0)
         #expect(try frozen._thaw() == nil)  // Spec F9
@@ -82,8 +65,8 @@ private enum HF {
         try realm._commitWrite()
         #expect(cancelled.isInvalidated)
         #expect(plain.isInvalidated)
-        HF.expectRejected(rejection { _ = try cancelled._value(forKey: "name") }, HF.invalidated)
-        HF.expectRejected(rejection { _ = try plain._value(forKey: "intCol") }, HF.invalidated)
+        expectRejected(rejection { _ = try cancelled._value(forKey: "name") }, HF.invalidated)
+        expectRejected(rejection { _ = try plain._value(forKey: "intCol") }, HF.invalidated)
         #expect(try realm._resolve(reference) == nil)
         #expect(again.name == "again")
         #expect(plainAgain.intCol == 2)
@@ -97,10 +80,10 @@ private enum HF {
         try realm._beginWrite()
         try realm._delete(old)
         let new = try realm._create(PKInt.self, value: ["id": 1, "name": "new"], update: .error)
-        HF.expectRejected(rejection { _ = try new._freeze() }, "Cannot freeze an object in the same write transaction")
+        expectRejected(rejection { _ = try new._freeze() }, "Cannot freeze an object in the same write transaction")
         let holder = Holder()
         try realm._add(holder)
-        HF.expectRejected(rejection { _ = try holder.intArray._freeze() },
+        expectRejected(rejection { _ = try holder.intArray._freeze() },
                           "Cannot freeze an object in the same write transaction")
         try realm._commitWrite()
         #expect(try new._freeze().name == "new")
@@ -128,7 +111,7 @@ private enum HF {
                 rejection { _ = try listBox.value._thaw() },
             ]
         }
-        for error in errors { HF.expectRejected(error, HF.incorrectThread) }
+        for error in errors { expectRejected(error, HF.incorrectThread) }
         #expect(try holder._thaw() === holder)  // on its own thread: itself (Spec F1's rule for values)
     }
 
@@ -149,12 +132,12 @@ private enum HF {
         for error in [rejection { _ = try ThreadSafeReference._make(to: results) },
                       rejection { _ = try ThreadSafeReference._make(to: list) },
                       rejection { _ = try ThreadSafeReference._make(to: holder) }] {
-            HF.expectRejected(error, "Cannot construct reference to invalidated object")
+            expectRejected(error, "Cannot construct reference to invalidated object")
         }
         let frozen = try realm._freeze()
         let frozenResults = try frozen._objects(Holder.self)
         try frozen._invalidate()
-        HF.expectRejected(rejection { _ = try ThreadSafeReference._make(to: frozenResults) },
+        expectRejected(rejection { _ = try ThreadSafeReference._make(to: frozenResults) },
                           "Cannot construct reference to invalidated object")
     }
 
@@ -166,8 +149,8 @@ private enum HF {
         let configuration = realm.configuration
         let name = try onOtherThread { () -> String in
             let other = try Realm(configuration: configuration)
-            let resolved = try HF.required(try other._resolve(reference), "the resolved object")
-            return try HF.required(resolved as? PKInt, "a PKInt").name
+            let resolved = try required(try other._resolve(reference), "the resolved object")
+            return try required(resolved as? PKInt, "a PKInt").name
         }
         #expect(name == "three")
     }
@@ -184,7 +167,7 @@ private enum HF {
         let configuration = realm.configuration
         let count = try onOtherThread { () -> Int in
             let other = try Realm(configuration: configuration)
-            return try HF.required(try other._resolve(reference), "the Results")._count()
+            return try required(try other._resolve(reference), "the Results")._count()
         }
         #expect(count == 1)
     }
@@ -201,7 +184,7 @@ private enum HF {
             try HF.create(other, 2, "two")
         }
         try realm._invalidate()
-        let resolved = try HF.required(try realm._resolve(reference), "the Results")
+        let resolved = try required(try realm._resolve(reference), "the Results")
         #expect(try resolved._count() == 2)
     }
 
@@ -215,11 +198,11 @@ private enum HF {
         let first = try realm._freeze()
         let second = try realm._freeze()
         #expect(first == second)
-        let object = try HF.required(try second._object(ofType: PKInt.self, forPrimaryKey: 1), "the object")
-        HF.expectRejected(rejection { try first._delete(object) }, "outside of a write transaction")
+        let object = try required(try second._object(ofType: PKInt.self, forPrimaryKey: 1), "the object")
+        expectRejected(rejection { try first._delete(object) }, "outside of a write transaction")
         let other = try Realm(configuration: testConfiguration("other.realm"))
         try other._beginWrite()
-        HF.expectRejected(rejection { try other._delete(object) }, "Can only delete an object from the Realm it belongs to.")
+        expectRejected(rejection { try other._delete(object) }, "Can only delete an object from the Realm it belongs to.")
         try other._cancelWrite()
     }
 
@@ -238,23 +221,23 @@ private enum HF {
         let frozenResults = try realm.objects(IntObj.self)._freeze()
         let frozenHolder = try holder._freeze()
         let frozenList = try holder.intArray._freeze()
-        let element = try HF.required(realm.objects(IntObj.self).first, "the element")
+        let element = try required(realm.objects(IntObj.self).first, "the element")
         let frozen = try realm._freeze()
         try frozen._invalidate()
         #expect(try frozen._refresh() == false)  // Spec V4
-        HF.expectRejected(rejection { _ = try frozenResults._count() }, HF.frozenInvalidated)
-        HF.expectRejected(rejection { _ = try frozenList._count() }, HF.frozenInvalidated)
+        expectRejected(rejection { _ = try frozenResults._count() }, HF.frozenInvalidated)
+        expectRejected(rejection { _ = try frozenList._count() }, HF.frozenInvalidated)
         #expect(frozenResults.isInvalidated)
         #expect(frozenHolder.isInvalidated)
-        HF.expectRejected(rejection { _ = try frozen._create(IntObj.self, value: ["intCol": 1], update: .error) },
+        expectRejected(rejection { _ = try frozen._create(IntObj.self, value: ["intCol": 1], update: .error) },
                           "outside of a write transaction")
         try realm._beginWrite()
-        HF.expectRejected(rejection { try frozenHolder._setValue([IntObj](), forKey: "intArray") },
+        expectRejected(rejection { try frozenHolder._setValue([IntObj](), forKey: "intArray") },
                           "Attempting to modify a frozen object")
-        HF.expectRejected(rejection { try frozenList._append(element) }, "Attempting to modify a frozen List")
+        expectRejected(rejection { try frozenList._append(element) }, "Attempting to modify a frozen List")
         try realm._cancelWrite()
         // A freeze at that version while the invalidated instance is held gives it back.
-        HF.expectRejected(rejection { _ = try realm._freeze()._objects(IntObj.self) }, HF.frozenInvalidated)
+        expectRejected(rejection { _ = try realm._freeze()._objects(IntObj.self) }, HF.frozenInvalidated)
         #expect(try realm.objects(IntObj.self)._count() == 1)  // the live realm is unaffected
     }
 
@@ -273,19 +256,19 @@ private enum HF {
         let list = holder.intArray
         try realm._invalidate()
         try realm._beginWrite()
-        HF.expectRejected(rejection { _ = try list._count() }, HF.invalidated)
-        HF.expectRejected(rejection { try list._append(IntObj()) }, HF.invalidated)
-        HF.expectRejected(rejection { _ = try holder._value(forKey: "intArray") }, HF.invalidated)
+        expectRejected(rejection { _ = try list._count() }, HF.invalidated)
+        expectRejected(rejection { try list._append(IntObj()) }, HF.invalidated)
+        expectRejected(rejection { _ = try holder._value(forKey: "intArray") }, HF.invalidated)
         try realm._cancelWrite()
 
-        let live = try HF.required(realm.objects(Holder.self).first, "the holder").intArray
-        let element = try HF.required(realm.objects(IntObj.self).first, "the element")
+        let live = try required(realm.objects(Holder.self).first, "the holder").intArray
+        let element = try required(realm.objects(IntObj.self).first, "the element")
         let frozenElement = try element._freeze()
         try realm._beginWrite()
-        HF.expectRejected(rejection { try live._append(frozenElement) }, "Object is already managed by another Realm")
+        expectRejected(rejection { try live._append(frozenElement) }, "Object is already managed by another Realm")
         let doomed = try realm._create(IntObj.self, value: ["intCol": 9], update: .error)
         try realm._delete(doomed)
-        HF.expectRejected(rejection { try live._append(doomed) }, "deleted or invalidated")
+        expectRejected(rejection { try live._append(doomed) }, "deleted or invalidated")
         try live._append(element)
         try realm._commitWrite()
         #expect(try live._count() == 2)

@@ -170,3 +170,23 @@ func spinRunLoop(seconds: Double = 5, until condition: () -> Bool) -> Bool {
     }
     return condition()
 }
+
+/// A value a test needed was missing.
+struct Absent: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// `value`, or a thrown error naming what was missing (usable on any thread).
+func required<T>(_ value: T?, _ what: String) throws -> T {
+    guard let value else { throw Absent(description: "\(what) was nil") }
+    return value
+}
+
+/// A rejection: the code is `.programmerError` (unless told) and the message holds `fragment`.
+func expectRejected(_ error: Realm.Error?, _ fragment: String, code: Realm.Error.Code = .programmerError,
+                    sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(error != nil, "expected a rejection containing '\(fragment)'", sourceLocation: sourceLocation)
+    guard let error else { return }
+    #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
+    #expect(error.message.contains(fragment), "\(error)", sourceLocation: sourceLocation)
+}

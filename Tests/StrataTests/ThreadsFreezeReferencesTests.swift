@@ -10,16 +10,6 @@ import Testing
 
 /// Helpers private to this file.
 private enum TFR {
-    struct Absent: Error, CustomStringConvertible {
-        let description: String
-    }
-
-    /// `value`, or a thrown error naming what was missing (usable on any thread).
-    static func required<T>(_ value: T?, _ what: String) throws -> T {
-        guard let value else { throw Absent(description: "\(what) was nil") }
-        return value
-    }
-
     /// Creates one IntObj per value, in one write.
     static func ints(_ realm: Realm, _ values: [Int]) throws {
         try realm.write {
@@ -35,15 +25,6 @@ private enum TFR {
     }
 
     static let incorrectThread = "incorrect thread"
-
-    /// A rejection: the code is `.programmerError` (unless told) and the message holds `fragment`.
-    static func expectRejected(_ error: Realm.Error?, _ fragment: String, code: Realm.Error.Code = .programmerError,
-                               sourceLocation: SourceLocation = #_sourceLocation) {
-        #expect(error != nil, "expected a rejection containing '\(fragment)'", sourceLocation: sourceLocation)
-        guard let error else { return }
-        #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
-        #expect(error.message.contains(fragment), "\(error)", sourceLocation: sourceLocation)
-    }
 }
 
 @Suite struct ThreadsFreezeReferencesTests {
@@ -76,7 +57,7 @@ private enum TFR {
         }
         #expect(created.realm == realm)
         #expect(added.realm == realm)
-        let objectRealm = Unchecked(try TFR.required(created.realm, "obj.realm"))
+        let objectRealm = Unchecked(try required(created.realm, "obj.realm"))
         let differs = try onOtherThread { () -> Bool in
             let other = try Realm(configuration: configuration)
             return other != objectRealm.value
@@ -107,7 +88,7 @@ private enum TFR {
             ]
         }
         #expect(errors.count == 4)
-        for error in errors { TFR.expectRejected(error, TFR.incorrectThread) }
+        for error in errors { expectRejected(error, TFR.incorrectThread) }
         // Nothing changed.
         #expect(object.intCol == 1)
         #expect(list.count == 1)
@@ -146,7 +127,7 @@ private enum TFR {
             ]
         }
         #expect(errors.count == 5)
-        for error in errors { TFR.expectRejected(error, TFR.incorrectThread) }
+        for error in errors { expectRejected(error, TFR.incorrectThread) }
         #expect(results.count == 3)
     }
 
@@ -170,7 +151,7 @@ private enum TFR {
             ]
         }
         #expect(errors.count == 3)
-        for error in errors { TFR.expectRejected(error, "Realm accessed from incorrect thread") }
+        for error in errors { expectRejected(error, "Realm accessed from incorrect thread") }
         #expect(try holder._freeze().isFrozen)  // the owner may freeze it
     }
 
@@ -186,8 +167,8 @@ private enum TFR {
             // The opening thread has exited: configuration is readable here...
             #expect(orphan.value.configuration.fileURL == configuration.fileURL)
             // ...every other use is a wrong-thread error (Spec C8)...
-            TFR.expectRejected(rejection { _ = try orphan.value._isEmpty() }, TFR.incorrectThread)
-            TFR.expectRejected(rejection { _ = try orphan.value._refresh() }, TFR.incorrectThread)
+            expectRejected(rejection { _ = try orphan.value._isEmpty() }, TFR.incorrectThread)
+            expectRejected(rejection { _ = try orphan.value._refresh() }, TFR.incorrectThread)
         }
         // ...and releasing it here (end of the scope above) leaves the file usable.
         let realm = try Realm(configuration: configuration)
@@ -217,7 +198,7 @@ private enum TFR {
             return (bound != confined && confined == onQ1.value, error)
         }
         #expect(distinct)
-        TFR.expectRejected(crossQueue, "Realm opened from incorrect dispatch queue.")
+        expectRejected(crossQueue, "Realm opened from incorrect dispatch queue.")
     }
 
     // THR-11 (Spec C4)
@@ -225,10 +206,10 @@ private enum TFR {
         let configuration = testConfiguration()
         let serial = DispatchQueue(label: "strata.tfr.thr11.serial")
         // Not running on the queue.
-        TFR.expectRejected(rejection { _ = try Realm._open(configuration: configuration, queue: serial) },
+        expectRejected(rejection { _ = try Realm._open(configuration: configuration, queue: serial) },
                        "Realm opened from incorrect dispatch queue.")
         // The main queue from a thread other than main.
-        TFR.expectRejected(rejection { _ = try Realm._open(configuration: configuration, queue: .main) },
+        expectRejected(rejection { _ = try Realm._open(configuration: configuration, queue: .main) },
                        "Realm opened from incorrect dispatch queue.")
         // A concurrent queue, from a block running on it.
         // Strata tells a concurrent queue by a probe block that only a concurrent queue can
@@ -239,12 +220,12 @@ private enum TFR {
         let concurrentError = concurrent.sync {
             rejection { _ = try Realm._open(configuration: configuration, queue: concurrent) }
         }
-        TFR.expectRejected(concurrentError, "Invalid queue 'concurrent queue' (OS_dispatch_queue_concurrent): "
+        expectRejected(concurrentError, "Invalid queue 'concurrent queue' (OS_dispatch_queue_concurrent): "
                        + "Realms can only be confined to serial queues or the main queue.")
         // A global queue, likewise.
         let global = DispatchQueue.global()
         let globalError = global.sync { rejection { _ = try Realm._open(configuration: configuration, queue: global) } }
-        TFR.expectRejected(globalError, "Realms can only be confined to serial queues or the main queue.")
+        expectRejected(globalError, "Realms can only be confined to serial queues or the main queue.")
         // A serial queue, from a block running on it, is fine.
         let accepted = serial.sync { rejection { _ = try Realm._open(configuration: configuration, queue: serial) } }
         #expect(accepted == nil)
@@ -319,19 +300,19 @@ private enum TFR {
     @Test func frz04_F3_frozenRealmsTakeNoWrites() throws {
         let realm = try Realm(configuration: testConfiguration())
         try TFR.ints(realm, [1])
-        let object = try TFR.required(realm.objects(IntObj.self).first, "object")
+        let object = try required(realm.objects(IntObj.self).first, "object")
         let frozenRealm = try realm._freeze()
         let frozenObject = try object._freeze()
         let frozenResults = try realm.objects(IntObj.self)._freeze()
         let fragment = "Can't perform transactions on a frozen Realm"
-        TFR.expectRejected(rejection { try frozenRealm._beginWrite() }, fragment)
-        TFR.expectRejected(rejection { try frozenRealm.write {} }, fragment)
-        let objectRealm = try TFR.required(frozenObject.realm, "frozenObj.realm")
-        TFR.expectRejected(rejection { try objectRealm._beginWrite() }, fragment)
-        TFR.expectRejected(rejection { try objectRealm.write {} }, fragment)
-        let collectionRealm = try TFR.required(frozenResults.realm, "frozenCollection.realm")
-        TFR.expectRejected(rejection { try collectionRealm._beginWrite() }, fragment)
-        TFR.expectRejected(rejection { try collectionRealm.write {} }, fragment)
+        expectRejected(rejection { try frozenRealm._beginWrite() }, fragment)
+        expectRejected(rejection { try frozenRealm.write {} }, fragment)
+        let objectRealm = try required(frozenObject.realm, "frozenObj.realm")
+        expectRejected(rejection { try objectRealm._beginWrite() }, fragment)
+        expectRejected(rejection { try objectRealm.write {} }, fragment)
+        let collectionRealm = try required(frozenResults.realm, "frozenCollection.realm")
+        expectRejected(rejection { try collectionRealm._beginWrite() }, fragment)
+        expectRejected(rejection { try collectionRealm.write {} }, fragment)
         #expect(!frozenRealm.isInWriteTransaction)
         #expect(!realm.isInWriteTransaction)
         #expect(realm.objects(IntObj.self).count == 1)
@@ -368,7 +349,7 @@ private enum TFR {
         let frozen = try realm._freeze()
         #expect(try frozen._objects(IntObj.self)._count() == 1)
         try frozen._invalidate()
-        TFR.expectRejected(rejection { _ = try frozen._objects(IntObj.self) },
+        expectRejected(rejection { _ = try frozen._objects(IntObj.self) },
                        "Cannot read from a frozen Realm which has been invalidated.")
         #expect(realm.objects(IntObj.self).count == 1)  // the live realm is unaffected
     }
@@ -415,18 +396,18 @@ private enum TFR {
     // FRZ-13 (Spec F11)
     @Test func frz13_F11_whatCannotBeFrozen() throws {
         let realm = try Realm(configuration: testConfiguration())
-        TFR.expectRejected(rejection { _ = try IntObj()._freeze() }, "Unmanaged objects cannot be frozen.")
+        expectRejected(rejection { _ = try IntObj()._freeze() }, "Unmanaged objects cannot be frozen.")
 
         try TFR.ints(realm, [1, 7])
         let objects = realm.objects(IntObj.self).sorted(byKeyPath: "intCol")
-        let existing = try TFR.required(objects.first, "existing")
-        let doomed = try TFR.required(objects.last, "doomed")
+        let existing = try required(objects.first, "existing")
+        let doomed = try required(objects.last, "doomed")
         try realm.write { realm.delete(doomed) }
-        TFR.expectRejected(rejection { _ = try doomed._freeze() }, "Object has been deleted or invalidated.")
+        expectRejected(rejection { _ = try doomed._freeze() }, "Object has been deleted or invalidated.")
 
         try realm._beginWrite()
         let created = realm.create(IntObj.self, value: ["intCol": 5])
-        TFR.expectRejected(rejection { _ = try created._freeze() },
+        expectRejected(rejection { _ = try created._freeze() },
                        "Cannot freeze an object in the same write transaction as it was created in.")
         existing.intCol = 2
         let frozen = try existing._freeze()
@@ -440,12 +421,12 @@ private enum TFR {
     @Test func frz14_F12_frozenObjectsAreImmutable() throws {
         let realm = try Realm(configuration: testConfiguration())
         try TFR.ints(realm, [1])
-        let object = try TFR.required(realm.objects(IntObj.self).first, "object")
+        let object = try required(realm.objects(IntObj.self).first, "object")
         let frozen = try object._freeze()
         let fragment = "Attempting to modify a frozen object - call thaw on the Object instance first."
-        TFR.expectRejected(rejection { try frozen._setValue(2, forKey: "intCol") }, fragment)
+        expectRejected(rejection { try frozen._setValue(2, forKey: "intCol") }, fragment)
         try realm._beginWrite()
-        TFR.expectRejected(rejection { try frozen._setValue(3, forKey: "intCol") }, fragment)
+        expectRejected(rejection { try frozen._setValue(3, forKey: "intCol") }, fragment)
         try realm._cancelWrite()
         #expect(frozen.intCol == 1)
         #expect(object.intCol == 1)
@@ -477,16 +458,16 @@ private enum TFR {
     @Test func frz17_F10_thawedObjectsAreLive() throws {
         let realm = try Realm(configuration: testConfiguration())
         try TFR.ints(realm, [1])
-        let live = try TFR.required(realm.objects(IntObj.self).first, "object")
+        let live = try required(realm.objects(IntObj.self).first, "object")
         let frozen = try live._freeze()
-        let thawed = try TFR.required(try frozen._thaw(), "thawed")
+        let thawed = try required(try frozen._thaw(), "thawed")
         #expect(!thawed.isFrozen)
         #expect(thawed.intCol == 1)
         try realm.write { thawed.intCol = 5 }
         #expect(thawed.intCol == 5)
         #expect(live.intCol == 5)
         #expect(frozen.intCol == 1)
-        TFR.expectRejected(rejection { _ = try IntObj()._thaw() }, "Unmanaged objects cannot be thawed.")
+        expectRejected(rejection { _ = try IntObj()._thaw() }, "Unmanaged objects cannot be thawed.")
     }
 
     // FRZ-19 (Spec F8)
@@ -497,7 +478,7 @@ private enum TFR {
         #expect(frozen.boolCol == object.boolCol)
         try realm.write { object.boolCol = false }
         #expect(frozen.boolCol)
-        let thawed = try TFR.required(try frozen._thaw(), "thawed")
+        let thawed = try required(try frozen._thaw(), "thawed")
         #expect(!thawed.isFrozen)
         #expect(thawed.boolCol == false)
         #expect(frozen.boolCol)
@@ -511,12 +492,12 @@ private enum TFR {
         let reference = try ThreadSafeReference._make(to: object)
         let frozen = try onOtherThread { () -> Frozen<IntObj> in
             let bg = try Realm(configuration: configuration)
-            let there = try TFR.required(try bg._resolve(reference), "resolved")
+            let there = try required(try bg._resolve(reference), "resolved")
             try bg.write { there.intCol = 1 }
             return Frozen(try there._freeze())
         }
         #expect(frozen.value.intCol == 1)
-        let thawed = try TFR.required(try frozen.value._thaw(), "thawed")
+        let thawed = try required(try frozen.value._thaw(), "thawed")
         #expect(thawed.intCol == 0)  // main has not moved
         #expect(object.intCol == 0)
         #expect(realm.refresh())
@@ -572,7 +553,7 @@ private enum TFR {
         #expect(Array(frozen.ints) == [1, 2, 3])
         #expect(Array(frozen.optStrings) == ["a", nil, "c"])
         #expect(frozen.ints.isFrozen && frozen.optStrings.isFrozen && frozen.objects.isFrozen)
-        let frozenLink = try TFR.required(frozen.link, "frozen.link")
+        let frozenLink = try required(frozen.link, "frozen.link")
         #expect(frozenLink.isFrozen && frozenLink.stringCol == "linked")
         #expect(frozen.objects.count == 1)
         #expect(frozen.objects[0].isFrozen && frozen.objects[0].stringCol == "linked")
@@ -614,7 +595,7 @@ private enum TFR {
             do {
                 let results = frozen.value
                 for index in 0..<(try results._count()) {
-                    sum += try TFR.required(try results._element(at: index)._value(forKey: "intCol") as? Int, "intCol")
+                    sum += try required(try results._element(at: index)._value(forKey: "intCol") as? Int, "intCol")
                 }
             } catch {
                 sum = -1
@@ -636,7 +617,7 @@ private enum TFR {
         let reference = try ThreadSafeReference._make(to: collection)
         let (frozen, frozenQuery) = try onOtherThread { () -> (Frozen<Results<StrObj>>, Frozen<Results<StrObj>>) in
             let bg = try Realm(configuration: configuration)
-            let there = try TFR.required(try bg._resolve(reference), "resolved")
+            let there = try required(try bg._resolve(reference), "resolved")
             try bg.write { try there._element(at: 0).stringCol = "3" }
             try bg.write { bg.delete(try there._element(at: there._count() - 1)) }
             let query = there.where { $0.stringCol == "1" }
@@ -644,8 +625,8 @@ private enum TFR {
         }
         #expect(try frozen.value._count() == 1 && frozen.value.first?.stringCol == "3")
         #expect(try frozenQuery.value._count() == 0)
-        let thawed = try TFR.required(try frozen.value._thaw(), "thawed")
-        let thawedQuery = try TFR.required(try frozenQuery.value._thaw(), "thawed query")
+        let thawed = try required(try frozen.value._thaw(), "thawed")
+        let thawedQuery = try required(try frozenQuery.value._thaw(), "thawed query")
         #expect(thawed.count == 2 && thawed.first?.stringCol == "1")
         #expect(thawedQuery.count == 1)
         #expect(realm.refresh())
@@ -670,7 +651,7 @@ private enum TFR {
         let reference = try ThreadSafeReference._make(to: collection)
         let (frozen, frozenQuery) = try onOtherThread { () -> (Frozen<List<Employee>>, Frozen<Results<Employee>>) in
             let bg = try Realm(configuration: configuration)
-            let there = try TFR.required(try bg._resolve(reference), "resolved")
+            let there = try required(try bg._resolve(reference), "resolved")
             try bg.write { try there._element(at: 0).name = "3" }
             try bg.write { bg.delete(try there._element(at: there._count() - 1)) }
             let query = there.where { $0.name == "1" }
@@ -678,8 +659,8 @@ private enum TFR {
         }
         #expect(try frozen.value._count() == 1 && frozen.value.first?.name == "3")
         #expect(try frozenQuery.value._count() == 0)
-        let thawed = try TFR.required(try frozen.value._thaw(), "thawed")
-        let thawedQuery = try TFR.required(try frozenQuery.value._thaw(), "thawed query")
+        let thawed = try required(try frozen.value._thaw(), "thawed")
+        let thawedQuery = try required(try frozenQuery.value._thaw(), "thawed query")
         #expect(thawed.count == 2 && thawed.first?.name == "1")
         #expect(thawedQuery.count == 1)
         #expect(realm.refresh())
@@ -694,7 +675,7 @@ private enum TFR {
         let realm = try Realm(configuration: testConfiguration())
         try TFR.ints(realm, [1, 2])
         let collection = realm.objects(IntObj.self)
-        let frozenElement = try TFR.required(collection.first, "first")._freeze()
+        let frozenElement = try required(collection.first, "first")._freeze()
         #expect(frozenElement.isFrozen)
         try realm.write { realm.delete(collection) }
         #expect(try frozenElement._thaw() == nil)
@@ -765,9 +746,9 @@ private enum TFR {
     // TSR-01 (Spec T1)
     @Test func tsr01_T1_referencesToUnmanagedValuesAreRejected() throws {
         let fragment = "Cannot construct reference to unmanaged object"
-        TFR.expectRejected(rejection { _ = try ThreadSafeReference._make(to: StrObj()) }, fragment)
-        TFR.expectRejected(rejection { _ = try ThreadSafeReference._make(to: Holder().intArray) }, fragment)
-        TFR.expectRejected(rejection { _ = try ThreadSafeReference._make(to: List<IntObj>()) }, fragment)
+        expectRejected(rejection { _ = try ThreadSafeReference._make(to: StrObj()) }, fragment)
+        expectRejected(rejection { _ = try ThreadSafeReference._make(to: Holder().intArray) }, fragment)
+        expectRejected(rejection { _ = try ThreadSafeReference._make(to: List<IntObj>()) }, fragment)
     }
 
     // TSR-02 (Spec T1): the object and its List, read from the managed object, after deletion.
@@ -783,9 +764,9 @@ private enum TFR {
         realm.deleteAll()
         try realm._commitWrite()
         let fragment = "Cannot construct reference to invalidated object"
-        TFR.expectRejected(rejection { _ = try ThreadSafeReference._make(to: stringObject) }, fragment)
-        TFR.expectRejected(rejection { _ = try ThreadSafeReference._make(to: managedList) }, fragment)
-        TFR.expectRejected(rejection { _ = try ThreadSafeReference._make(to: arrayParent.intArray) }, fragment)
+        expectRejected(rejection { _ = try ThreadSafeReference._make(to: stringObject) }, fragment)
+        expectRejected(rejection { _ = try ThreadSafeReference._make(to: managedList) }, fragment)
+        expectRejected(rejection { _ = try ThreadSafeReference._make(to: arrayParent.intArray) }, fragment)
     }
 
     // TSR-02 (Spec T1): Realm's own test holds the List taken from the object *before* it was
@@ -799,7 +780,7 @@ private enum TFR {
         realm.add(arrayParent)
         realm.deleteAll()
         try realm._commitWrite()
-        TFR.expectRejected(rejection { _ = try ThreadSafeReference._make(to: arrayObject) },
+        expectRejected(rejection { _ = try ThreadSafeReference._make(to: arrayObject) },
                        "Cannot construct reference to invalidated object")
     }
 
@@ -827,7 +808,7 @@ private enum TFR {
         #expect(outcome.0)  // another file: nil (TSR-05)
         #expect(outcome.1)
         #expect(outcome.2 == "hello")
-        TFR.expectRejected(outcome.3, "Can only resolve a thread safe reference once")
+        expectRejected(outcome.3, "Can only resolve a thread safe reference once")
         #expect(outcome.4 == false)
         #expect(outcome.5 == "hello")  // ref3 still resolves after ref2 was used
         #expect(outcome.6)
@@ -867,7 +848,7 @@ private enum TFR {
         #expect(results.map(\.stringCol) == ["D", "B", "A"])
         let seen = try onOtherThread { () -> [String] in
             let bg = try Realm(configuration: configuration)
-            let there = try TFR.required(try bg._resolve(reference), "resolved")
+            let there = try required(try bg._resolve(reference), "resolved")
             let bgAll = bg.objects(StrObj.self)
             var log: [String] = []
             func note() throws {
@@ -910,8 +891,8 @@ private enum TFR {
         #expect(stringObject.stringCol == "" && intObject.intCol == 0)
         try onOtherThread {
             let bg = try Realm(configuration: configuration)
-            let string = try TFR.required(try bg._resolve(stringReference), "string")
-            let int = try TFR.required(try bg._resolve(intReference), "int")
+            let string = try required(try bg._resolve(stringReference), "string")
+            let int = try required(try bg._resolve(intReference), "int")
             try bg.write {
                 string.stringCol = "the meaning of life"
                 int.intCol = 42
@@ -933,9 +914,9 @@ private enum TFR {
         try realm.write { object.intCol = 9 }
         let (otherBefore, resolvedValue, otherAfter) = try onOtherThread { () -> (Int, Int, Int) in
             let bg = try Realm(configuration: configuration)
-            let other = try TFR.required(bg.objects(IntObj.self).first, "other accessor")
+            let other = try required(bg.objects(IntObj.self).first, "other accessor")
             let before = other.intCol
-            let resolved = try TFR.required(try bg._resolve(reference), "resolved")
+            let resolved = try required(try bg._resolve(reference), "resolved")
             let value = resolved.intCol
             try bg.write { resolved.intCol = 10 }
             return (before, value, other.intCol)
@@ -995,9 +976,9 @@ private enum TFR {
         try realm.write { realm.delete(holder) }
         // Resolved in the realm that deleted it, now at the newer version (as core's test does).
         #expect(try realm._resolve(objectReference) == nil)
-        let list = try TFR.required(try realm._resolve(listReference), "list")
+        let list = try required(try realm._resolve(listReference), "list")
         #expect(list.isInvalidated)
-        let results = try TFR.required(try realm._resolve(resultsReference), "results")
+        let results = try required(try realm._resolve(resultsReference), "results")
         #expect(!results.isInvalidated)
         #expect(try results._count() == 0)
     }
@@ -1016,7 +997,7 @@ private enum TFR {
             realm.add(holder)
             return holder
         }
-        let element = try TFR.required(holder.intArray.first, "element")
+        let element = try required(holder.intArray.first, "element")
         // Object and List references pin nothing: with a limit of 1, two more writes begin.
         let objectReference = try ThreadSafeReference._make(to: element)
         let listReference = try ThreadSafeReference._make(to: holder.intArray)
@@ -1038,7 +1019,7 @@ private enum TFR {
         #expect(resultsReference?.isInvalidated == false)
         try realm.write { element.intCol = 4 }
         let pinned = rejection { try realm._beginWrite() }
-        TFR.expectRejected(pinned, "Number of active versions (2) in the Realm exceeded the limit of 1", code: .fail)
+        expectRejected(pinned, "Number of active versions (2) in the Realm exceeded the limit of 1", code: .fail)
         #expect(!realm.isInWriteTransaction)
         // ...until it is released.
         resultsReference = nil
@@ -1059,7 +1040,7 @@ private enum TFR {
         let object = try realm.write { realm.create(StrObj.self, value: ["stringCol": "before"]) }
         let wrapper = ThreadSafe<StrObj>(wrappedValue: object)
         let fragment = "Only managed objects may be wrapped as thread safe."
-        TFR.expectRejected(rejection { try wrapper._set(StrObj()) }, fragment)
+        expectRejected(rejection { try wrapper._set(StrObj()) }, fragment)
         let errors = try onOtherThread { () -> [Realm.Error?] in
             let outside = rejection { try wrapper._set(StrObj()) }
             let bg = try Realm(configuration: configuration)
@@ -1068,7 +1049,7 @@ private enum TFR {
             try bg._cancelWrite()
             return [outside, inside]
         }
-        for error in errors { TFR.expectRejected(error, fragment) }
+        for error in errors { expectRejected(error, fragment) }
         #expect(try wrapper._get()?.stringCol == "before")  // no effect
     }
 
@@ -1109,8 +1090,8 @@ private enum TFR {
         try onOtherThread {
             let bg = try Realm(configuration: configuration)
             try bg.write {
-                bg.delete(try TFR.required(try stringWrapper._get(), "string"))
-                bg.delete(try TFR.required(try intWrapper._get(), "int"))
+                bg.delete(try required(try stringWrapper._get(), "string"))
+                bg.delete(try required(try intWrapper._get(), "int"))
             }
         }
         #expect(try stringWrapper._get() == nil)
@@ -1159,18 +1140,18 @@ private enum TFR {
         let wrapper = ThreadSafe<List<Employee>>(wrappedValue: company.employees)
         let (beforeThere, afterThere) = try onOtherThread { () -> ([String], [String]) in
             let bg = try Realm(configuration: configuration)
-            let before = try TFR.required(try wrapper._get(), "list").map(\.name)
+            let before = try required(try wrapper._get(), "list").map(\.name)
             try bg.write {
-                let employees = try TFR.required(try wrapper._get(), "list")
+                let employees = try required(try wrapper._get(), "list")
                 try employees._removeAll()
                 try employees._append(bg.create(Employee.self, value: ["name": "jp"]))
                 try employees._append(bg.create(Employee.self, value: ["name": "az"]))
             }
-            return (before, try TFR.required(try wrapper._get(), "list").map(\.name))
+            return (before, try required(try wrapper._get(), "list").map(\.name))
         }
         #expect(beforeThere == ["jg"])
         #expect(afterThere == ["jp", "az"])
-        let onMain = try TFR.required(try wrapper._get(), "list")
+        let onMain = try required(try wrapper._get(), "list")
         #expect(onMain.count == 2)
         #expect(onMain.map(\.name) == ["jp", "az"])
     }
@@ -1189,13 +1170,13 @@ private enum TFR {
             let bg = try Realm(configuration: configuration)
             let bgAll = bg.objects(StrObj.self)
             let count = try bgAll._count()
-            let before = try TFR.required(try wrapper._get(), "results").map(\.stringCol)
+            let before = try required(try wrapper._get(), "results").map(\.stringCol)
             try bg.write {
-                bg.delete(try TFR.required(try wrapper._get(), "results")._element(at: 2))
-                bg.delete(try TFR.required(try wrapper._get(), "results")._element(at: 0))
+                bg.delete(try required(try wrapper._get(), "results")._element(at: 2))
+                bg.delete(try required(try wrapper._get(), "results")._element(at: 0))
                 bg.create(StrObj.self, value: ["stringCol": "E"])
             }
-            let after = try TFR.required(try wrapper._get(), "results").map(\.stringCol)
+            let after = try required(try wrapper._get(), "results").map(\.stringCol)
             return ["\(count) " + before.joined(separator: ","), "\(try bgAll._count()) " + after.joined(separator: ",")]
         }
         #expect(seen == ["4 D,B,A", "3 E,B"])
@@ -1215,10 +1196,10 @@ private enum TFR {
         for value in ["middle", "after"] {
             DispatchQueue.concurrentPerform(iterations: 100) { _ in
                 do {
-                    let resolved = try TFR.required(try wrapper._get(), "wrapped object")
-                    let objectRealm = try TFR.required(resolved.realm, "obj.realm")
+                    let resolved = try required(try wrapper._get(), "wrapped object")
+                    let objectRealm = try required(resolved.realm, "obj.realm")
                     try objectRealm.write {
-                        try TFR.required(try wrapper._get(), "wrapped object in write").stringCol = value
+                        try required(try wrapper._get(), "wrapped object in write").stringCol = value
                     }
                 } catch {
                     failures.update { $0.append("\(error)") }
