@@ -87,9 +87,6 @@ public struct ChoiceStream: Sendable {
         return value
     }
 
-    /// Whether this stream explores schedules (its enumerated draws are forced).
-    public var isExploring: Bool { forcedOptions != nil }
-
     /// True with probability `percent` / 100 on a fresh stream. Shrinks toward false.
     public mutating func chance(_ percent: Int) -> Bool {
         draw(100) >= 100 - percent

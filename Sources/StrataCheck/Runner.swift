@@ -211,12 +211,12 @@ public final class Runner: @unchecked Sendable {
     private var boxes: [Int: ObservationBox] = [:]
 
     private static let runCounter = Lock(0)
-    private let hangReport = HangReport()
+    private let hangReport = LateBound<Void, String> { "no replay token" }
     /// Where the current scheduling step's draws begin, and each thread's pending operation's
     /// draws (for `TraceEntry.draws`).
     private var stepFirstDraw = 0
     private var generatedDraws: [Int: Range<Int>] = [:]
-    private let decision = SwitchDecision()
+    private let decision = LateBound<Int, Bool> { _ in false }
 
     public init(settings: CheckSettings, stream: ChoiceStream) throws {
         self.settings = settings
@@ -245,7 +245,7 @@ public final class Runner: @unchecked Sendable {
             case .pageWrite, .phaseOneSync, .slotWrite, .phaseTwoSync, .publish: return true
             default: return false
             }
-        }, decide: { thread, _ in decision.switchesAway(thread) }, onInlineHang: { hangReport.text() })
+        }, decide: { thread, _ in decision.call(thread) }, onInlineHang: { hangReport.call(()) })
         let threadsForHook = threads
         hooks.onYield = { point in threadsForHook.park(at: point) }
         var configuration = Realm.Configuration(objectTypes: CheckTypes.classes)
@@ -253,7 +253,7 @@ public final class Runner: @unchecked Sendable {
             // The model said the lock is free, so the driver runs `beginWrite` inline; if the
             // engine now blocks, the driver never returns to report it.
             if case .writerBlockedByOtherThread = probe, strata_thread_is_impersonating() {
-                fatalError("StrataCheck: beginWrite blocks on the write lock where the model says it is free; \(hangReport.text())")
+                fatalError("StrataCheck: beginWrite blocks on the write lock where the model says it is free; \(hangReport.call(()))")
             }
         }, bugs: settings.engineBugs)
         switch settings.store {
@@ -275,8 +275,8 @@ public final class Runner: @unchecked Sendable {
         self.engineHooks = engineHooks
         self.configuration = configuration
         let settings = self.settings
-        decision.switchesAway = { [unowned self] thread in self.switchesAway(from: thread) }
-        hangReport.text = { [unowned self] in
+        decision.call = { [unowned self] thread in self.switchesAway(from: thread) }
+        hangReport.call = { [unowned self] (_: Void) -> String in
             "replay with: strata-fuzz replay \(ReplayToken.encode(settings: settings, choices: self.stream.recorded))"
         }
     }
@@ -781,15 +781,13 @@ public final class Runner: @unchecked Sendable {
     }
 }
 
-/// What the watchdog prints when an inline operation hangs: the driver is stuck inside the
-/// engine by then, so reading its recorded choices cannot race with it.
-final class HangReport: @unchecked Sendable {
-    var text: () -> String = { "no replay token" }
-}
-
-/// The driver's switch decision, for the controlled threads to call while they hold the token.
-final class SwitchDecision: @unchecked Sendable {
-    var switchesAway: (Int) -> Bool = { _ in false }
+/// A closure the runner binds to itself after `init` and hands, before that, to the controlled
+/// threads and the engine hooks: the switch decision (called while the caller holds the
+/// token) and the hang report (read by the watchdog once the driver is stuck for good), so
+/// calls never race with the driver.
+final class LateBound<Argument, Result>: @unchecked Sendable {
+    var call: (Argument) -> Result
+    init(_ initial: @escaping (Argument) -> Result) { call = initial }
 }
 
 /// Carries an observation from a controlled thread to the driver.
