@@ -95,12 +95,7 @@ private enum HF {
     // any other: from another thread it is rejected.
     @Test func thr05_C5_C6_thawOfLiveValuesFromAnotherThread() throws {
         let realm = try Realm(configuration: testConfiguration())
-        let holder = try realm.write { () -> Holder in
-            let holder = Holder()
-            holder.intArray.append(IntObj())
-            realm.add(holder)
-            return holder
-        }
+        let holder = try addHolderWithOneInt(to: realm)
         let objectBox = Unchecked(holder)
         let resultsBox = Unchecked(realm.objects(IntObj.self))
         let listBox = Unchecked(holder.intArray)
@@ -212,12 +207,7 @@ private enum HF {
     // everything frozen at its version shares its invalidation.
     @Test func frz08_F6_V4_invalidatedFrozenRealmRefusesReadsOnly() throws {
         let realm = try Realm(configuration: testConfiguration())
-        let holder = try realm.write { () -> Holder in
-            let holder = Holder()
-            holder.intArray.append(IntObj())
-            realm.add(holder)
-            return holder
-        }
+        let holder = try addHolderWithOneInt(to: realm)
         let frozenResults = try realm.objects(IntObj.self)._freeze()
         let frozenHolder = try holder._freeze()
         let frozenList = try holder.intArray._freeze()
@@ -247,12 +237,7 @@ private enum HF {
     // only valid objects of its own realm.
     @Test func ver13_V13_W14_W12_listsAfterInvalidateAndForeignElements() throws {
         let realm = try Realm(configuration: testConfiguration())
-        let holder = try realm.write { () -> Holder in
-            let holder = Holder()
-            holder.intArray.append(IntObj())
-            realm.add(holder)
-            return holder
-        }
+        let holder = try addHolderWithOneInt(to: realm)
         let list = holder.intArray
         try realm._invalidate()
         try realm._beginWrite()

@@ -190,3 +190,13 @@ func expectRejected(_ error: Realm.Error?, _ fragment: String, code: Realm.Error
     #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
     #expect(error.message.contains(fragment), "\(error)", sourceLocation: sourceLocation)
 }
+
+/// A managed `Holder` whose list holds one new `IntObj`, added in its own write.
+func addHolderWithOneInt(to realm: Realm) throws -> Holder {
+    try realm.write { () -> Holder in
+        let holder = Holder()
+        holder.intArray.append(IntObj())
+        realm.add(holder)
+        return holder
+    }
+}

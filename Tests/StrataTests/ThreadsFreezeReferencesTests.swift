@@ -107,12 +107,7 @@ private enum TFR {
     @Test func thr05_C6_collectionsAreCheckedOnEveryCall() throws {
         let realm = try Realm(configuration: testConfiguration())
         try TFR.ints(realm, [1, 2, 3])
-        let holder = try realm.write { () -> Holder in
-            let holder = Holder()
-            holder.intArray.append(IntObj())
-            realm.add(holder)
-            return holder
-        }
+        let holder = try addHolderWithOneInt(to: realm)
         let results = realm.objects(IntObj.self).where { $0.intCol > 0 }
         #expect(results.count == 3)
         let resultsBox = Unchecked(results)
@@ -134,12 +129,7 @@ private enum TFR {
     // THR-07 (Spec C7)
     @Test func thr07_C7_freezeFromWrongThreadIsRejected() throws {
         let realm = try Realm(configuration: testConfiguration())
-        let holder = try realm.write { () -> Holder in
-            let holder = Holder()
-            holder.intArray.append(IntObj())
-            realm.add(holder)
-            return holder
-        }
+        let holder = try addHolderWithOneInt(to: realm)
         let objectBox = Unchecked(holder)
         let resultsBox = Unchecked(realm.objects(IntObj.self))
         let listBox = Unchecked(holder.intArray)
@@ -321,12 +311,7 @@ private enum TFR {
     // FRZ-07 (Spec F5)
     @Test func frz07_F5_freezingFrozenReturnsItself() throws {
         let realm = try Realm(configuration: testConfiguration())
-        let holder = try realm.write { () -> Holder in
-            let holder = Holder()
-            holder.intArray.append(IntObj())
-            realm.add(holder)
-            return holder
-        }
+        let holder = try addHolderWithOneInt(to: realm)
         let frozenRealm = try realm._freeze()
         #expect(try frozenRealm._freeze() == frozenRealm)
         let frozenObject = try holder._freeze()
