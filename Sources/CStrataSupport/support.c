@@ -70,6 +70,12 @@ void strata_thread_impersonate(uint64_t identity) { strata_thread_impersonated =
 
 bool strata_thread_is_impersonating(void) { return strata_thread_impersonated != 0; }
 
+static _Thread_local int64_t strata_locks_held_count = 0;
+
+void strata_locks_held_adjust(int64_t delta) { strata_locks_held_count += delta; }
+
+int64_t strata_locks_held(void) { return strata_locks_held_count; }
+
 static _Thread_local int64_t strata_persisted_ordinal = 0;
 
 int64_t strata_persisted_next_ordinal(void) { return strata_persisted_ordinal++; }

@@ -191,6 +191,12 @@ final class ControlledThreads: @unchecked Sendable {
     func park(at point: YieldPoint) {
         // The driver running an operation inline never parks: nothing may run meanwhile.
         if strata_thread_is_impersonating() { return }
+        // A pin or unpin may happen while the thread holds a lock (a frozen realm's cache, or a
+        // value released inside one): the threads run meanwhile could need it.
+        switch point {
+        case .pinNewest, .pin, .unpin: if strata_locks_held() > 0 { return }
+        default: break
+        }
         let identity = strata_thread_identity()
         monitor.lock()
         guard let index = identities[identity] else {
@@ -204,7 +210,10 @@ final class ControlledThreads: @unchecked Sendable {
                 return
             }
         } else {
-            guard !isLockPoint, !runsFree[index], switchPoints(point) else {
+            // The write-lock points of a thread that does not wait are no switch points, but
+            // the driver's decision hears of them: they mark how far the operation got.
+            let hears = isLockPoint || point == .writeLockReleased || switchPoints(point)
+            guard !runsFree[index], hears else {
                 monitor.unlock()
                 return
             }

@@ -1,6 +1,7 @@
 import Foundation
 @_spi(StrataCheck) import Strata
 import StrataModel
+import StrataStorage
 
 /// A realm instance the harness no longer holds, to recognise it if the cache returns it.
 final class WeakInstance {
@@ -33,7 +34,9 @@ enum EngineReference {
 /// from another thread (the engine must reject that, Spec C5 to C8): hence `@unchecked`.
 /// Only one controlled thread runs at a time; `lock` orders the table accesses for TSan.
 final class EngineSide: @unchecked Sendable {
-    private let lock = NSLock()
+    /// A `Lock`, not an NSLock: values released inside it may unpin, and the controlled
+    /// threads must not park while holding it (`strata_locks_held`).
+    private let lock = Lock<Void>(())
     private var realms: [RealmID: Realm] = [:]
     private var handles: [HandleID: EngineHandle] = [:]
     private var references: [ReferenceID: EngineReference] = [:]
@@ -52,7 +55,7 @@ final class EngineSide: @unchecked Sendable {
     /// Drops every value (after a crash every instance of the old boot is gone) and uses
     /// `configuration` from now on.
     func reset(to configuration: Realm.Configuration) {
-        lock.withLock {
+        lock.withLock { _ in
             realms = [:]
             holders = [:]
             released = [:]
@@ -64,12 +67,12 @@ final class EngineSide: @unchecked Sendable {
 
     /// The engine version each realm reads, for the version-stamp checks.
     func readVersion(of realm: RealmID) -> UInt64? {
-        lock.withLock { realms[realm] }?._readVersion
+        lock.withLock { _ in realms[realm] }?._readVersion
     }
 
-    private func realm(_ id: RealmID) -> Realm? { lock.withLock { realms[id] } }
-    private func handle(_ id: HandleID) -> EngineHandle? { lock.withLock { handles[id] } }
-    private func store(_ handle: EngineHandle, as id: HandleID) { lock.withLock { handles[id] = handle } }
+    private func realm(_ id: RealmID) -> Realm? { lock.withLock { _ in realms[id] } }
+    private func handle(_ id: HandleID) -> EngineHandle? { lock.withLock { _ in handles[id] } }
+    private func store(_ handle: EngineHandle, as id: HandleID) { lock.withLock { _ in handles[id] = handle } }
 
     /// Performs `operation` on the calling (controlled) thread.
     func perform(_ operation: StrataModel.Operation) -> Observation {
@@ -83,8 +86,8 @@ final class EngineSide: @unchecked Sendable {
     private func dispatch(_ operation: StrataModel.Operation) throws(Realm.Error) -> Observation {
         switch operation {
         case .open(_, _, let id):
-            let opened = try Realm._open(configuration: lock.withLock { configuration }, queue: nil)
-            return lock.withLock { () -> Observation in
+            let opened = try Realm._open(configuration: lock.withLock { _ in configuration }, queue: nil)
+            return lock.withLock { (_: inout Void) -> Observation in
                 if let existing = realms.first(where: { $0.value == opened && !$0.value.isFrozen })?.key {
                     holders[existing, default: 0] += 1
                     return .realm(existing)
@@ -100,7 +103,7 @@ final class EngineSide: @unchecked Sendable {
                 return .realm(id)
             }
         case .release(let id):
-            lock.withLock {
+            lock.withLock { _ in
                 holders[id, default: 1] -= 1
                 if holders[id] == 0, let realm = realms.removeValue(forKey: id) {
                     holders[id] = nil
@@ -130,7 +133,7 @@ final class EngineSide: @unchecked Sendable {
             // Spec F5: a frozen realm freezes to itself. Whether two freezes of a live realm
             // share an instance, the Spec leaves open; the harness names each its own.
             if source.isFrozen { return .realm(frozen == source ? id : frozenID) }
-            lock.withLock { realms[frozenID] = frozen }
+            lock.withLock { _ in realms[frozenID] = frozen }
             return .realm(frozenID)
         case .objects(let realmID, let query, let id):
             let realm = try required(realmID)
@@ -228,11 +231,11 @@ final class EngineSide: @unchecked Sendable {
             case .otherResults(let results): reference = .otherResults(try ThreadSafeReference._make(to: results))
             case .list(let list): reference = .list(try ThreadSafeReference._make(to: list))
             }
-            lock.withLock { references[referenceID] = reference }
+            lock.withLock { _ in references[referenceID] = reference }
             return .done
         case .resolve(let referenceID, let realmID, let id):
             let realm = try required(realmID)
-            guard let reference = lock.withLock({ references[referenceID] }) else { return unsupported(operation) }
+            guard let reference = lock.withLock({ _ in references[referenceID] }) else { return unsupported(operation) }
             let resolved: EngineHandle?
             switch reference {
             case .object(let reference): resolved = try realm._resolve(reference).map { .object($0) }
@@ -244,7 +247,7 @@ final class EngineSide: @unchecked Sendable {
             store(resolved, as: id)
             return .handle(id)
         case .releaseHandle(let id):
-            lock.withLock { handles[id] = nil }
+            lock.withLock { _ in handles[id] = nil }
             return .done
         default:
             return unsupported(operation)
@@ -254,7 +257,7 @@ final class EngineSide: @unchecked Sendable {
     /// The model-side identifier of `handle`: an existing one when the engine returned an
     /// instance the harness already holds (Spec F5: freezing a frozen object returns it).
     private func identified(_ handle: EngineHandle, as id: HandleID) -> Observation {
-        lock.withLock { () -> Observation in
+        lock.withLock { (_: inout Void) -> Observation in
             if case .object(let object) = handle,
                let existing = handles.first(where: { entry in
                    if case .object(let held) = entry.value { return held === object }

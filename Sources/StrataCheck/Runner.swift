@@ -119,6 +119,11 @@ public struct CheckStatistics: Sendable, Hashable {
     public var damagedImages = 0
     /// Commits failed by an injected EIO or ENOSPC.
     public var injectedFaults = 0
+    /// Switches away from a thread just after it pinned or unpinned a version.
+    public var pinSwitches = 0
+    /// Steps the model took before their operation returned (a switch after the operation's
+    /// linearization point, `Runner.linearizeEarly`).
+    public var earlySteps = 0
 
     public init() {}
 
@@ -134,6 +139,8 @@ public struct CheckStatistics: Sendable, Hashable {
         inlineOperations += other.inlineOperations
         damagedImages += other.damagedImages
         injectedFaults += other.injectedFaults
+        pinSwitches += other.pinSwitches
+        earlySteps += other.earlySteps
     }
 }
 
@@ -216,7 +223,14 @@ public final class Runner: @unchecked Sendable {
     /// draws (for `TraceEntry.draws`).
     private var stepFirstDraw = 0
     private var generatedDraws: [Int: Range<Int>] = [:]
-    private let decision = LateBound<Int, Bool> { _ in false }
+    private let decision = LateBound<(Int, YieldPoint), Bool> { _ in false }
+    /// The step each thread runs now (from its start to its completion).
+    private var running: [Int: Step] = [:]
+    /// How far each running operation got, from the yield points it passed.
+    private var progress: [Int: OperationProgress] = [:]
+    /// Steps the model took before their operation returned (`linearizeEarly`): the model
+    /// before the step, and the expected observation to compare at the return.
+    private var early: [Int: (previous: ModelState, expected: Observation, point: YieldPoint)] = [:]
 
     public init(settings: CheckSettings, stream: ChoiceStream) throws {
         self.settings = settings
@@ -242,10 +256,10 @@ public final class Runner: @unchecked Sendable {
         let decision = self.decision
         threads = ControlledThreads(count: settings.threads, switchPoints: { point in
             switch point {
-            case .pageWrite, .phaseOneSync, .slotWrite, .phaseTwoSync, .publish: return true
-            default: return false
+            case .pageWrite, .phaseOneSync, .slotWrite, .phaseTwoSync, .publish, .pinNewest, .pin, .unpin: return true
+            case .writeLockWait, .writeLockAcquired, .writeLockReleased: return false
             }
-        }, decide: { thread, _ in decision.call(thread) }, onInlineHang: { hangReport.call(()) })
+        }, decide: { thread, point in decision.call((thread, point)) }, onInlineHang: { hangReport.call(()) })
         let threadsForHook = threads
         hooks.onYield = { point in threadsForHook.park(at: point) }
         var configuration = Realm.Configuration(objectTypes: CheckTypes.classes)
@@ -275,9 +289,12 @@ public final class Runner: @unchecked Sendable {
         self.engineHooks = engineHooks
         self.configuration = configuration
         let settings = self.settings
-        decision.call = { [unowned self] thread in self.switchesAway(from: thread) }
-        hangReport.call = { [unowned self] (_: Void) -> String in
-            "replay with: strata-fuzz replay \(ReplayToken.encode(settings: settings, choices: self.stream.recorded))"
+        // Weak: a thread that hung in a failed run may reach a switch point after the run ended;
+        // it then runs on without switching.
+        decision.call = { [weak self] asked in self?.switchesAway(from: asked.0, at: asked.1) ?? false }
+        hangReport.call = { [weak self] (_: Void) -> String in
+            guard let self else { return "the run had ended" }
+            return "replay with: strata-fuzz replay \(ReplayToken.encode(settings: settings, choices: self.stream.recorded))"
         }
     }
 
@@ -365,6 +382,12 @@ public final class Runner: @unchecked Sendable {
             if case .crashMachine = operation, !inFlight.isEmpty || lockWaiter != nil {
                 operation = .refresh(Generator.liveRealm(of: context(thread), in: model) ?? RealmID(0))
             }
+            // Dropping the harness's accessor is no engine operation; while another thread is
+            // inside an operation it may be using that accessor, and the model would lose it
+            // before that operation's step.
+            if case .releaseHandle = operation, !inFlight.isEmpty {
+                operation = .refresh(Generator.liveRealm(of: context(thread), in: model) ?? RealmID(0))
+            }
             step = Step(context(thread), operation)
             generatedDraws[thread] = stepFirstDraw..<stream.drawCount
         }
@@ -398,6 +421,7 @@ public final class Runner: @unchecked Sendable {
             return
         }
         let box = ObservationBox()
+        running[thread] = step
         let report = threads.start(thread) { box.set(engine.perform(operation)) }
         settle(thread, step: step, report: report, box: box)
     }
@@ -408,12 +432,15 @@ public final class Runner: @unchecked Sendable {
     /// leave it at a switch point. A thread waiting for the write lock holds nothing.
     private func runsInline(_ operation: StrataModel.Operation, thread: Int) -> Bool {
         guard inFlight.isEmpty else { return false }
+        let others = (0..<settings.threads).filter { $0 != thread && isRunnable($0) }
+        guard scheduler.mayPreempt(thread, others: others, step: statistics.schedulingSteps) else { return true }
         switch operation {
         case .commitWrite, .writeBlock:
-            let others = (0..<settings.threads).filter { $0 != thread && isRunnable($0) }
-            return !scheduler.mayPreempt(thread, others: others, step: statistics.schedulingSteps)
+            return false
         default:
-            return true
+            // Any operation may pin or unpin, but few are worth the hand-offs of a thread: the
+            // random scheduler gives one in eight the chance to be left at a pin or unpin.
+            return !scheduler.mayPreemptAtPins(stream: &stream)
         }
     }
 
@@ -434,23 +461,113 @@ public final class Runner: @unchecked Sendable {
 
     /// Asked by `thread`, parked at a switch point inside the engine, while the driver waits
     /// for it: whether another runnable thread runs now.
-    private func switchesAway(from thread: Int) -> Bool {
+    ///
+    /// The model takes a step when its operation returns, which is right as long as nothing
+    /// runs between the operation's linearization point and its return. A switch after that
+    /// point lets the model take the step first (`linearizeEarly`), so that the threads that
+    /// run meanwhile meet the model in the state the engine is in. Before that point a switch
+    /// needs nothing: what runs meanwhile is ordered before the operation in both.
+    ///
+    /// The write-lock points are not switch points of a thread the model let run (it does not
+    /// wait), but they mark its progress: `beginWrite` is linearized once it holds the lock,
+    /// and whatever lets the lock go is once it did. A commit after `publish` is never left:
+    /// it holds the lock while it moves its read to the new version, where the model's commit
+    /// has let the lock go.
+    private func switchesAway(from thread: Int, at point: YieldPoint) -> Bool {
+        guard let step = running[thread] else { return false }
+        // Only operations whose inputs no other thread can change (their realm is confined, or
+        // their accessor is not dropped meanwhile) are left at pins: a switch before the
+        // linearization point then orders what runs meanwhile before them, in both.
+        switch point {
+        case .pinNewest, .pin, .unpin: if !Self.mayStepEarly(step.operation) { return false }
+        default: break
+        }
+        var passed = progress[thread] ?? OperationProgress()
+        let lockEvent: Bool
+        switch point {
+        case .writeLockWait:
+            lockEvent = true
+        case .writeLockAcquired:
+            lockEvent = true
+            if case .beginWrite = step.operation { passed.linearized = true }
+        case .writeLockReleased:
+            lockEvent = true
+            passed.linearized = true
+        case .pinNewest:
+            lockEvent = false
+            passed.linearized = true
+        case .publish:
+            lockEvent = false
+            passed.published = true
+        case .pin, .unpin, .pageWrite, .phaseOneSync, .slotWrite, .phaseTwoSync:
+            lockEvent = false
+        }
+        progress[thread] = passed
+        if lockEvent { return false }
+        if passed.published && point != .publish { return false }
+        let linearized = passed.linearized
+        if linearized && early[thread] == nil && !Self.mayStepEarly(step.operation) { return false }
         let others = (0..<settings.threads).filter { $0 != thread && isRunnable($0) }
-        return scheduler.switchesAway(from: thread, others: others, step: statistics.schedulingSteps, stream: &stream)
+        let switches = scheduler.switchesAway(from: thread, others: others, step: statistics.schedulingSteps, stream: &stream)
+        switch point {
+        case .pinNewest, .pin, .unpin: if switches { statistics.pinSwitches += 1 }
+        default: break
+        }
+        if switches && linearized && early[thread] == nil {
+            linearizeEarly(thread, step: step, at: point)
+        }
+        return switches
+    }
+
+    /// Whether the model may take `operation`'s step before it returns: the engine side's
+    /// tables do not change when it returns. An operation that names a new realm, accessor or
+    /// reference, or drops one, may not: the model would show other threads an identifier the
+    /// engine side does not have yet, or hide one it still has.
+    private static func mayStepEarly(_ operation: StrataModel.Operation) -> Bool {
+        switch operation {
+        case .refresh, .invalidate, .beginWrite, .commitWrite, .cancelWrite, .read, .isInvalidated,
+             .setValue, .delete, .deleteAll, .append, .removeFromList:
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// The model takes `step` of `thread`, still running in the engine, now; `complete`
+    /// compares the observation with what it expected once the operation returns.
+    private func linearizeEarly(_ thread: Int, step: Step, at point: YieldPoint) {
+        let (next, outcome) = preview(step)
+        previews[step.context] = nil
+        var expected = Observation(model: outcome)
+        mutate(&expected, step: step)
+        early[thread] = (model, expected, point)
+        model = next
+        statistics.earlySteps += 1
     }
 
     /// The model takes the step now (the operation's effects are visible from its completion
     /// on) and the engine's observation is compared with the model's.
     private func complete(_ thread: Int, step: Step, observed: Observation, note: String? = nil) {
-        let (next, outcome) = preview(step)
-        previews[step.context] = nil
-        var expected = Observation(model: outcome)
-        mutate(&expected, step: step)
+        running[thread] = nil
+        progress[thread] = nil
+        let expected: Observation
+        let previous: ModelState
+        var note = note
+        if let taken = early.removeValue(forKey: thread) {
+            (previous, expected) = (taken.previous, taken.expected)
+            note = [note, "stepped at \(taken.point), before it returned"].compactMap { $0 }.joined(separator: "; ")
+        } else {
+            let (next, outcome) = preview(step)
+            previews[step.context] = nil
+            var mutated = Observation(model: outcome)
+            mutate(&mutated, step: step)
+            expected = mutated
+            previous = model
+            model = next
+        }
         statistics.operations += 1
         if case .failure = expected { statistics.modelRejections += 1 }
         let realm = Self.realm(of: step.operation)
-        let previous = model
-        model = next
         if case .commitWrite = step.operation, case .done = observed { statistics.commits += 1 }
         let engineVersion = realm.flatMap { engine.readVersion(of: $0) }
         trace.append(TraceEntry(index: trace.count, thread: thread, step: step, expected: expected,
@@ -460,7 +577,18 @@ public final class Runner: @unchecked Sendable {
             fail(.divergence, "\(StepText.describe(step)): model \(expected), engine \(observed)")
             return
         }
-        if let realm { checkVersions(thread, realm: realm, engineVersion: engineVersion, step: step, previous: previous) }
+        if let realm, !isMidOperation(realm, except: thread) {
+            checkVersions(thread, realm: realm, engineVersion: engineVersion, step: step, previous: previous)
+        }
+    }
+
+    /// Whether the context owning `realm` is inside an operation, left at a switch point
+    /// (an operation from another context used the realm): the model may have taken that
+    /// operation's step already while the engine realm has not moved yet.
+    private func isMidOperation(_ realm: RealmID, except thread: Int) -> Bool {
+        guard let owner = model.realms[realm]?.owner else { return false }
+        let ownerThread = owner.rawValue - 1
+        return ownerThread != thread && running[ownerThread] != nil
     }
 
     /// Version stamps: the engine's version of every realm is the model's plus one fixed
@@ -558,6 +686,7 @@ public final class Runner: @unchecked Sendable {
             boxes[thread] = box
             let engine = self.engine
             let operation = step.operation
+            running[thread] = step
             let report = threads.startBlocking(thread) { box.set(engine.perform(operation)) }
             guard report == .parked(.writeLockWait) else {
                 if report == .finished {
@@ -693,6 +822,9 @@ public final class Runner: @unchecked Sendable {
     /// end of the run discards them.
     private func settleAllThreads() {
         pending = Array(repeating: nil, count: settings.threads)
+        running = [:]
+        progress = [:]
+        early = [:]
         for thread in inFlight.keys.sorted() { _ = threads.resume(thread, runsFree: true) }
         inFlight = [:]
         guard let waiter = lockWaiter else { return }
@@ -779,6 +911,14 @@ public final class Runner: @unchecked Sendable {
             return "\(context(thread)) \(state)"
         }.joined(separator: ", ")
     }
+}
+
+/// What a running operation passed, for `Runner.switchesAway`.
+struct OperationProgress {
+    /// Past its linearization point: its model step may be taken now.
+    var linearized = false
+    /// A commit that published its version.
+    var published = false
 }
 
 /// A closure the runner binds to itself after `init` and hands, before that, to the controlled

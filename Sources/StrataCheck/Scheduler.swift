@@ -80,6 +80,23 @@ struct Scheduler {
         }
     }
 
+    /// Whether an operation that `mayPreempt` says could be left inside the engine runs where
+    /// it can be left at its pins and unpins (on its thread) rather than inline. PCT: always
+    /// (its switches are rare and exact). Random: one operation in eight. Explored both ways
+    /// while the run has preemptions left; the choice takes one, or the explored tree would
+    /// double at every operation (mostly with runs where the thread is never left).
+    mutating func mayPreemptAtPins(stream: inout ChoiceStream) -> Bool {
+        switch kind {
+        case .random:
+            let options = preemptions < stream.preemptionBound ? [0, 7] : [0]
+            let threaded = stream.draw(8, options: options) == 7
+            if threaded && stream.preemptionBound != Int.max { preemptions += 1 }
+            return threaded
+        case .pct:
+            return true
+        }
+    }
+
     /// Whether to leave `current`, parked inside the engine, for another runnable thread.
     mutating func switchesAway(from current: Int, others: [Int], step: Int, stream: inout ChoiceStream) -> Bool {
         guard !others.isEmpty else { return false }

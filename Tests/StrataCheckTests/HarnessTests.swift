@@ -5,9 +5,8 @@ import Testing
 
 /// Operation kinds implicated in divergences the harness found and that are still open
 /// (README, "Harness findings"). The time-boxed suite leaves them out so that it guards what
-/// is fixed; `strata-fuzz run` runs the whole mix and finds them. Open: freezing a List or
-/// Results at a version whose shared frozen realm was invalidated (Spec F6).
-let openFindingKinds: Set<String> = ["freezeHandle"]
+/// is fixed; `strata-fuzz run` runs the whole mix and finds them. None is open now.
+let openFindingKinds: Set<String> = []
 
 @Suite struct ChoiceStreamTests {
     @Test func aFreshStreamRecordsWhatItDrewAndReplaysIt() {
@@ -60,6 +59,31 @@ let openFindingKinds: Set<String> = ["freezeHandle"]
             #expect(first.trace.count == replayed.trace.count)
             #expect(first.failure?.signature == replayed.failure?.signature)
         }
+    }
+
+    /// Threads are left right after a pin or an unpin, and an operation left after its
+    /// linearization point has its model step taken then; such runs pass on a clean engine
+    /// and replay bit-identically.
+    @Test func threadsAreLeftAtPinsAndReplay() throws {
+        var settings = CheckSettings(mode: .controlled, operations: 200)
+        settings.excludedKinds = openFindingKinds
+        var found: RunResult?
+        var seed: UInt64 = 1
+        while found == nil && seed <= 200 {
+            let result = try Runner(settings: settings, stream: ChoiceStream(seed: seed)).run()
+            #expect(result.failure == nil, "seed \(seed): \(result.failure?.description ?? "")")
+            if result.statistics.pinSwitches > 0 && result.statistics.earlySteps > 0 { found = result }
+            seed += 1
+        }
+        guard let run = found else {
+            Issue.record("no run in 200 seeds switched at a pin and stepped the model early")
+            return
+        }
+        let replayed = try Runner(settings: settings, stream: ChoiceStream(replaying: run.choices)).run()
+        #expect(replayed.digest == run.digest)
+        #expect(replayed.statistics.earlySteps == run.statistics.earlySteps)
+        #expect(run.trace.contains { $0.note?.contains("before it returned") == true },
+                "the timeline marks the step taken early")
     }
 
     /// The time-boxed harness run of `swift test`: fixed seeds, then fresh ones, over every

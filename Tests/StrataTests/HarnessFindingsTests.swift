@@ -231,6 +231,31 @@ private enum HF {
         #expect(try realm.objects(IntObj.self)._count() == 1)  // the live realm is unaffected
     }
 
+    // FRZ-08, FRZ-07 (Spec F6, F5): freezing an object, a List or Results at the version of an
+    // invalidated shared frozen realm gives values of that realm (the freeze itself reads
+    // nothing there), and every read through them is refused. Found by the harness (the
+    // engine refused a List's freeze while the model gave a handle).
+    @Test func frz08_F6_freezeAtAnInvalidatedVersionGivesItsValues() throws {
+        let realm = try Realm(configuration: testConfiguration())
+        let holder = try addHolderWithOneInt(to: realm)
+        let frozen = try realm._freeze()
+        try frozen._invalidate()
+        let list = try holder.intArray._freeze()
+        let results = try realm.objects(IntObj.self)._freeze()
+        let object = try holder._freeze()
+        #expect(list.realm?.isFrozen == true && results.isFrozen && object.isFrozen)
+        #expect(list.isInvalidated && results.isInvalidated && object.isInvalidated)
+        expectRejected(rejection { _ = try list._count() }, HF.frozenInvalidated)
+        expectRejected(rejection { _ = try results._count() }, HF.frozenInvalidated)
+        #expect(try list._freeze() === list, "Spec F5: freezing a frozen List returns it")
+        // Spec F11 still holds where the frozen realm reads nothing: a List of an object the
+        // open write created has no committed state to freeze.
+        try realm._beginWrite()
+        let created = try realm._create(Holder.self, value: [:], update: .error)
+        expectRejected(rejection { _ = try created.intArray._freeze() }, "same write transaction as it was created in")
+        try realm._cancelWrite()
+    }
+
     // MARK: - Lists and objects after invalidate() and of other realms (finding 6)
 
     // VER-13 (Spec V13, W14, W12): a List from before invalidate() stays invalid; a List links

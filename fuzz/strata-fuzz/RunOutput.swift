@@ -174,6 +174,7 @@ struct RunOutput {
             ("scheduling steps", counted(statistics.schedulingSteps, seconds: seconds)),
             ("inline ops", String(statistics.inlineOperations)),
             ("context switches", String(statistics.switches)),
+            ("switches at pins", "\(statistics.pinSwitches) (\(statistics.earlySteps) steps taken early)"),
             ("model rejections", String(statistics.modelRejections)),
         ])
         if report.freeStatistics.runs > 0 {
@@ -236,6 +237,8 @@ struct RunOutput {
         line.add("damagedImages", statistics.damagedImages)
         line.add("injectedFaults", statistics.injectedFaults)
         line.add("inlineOperations", statistics.inlineOperations)
+        line.add("pinSwitches", statistics.pinSwitches)
+        line.add("earlySteps", statistics.earlySteps)
     }
 
     /// The free runs' counts: `3 (1500 reads checked, 40 of them frozen, ...)`; with

@@ -100,6 +100,11 @@ uint64_t strata_thread_identity(void);
 void strata_thread_impersonate(uint64_t identity);
 /// Whether the calling thread currently reports another thread's identity.
 bool strata_thread_is_impersonating(void);
+/// The calling thread's count of `Lock`s held (StrataStorage's Lock adds 1 and takes it off
+/// again): a controlled scheduler must not park a thread that holds one, since the threads it
+/// runs meanwhile may need it.
+void strata_locks_held_adjust(int64_t delta);
+int64_t strata_locks_held(void);
 /// The calling thread's count of @Persisted wrappers initialized since the last take, then
 /// one more: the wrapper's ordinal within the object being initialized.
 int64_t strata_persisted_next_ordinal(void);

@@ -61,6 +61,15 @@ final class ListBinding: @unchecked Sendable {
     /// The same List in another realm of the file; nil when its owner is missing there (or
     /// its key holds another object: Spec W12).
     func rebound(to other: RealmCore) throws(Realm.Error) -> ListBinding? {
+        if other.isFrozenInvalidated {
+            // Spec F6: a freeze at the version of the shared frozen realm that was invalidated
+            // gives a List of that realm, which reads nothing; so the freeze cannot look the
+            // owner up there. The source read it at that very version, so only F11 is left.
+            try parent.checkCommitted()
+            return ListBinding(parent: _ObjectAccessor(core: other, info: parent.info, table: parent.table,
+                                                       identity: parent.identity, scope: nil),
+                               column: column)
+        }
         let view = try other.view()
         let identity = parent.identity
         guard let table = view.table(named: parent.info.className),

@@ -161,17 +161,8 @@ extension Object {
         if accessor.isFrozen { return self }  // Spec F5
         try accessor.core.checkAccess()  // Spec C7
         guard try !accessor.isInvalidated() else { throw Realm.Error.objectInvalidated }  // Spec F11
-        let core = accessor.core
-        if core.write != nil {
-            // Spec F11: an object created in this write (also one re-created under the key of an
-            // object this write deleted) has no committed state to freeze.
-            guard let base = core.read,
-                  try engine(core.path, { try base.incarnation(accessor.table, key: accessor.key) }) == accessor.incarnation
-            else {
-                throw Realm.Error.freezeInCreatingWrite
-            }
-        }
-        let frozen = try core.freeze()
+        try accessor.checkCommitted()
+        let frozen = try accessor.core.freeze()
         return try frozen.makeObject(Self.self, info: accessor.info, table: accessor.table, identity: accessor.identity)
     }
 

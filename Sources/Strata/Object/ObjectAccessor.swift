@@ -51,6 +51,17 @@ public final class _ObjectAccessor {
         return try core.view()
     }
 
+    /// Spec F11: an object created in the open write (also one re-created under the key of an
+    /// object this write deleted) has no committed state to freeze.
+    func checkCommitted() throws(Realm.Error) {
+        guard core.write != nil else { return }
+        guard let base = core.read,
+              try engine(core.path, { try base.incarnation(table, key: key) }) == incarnation
+        else {
+            throw Realm.Error.freezeInCreatingWrite
+        }
+    }
+
     /// Whether the object no longer exists for this accessor (Spec W12, V13).
     func isInvalidated() throws(Realm.Error) -> Bool {
         try core.checkThread()

@@ -53,7 +53,11 @@ public enum YieldPoint: Sendable, Hashable, CustomStringConvertible {
     /// Holds the write lock.
     case writeLockAcquired
     case writeLockReleased
+    /// Just pinned the newest version: a read's linearization point (what it reads is fixed).
+    case pinNewest(Version)
+    /// Just added a pin to a version this process already pins (a duplicate, e.g. a freeze).
     case pin(Version)
+    /// Just dropped a pin; the version's pages may be reused from here on if nothing else pins it.
     case unpin(Version)
     /// Before writing one page of phase 1.
     case pageWrite(PageNumber)
@@ -71,6 +75,7 @@ public enum YieldPoint: Sendable, Hashable, CustomStringConvertible {
         case .writeLockWait: return "write-lock-wait"
         case .writeLockAcquired: return "write-lock-acquired"
         case .writeLockReleased: return "write-lock-released"
+        case .pinNewest(let v): return "pin-newest(\(v.rawValue))"
         case .pin(let v): return "pin(\(v.rawValue))"
         case .unpin(let v): return "unpin(\(v.rawValue))"
         case .pageWrite(let p): return "page-write(\(p.rawValue))"

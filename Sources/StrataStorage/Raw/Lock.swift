@@ -1,3 +1,4 @@
+import CStrataSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -36,11 +37,16 @@ public final class Lock<State>: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    /// Runs `body` with exclusive access to the value.
+    /// Runs `body` with exclusive access to the value. The thread's count of locks held
+    /// (`strata_locks_held`) tells a test scheduler not to park the thread inside `body`.
     @inline(__always)
     public func withLock<R, E: Error>(_ body: (inout State) throws(E) -> R) throws(E) -> R {
+        strata_locks_held_adjust(1)
         pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
+        defer {
+            pthread_mutex_unlock(mutex)
+            strata_locks_held_adjust(-1)
+        }
         return try body(&state.pointee)
     }
 }

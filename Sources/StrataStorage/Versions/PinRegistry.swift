@@ -87,7 +87,7 @@ final class PinRegistry: @unchecked Sendable {
             }
             throw StorageError.io(operation: "pin the newest version (commits kept racing)", errno: 11)
         }
-        hooks.at(.pin(record.version))
+        hooks.at(.pinNewest(record.version))
         return record
     }
 
