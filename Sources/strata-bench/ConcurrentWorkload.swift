@@ -79,8 +79,8 @@ enum ConcurrentWorkload {
     final class PhaseState: Sendable {
         /// Set by the main thread when the phase's time is up.
         let stop = Atomic<Bool>(false)
-        let writerOutcome = Mutex<WorkerOutcome?>(nil)
-        let readerOutcome = Mutex<WorkerOutcome?>(nil)
+        let writerOutcome = Lock<WorkerOutcome?>(nil)
+        let readerOutcome = Lock<WorkerOutcome?>(nil)
         /// Signalled once by each worker as it finishes.
         let finished = DispatchSemaphore(value: 0)
 

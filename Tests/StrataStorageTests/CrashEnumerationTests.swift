@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 @testable import StrataStorage
 
@@ -265,7 +264,7 @@ struct ContentModel: Sendable {
                 for plan in Self.plans(for: point.state.pendingWrites, random: &planRandom) { jobs.append((point, plan)) }
             }
             let allJobs = jobs
-            let found = Mutex<[(Int, String)]>([])
+            let found = Lock<[(Int, String)]>([])
             let (base, target) = ((version, model), (newVersion, next))
             let workers = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
             DispatchQueue.concurrentPerform(iterations: workers) { worker in

@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Synchronization
 import Testing
 @testable import StrataStorage
 
@@ -13,7 +12,7 @@ import Testing
 
     /// Counts the probes the engine reports.
     final class ProbeCounter: Sendable {
-        private let counts = Mutex<[Probe: Int]>([:])
+        private let counts = Lock<[Probe: Int]>([:])
         func record(_ probe: Probe) { counts.withLock { $0[probe, default: 0] += 1 } }
         func count(_ probe: Probe) -> Int { counts.withLock { $0[probe] ?? 0 } }
         func reset() { counts.withLock { $0 = [:] } }
@@ -483,7 +482,7 @@ import Testing
     }
 
     final class OutcomeBox: Sendable {
-        private let text = Mutex<String>("reader did not run")
+        private let text = Lock<String>("reader did not run")
         func set(_ value: String) { text.withLock { $0 = value } }
         var value: String { text.withLock { $0 } }
     }

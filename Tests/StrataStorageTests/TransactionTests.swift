@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Synchronization
 import Testing
 @testable import StrataStorage
 
@@ -13,15 +12,15 @@ import Testing
 
     /// A value shared between threads behind a lock.
     final class Shared<Value: Sendable>: Sendable {
-        private let mutex: Mutex<Value>
-        init(_ value: Value) { mutex = Mutex(value) }
+        private let mutex: Lock<Value>
+        init(_ value: Value) { mutex = Lock(value) }
         func update<R>(_ body: (inout Value) -> R) -> R { mutex.withLock { body(&$0) } }
         var value: Value { mutex.withLock { $0 } }
     }
 
     /// An ordered log of events from several threads.
     final class EventLog: Sendable {
-        private let entries = Mutex<[String]>([])
+        private let entries = Lock<[String]>([])
         func append(_ entry: String) { entries.withLock { $0.append(entry) } }
         var all: [String] { entries.withLock { $0 } }
     }

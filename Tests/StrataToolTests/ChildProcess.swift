@@ -5,6 +5,7 @@
 // /dev/null and stdout and stderr each read by a thread of their own, so a parent can follow
 // a child's stdout line by line while it runs, and kill it with any signal at any moment.
 import Foundation
+import StrataStorage
 import Synchronization
 
 #if canImport(Glibc)
@@ -83,7 +84,7 @@ final class ChildProcess: Sendable {
     let product: String
     let arguments: [String]
     let pid: pid_t
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     /// Read order across all children (see `ChildLine.sequence`).
     private static let lineSequence = Atomic<Int>(0)
