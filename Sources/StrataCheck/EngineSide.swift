@@ -47,6 +47,9 @@ final class EngineSide: @unchecked Sendable {
     /// The configuration of the current boot (a crash moves to a new simulated disk); every
     /// model `open` means this.
     private var configuration: Realm.Configuration
+    /// The serial queue of each context that is one: every operation of such a context runs
+    /// in a block on its queue (`perform(_:)`), as an app's would.
+    private var queues: [ContextID: DispatchQueue] = [:]
 
     init(configuration: Realm.Configuration) {
         self.configuration = configuration
@@ -74,8 +77,20 @@ final class EngineSide: @unchecked Sendable {
     private func handle(_ id: HandleID) -> EngineHandle? { lock.withLock { _ in handles[id] } }
     private func store(_ handle: EngineHandle, as id: HandleID) { lock.withLock { _ in handles[id] = handle } }
 
-    /// Performs `operation` on the calling (controlled) thread.
-    func perform(_ operation: StrataModel.Operation) -> Observation {
+    /// Makes `context` a serial queue context running its operations on `queue`.
+    func setQueue(_ queue: DispatchQueue, of context: ContextID) {
+        lock.withLock { _ in queues[context] = queue }
+    }
+
+    /// Performs `step` on the calling (controlled) thread, inside a block on the context's
+    /// queue when it has one (`DispatchQueue.sync` runs the block on the calling thread, so the
+    /// controlled thread still parks at its switch points).
+    func perform(_ step: Step) -> Observation {
+        guard let queue = lock.withLock({ _ in queues[step.context] }) else { return perform(step.operation) }
+        return queue.sync { perform(step.operation) }
+    }
+
+    private func perform(_ operation: StrataModel.Operation) -> Observation {
         do throws(Realm.Error) {
             return try dispatch(operation)
         } catch {
@@ -85,8 +100,18 @@ final class EngineSide: @unchecked Sendable {
 
     private func dispatch(_ operation: StrataModel.Operation) throws(Realm.Error) -> Observation {
         switch operation {
-        case .open(_, _, let id):
-            let opened = try Realm._open(configuration: lock.withLock { _ in configuration }, queue: nil)
+        case .open(_, let confinement, let id):
+            var queue: DispatchQueue?
+            if case .queue(let context) = confinement {
+                queue = lock.withLock { _ in queues[context] }
+                guard queue != nil else { return unsupported(operation) }
+            }
+            let opened = try Realm._open(configuration: lock.withLock { _ in configuration }, queue: queue)
+            // A queue realm's autorefresh turns are blocks its queue runs whenever another
+            // thread commits, at moments the schedule does not order; the harness switches it
+            // off in the same block as the open, and the model takes the same step
+            // (`Runner.queueRealmOpened`).
+            if queue != nil { opened.autorefresh = false }
             return lock.withLock { (_: inout Void) -> Observation in
                 if let existing = realms.first(where: { $0.value == opened && !$0.value.isFrozen })?.key {
                     holders[existing, default: 0] += 1

@@ -68,19 +68,19 @@ struct Generator {
         self.configuration = configuration
     }
 
-    /// The live realm the context holds, if any (the one its `open` returned).
+    /// The live realm the context holds, if any (the one its `open` returned). Not one the
+    /// model made for a thaw (negative identifiers): the engine side names no such realm, and
+    /// in a queue context it is a thread realm beside the queue's own.
     static func liveRealm(of context: ContextID, in model: ModelState) -> RealmID? {
         model.realms.keys.sorted().first { id in
-            guard let realm = model.realms[id] else { return false }
+            guard id.rawValue > 0, let realm = model.realms[id] else { return false }
             return realm.owner == context && !realm.isFrozen && !realm.isClosed && realm.holders > 0
         }
     }
 
     mutating func next(for context: ContextID, model: ModelState, stream: inout ChoiceStream) -> StrataModel.Operation {
         let own = Self.liveRealm(of: context, in: model)
-        guard let own else {
-            return .open(configuration, confinement: .callingContext, as: allocateRealm())
-        }
+        guard let own else { return open(in: context, model: model, stream: &stream) }
         var weights = swarm.weights
         if model.realms[own]?.write != nil {
             // Inside a write: mostly mutations and the end of the write.
@@ -95,7 +95,7 @@ struct Generator {
         let realm = pickRealm(own: own, model: model, stream: &stream)
         switch kind {
         case .open:
-            return .open(configuration, confinement: .callingContext, as: allocateRealm())
+            return open(in: context, model: model, stream: &stream)
         case .refresh: return .refresh(realm)
         case .beginWrite: return .beginWrite(own)
         case .commitWrite: return .commitWrite(own, withoutNotifying: [], fate: .success)
@@ -167,6 +167,20 @@ struct Generator {
         case .crashMachine:
             return .crashMachine(keepUnsyncedSlots: false)
         }
+    }
+
+    /// An `open` from `context`: a queue context confines the realm to its queue; now and then
+    /// a context names another context's queue, which the engine must reject (Spec C3, C4).
+    private mutating func open(in context: ContextID, model: ModelState, stream: inout ChoiceStream) -> StrataModel.Operation {
+        let queues = model.contexts.keys.sorted().filter { id in
+            if case .serialQueue = model.contexts[id]?.kind { return true }
+            return false
+        }
+        var confinement: Confinement = queues.contains(context) ? .queue(context) : .callingContext
+        if !queues.isEmpty && stream.draw(100) < swarm.crossContextPercent {
+            confinement = .queue(queues[stream.draw(queues.count)])
+        }
+        return .open(configuration, confinement: confinement, as: allocateRealm())
     }
 
     private mutating func allocateRealm() -> RealmID {

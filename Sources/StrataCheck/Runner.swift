@@ -216,6 +216,8 @@ public final class Runner: @unchecked Sendable {
     private var configuration: Realm.Configuration
     /// Where each thread's operation leaves its observation.
     private var boxes: [Int: ObservationBox] = [:]
+    /// The queues of the run's queue contexts, back to `QueuePool` when the run ends.
+    private var queues: [DispatchQueue] = []
 
     private static let runCounter = Lock(0)
     private let hangReport = LateBound<Void, String> { "no replay token" }
@@ -300,6 +302,7 @@ public final class Runner: @unchecked Sendable {
 
     deinit {
         threads.shutdown()
+        QueuePool.checkIn(queues)
         if settings.store == .file, let path = configuration.fileURL?.path {
             _ = try? Store.deleteFiles(path: path)
         }
@@ -309,10 +312,7 @@ public final class Runner: @unchecked Sendable {
 
     /// Runs the operations and returns what happened.
     public func run() -> RunResult {
-        for thread in 0..<settings.threads {
-            model = model.step(Step(context(thread), .addContext(context(thread), process: ProcessID(1),
-                                                                 kind: .thread(hasEventLoop: false)))).0
-        }
+        addContexts()
         var index = 0
         while index < settings.operations && failure == nil && !stream.isExhausted {
             index += 1
@@ -340,6 +340,38 @@ public final class Runner: @unchecked Sendable {
         return RunResult(failure: failure, statistics: statistics, trace: trace, choices: stream.recorded,
                          digest: hash.finalize(), swarm: swarm.description, scheduler: scheduler.kind,
                          enumerated: stream.enumerated)
+    }
+
+    /// Each context is a thread or, one in four, a serial dispatch queue whose operations run
+    /// in blocks on it (on the context's controlled thread: `EngineSide.perform`).
+    private func addContexts() {
+        for thread in 0..<settings.threads {
+            var kind = ContextKind.thread(hasEventLoop: false)
+            // The highest draw, so that a shrinker lowering values makes threads of queues.
+            if stream.draw(4) == 3 {
+                let queue = QueuePool.checkOut()
+                queues.append(queue)
+                engine.setQueue(queue, of: context(thread))
+                kind = .serialQueue(label: "queue of \(context(thread))")
+            }
+            model = model.step(Step(context(thread), .addContext(context(thread), process: ProcessID(1), kind: kind))).0
+        }
+    }
+
+    /// A realm confined to a queue has its autorefresh switched off in the block that opened it
+    /// (`EngineSide`): the model takes the same step, recorded in the trace as the harness's.
+    private func queueRealmOpened(_ realm: RealmID, thread: Int, step: Step) {
+        let setting = Step(step.context, .setAutorefresh(realm, false))
+        let (next, outcome) = model.step(setting)
+        model = next
+        let expected = Observation(model: outcome)
+        trace.append(TraceEntry(index: trace.count, thread: thread, step: setting, expected: expected, observed: .done,
+                                engineVersion: engine.readVersion(of: realm),
+                                note: "harness: a queue realm does not autorefresh (its turns run when no schedule orders them)",
+                                draws: nil))
+        if !expected.accepts(.done) {
+            fail(.divergence, "\(StepText.describe(setting)): model \(expected), engine done")
+        }
     }
 
     private func isRunnable(_ thread: Int) -> Bool {
@@ -414,15 +446,14 @@ public final class Runner: @unchecked Sendable {
             break
         }
         let engine = self.engine
-        let operation = step.operation
-        if runsInline(operation, thread: thread) {
+        if runsInline(step.operation, thread: thread) {
             statistics.inlineOperations += 1
-            complete(thread, step: step, observed: threads.runInline(thread) { engine.perform(operation) })
+            complete(thread, step: step, observed: threads.runInline(thread) { engine.perform(step) })
             return
         }
         let box = ObservationBox()
         running[thread] = step
-        let report = threads.start(thread) { box.set(engine.perform(operation)) }
+        let report = threads.start(thread) { box.set(engine.perform(step)) }
         settle(thread, step: step, report: report, box: box)
     }
 
@@ -580,6 +611,9 @@ public final class Runner: @unchecked Sendable {
         if let realm, !isMidOperation(realm, except: thread) {
             checkVersions(thread, realm: realm, engineVersion: engineVersion, step: step, previous: previous)
         }
+        if failure == nil, case .open(_, .queue, _) = step.operation, case .realm(let opened?) = observed {
+            queueRealmOpened(opened, thread: thread, step: step)
+        }
     }
 
     /// Whether the context owning `realm` is inside an operation, left at a switch point
@@ -685,9 +719,8 @@ public final class Runner: @unchecked Sendable {
             let box = ObservationBox()
             boxes[thread] = box
             let engine = self.engine
-            let operation = step.operation
             running[thread] = step
-            let report = threads.startBlocking(thread) { box.set(engine.perform(operation)) }
+            let report = threads.startBlocking(thread) { box.set(engine.perform(step)) }
             guard report == .parked(.writeLockWait) else {
                 if report == .finished {
                     complete(thread, step: step, observed: boxes.removeValue(forKey: thread)?.get() ?? .done)
@@ -786,12 +819,11 @@ public final class Runner: @unchecked Sendable {
     /// interleaving is drawn): inline when no thread is parked inside the engine.
     private func runToEnd(_ step: Step, thread: Int) -> (ControlledThreads.Report, Observation) {
         let engine = self.engine
-        let operation = step.operation
         if inFlight.isEmpty {
-            return (.finished, threads.runInline(thread) { engine.perform(operation) })
+            return (.finished, threads.runInline(thread) { engine.perform(step) })
         }
         let box = ObservationBox()
-        let report = threads.start(thread, runsFree: true) { box.set(engine.perform(operation)) }
+        let report = threads.start(thread, runsFree: true) { box.set(engine.perform(step)) }
         return (report, box.get())
     }
 
@@ -833,7 +865,7 @@ public final class Runner: @unchecked Sendable {
         if let holder = model.files.values.compactMap(\.writer).first,
            let owner = model.realms[holder]?.owner, owner.rawValue - 1 != waiter.thread {
             let engine = self.engine
-            _ = threads.start(owner.rawValue - 1, runsFree: true) { _ = engine.perform(.cancelWrite(holder)) }
+            _ = threads.start(owner.rawValue - 1, runsFree: true) { _ = engine.perform(Step(owner, .cancelWrite(holder))) }
         }
         if threads.awaitLockAcquired(waiter.thread) == .parked(.writeLockAcquired) {
             _ = threads.resume(waiter.thread, runsFree: true)

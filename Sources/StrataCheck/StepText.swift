@@ -8,8 +8,10 @@ enum StepText {
     static func describe(_ operation: StrataModel.Operation) -> String {
         switch operation {
         case .addContext(let context, let process, _): return "addContext(\(context), \(process))"
-        case .open(_, _, let id): return "open -> \(id)"
+        case .open(_, .callingContext, let id): return "open -> \(id)"
+        case .open(_, .queue(let queue), let id): return "open(queue: \(queue)) -> \(id)"
         case .release(let id): return "release(\(id))"
+        case .setAutorefresh(let id, let value): return "setAutorefresh(\(id), \(value))"
         case .refresh(let id): return "refresh(\(id))"
         case .invalidate(let id): return "invalidate(\(id))"
         case .isInWriteTransaction(let id): return "isInWriteTransaction(\(id))"

@@ -219,18 +219,21 @@ extension ModelState {
         let live = try open(realm.configuration, confinement: .callingContext,
                             as: RealmID(nextInternalRealm), in: context)
         if live == RealmID(nextInternalRealm) {
-            nextInternalRealm -= 1  // opened for the thaw: the accessor holds it
-        } else {
-            realms[live]?.holders -= 1  // the caller's cached instance: a thaw takes no holder
+            nextInternalRealm -= 1
         }
+        // A thaw takes no holder: an instance opened for it lives while the thawed accessor
+        // does (Spec C1, F8).
+        realms[live]?.holders -= 1
         let snapshot = try readableView(of: live)
+        let exists: Bool
         switch handle.target {
-        case .object(let object):
-            guard snapshot.objects[object] != nil else { return .handle(nil) }  // Spec F9
-        case .list(let owner):
-            guard snapshot.objects[owner] != nil else { return .handle(nil) }
-        case .results, .unmanaged:
-            break  // Spec F8: a thawed Results keeps its query, evaluated at the live version
+        case .object(let object): exists = snapshot.objects[object] != nil  // Spec F9
+        case .list(let owner): exists = snapshot.objects[owner] != nil
+        case .results, .unmanaged: exists = true  // Spec F8: a Results keeps its query
+        }
+        guard exists else {
+            closeIfUnreachable(live)
+            return .handle(nil)
         }
         return .handle(try newHandle(liveID, realm: live, target: handle.target))
     }

@@ -291,6 +291,26 @@ private let fzLocation = World.file.location
         #expect(fzObject(w.ok(World.thread, .read(122)))?.value == 10)
     }
 
+    @Test("Spec F8, C1: an instance opened for a thaw lives while the thawed accessor does")
+    func anInstanceOpenedForAThawEndsWithItsAccessor() {
+        var w = World()
+        w.open(World.main, 1)
+        w.write(World.main, 1, [item(1, 1)])
+        w.ok(World.main, .objectForPrimaryKey(1, type: "Item", primaryKey: 1, as: 100))
+        w.ok(World.main, .freezeHandle(100, as: 101))
+        // The thread holds no instance: the thaw opens one, held by the thawed accessor only.
+        #expect(w.ok(World.thread, .thawHandle(101, as: 110)) == .handle(110))
+        let opened = w.state.handles[110]?.realm
+        #expect(opened.map { w.state.realms[$0]?.holders } == 0)
+        w.write(World.main, 1, [fzSet(1, 10)])
+        #expect(fzObject(w.ok(World.thread, .read(110)))?.value == 1)  // that instance stays put
+        // Dropping the accessor ends the instance; the next thaw opens one at the newest version.
+        w.ok(World.thread, .releaseHandle(110))
+        #expect(opened.map { w.state.realms[$0]?.isClosed } == true)
+        w.ok(World.thread, .thawHandle(101, as: 111))
+        #expect(fzObject(w.ok(World.thread, .read(111)))?.value == 10)
+    }
+
     @Test("Spec F9: thawing an object missing at the live version gives nil")
     func thawingAMissingObjectGivesNil() {
         var w = World()
