@@ -124,6 +124,8 @@ public struct CheckStatistics: Sendable, Hashable {
     /// Steps the model took before their operation returned (a switch after the operation's
     /// linearization point, `Runner.linearizeEarly`).
     public var earlySteps = 0
+    /// Operations refused because an injected fault poisoned the file (Spec D6).
+    public var poisonedRejections = 0
 
     public init() {}
 
@@ -141,6 +143,7 @@ public struct CheckStatistics: Sendable, Hashable {
         injectedFaults += other.injectedFaults
         pinSwitches += other.pinSwitches
         earlySteps += other.earlySteps
+        poisonedRejections += other.poisonedRejections
     }
 }
 
@@ -218,6 +221,9 @@ public final class Runner: @unchecked Sendable {
     private var boxes: [Int: ObservationBox] = [:]
     /// The queues of the run's queue contexts, back to `QueuePool` when the run ends.
     private var queues: [DispatchQueue] = []
+    /// After an injected fault poisoned the file: the scheduling step at which the machine
+    /// loses power, and the thread whose commit failed.
+    private var crashAfterPoisoning: (step: Int, thread: Int)?
 
     private static let runCounter = Lock(0)
     private let hangReport = LateBound<Void, String> { "no replay token" }
@@ -318,6 +324,7 @@ public final class Runner: @unchecked Sendable {
             index += 1
             statistics.schedulingSteps += 1
             stepFirstDraw = stream.drawCount
+            if crashIfPoisoningIsOver() { continue }
             if wakeLockWaiter() { continue }
             dispatchBlockedWaiter()
             if failure != nil { break }
@@ -597,7 +604,10 @@ public final class Runner: @unchecked Sendable {
             model = next
         }
         statistics.operations += 1
-        if case .failure = expected { statistics.modelRejections += 1 }
+        if case .failure(_, let message) = expected {
+            statistics.modelRejections += 1
+            if message == ModelError.poisoned.message { statistics.poisonedRejections += 1 }
+        }
         let realm = Self.realm(of: step.operation)
         if case .commitWrite = step.operation, case .done = observed { statistics.commits += 1 }
         let engineVersion = realm.flatMap { engine.readVersion(of: $0) }
@@ -793,8 +803,10 @@ public final class Runner: @unchecked Sendable {
     }
 
     /// Commits with an I/O error injected at a site drawn from the stream. When it strikes,
-    /// the commit must fail as the model says (Spec W17) and the file is poisoned (Spec D6): the
-    /// machine then loses power, and recovery must find the version before the commit (D7).
+    /// the commit must fail as the model says (Spec W17) and the file is poisoned (Spec D6):
+    /// the threads run on against the poisoned file for a few drawn steps (every operation
+    /// through its live realms must fail as the model says), then the machine loses power,
+    /// and recovery must find the version before the commit (D7).
     private func commitWithFault(_ step: Step, realm: RealmID, skipped: [ObserverID], thread: Int) {
         let planned = InjectedCommitFault.draw(&stream)
         hooks.armFault(planned)
@@ -812,7 +824,21 @@ public final class Runner: @unchecked Sendable {
         let failing = Step(step.context, .commitWrite(realm, withoutNotifying: skipped, fate: .failure(planned.failure)))
         complete(thread, step: failing, observed: observed, note: "\(planned) (\(site))")
         guard failure == nil else { return }
-        crashBetweenCommits(Step(step.context, .crashMachine(keepUnsyncedSlots: false)), thread: thread)
+        // Zero (the shrinker's way) loses power at once.
+        let poisonedSteps = [0, 3, 8, 20][stream.draw(4)]
+        if poisonedSteps == 0 {
+            crashBetweenCommits(Step(step.context, .crashMachine(keepUnsyncedSlots: false)), thread: thread)
+        } else {
+            crashAfterPoisoning = (statistics.schedulingSteps + poisonedSteps, thread)
+        }
+    }
+
+    /// Loses power once the steps run against a poisoned file are over.
+    private func crashIfPoisoningIsOver() -> Bool {
+        guard let due = crashAfterPoisoning, statistics.schedulingSteps >= due.step else { return false }
+        crashAfterPoisoning = nil
+        crashBetweenCommits(Step(context(due.thread), .crashMachine(keepUnsyncedSlots: false)), thread: due.thread)
+        return true
     }
 
     /// Runs `step` on `thread` to its end without switching (a crash or fault follows, so no

@@ -224,6 +224,7 @@ extension ModelState {
         // A thaw takes no holder: an instance opened for it lives while the thawed accessor
         // does (Spec C1, F8).
         realms[live]?.holders -= 1
+        _ = try usableRealm(live, in: context)  // Spec D6: the live realm of a poisoned file
         let snapshot = try readableView(of: live)
         let exists: Bool
         switch handle.target {

@@ -29,11 +29,11 @@ extension ModelState {
             close(id)
             return .done
         case .setAutorefresh(let id, let value):
-            _ = try usableRealm(id, in: context)
+            _ = try usableRealmEvenIfPoisoned(id, in: context)  // Spec D6: a setting
             realms[id]?.autorefresh = value  // Spec V6: reads back what was last set
             return .done
         case .getAutorefresh(let id):
-            return .bool(try usableRealm(id, in: context).autorefresh)
+            return .bool(try usableRealmEvenIfPoisoned(id, in: context).autorefresh)
         case .refresh(let id):
             _ = try usableRealm(id, in: context)
             return .bool(try refresh(id))

@@ -170,7 +170,7 @@ struct RunOutput {
             ("crashes", String(statistics.crashes)),
             ("crash images", counted(statistics.crashImages, seconds: seconds)),
             ("damaged images", String(statistics.damagedImages)),
-            ("injected faults", String(statistics.injectedFaults)),
+            ("injected faults", "\(statistics.injectedFaults) (then \(statistics.poisonedRejections) operations refused as poisoned)"),
             ("scheduling steps", counted(statistics.schedulingSteps, seconds: seconds)),
             ("inline ops", String(statistics.inlineOperations)),
             ("context switches", String(statistics.switches)),
@@ -239,6 +239,7 @@ struct RunOutput {
         line.add("inlineOperations", statistics.inlineOperations)
         line.add("pinSwitches", statistics.pinSwitches)
         line.add("earlySteps", statistics.earlySteps)
+        line.add("poisonedRejections", statistics.poisonedRejections)
     }
 
     /// The free runs' counts: `3 (1500 reads checked, 40 of them frozen, ...)`; with

@@ -71,7 +71,7 @@ public struct Realm: Hashable {
     public var isInWriteTransaction: Bool {
         trapping { () throws(Realm.Error) -> Bool in
             if core.isFrozen { return false }
-            try core.checkAccess()
+            try core.confinement.check()  // Spec D6: still answers once the file is poisoned
             return core.isInWriteTransaction
         }
     }
@@ -80,15 +80,19 @@ public struct Realm: Hashable {
     /// (Spec V6, V7). Belongs to the cached instance.
     public var autorefresh: Bool {
         get {
+            // A setting, not a read: neither F6 nor D6 refuses it (a frozen realm, invalidated
+            // or not, and a poisoned file's realm answer).
             trapping { () throws(Realm.Error) -> Bool in
-                try core.checkThread()  // a setting, not a read (Spec F6 rejects reads)
-                return core.isFrozen ? false : core.autorefresh
+                if core.isFrozen { return false }
+                try core.confinement.check()
+                return core.autorefresh
             }
         }
         nonmutating set {
             trapping { () throws(Realm.Error) in
-                try core.checkThread()
-                if !core.isFrozen { core.autorefresh = newValue }
+                if core.isFrozen { return }
+                try core.confinement.check()
+                core.autorefresh = newValue
             }
         }
     }

@@ -143,6 +143,19 @@ final class RealmCore {
     func checkThread() throws(Realm.Error) {
         if frozenRead != nil { return }
         try confinement.check()
+        try checkNotPoisoned()
+    }
+
+    /// Spec D6: after a failed write or sync every call through a live realm of the file
+    /// fails, after the context check (C5) and before anything else; only
+    /// `isInWriteTransaction`, `invalidate()`, closing and releasing go on.
+    @inline(__always)
+    func checkNotPoisoned() throws(Realm.Error) {
+        do {
+            try file.store.checkNotPoisoned()
+        } catch {
+            throw Realm.Error.from(error, path: path)
+        }
     }
 
     /// Whether this is a frozen realm that was invalidated (Spec F6): it reads nothing.
@@ -162,6 +175,7 @@ final class RealmCore {
             return
         }
         try confinement.check()
+        try checkNotPoisoned()
     }
 
     /// What reads see now; begins a read at the newest version if there is none (Spec V10).

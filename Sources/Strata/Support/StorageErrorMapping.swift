@@ -27,6 +27,9 @@ extension Realm.Error {
             return Realm.Error(.addressSpaceExhausted, "\(error)")
         case .readOnly:
             return .readOnlyTransaction
+        case .poisoned(let cause):
+            // Spec D6: Realm has no such state; the message says what to do, then the cause.
+            return Realm.Error(.fail, "The file was poisoned by a failed write or sync; reopen it. Cause: \(cause)")
         default:
             return Realm.Error(.fail, "\(error)")
         }

@@ -49,6 +49,13 @@ public final class Store: Sendable {
     /// True after an I/O failure: reopen to recover.
     public var isPoisoned: Bool { file.isPoisoned }
 
+    /// Throws `.poisoned` with its cause after an I/O failure; one atomic load otherwise.
+    @inline(__always)
+    public func checkNotPoisoned() throws(StorageError) {
+        guard file.isPoisoned else { return }
+        try file.checkUsable()
+    }
+
     private func checkOpen() throws(StorageError) {
         guard !closed.load(ordering: .relaxed) else { throw StorageError.closed }
     }
