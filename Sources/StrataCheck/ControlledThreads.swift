@@ -230,6 +230,9 @@ final class ControlledThreads: @unchecked Sendable {
     }
 
     /// Ends every thread; each must be idle or parked-and-abandoned.
+    /// Whether no thread is inside a job (none is left parked or blocked in the engine).
+    var areAllIdle: Bool { monitor.withLock { status.allSatisfy { $0 == .idle } } }
+
     func shutdown() {
         monitor.withLock {
             stopping = true

@@ -307,8 +307,9 @@ public final class Runner: @unchecked Sendable {
     }
 
     deinit {
+        // A thread left blocked inside a queue's block would hold up the next run on that queue.
+        if threads.areAllIdle { QueuePool.checkIn(queues) }
         threads.shutdown()
-        QueuePool.checkIn(queues)
         if settings.store == .file, let path = configuration.fileURL?.path {
             _ = try? Store.deleteFiles(path: path)
         }
@@ -890,11 +891,23 @@ public final class Runner: @unchecked Sendable {
         boxes[waiter.thread] = nil
         if let holder = model.files.values.compactMap(\.writer).first,
            let owner = model.realms[holder]?.owner, owner.rawValue - 1 != waiter.thread {
-            let engine = self.engine
-            _ = threads.start(owner.rawValue - 1, runsFree: true) { _ = engine.perform(Step(owner, .cancelWrite(holder))) }
+            let (engine, configuration) = (self.engine, self.configuration)
+            _ = threads.start(owner.rawValue - 1, runsFree: true) {
+                // A holder the harness released while accessors kept its instance alive
+                // cannot be named any more: dropping every engine object ends that instance,
+                // and with it the write (Spec W7).
+                if case .failure = engine.perform(Step(owner, .cancelWrite(holder))) {
+                    engine.reset(to: configuration)
+                }
+            }
         }
-        if threads.awaitLockAcquired(waiter.thread) == .parked(.writeLockAcquired) {
+        switch threads.awaitLockAcquired(waiter.thread) {
+        case .parked(.writeLockAcquired):
             _ = threads.resume(waiter.thread, runsFree: true)
+        case .finished:
+            break
+        default:
+            fail(.deadlock, "the write lock outlived its holder (Spec W8): \(waiter.step) never got it after the holder's write was cancelled and every engine object dropped")
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import StrataModel
 import StrataStorage
 import Testing
 @testable import StrataCheck
@@ -59,6 +60,29 @@ let openFindingKinds: Set<String> = []
             #expect(first.trace.count == replayed.trace.count)
             #expect(first.failure?.signature == replayed.failure?.signature)
         }
+    }
+
+    /// A run can end with one context waiting for the write lock while the holder's realm was
+    /// released by the harness and lives on only through its accessors (Spec W7). The run's
+    /// end must still free the lock: otherwise the waiter stays blocked inside its serial
+    /// queue's block and the next run on that pooled queue hangs.
+    @Test func aRunEndingWithAReleasedWriterFreesTheLockForTheNextRun() throws {
+        let settings = CheckSettings(mode: .crash, store: .sim, threads: 2, operations: 40)
+        var releasedInWrite = 0
+        for seed: UInt64 in 1...8 {
+            let result = try Runner(settings: settings, stream: ChoiceStream(seed: seed)).run()
+            #expect(result.failure == nil, "seed \(seed): \(result.failure?.description ?? "")")
+            var writing: Set<RealmID> = []
+            for entry in result.trace where entry.observed == .done {
+                switch entry.step.operation {
+                case .beginWrite(let realm): writing.insert(realm)
+                case .commitWrite(let realm, _, _), .cancelWrite(let realm): writing.remove(realm)
+                case .release(let realm) where writing.contains(realm): releasedInWrite += 1
+                default: break
+                }
+            }
+        }
+        #expect(releasedInWrite > 0, "no run released a realm inside its write: the case is not exercised")
     }
 
     /// Threads are left right after a pin or an unpin, and an operation left after its
