@@ -173,11 +173,14 @@ final class ControlledThreads: @unchecked Sendable {
         fatalError("StrataCheck: an operation run inline hung for \(patience) s (a deadlock in the engine); \(onInlineHang())")
     }
 
+    /// How long the driver spins for a thread's report before sleeping (`Monitor`).
+    static let driverSpin: TimeInterval = 50e-6
+
     /// Called with the lock held by the driver waiting for thread `index`.
     private func awaitReport(_ index: Int) -> Report {
         let deadline = Monitor.deadline(after: patience)
         while status[index] == .running {
-            if !monitor.wait(driver, until: deadline) { return .hung }
+            if !monitor.wait(driver, until: deadline, spinningFor: ControlledThreads.driverSpin) { return .hung }
         }
         switch status[index] {
         case .idle: return .finished

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -10,6 +11,8 @@ final class Monitor: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private let conditions: UnsafeMutablePointer<pthread_cond_t>
     private let count: Int
+    /// Bumped by every signal: a spinning waiter sees a hand-off without a futex round trip.
+    private let signals = Atomic<Int>(0)
 
     init(conditions count: Int) {
         self.count = count
@@ -42,7 +45,10 @@ final class Monitor: @unchecked Sendable {
     }
 
     /// Wakes the thread waiting on `condition` (call with the lock held).
-    func signal(_ condition: Int) { pthread_cond_signal(conditions + condition) }
+    func signal(_ condition: Int) {
+        signals.add(1, ordering: .releasing)
+        pthread_cond_signal(conditions + condition)
+    }
 
     /// Waits on `condition` (call with the lock held; wake-ups may be spurious).
     func wait(_ condition: Int) { pthread_cond_wait(conditions + condition, mutex) }
@@ -51,6 +57,30 @@ final class Monitor: @unchecked Sendable {
     func wait(_ condition: Int, until deadline: timespec) -> Bool {
         var deadline = deadline
         return pthread_cond_timedwait(conditions + condition, mutex, &deadline) != ETIMEDOUT
+    }
+
+    /// Like `wait(_:until:)`, but first spins with the lock let go for up to `spin` seconds,
+    /// returning as soon as any signal is sent. A controlled thread's answer usually comes back
+    /// within microseconds, and sleeping on the futex for it cost the driver two kernel round
+    /// trips per hand-off. May return without the caller's condition holding, like any wait.
+    func wait(_ condition: Int, until deadline: timespec, spinningFor spin: TimeInterval) -> Bool {
+        let seen = signals.load(ordering: .acquiring)
+        unlock()
+        let end = Monitor.nanoseconds() + UInt64(spin * 1e9)
+        var changed = false
+        while !changed {
+            for _ in 0..<64 where !changed { changed = signals.load(ordering: .acquiring) != seen }
+            if Monitor.nanoseconds() >= end { break }
+        }
+        lock()
+        if changed || signals.load(ordering: .acquiring) != seen { return true }
+        return wait(condition, until: deadline)
+    }
+
+    private static func nanoseconds() -> UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
     }
 
     /// The monotonic time `seconds` from now.

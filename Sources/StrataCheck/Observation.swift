@@ -69,7 +69,7 @@ public enum Observation: Hashable, Sendable, CustomStringConvertible {
     func accepts(_ engine: Observation) -> Bool {
         switch (self, engine) {
         case (.failure(let code, let message), .failure(let engineCode, let engineMessage)):
-            return code == engineCode && (message.isEmpty || engineMessage.contains(message))
+            return code == engineCode && (message.isEmpty || engineMessage == message || engineMessage.contains(message))
         default:
             return self == engine
         }
