@@ -69,7 +69,7 @@ final class Monitor: @unchecked Sendable {
         let end = Monitor.nanoseconds() + UInt64(spin * 1e9)
         var changed = false
         while !changed {
-            for _ in 0..<64 where !changed { changed = signals.load(ordering: .acquiring) != seen }
+            for _ in 0..<512 where !changed { changed = signals.load(ordering: .acquiring) != seen }
             if Monitor.nanoseconds() >= end { break }
         }
         lock()

@@ -49,9 +49,15 @@ extension ModelState {
     /// newest, the durable (a crash recovers it) nor an adoptable one. Frozen realms nobody can
     /// reach are dropped.
     mutating func collectGarbage() {
-        for id in realms.keys.sorted() {
-            guard let realm = realms[id], realm.isFrozen, realm.holders == 0 else { continue }
-            if !frozenRealmIsAlive(id) { realms[id] = nil }
+        // Every step runs this: find the accessors' realms once, not once per frozen realm
+        // (`frozenRealmIsAlive` is the same rule for one realm).
+        let unheldFrozen = realms.compactMap { $0.value.isFrozen && $0.value.holders == 0 ? $0.key : nil }
+        if !unheldFrozen.isEmpty {
+            var reachable = Set(handles.values.compactMap(\.realm))
+            reachable.formUnion(iterators.values.map(\.realm))
+            for id in unheldFrozen where realms[id]?.isClosed != false || !reachable.contains(id) {
+                realms[id] = nil
+            }
         }
         for location in files.keys.sorted() {
             guard var file = files[location] else { continue }
