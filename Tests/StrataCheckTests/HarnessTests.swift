@@ -116,7 +116,7 @@ let openFindingKinds: Set<String> = []
         let fresh = UInt64(Date().timeIntervalSince1970 * 1000) & 0xFFFF_FFFF
         var total = CheckStatistics()
         var runs = 0
-        for (label, seed, seconds) in [("fixed", UInt64(1), 20.0), ("fresh", fresh, 25.0)] {
+        for (label, seed, seconds) in [("fixed", UInt64(1), 50.0), ("fresh", fresh, 70.0)] {
             var campaign = Campaign(mix: .mixed, operationsPerRun: 200, seconds: seconds, seed: seed, shrinks: true,
                                     shrinkSeconds: 30)
             campaign.excludedKinds = openFindingKinds
