@@ -59,7 +59,8 @@ extension ScriptRenderer {
         case .create(let realm, let type, let primaryKey, let value, let policy, let id):
             kinds[id] = .object
             let fields = "[\"primaryKey\": \(primaryKey), \"value\": \(value.map(String.init) ?? "Int?.none as Any")]"
-            return ["let created = try s.realm(\(realm.rawValue))._create(\(type).self, value: \(fields), update: .\(policy))",
+            return ["let created = try s.realm(\(realm.rawValue))._create(",
+                    "    \(type).self, value: \(fields), update: .\(policy))",
                     "return s.keep(created, as: \(id.rawValue))"]
         case .read(let id):
             return read(id)

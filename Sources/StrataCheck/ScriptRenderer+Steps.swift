@@ -52,7 +52,11 @@ extension ScriptRenderer {
     }
 
     private mutating func renderStep(_ entry: TraceEntry) -> Bool {
-        let title = "// \(entry.index). \(StepText.describe(entry.step))"
+        var title = "// \(entry.index). \(StepText.describe(entry.step))"
+        if let stepped = entry.facts.steppedAfter, stepped < entry.index {
+            // The run left it at a switch inside the engine after its linearization point.
+            title += " (the model took it before step \(stepped))"
+        }
         if entry.draws == nil, case .setAutorefresh = entry.step.operation {
             lines += ["", title + ": the harness's, in the block of the open above"]
             return true
@@ -138,6 +142,9 @@ extension ScriptRenderer {
             lines.append("let expected\(index): Observation = .elements([")
             lines += readings.map { "    " + Self.literal($0) + "," }
             lines.append("])")
+        } else if case .failure(let code, let text) = expected, literal.count > 60 {
+            lines.append("let expected\(index): Observation = .failure(")
+            lines.append("    code: \(Self.literal(code)), message: \(Self.literal(text)))")
         } else {
             lines.append("let expected\(index): Observation = \(literal)")
         }

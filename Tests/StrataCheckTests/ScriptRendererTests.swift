@@ -25,8 +25,11 @@ import Testing
         // `retryingASyncAfterEIOIsCaught`'s run: an injected EIO, and a commit that retries its sync.
         Golden(file: "RetriedSyncAfterEIO.swift",
                token: "sc1.crash.sim.1.200.128.-.-.AQAAAQAAAAAAAAAAAAAAAAADAwMAAAAAAAAAAAAAAwAAAAAAAAAAAQAAGgAtAABcAQA"),
-        // Clean runs, whose scripts must pass: a queue context, a `beginWrite` that waits for the
-        // write lock, a power loss, a crash inside a commit.
+        // Clean runs, whose scripts must pass: queue contexts, `beginWrite`s that wait for the
+        // write lock, power losses, a crash inside a commit, a step the model took before its
+        // operation returned, an injected EIO and the poisoned steps after it.
+        Golden(file: "CleanRunWithFaultAndEarlyStep.swift",
+               token: "sc1.crash.sim.2.30.0.-.-.AQMAAgIAAgICAgIAAAEDAQEDAwAAAQADAAEDAAIBAAIBAgEAAgACAAIDADgAAWAHAQ9JB1YBAB0LADMAbyYGADQmAgIBAT4rKV0CEgIABCAIAAcBezACAQgwYgUBZ0kBAVE2AQJDAwFPTgA5DwUALScBAgADBAABRwEAKgYAMAEAEAMBAgIHAQA6GgACBgBnYgYAbEwHXAAACloqBQFGPANBYQEBfSZMAAQBKwUAMwMAAQcDAQpNXAUAN0ECAgAFBwcAL1UCAAAEAQc"),
         Golden(file: "CleanRunWithPowerLoss.swift",
                token: "sc1.crash.sim.3.40.0.-.-.AgMBAQABAAMDAgEAAAICAAAAAwMBAAIBAQIBAgECAQEAAgIAAgEAAgABAAMBASIAAlgGAR0-BAJGOgECLD4HAT05ATMLKAEuACcASCgCLzUAFEkALgASAUxRAQFKEQQAogFTBACPAUsBAiU_AwFHQQEBcCwCAVhjAQFqMgQCGWEBCxVMAgBtVgQAQQEAKxtVPgF1NgAoADMCMzgBVQgCHEMBSCkBOEcBPTMAHgB9VwFQBAFDEAA"),
         Golden(file: "CleanRunWithCrashImage.swift",
@@ -45,13 +48,30 @@ import Testing
     }
 
     @Test(arguments: goldens) func theRenderingEqualsItsGolden(_ golden: Golden) throws {
-        let rendered = try Self.render(golden)
-        let url = Self.directory.appendingPathComponent(golden.file)
+        try Self.check(try Self.render(golden), against: Self.directory.appendingPathComponent(golden.file))
+    }
+
+    /// Every corpus artifact's ReplayTest.swift is the rendering of its token as it replays now
+    /// (the corpus ones are compiled through the links under `Generated/`).
+    @Test func everyCorpusReplayTestIsItsRendering() throws {
+        let corpus = URL(fileURLWithPath: CorpusReplayTests.corpus)
+        let entries = try FileManager.default.contentsOfDirectory(atPath: corpus.path).sorted()
+        for entry in entries {
+            let directory = corpus.appendingPathComponent(entry)
+            let tokenURL = directory.appendingPathComponent(Artifact.tokenFile)
+            guard let token = try? String(contentsOf: tokenURL, encoding: .utf8) else { continue }
+            let golden = Golden(file: entry, token: token.trimmingCharacters(in: .whitespacesAndNewlines))
+            try Self.check(try Self.render(golden), against: directory.appendingPathComponent("ReplayTest.swift"))
+        }
+    }
+
+    /// Compares `rendered` with the committed file, or rewrites it under `STRATA_WRITE_GOLDEN=1`.
+    static func check(_ rendered: String, against url: URL) throws {
         if ProcessInfo.processInfo.environment["STRATA_WRITE_GOLDEN"] == "1" {
             try rendered.write(to: url, atomically: true, encoding: .utf8)
             return
         }
         let committed = try String(contentsOf: url, encoding: .utf8)
-        #expect(rendered == committed, "\(golden.file) differs from the rendering: rerun with STRATA_WRITE_GOLDEN=1")
+        #expect(rendered == committed, "\(url.lastPathComponent) differs from the rendering: rerun with STRATA_WRITE_GOLDEN=1")
     }
 }

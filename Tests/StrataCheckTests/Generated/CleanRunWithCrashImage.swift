@@ -58,7 +58,8 @@ import Testing
 
         // 6. c1 refresh(r1)
         let o6 = c1.run { s in .bool(try s.realm(1)._refresh()) }
-        let expected6: Observation = .failure(code: "programmerError", message: "Realm accessed from incorrect thread.")
+        let expected6: Observation = .failure(
+            code: "programmerError", message: "Realm accessed from incorrect thread.")
         #expect(expected6.accepts(o6), "step 6: engine \(o6)")
 
         // 7. c2 open -> r4
@@ -83,10 +84,12 @@ import Testing
 
         // 10. c2 create(r1, Item 3 = 3, update error) -> h1
         let o10 = c2.run { s in
-            let created = try s.realm(1)._create(Item.self, value: ["primaryKey": 3, "value": 3], update: .error)
+            let created = try s.realm(1)._create(
+                Item.self, value: ["primaryKey": 3, "value": 3], update: .error)
             return s.keep(created, as: 1)
         }
-        let expected10: Observation = .failure(code: "programmerError", message: "Realm accessed from incorrect thread.")
+        let expected10: Observation = .failure(
+            code: "programmerError", message: "Realm accessed from incorrect thread.")
         #expect(expected10.accepts(o10), "step 10: engine \(o10)")
 
         // 11. c1 cancelWrite(r3)
@@ -102,10 +105,12 @@ import Testing
 
         // 13. c1 create(r3, Other 8 = 9, update all) -> h2
         let o13 = c1.run { s in
-            let created = try s.realm(3)._create(Other.self, value: ["primaryKey": 8, "value": 9], update: .all)
+            let created = try s.realm(3)._create(
+                Other.self, value: ["primaryKey": 8, "value": 9], update: .all)
             return s.keep(created, as: 2)
         }
-        let expected13: Observation = .failure(code: "programmerError", message: "outside of a write transaction.")
+        let expected13: Observation = .failure(
+            code: "programmerError", message: "outside of a write transaction.")
         #expect(expected13.accepts(o13), "step 13: engine \(o13)")
 
         // 18. c1 beginWrite(r3): waits for the write lock, handed off
@@ -157,7 +162,8 @@ import Testing
             try s.realm(1)._cancelWrite()
             return .done
         }
-        let expected22: Observation = .failure(code: "programmerError", message: "Can't cancel a non-existing write transaction")
+        let expected22: Observation = .failure(
+            code: "programmerError", message: "Can't cancel a non-existing write transaction")
         #expect(expected22.accepts(o22), "step 22: engine \(o22)")
 
         // 24. c3 beginWrite(r1): waits for the write lock, handed off
@@ -230,7 +236,8 @@ import Testing
             try s.realm(9)._commitWrite()
             return .done
         }
-        let expected32: Observation = .failure(code: "programmerError", message: "Can't commit a non-existing write transaction")
+        let expected32: Observation = .failure(
+            code: "programmerError", message: "Can't commit a non-existing write transaction")
         #expect(expected32.accepts(o32), "step 32: engine \(o32)")
 
         // 33. c1 open(queue: c1) -> r10

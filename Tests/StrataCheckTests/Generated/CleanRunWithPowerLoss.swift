@@ -104,7 +104,8 @@ import Testing
             try s.realm(2)._cancelWrite()
             return .done
         }
-        let expected15: Observation = .failure(code: "programmerError", message: "Can't cancel a non-existing write transaction")
+        let expected15: Observation = .failure(
+            code: "programmerError", message: "Can't cancel a non-existing write transaction")
         #expect(expected15.accepts(o15), "step 15: engine \(o15)")
 
         // 16. c2 refresh(r1)
@@ -128,7 +129,8 @@ import Testing
             try s.realm(2)._commitWrite()
             return .done
         }
-        let expected20: Observation = .failure(code: "programmerError", message: "Can't commit a non-existing write transaction")
+        let expected20: Observation = .failure(
+            code: "programmerError", message: "Can't commit a non-existing write transaction")
         #expect(expected20.accepts(o20), "step 20: engine \(o20)")
 
         // 21. c2 open(queue: c2) -> r4
@@ -163,7 +165,8 @@ import Testing
             try s.realm(2)._commitWrite()
             return .done
         }
-        let expected27: Observation = .failure(code: "programmerError", message: "Can't commit a non-existing write transaction")
+        let expected27: Observation = .failure(
+            code: "programmerError", message: "Can't commit a non-existing write transaction")
         #expect(expected27.accepts(o27), "step 27: engine \(o27)")
 
         // 28. c2 refresh(r1)
