@@ -153,6 +153,10 @@ extension ScriptRenderer {
 
     /// `opening { s in body }`, on one line when it fits.
     private func closure(_ opening: String, _ body: [String]) -> [String] {
+        if body.count == 2, body[1] == "return .done" {
+            let line = "\(opening) { s in \(body[0]); return .done }"
+            if line.count + 8 <= 100 { return [line] }
+        }
         if body.count == 1 {
             let line = "\(opening) { s in \(body[0]) }"
             if line.count + 8 <= 100 { return [line] }

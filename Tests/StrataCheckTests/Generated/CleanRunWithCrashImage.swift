@@ -50,10 +50,7 @@ import Testing
         // 4. c1 setAutorefresh(r3, false): the harness's, in the block of the open above
 
         // 5. c1 beginWrite(r3)
-        let o5 = c1.run { s in
-            try s.realm(3)._beginWrite()
-            return .done
-        }
+        let o5 = c1.run { s in try s.realm(3)._beginWrite(); return .done }
         #expect(Observation.done.accepts(o5), "step 5: engine \(o5)")
 
         // 6. c1 refresh(r1)
@@ -73,10 +70,7 @@ import Testing
         #expect(Observation.bool(false).accepts(o8), "step 8: engine \(o8)")
 
         // 12. c3 beginWrite(r1): waits for the write lock, handed off
-        let w12 = c3.start { s in
-            try s.realm(1)._beginWrite()
-            return .done
-        }
+        let w12 = c3.start { s in try s.realm(1)._beginWrite(); return .done }
 
         // 9. c2 refresh(r4)
         let o9 = c2.run { s in .bool(try s.realm(4)._refresh()) }
@@ -93,10 +87,7 @@ import Testing
         #expect(expected10.accepts(o10), "step 10: engine \(o10)")
 
         // 11. c1 cancelWrite(r3)
-        let o11 = c1.run { s in
-            try s.realm(3)._cancelWrite()
-            return .done
-        }
+        let o11 = c1.run { s in try s.realm(3)._cancelWrite(); return .done }
         #expect(Observation.done.accepts(o11), "step 11: engine \(o11)")
 
         // 12. c3 beginWrite(r1): returns
@@ -114,10 +105,7 @@ import Testing
         #expect(expected13.accepts(o13), "step 13: engine \(o13)")
 
         // 18. c1 beginWrite(r3): waits for the write lock, handed off
-        let w18 = c1.start { s in
-            try s.realm(3)._beginWrite()
-            return .done
-        }
+        let w18 = c1.start { s in try s.realm(3)._beginWrite(); return .done }
 
         // 14. c3 refresh(r1)
         let o14 = c3.run { s in .bool(try s.realm(1)._refresh()) }
@@ -135,10 +123,7 @@ import Testing
         // 16. c3 setAutorefresh(r1, false): the harness's, in the block of the open above
 
         // 17. c3 commitWrite(r1)
-        let o17 = c3.run { s in
-            try s.realm(1)._commitWrite()
-            return .done
-        }
+        let o17 = c3.run { s in try s.realm(1)._commitWrite(); return .done }
         #expect(Observation.done.accepts(o17), "step 17: engine \(o17)")
 
         // 18. c1 beginWrite(r3): returns
@@ -158,25 +143,16 @@ import Testing
         #expect(Observation.bool(false).accepts(o21), "step 21: engine \(o21)")
 
         // 22. c3 cancelWrite(r1)
-        let o22 = c3.run { s in
-            try s.realm(1)._cancelWrite()
-            return .done
-        }
+        let o22 = c3.run { s in try s.realm(1)._cancelWrite(); return .done }
         let expected22: Observation = .failure(
             code: "programmerError", message: "Can't cancel a non-existing write transaction")
         #expect(expected22.accepts(o22), "step 22: engine \(o22)")
 
         // 24. c3 beginWrite(r1): waits for the write lock, handed off
-        let w24 = c3.start { s in
-            try s.realm(1)._beginWrite()
-            return .done
-        }
+        let w24 = c3.start { s in try s.realm(1)._beginWrite(); return .done }
 
         // 23. c1 cancelWrite(r3)
-        let o23 = c1.run { s in
-            try s.realm(3)._cancelWrite()
-            return .done
-        }
+        let o23 = c1.run { s in try s.realm(3)._cancelWrite(); return .done }
         #expect(Observation.done.accepts(o23), "step 23: engine \(o23)")
 
         // 24. c3 beginWrite(r1): returns
@@ -214,10 +190,7 @@ import Testing
 
         // 30. c3 commitWrite(r1, crash afterPhaseOneSync)
         script.armCapture(.slotWrite)
-        let o30 = c3.run { s in
-            try s.realm(1)._commitWrite()
-            return .done
-        }
+        let o30 = c3.run { s in try s.realm(1)._commitWrite(); return .done }
         #expect(Observation.done.accepts(o30), "step 30: engine \(o30)")
         let crash30 = RecordedCrash(fates: [], keepsUnsyncedSize: false)
         #expect(script.crash(crash30) == .done, "step 30: the crash")
@@ -232,10 +205,7 @@ import Testing
         #expect(Observation.realm(9).accepts(o31), "step 31: engine \(o31)")
 
         // 32. c2 commitWrite(r9)
-        let o32 = c2.run { s in
-            try s.realm(9)._commitWrite()
-            return .done
-        }
+        let o32 = c2.run { s in try s.realm(9)._commitWrite(); return .done }
         let expected32: Observation = .failure(
             code: "programmerError", message: "Can't commit a non-existing write transaction")
         #expect(expected32.accepts(o32), "step 32: engine \(o32)")
@@ -256,10 +226,7 @@ import Testing
         #expect(Observation.bool(false).accepts(o35), "step 35: engine \(o35)")
 
         // 36. c1 beginWrite(r10)
-        let o36 = c1.run { s in
-            try s.realm(10)._beginWrite()
-            return .done
-        }
+        let o36 = c1.run { s in try s.realm(10)._beginWrite(); return .done }
         #expect(Observation.done.accepts(o36), "step 36: engine \(o36)")
 
         // 37. c3 open(queue: c3) -> r11

@@ -37,17 +37,11 @@ import Testing
         // 2. c2 setAutorefresh(r2, false): the harness's, in the block of the open above
 
         // 3. c2 beginWrite(r2)
-        let o3 = c2.run { s in
-            try s.realm(2)._beginWrite()
-            return .done
-        }
+        let o3 = c2.run { s in try s.realm(2)._beginWrite(); return .done }
         #expect(Observation.done.accepts(o3), "step 3: engine \(o3)")
 
         // 4. c1 commitWrite(r1)
-        let o4 = c1.run { s in
-            try s.realm(1)._commitWrite()
-            return .done
-        }
+        let o4 = c1.run { s in try s.realm(1)._commitWrite(); return .done }
         let expected4: Observation = .failure(
             code: "programmerError", message: "Can't commit a non-existing write transaction")
         #expect(expected4.accepts(o4), "step 4: engine \(o4)")
@@ -64,10 +58,7 @@ import Testing
 
         // 7. c2 commitWrite(r2, fails atSlot(slotOnDisk: false))
         script.armFault(InjectedCommitFault(site: .slotWrite, fault: .eio))
-        let o7 = c2.run { s in
-            try s.realm(2)._commitWrite()
-            return .done
-        }
+        let o7 = c2.run { s in try s.realm(2)._commitWrite(); return .done }
         #expect(script.disarmFault() == .done, "step 7: the injected fault struck")
         let expected7: Observation = .failure(code: "fail", message: "Commit failed: ")
         #expect(expected7.accepts(o7), "step 7: engine \(o7)")
@@ -177,10 +168,7 @@ import Testing
         #expect(Observation.bool(false).accepts(o22), "step 22: engine \(o22)")
 
         // 23. c1 invalidate(r6)
-        let o23 = c1.run { s in
-            try s.realm(6)._invalidate()
-            return .done
-        }
+        let o23 = c1.run { s in try s.realm(6)._invalidate(); return .done }
         #expect(Observation.done.accepts(o23), "step 23: engine \(o23)")
 
         // 24. c1 open -> r7

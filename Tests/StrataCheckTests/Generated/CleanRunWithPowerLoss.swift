@@ -38,10 +38,7 @@ import Testing
         #expect(Observation.realm(2).accepts(o2), "step 2: engine \(o2)")
 
         // 3. c2 beginWrite(r1)
-        let o3 = c2.run { s in
-            try s.realm(1)._beginWrite()
-            return .done
-        }
+        let o3 = c2.run { s in try s.realm(1)._beginWrite(); return .done }
         #expect(Observation.done.accepts(o3), "step 3: engine \(o3)")
 
         // 4. c3 refresh(r2)
@@ -67,16 +64,10 @@ import Testing
         #expect(Observation.bool(false).accepts(o8), "step 8: engine \(o8)")
 
         // 10. c1 beginWrite(r3): waits for the write lock, handed off
-        let w10 = c1.start { s in
-            try s.realm(3)._beginWrite()
-            return .done
-        }
+        let w10 = c1.start { s in try s.realm(3)._beginWrite(); return .done }
 
         // 9. c2 commitWrite(r1)
-        let o9 = c2.run { s in
-            try s.realm(1)._commitWrite()
-            return .done
-        }
+        let o9 = c2.run { s in try s.realm(1)._commitWrite(); return .done }
         #expect(Observation.done.accepts(o9), "step 9: engine \(o9)")
 
         // 10. c1 beginWrite(r3): returns
@@ -100,10 +91,7 @@ import Testing
         #expect(Observation.bool(false).accepts(o14), "step 14: engine \(o14)")
 
         // 15. c3 cancelWrite(r2)
-        let o15 = c3.run { s in
-            try s.realm(2)._cancelWrite()
-            return .done
-        }
+        let o15 = c3.run { s in try s.realm(2)._cancelWrite(); return .done }
         let expected15: Observation = .failure(
             code: "programmerError", message: "Can't cancel a non-existing write transaction")
         #expect(expected15.accepts(o15), "step 15: engine \(o15)")
@@ -125,10 +113,7 @@ import Testing
         #expect(Observation.bool(false).accepts(o19), "step 19: engine \(o19)")
 
         // 20. c3 commitWrite(r2)
-        let o20 = c3.run { s in
-            try s.realm(2)._commitWrite()
-            return .done
-        }
+        let o20 = c3.run { s in try s.realm(2)._commitWrite(); return .done }
         let expected20: Observation = .failure(
             code: "programmerError", message: "Can't commit a non-existing write transaction")
         #expect(expected20.accepts(o20), "step 20: engine \(o20)")
@@ -161,10 +146,7 @@ import Testing
         #expect(Observation.bool(false).accepts(o26), "step 26: engine \(o26)")
 
         // 27. c3 commitWrite(r2)
-        let o27 = c3.run { s in
-            try s.realm(2)._commitWrite()
-            return .done
-        }
+        let o27 = c3.run { s in try s.realm(2)._commitWrite(); return .done }
         let expected27: Observation = .failure(
             code: "programmerError", message: "Can't commit a non-existing write transaction")
         #expect(expected27.accepts(o27), "step 27: engine \(o27)")
@@ -182,10 +164,7 @@ import Testing
         #expect(Observation.bool(false).accepts(o30), "step 30: engine \(o30)")
 
         // 31. c1 commitWrite(r3)
-        let o31 = c1.run { s in
-            try s.realm(3)._commitWrite()
-            return .done
-        }
+        let o31 = c1.run { s in try s.realm(3)._commitWrite(); return .done }
         #expect(Observation.done.accepts(o31), "step 31: engine \(o31)")
 
         // 32. c1 crashMachine(keepUnsyncedSlots: false): power loss, nothing unsynced survives

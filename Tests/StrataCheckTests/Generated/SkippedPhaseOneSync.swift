@@ -25,18 +25,12 @@ import Testing
         #expect(Observation.realm(1).accepts(o0), "step 0: engine \(o0)")
 
         // 1. c1 beginWrite(r1)
-        let o1 = c1.run { s in
-            try s.realm(1)._beginWrite()
-            return .done
-        }
+        let o1 = c1.run { s in try s.realm(1)._beginWrite(); return .done }
         #expect(Observation.done.accepts(o1), "step 1: engine \(o1)")
 
         // 2. c1 commitWrite(r1, crash afterPhaseOneSync): the crash image that failed its check
         script.armCapture(.slotWrite)
-        let o2 = c1.run { s in
-            try s.realm(1)._commitWrite()
-            return .done
-        }
+        let o2 = c1.run { s in try s.realm(1)._commitWrite(); return .done }
         #expect(Observation.done.accepts(o2), "step 2: engine \(o2)")
         let crash2 = RecordedCrash(fates: [], keepsUnsyncedSize: false)
         #expect(script.crash(crash2) == .done, "step 2: the crash")

@@ -38,10 +38,7 @@ import Testing
         #expect(Observation.handle(nil).accepts(o2), "step 2: engine \(o2)")
 
         // 3. c3 beginWrite(r2)
-        let o3 = c3.run { s in
-            try s.realm(2)._beginWrite()
-            return .done
-        }
+        let o3 = c3.run { s in try s.realm(2)._beginWrite(); return .done }
         #expect(Observation.done.accepts(o3), "step 3: engine \(o3)")
 
         // 4. c1 open -> r3
@@ -51,10 +48,7 @@ import Testing
         #expect(Observation.realm(1).accepts(o4), "step 4: engine \(o4)")
 
         // 5. c3 commitWrite(r2)
-        let o5 = c3.run { s in
-            try s.realm(2)._commitWrite()
-            return .done
-        }
+        let o5 = c3.run { s in try s.realm(2)._commitWrite(); return .done }
         #expect(Observation.done.accepts(o5), "step 5: engine \(o5)")
 
         // 6. c1 refresh(r1)

@@ -35,10 +35,7 @@ import Testing
         #expect(Observation.handle(1).accepts(o2), "step 2: engine \(o2)")
 
         // 3. c2 beginWrite(r1)
-        let o3 = c2.run { s in
-            try s.realm(1)._beginWrite()
-            return .done
-        }
+        let o3 = c2.run { s in try s.realm(1)._beginWrite(); return .done }
         #expect(Observation.done.accepts(o3), "step 3: engine \(o3)")
 
         // 4. c2 create(r1, Item 0 = 0, update error) -> h2
@@ -129,17 +126,11 @@ import Testing
         #expect(Observation.handle(11).accepts(o13), "step 13: engine \(o13)")
 
         // 14. c2 cancelWrite(r1)
-        let o14 = c2.run { s in
-            try s.realm(1)._cancelWrite()
-            return .done
-        }
+        let o14 = c2.run { s in try s.realm(1)._cancelWrite(); return .done }
         #expect(Observation.done.accepts(o14), "step 14: engine \(o14)")
 
         // 15. c2 beginWrite(r1)
-        let o15 = c2.run { s in
-            try s.realm(1)._beginWrite()
-            return .done
-        }
+        let o15 = c2.run { s in try s.realm(1)._beginWrite(); return .done }
         #expect(Observation.done.accepts(o15), "step 15: engine \(o15)")
 
         // 16. c2 create(r1, Other 0 = 0, update error) -> h12
