@@ -23,6 +23,12 @@ extension ScriptRenderer {
     /// The closure body for `operation` (its last line returns the observation), or nil when
     /// the engine side cannot perform it either or a handle's kind is not known.
     mutating func body(_ operation: StrataModel.Operation) -> [String]? {
+        if let lines = realmBody(operation) { return lines }
+        return accessorBody(operation)
+    }
+
+    /// Operations on realms.
+    private func realmBody(_ operation: StrataModel.Operation) -> [String]? {
         switch operation {
         case .open(_, .callingContext, let id):
             return ["s.hold(try Realm._open(configuration: s.configuration, queue: nil), openedAs: \(id.rawValue))"]
@@ -48,6 +54,14 @@ extension ScriptRenderer {
         case .freezeRealm(let id, let frozen):
             return ["let source = try s.realm(\(id.rawValue))",
                     "return s.hold(frozen: try source._freeze(), of: source, sourceID: \(id.rawValue), as: \(frozen.rawValue))"]
+        default:
+            return nil
+        }
+    }
+
+    /// Operations that make, use or drop accessors and references.
+    private mutating func accessorBody(_ operation: StrataModel.Operation) -> [String]? {
+        switch operation {
         case .objects(let realm, let query, let id):
             guard case .table(let type) = query.source else { return nil }
             kinds[id] = .results(type: type)

@@ -10,6 +10,8 @@ import StrataStorage
 ///
 /// The tables follow the rules the harness's engine side follows (`RealmTable`,
 /// `AccessorTable`), so an identifier means in the test what it meant in the run.
+/// Internal, like the harness's `Item` and `Other` it stores: generated tests
+/// `@testable import StrataCheck`.
 /// `@unchecked Sendable`: `lock` guards every table; the confined values in them are used only
 /// by the closures a context runs, on that context, as the run used them.
 final class ScriptWorld: @unchecked Sendable {
