@@ -89,7 +89,8 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataCheckTests",
-            dependencies: ["StrataCheck", "StrataStorage", "StrataModel"],
+            // Strata: the generated tests under Generated/ call the Realm API.
+            dependencies: ["StrataCheck", "Strata", "StrataStorage", "StrataModel"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -3,28 +3,6 @@ import Foundation
 import StrataModel
 import StrataStorage
 
-/// A realm instance the harness no longer holds, to recognise it if the cache returns it.
-final class WeakInstance {
-    weak var instance: AnyObject?
-    init(_ instance: AnyObject) { self.instance = instance }
-}
-
-/// An accessor the engine side holds for a model `HandleID`.
-enum EngineHandle {
-    case object(Object)
-    case itemResults(Results<Item>)
-    case otherResults(Results<Other>)
-    case list(List<Item>)
-}
-
-/// A thread-safe reference the engine side holds for a model `ReferenceID`.
-enum EngineReference {
-    case object(ThreadSafeReference<Object>)
-    case itemResults(ThreadSafeReference<Results<Item>>)
-    case otherResults(ThreadSafeReference<Results<Other>>)
-    case list(ThreadSafeReference<List<Item>>)
-}
-
 /// The engine side of a lockstep run: performs model operations through the Realm API (its
 /// throwing `@_spi(StrataCheck)` entry points, so that a rejection is an observation rather
 /// than a trap) and reports what happened as an `Observation`.
@@ -37,13 +15,8 @@ final class EngineSide: @unchecked Sendable {
     /// A `Lock`, not an NSLock: values released inside it may unpin, and the controlled
     /// threads must not park while holding it (`strata_locks_held`).
     private let lock = Lock<Void>(())
-    private var realms: [RealmID: Realm] = [:]
-    private var handles: [HandleID: EngineHandle] = [:]
-    private var references: [ReferenceID: EngineReference] = [:]
-    /// How many `open` calls returned each realm and were not released yet (Spec C1).
-    private var holders: [RealmID: Int] = [:]
-    /// Realms the caller dropped (Spec C1: the cache may still hold them while accessors do).
-    private var released: [RealmID: WeakInstance] = [:]
+    private var realms = RealmTable()
+    private var accessors = AccessorTable()
     /// The configuration of the current boot (a crash moves to a new simulated disk); every
     /// model `open` means this.
     private var configuration: Realm.Configuration
@@ -59,11 +32,8 @@ final class EngineSide: @unchecked Sendable {
     /// `configuration` from now on.
     func reset(to configuration: Realm.Configuration) {
         lock.withLock { _ in
-            realms = [:]
-            holders = [:]
-            released = [:]
-            handles = [:]
-            references = [:]
+            realms = RealmTable()
+            accessors = AccessorTable()
             self.configuration = configuration
         }
     }
@@ -74,8 +44,8 @@ final class EngineSide: @unchecked Sendable {
     }
 
     private func realm(_ id: RealmID) -> Realm? { lock.withLock { _ in realms[id] } }
-    private func handle(_ id: HandleID) -> EngineHandle? { lock.withLock { _ in handles[id] } }
-    private func store(_ handle: EngineHandle, as id: HandleID) { lock.withLock { _ in handles[id] = handle } }
+    private func handle(_ id: HandleID) -> EngineHandle? { lock.withLock { _ in accessors.handles[id] } }
+    private func store(_ handle: EngineHandle, as id: HandleID) { lock.withLock { _ in accessors.handles[id] = handle } }
 
     /// Makes `context` a serial queue context running its operations on `queue`.
     func setQueue(_ queue: DispatchQueue, of context: ContextID) {
@@ -112,29 +82,9 @@ final class EngineSide: @unchecked Sendable {
             // off in the same block as the open, and the model takes the same step
             // (`Runner.queueRealmOpened`).
             if queue != nil { opened.autorefresh = false }
-            return lock.withLock { (_: inout Void) -> Observation in
-                if let existing = realms.first(where: { $0.value == opened && !$0.value.isFrozen })?.key {
-                    holders[existing, default: 0] += 1
-                    return .realm(existing)
-                }
-                if let earlier = released.first(where: { $0.value.instance === opened._instance })?.key {
-                    released[earlier] = nil
-                    realms[earlier] = opened
-                    holders[earlier] = 1
-                    return .realm(earlier)
-                }
-                realms[id] = opened
-                holders[id] = 1
-                return .realm(id)
-            }
+            return .realm(lock.withLock { _ in realms.hold(opened, openedAs: id) })
         case .release(let id):
-            lock.withLock { _ in
-                holders[id, default: 1] -= 1
-                if holders[id] == 0, let realm = realms.removeValue(forKey: id) {
-                    holders[id] = nil
-                    released[id] = WeakInstance(realm._instance)
-                }
-            }
+            lock.withLock { _ in realms.release(id) }
             return .done
         case .refresh(let id):
             return .bool(try required(id)._refresh())
@@ -158,7 +108,7 @@ final class EngineSide: @unchecked Sendable {
             // Spec F5: a frozen realm freezes to itself. Whether two freezes of a live realm
             // share an instance, the Spec leaves open; the harness names each its own.
             if source.isFrozen { return .realm(frozen == source ? id : frozenID) }
-            lock.withLock { _ in realms[frozenID] = frozen }
+            lock.withLock { _ in realms.hold(frozen: frozen, as: frozenID) }
             return .realm(frozenID)
         case .objects(let realmID, let query, let id):
             let realm = try required(realmID)
@@ -256,11 +206,11 @@ final class EngineSide: @unchecked Sendable {
             case .otherResults(let results): reference = .otherResults(try ThreadSafeReference._make(to: results))
             case .list(let list): reference = .list(try ThreadSafeReference._make(to: list))
             }
-            lock.withLock { _ in references[referenceID] = reference }
+            lock.withLock { _ in accessors.references[referenceID] = reference }
             return .done
         case .resolve(let referenceID, let realmID, let id):
             let realm = try required(realmID)
-            guard let reference = lock.withLock({ _ in references[referenceID] }) else { return unsupported(operation) }
+            guard let reference = lock.withLock({ _ in accessors.references[referenceID] }) else { return unsupported(operation) }
             let resolved: EngineHandle?
             switch reference {
             case .object(let reference): resolved = try realm._resolve(reference).map { .object($0) }
@@ -272,36 +222,22 @@ final class EngineSide: @unchecked Sendable {
             store(resolved, as: id)
             return .handle(id)
         case .releaseHandle(let id):
-            lock.withLock { _ in handles[id] = nil }
+            lock.withLock { _ in accessors.handles[id] = nil }
             return .done
         default:
             return unsupported(operation)
         }
     }
 
-    /// The model-side identifier of `handle`: an existing one when the engine returned an
-    /// instance the harness already holds (Spec F5: freezing a frozen object returns it).
     private func identified(_ handle: EngineHandle, as id: HandleID) -> Observation {
-        lock.withLock { (_: inout Void) -> Observation in
-            if case .object(let object) = handle,
-               let existing = handles.first(where: { entry in
-                   if case .object(let held) = entry.value { return held === object }
-                   return false
-               })?.key {
-                return .handle(existing)
-            }
-            handles[id] = handle
-            return .handle(id)
-        }
+        .handle(lock.withLock { _ in accessors.identify(handle, as: id) })
     }
 
-    /// Collections are values, so their identity cannot be asked: a freeze of a frozen (or thaw
-    /// of a live) collection is the source itself (Spec F5), anything else a new accessor.
     private func collection(_ handle: EngineHandle, from source: HandleID, sourceWasTarget: Bool,
                             as id: HandleID) -> Observation {
-        if sourceWasTarget { return .handle(source) }
-        store(handle, as: id)
-        return .handle(id)
+        .handle(lock.withLock { _ in
+            accessors.collection(handle, from: source, sourceWasTarget: sourceWasTarget, as: id)
+        })
     }
 
     private func required(_ id: RealmID) throws(Realm.Error) -> Realm {

@@ -4,8 +4,8 @@ import StrataStorage
 /// An I/O error injected into one commit (DESIGN §5's fourth fault class: a write or sync
 /// returns EIO, or the disk is full). The commit must fail (Spec W17) and poison the file
 /// (Spec D6); the run then loses power, and recovery must find the version before the commit.
-struct InjectedCommitFault: Sendable, CustomStringConvertible {
-    enum Site: Sendable {
+struct InjectedCommitFault: Hashable, Sendable, CustomStringConvertible {
+    enum Site: Hashable, Sendable {
         case grow
         /// The `index`-th page write of phase 1 (a commit with fewer writes never fails).
         case pageWrite(index: Int)

@@ -161,6 +161,8 @@ public struct TraceEntry: Sendable, Hashable {
     /// The draws of the scheduling step that chose and generated this operation (the shrinker
     /// deletes them to drop the operation whole); nil for steps the harness made.
     public var draws: Range<Int>?
+    /// What the generated test needs beyond the step (`ScriptRenderer`).
+    var facts = ScriptFacts()
 }
 
 /// The result of one run.
@@ -176,6 +178,11 @@ public struct RunResult: Sendable {
     public var scheduler: SchedulerKind
     /// The enumerated draws of an exploring stream (`ScheduleExplorer`); empty otherwise.
     public var enumerated: [EnumeratedChoice] = []
+    /// The contexts that are serial queues (`Runner.addContexts`), for the generated test.
+    var queueContexts: Set<ContextID> = []
+    /// A commit whose crash images failed their check: it has no trace entry (the run ended
+    /// inside it), but the generated test performs it and checks the failing image.
+    var failedCrash: TraceEntry?
 }
 
 /// One lockstep run: the model and the engine side by side under one choice stream.
@@ -238,7 +245,12 @@ public final class Runner: @unchecked Sendable {
     private var progress: [Int: OperationProgress] = [:]
     /// Steps the model took before their operation returned (`linearizeEarly`): the model
     /// before the step, and the expected observation to compare at the return.
-    private var early: [Int: (previous: ModelState, expected: Observation, point: YieldPoint)] = [:]
+    private var early: [Int: (previous: ModelState, expected: Observation, point: YieldPoint, after: Int)] = [:]
+    /// When each thread's `beginWrite` was let go to wait for the write lock (trace length).
+    private var handedOff: [Int: Int] = [:]
+    /// For the generated test: the queue contexts, and a commit whose crash images failed.
+    private var queueContexts: Set<ContextID> = []
+    private var failedCrash: TraceEntry?
 
     public init(settings: CheckSettings, stream: ChoiceStream) throws {
         self.settings = settings
@@ -345,9 +357,12 @@ public final class Runner: @unchecked Sendable {
             // changes from process to process.
             hash.combine(Array("\(entry.thread) \(StepText.describe(entry.step)) \(entry.observed) \(entry.engineVersion ?? 0)".utf8))
         }
-        return RunResult(failure: failure, statistics: statistics, trace: trace, choices: stream.recorded,
-                         digest: hash.finalize(), swarm: swarm.description, scheduler: scheduler.kind,
-                         enumerated: stream.enumerated)
+        var result = RunResult(failure: failure, statistics: statistics, trace: trace, choices: stream.recorded,
+                               digest: hash.finalize(), swarm: swarm.description, scheduler: scheduler.kind,
+                               enumerated: stream.enumerated)
+        result.queueContexts = queueContexts
+        result.failedCrash = failedCrash
+        return result
     }
 
     /// Each context is a thread or, one in four, a serial dispatch queue whose operations run
@@ -361,6 +376,7 @@ public final class Runner: @unchecked Sendable {
                 queues.append(queue)
                 engine.setQueue(queue, of: context(thread))
                 kind = .serialQueue(label: "queue of \(context(thread))")
+                queueContexts.insert(context(thread))
             }
             model = model.step(Step(context(thread), .addContext(context(thread), process: ProcessID(1), kind: kind))).0
         }
@@ -579,21 +595,25 @@ public final class Runner: @unchecked Sendable {
         previews[step.context] = nil
         var expected = Observation(model: outcome)
         mutate(&expected, step: step)
-        early[thread] = (model, expected, point)
+        early[thread] = (model, expected, point, trace.count)
         model = next
         statistics.earlySteps += 1
     }
 
     /// The model takes the step now (the operation's effects are visible from its completion
     /// on) and the engine's observation is compared with the model's.
-    private func complete(_ thread: Int, step: Step, observed: Observation, note: String? = nil) {
+    private func complete(_ thread: Int, step: Step, observed: Observation, note: String? = nil,
+                          facts: ScriptFacts = ScriptFacts()) {
         running[thread] = nil
         progress[thread] = nil
         let expected: Observation
         let previous: ModelState
         var note = note
+        var facts = facts
+        facts.handedOffAfter = handedOff.removeValue(forKey: thread)
         if let taken = early.removeValue(forKey: thread) {
             (previous, expected) = (taken.previous, taken.expected)
+            facts.steppedAfter = taken.after
             note = [note, "stepped at \(taken.point), before it returned"].compactMap { $0 }.joined(separator: "; ")
         } else {
             let (next, outcome) = preview(step)
@@ -614,7 +634,7 @@ public final class Runner: @unchecked Sendable {
         let engineVersion = realm.flatMap { engine.readVersion(of: $0) }
         trace.append(TraceEntry(index: trace.count, thread: thread, step: step, expected: expected,
                                 observed: observed, engineVersion: engineVersion, note: note,
-                                draws: generatedDraws.removeValue(forKey: thread)))
+                                draws: generatedDraws.removeValue(forKey: thread), facts: facts))
         guard expected.accepts(observed) else {
             fail(.divergence, "\(StepText.describe(step)): model \(expected), engine \(observed)")
             return
@@ -731,6 +751,7 @@ public final class Runner: @unchecked Sendable {
             boxes[thread] = box
             let engine = self.engine
             running[thread] = step
+            handedOff[thread] = trace.count
             let report = threads.startBlocking(thread) { box.set(engine.perform(step)) }
             guard report == .parked(.writeLockWait) else {
                 if report == .finished {
@@ -772,6 +793,7 @@ public final class Runner: @unchecked Sendable {
         for (number, image) in images.enumerated() {
             statistics.crashImages += 1
             if let problem = campaign.check(image, name: "\(runName)-image\(number)", oldDigest: oldDigest, newDigest: newDigest) {
+                recordFailedCrash(step, thread: thread, campaign: campaign, image: image)
                 fail(.crashImage, problem, at: trace.count)
                 return
             }
@@ -799,8 +821,25 @@ public final class Runner: @unchecked Sendable {
             return
         }
         statistics.crashes += 1
-        complete(thread, step: crashStep, observed: .done, note: "crash \(point), image \(chosen), window \(window)")
+        let facts = ScriptFacts(capture: point, crash: RecordedCrash(pending: state.pendingWrites, plan: chosen.plan))
+        complete(thread, step: crashStep, observed: .done, note: "crash \(point), image \(chosen), window \(window)",
+                 facts: facts)
         checkRecoveredContents()
+    }
+
+    /// Keeps, for the generated test, the commit whose crash `image` failed its check, with
+    /// what recovery had to find: the new version when the image keeps its slot, else the old.
+    private func recordFailedCrash(_ step: Step, thread: Int, campaign: CrashCampaign, image: CrashImage) {
+        guard case .commitWrite(let realm, let skipped, _) = step.operation else { return }
+        let survives = campaign.slotSurvives(image)
+        var facts = ScriptFacts(capture: campaign.point,
+                                crash: RecordedCrash(pending: campaign.state.pendingWrites, plan: image.plan))
+        facts.recovered = survives ? preview(step).next.newestContents : model.newestContents
+        let crashStep = Step(step.context, .commitWrite(realm, withoutNotifying: skipped,
+                                                        fate: .machineCrash(campaign.window(for: image))))
+        failedCrash = TraceEntry(index: trace.count, thread: thread, step: crashStep, expected: .done, observed: .done,
+                                 engineVersion: nil, note: "crash image \(image) failed its check", draws: nil,
+                                 facts: facts)
     }
 
     /// Commits with an I/O error injected at a site drawn from the stream. When it strikes,
@@ -823,7 +862,8 @@ public final class Runner: @unchecked Sendable {
         }
         statistics.injectedFaults += 1
         let failing = Step(step.context, .commitWrite(realm, withoutNotifying: skipped, fate: .failure(planned.failure)))
-        complete(thread, step: failing, observed: observed, note: "\(planned) (\(site))")
+        complete(thread, step: failing, observed: observed, note: "\(planned) (\(site))",
+                 facts: ScriptFacts(fault: planned))
         guard failure == nil else { return }
         // Zero (the shrinker's way) loses power at once.
         let poisonedSteps = [0, 3, 8, 20][stream.draw(4)]
@@ -884,6 +924,7 @@ public final class Runner: @unchecked Sendable {
         running = [:]
         progress = [:]
         early = [:]
+        handedOff = [:]
         for thread in inFlight.keys.sorted() { _ = threads.resume(thread, runsFree: true) }
         inFlight = [:]
         guard let waiter = lockWaiter else { return }
@@ -921,14 +962,8 @@ public final class Runner: @unchecked Sendable {
 
     /// After recovery the file must hold exactly the model's durable version (Spec D3, D9).
     private func checkRecoveredContents() {
-        guard failure == nil, let location = model.files.keys.first, let file = model.files[location],
-              let snapshot = file.versions[file.newest] else { return }
-        let expected = snapshot.objects.values
-            .map { object in
-                Reading(type: object.type, primaryKey: object.primaryKey, value: object.value,
-                        listKeys: object.list.compactMap { snapshot.objects[$0]?.primaryKey }, isFrozen: false)
-            }
-            .sorted { ($0.type, $0.primaryKey) < ($1.type, $1.primaryKey) }
+        guard failure == nil, let file = model.files.values.first, let expected = model.newestContents else { return }
+        if !trace.isEmpty { trace[trace.count - 1].facts.recovered = expected }
         let configuration = self.configuration
         let box = ObservationBox()
         threads.runInline(0) {

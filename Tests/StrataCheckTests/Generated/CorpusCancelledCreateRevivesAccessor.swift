@@ -1,0 +1,1 @@
+../../../fuzz/corpus/cancelled-create-revives-accessor/ReplayTest.swift

@@ -1,0 +1,77 @@
+import Foundation
+import Testing
+@testable import StrataCheck
+
+/// The generated test (`ScriptRenderer`) against golden files: each golden is a run's rendering,
+/// committed under `Generated/` and compiled into this target, so a golden that no longer
+/// compiles breaks the build and each runs as a test of its own (its suite's
+/// `concreteScript` and `replayToken`). A change to the renderer shows here as a diff;
+/// `STRATA_WRITE_GOLDEN=1 swift test --filter ScriptRendererTests` rewrites the goldens.
+@Suite struct ScriptRendererTests {
+    /// A run to render: the golden's file name and the run's token.
+    struct Golden: Sendable, CustomStringConvertible {
+        var file: String
+        var token: String
+        var description: String { file }
+    }
+
+    static let goldens: [Golden] = [
+        // `aWrongModelRuleIsCaughtAndShrunk`'s run: the model says `refresh()` never moves.
+        Golden(file: "WrongModelRule.swift",
+               token: "sc1.controlled.sim.3.200.0.refreshNeverMoves.-.AAAAAAIAAQIAAAMAAwAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAACAAA8CwAAAAIQCwAAAAAAAAACFwoAAAAAAAsSAA"),
+        // `aBrokenCommitPathIsCaughtByCrashImages`'s run: a commit skips its phase-1 sync.
+        Golden(file: "SkippedPhaseOneSync.swift",
+               token: "sc1.crash.sim.1.200.1.-.-.AAAAAAAAAAAAAAAAAAAAAAAAAAMDAwAAAAAAAAAAAAAAAAAAAwAAAQAAEQAYAFgC"),
+        // `retryingASyncAfterEIOIsCaught`'s run: an injected EIO, and a commit that retries its sync.
+        Golden(file: "RetriedSyncAfterEIO.swift",
+               token: "sc1.crash.sim.1.200.128.-.-.AQAAAQAAAAAAAAAAAAAAAAADAwMAAAAAAAAAAAAAAwAAAAAAAAAAAQAAGgAtAABcAQA"),
+        // Clean runs, whose scripts must pass: queue contexts, `beginWrite`s that wait for the
+        // write lock, power losses, a crash inside a commit, a step the model took before its
+        // operation returned, an injected EIO and the poisoned steps after it.
+        Golden(file: "CleanRunWithFaultAndEarlyStep.swift",
+               token: "sc1.crash.sim.2.30.0.-.-.AQMAAgIAAgICAgIAAAEDAQEDAwAAAQADAAEDAAIBAAIBAgEAAgACAAIDADgAAWAHAQ9JB1YBAB0LADMAbyYGADQmAgIBAT4rKV0CEgIABCAIAAcBezACAQgwYgUBZ0kBAVE2AQJDAwFPTgA5DwUALScBAgADBAABRwEAKgYAMAEAEAMBAgIHAQA6GgACBgBnYgYAbEwHXAAACloqBQFGPANBYQEBfSZMAAQBKwUAMwMAAQcDAQpNXAUAN0ECAgAFBwcAL1UCAAAEAQc"),
+        Golden(file: "CleanRunWithPowerLoss.swift",
+               token: "sc1.crash.sim.3.40.0.-.-.AgMBAQABAAMDAgEAAAICAAAAAwMBAAIBAQIBAgECAQEAAgIAAgEAAgABAAMBASIAAlgGAR0-BAJGOgECLD4HAT05ATMLKAEuACcASCgCLzUAFEkALgASAUxRAQFKEQQAogFTBACPAUsBAiU_AwFHQQEBcCwCAVhjAQFqMgQCGWEBCxVMAgBtVgQAQQEAKxtVPgF1NgAoADMCMzgBVQgCHEMBSCkBOEcBPTMAHgB9VwFQBAFDEAA"),
+        Golden(file: "CleanRunWithCrashImage.swift",
+               token: "sc1.crash.sim.3.40.0.-.-.AgMCAQECAgEBAgAAAQAAAAIAAQIBAAABAQIDAAACAAICAwMDAgIAAAEAAwADAlsDAnZXBgBIAgAgBAEHPgDbAQwAGwQBRQYCWmMBAhcFAjkBSEsGAS0NAAIBAAMGAwIATRkBADgxAwIIBgkAABIPAQHFASQDAQpLUAABJmM1GlIBOwoZFBoCdVcBAJABTAMBdy0HAic7AAIVXgBLIgQBayABAW4-AAKtATECAWsyBAF1AAUDAkA9XgJLAAElBwEsFABEBwGAARkDABg7BAICAQAArgEgBgFHKQEHBQE"),
+    ]
+
+    static var directory: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Generated")
+    }
+
+    /// Renders `golden`'s run as the artifact would.
+    static func render(_ golden: Golden) throws -> String {
+        let decoded = try #require(ReplayToken.decode(golden.token))
+        let result = try replayRun(decoded)
+        return ScriptRenderer.render(result, settings: decoded.settings, token: golden.token)
+    }
+
+    @Test(arguments: goldens) func theRenderingEqualsItsGolden(_ golden: Golden) throws {
+        try Self.check(try Self.render(golden), against: Self.directory.appendingPathComponent(golden.file))
+    }
+
+    /// Every corpus artifact's ReplayTest.swift is the rendering of its token as it replays now
+    /// (the corpus ones are compiled through the links under `Generated/`).
+    @Test func everyCorpusReplayTestIsItsRendering() throws {
+        let corpus = URL(fileURLWithPath: CorpusReplayTests.corpus)
+        let entries = try FileManager.default.contentsOfDirectory(atPath: corpus.path).sorted()
+        for entry in entries {
+            let directory = corpus.appendingPathComponent(entry)
+            let tokenURL = directory.appendingPathComponent(Artifact.tokenFile)
+            guard let token = try? String(contentsOf: tokenURL, encoding: .utf8) else { continue }
+            let golden = Golden(file: entry, token: token.trimmingCharacters(in: .whitespacesAndNewlines))
+            try Self.check(try Self.render(golden), against: directory.appendingPathComponent("ReplayTest.swift"))
+        }
+    }
+
+    /// Compares `rendered` with the committed file, or rewrites it under `STRATA_WRITE_GOLDEN=1`.
+    static func check(_ rendered: String, against url: URL) throws {
+        if ProcessInfo.processInfo.environment["STRATA_WRITE_GOLDEN"] == "1" {
+            try rendered.write(to: url, atomically: true, encoding: .utf8)
+            return
+        }
+        let committed = try String(contentsOf: url, encoding: .utf8)
+        #expect(rendered == committed, "\(url.lastPathComponent) differs from the rendering: rerun with STRATA_WRITE_GOLDEN=1")
+    }
+}
