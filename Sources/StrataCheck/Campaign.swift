@@ -58,6 +58,8 @@ public struct Campaign: Sendable {
         public var shrunk: RunResult
         public var shrinkRuns: Int
         public var shrinkSeconds: Double
+        /// Seconds from the campaign's start to the end of the failing run (before shrinking).
+        public var foundAfterSeconds: Double = 0
         /// The free run, when the failure came from one (it has no trace; its log is here).
         public var free: FreeResult?
         public var token: String { ReplayToken.encode(settings: settings, choices: shrunk.choices) }
@@ -151,6 +153,7 @@ public struct Campaign: Sendable {
                 // so that the printed token and the artifact's are the same.
                 var found = Found(seed: seed, settings: free?.settings.checkSettings ?? settings, original: result,
                                   shrunk: result, shrinkRuns: 0, shrinkSeconds: 0, free: free)
+                found.foundAfterSeconds = Date().timeIntervalSince(start)
                 // A free run's stream fixes its programs, not its interleaving: nothing to shrink.
                 if shrinks && free == nil {
                     let outcome = Shrinker(settings: settings, timeLimit: shrinkSeconds).shrink(result)

@@ -16,6 +16,8 @@ struct Swarm: Sendable, CustomStringConvertible {
     var keySpace: Int
     /// Percent of operations that take another context's realm or accessor on purpose.
     var crossContextPercent: Int
+    /// The run's `maximumNumberOfActiveVersions` (Spec L1-L5), nil for none (one run in two).
+    var activeVersionLimit: Int?
 
     static func draw(_ stream: inout ChoiceStream, crashes: Bool, excluding excluded: Set<String> = []) -> Swarm {
         var weights: [Int] = []
@@ -35,7 +37,9 @@ struct Swarm: Sendable, CustomStringConvertible {
         for kind in OperationKind.allCases where excluded.contains("\(kind)") { weights[kind.rawValue] = 0 }
         let keySpace = [4, 8, 24, 64][stream.draw(4)]
         let crossContextPercent = [5, 0, 15][stream.draw(3)]
-        return Swarm(weights: weights, keySpace: keySpace, crossContextPercent: crossContextPercent)
+        let activeVersionLimit = [nil, nil, nil, 2, 3, 5][stream.draw(6)]
+        return Swarm(weights: weights, keySpace: keySpace, crossContextPercent: crossContextPercent,
+                     activeVersionLimit: activeVersionLimit)
     }
 
     private static func baseWeight(_ kind: OperationKind) -> Int {
@@ -49,7 +53,8 @@ struct Swarm: Sendable, CustomStringConvertible {
 
     var description: String {
         let enabled = OperationKind.allCases.filter { weights[$0.rawValue] > 0 }.map { "\($0)" }
-        return "keys 0..<\(keySpace), cross-context \(crossContextPercent)%, kinds: \(enabled.joined(separator: " "))"
+        let limit = activeVersionLimit.map { ", at most \($0) active versions" } ?? ""
+        return "keys 0..<\(keySpace), cross-context \(crossContextPercent)%\(limit), kinds: \(enabled.joined(separator: " "))"
     }
 }
 
@@ -234,7 +239,17 @@ struct Generator {
             guard let realm = model.handles[id]?.realm, let state = model.realms[realm] else { return false }
             return state.owner == context || state.isFrozen
         }
-        let pool = !mine.isEmpty && stream.draw(100) >= swarm.crossContextPercent ? mine : all
+        // Crossing contexts picks another context's accessor, not any: a rare choice that
+        // names exactly what it means survives shrinking, which deletes what came before.
+        let pool: [HandleID]
+        if mine.isEmpty {
+            pool = all
+        } else if stream.draw(100) >= swarm.crossContextPercent {
+            pool = mine
+        } else {
+            let theirs = all.filter { !mine.contains($0) }
+            pool = theirs.isEmpty ? all : theirs
+        }
         // Recent accessors are the interesting ones: favour the newest few.
         let recent = pool.suffix(6)
         return Array(recent)[stream.draw(recent.count)]

@@ -180,6 +180,8 @@ public struct RunResult: Sendable {
     public var enumerated: [EnumeratedChoice] = []
     /// The contexts that are serial queues (`Runner.addContexts`), for the generated test.
     var queueContexts: Set<ContextID> = []
+    /// The run's active-version limit (the generated test configures the same).
+    var activeVersionLimit: Int?
     /// A commit whose crash images failed their check: it has no trace entry (the run ended
     /// inside it), but the generated test performs it and checks the failing image.
     var failedCrash: TraceEntry?
@@ -220,7 +222,6 @@ public final class Runner: @unchecked Sendable {
     private var lastSeen: [RealmID: UInt64] = [:]
     private var lastCommitVersion: UInt64 = 0
     private let swarm: Swarm
-    private let modelConfiguration = StrataModel.Configuration(location: .path("check.realm"))
     private let engineHooks: EngineHooks
     /// The engine configuration of the current boot (a crash moves it to a new disk).
     private var configuration: Realm.Configuration
@@ -264,7 +265,8 @@ public final class Runner: @unchecked Sendable {
             : .pct(depth: 1 + self.stream.draw(3))
         scheduler = Scheduler(kind: schedulerKind, threads: settings.threads, operations: settings.operations,
                               stream: &self.stream)
-        generator = Generator(swarm: swarm, configuration: modelConfiguration)
+        generator = Generator(swarm: swarm, configuration: StrataModel.Configuration(
+            location: .path("check.realm"), maximumNumberOfActiveVersions: swarm.activeVersionLimit))
         pending = Array(repeating: nil, count: settings.threads)
         let number = Self.runCounter.withLock { counter -> Int in
             counter += 1
@@ -283,6 +285,7 @@ public final class Runner: @unchecked Sendable {
         let threadsForHook = threads
         hooks.onYield = { point in threadsForHook.park(at: point) }
         var configuration = Realm.Configuration(objectTypes: CheckTypes.classes)
+        configuration.maximumNumberOfActiveVersions = swarm.activeVersionLimit.map { UInt($0) }
         let engineHooks = EngineHooks(yield: { point in hooks.yield(point) }, fault: { site in hooks.fault(site) }, probe: { probe in
             // The model said the lock is free, so the driver runs `beginWrite` inline; if the
             // engine now blocks, the driver never returns to report it.
@@ -362,6 +365,7 @@ public final class Runner: @unchecked Sendable {
                                enumerated: stream.enumerated)
         result.queueContexts = queueContexts
         result.failedCrash = failedCrash
+        result.activeVersionLimit = swarm.activeVersionLimit
         return result
     }
 
@@ -533,8 +537,12 @@ public final class Runner: @unchecked Sendable {
         // Only operations whose inputs no other thread can change (their realm is confined, or
         // their accessor is not dropped meanwhile) are left at pins: a switch before the
         // linearization point then orders what runs meanwhile before them, in both.
+        // Nor in a run with an active-version limit: a thread between its new pin and its old
+        // one's unpin holds both, and a write beginning meanwhile counts both (Spec L1, L2),
+        // where the model, stepped at the pin, holds one.
         switch point {
-        case .pinNewest, .pin, .unpin: if !Self.mayStepEarly(step.operation) { return false }
+        case .pinNewest, .pin, .unpin:
+            if !Self.mayStepEarly(step.operation) || swarm.activeVersionLimit != nil { return false }
         default: break
         }
         var passed = progress[thread] ?? OperationProgress()

@@ -4,8 +4,11 @@ public enum SchedulerKind: Sendable, Hashable, CustomStringConvertible {
     /// with the given percent.
     case random(switchPercent: Int)
     /// PCT (Burckhardt et al.): random distinct thread priorities, the highest runnable thread
-    /// runs; at `depth - 1` random operation indices the running thread drops to the lowest
-    /// priority. A bug of depth d is found with probability ≥ 1/(n·k^(d−1)).
+    /// runs; about `depth - 1` times in a run the running thread drops to the lowest priority.
+    /// A bug of depth d is found with probability about 1/(n·k^(d−1)). Each step draws whether
+    /// it is a change point (PCT proper draws d − 1 step indices up front): a change point
+    /// then belongs to its step's draws, so shrinking that deletes operations keeps the
+    /// preemptions where they were, and zeroing one removes it.
     case pct(depth: Int)
 
     public var description: String {
@@ -20,7 +23,9 @@ public enum SchedulerKind: Sendable, Hashable, CustomStringConvertible {
 struct Scheduler {
     let kind: SchedulerKind
     private var priorities: [Int]
-    private var changePoints: [Int]
+    /// The odds of a change point at each step: `depth - 1` in `changeOdds`.
+    private let changeOdds: Int
+    private let changesPerRun: Int
     private var lowest = 0
     /// Context switches made (the thread that ran last was not the one chosen).
     private(set) var switches = 0
@@ -37,10 +42,12 @@ struct Scheduler {
         }
         priorities = Array(repeating: 0, count: threads)
         for (rank, thread) in order.enumerated() { priorities[thread] = threads + rank }
-        changePoints = []
         if case .pct(let depth) = kind {
-            for _ in 0..<max(0, depth - 1) { changePoints.append(stream.draw(max(1, operations))) }
+            changesPerRun = max(0, depth - 1)
+        } else {
+            changesPerRun = 0
         }
+        changeOdds = max(operations, changesPerRun + 1)
     }
 
     /// The thread to run next among `runnable` (non-empty, ascending).
@@ -50,7 +57,11 @@ struct Scheduler {
         case .random:
             chosen = runnable[stream.draw(runnable.count, options: Array(0..<runnable.count))]
         case .pct:
-            if let last { passChangePoint(step, running: last) }
+            // Zero, the shrinker's favourite, is "no change"; the top values are changes.
+            if let last, changesPerRun > 0, stream.draw(changeOdds) >= changeOdds - changesPerRun {
+                lowest -= 1
+                priorities[last] = lowest
+            }
             chosen = runnable.max { priorities[$0] < priorities[$1] } ?? runnable[0]
         }
         if let last, last != chosen { switches += 1 }
@@ -58,24 +69,15 @@ struct Scheduler {
         return chosen
     }
 
-    /// At a change point the running thread drops below every other; each point fires once.
-    private mutating func passChangePoint(_ step: Int, running thread: Int) {
-        guard let index = changePoints.firstIndex(of: step) else { return }
-        changePoints.remove(at: index)
-        lowest -= 1
-        priorities[thread] = lowest
-    }
-
     /// Whether an operation `current` starts now could be left at a switch point for one of
-    /// `others`: under PCT only when a change point drops `current` below a runnable thread
-    /// (priorities do not change inside an operation otherwise). Draws nothing.
+    /// `others`: under PCT only when a runnable thread has a higher priority (priorities change
+    /// only at picks). Draws nothing.
     mutating func mayPreempt(_ current: Int, others: [Int], step: Int) -> Bool {
         guard !others.isEmpty else { return false }
         switch kind {
         case .random:
             return true
         case .pct:
-            passChangePoint(step, running: current)
             return others.contains { priorities[$0] > priorities[current] }
         }
     }
@@ -109,7 +111,6 @@ struct Scheduler {
             if switches { preemptions += 1 }
             return switches
         case .pct:
-            passChangePoint(step, running: current)
             return others.contains { priorities[$0] > priorities[current] }
         }
     }

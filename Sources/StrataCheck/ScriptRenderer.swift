@@ -42,9 +42,10 @@ struct ScriptRenderer {
                    "// what the model expected: it fails while the bug is there. `replayToken` replays the run",
                    "// through the harness."]
         if let note = unchecked(result.failure) { header += ["//", "// " + note] }
+        let limit = result.activeVersionLimit.map { ", activeVersionLimit: \($0)" } ?? ""
         var text = header + ["", imports, "", "@Suite struct \(name) {",
                              "    static func script(bugs: SeededBugs) throws {",
-                             "        let script = try ScriptWorld(store: .\(settings.store.rawValue), bugs: bugs)",
+                             "        let script = try ScriptWorld(store: .\(settings.store.rawValue), bugs: bugs\(limit))",
                              "        defer { script.finish() }"]
         text += renderer.contexts.sorted().map { context in
             let kind = result.queueContexts.contains(context) ? "queue" : "thread"

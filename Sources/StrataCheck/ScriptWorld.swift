@@ -33,7 +33,7 @@ final class ScriptWorld: @unchecked Sendable {
 
     /// A new file with the harness's schema, on the store kind of the run, with the engine
     /// bugs of the run switched on.
-    init(store: CheckStore, bugs: SeededBugs) throws {
+    init(store: CheckStore, bugs: SeededBugs, activeVersionLimit: UInt? = nil) throws {
         let number = Self.worldCounter.withLock { count -> Int in
             count += 1
             return count
@@ -42,6 +42,7 @@ final class ScriptWorld: @unchecked Sendable {
         let hooks = self.hooks
         engineHooks = EngineHooks(yield: { hooks.yield($0) }, fault: { hooks.fault($0) }, bugs: bugs)
         var configuration = Realm.Configuration(objectTypes: CheckTypes.classes)
+        configuration.maximumNumberOfActiveVersions = activeVersionLimit
         switch store {
         case .sim:
             let disk = try SimStore(name: "\(name)-boot0", reservationBytes: 256 << 20)

@@ -14,7 +14,7 @@ public struct Shrinker: Sendable {
     public var runLimit: Int
     public var timeLimit: TimeInterval
 
-    public init(settings: CheckSettings, runLimit: Int = 4000, timeLimit: TimeInterval = 60) {
+    public init(settings: CheckSettings, runLimit: Int = 20_000, timeLimit: TimeInterval = 60) {
         self.settings = settings
         self.runLimit = runLimit
         self.timeLimit = timeLimit
@@ -62,6 +62,44 @@ public struct Shrinker: Sendable {
             }
             return false
         }
+        /// Deletes operations and runs of consecutive ones until no deletion keeps the failure.
+        func deleteOperations(_ attempt: ([UInt32]) -> Bool) -> Bool {
+            var any = false
+            var progress = true
+            while progress {
+                progress = false
+                var width = 1
+                while width <= max(1, best.trace.count / 2) {
+                    var last = best.trace.count - 1
+                    while last - width + 1 >= 0 {
+                        let first = last - width + 1
+                        let ranges = best.trace[first...last].compactMap(\.draws).filter { !$0.isEmpty }
+                        if let lower = ranges.map(\.lowerBound).min(), let upper = ranges.map(\.upperBound).max(),
+                           upper <= best.choices.count {
+                            var candidate = best.choices
+                            if width == 1 {
+                                candidate.removeSubrange(lower..<upper)
+                            } else {
+                                // Only the operations' own draws: the schedule's between them stay.
+                                let descending = ranges.sorted { $0.lowerBound > $1.lowerBound }
+                                guard zip(descending.dropFirst(), descending).allSatisfy({ $0.upperBound <= $1.lowerBound }) else {
+                                    last -= 1
+                                    continue
+                                }
+                                for range in descending { candidate.removeSubrange(range) }
+                            }
+                            if attempt(candidate) {
+                                progress = true
+                                any = true
+                            }
+                        }
+                        last = min(last, best.trace.count) - 1
+                    }
+                    width *= 2
+                }
+            }
+            return any
+        }
         var improved = true
         while improved && runs < runLimit && Date().timeIntervalSince(start) < timeLimit {
             improved = false
@@ -71,17 +109,10 @@ public struct Shrinker: Sendable {
                 improved = true
                 continue
             }
-            // Whole operations first, from the last: the draws that chose and generated one.
-            var operation = best.trace.count - 1
-            while operation >= 0 {
-                if operation < best.trace.count, let draws = best.trace[operation].draws,
-                   draws.upperBound <= best.choices.count, !draws.isEmpty {
-                    var candidate = best.choices
-                    candidate.removeSubrange(draws)
-                    if attempt(candidate) { improved = true }
-                }
-                operation -= 1
-            }
+            // Whole operations first, from the last: the draws that chose and generated one,
+            // then runs of 2, 4, 8... consecutive operations (a write and what it needed go
+            // together), repeated until none goes: cheap passes that remove the most.
+            if deleteOperations({ attempt($0) }) { improved = true }
             // Halves first (ddmin's order): a failure late in a long run often survives losing
             // whole stretches before it, and one success there saves thousands of small tries.
             var sizes: [Int] = []
@@ -95,7 +126,10 @@ public struct Shrinker: Sendable {
                     if attempt(candidate) { improved = true }
                     position = min(position, best.choices.count) - size
                 }
+                // Back to whole operations: a deleted stretch often frees others.
+                if improved { break }
             }
+            if improved { continue }
             for position in best.choices.indices.reversed() where position < best.choices.count {
                 guard best.choices[position] != 0 else { continue }
                 var candidate = best.choices

@@ -163,7 +163,7 @@ let openFindingKinds: Set<String> = []
         campaign.excludedKinds = openFindingKinds
         let report = campaign.run()
         let found = try #require(report.failures.first, "retrying the sync after EIO was not caught")
-        print("sync retried after EIO: caught at seed \(found.seed) after \(report.runs) runs; shrunk \(found.original.trace.count) -> \(found.shrunk.trace.count) operations: \(found.shrunk.failure?.description ?? "")")
+        print("sync retried after EIO: caught at seed \(found.seed) after \(report.runs) runs; shrunk \(found.original.trace.count) -> \(found.shrunk.trace.count) operations: \(found.shrunk.failure?.description ?? ""); replay token: \(found.token)")
         #expect(found.shrunk.trace.count <= 10, "shrunk to \(found.shrunk.trace.count) operations")
     }
 
@@ -179,6 +179,7 @@ let openFindingKinds: Set<String> = []
         print("wrong model rule: the shrunk run uses \(found.settings.threads) threads")
         print("wrong model rule: caught at seed \(found.seed) after \(report.runs) runs; shrunk \(found.original.trace.count) -> \(found.shrunk.trace.count) operations in \(found.shrinkRuns) runs, \(found.shrinkSeconds) s")
         print(Artifact.timeline(found.shrunk, threads: found.settings.threads))
+        print("wrong model rule: replay token: \(found.token)")
         #expect(try StrataCheck.replay(token: found.token)?.signature == found.shrunk.failure?.signature)
     }
 
@@ -191,7 +192,7 @@ let openFindingKinds: Set<String> = []
         let report = campaign.run()
         let found = try #require(report.failures.first, "skipping the phase-1 sync was not caught")
         #expect(found.shrunk.failure?.kind == .crashImage)
-        print("broken commit path: caught at seed \(found.seed) after \(report.runs) runs, \(report.statistics.crashImages) crash images; shrunk \(found.original.trace.count) -> \(found.shrunk.trace.count) operations in \(found.shrinkSeconds) s: \(found.shrunk.failure?.description ?? "")")
+        print("broken commit path: caught at seed \(found.seed) after \(report.runs) runs, \(report.statistics.crashImages) crash images; shrunk \(found.original.trace.count) -> \(found.shrunk.trace.count) operations in \(found.shrinkSeconds) s: \(found.shrunk.failure?.description ?? ""); replay token: \(found.token)")
         #expect(found.shrunk.trace.count <= 10, "shrunk to \(found.shrunk.trace.count) operations")
     }
 }

@@ -789,6 +789,41 @@ private func limitedConfiguration(_ limit: UInt?) -> Realm.Configuration {
         #expect(Set(frozen.compactMap(\._readVersion)).count == 3)
     }
 
+    // Spec L2, W1: the limit is checked under the write lock. Another thread holds the lock
+    // while two versions are active; this thread's write waits; the holder commits a third.
+    // The waiting write then fails: it would begin with three versions active. (Found by
+    // StrataCheck once runs drew an active-version limit.)
+    @Test func l2_aWriteThatWaitedCountsTheHoldersCommit() throws {
+        let configuration = limitedConfiguration(2)
+        let realm = try Realm(configuration: configuration)
+        let frozen = try realm._freeze()  // pins the first version
+        try realm.write {}  // the realm reads (pins) the second
+        let holding = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let holder = Thread {
+            do {
+                let other = try Realm(configuration: configuration)
+                try other._beginWrite()
+                holding.signal()
+                release.wait()
+                try addIntObj(other, 1)
+                try other._commitWrite()
+            } catch {
+                Issue.record("holder: \(error)")
+                holding.signal()
+            }
+        }
+        holder.start()
+        holding.wait()
+        // Two versions are active now: the frozen one and the newest, which both realms read.
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) { release.signal() }
+        let error = rejection { try realm._beginWrite() }
+        #expect(error?.code == .fail)
+        #expect(error?.message.contains("exceeded the limit of 2") == true, "\(String(describing: error))")
+        #expect(!realm.isInWriteTransaction)
+        #expect(frozen.isFrozen)
+    }
+
     // AVL-04 (Spec L4)
     @Test func avl04_L4_nilAndZeroMeanNoLimit() throws {
         for limit in [nil, 0] as [UInt?] {

@@ -18,6 +18,7 @@ let fuzzCommands: [any FuzzCommand.Type] = [
     ReplayCommand.self,
     ShrinkCommand.self,
     ExploreCommand.self,
+    BugsCommand.self,
 ]
 
 let fuzzSpec = CommandSpec(
@@ -36,6 +37,7 @@ let fuzzSpec = CommandSpec(
         "strata-fuzz replay fuzz/artifacts/failure-1f2e3d4c5b6a7980",
         "strata-fuzz shrink fuzz/artifacts/failure-1f2e3d4c5b6a7980 --seconds 300",
         "strata-fuzz explore --seeds 20 --ops 8",
+        "strata-fuzz bugs --check",
     ]
 )
 

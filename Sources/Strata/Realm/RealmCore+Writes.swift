@@ -9,14 +9,18 @@ extension RealmCore {
         if isFrozen { throw Realm.Error.frozenTransaction }  // Spec F3, W18
         if configuration.readOnly { throw Realm.Error.readOnlyTransaction }  // Spec W18
         if write != nil { throw Realm.Error.alreadyInWrite }  // Spec W2
-        if let limit = configuration.activeVersionLimit {
-            let count = activeVersionCount()
-            // Spec L2: "count > limit fails", checked when the write begins.
-            if count > limit { throw Realm.Error.tooManyActiveVersions(count: count, limit: limit) }
-        }
         let transaction = try engine(path) { try file.store.beginWrite() }
+        if let limit = configuration.activeVersionLimit, !file.bugs.contains(.activeVersionLimitIgnored) {
+            // Spec L2: "count > limit fails", checked once the write holds the lock, so a
+            // write that waited counts the versions the holder's commit added.
+            let count = activeVersionCount()
+            if count > limit {
+                transaction.rollback()
+                throw Realm.Error.tooManyActiveVersions(count: count, limit: limit)
+            }
+        }
         let moved = read != nil && read?.version != transaction.baseVersion
-        if read?.version != transaction.baseVersion {
+        if read?.version != transaction.baseVersion, !file.bugs.contains(.beginWriteWithoutAdvancing) {
             // Spec V11: the pin is taken under the write lock, so it is the write's base.
             do throws(Realm.Error) {
                 let newest = try engine(path) { try file.store.beginRead(.live) }

@@ -111,7 +111,11 @@ final class RealmCore {
 
     /// The live realm of this file for the calling thread, opened if needed (thaw, resolve).
     func liveRealmForCurrentThread() throws(Realm.Error) -> RealmCore {
-        try RealmCore.open(configuration, queue: nil)
+        let live = try RealmCore.open(configuration, queue: nil)
+        if file.bugs.contains(.thawRefreshes), live.write == nil, live.read != nil {
+            _ = try live.moveToNewest()
+        }
+        return live
     }
 
     /// A cached instance answers only a configuration it can honour.
@@ -142,7 +146,7 @@ final class RealmCore {
     @inline(__always)
     func checkThread() throws(Realm.Error) {
         if frozenRead != nil { return }
-        try confinement.check()
+        if !file.bugs.contains(.skipThreadCheck) { try confinement.check() }
         try checkNotPoisoned()
     }
 
@@ -174,14 +178,19 @@ final class RealmCore {
             }
             return
         }
-        try confinement.check()
+        if !file.bugs.contains(.skipThreadCheck) { try confinement.check() }
         try checkNotPoisoned()
     }
 
     /// What reads see now; begins a read at the newest version if there is none (Spec V10).
     func view() throws(Realm.Error) -> VersionView {
         try checkAccess()
-        if let frozenRead { return .read(frozenRead) }
+        if let frozenRead {
+            if file.bugs.contains(.frozenFollowsCommits), let newest = try? file.store.beginRead(.frozen) {
+                return .read(newest)
+            }
+            return .read(frozenRead)
+        }
         if let write { return .write(write) }
         if let read { return .read(read) }
         let started = try engine(path) { try file.store.beginRead(.live) }
@@ -218,6 +227,11 @@ final class RealmCore {
         if isFrozen { return false }  // Spec F2, V4: also once invalidated (it reads nothing)
         if didChangeDepth > 0 { return false }  // Spec V5: delivering notifications
         guard read != nil, write == nil else { return false }
+        if file.bugs.contains(.refreshStaysStale) {
+            let newer = read.map { $0.version < file.store.newestVersion } ?? false
+            if newer { notify(.didChange) }
+            return newer
+        }
         let moved = try moveToNewest()
         if moved { notify(.didChange) }  // Spec N3
         return moved
@@ -254,11 +268,18 @@ final class RealmCore {
             self.write = nil
             endWriteScope(committed: nil)  // Spec W7: invalidate rolls the write back
         }
-        read?.end()
+        if file.bugs.contains(.invalidateKeepsPin), let read {
+            RealmCore.leakedPins.withLock { $0.append(read) }
+        } else {
+            read?.end()
+        }
         read = nil
         epoch &+= 1
         mutationCount &+= 1
     }
+
+    /// Reads `invalidateKeepsPin` forgot without ending (a seeded bug: their pins stay).
+    static let leakedPins = Lock<[ReadTransaction]>([])
 
     /// Spec L1: the newest version and every pinned version, in any process.
     func activeVersionCount() -> Int {

@@ -27,6 +27,9 @@ final class RealmFile: Sendable {
 
     let state = Lock(State())
     let watcher: CommitWatcher
+    /// The seeded bugs of the API layer (`SeededBugs`), for harness validation: empty in
+    /// production, where each check is one load and test.
+    var bugs: SeededBugs { store.seededBugs }
 
     private init(key: String, path: String, store: Store, readOnly: Bool, isInMemory: Bool) {
         self.key = key

@@ -84,8 +84,9 @@ public final class ThreadSafeReference<Confined: ThreadConfined>: Sendable {
     /// Spec T2, T4, T5: takes the handle (a second resolve fails), places the realm, resolves.
     func resolve(in core: RealmCore) throws(Realm.Error) -> Confined? {
         try core.checkThread()  // Spec T2 before the read (F6) the resolve makes
+        let consumes = !core.file.bugs.contains(.resolveTwice)
         guard let taken = handle.withLock({ stored -> _ThreadSafeHandle? in
-            defer { stored = nil }
+            defer { if consumes { stored = nil } }
             return stored
         }) else { throw Realm.Error.resolveTwice }
         defer { taken.source.end() }  // Spec T8: resolved, the source version is released
@@ -219,7 +220,9 @@ extension Results: ThreadConfined {
         }
         // Spec T8: pin the version the Results were read at.
         let pin: ReadTransaction?
-        if let read = core.frozenRead ?? core.read {
+        if core.file.bugs.contains(.resultsReferenceDoesNotPin) {
+            pin = nil
+        } else if let read = core.frozenRead ?? core.read {
             pin = try engine(core.path) { try read.duplicate(kind: .frozen) }
         } else {
             pin = nil

@@ -2,7 +2,8 @@
 ///
 /// Each member switches one wrong behaviour on. All are off in production (`EngineHooks.none`);
 /// a switch is read only at commit, open and lock granularity, so it costs nothing when off.
-/// This file is the engine layer's part of the catalog; the API layer adds its own.
+/// Bits 0-15 are the storage layer's bugs, bits 16 and up the Realm API layer's (read there
+/// through `Store.seededBugs`); `SeededBugCatalog` (StrataCheck) names them with their rules.
 public struct SeededBugs: OptionSet, Sendable, Hashable {
     public let rawValue: UInt64
     public init(rawValue: UInt64) { self.rawValue = rawValue }
@@ -29,4 +30,30 @@ public struct SeededBugs: OptionSet, Sendable, Hashable {
     public static let neverReclaimDeadReaders = SeededBugs(rawValue: 1 << 9)
     /// Phase 1 uses fdatasync even when the file grew, so the new size may not be durable.
     public static let dataSyncAfterGrowth = SeededBugs(rawValue: 1 << 10)
+    /// Two writers in one process do not exclude each other: a write begun while another is
+    /// open goes ahead on the same base, and one commit's changes are lost (W1, W16).
+    public static let writersDoNotExclude = SeededBugs(rawValue: 1 << 11)
+
+    // The Realm API layer's bugs.
+
+    /// `refresh()` reports a move and notifies, but the realm keeps reading its old version
+    /// (V3, V4).
+    public static let refreshStaysStale = SeededBugs(rawValue: 1 << 16)
+    /// `beginWrite` does not move the realm's read to the write's base, so a cancel goes back
+    /// to the old version (V11, W5).
+    public static let beginWriteWithoutAdvancing = SeededBugs(rawValue: 1 << 17)
+    /// Live realms and their accessors answer any thread (C5).
+    public static let skipThreadCheck = SeededBugs(rawValue: 1 << 18)
+    /// A thread-safe reference can be resolved again (T2).
+    public static let resolveTwice = SeededBugs(rawValue: 1 << 19)
+    /// `thaw()` refreshes the live realm first (F8).
+    public static let thawRefreshes = SeededBugs(rawValue: 1 << 20)
+    /// A frozen realm reads the newest version at each read (F1, F2).
+    public static let frozenFollowsCommits = SeededBugs(rawValue: 1 << 21)
+    /// A reference to Results pins nothing and resolves at the newest version (T4, T8).
+    public static let resultsReferenceDoesNotPin = SeededBugs(rawValue: 1 << 22)
+    /// `beginWrite` ignores the configured active-version limit (L2).
+    public static let activeVersionLimitIgnored = SeededBugs(rawValue: 1 << 23)
+    /// `invalidate()` forgets its read version without ending its pin (V13, L1, L5).
+    public static let invalidateKeepsPin = SeededBugs(rawValue: 1 << 24)
 }

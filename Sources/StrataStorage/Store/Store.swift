@@ -46,6 +46,9 @@ public final class Store: Sendable {
     public var isDurable: Bool { file.isDurable }
     /// The newest published version.
     public var newestVersion: Version { file.versions.newestVersion }
+    /// The deliberate bugs switched on for this file (harness validation; empty in production).
+    public var seededBugs: SeededBugs { file.hooks.bugs }
+
     /// True after an I/O failure: reopen to recover.
     public var isPoisoned: Bool { file.isPoisoned }
 

@@ -12,224 +12,291 @@ import Testing
 @_spi(StrataCheck) import Strata
 @testable import StrataCheck
 
-@Suite struct ReplayFailuref0d8a75b48f9c2ef {
+@Suite struct ReplayFailure9468ceaa5d58612e {
     static func script(bugs: SeededBugs) throws {
-        let script = try ScriptWorld(store: .sim, bugs: bugs)
+        let script = try ScriptWorld(store: .sim, bugs: bugs, activeVersionLimit: 2)
         defer { script.finish() }
-        let c1 = script.thread(1)
         let c2 = script.queue(2)
 
-        // 0. c1 open -> r1
-        let o0 = c1.run { s in
-            s.hold(try Realm._open(configuration: s.configuration, queue: nil), openedAs: 1)
+        // 0. c2 open(queue: c2) -> r1
+        let o0 = c2.run { s in
+            let realm = try Realm._open(configuration: s.configuration, queue: s.queue(of: 2))
+            // The harness's step: a queue realm's autorefresh turns run when no schedule orders them.
+            realm.autorefresh = false
+            return s.hold(realm, openedAs: 1)
         }
         #expect(Observation.realm(1).accepts(o0), "step 0: engine \(o0)")
 
-        // 1. c2 open(queue: c2) -> r2
-        let o1 = c2.run { s in
+        // 1. c2 setAutorefresh(r1, false): the harness's, in the block of the open above
+
+        // 2. c2 refresh(r1)
+        let o2 = c2.run { s in .bool(try s.realm(1)._refresh()) }
+        #expect(Observation.bool(false).accepts(o2), "step 2: engine \(o2)")
+
+        // 3. c2 beginWrite(r1)
+        let o3 = c2.run { s in try s.realm(1)._beginWrite(); return .done }
+        #expect(Observation.done.accepts(o3), "step 3: engine \(o3)")
+
+        // 4. c2 beginWrite(r1)
+        let o4 = c2.run { s in try s.realm(1)._beginWrite(); return .done }
+        let expected4: Observation = .failure(
+            code: "programmerError", message: "The Realm is already in a write transaction")
+        #expect(expected4.accepts(o4), "step 4: engine \(o4)")
+
+        // 5. c2 refresh(r1)
+        let o5 = c2.run { s in .bool(try s.realm(1)._refresh()) }
+        #expect(Observation.bool(false).accepts(o5), "step 5: engine \(o5)")
+
+        // 6. c2 commitWrite(r1)
+        let o6 = c2.run { s in try s.realm(1)._commitWrite(); return .done }
+        #expect(Observation.done.accepts(o6), "step 6: engine \(o6)")
+
+        // 7. c2 create(r1, Item 12 = 4, update error) -> h1
+        let o7 = c2.run { s in
+            let created = try s.realm(1)._create(
+                Item.self, value: ["primaryKey": 12, "value": 4], update: .error)
+            return s.keep(created, as: 1)
+        }
+        let expected7: Observation = .failure(
+            code: "programmerError", message: "outside of a write transaction.")
+        #expect(expected7.accepts(o7), "step 7: engine \(o7)")
+
+        // 8. c2 beginWrite(r1)
+        let o8 = c2.run { s in try s.realm(1)._beginWrite(); return .done }
+        #expect(Observation.done.accepts(o8), "step 8: engine \(o8)")
+
+        // 9. c2 open(queue: c2) -> r2
+        let o9 = c2.run { s in
             let realm = try Realm._open(configuration: s.configuration, queue: s.queue(of: 2))
             // The harness's step: a queue realm's autorefresh turns run when no schedule orders them.
             realm.autorefresh = false
             return s.hold(realm, openedAs: 2)
         }
-        #expect(Observation.realm(2).accepts(o1), "step 1: engine \(o1)")
+        #expect(Observation.realm(1).accepts(o9), "step 9: engine \(o9)")
 
-        // 2. c2 setAutorefresh(r2, false): the harness's, in the block of the open above
+        // 10. c2 setAutorefresh(r1, false): the harness's, in the block of the open above
 
-        // 3. c2 beginWrite(r2)
-        let o3 = c2.run { s in try s.realm(2)._beginWrite(); return .done }
-        #expect(Observation.done.accepts(o3), "step 3: engine \(o3)")
+        // 11. c2 refresh(r1)
+        let o11 = c2.run { s in .bool(try s.realm(1)._refresh()) }
+        #expect(Observation.bool(false).accepts(o11), "step 11: engine \(o11)")
 
-        // 4. c1 commitWrite(r1)
-        let o4 = c1.run { s in try s.realm(1)._commitWrite(); return .done }
-        let expected4: Observation = .failure(
-            code: "programmerError", message: "Can't commit a non-existing write transaction")
-        #expect(expected4.accepts(o4), "step 4: engine \(o4)")
-
-        // 5. c1 refresh(r1)
-        let o5 = c1.run { s in .bool(try s.realm(1)._refresh()) }
-        #expect(Observation.bool(false).accepts(o5), "step 5: engine \(o5)")
-
-        // 6. c1 object(r1, Item 2) -> h1
-        let o6 = c1.run { s in
-            s.keep(try s.realm(1)._object(ofType: Item.self, forPrimaryKey: 2), as: 1)
-        }
-        #expect(Observation.handle(nil).accepts(o6), "step 6: engine \(o6)")
-
-        // 7. c2 commitWrite(r2, fails atSlot(slotOnDisk: false))
+        // 12. c2 commitWrite(r1, fails atSlot(slotOnDisk: false))
         script.armFault(InjectedCommitFault(site: .slotWrite, fault: .eio))
-        let o7 = c2.run { s in try s.realm(2)._commitWrite(); return .done }
-        #expect(script.disarmFault() == .done, "step 7: the injected fault struck")
-        let expected7: Observation = .failure(code: "fail", message: "Commit failed: ")
-        #expect(expected7.accepts(o7), "step 7: engine \(o7)")
+        let o12 = c2.run { s in try s.realm(1)._commitWrite(); return .done }
+        #expect(script.disarmFault() == .done, "step 12: the injected fault struck")
+        let expected12: Observation = .failure(code: "fail", message: "Commit failed: ")
+        #expect(expected12.accepts(o12), "step 12: engine \(o12)")
 
-        // 8. c1 open(queue: c2) -> r3
-        let o8 = c1.run { s in
+        // 13. c2 refresh(r1)
+        let o13 = c2.run { s in .bool(try s.realm(1)._refresh()) }
+        let expected13: Observation = .failure(
+            code: "fail", message: "The file was poisoned by a failed write or sync; reopen it.")
+        #expect(expected13.accepts(o13), "step 13: engine \(o13)")
+
+        // 14. c2 refresh(r1)
+        let o14 = c2.run { s in .bool(try s.realm(1)._refresh()) }
+        let expected14: Observation = .failure(
+            code: "fail", message: "The file was poisoned by a failed write or sync; reopen it.")
+        #expect(expected14.accepts(o14), "step 14: engine \(o14)")
+
+        // 15. c2 open(queue: c2) -> r3
+        let o15 = c2.run { s in
             let realm = try Realm._open(configuration: s.configuration, queue: s.queue(of: 2))
             // The harness's step: a queue realm's autorefresh turns run when no schedule orders them.
             realm.autorefresh = false
             return s.hold(realm, openedAs: 3)
         }
-        let expected8: Observation = .failure(
-            code: "programmerError", message: "Realm opened from incorrect dispatch queue.")
-        #expect(expected8.accepts(o8), "step 8: engine \(o8)")
+        #expect(Observation.realm(1).accepts(o15), "step 15: engine \(o15)")
 
-        // 9. c2 refresh(r2)
-        let o9 = c2.run { s in .bool(try s.realm(2)._refresh()) }
-        let expected9: Observation = .failure(
+        // 16. c2 setAutorefresh(r1, false): the harness's, in the block of the open above
+
+        // 17. c2 refresh(r1)
+        let o17 = c2.run { s in .bool(try s.realm(1)._refresh()) }
+        let expected17: Observation = .failure(
             code: "fail", message: "The file was poisoned by a failed write or sync; reopen it.")
-        #expect(expected9.accepts(o9), "step 9: engine \(o9)")
+        #expect(expected17.accepts(o17), "step 17: engine \(o17)")
 
-        // 10. c2 open(queue: c2) -> r4
-        let o10 = c2.run { s in
+        // 18. c2 commitWrite(r1)
+        let o18 = c2.run { s in try s.realm(1)._commitWrite(); return .done }
+        let expected18: Observation = .failure(
+            code: "fail", message: "The file was poisoned by a failed write or sync; reopen it.")
+        #expect(expected18.accepts(o18), "step 18: engine \(o18)")
+
+        // 19. c2 refresh(r1)
+        let o19 = c2.run { s in .bool(try s.realm(1)._refresh()) }
+        let expected19: Observation = .failure(
+            code: "fail", message: "The file was poisoned by a failed write or sync; reopen it.")
+        #expect(expected19.accepts(o19), "step 19: engine \(o19)")
+
+        // 20. c2 create(r1, Other 0 = 6, update all) -> h2
+        let o20 = c2.run { s in
+            let created = try s.realm(1)._create(
+                Other.self, value: ["primaryKey": 0, "value": 6], update: .all)
+            return s.keep(created, as: 2)
+        }
+        let expected20: Observation = .failure(
+            code: "fail", message: "The file was poisoned by a failed write or sync; reopen it.")
+        #expect(expected20.accepts(o20), "step 20: engine \(o20)")
+
+        // 21. c2 crashMachine(keepUnsyncedSlots: false): power loss, nothing unsynced survives
+        #expect(script.powerLoss() == .done, "step 21: power loss")
+        let recovered21 = script.recoveredContents()
+        let expected21: Observation = .elements([])
+        #expect(recovered21 == expected21, "step 21: engine \(recovered21)")
+
+        // 22. c2 open(queue: c2) -> r4
+        let o22 = c2.run { s in
             let realm = try Realm._open(configuration: s.configuration, queue: s.queue(of: 2))
             // The harness's step: a queue realm's autorefresh turns run when no schedule orders them.
             realm.autorefresh = false
             return s.hold(realm, openedAs: 4)
         }
-        #expect(Observation.realm(2).accepts(o10), "step 10: engine \(o10)")
+        #expect(Observation.realm(4).accepts(o22), "step 22: engine \(o22)")
 
-        // 11. c2 setAutorefresh(r2, false): the harness's, in the block of the open above
+        // 23. c2 setAutorefresh(r4, false): the harness's, in the block of the open above
 
-        // 12. c2 refresh(r2)
-        let o12 = c2.run { s in .bool(try s.realm(2)._refresh()) }
-        let expected12: Observation = .failure(
-            code: "fail", message: "The file was poisoned by a failed write or sync; reopen it.")
-        #expect(expected12.accepts(o12), "step 12: engine \(o12)")
+        // 24. c2 create(r4, Item 19 = nil, update modified) -> h3
+        let o24 = c2.run { s in
+            let created = try s.realm(4)._create(
+                Item.self, value: ["primaryKey": 19, "value": Int?.none as Any], update: .modified)
+            return s.keep(created, as: 3)
+        }
+        let expected24: Observation = .failure(
+            code: "programmerError", message: "outside of a write transaction.")
+        #expect(expected24.accepts(o24), "step 24: engine \(o24)")
 
-        // 13. c2 objects(r2, Item sorted by value) -> h2
-        let o13 = c2.run { s in
-            var results = try s.realm(2)._objects(Item.self)
+        // 25. c2 objects(r4, Item sorted by value) -> h4
+        let o25 = c2.run { s in
+            var results = try s.realm(4)._objects(Item.self)
             results = results.sorted(by: [SortDescriptor(keyPath: "value", ascending: true),
                                          SortDescriptor(keyPath: "primaryKey", ascending: true)])
-            return s.keep(results, as: 2)
+            return s.keep(results, as: 4)
         }
-        let expected13: Observation = .failure(
-            code: "fail", message: "The file was poisoned by a failed write or sync; reopen it.")
-        #expect(expected13.accepts(o13), "step 13: engine \(o13)")
+        #expect(Observation.handle(4).accepts(o25), "step 25: engine \(o25)")
 
-        // 14. c2 objects(r2, Item) -> h3
-        let o14 = c2.run { s in s.keep(try s.realm(2)._objects(Item.self), as: 3) }
-        let expected14: Observation = .failure(
-            code: "fail", message: "The file was poisoned by a failed write or sync; reopen it.")
-        #expect(expected14.accepts(o14), "step 14: engine \(o14)")
-
-        // 15. c1 create(r1, Item 0 = 4, update all) -> h4
-        let o15 = c1.run { s in
-            let created = try s.realm(1)._create(
-                Item.self, value: ["primaryKey": 0, "value": 4], update: .all)
-            return s.keep(created, as: 4)
-        }
-        let expected15: Observation = .failure(
-            code: "fail", message: "The file was poisoned by a failed write or sync; reopen it.")
-        #expect(expected15.accepts(o15), "step 15: engine \(o15)")
-
-        // 16. c2 crashMachine(keepUnsyncedSlots: false): power loss, nothing unsynced survives
-        #expect(script.powerLoss() == .done, "step 16: power loss")
-        let recovered16 = script.recoveredContents()
-        let expected16: Observation = .elements([])
-        #expect(recovered16 == expected16, "step 16: engine \(recovered16)")
-
-        // 17. c2 open(queue: c2) -> r5
-        let o17 = c2.run { s in
+        // 26. c2 open(queue: c2) -> r5
+        let o26 = c2.run { s in
             let realm = try Realm._open(configuration: s.configuration, queue: s.queue(of: 2))
             // The harness's step: a queue realm's autorefresh turns run when no schedule orders them.
             realm.autorefresh = false
             return s.hold(realm, openedAs: 5)
         }
-        #expect(Observation.realm(5).accepts(o17), "step 17: engine \(o17)")
+        #expect(Observation.realm(4).accepts(o26), "step 26: engine \(o26)")
 
-        // 18. c2 setAutorefresh(r5, false): the harness's, in the block of the open above
+        // 27. c2 setAutorefresh(r4, false): the harness's, in the block of the open above
 
-        // 19. c1 open -> r6
-        let o19 = c1.run { s in
-            s.hold(try Realm._open(configuration: s.configuration, queue: nil), openedAs: 6)
-        }
-        #expect(Observation.realm(6).accepts(o19), "step 19: engine \(o19)")
-
-        // 20. c1 create(r5, Other 2 = 7, update modified) -> h5
-        let o20 = c1.run { s in
-            let created = try s.realm(5)._create(
-                Other.self, value: ["primaryKey": 2, "value": 7], update: .modified)
-            return s.keep(created, as: 5)
-        }
-        let expected20: Observation = .failure(
-            code: "programmerError", message: "Realm accessed from incorrect thread.")
-        #expect(expected20.accepts(o20), "step 20: engine \(o20)")
-
-        // 21. c1 object(r6, Item 2) -> h6
-        let o21 = c1.run { s in
-            s.keep(try s.realm(6)._object(ofType: Item.self, forPrimaryKey: 2), as: 6)
-        }
-        #expect(Observation.handle(nil).accepts(o21), "step 21: engine \(o21)")
-
-        // 22. c1 refresh(r6)
-        let o22 = c1.run { s in .bool(try s.realm(6)._refresh()) }
-        #expect(Observation.bool(false).accepts(o22), "step 22: engine \(o22)")
-
-        // 23. c1 invalidate(r6)
-        let o23 = c1.run { s in try s.realm(6)._invalidate(); return .done }
-        #expect(Observation.done.accepts(o23), "step 23: engine \(o23)")
-
-        // 24. c1 open -> r7
-        let o24 = c1.run { s in
-            s.hold(try Realm._open(configuration: s.configuration, queue: nil), openedAs: 7)
-        }
-        #expect(Observation.realm(6).accepts(o24), "step 24: engine \(o24)")
-
-        // 25. c2 objects(r5, Other sorted by value) -> h7
-        let o25 = c2.run { s in
-            var results = try s.realm(5)._objects(Other.self)
+        // 28. c2 objects(r4, Item sorted by value) -> h5
+        let o28 = c2.run { s in
+            var results = try s.realm(4)._objects(Item.self)
             results = results.sorted(by: [SortDescriptor(keyPath: "value", ascending: true),
                                          SortDescriptor(keyPath: "primaryKey", ascending: true)])
-            return s.keep(results, as: 7)
+            return s.keep(results, as: 5)
         }
-        #expect(Observation.handle(7).accepts(o25), "step 25: engine \(o25)")
+        #expect(Observation.handle(5).accepts(o28), "step 28: engine \(o28)")
 
-        // 26. c2 release(h7)
-        let o26 = c2.run { s in s.drop(7) }
-        #expect(Observation.done.accepts(o26), "step 26: engine \(o26)")
+        // 29. c2 read(h5)
+        let o29 = c2.run { s in .elements(try s.readings(s.results(5, of: Item.self))) }
+        #expect(Observation.elements([]).accepts(o29), "step 29: engine \(o29)")
 
-        // 27. c2 create(r6, Other 1 = nil, update error) -> h8
-        let o27 = c2.run { s in
-            let created = try s.realm(6)._create(
-                Other.self, value: ["primaryKey": 1, "value": Int?.none as Any], update: .error)
-            return s.keep(created, as: 8)
+        // 30. c2 beginWrite(r4)
+        let o30 = c2.run { s in try s.realm(4)._beginWrite(); return .done }
+        #expect(Observation.done.accepts(o30), "step 30: engine \(o30)")
+
+        // 31. c2 refresh(r4)
+        let o31 = c2.run { s in .bool(try s.realm(4)._refresh()) }
+        #expect(Observation.bool(false).accepts(o31), "step 31: engine \(o31)")
+
+        // 32. c2 open(queue: c2) -> r6
+        let o32 = c2.run { s in
+            let realm = try Realm._open(configuration: s.configuration, queue: s.queue(of: 2))
+            // The harness's step: a queue realm's autorefresh turns run when no schedule orders them.
+            realm.autorefresh = false
+            return s.hold(realm, openedAs: 6)
         }
-        let expected27: Observation = .failure(
-            code: "programmerError", message: "Realm accessed from incorrect thread.")
-        #expect(expected27.accepts(o27), "step 27: engine \(o27)")
+        #expect(Observation.realm(4).accepts(o32), "step 32: engine \(o32)")
 
-        // 28. c2 open(queue: c2) -> r8
-        let o28 = c2.run { s in
+        // 33. c2 setAutorefresh(r4, false): the harness's, in the block of the open above
+
+        // 34. c2 commitWrite(r4)
+        let o34 = c2.run { s in try s.realm(4)._commitWrite(); return .done }
+        #expect(Observation.done.accepts(o34), "step 34: engine \(o34)")
+
+        // 35. c2 open(queue: c2) -> r7
+        let o35 = c2.run { s in
+            let realm = try Realm._open(configuration: s.configuration, queue: s.queue(of: 2))
+            // The harness's step: a queue realm's autorefresh turns run when no schedule orders them.
+            realm.autorefresh = false
+            return s.hold(realm, openedAs: 7)
+        }
+        #expect(Observation.realm(4).accepts(o35), "step 35: engine \(o35)")
+
+        // 36. c2 setAutorefresh(r4, false): the harness's, in the block of the open above
+
+        // 37. c2 refresh(r4)
+        let o37 = c2.run { s in .bool(try s.realm(4)._refresh()) }
+        #expect(Observation.bool(false).accepts(o37), "step 37: engine \(o37)")
+
+        // 38. c2 commitWrite(r4)
+        let o38 = c2.run { s in try s.realm(4)._commitWrite(); return .done }
+        let expected38: Observation = .failure(
+            code: "programmerError", message: "Can't commit a non-existing write transaction")
+        #expect(expected38.accepts(o38), "step 38: engine \(o38)")
+
+        // 39. c2 commitWrite(r4)
+        let o39 = c2.run { s in try s.realm(4)._commitWrite(); return .done }
+        let expected39: Observation = .failure(
+            code: "programmerError", message: "Can't commit a non-existing write transaction")
+        #expect(expected39.accepts(o39), "step 39: engine \(o39)")
+
+        // 40. c2 open(queue: c2) -> r8
+        let o40 = c2.run { s in
             let realm = try Realm._open(configuration: s.configuration, queue: s.queue(of: 2))
             // The harness's step: a queue realm's autorefresh turns run when no schedule orders them.
             realm.autorefresh = false
             return s.hold(realm, openedAs: 8)
         }
-        #expect(Observation.realm(5).accepts(o28), "step 28: engine \(o28)")
+        #expect(Observation.realm(4).accepts(o40), "step 40: engine \(o40)")
 
-        // 29. c2 setAutorefresh(r5, false): the harness's, in the block of the open above
+        // 41. c2 setAutorefresh(r4, false): the harness's, in the block of the open above
 
-        // 30. c1 create(r6, Item 0 = 7, update all) -> h9
-        let o30 = c1.run { s in
-            let created = try s.realm(6)._create(
-                Item.self, value: ["primaryKey": 0, "value": 7], update: .all)
-            return s.keep(created, as: 9)
+        // 42. c2 commitWrite(r4)
+        let o42 = c2.run { s in try s.realm(4)._commitWrite(); return .done }
+        let expected42: Observation = .failure(
+            code: "programmerError", message: "Can't commit a non-existing write transaction")
+        #expect(expected42.accepts(o42), "step 42: engine \(o42)")
+
+        // 43. c2 create(r4, Item 15 = 6, update all) -> h6
+        let o43 = c2.run { s in
+            let created = try s.realm(4)._create(
+                Item.self, value: ["primaryKey": 15, "value": 6], update: .all)
+            return s.keep(created, as: 6)
         }
-        let expected30: Observation = .failure(
+        let expected43: Observation = .failure(
             code: "programmerError", message: "outside of a write transaction.")
-        #expect(expected30.accepts(o30), "step 30: engine \(o30)")
+        #expect(expected43.accepts(o43), "step 43: engine \(o43)")
 
-        // 31. c1 create(r6, Item 0 = 1, update error) -> h10
-        let o31 = c1.run { s in
-            let created = try s.realm(6)._create(
-                Item.self, value: ["primaryKey": 0, "value": 1], update: .error)
-            return s.keep(created, as: 10)
+        // 44. c2 reference(h5) -> t1
+        let o44 = c2.run { s in
+            s.keep(try ThreadSafeReference._make(to: s.results(5, of: Item.self)), as: 1)
         }
-        let expected31: Observation = .failure(
-            code: "programmerError", message: "outside of a write transaction.")
-        #expect(expected31.accepts(o31), "step 31: engine \(o31)")
+        #expect(Observation.done.accepts(o44), "step 44: engine \(o44)")
+
+        // 45. c2 objects(r4, Item sorted by value) -> h7
+        let o45 = c2.run { s in
+            var results = try s.realm(4)._objects(Item.self)
+            results = results.sorted(by: [SortDescriptor(keyPath: "value", ascending: true),
+                                         SortDescriptor(keyPath: "primaryKey", ascending: true)])
+            return s.keep(results, as: 7)
+        }
+        #expect(Observation.handle(7).accepts(o45), "step 45: engine \(o45)")
+
+        // 46. c2 release(h4)
+        let o46 = c2.run { s in s.drop(4) }
+        #expect(Observation.done.accepts(o46), "step 46: engine \(o46)")
+
+        // 47. c2 refresh(r4)
+        let o47 = c2.run { s in .bool(try s.realm(4)._refresh()) }
+        #expect(Observation.bool(false).accepts(o47), "step 47: engine \(o47)")
     }
 
     @Test func concreteScript() throws {
@@ -237,7 +304,7 @@ import Testing
     }
 
     @Test func replayToken() throws {
-        let failure = try StrataCheck.replay(token: "sc1.crash.sim.2.30.0.-.-.AQMAAgIAAgICAgIAAAEDAQEDAwAAAQADAAEDAAIBAAIBAgEAAgACAAIDADgAAWAHAQ9JB1YBAB0LADMAbyYGADQmAgIBAT4rKV0CEgIABCAIAAcBezACAQgwYgUBZ0kBAVE2AQJDAwFPTgA5DwUALScBAgADBAABRwEAKgYAMAEAEAMBAgIHAQA6GgACBgBnYgYAbEwHXAAACloqBQFGPANBYQEBfSZMAAQBKwUAMwMAAQcDAQpNXAUAN0ECAgAFBwcAL1UCAAAEAQc")
+        let failure = try StrataCheck.replay(token: "sc1.crash.sim.2.40.0.-.-.AgAAAgICAAEBAAAAAAEAAQABAgMDAwEAAwEBAgADAAAAAgMCAgMBAgEDAzMXbxYkKV4aJxAKqgFWB04vLCAdQ0kCAAwBBAYbERoEB1YGlgFTGiwJKVwCHAIUcg4Eb1clCyo7G1ZNHSpNIXE3H0AuAwIABQYfQxFJMwIBEwcgTT0BGVIXDEcqFU47AQRKJVVNGAEFH0EAtwEIHQhTIh9bHCssHgwjBAEjXFIILiENMw4IAGIRFTIkDkFLAAIPAAYAcV1cARdRBgIxQQV2YxsABhQ8")
         #expect(failure == nil, "\(failure?.description ?? "")")
     }
 }

@@ -48,7 +48,7 @@ import Testing
     }
 
     @Test func replayToken() throws {
-        let failure = try StrataCheck.replay(token: "sc1.crash.sim.1.200.128.-.-.AQAAAQAAAAAAAAAAAAAAAAADAwMAAAAAAAAAAAAAAwAAAAAAAAAAAQAAGgAtAABcAQA")
+        let failure = try StrataCheck.replay(token: "sc1.crash.sim.1.200.128.-.-.AQAAAQAAAAAAAAAAAAAAAAADAwMAAAAAAAAAAAAAAwMDAAAAAAABAAAZAC0AAFwBAA")
         // The token keeps the seeded bugs or the wrong model rule: the failure comes back.
         #expect(failure?.signature == "divergence: c# commitWrite(r#, fails beforeSlot):")
     }

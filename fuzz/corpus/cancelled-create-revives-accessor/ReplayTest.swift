@@ -12,140 +12,124 @@ import Testing
 @_spi(StrataCheck) import Strata
 @testable import StrataCheck
 
-@Suite struct ReplayFailure96dc072fc58075ac {
+@Suite struct ReplayFailure306c4208e45a44fa {
     static func script(bugs: SeededBugs) throws {
         let script = try ScriptWorld(store: .sim, bugs: bugs)
         defer { script.finish() }
+        let c1 = script.thread(1)
         let c2 = script.thread(2)
 
-        // 0. c2 open -> r1
-        let o0 = c2.run { s in
+        // 0. c1 open -> r1
+        let o0 = c1.run { s in
             s.hold(try Realm._open(configuration: s.configuration, queue: nil), openedAs: 1)
         }
         #expect(Observation.realm(1).accepts(o0), "step 0: engine \(o0)")
 
-        // 1. c2 open -> r2
-        let o1 = c2.run { s in
+        // 1. c1 open -> r2
+        let o1 = c1.run { s in
             s.hold(try Realm._open(configuration: s.configuration, queue: nil), openedAs: 2)
         }
         #expect(Observation.realm(1).accepts(o1), "step 1: engine \(o1)")
 
-        // 2. c2 objects(r1, Item) -> h1
-        let o2 = c2.run { s in s.keep(try s.realm(1)._objects(Item.self), as: 1) }
-        #expect(Observation.handle(1).accepts(o2), "step 2: engine \(o2)")
-
-        // 3. c2 beginWrite(r1)
-        let o3 = c2.run { s in try s.realm(1)._beginWrite(); return .done }
-        #expect(Observation.done.accepts(o3), "step 3: engine \(o3)")
-
-        // 4. c2 create(r1, Item 0 = 0, update error) -> h2
-        let o4 = c2.run { s in
-            let created = try s.realm(1)._create(
-                Item.self, value: ["primaryKey": 0, "value": 0], update: .error)
-            return s.keep(created, as: 2)
+        // 2. c1 open -> r3
+        let o2 = c1.run { s in
+            s.hold(try Realm._open(configuration: s.configuration, queue: nil), openedAs: 3)
         }
-        #expect(Observation.handle(2).accepts(o4), "step 4: engine \(o4)")
+        #expect(Observation.realm(1).accepts(o2), "step 2: engine \(o2)")
 
-        // 5. c2 create(r1, Item 0 = 0, update error) -> h3
-        let o5 = c2.run { s in
-            let created = try s.realm(1)._create(
-                Item.self, value: ["primaryKey": 0, "value": 0], update: .error)
-            return s.keep(created, as: 3)
+        // 3. c1 open -> r4
+        let o3 = c1.run { s in
+            s.hold(try Realm._open(configuration: s.configuration, queue: nil), openedAs: 4)
         }
-        let expected5: Observation = .failure(
-            code: "programmerError", message: "Attempting to create an object of type 'Item' with an existing primary key value '0'.")
-        #expect(expected5.accepts(o5), "step 5: engine \(o5)")
+        #expect(Observation.realm(1).accepts(o3), "step 3: engine \(o3)")
 
-        // 6. c2 create(r1, Item 0 = nil, update error) -> h4
-        let o6 = c2.run { s in
-            let created = try s.realm(1)._create(
-                Item.self, value: ["primaryKey": 0, "value": Int?.none as Any], update: .error)
-            return s.keep(created, as: 4)
+        // 4. c1 refresh(r1)
+        let o4 = c1.run { s in .bool(try s.realm(1)._refresh()) }
+        #expect(Observation.bool(false).accepts(o4), "step 4: engine \(o4)")
+
+        // 5. c1 open -> r5
+        let o5 = c1.run { s in
+            s.hold(try Realm._open(configuration: s.configuration, queue: nil), openedAs: 5)
         }
-        let expected6: Observation = .failure(
-            code: "programmerError", message: "Attempting to create an object of type 'Item' with an existing primary key value '0'.")
-        #expect(expected6.accepts(o6), "step 6: engine \(o6)")
+        #expect(Observation.realm(1).accepts(o5), "step 5: engine \(o5)")
 
-        // 7. c2 create(r1, Item 0 = 0, update error) -> h5
-        let o7 = c2.run { s in
-            let created = try s.realm(1)._create(
-                Item.self, value: ["primaryKey": 0, "value": 0], update: .error)
-            return s.keep(created, as: 5)
+        // 6. c1 open -> r6
+        let o6 = c1.run { s in
+            s.hold(try Realm._open(configuration: s.configuration, queue: nil), openedAs: 6)
         }
-        let expected7: Observation = .failure(
-            code: "programmerError", message: "Attempting to create an object of type 'Item' with an existing primary key value '0'.")
-        #expect(expected7.accepts(o7), "step 7: engine \(o7)")
+        #expect(Observation.realm(1).accepts(o6), "step 6: engine \(o6)")
 
-        // 8. c2 create(r1, Item 0 = nil, update error) -> h6
-        let o8 = c2.run { s in
-            let created = try s.realm(1)._create(
-                Item.self, value: ["primaryKey": 0, "value": Int?.none as Any], update: .error)
-            return s.keep(created, as: 6)
+        // 7. c1 open -> r7
+        let o7 = c1.run { s in
+            s.hold(try Realm._open(configuration: s.configuration, queue: nil), openedAs: 7)
         }
-        let expected8: Observation = .failure(
-            code: "programmerError", message: "Attempting to create an object of type 'Item' with an existing primary key value '0'.")
-        #expect(expected8.accepts(o8), "step 8: engine \(o8)")
+        #expect(Observation.realm(1).accepts(o7), "step 7: engine \(o7)")
 
-        // 9. c2 create(r1, Item 0 = 0, update error) -> h7
-        let o9 = c2.run { s in
-            let created = try s.realm(1)._create(
-                Item.self, value: ["primaryKey": 0, "value": 0], update: .error)
-            return s.keep(created, as: 7)
+        // 8. c1 open -> r8
+        let o8 = c1.run { s in
+            s.hold(try Realm._open(configuration: s.configuration, queue: nil), openedAs: 8)
         }
-        let expected9: Observation = .failure(
-            code: "programmerError", message: "Attempting to create an object of type 'Item' with an existing primary key value '0'.")
-        #expect(expected9.accepts(o9), "step 9: engine \(o9)")
+        #expect(Observation.realm(1).accepts(o8), "step 8: engine \(o8)")
 
-        // 10. c2 object(r1, Item 0) -> h8
+        // 9. c1 object(r1, Item 0) -> h1
+        let o9 = c1.run { s in
+            s.keep(try s.realm(1)._object(ofType: Item.self, forPrimaryKey: 0), as: 1)
+        }
+        #expect(Observation.handle(nil).accepts(o9), "step 9: engine \(o9)")
+
+        // 10. c2 open -> r9
         let o10 = c2.run { s in
-            s.keep(try s.realm(1)._object(ofType: Item.self, forPrimaryKey: 0), as: 8)
+            s.hold(try Realm._open(configuration: s.configuration, queue: nil), openedAs: 9)
         }
-        #expect(Observation.handle(8).accepts(o10), "step 10: engine \(o10)")
+        #expect(Observation.realm(9).accepts(o10), "step 10: engine \(o10)")
 
-        // 11. c2 freeze(h1) -> h9
-        let o11 = c2.run { s in
-            let source = try s.results(1, of: Item.self)
-            return s.keep(try source._freeze(), from: 1, sourceWasTarget: source.isFrozen, as: 9)
+        // 11. c1 open -> r10
+        let o11 = c1.run { s in
+            s.hold(try Realm._open(configuration: s.configuration, queue: nil), openedAs: 10)
         }
-        #expect(Observation.handle(9).accepts(o11), "step 11: engine \(o11)")
+        #expect(Observation.realm(1).accepts(o11), "step 11: engine \(o11)")
 
-        // 12. c2 create(r1, Other 0 = 0, update error) -> h10
-        let o12 = c2.run { s in
-            let created = try s.realm(1)._create(
-                Other.self, value: ["primaryKey": 0, "value": 0], update: .error)
-            return s.keep(created, as: 10)
+        // 12. c1 open -> r11
+        let o12 = c1.run { s in
+            s.hold(try Realm._open(configuration: s.configuration, queue: nil), openedAs: 11)
         }
-        #expect(Observation.handle(10).accepts(o12), "step 12: engine \(o12)")
+        #expect(Observation.realm(1).accepts(o12), "step 12: engine \(o12)")
 
-        // 13. c2 create(r1, Item 0 = 0, update modified) -> h11
-        let o13 = c2.run { s in
-            let created = try s.realm(1)._create(
-                Item.self, value: ["primaryKey": 0, "value": 0], update: .modified)
-            return s.keep(created, as: 11)
+        // 13. c1 open -> r12
+        let o13 = c1.run { s in
+            s.hold(try Realm._open(configuration: s.configuration, queue: nil), openedAs: 12)
         }
-        #expect(Observation.handle(11).accepts(o13), "step 13: engine \(o13)")
+        #expect(Observation.realm(1).accepts(o13), "step 13: engine \(o13)")
 
-        // 14. c2 cancelWrite(r1)
-        let o14 = c2.run { s in try s.realm(1)._cancelWrite(); return .done }
-        #expect(Observation.done.accepts(o14), "step 14: engine \(o14)")
-
-        // 15. c2 beginWrite(r1)
-        let o15 = c2.run { s in try s.realm(1)._beginWrite(); return .done }
-        #expect(Observation.done.accepts(o15), "step 15: engine \(o15)")
-
-        // 16. c2 create(r1, Other 0 = 0, update error) -> h12
-        let o16 = c2.run { s in
-            let created = try s.realm(1)._create(
-                Other.self, value: ["primaryKey": 0, "value": 0], update: .error)
-            return s.keep(created, as: 12)
+        // 14. c1 open -> r13
+        let o14 = c1.run { s in
+            s.hold(try Realm._open(configuration: s.configuration, queue: nil), openedAs: 13)
         }
-        #expect(Observation.handle(12).accepts(o16), "step 16: engine \(o16)")
+        #expect(Observation.realm(1).accepts(o14), "step 14: engine \(o14)")
 
-        // 17. c2 read(h10)
-        let o17 = c2.run { s in .object(try s.reading(s.object(10))) }
-        let expected17: Observation = .failure(
-            code: "programmerError", message: "Object has been deleted or invalidated.")
-        #expect(expected17.accepts(o17), "step 17: engine \(o17)")
+        // 15. c1 open -> r14
+        let o15 = c1.run { s in
+            s.hold(try Realm._open(configuration: s.configuration, queue: nil), openedAs: 14)
+        }
+        #expect(Observation.realm(1).accepts(o15), "step 15: engine \(o15)")
+
+        // 16. c1 open -> r15
+        let o16 = c1.run { s in
+            s.hold(try Realm._open(configuration: s.configuration, queue: nil), openedAs: 15)
+        }
+        #expect(Observation.realm(1).accepts(o16), "step 16: engine \(o16)")
+
+        // 17. c1 open -> r16
+        let o17 = c1.run { s in
+            s.hold(try Realm._open(configuration: s.configuration, queue: nil), openedAs: 16)
+        }
+        #expect(Observation.realm(1).accepts(o17), "step 17: engine \(o17)")
+
+        // 18. c1 refresh(r9)
+        let o18 = c1.run { s in .bool(try s.realm(9)._refresh()) }
+        let expected18: Observation = .failure(
+            code: "programmerError", message: "Realm accessed from incorrect thread.")
+        #expect(expected18.accepts(o18), "step 18: engine \(o18)")
     }
 
     @Test func concreteScript() throws {

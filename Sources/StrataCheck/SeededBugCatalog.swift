@@ -1,0 +1,122 @@
+import Foundation
+import StrataStorage
+
+/// The seeded-bug catalog (DESIGN §5 "Probes and seeded bugs"): every deliberate bug the
+/// engine and the Realm API can switch on, with the layer it lives in and the Spec rules it
+/// breaks. `strata-fuzz bugs --check` runs the harness's ordinary mix against each one alone:
+/// a bug it misses is a harness defect (improve generators, schedulers or oracles), never a
+/// reason to make the bug louder.
+public struct SeededBug: Sendable {
+    public var name: String
+    public var bug: SeededBugs
+    public var layer: String
+    public var rules: [String]
+    public var summary: String
+}
+
+public enum SeededBugCatalog {
+    public static let all: [SeededBug] = [
+        // Commit protocol (storage).
+        SeededBug(name: "skipPhaseOneSync", bug: .skipPhaseOneSync, layer: "commit", rules: ["D1", "D2"],
+                  summary: "phase 1 writes the pages but skips their sync"),
+        SeededBug(name: "slotBeforeData", bug: .slotBeforeData, layer: "commit", rules: ["D1", "D2"],
+                  summary: "the slot is written and synced before the data pages"),
+        SeededBug(name: "singleCommitSlot", bug: .singleCommitSlot, layer: "commit", rules: ["D2", "D4"],
+                  summary: "every commit overwrites slot 0, never the inactive slot"),
+        SeededBug(name: "skipSlotChecksum", bug: .skipSlotChecksum, layer: "recovery", rules: ["D4", "D8"],
+                  summary: "open trusts a slot without checking its checksum"),
+        SeededBug(name: "publishBeforeSlotSync", bug: .publishBeforeSlotSync, layer: "commit", rules: ["D1", "D3"],
+                  summary: "readers see the new version before its slot is durable"),
+        SeededBug(name: "retrySyncAfterEIO", bug: .retrySyncAfterEIO, layer: "commit", rules: ["D6", "W17"],
+                  summary: "a failed sync is retried and the commit goes on"),
+        SeededBug(name: "dataSyncAfterGrowth", bug: .dataSyncAfterGrowth, layer: "commit", rules: ["D1", "D9"],
+                  summary: "phase 1 uses fdatasync although the file grew"),
+        // Free space and pins (storage).
+        SeededBug(name: "reusePinnedPages", bug: .reusePinnedPages, layer: "free space", rules: ["D5", "V1"],
+                  summary: "free pages are reused while a reader still pins their version"),
+        SeededBug(name: "reuseOwnFrees", bug: .reuseOwnFrees, layer: "free space", rules: ["D5", "D2"],
+                  summary: "a commit reuses pages it freed itself, still part of the durable version"),
+        SeededBug(name: "neverReclaimDeadReaders", bug: .neverReclaimDeadReaders, layer: "versions", rules: ["L6"],
+                  summary: "reader slots of dead processes are never reclaimed"),
+        // B+tree (storage).
+        SeededBug(name: "treeSplitOffByOne", bug: .treeSplitOffByOne, layer: "B+tree", rules: ["W4", "V1"],
+                  summary: "a leaf split drops one entry"),
+        // Transactions (storage).
+        SeededBug(name: "writersDoNotExclude", bug: .writersDoNotExclude, layer: "transactions", rules: ["W1", "W16"],
+                  summary: "a second writer in the process goes ahead on the same base: a lost update"),
+        // Realm API.
+        SeededBug(name: "refreshStaysStale", bug: .refreshStaysStale, layer: "API: versions", rules: ["V3", "V4"],
+                  summary: "refresh() says it moved but the realm reads its old version"),
+        SeededBug(name: "beginWriteWithoutAdvancing", bug: .beginWriteWithoutAdvancing, layer: "API: writes",
+                  rules: ["V11", "W5"], summary: "beginWrite leaves the realm's read at its old version"),
+        SeededBug(name: "skipThreadCheck", bug: .skipThreadCheck, layer: "API: confinement", rules: ["C5"],
+                  summary: "live realms and accessors answer any thread"),
+        SeededBug(name: "resolveTwice", bug: .resolveTwice, layer: "API: references", rules: ["T2"],
+                  summary: "a thread-safe reference resolves more than once"),
+        SeededBug(name: "thawRefreshes", bug: .thawRefreshes, layer: "API: freeze", rules: ["F8"],
+                  summary: "thaw() refreshes the live realm first"),
+        SeededBug(name: "frozenFollowsCommits", bug: .frozenFollowsCommits, layer: "API: freeze", rules: ["F1", "F2"],
+                  summary: "a frozen realm reads the newest version"),
+        SeededBug(name: "resultsReferenceDoesNotPin", bug: .resultsReferenceDoesNotPin, layer: "API: references",
+                  rules: ["T4", "T8"], summary: "a reference to Results pins nothing"),
+        SeededBug(name: "activeVersionLimitIgnored", bug: .activeVersionLimitIgnored, layer: "API: limits",
+                  rules: ["L2"], summary: "beginWrite ignores the active-version limit"),
+        SeededBug(name: "invalidateKeepsPin", bug: .invalidateKeepsPin, layer: "API: versions",
+                  rules: ["V13", "L1", "L5"], summary: "invalidate() forgets its read without ending its pin"),
+    ]
+
+    public static func named(_ name: String) -> SeededBug? { all.first { $0.name == name } }
+}
+
+/// What `strata-fuzz bugs --check` measures for one bug.
+public struct SeededBugResult: Sendable {
+    public var bug: SeededBug
+    public var caught: Bool
+    /// Seconds from the start of its campaign to the failing run's end (shrinking excluded).
+    public var secondsToCatch: Double?
+    public var runs: Int
+    /// Operations in the shrunk failing run (free runs are not shrunk: their whole program).
+    public var shrunkOperations: Int?
+    /// Operations in the failing run as found.
+    public var foundOperations: Int?
+    public var shrinkRuns: Int?
+    public var shrinkSeconds: Double?
+    public var failure: String?
+    public var token: String?
+
+    init(bug: SeededBug, caught: Bool, secondsToCatch: Double?, runs: Int, shrunkOperations: Int?,
+         foundOperations: Int? = nil, shrinkRuns: Int? = nil, shrinkSeconds: Double? = nil,
+         failure: String?, token: String?) {
+        self.bug = bug
+        self.caught = caught
+        self.secondsToCatch = secondsToCatch
+        self.runs = runs
+        self.shrunkOperations = shrunkOperations
+        self.foundOperations = foundOperations
+        self.shrinkRuns = shrinkRuns
+        self.shrinkSeconds = shrinkSeconds
+        self.failure = failure
+        self.token = token
+    }
+}
+
+extension SeededBugCatalog {
+    /// Runs the harness's whole mix (`Campaign.Mix.mixed`) with `bug` alone switched on until
+    /// the first failure or `seconds`.
+    public static func check(_ bug: SeededBug, seconds: Double, seed: UInt64, shrinkSeconds: Double,
+                             scratchDirectory: String = NSTemporaryDirectory()) -> SeededBugResult {
+        let campaign = Campaign(mix: .mixed, seconds: seconds, seed: seed, engineBugs: bug.bug,
+                                scratchDirectory: scratchDirectory, shrinks: true, shrinkSeconds: shrinkSeconds)
+        let report = campaign.run()
+        guard let found = report.failures.first else {
+            return SeededBugResult(bug: bug, caught: false, secondsToCatch: nil, runs: report.runs,
+                                   shrunkOperations: nil, failure: nil, token: nil)
+        }
+        return SeededBugResult(
+            bug: bug, caught: true, secondsToCatch: found.foundAfterSeconds, runs: report.runs,
+            shrunkOperations: found.free == nil ? found.shrunk.trace.count : found.shrunk.statistics.operations,
+            foundOperations: found.free == nil ? found.original.trace.count : found.original.statistics.operations,
+            shrinkRuns: found.shrinkRuns, shrinkSeconds: found.shrinkSeconds,
+            failure: found.shrunk.failure?.description, token: found.token)
+    }
+}
