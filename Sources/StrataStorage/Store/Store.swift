@@ -121,6 +121,9 @@ public final class Store: Sendable {
         public let livePins: Int
         public let frozenPins: Int
         public let processCount: Int
+        /// The processes pinning it: a harness that kills processes checks that a dead one's
+        /// pins go (Spec L6).
+        public let processIDs: Set<Int32>
     }
 
     /// Every pinned version (any process), oldest first.
@@ -136,7 +139,8 @@ public final class Store: Sendable {
         return byVersion.keys.sorted().map { version in
             let entry = byVersion[version] ?? (0, 0, [])
             return PinnedVersion(version: version, livePins: entry.live, frozenPins: entry.frozen,
-                                 processCount: entry.processes.count)
+                                 processCount: entry.processes.count,
+                                 processIDs: Set(entry.processes.map { Int32(truncatingIfNeeded: $0) }))
         }
     }
 
