@@ -382,10 +382,7 @@ public final class ProcessCampaign {
                     message: "Store.verify() at v\(report.newestVersion.rawValue): "
                         + damage.map(\.description).joined(separator: "; "))
             }
-            var pinning: [Int32: UInt64] = [:]
-            for pinned in store.pinnedVersions() {
-                for pid in pinned.processIDs { pinning[pid] = pinned.version.rawValue }
-            }
+            let pinning = store.pinningProcesses().mapValues(\.rawValue)
             let live = Set(children.compactMap { $0?.pid })
             let failure = ledger.checkDeadReaders(pinning: pinning, livePIDs: live)
             statistics.deadReadersChecked = ledger.deadReadersReclaimed

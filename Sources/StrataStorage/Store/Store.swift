@@ -121,9 +121,6 @@ public final class Store: Sendable {
         public let livePins: Int
         public let frozenPins: Int
         public let processCount: Int
-        /// The processes pinning it: a harness that kills processes checks that a dead one's
-        /// pins go (Spec L6).
-        public let processIDs: Set<Int32>
     }
 
     /// Every pinned version (any process), oldest first.
@@ -139,9 +136,20 @@ public final class Store: Sendable {
         return byVersion.keys.sorted().map { version in
             let entry = byVersion[version] ?? (0, 0, [])
             return PinnedVersion(version: version, livePins: entry.live, frozenPins: entry.frozen,
-                                 processCount: entry.processes.count,
-                                 processIDs: Set(entry.processes.map { Int32(truncatingIfNeeded: $0) }))
+                                 processCount: entry.processes.count)
         }
+    }
+
+    /// The oldest version each process pins, by pid (any process, dead ones whose slots were
+    /// not reclaimed yet included): a harness that kills processes checks that a dead one's
+    /// pins go (Spec L6).
+    public func pinningProcesses() -> [Int32: Version] {
+        var oldest: [Int32: Version] = [:]
+        for slot in file.versions.pinningSlots() {
+            let pid = Int32(truncatingIfNeeded: slot.pid)
+            oldest[pid] = min(oldest[pid] ?? slot.version, slot.version)
+        }
+        return oldest
     }
 
     /// How many distinct versions are pinned (for `maximumNumberOfActiveVersions`).
