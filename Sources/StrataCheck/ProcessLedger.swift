@@ -56,15 +56,19 @@ struct ProcessAcknowledgement: Sendable, Hashable {
     var seq: Int
     var version: UInt64
 
+    init(child: Int, seq: Int, version: UInt64) {
+        self.child = child
+        self.seq = seq
+        self.version = version
+    }
+
     /// Parses `commit <child> <seq> <version>`; nil for any other line.
     init?(line: String) {
         let words = line.split(separator: " ")
         guard words.count == 4, words[0] == "commit", let child = Int(words[1]),
             let seq = Int(words[2]), let version = UInt64(words[3])
         else { return nil }
-        self.child = child
-        self.seq = seq
-        self.version = version
+        self.init(child: child, seq: seq, version: version)
     }
 }
 
