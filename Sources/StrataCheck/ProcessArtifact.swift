@@ -29,7 +29,8 @@ public enum ProcessArtifact {
         try put("failure.txt", failureText(report))
         try put("timeline.txt", report.timeline.joined(separator: "\n") + "\n")
         for log in report.childLogs {
-            try put("\(log.name).out", log.output.joined(separator: "\n") + "\n", in: childDirectory)
+            let output = log.output.joined(separator: "\n") + "\n"
+            try put("\(log.name).out", output, in: childDirectory)
             try put("\(log.name).err", log.error, in: childDirectory)
         }
         let copy = (path as NSString).appendingPathComponent("campaign.realm")

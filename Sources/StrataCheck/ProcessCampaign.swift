@@ -277,7 +277,9 @@ public final class ProcessCampaign {
     /// Reads whatever the children wrote, waiting up to `waitSeconds` for something.
     private func pollChildren(waitSeconds: Double) -> ProcessFailure? {
         let live = children.compactMap { $0 }.filter(\.isReadable)
-        var descriptors = live.map { pollfd(fd: $0.pollDescriptor, events: Int16(POLLIN), revents: 0) }
+        var descriptors = live.map {
+            pollfd(fd: $0.pollDescriptor, events: Int16(POLLIN), revents: 0)
+        }
         let ready = poll(&descriptors, nfds_t(descriptors.count), Int32(waitSeconds * 1000))
         guard ready > 0 else { return nil }
         for (child, descriptor) in zip(live, descriptors) where descriptor.revents != 0 {
@@ -442,7 +444,10 @@ public final class ProcessCampaign {
             children[index] = nil
         }
         let logs = finished.sorted { ($0.child, $0.incarnation) < ($1.child, $1.incarnation) }
-            .map { (name: "c\($0.child)-\($0.incarnation)", output: $0.lines, error: $0.errorTail(byteCountMax: 64 * 1024)) }
+            .map { child in
+                (name: "c\(child.child)-\(child.incarnation)", output: child.lines,
+                 error: child.errorTail(byteCountMax: 64 * 1024))
+            }
         reader = nil
         if failure == nil { try? FileManager.default.removeItem(atPath: directory) }
         return ProcessReport(

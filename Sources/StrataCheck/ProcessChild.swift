@@ -94,7 +94,10 @@ public enum ProcessChild {
         let lastSeq = try counter.map { object throws(Realm.Error) -> Int in
             guard let packed = try object._value(forKey: "value") as? Int,
                 let stamp = ProcessStamp(packed: packed), stamp.child == settings.child
-            else { throw Realm.Error(.fail, "strata-check: child \(settings.child)'s counter is not a stamp") }
+            else {
+                throw Realm.Error(
+                    .fail, "strata-check: child \(settings.child)'s counter is not a stamp")
+            }
             return stamp.number
         } ?? 0
         // Spec W16: the commit makes base + 1, so the batch can carry its own version.

@@ -122,7 +122,8 @@ struct ProcessLedger {
     /// Records a commit line; checks it at once when a snapshot already covered its version.
     mutating func acknowledge(_ ack: ProcessAcknowledgement) -> ProcessFailure? {
         guard (0..<childCount).contains(ack.child) else {
-            return ProcessFailure(kind: .child, message: "a commit line of unknown child \(ack.child)")
+            return ProcessFailure(
+                kind: .child, message: "a commit line of unknown child \(ack.child)")
         }
         if let last = acknowledgedSeq[ack.child], ack.seq <= last {
             return ProcessFailure(
@@ -198,7 +199,8 @@ struct ProcessLedger {
         while version < snapshot.version {
             version += 1
             let key = plan.logKey(version: version)
-            guard let packed = snapshot.others[key] ?? nil, let stamp = ProcessStamp(packed: packed),
+            guard let packed = snapshot.others[key] ?? nil,
+                let stamp = ProcessStamp(packed: packed),
                 stamp.version == version
             else {
                 let found = (snapshot.others[key] ?? nil).map(Self.describe) ?? "nothing"

@@ -94,7 +94,9 @@ import Testing
         #expect(childHelp.standardOutput.hasPrefix("usage: strata-fuzz child-writer"))
         let directory = StrataToolDirectory()
         let file = directory.file("child.realm")
-        let arguments = ["child-writer", "--file", file, "--seed", "3", "--id", "2", "--commits", "4"]
+        let arguments = [
+            "child-writer", "--file", file, "--seed", "3", "--id", "2", "--commits", "4",
+        ]
         let first = try ChildProcess.run("strata-fuzz", arguments)
         let second = try ChildProcess.run("strata-fuzz", arguments)
         #expect(first.exitCode == 0, "\(first)")

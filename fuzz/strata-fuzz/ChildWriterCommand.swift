@@ -68,7 +68,8 @@ enum ChildWriterCommand: FuzzCommand {
         var mutation: ProcessMutation?
         if let name = command.value("mutation") {
             guard let named = ProcessMutation(rawValue: name) else {
-                throw command.usageError("--mutation expects acknowledgeBeforeCommit (got '\(name)')")
+                throw command.usageError(
+                    "--mutation expects acknowledgeBeforeCommit (got '\(name)')")
             }
             mutation = named
         }

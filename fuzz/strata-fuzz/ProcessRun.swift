@@ -26,6 +26,11 @@ enum ProcessRun {
             return ExitCode.ok
         }
         let written = Result { try ProcessArtifact.write(report, into: plan.outDirectory) }
+        if case .success = written {
+            // The artifact holds a copy of the file: the campaign's scratch directory can go.
+            try? FileManager.default.removeItem(
+                atPath: (report.path as NSString).deletingLastPathComponent)
+        }
         output.failure(report, artifact: try? written.get())
         output.summary(report)
         if case .failure(let error) = written {
@@ -142,6 +147,7 @@ struct ProcessOutput {
 
     func progress(_ progress: ProcessCampaign.Progress) {
         let counts = progress.statistics
+        let seconds = progress.seconds
         if plan.json {
             var line = event("progress")
             line.add("seconds", progress.seconds)
@@ -155,7 +161,7 @@ struct ProcessOutput {
                     "\(TextFields.counted(counts.kills, "kill")) survived "
                         + "(\(FuzzFormat.rate(counts.kills, seconds: progress.seconds)))",
                     "\(counts.acknowledgedCommits) acknowledged commits "
-                        + "(\(FuzzFormat.rate(counts.acknowledgedCommits, seconds: progress.seconds)))",
+                        + "(\(FuzzFormat.rate(counts.acknowledgedCommits, seconds: seconds)))",
                     TextFields.counted(counts.verifies, "verification"),
                     TextFields.counted(counts.failures, "failure"),
                 ].joined(separator: ", "))
@@ -186,6 +192,7 @@ struct ProcessOutput {
 
     func summary(_ report: ProcessReport) {
         let counts = report.statistics
+        let seconds = report.seconds
         if plan.json {
             var line = event("summary")
             line.add("seed", settings.seed)
@@ -202,7 +209,7 @@ struct ProcessOutput {
         lines += TextFields.fields([
             ("seed", String(settings.seed)),
             ("time", FuzzFormat.seconds(report.seconds)),
-            ("kills survived", "\(counts.kills) (\(FuzzFormat.rate(counts.kills, seconds: report.seconds))), "
+            ("kills survived", "\(counts.kills) (\(FuzzFormat.rate(counts.kills, seconds: seconds))), "
                 + "\(counts.killsBeforeOpen) of them before the child opened the file"),
             ("acknowledged commits", "\(counts.acknowledgedCommits) "
                 + "(\(FuzzFormat.rate(counts.acknowledgedCommits, seconds: report.seconds)))"),
