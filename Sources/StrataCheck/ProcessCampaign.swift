@@ -353,7 +353,9 @@ public final class ProcessCampaign {
         // a writer that reuses their pages once such a pin goes (a child's refresh, a dead
         // child's slot reclaimed) would show as damage. Stopped children change nothing, and
         // one stopped inside a commit has written only pages no published version reaches
-        // (Spec D5), so the walk and the snapshot see one quiet file.
+        // (Spec D5), so the walk and the snapshot see one quiet file. The parent takes no
+        // lock a stopped child could hold: its realm keeps the file open, so Store.open reuses
+        // it (no init lock), and reads take none.
         let paused = children.compactMap { $0 }.filter { $0.stop() }
         defer { for child in paused { child.resume() } }
         if let failure = walk() { return failure }
