@@ -35,12 +35,12 @@ import Testing
         let output = try ChildProcess.run(
             "strata-fuzz",
             [
-                "run", "--mode", "process", "--kills", "100", "--seconds", "50", "--seed", "7",
+                "run", "--mode", "process", "--kills", "100", "--seconds", "90", "--seed", "7",
                 "--threads", "3", "--json", "--out", directory.path,
             ],
-            timeout: .seconds(120))
-        #expect(output.exitCode == 0, "\(output)")
+            timeout: .seconds(150))
         let events = try Events(output)
+        #expect(output.exitCode == 0, "\(output)\n\(Self.evidence(events))")
         let summary = try #require(events.first("summary"), "\(output)")
         let kills = try #require(Events.int("kills", in: summary))
         let commits = try #require(Events.int("acknowledgedCommits", in: summary))
@@ -110,6 +110,15 @@ import Testing
     }
 
     // MARK: helpers
+
+    /// A failed campaign's artifact, for the expectation's message: the failure and the end of
+    /// the parent's timeline (the scratch directory goes with the test).
+    static func evidence(_ events: Events) -> String {
+        guard let path = events.first("failure")?["artifact"] as? String else { return "" }
+        let failure = (try? String(contentsOfFile: path + "/failure.txt", encoding: .utf8)) ?? ""
+        let timeline = (try? String(contentsOfFile: path + "/timeline.txt", encoding: .utf8)) ?? ""
+        return failure + timeline.split(separator: "\n").suffix(30).joined(separator: "\n")
+    }
 
     /// Runs a campaign with `defect`, checks it failed and left its artifact (which goes with
     /// the scratch directory on return); returns its failure event.
