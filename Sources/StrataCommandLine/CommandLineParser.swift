@@ -186,7 +186,7 @@ private struct ParserState {
         }
         guard positionals.count < command.positionals.count else {
             if !optionsEnded, !command.subcommands.isEmpty, command.positionals.isEmpty {
-                let names = command.subcommands.map(\.name)
+                let names = command.listedSubcommands.map(\.name)
                 if let hint = Suggestion.closest(to: argument, among: names) {
                     throw error("unknown command '\(argument)' (did you mean '\(hint)'?)")
                 }
@@ -202,7 +202,7 @@ private struct ParserState {
 
     private func checkComplete() throws(UsageError) {
         if !command.subcommands.isEmpty, command.positionals.isEmpty {
-            let names = command.subcommands.map(\.name).joined(separator: ", ")
+            let names = command.listedSubcommands.map(\.name).joined(separator: ", ")
             throw error("missing command (expected one of: \(names))")
         }
         for positional in command.positionals.dropFirst(positionals.count)

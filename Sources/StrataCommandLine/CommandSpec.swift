@@ -14,6 +14,10 @@ public struct CommandSpec: Sendable, Equatable {
     public var subcommands: [CommandSpec]
     /// Example invocations, shown verbatim in help.
     public var examples: [String]
+    /// Left out of the parent's command list, usage errors and suggestions, but parsed and with
+    /// its own `--help`: for commands a tool runs on itself (a child process it spawns), which
+    /// a user has no reason to type.
+    public var isHidden: Bool
 
     /// Creates a command specification.
     public init(
@@ -23,7 +27,8 @@ public struct CommandSpec: Sendable, Equatable {
         options: [OptionSpec] = [],
         positionals: [PositionalSpec] = [],
         subcommands: [CommandSpec] = [],
-        examples: [String] = []
+        examples: [String] = [],
+        isHidden: Bool = false
     ) {
         self.name = name
         self.summary = summary
@@ -32,6 +37,12 @@ public struct CommandSpec: Sendable, Equatable {
         self.positionals = positionals
         self.subcommands = subcommands
         self.examples = examples
+        self.isHidden = isHidden
+    }
+
+    /// The subcommands a user is told about (every one but the hidden).
+    public var listedSubcommands: [CommandSpec] {
+        subcommands.filter { !$0.isHidden }
     }
 
     /// The option declared with long name `long`, if any.

@@ -28,7 +28,7 @@ public enum HelpFormatter {
         let options = (spec.options + [helpOption]).map { option in
             (left: optionLabel(option), right: optionHelp(option))
         }
-        let commands = spec.subcommands.map { (left: $0.name, right: $0.summary) }
+        let commands = spec.listedSubcommands.map { (left: $0.name, right: $0.summary) }
         // One column for every section so the help texts line up down the whole page.
         let widest = (arguments + options + commands).map { 2 + $0.left.count }.max() ?? 0
         let column = min(widest, maximumLeftColumn) + 2

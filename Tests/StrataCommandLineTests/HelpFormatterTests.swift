@@ -161,3 +161,49 @@ struct HelpFormatterTests {
         #expect(HelpFormatter.render(spec, commandPath: path) == verifyHelp)
     }
 }
+
+/// A hidden subcommand (a tool's own child process) parses and has its own help, but no list,
+/// usage error or suggestion names it.
+@Suite("Hidden subcommands")
+struct HiddenSubcommandTests {
+    private let tool = CommandSpec(
+        name: "tool", summary: "A tool.",
+        subcommands: [
+            CommandSpec(name: "run", summary: "Run."),
+            CommandSpec(
+                name: "child", summary: "The child the tool starts.",
+                options: [.value("id", valueName: "N", help: "Its id.")], isHidden: true),
+        ])
+
+    @Test func theParentsHelpDoesNotListIt() {
+        let help = HelpFormatter.render(tool, commandPath: ["tool"])
+        #expect(help.contains("run"))
+        #expect(!help.contains("child"))
+    }
+
+    @Test func itParsesAndHasItsOwnHelp() throws {
+        guard case .command(let parsed) = try CommandLineParser.parse(["child", "--id", "3"], spec: tool)
+        else {
+            Issue.record("child did not parse as a command")
+            return
+        }
+        #expect(parsed.subcommandPath == ["child"])
+        #expect(parsed.value("id") == "3")
+        guard case .helpRequested(let command, _) = try CommandLineParser.parse(["child", "--help"], spec: tool)
+        else {
+            Issue.record("child --help was not a help request")
+            return
+        }
+        #expect(command.name == "child")
+    }
+
+    @Test func usageErrorsDoNotNameIt() {
+        #expect(throws: UsageError.self) { try CommandLineParser.parse([], spec: tool) }
+        do {
+            _ = try CommandLineParser.parse(["chil"], spec: tool)
+            Issue.record("an unknown command parsed")
+        } catch {
+            #expect(!error.description.contains("child"), "\(error.description)")
+        }
+    }
+}

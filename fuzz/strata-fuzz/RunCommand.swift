@@ -30,7 +30,10 @@ enum RunCommand: FuzzCommand {
             power loss inside and between commits, every crash image checked), free (real \
             threads left to the OS on one real file, checked afterwards from version \
             stamps), mixed (alternates controlled and crash, makes one run in eight free and \
-            puts another on a real file). Crash runs need --store sim. A free run cannot be \
+            puts another on a real file), process (--threads writer processes on one real \
+            file, SIGKILLed at random moments; after each kill the file is verified and \
+            checked against every acknowledged commit; --ops counts acknowledged commits). \
+            Crash runs need --store sim; process runs need a real file. A free run cannot be \
             replayed bit for bit or shrunk: its token re-runs the same thread programs, and \
             its artifact holds the evidence (the failing event, the commits around it, every \
             thread's log). --ops-per-run is shared out among a free run's threads.
@@ -47,6 +50,7 @@ enum RunCommand: FuzzCommand {
             "strata-fuzz run --seconds 3600 --shard 0/4 --json",
             "strata-fuzz run --ops 300 --seed 5 --mode controlled --store sim",
             "strata-fuzz run --mode free --seconds 30",
+            "strata-fuzz run --mode process --seconds 60 --threads 3",
         ]
     )
 
@@ -56,10 +60,11 @@ enum RunCommand: FuzzCommand {
         .value("seed", valueName: "S", help: "The campaign seed.", default: "random"),
         .value(
             "threads", valueName: "K",
-            help: "Threads per run (1 to 16): controlled, or a free run's real threads.",
+            help: "Threads per run (1 to 16): controlled, a free run's real threads, or "
+                + "process mode's writer processes.",
             default: "3"),
         .value(
-            "mode", valueName: "MODE", help: "controlled, crash, mixed or free.",
+            "mode", valueName: "MODE", help: "controlled, crash, mixed, free or process.",
             default: "mixed"),
         .value(
             "store", valueName: "STORE",
@@ -83,9 +88,23 @@ enum RunCommand: FuzzCommand {
         .value(
             "shrink-seconds", valueName: "N", help: "Shrink a failure for at most N seconds.",
             default: "60"),
+        .value(
+            "kills", valueName: "N",
+            help: "Process mode: stop after N kills as well (whichever budget ends first).",
+            default: "no limit"),
+        .value(
+            "defect", valueName: "NAME",
+            help: "Process mode, to measure the harness: run with a known defect that it must "
+                + "catch: neverReclaimDeadReaders (a seeded engine bug in every child) or "
+                + "acknowledgeBeforeCommit (children report a commit before making it).",
+            default: "none"),
     ]
 
     static func run(_ command: ParsedCommand) throws -> Int32 {
+        if command.value("mode") == ProcessRunPlan.modeName { return try ProcessRun.run(command) }
+        for option in ["kills", "defect"] where command.value(option) != nil {
+            throw command.usageError("--\(option) applies to --mode process only")
+        }
         let plan = try RunPlan(command)
         let output = RunOutput(plan: plan)
         output.start()
@@ -169,7 +188,7 @@ struct RunPlan {
         let text = command.value("mode") ?? Campaign.Mix.mixed.rawValue
         guard let mix = Campaign.Mix(rawValue: text) else {
             throw command.usageError(
-                "--mode expects controlled, crash, mixed or free (got '\(text)')")
+                "--mode expects controlled, crash, mixed, free or process (got '\(text)')")
         }
         return mix
     }

@@ -12,13 +12,15 @@
 // |    3 | a run could not start, or an artifact could not be written or read           |
 import StrataCommandLine
 
-/// Every subcommand, in the order `strata-fuzz --help` lists them.
+/// Every subcommand, in the order `strata-fuzz --help` lists them (`child-writer` is hidden:
+/// process mode starts it, nobody types it).
 let fuzzCommands: [any FuzzCommand.Type] = [
     RunCommand.self,
     ReplayCommand.self,
     ShrinkCommand.self,
     ExploreCommand.self,
     BugsCommand.self,
+    ChildWriterCommand.self,
 ]
 
 let fuzzSpec = CommandSpec(

@@ -143,6 +143,18 @@ public final class Store: Sendable {
         }
     }
 
+    /// The oldest version each process pins, by pid (any process, dead ones whose slots were
+    /// not reclaimed yet included): a harness that kills processes checks that a dead one's
+    /// pins go (Spec L6).
+    public func pinningProcesses() -> [Int32: Version] {
+        var oldest: [Int32: Version] = [:]
+        for slot in file.versions.pinningSlots() {
+            let pid = Int32(truncatingIfNeeded: slot.pid)
+            oldest[pid] = min(oldest[pid] ?? slot.version, slot.version)
+        }
+        return oldest
+    }
+
     /// How many distinct versions are pinned (for `maximumNumberOfActiveVersions`).
     public var pinnedVersionCount: Int { Set(file.versions.pinningSlots().map(\.version)).count }
 

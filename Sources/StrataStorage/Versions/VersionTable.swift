@@ -116,13 +116,17 @@ final class VersionTable: @unchecked Sendable {
         strata_atomic_store_u64(base + 32, record.version.rawValue)
     }
 
-    private func recordBase(_ version: Version) -> UnsafeMutableRawPointer {
+    func recordBase(_ version: Version) -> UnsafeMutableRawPointer {
         base + Self.ringOffset + Int(version.rawValue % UInt64(Self.ringCapacity)) * Self.recordByteCount
     }
 
-    private func writeRecord(_ record: VersionRecord) {
+    func writeRecord(_ record: VersionRecord) {
         let slot = recordBase(record.version)
-        let sequence = strata_atomic_load_u64(slot)
+        // Rounded down to even: a writer killed between its two stores left the sequence odd,
+        // and counting on from there would end this write odd too, so that the record read as
+        // "being written" for ever and no process could pin the newest version or begin a
+        // write (Spec W8; found by `strata-fuzz run --mode process`).
+        let sequence = strata_atomic_load_u64(slot) & ~1
         strata_atomic_store_u64(slot, sequence &+ 1)  // odd: being written
         let fields = record.fields
         for (index, value) in fields.enumerated() { strata_atomic_store_u64(slot + 8 + 8 * index, value) }

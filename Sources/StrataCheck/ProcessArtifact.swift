@@ -1,0 +1,64 @@
+import Foundation
+import StrataStorage
+
+/// The artifact of a failed process campaign. The OS chose the interleaving, so there is no
+/// token to replay it: the artifact is the evidence. `failure.txt` (the failure, the seed, the
+/// plan and the command that re-runs the same plan), `timeline.txt` (the parent's spawns, kills
+/// and verifications), `children/c<id>-<n>.out` and `.err` (what each child incarnation wrote),
+/// and the file itself (`campaign.realm`) as it was when the check failed.
+public enum ProcessArtifact {
+    public static let replayNote =
+        "a process campaign cannot replay its interleaving: the same --seed re-runs the same "
+        + "plan and kill plan, whose kills land elsewhere; the evidence is in this directory"
+
+    /// Writes the artifact of `report` under `directory`; returns its path.
+    @discardableResult
+    public static func write(_ report: ProcessReport, into directory: String) throws -> String {
+        var hash = StableHash()
+        hash.combine(Array("\(report.settings.seed) \(report.failure?.description ?? "")".utf8))
+        let path = (directory as NSString).appendingPathComponent(
+            "failure-process-\(String(hash.finalize(), radix: 16))")
+        let childDirectory = (path as NSString).appendingPathComponent("children")
+        try FileManager.default.createDirectory(
+            atPath: childDirectory, withIntermediateDirectories: true)
+        func put(_ name: String, _ text: String, in folder: String = path) throws {
+            try text.write(
+                toFile: (folder as NSString).appendingPathComponent(name), atomically: true,
+                encoding: .utf8)
+        }
+        try put("failure.txt", failureText(report))
+        try put("timeline.txt", report.timeline.joined(separator: "\n") + "\n")
+        for log in report.childLogs {
+            let output = log.output.joined(separator: "\n") + "\n"
+            try put("\(log.name).out", output, in: childDirectory)
+            try put("\(log.name).err", log.error, in: childDirectory)
+        }
+        let copy = (path as NSString).appendingPathComponent("campaign.realm")
+        try? FileManager.default.removeItem(atPath: copy)
+        try? FileManager.default.copyItem(atPath: report.path, toPath: copy)
+        return path
+    }
+
+    /// The failure, settings, seed, plan, counts and the command that re-runs the plan.
+    public static func failureText(_ report: ProcessReport) -> String {
+        let settings = report.settings
+        let counts = report.statistics
+        var lines = ["failure: \(report.failure?.description ?? "none")"]
+        lines.append("seed: \(settings.seed)")
+        lines.append("children: \(settings.children)")
+        lines.append("plan: \(report.plan)")
+        if !settings.engineBugs.isEmpty {
+            lines.append("engine bugs: SeededBugs(rawValue: \(settings.engineBugs.rawValue))")
+        }
+        if let mutation = settings.mutation { lines.append("mutation: \(mutation.rawValue)") }
+        lines.append(
+            "after: \(counts.kills) kills, \(counts.acknowledgedCommits) acknowledged commits, "
+                + "\(counts.verifies) verifications, \(String(format: "%.1f", report.seconds)) s")
+        lines.append(
+            "rerun the plan: strata-fuzz run --mode process --seed \(settings.seed) "
+                + "--threads \(settings.children)")
+        lines.append("note: \(replayNote)")
+        lines.append("file: \(report.path) (copied here as campaign.realm)")
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
