@@ -12,6 +12,9 @@ public struct SeededBug: Sendable {
     public var layer: String
     public var rules: [String]
     public var summary: String
+    /// Where the harness can see it: most bugs in one process (`run --mode mixed`); a dead
+    /// process's leftovers only when processes die (`run --mode process`).
+    public var needsProcesses = false
 }
 
 public enum SeededBugCatalog {
@@ -37,7 +40,7 @@ public enum SeededBugCatalog {
         SeededBug(name: "reuseOwnFrees", bug: .reuseOwnFrees, layer: "free space", rules: ["D5", "D2"],
                   summary: "a commit reuses pages it freed itself, still part of the durable version"),
         SeededBug(name: "neverReclaimDeadReaders", bug: .neverReclaimDeadReaders, layer: "versions", rules: ["L6"],
-                  summary: "reader slots of dead processes are never reclaimed"),
+                  summary: "reader slots of dead processes are never reclaimed", needsProcesses: true),
         // B+tree (storage).
         SeededBug(name: "treeSplitOffByOne", bug: .treeSplitOffByOne, layer: "B+tree", rules: ["W4", "V1"],
                   summary: "a leaf split drops one entry"),
@@ -102,9 +105,15 @@ public struct SeededBugResult: Sendable {
 
 extension SeededBugCatalog {
     /// Runs the harness's whole mix (`Campaign.Mix.mixed`) with `bug` alone switched on until
-    /// the first failure or `seconds`.
+    /// the first failure or `seconds`; a bug that needs processes runs a SIGKILL campaign
+    /// (`ProcessCampaign`, children started with `childCommand`) instead.
     public static func check(_ bug: SeededBug, seconds: Double, seed: UInt64, shrinkSeconds: Double,
+                             childCommand: [String]? = nil,
                              scratchDirectory: String = NSTemporaryDirectory()) -> SeededBugResult {
+        if bug.needsProcesses {
+            return checkInProcesses(bug, seconds: seconds, seed: seed, childCommand: childCommand,
+                                    scratchDirectory: scratchDirectory)
+        }
         let campaign = Campaign(mix: .mixed, seconds: seconds, seed: seed, engineBugs: bug.bug,
                                 scratchDirectory: scratchDirectory, shrinks: true, shrinkSeconds: shrinkSeconds)
         let report = campaign.run()
@@ -118,5 +127,32 @@ extension SeededBugCatalog {
             foundOperations: found.free == nil ? found.original.trace.count : found.original.statistics.operations,
             shrinkRuns: found.shrinkRuns, shrinkSeconds: found.shrinkSeconds,
             failure: found.shrunk.failure?.description, token: found.token)
+    }
+
+    /// A process campaign with the bug in every child: caught when the ledger fails. Process
+    /// runs are not shrunk (the OS picks the interleaving): the size is the kills it took.
+    static func checkInProcesses(_ bug: SeededBug, seconds: Double, seed: UInt64, childCommand: [String]?,
+                                 scratchDirectory: String) -> SeededBugResult {
+        guard let childCommand else {
+            return SeededBugResult(bug: bug, caught: false, secondsToCatch: nil, runs: 0, shrunkOperations: nil,
+                                   failure: "needs processes: no child command to start them", token: nil)
+        }
+        let settings = ProcessSettings(children: 3, seconds: seconds, commits: nil, seed: seed,
+                                       childCommand: childCommand, scratchDirectory: scratchDirectory,
+                                       engineBugs: bug.bug)
+        let report: ProcessReport
+        do {
+            report = try ProcessCampaign(settings: settings).run()
+        } catch {
+            return SeededBugResult(bug: bug, caught: false, secondsToCatch: nil, runs: 0, shrunkOperations: nil,
+                                   failure: "the process campaign did not start: \(error)", token: nil)
+        }
+        guard let failure = report.failure else {
+            return SeededBugResult(bug: bug, caught: false, secondsToCatch: nil, runs: report.statistics.kills,
+                                   shrunkOperations: nil, failure: nil, token: nil)
+        }
+        return SeededBugResult(bug: bug, caught: true, secondsToCatch: report.seconds, runs: report.statistics.kills,
+                               shrunkOperations: nil, failure: "after \(report.statistics.kills) kills: \(failure)",
+                               token: nil)
     }
 }

@@ -233,9 +233,13 @@ enum FreeLogs {
     /// Seeded engine bugs (`SeededBugs`) that free runs must catch: pages a pinned version
     /// still uses get reused (readers then meet pages of a newer version), and leaf splits
     /// drop an entry (reads then miss an object: an isolation failure, in wide plans only).
+    ///
+    /// `reusePinnedPages` is not among them here: in a free run the writer overwrites pages a
+    /// reader is reading at that instant, and a reader can then trip an engine invariant and
+    /// end the test process. The lockstep harness (one thread inside the engine at a time)
+    /// catches it below, and `strata-fuzz bugs --check` in free runs too.
     @Test(arguments: [
-        (SeededBugs.reusePinnedPages, "reusePinnedPages"),
-        (.treeSplitOffByOne, "treeSplitOffByOne"),
+        (SeededBugs.treeSplitOffByOne, "treeSplitOffByOne"),
     ])
     func seededEngineBugsAreCaught(bug: SeededBugs, name: String) throws {
         let runsMax = 40
@@ -253,6 +257,16 @@ enum FreeLogs {
         if bug == .treeSplitOffByOne {
             #expect(found.failure.kind == .isolation || found.failure.kind == .finalState)
         }
+    }
+
+    /// Pages a pinned version still uses, reused by a commit, are caught by the lockstep
+    /// harness: a reader left at its pin meets the newer version's pages (Spec D5, V1).
+    @Test func reusedPinnedPagesAreCaughtInLockstep() throws {
+        let campaign = Campaign(mix: .controlled, seconds: 60, seed: 1, engineBugs: .reusePinnedPages, shrinkSeconds: 20)
+        let report = campaign.run()
+        let found = try #require(report.failures.first, "reusePinnedPages was not caught in \(report.runs) lockstep runs")
+        print("lockstep caught reusePinnedPages after \(report.runs) runs, shrunk to \(found.shrunk.trace.count) operations: \(found.shrunk.failure?.description ?? "")")
+        #expect(found.shrunk.trace.count <= 20, "shrunk to \(found.shrunk.trace.count) operations")
     }
 
     /// A free campaign stops at the failure and keeps the free run (its log, for the

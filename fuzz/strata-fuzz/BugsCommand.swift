@@ -16,7 +16,10 @@ enum BugsCommand: FuzzCommand {
             --seed, until the first failure or --seconds-per-bug, shrinks the failure, and prints \
             bug, caught or missed, seconds to catch (shrinking excluded), runs and the shrunk \
             size in operations. Exit 0 when every bug was caught, 1 when one was missed, 2 on a \
-            usage error. A release build is much faster: swift run -c release strata-fuzz bugs --check.
+            usage error. Bugs only dead processes show (marked in --list) run 'run --mode \
+            process' instead: caught when the ledger fails; such runs are not shrunk, and the \
+            size column is empty. A release build is much faster: swift run -c release \
+            strata-fuzz bugs --check.
             """,
         options: [
             .flag("list", help: "Print the catalog."),
@@ -59,7 +62,9 @@ enum BugsCommand: FuzzCommand {
         let seed = try command.uint64("seed") ?? 1
         var results: [SeededBugResult] = []
         for bug in bugs {
-            let result = SeededBugCatalog.check(bug, seconds: seconds, seed: seed, shrinkSeconds: shrinkSeconds)
+            let children = ProcessSettings.currentExecutable().map { [$0, ChildWriterCommand.spec.name] }
+            let result = SeededBugCatalog.check(bug, seconds: seconds, seed: seed, shrinkSeconds: shrinkSeconds,
+                                                childCommand: children)
             results.append(result)
             printResult(result, json: json)
         }
@@ -81,7 +86,10 @@ enum BugsCommand: FuzzCommand {
             return
         }
         var table = TextTable(header: ["bug", "layer", "rules", "what it does"])
-        for bug in bugs { table.addRow([bug.name, bug.layer, bug.rules.joined(separator: ", "), bug.summary]) }
+        for bug in bugs {
+            table.addRow([bug.name, bug.layer + (bug.needsProcesses ? " (processes)" : ""),
+                          bug.rules.joined(separator: ", "), bug.summary])
+        }
         FuzzFormat.write(table.lines + ["\(bugs.count) seeded bugs"])
     }
 
@@ -102,11 +110,14 @@ enum BugsCommand: FuzzCommand {
             StandardStreams.writeLine(line.render())
             return
         }
-        let verdict = result.caught
+        let verdict = result.caught && result.bug.needsProcesses
+            ? "caught in \(String(format: "%.1f", result.secondsToCatch ?? 0)) s by a process campaign (not shrunk): \(result.failure ?? "")"
+            : result.caught
             ? "caught in \(String(format: "%.1f", result.secondsToCatch ?? 0)) s (\(TextFields.counted(result.runs, "run"))), "
                 + "shrunk \(result.foundOperations ?? 0) -> \(result.shrunkOperations ?? 0) ops in \(result.shrinkRuns ?? 0) runs, "
                 + "\(String(format: "%.1f", result.shrinkSeconds ?? 0)) s: \(result.failure ?? "")"
-            : "MISSED after \(TextFields.counted(result.runs, "run"))"
+            : "MISSED after \(TextFields.counted(result.runs, result.bug.needsProcesses ? "kill" : "run"))"
+                + (result.failure.map { ": \($0)" } ?? "")
         FuzzFormat.write(["\(result.bug.name): \(verdict)"])
     }
 

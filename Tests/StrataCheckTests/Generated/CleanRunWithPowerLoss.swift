@@ -12,7 +12,7 @@ import Testing
 @_spi(StrataCheck) import Strata
 @testable import StrataCheck
 
-@Suite struct ReplayFailure96be234160d3ff27 {
+@Suite struct ReplayFailuree7fc232d07c22305 {
     static func script(bugs: SeededBugs) throws {
         let script = try ScriptWorld(store: .sim, bugs: bugs, activeVersionLimit: 2)
         defer { script.finish() }
@@ -235,42 +235,60 @@ import Testing
         let o37 = w37.wait()
         #expect(Observation.done.accepts(o37), "step 37: engine \(o37)")
 
-        // 38. c2 refresh(r5)
-        let o38 = c2.run { s in .bool(try s.realm(5)._refresh()) }
-        let expected38: Observation = .failure(
-            code: "programmerError", message: "Realm accessed from incorrect thread.")
-        #expect(expected38.accepts(o38), "step 38: engine \(o38)")
-
-        // 39. c1 objects(r5, Item where value >= 5 sorted by value) -> h7
-        let o39 = c1.run { s in
-            var results = try s.realm(5)._objects(Item.self)
-            results = results.where { $0.value >= 5 }
-            results = results.sorted(by: [SortDescriptor(keyPath: "value", ascending: true),
-                                         SortDescriptor(keyPath: "primaryKey", ascending: true)])
-            return s.keep(results, as: 7)
-        }
-        #expect(Observation.handle(7).accepts(o39), "step 39: engine \(o39)")
-
-        // 40. c2 crashMachine(keepUnsyncedSlots: false): power loss, nothing unsynced survives
-        #expect(script.powerLoss() == .done, "step 40: power loss")
-        let recovered40 = script.recoveredContents()
-        let expected40: Observation = .elements([])
-        #expect(recovered40 == expected40, "step 40: engine \(recovered40)")
-
-        // 41. c1 open(queue: c1) -> r10
-        let o41 = c1.run { s in
+        // 38. c1 open(queue: c1) -> r10
+        let o38 = c1.run { s in
             let realm = try Realm._open(configuration: s.configuration, queue: s.queue(of: 1))
             // The harness's step: a queue realm's autorefresh turns run when no schedule orders them.
             realm.autorefresh = false
             return s.hold(realm, openedAs: 10)
         }
-        #expect(Observation.realm(10).accepts(o41), "step 41: engine \(o41)")
+        #expect(Observation.realm(5).accepts(o38), "step 38: engine \(o38)")
 
-        // 42. c1 setAutorefresh(r10, false): the harness's, in the block of the open above
+        // 39. c1 setAutorefresh(r5, false): the harness's, in the block of the open above
 
-        // 43. c1 objects(r10, Item) -> h8
-        let o43 = c1.run { s in s.keep(try s.realm(10)._objects(Item.self), as: 8) }
-        #expect(Observation.handle(8).accepts(o43), "step 43: engine \(o43)")
+        // 40. c1 open(queue: c1) -> r11
+        let o40 = c1.run { s in
+            let realm = try Realm._open(configuration: s.configuration, queue: s.queue(of: 1))
+            // The harness's step: a queue realm's autorefresh turns run when no schedule orders them.
+            realm.autorefresh = false
+            return s.hold(realm, openedAs: 11)
+        }
+        #expect(Observation.realm(5).accepts(o40), "step 40: engine \(o40)")
+
+        // 41. c1 setAutorefresh(r5, false): the harness's, in the block of the open above
+
+        // 42. c2 open(queue: c1) -> r12
+        let o42 = c2.run { s in
+            let realm = try Realm._open(configuration: s.configuration, queue: s.queue(of: 1))
+            // The harness's step: a queue realm's autorefresh turns run when no schedule orders them.
+            realm.autorefresh = false
+            return s.hold(realm, openedAs: 12)
+        }
+        let expected42: Observation = .failure(
+            code: "programmerError", message: "Realm opened from incorrect dispatch queue.")
+        #expect(expected42.accepts(o42), "step 42: engine \(o42)")
+
+        // 43. c2 open(queue: c1) -> r13
+        let o43 = c2.run { s in
+            let realm = try Realm._open(configuration: s.configuration, queue: s.queue(of: 1))
+            // The harness's step: a queue realm's autorefresh turns run when no schedule orders them.
+            realm.autorefresh = false
+            return s.hold(realm, openedAs: 13)
+        }
+        let expected43: Observation = .failure(
+            code: "programmerError", message: "Realm opened from incorrect dispatch queue.")
+        #expect(expected43.accepts(o43), "step 43: engine \(o43)")
+
+        // 44. c1 open(queue: c1) -> r14
+        let o44 = c1.run { s in
+            let realm = try Realm._open(configuration: s.configuration, queue: s.queue(of: 1))
+            // The harness's step: a queue realm's autorefresh turns run when no schedule orders them.
+            realm.autorefresh = false
+            return s.hold(realm, openedAs: 14)
+        }
+        #expect(Observation.realm(5).accepts(o44), "step 44: engine \(o44)")
+
+        // 45. c1 setAutorefresh(r5, false): the harness's, in the block of the open above
     }
 
     @Test func concreteScript() throws {
