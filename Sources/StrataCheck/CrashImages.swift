@@ -15,6 +15,17 @@ enum CapturePoint: Hashable, Sendable, CustomStringConvertible {
     /// The slot synced, before the version is published.
     case publish
 
+    /// The window, for `ProbeCoverage.crash`.
+    var probeName: String {
+        switch self {
+        case .pageWrite: return "a page write"
+        case .phaseOneSync: return "the phase-1 sync"
+        case .slotWrite: return "the slot write"
+        case .phaseTwoSync: return "the phase-2 sync"
+        case .publish: return "publish"
+        }
+    }
+
     static func draw(_ stream: inout ChoiceStream) -> CapturePoint {
         switch stream.draw(5) {
         case 0: return .pageWrite(index: stream.draw(12))

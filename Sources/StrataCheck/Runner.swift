@@ -126,6 +126,8 @@ public struct CheckStatistics: Sendable, Hashable {
     public var earlySteps = 0
     /// Operations refused because an injected fault poisoned the file (Spec D6).
     public var poisonedRejections = 0
+    /// Probe marks by name (`ProbeCoverage`): how often each rare path was reached.
+    public var probes: [String: Int] = [:]
 
     public init() {}
 
@@ -144,6 +146,7 @@ public struct CheckStatistics: Sendable, Hashable {
         pinSwitches += other.pinSwitches
         earlySteps += other.earlySteps
         poisonedRejections += other.poisonedRejections
+        probes.merge(other.probes, uniquingKeysWith: +)
     }
 }
 
@@ -235,6 +238,7 @@ public final class Runner: @unchecked Sendable {
 
     private static let runCounter = Lock(0)
     private let hangReport = LateBound<Void, String> { "no replay token" }
+    private let probeCounter = ProbeCounter()
     /// Where the current scheduling step's draws begin, and each thread's pending operation's
     /// draws (for `TraceEntry.draws`).
     private var stepFirstDraw = 0
@@ -286,7 +290,9 @@ public final class Runner: @unchecked Sendable {
         hooks.onYield = { point in threadsForHook.park(at: point) }
         var configuration = Realm.Configuration(objectTypes: CheckTypes.classes)
         configuration.maximumNumberOfActiveVersions = swarm.activeVersionLimit.map { UInt($0) }
+        let probeCounter = self.probeCounter
         let engineHooks = EngineHooks(yield: { point in hooks.yield(point) }, fault: { site in hooks.fault(site) }, probe: { probe in
+            probeCounter.mark(probe.rawValue)
             // The model said the lock is free, so the driver runs `beginWrite` inline; if the
             // engine now blocks, the driver never returns to report it.
             if case .writerBlockedByOtherThread = probe, strata_thread_is_impersonating() {
@@ -354,6 +360,7 @@ public final class Runner: @unchecked Sendable {
         }
         finish()
         statistics.switches = scheduler.switches
+        statistics.probes = probeCounter.snapshot
         var hash = StableHash()
         for entry in trace {
             // Stable text only: the model's own descriptions print dictionaries, whose order
@@ -647,11 +654,31 @@ public final class Runner: @unchecked Sendable {
             fail(.divergence, "\(StepText.describe(step)): model \(expected), engine \(observed)")
             return
         }
+        markProbes(step, observed: observed, previous: previous)
         if let realm, !isMidOperation(realm, except: thread) {
             checkVersions(thread, realm: realm, engineVersion: engineVersion, step: step, previous: previous)
         }
         if failure == nil, case .open(_, .queue, _) = step.operation, case .realm(let opened?) = observed {
             queueRealmOpened(opened, thread: thread, step: step)
+        }
+    }
+
+    /// The harness's own probes: how a resolve placed its realm (Spec T4), and a write refused
+    /// over the active-version limit (L2).
+    private func markProbes(_ step: Step, observed: Observation, previous: ModelState) {
+        switch (step.operation, observed) {
+        case (.resolve(let reference, let realm, _), .handle):
+            guard let source = previous.references[reference]?.sourceVersion else { return }
+            if let read = previous.realms[realm]?.readVersion {
+                if read < source { probeCounter.mark(ProbeCoverage.resolveIntoOlderRealm) }
+                if read > source { probeCounter.mark(ProbeCoverage.resolveIntoNewerRealm) }
+            } else {
+                probeCounter.mark(ProbeCoverage.resolveIntoUnreadRealm)
+            }
+        case (.beginWrite, .failure(_, let message)) where message.hasPrefix("Number of active versions"):
+            probeCounter.mark(ProbeCoverage.activeVersionLimitHit)
+        default:
+            break
         }
     }
 
@@ -829,6 +856,7 @@ public final class Runner: @unchecked Sendable {
             return
         }
         statistics.crashes += 1
+        probeCounter.mark(ProbeCoverage.crash(point.probeName))
         let facts = ScriptFacts(capture: point, crash: RecordedCrash(pending: state.pendingWrites, plan: chosen.plan))
         complete(thread, step: crashStep, observed: .done, note: "crash \(point), image \(chosen), window \(window)",
                  facts: facts)

@@ -176,6 +176,7 @@ struct RunOutput {
             ("context switches", String(statistics.switches)),
             ("switches at pins", "\(statistics.pinSwitches) (\(statistics.earlySteps) steps taken early)"),
             ("model rejections", String(statistics.modelRejections)),
+            ("must-hit probes", Self.probeText(statistics)),
         ])
         if report.freeStatistics.runs > 0 {
             let free = freeText(report.freeStatistics, seconds: seconds)
@@ -183,6 +184,13 @@ struct RunOutput {
         }
         lines.append("trace digest: \(FuzzFormat.digest(report.digest))")
         FuzzFormat.write(lines)
+    }
+
+    /// "15 of 17 hit; never hit: a, b" (`ProbeCoverage`).
+    static func probeText(_ statistics: CheckStatistics) -> String {
+        let never = ProbeCoverage.neverHit(statistics.probes)
+        let hit = ProbeCoverage.mustHit.count - never.count
+        return "\(hit) of \(ProbeCoverage.mustHit.count) hit" + (never.isEmpty ? "" : "; never hit: \(never.joined(separator: ", "))")
     }
 
     private func summaryJSON(_ report: Campaign.Report) -> JSONLine {
@@ -240,6 +248,8 @@ struct RunOutput {
         line.add("pinSwitches", statistics.pinSwitches)
         line.add("earlySteps", statistics.earlySteps)
         line.add("poisonedRejections", statistics.poisonedRejections)
+        line.add("mustHitProbes", ProbeCoverage.mustHit.count)
+        line.add("probesNeverHit", ProbeCoverage.neverHit(statistics.probes).joined(separator: ","))
     }
 
     /// The free runs' counts: `3 (1500 reads checked, 40 of them frozen, ...)`; with

@@ -1,0 +1,43 @@
+import StrataStorage
+
+/// Must-hit probes (DESIGN §5 "Probes and seeded bugs"): rare paths a campaign must reach, or
+/// it tests less than it seems to. The engine marks its own (`Probe`, through
+/// `EngineHooks.probe`); the harness names the ones only it can see (where a crash landed,
+/// how a resolve placed its realm, a refused write over the active-version limit).
+public enum ProbeCoverage {
+    public static func crash(_ point: String) -> String { "crash before \(point)" }
+    public static let resolveIntoOlderRealm = "resolve into an older realm"
+    public static let resolveIntoNewerRealm = "resolve into a newer realm"
+    public static let resolveIntoUnreadRealm = "resolve into a realm that never read"
+    public static let activeVersionLimitHit = "write refused over the active-version limit"
+
+    /// What the lockstep modes (controlled and crash) must reach.
+    public static let mustHit: [String] = [
+        crash("a page write"), crash("the phase-1 sync"), crash("the slot write"), crash("the phase-2 sync"),
+        crash("publish"),
+        Probe.tornSlotRecoveredFromOtherSlot.rawValue,
+        Probe.pageReuseWaitedForPin.rawValue,
+        Probe.pageReuseAfterLastPinDropped.rawValue,
+        Probe.treeRootSplit.rawValue,
+        Probe.treeNodeMerge.rawValue,
+        Probe.phaseOneSyncFailed.rawValue,
+        Probe.phaseTwoSyncFailed.rawValue,
+        Probe.growthWhileReaderActive.rawValue,
+        resolveIntoOlderRealm, resolveIntoNewerRealm, resolveIntoUnreadRealm,
+        activeVersionLimitHit,
+    ]
+
+    /// The must-hit probes `probes` (name to times hit) never reached.
+    public static func neverHit(_ probes: [String: Int]) -> [String] {
+        mustHit.filter { (probes[$0] ?? 0) == 0 }
+    }
+}
+
+/// Counts probe marks from any thread of a run.
+final class ProbeCounter: Sendable {
+    private let counts = Lock<[String: Int]>([:])
+
+    func mark(_ name: String) { counts.withLock { $0[name, default: 0] += 1 } }
+
+    var snapshot: [String: Int] { counts.withLock { $0 } }
+}
