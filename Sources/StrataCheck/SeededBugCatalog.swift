@@ -155,4 +155,46 @@ extension SeededBugCatalog {
                                shrunkOperations: nil, failure: "after \(report.statistics.kills) kills: \(failure)",
                                token: nil)
     }
+
+    /// Runs `command` (this `strata-fuzz bugs --check` for `bug` alone, in JSON, in process) as
+    /// a child and reads its verdict. A seeded bug may corrupt memory a reader is reading at
+    /// that instant (a free run with `reusePinnedPages`) and trap the process: in a child, a
+    /// death by a signal is a bug caught (the engine crashed), not a crashed check.
+    public static func checkInChild(_ bug: SeededBug, command: [String], scratchDirectory: String) -> SeededBugResult {
+        let started = Date()
+        let errorPath = (scratchDirectory as NSString).appendingPathComponent("bugs-check-\(getpid())-\(bug.name).err")
+        defer { try? FileManager.default.removeItem(atPath: errorPath) }
+        let child: SpawnedChild
+        do {
+            child = try SpawnedChild(child: 0, incarnation: 0, executable: command[0],
+                                     arguments: Array(command.dropFirst()), errorPath: errorPath)
+        } catch {
+            return SeededBugResult(bug: bug, caught: false, secondsToCatch: nil, runs: 0, shrunkOperations: nil,
+                                   failure: "the check did not start: \(error)", token: nil)
+        }
+        let lines = child.drain()
+        let status = child.reap(blocking: true) ?? 0
+        let seconds = Date().timeIntervalSince(started)
+        if status & 0x7f != 0 {
+            return SeededBugResult(bug: bug, caught: true, secondsToCatch: seconds, runs: 0, shrunkOperations: nil,
+                                   failure: "the engine crashed (\(SpawnedChild.describe(status: status))): \(child.errorTail(byteCountMax: 300))",
+                                   token: nil)
+        }
+        for line in lines {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                  object["event"] as? String == "bug", object["name"] as? String == bug.name else { continue }
+            return SeededBugResult(
+                bug: bug, caught: object["caught"] as? Bool ?? false,
+                secondsToCatch: (object["secondsToCatch"] as? NSNumber)?.doubleValue,
+                runs: (object["runs"] as? NSNumber)?.intValue ?? 0,
+                shrunkOperations: (object["shrunkOperations"] as? NSNumber)?.intValue,
+                foundOperations: (object["foundOperations"] as? NSNumber)?.intValue,
+                shrinkRuns: (object["shrinkRuns"] as? NSNumber)?.intValue,
+                shrinkSeconds: (object["shrinkSeconds"] as? NSNumber)?.doubleValue,
+                failure: object["failure"] as? String, token: object["token"] as? String)
+        }
+        return SeededBugResult(bug: bug, caught: false, secondsToCatch: nil, runs: 0, shrunkOperations: nil,
+                               failure: "the check printed no verdict (\(SpawnedChild.describe(status: status))): \(child.errorTail(byteCountMax: 300))",
+                               token: nil)
+    }
 }

@@ -16,8 +16,9 @@ enum BugsCommand: FuzzCommand {
             --seed, until the first failure or --seconds-per-bug, shrinks the failure, and prints \
             bug, caught or missed, seconds to catch (shrinking excluded), runs and the shrunk \
             size in operations. Exit 0 when every bug was caught, 1 when one was missed, 2 on a \
-            usage error. Bugs only dead processes show (marked in --list) run 'run --mode \
-            process' instead: caught when the ledger fails; such runs are not shrunk, and the \
+            usage error. Each bug is checked in a child process, so a bug that makes the engine \
+            crash is caught (its signal reported), not fatal to the check. Bugs only dead \
+            processes show (marked in --list) run 'run --mode process' instead: caught when the ledger fails; such runs are not shrunk, and the \
             size column is empty. A release build is much faster: swift run -c release \
             strata-fuzz bugs --check.
             """,
@@ -29,6 +30,7 @@ enum BugsCommand: FuzzCommand {
             .value("only", valueName: "NAMES", help: "Check only these bugs, comma-separated.", default: "all"),
             .value("shrink-seconds", valueName: "N", help: "Shrink each failure for at most N seconds.", default: "20"),
             .flag("json", help: "Print JSON objects, one a line, instead of text."),
+            .flag("in-process", help: "Check in this process (by default each bug is checked in a child, so a bug that crashes the engine is caught, not fatal)."),
         ],
         examples: [
             "strata-fuzz bugs --list",
@@ -62,9 +64,17 @@ enum BugsCommand: FuzzCommand {
         let seed = try command.uint64("seed") ?? 1
         var results: [SeededBugResult] = []
         for bug in bugs {
-            let children = ProcessSettings.currentExecutable().map { [$0, ChildWriterCommand.spec.name] }
-            let result = SeededBugCatalog.check(bug, seconds: seconds, seed: seed, shrinkSeconds: shrinkSeconds,
-                                                childCommand: children)
+            let executable = ProcessSettings.currentExecutable()
+            let result: SeededBugResult
+            if let executable, !command.flag("in-process"), !bug.needsProcesses {
+                result = SeededBugCatalog.checkInChild(bug, command: [
+                    executable, "bugs", "--check", "--in-process", "--json", "--only", bug.name,
+                    "--seconds-per-bug", String(seconds), "--shrink-seconds", String(shrinkSeconds), "--seed", String(seed),
+                ], scratchDirectory: NSTemporaryDirectory())
+            } else {
+                result = SeededBugCatalog.check(bug, seconds: seconds, seed: seed, shrinkSeconds: shrinkSeconds,
+                                                childCommand: executable.map { [$0, ChildWriterCommand.spec.name] })
+            }
             results.append(result)
             printResult(result, json: json)
         }
@@ -110,8 +120,8 @@ enum BugsCommand: FuzzCommand {
             StandardStreams.writeLine(line.render())
             return
         }
-        let verdict = result.caught && result.bug.needsProcesses
-            ? "caught in \(String(format: "%.1f", result.secondsToCatch ?? 0)) s by a process campaign (not shrunk): \(result.failure ?? "")"
+        let verdict = result.caught && result.shrunkOperations == nil
+            ? "caught in \(String(format: "%.1f", result.secondsToCatch ?? 0)) s, not shrunk: \(result.failure ?? "")"
             : result.caught
             ? "caught in \(String(format: "%.1f", result.secondsToCatch ?? 0)) s (\(TextFields.counted(result.runs, "run"))), "
                 + "shrunk \(result.foundOperations ?? 0) -> \(result.shrunkOperations ?? 0) ops in \(result.shrinkRuns ?? 0) runs, "
