@@ -355,7 +355,7 @@ public final class Runner: @unchecked Sendable {
                 fail(.deadlock, "every thread waits: \(describeThreads())")
                 break
             }
-            let thread = scheduler.pick(runnable, step: index, stream: &stream)
+            let thread = scheduler.pick(runnable, stream: &stream)
             advance(thread)
         }
         finish()
@@ -499,7 +499,7 @@ public final class Runner: @unchecked Sendable {
     private func runsInline(_ operation: StrataModel.Operation, thread: Int) -> Bool {
         guard inFlight.isEmpty else { return false }
         let others = (0..<settings.threads).filter { $0 != thread && isRunnable($0) }
-        guard scheduler.mayPreempt(thread, others: others, step: statistics.schedulingSteps) else { return true }
+        guard scheduler.mayPreempt(thread, others: others) else { return true }
         switch operation {
         case .commitWrite, .writeBlock:
             return false
@@ -578,7 +578,7 @@ public final class Runner: @unchecked Sendable {
         let linearized = passed.linearized
         if linearized && early[thread] == nil && !Self.mayStepEarly(step.operation) { return false }
         let others = (0..<settings.threads).filter { $0 != thread && isRunnable($0) }
-        let switches = scheduler.switchesAway(from: thread, others: others, step: statistics.schedulingSteps, stream: &stream)
+        let switches = scheduler.switchesAway(from: thread, others: others, stream: &stream)
         switch point {
         case .pinNewest, .pin, .unpin: if switches { statistics.pinSwitches += 1 }
         default: break

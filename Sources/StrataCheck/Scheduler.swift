@@ -51,7 +51,7 @@ struct Scheduler {
     }
 
     /// The thread to run next among `runnable` (non-empty, ascending).
-    mutating func pick(_ runnable: [Int], step: Int, stream: inout ChoiceStream) -> Int {
+    mutating func pick(_ runnable: [Int], stream: inout ChoiceStream) -> Int {
         let chosen: Int
         switch kind {
         case .random:
@@ -72,7 +72,7 @@ struct Scheduler {
     /// Whether an operation `current` starts now could be left at a switch point for one of
     /// `others`: under PCT only when a runnable thread has a higher priority (priorities change
     /// only at picks). Draws nothing.
-    mutating func mayPreempt(_ current: Int, others: [Int], step: Int) -> Bool {
+    func mayPreempt(_ current: Int, others: [Int]) -> Bool {
         guard !others.isEmpty else { return false }
         switch kind {
         case .random:
@@ -100,7 +100,7 @@ struct Scheduler {
     }
 
     /// Whether to leave `current`, parked inside the engine, for another runnable thread.
-    mutating func switchesAway(from current: Int, others: [Int], step: Int, stream: inout ChoiceStream) -> Bool {
+    mutating func switchesAway(from current: Int, others: [Int], stream: inout ChoiceStream) -> Bool {
         guard !others.isEmpty else { return false }
         switch kind {
         case .random(let percent):

@@ -28,8 +28,9 @@ final class RealmFile: Sendable {
     let state = Lock(State())
     let watcher: CommitWatcher
     /// The seeded bugs of the API layer (`SeededBugs`), for harness validation: empty in
-    /// production, where each check is one load and test.
-    var bugs: SeededBugs { store.seededBugs }
+    /// production. Kept here (every access checks it) rather than read through the store's
+    /// hooks, which would copy the hooks and their closures each time.
+    let bugs: SeededBugs
 
     private init(key: String, path: String, store: Store, readOnly: Bool, isInMemory: Bool) {
         self.key = key
@@ -37,6 +38,7 @@ final class RealmFile: Sendable {
         self.store = store
         self.readOnly = readOnly
         self.isInMemory = isInMemory
+        bugs = store.seededBugs
         watcher = CommitWatcher(store: store)
     }
 
