@@ -40,13 +40,16 @@ struct InjectedCommitFault: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// The model's failure (Spec D7) for a machine that loses power right after it: the slot
-    /// never reaches the disk, even when its write returned before the phase-2 sync failed
-    /// (`SimStore` lets no write of a failed sync reach the disk).
+    /// The model's failure (Spec D7). When the phase-2 sync fails, the slot's write has
+    /// returned: a reopen in the same process (after every handle closed) reads it from the
+    /// cache and adopts the new version, and the power loss that ends the poisoned steps loses
+    /// it (`SimStore` lets no write of a failed sync reach the disk; the harness's power loss
+    /// keeps no unsynced slot). A failed slot write leaves nothing to find.
     var failure: CommitFailure {
         switch site {
         case .grow, .pageWrite, .phaseOneSync: return .beforeSlot
-        case .slotWrite, .phaseTwoSync: return .atSlot(slotOnDisk: false)
+        case .slotWrite: return .atSlot(slotOnDisk: false)
+        case .phaseTwoSync: return .atSlot(slotOnDisk: true)
         }
     }
 

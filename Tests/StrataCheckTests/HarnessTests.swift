@@ -85,6 +85,22 @@ let openFindingKinds: Set<String> = []
         #expect(releasedInWrite > 0, "no run released a realm inside its write: the case is not exercised")
     }
 
+    /// Spec D7: a commit whose phase-2 sync failed wrote its slot; a realm reopened in the same
+    /// process once every handle closed adopts that version when its write begins (the engine
+    /// reads the slot from the cache). The harness's model once said the slot was lost, which
+    /// only a power loss does. Found by a fresh seed of the time-boxed campaign.
+    @Test func aReopenAfterAFailedPhaseTwoSyncAdoptsTheWrittenSlot() throws {
+        let token = "sc1.crash.sim.3.200.0.-.-.AAAAAgIDAAACAAACAAADAAIDAAIAAQACAwAAAAADAAADAAAAAAABAQAAAwAABwAXAAAfAABgAwACAHoAAAAAAA0A"
+        let decoded = try #require(ReplayToken.decode(token))
+        let result = try replayRun(decoded)
+        #expect(result.failure == nil, "\(result.failure?.description ?? "")")
+        let adopted = result.trace.contains { entry in
+            if case .commitWrite(_, _, .failure(.atSlot(slotOnDisk: true))) = entry.step.operation { return true }
+            return false
+        }
+        #expect(adopted, "the run no longer fails a commit at the phase-2 sync:\n\(Artifact.timeline(result, threads: decoded.settings.threads))")
+    }
+
     /// Threads are left right after a pin or an unpin, and an operation left after its
     /// linearization point has its model step taken then; such runs pass on a clean engine
     /// and replay bit-identically.
