@@ -77,7 +77,7 @@ let package = Package(
         .testTarget(
             name: "StrataToolTests",
             // Runs the built strata-tool, strata-bench and strata-fuzz binaries as child processes.
-            dependencies: ["StrataStorage", "strata-tool", "strata-bench", "strata-fuzz"],
+            dependencies: ["StrataStorage", "StrataCheck", "strata-tool", "strata-bench", "strata-fuzz"],
             swiftSettings: strictSettings
         ),
         // The format of the numbered rules in Spec/ (the traceability checks parse them).

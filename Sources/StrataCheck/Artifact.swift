@@ -3,9 +3,10 @@ import Foundation
 /// A one-line replay token: the settings and the whole choice stream, so a failure replays on
 /// any machine from the token alone (`strata-fuzz replay TOKEN`).
 ///
-/// Format: `sc1.<mode>.<store>.<threads>.<operations>.<bugs>.<mutation>.<excluded>.<choices>`
+/// Format: `sc<generation>.<mode>.<store>.<threads>.<operations>.<bugs>.<mutation>.<excluded>.<choices>`
 /// where the excluded operation kinds are joined by `+` (`-` for none) and the choices are
-/// LEB128 varints in base64url.
+/// LEB128 varints in base64url. The generation (`CheckSettings.generation`) says which
+/// generator reads the stream: `sc1` tokens printed before bulk writes still replay as they did.
 public enum ReplayToken {
     public struct Decoded: Sendable {
         public var settings: CheckSettings
@@ -26,7 +27,7 @@ public enum ReplayToken {
         let stream = Data(bytes).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
-        return ["sc1", settings.mode.rawValue, settings.store.rawValue, "\(settings.threads)",
+        return ["sc\(settings.generation)", settings.mode.rawValue, settings.store.rawValue, "\(settings.threads)",
                 "\(settings.operations)", "\(settings.engineBugs.rawValue)",
                 settings.modelMutation?.rawValue ?? "-",
                 settings.excludedKinds.isEmpty ? "-" : settings.excludedKinds.sorted().joined(separator: "+"),
@@ -36,7 +37,8 @@ public enum ReplayToken {
     /// nil when `token` is not a token of this format.
     public static func decode(_ token: String, scratchDirectory: String = NSTemporaryDirectory()) -> Decoded? {
         let parts = token.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 9, parts[0] == "sc1",
+        guard parts.count == 9, parts[0].hasPrefix("sc"), let generation = Int(parts[0].dropFirst(2)),
+              CheckSettings.generations.contains(generation),
               let mode = CheckMode(rawValue: String(parts[1])), let store = CheckStore(rawValue: String(parts[2])),
               let threads = Int(parts[3]), (1...16).contains(threads), let operations = Int(parts[4]), operations > 0,
               let bugs = UInt64(parts[5]) else { return nil }
@@ -73,6 +75,7 @@ public enum ReplayToken {
                                      engineBugs: .init(rawValue: bugs), modelMutation: mutation,
                                      scratchDirectory: scratchDirectory)
         settings.excludedKinds = excluded
+        settings.generation = generation
         return Decoded(settings: settings, choices: choices)
     }
 }

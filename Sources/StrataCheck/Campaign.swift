@@ -110,8 +110,11 @@ public struct Campaign: Sendable {
         seed &+ UInt64(run) &* UInt64(shardCount) &+ UInt64(shardIndex)
     }
 
-    /// Runs until the budget is spent or `stopAtFirstFailure` and a failure is found.
-    public func run(stopAtFirstFailure: Bool = true, progressEvery: Double = 10,
+    /// Runs until the budget is spent or `stopAtFirstFailure` and a failure is found. With
+    /// `untilShrinkable`, a failure of a free run (which has no schedule to shrink) does not
+    /// stop the campaign: it goes on without free runs until a lockstep run fails too, whose
+    /// shrunk counterexample is what a developer reads (`strata-fuzz bugs --check`).
+    public func run(stopAtFirstFailure: Bool = true, untilShrinkable: Bool = false, progressEvery: Double = 10,
                     progress: (Progress) -> Void = { _ in }) -> Report {
         let start = Date()
         var statistics = CheckStatistics()
@@ -127,7 +130,10 @@ public struct Campaign: Sendable {
             if let seconds, elapsed >= seconds { break }
             if let operations, statistics.operations >= operations { break }
             if seconds == nil && operations == nil && run > 0 { break }
-            let settings = settings(forRun: run)
+            var settings = settings(forRun: run)
+            if settings.mode == .free && untilShrinkable && failures.contains(where: { $0.free != nil }) {
+                settings.mode = .controlled
+            }
             let seed = seed(forRun: run)
             firstSeed = firstSeed ?? seed
             lastSeed = seed
@@ -163,7 +169,7 @@ public struct Campaign: Sendable {
                     found.shrinkSeconds = outcome.seconds
                 }
                 failures.append(found)
-                if stopAtFirstFailure { break }
+                if stopAtFirstFailure && !(untilShrinkable && free != nil) { break }
             }
             if Date().timeIntervalSince(lastProgress) >= progressEvery {
                 lastProgress = Date()

@@ -12,7 +12,8 @@ import StrataStorage
 /// the stream and replays exactly.
 ///
 /// A thread whose operation the model says must wait for the write lock is the one exception:
-/// it is let go at `writeLockWait` and really blocks in the engine; it parks again at
+/// it is let go at `writeLockWait`, must reach `writeLockBlocks` (a thread that gets the lock
+/// there instead is reported at once), and really blocks in the engine; it parks again at
 /// `writeLockAcquired`, which the driver then expects only once the holder released the lock.
 ///
 /// An operation that nothing can interleave with (no other thread is inside the engine and the
@@ -130,6 +131,15 @@ final class ControlledThreads: @unchecked Sendable {
             lockWaiters.remove(index)
             return report
         }
+        // On to the point where it blocks: a thread that gets the lock instead (another
+        // writer holds it) reports that now, the same in every replay, not at some later check.
+        status[index] = .running
+        monitor.signal(index)
+        let next = awaitReport(index)
+        guard next == .parked(.writeLockBlocks) else {
+            lockWaiters.remove(index)
+            return next
+        }
         status[index] = .waitingForLock
         monitor.signal(index)
         return report
@@ -208,7 +218,7 @@ final class ControlledThreads: @unchecked Sendable {
         }
         let isLockPoint = point == .writeLockWait || point == .writeLockAcquired
         if lockWaiters.contains(index) {
-            guard isLockPoint else {
+            guard isLockPoint || point == .writeLockBlocks else {
                 monitor.unlock()
                 return
             }

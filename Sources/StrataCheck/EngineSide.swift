@@ -224,9 +224,39 @@ final class EngineSide: @unchecked Sendable {
         case .releaseHandle(let id):
             lock.withLock { _ in accessors.handles[id] = nil }
             return .done
+        case .apply(let realmID, let mutations):
+            let realm = try required(realmID)
+            for mutation in mutations { try Self.apply(mutation, in: realm) }
+            return .done
         default:
             return unsupported(operation)
         }
+    }
+
+    /// One `Mutation` as an app writes it: objects named by primary key.
+    static func apply(_ mutation: Mutation, in realm: Realm) throws(Realm.Error) {
+        switch mutation {
+        case .create(let type, let primaryKey, let value):
+            let fields: [String: Any] = ["primaryKey": primaryKey, "value": value as Any]
+            _ = type == "Item" ? try realm._create(Item.self, value: fields, update: .error) as Object
+                               : try realm._create(Other.self, value: fields, update: .error)
+        case .setValue(let type, let primaryKey, let value):
+            try existing(type == "Item" ? Item.self : Other.self, primaryKey, in: realm)
+                ._setValue(value, forKey: "value")
+        case .delete(let type, let primaryKey):
+            try realm._delete(existing(type == "Item" ? Item.self : Other.self, primaryKey, in: realm))
+        case .append, .setMapValue:
+            throw Realm.Error(.programmerError, "strata-check: the engine side does not apply \(mutation)")
+        }
+    }
+
+    /// The object a mutation names by primary key. The model rejects a key that is not there
+    /// as an invalidated object, after it has checked for a write (Spec W9); an app would
+    /// find nil. The lookup makes the realm's own checks (thread, closed, poisoned) first.
+    static func existing(_ type: Object.Type, _ primaryKey: Int, in realm: Realm) throws(Realm.Error) -> Object {
+        if let object = try realm._object(ofType: type, forPrimaryKey: primaryKey) { return object }
+        let error: ModelError = realm.isInWriteTransaction ? .objectInvalidated : .notInWrite
+        throw Realm.Error(.programmerError, error.message)
     }
 
     private func identified(_ handle: EngineHandle, as id: HandleID) -> Observation {

@@ -5,7 +5,10 @@ public enum OperationKind: Int, CaseIterable, Sendable {
     case open, refresh, beginWrite, commitWrite, cancelWrite, create, objectForPrimaryKey,
          objects, read, setValue, delete, listOf, append, removeFromList, invalidate,
          freezeRealm, freezeHandle, thawHandle, makeReference, resolve, release, releaseHandle,
-         crashMachine
+         crashMachine,
+         /// Many creates or deletes in one step of an open write (`apply`): enough rows to split
+         /// and merge B+tree nodes, which single creates over a few dozen keys never reach.
+         bulkWrite
 }
 
 /// Per-run variation of the operation mix (swarm testing: each run leaves some kinds out and
@@ -19,15 +22,23 @@ struct Swarm: Sendable, CustomStringConvertible {
     /// The run's `maximumNumberOfActiveVersions` (Spec L1-L5), nil for none (one run in two).
     var activeVersionLimit: Int?
 
-    static func draw(_ stream: inout ChoiceStream, crashes: Bool, excluding excluded: Set<String> = []) -> Swarm {
+    static func draw(_ stream: inout ChoiceStream, crashes: Bool, excluding excluded: Set<String> = [],
+                     generation: Int = CheckSettings.currentGeneration) -> Swarm {
         var weights: [Int] = []
         for kind in OperationKind.allCases {
+            // Generation 1 streams were drawn before bulk writes existed: no draw for them.
+            if kind == .bulkWrite && generation < 2 {
+                weights.append(0)
+                continue
+            }
             let base = Self.baseWeight(kind)
             // Each kind is left out of a run with probability 1/4 (never the ones every run
             // needs to get anywhere).
             let essential = kind == .open || kind == .beginWrite || kind == .commitWrite || kind == .create
                 || kind == .read
-            if !essential && stream.draw(4) == 3 {
+            // Bulk writes make every later read of a run cost hundreds of rows: three runs in
+            // four leave them out.
+            if !essential && (kind == .bulkWrite ? stream.draw(4) != 3 : stream.draw(4) == 3) {
                 weights.append(0)
             } else {
                 weights.append(base * (1 + stream.draw(3)))
@@ -46,7 +57,7 @@ struct Swarm: Sendable, CustomStringConvertible {
         switch kind {
         case .open, .refresh, .beginWrite, .commitWrite, .read, .create, .objects, .setValue: return 6
         case .objectForPrimaryKey, .delete, .listOf, .append, .freezeHandle: return 3
-        case .crashMachine, .release: return 1
+        case .crashMachine, .release, .bulkWrite: return 1
         default: return 2
         }
     }
@@ -89,7 +100,7 @@ struct Generator {
         var weights = swarm.weights
         if model.realms[own]?.write != nil {
             // Inside a write: mostly mutations and the end of the write.
-            for kind in [OperationKind.create, .setValue, .delete, .append, .commitWrite] {
+            for kind in [OperationKind.create, .setValue, .delete, .append, .commitWrite, .bulkWrite] {
                 weights[kind.rawValue] *= 3
             }
         }
@@ -171,7 +182,41 @@ struct Generator {
             return .releaseHandle(handle)
         case .crashMachine:
             return .crashMachine(keepUnsyncedSlots: false)
+        case .bulkWrite:
+            guard let write = model.realms[own]?.write else { return .beginWrite(own) }
+            return bulkWrite(own, snapshot: write.snapshot, stream: &stream)
         }
+    }
+
+    /// Keys of bulk creates lie in `0..<bulkKeySpace`: far more than a leaf holds, and they
+    /// overlap the single operations' keys, so a row a split lost is also one they look up.
+    static let bulkKeySpace = 4096
+
+    /// Creates of keys absent from the write (in a scattered order, so leaves split in the
+    /// middle, not only at the right edge), or deletes of a run of neighbouring present keys
+    /// (which empties leaves and merges them). Both succeed when generated; a shrunk run may
+    /// make them fail part way, which the model and the engine must agree on.
+    private func bulkWrite(_ realm: RealmID, snapshot: Snapshot, stream: inout ChoiceStream) -> StrataModel.Operation {
+        let type = stream.draw(4) == 3 ? "Other" : "Item"
+        let present = snapshot.objectIDs(ofType: type).compactMap { snapshot.objects[$0]?.primaryKey }.sorted()
+        if present.count >= 40 && stream.chance(40) {
+            let count = min(present.count, [20, 80, 400][stream.draw(3)])
+            let start = stream.draw(present.count - count + 1)
+            return .apply(realm, present[start..<(start + count)].map { .delete(type: type, primaryKey: $0) })
+        }
+        let taken = Set(present)
+        let count = [40, 120, 300][stream.draw(3)]
+        // An odd stride walks every residue of the power-of-two key space once.
+        let stride = 2 * stream.draw(Self.bulkKeySpace / 2) + 1
+        var key = stream.draw(Self.bulkKeySpace)
+        var mutations: [Mutation] = []
+        for _ in 0..<Self.bulkKeySpace where mutations.count < count {
+            if !taken.contains(key) {
+                mutations.append(.create(type: type, primaryKey: key, value: drawValue(&stream)))
+            }
+            key = (key + stride) % Self.bulkKeySpace
+        }
+        return .apply(realm, mutations)
     }
 
     /// An `open` from `context`: a queue context confines the realm to its queue; now and then

@@ -75,6 +75,20 @@ public enum Observation: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// "model X, engine Y"; two long element lists as their first difference (a bulk write's
+    /// hundreds of rows would bury it).
+    static func difference(model: Observation, engine: Observation) -> String {
+        guard case .elements(let expected) = model, case .elements(let observed) = engine,
+              max(expected.count, observed.count) > 8 else { return "model \(model), engine \(engine)" }
+        let index = (0..<min(expected.count, observed.count)).first { expected[$0] != observed[$0] }
+            ?? min(expected.count, observed.count)
+        func at(_ readings: [Reading]) -> String {
+            index < readings.count ? readings[index].description : "nothing"
+        }
+        return "model \(expected.count) elements, engine \(observed.count); first difference at \(index): "
+            + "model \(at(expected)), engine \(at(observed))"
+    }
+
     public var description: String {
         switch self {
         case .done: return "done"

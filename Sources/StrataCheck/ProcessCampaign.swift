@@ -97,6 +97,8 @@ public struct ProcessStatistics: Sendable, Hashable {
     public var failures = 0
     /// Kills that came before the child opened its realm, before its first commit line.
     public var killsBeforeOpen = 0
+    /// Engine probes by name: the parent's marks, and one per child process that hit it.
+    public var probes: [String: Int] = [:]
 }
 
 /// What a process campaign did and found.
@@ -141,6 +143,8 @@ public final class ProcessCampaign {
     private var lastCommitAt = ContinuousClock.now
     private var reader: Realm?
     private var sinceVerify = 0
+    /// The parent's own engine probe marks (its reader reclaims dead readers' slots too).
+    private var parentProbes = ProbeCounter()
 
     /// - Throws: `ProcessCampaignError` when the scratch directory or the file cannot be made.
     public init(settings: ProcessSettings) throws(ProcessCampaignError) {
@@ -158,7 +162,9 @@ public final class ProcessCampaign {
                 atPath: directory, withIntermediateDirectories: true)
             // The parent makes the file (and its schema) first, so that no child is ever
             // killed inside the schema's first write, and reads it with this realm afterwards.
-            let configuration = ProcessChild.configuration(path: path, engineBugs: [])
+            let marks = ProbeCounter()
+            parentProbes = marks
+            let configuration = ProcessChild.configuration(path: path, engineBugs: []) { marks.mark($0.rawValue) }
             let realm = try Realm._open(configuration: configuration, queue: nil)
             _ = try realm._isEmpty()  // a read, so that the realm has a version
             reader = realm
@@ -300,6 +306,13 @@ public final class ProcessCampaign {
     private func take(_ lines: [String], from child: SpawnedChild) -> ProcessFailure? {
         for line in lines {
             if line.hasPrefix("open ") { continue }
+            if line.hasPrefix("probe ") {
+                let words = line.split(separator: " ")
+                if words.count == 3, Int(words[1]) == child.child, Probe(rawValue: String(words[2])) != nil {
+                    statistics.probes[String(words[2]), default: 0] += 1
+                    continue
+                }
+            }
             guard let ack = ProcessAcknowledgement(line: line), ack.child == child.child else {
                 return ProcessFailure(
                     kind: .child, message: "child \(child.child) wrote '\(line)'")
@@ -451,6 +464,7 @@ public final class ProcessCampaign {
                  error: child.errorTail(byteCountMax: 64 * 1024))
             }
         reader = nil
+        for (name, count) in parentProbes.snapshot { statistics.probes[name, default: 0] += count }
         if failure == nil { try? FileManager.default.removeItem(atPath: directory) }
         return ProcessReport(
             settings: settings, plan: plan, statistics: statistics,

@@ -16,6 +16,7 @@ import StrataStorage
 // |-----------------------------------|-----------------------------------------------|
 // | `open <child> <pid> <version>`    | the realm is open (reading `version`)          |
 // | `commit <child> <seq> <version>`  | `commitWrite()` returned and made `version`    |
+// | `probe <child> <name>`            | the engine first took a rare path (`Probe`)    |
 //
 // A line cut by the kill is incomplete and the parent drops it: it was never acknowledged.
 
@@ -54,19 +55,27 @@ public struct ProcessChildSettings: Sendable {
 /// The child's loop; see the file header.
 public enum ProcessChild {
     /// The configuration every process of a campaign opens the file with (the parent too).
-    static func configuration(path: String, engineBugs: SeededBugs) -> Realm.Configuration {
+    /// `probe` hears the engine's probe marks (the parent counts its own, the children's
+    /// reach it as `probe` lines).
+    static func configuration(path: String, engineBugs: SeededBugs,
+                              probe: (@Sendable (Probe) -> Void)? = nil) -> Realm.Configuration {
         var configuration = Realm.Configuration(objectTypes: CheckTypes.classes)
         configuration.fileURL = URL(fileURLWithPath: path)
-        configuration._engine = .init(hooks: EngineHooks(bugs: engineBugs))
+        configuration._engine = .init(hooks: EngineHooks(probe: probe, bugs: engineBugs))
         return configuration
     }
 
     /// Commits batches until killed (or `commitsMax`); throws what stopped it otherwise.
-    /// `emit` writes one protocol line; it must have reached the pipe when it returns.
-    public static func run(_ settings: ProcessChildSettings, emit: (String) -> Void)
+    /// `emit` writes one protocol line; it must have reached the pipe when it returns. A probe
+    /// is reported once per child process, when first hit, from whatever thread hit it.
+    public static func run(_ settings: ProcessChildSettings, emit: @escaping @Sendable (String) -> Void)
         throws(Realm.Error)
     {
-        let configuration = configuration(path: settings.path, engineBugs: settings.engineBugs)
+        let reported = Lock<Set<Probe>>([])
+        let child = settings.child
+        let configuration = configuration(path: settings.path, engineBugs: settings.engineBugs) { probe in
+            if reported.withLock({ $0.insert(probe).inserted }) { emit("probe \(child) \(probe.rawValue)") }
+        }
         let realm = try Realm._open(configuration: configuration, queue: nil)
         let opened = realm._readVersion ?? 0
         emit("open \(settings.child) \(getpid()) \(opened)")

@@ -156,31 +156,11 @@ final class SpawnedChild {
     private static func spawn(
         executable: String, arguments: [String], output: Int32, errorPath: String
     ) throws(ProcessCampaignError) -> pid_t {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, output, 1)
-        posix_spawn_file_actions_addopen(
-            &actions, 2, errorPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        // The parent may run inside a test runner that blocks or ignores signals; a writer
-        // starts with the defaults, and a SIGPIPE (its parent gone) ends it.
-        var noSignals = sigset_t()
-        sigemptyset(&noSignals)
-        posix_spawnattr_setsigmask(&attributes, &noSignals)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for signal in [SIGPIPE, SIGINT, SIGTERM, SIGCHLD] { sigaddset(&defaults, signal) }
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var pid: pid_t = 0
-        let code = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
-        guard code == 0 else { throw .setUp("posix_spawn \(executable) failed: errno \(code)") }
-        return pid
+        do {
+            return try ChildSpawn.spawn(executable: executable, arguments: arguments, output: output,
+                                        error: .file(errorPath))
+        } catch {
+            throw .setUp("posix_spawn \(executable) failed: errno \(error.code)")
+        }
     }
 }

@@ -38,6 +38,11 @@ public struct CheckSettings: Sendable, Hashable {
     /// Operation kinds this run never generates (by `OperationKind` name), for campaigns that
     /// must steer clear of a known open divergence.
     public var excludedKinds: Set<String> = []
+    /// Which generator the choice stream is read by (`ReplayToken`'s `sc<generation>`): a
+    /// token keeps meaning what it meant when it was printed. 1: before bulk writes.
+    public var generation = CheckSettings.currentGeneration
+    public static let currentGeneration = 2
+    public static let generations = 1...currentGeneration
 
     public init(mode: CheckMode = .controlled, store: CheckStore = .sim, threads: Int = 3, operations: Int = 200,
                 engineBugs: SeededBugs = [], modelMutation: ModelMutation? = nil,
@@ -261,7 +266,7 @@ public final class Runner: @unchecked Sendable {
         self.settings = settings
         self.stream = stream
         swarm = Swarm.draw(&self.stream, crashes: settings.mode == .crash && settings.store == .sim,
-                           excluding: settings.excludedKinds)
+                           excluding: settings.excludedKinds, generation: settings.generation)
         // An exploring stream takes the random scheduler (the enumerated options are its
         // decisions), so that the recording replays like any random-scheduler run.
         let schedulerKind: SchedulerKind = self.stream.draw(3, options: [0]) == 0
@@ -283,7 +288,7 @@ public final class Runner: @unchecked Sendable {
         threads = ControlledThreads(count: settings.threads, switchPoints: { point in
             switch point {
             case .pageWrite, .phaseOneSync, .slotWrite, .phaseTwoSync, .publish, .pinNewest, .pin, .unpin: return true
-            case .writeLockWait, .writeLockAcquired, .writeLockReleased: return false
+            case .writeLockWait, .writeLockBlocks, .writeLockAcquired, .writeLockReleased: return false
             }
         }, decide: { thread, point in decision.call((thread, point)) }, onInlineHang: { hangReport.call(()) })
         let threadsForHook = threads
@@ -342,7 +347,7 @@ public final class Runner: @unchecked Sendable {
     public func run() -> RunResult {
         addContexts()
         var index = 0
-        while index < settings.operations && failure == nil && !stream.isExhausted {
+        while index < settings.operations && failure == nil {
             index += 1
             statistics.schedulingSteps += 1
             stepFirstDraw = stream.drawCount
@@ -350,6 +355,11 @@ public final class Runner: @unchecked Sendable {
             if wakeLockWaiter() { continue }
             dispatchBlockedWaiter()
             if failure != nil { break }
+            // A replay ends where its recording does, but only before a step that picks a
+            // thread: the steps before that draw nothing of their own (a lock waiter woken,
+            // one let go to wait), and the fresh run that made the recording took them too,
+            // also after its last draw (the failure it found may be there).
+            guard !stream.isExhausted else { break }
             let runnable = (0..<settings.threads).filter { isRunnable($0) }
             guard !runnable.isEmpty else {
                 fail(.deadlock, "every thread waits: \(describeThreads())")
@@ -555,7 +565,8 @@ public final class Runner: @unchecked Sendable {
         var passed = progress[thread] ?? OperationProgress()
         let lockEvent: Bool
         switch point {
-        case .writeLockWait:
+        case .writeLockWait, .writeLockBlocks:
+            // (`writeLockBlocks` reaches no decision: only a thread let go to wait stops there.)
             lockEvent = true
         case .writeLockAcquired:
             lockEvent = true
@@ -651,7 +662,7 @@ public final class Runner: @unchecked Sendable {
                                 observed: observed, engineVersion: engineVersion, note: note,
                                 draws: generatedDraws.removeValue(forKey: thread), facts: facts))
         guard expected.accepts(observed) else {
-            fail(.divergence, "\(StepText.describe(step)): model \(expected), engine \(observed)")
+            fail(.divergence, "\(StepText.describe(step)): \(Observation.difference(model: expected, engine: observed))")
             return
         }
         markProbes(step, observed: observed, previous: previous)
@@ -791,6 +802,8 @@ public final class Runner: @unchecked Sendable {
             guard report == .parked(.writeLockWait) else {
                 if report == .finished {
                     complete(thread, step: step, observed: boxes.removeValue(forKey: thread)?.get() ?? .done)
+                } else if report == .parked(.writeLockAcquired) {
+                    fail(.divergence, "\(context(thread)) took the write lock while another realm holds it (\(step))")
                 } else {
                     fail(.deadlock, "\(context(thread)) did not reach the write lock (\(report))")
                 }

@@ -107,9 +107,51 @@ extension ScriptRenderer {
                     "return s.keep(try realm._resolve(reference), as: \(id.rawValue))"]
         case .releaseHandle(let id):
             return ["s.drop(\(id.rawValue))"]
+        case .apply(let realm, let mutations):
+            guard let lines = Self.mutationLines(mutations) else { return nil }
+            return ["let realm = try s.realm(\(realm.rawValue))"] + lines + ["return .done"]
         default:
             return nil
         }
+    }
+
+    /// A bulk write (`EngineSide.apply`) as loops over literal keys: creates and deletes of one
+    /// type at a time, as the generator makes them, and value changes one per line (nil for
+    /// mutations the engine side does not apply either).
+    static func mutationLines(_ mutations: [Mutation]) -> [String]? {
+        var lines: [String] = []
+        var rest = mutations[...]
+        while let first = rest.first {
+            switch first {
+            case .create(let type, _, _):
+                let run = rest.prefix { if case .create(type, _, _) = $0 { true } else { false } }
+                let rows = run.map { mutation -> String in
+                    guard case .create(_, let key, let value) = mutation else { return "" }
+                    return "(\(key), \(literal(value)))"
+                }
+                lines += ["let rows: [(Int, Int?)] = [\(rows.joined(separator: ", "))]",
+                          "for (key, value) in rows {",
+                          "    _ = try realm._create(\(type).self, value: [\"primaryKey\": key, \"value\": value as Any], update: .error)",
+                          "}"]
+                rest = rest.dropFirst(run.count)
+            case .delete(let type, _):
+                let run = rest.prefix { if case .delete(type, _) = $0 { true } else { false } }
+                let keys = run.map { mutation -> String in
+                    guard case .delete(_, let key) = mutation else { return "" }
+                    return "\(key)"
+                }
+                lines += ["for key in [\(keys.joined(separator: ", "))] {",
+                          "    try realm._delete(EngineSide.existing(\(type).self, key, in: realm))",
+                          "}"]
+                rest = rest.dropFirst(run.count)
+            case .setValue(let type, let key, let value):
+                lines.append("try EngineSide.existing(\(type).self, \(key), in: realm)._setValue(\(literal(value)), forKey: \"value\")")
+                rest = rest.dropFirst()
+            case .append, .setMapValue:
+                return nil
+            }
+        }
+        return lines
     }
 
     private func done(_ call: String) -> [String] { [call, "return .done"] }

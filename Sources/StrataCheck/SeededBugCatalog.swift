@@ -75,8 +75,11 @@ public enum SeededBugCatalog {
 public struct SeededBugResult: Sendable {
     public var bug: SeededBug
     public var caught: Bool
-    /// Seconds from the start of its campaign to the failing run's end (shrinking excluded).
+    /// Seconds from the start of its campaign to the first failing run's end (shrinking excluded).
     public var secondsToCatch: Double?
+    /// Seconds to the first failing lockstep run, whose counterexample is shrunk; nil when
+    /// only free runs failed (their whole program is the counterexample).
+    public var shrinkableAfterSeconds: Double?
     public var runs: Int
     /// Operations in the shrunk failing run (free runs are not shrunk: their whole program).
     public var shrunkOperations: Int?
@@ -87,12 +90,13 @@ public struct SeededBugResult: Sendable {
     public var failure: String?
     public var token: String?
 
-    init(bug: SeededBug, caught: Bool, secondsToCatch: Double?, runs: Int, shrunkOperations: Int?,
-         foundOperations: Int? = nil, shrinkRuns: Int? = nil, shrinkSeconds: Double? = nil,
+    init(bug: SeededBug, caught: Bool, secondsToCatch: Double?, runs: Int, shrinkableAfterSeconds: Double? = nil,
+         shrunkOperations: Int?, foundOperations: Int? = nil, shrinkRuns: Int? = nil, shrinkSeconds: Double? = nil,
          failure: String?, token: String?) {
         self.bug = bug
         self.caught = caught
         self.secondsToCatch = secondsToCatch
+        self.shrinkableAfterSeconds = shrinkableAfterSeconds
         self.runs = runs
         self.shrunkOperations = shrunkOperations
         self.foundOperations = foundOperations
@@ -116,13 +120,17 @@ extension SeededBugCatalog {
         }
         let campaign = Campaign(mix: .mixed, seconds: seconds, seed: seed, engineBugs: bug.bug,
                                 scratchDirectory: scratchDirectory, shrinks: true, shrinkSeconds: shrinkSeconds)
-        let report = campaign.run()
-        guard let found = report.failures.first else {
+        let report = campaign.run(untilShrinkable: true)
+        guard let first = report.failures.first else {
             return SeededBugResult(bug: bug, caught: false, secondsToCatch: nil, runs: report.runs,
                                    shrunkOperations: nil, failure: nil, token: nil)
         }
+        // Caught when the first run failed; the counterexample is the first shrinkable one
+        // (a lockstep run's), or the free run's whole program when no lockstep run failed.
+        let found = report.failures.first { $0.free == nil } ?? first
         return SeededBugResult(
-            bug: bug, caught: true, secondsToCatch: found.foundAfterSeconds, runs: report.runs,
+            bug: bug, caught: true, secondsToCatch: first.foundAfterSeconds, runs: report.runs,
+            shrinkableAfterSeconds: found.free == nil ? found.foundAfterSeconds : nil,
             shrunkOperations: found.free == nil ? found.shrunk.trace.count : found.shrunk.statistics.operations,
             foundOperations: found.free == nil ? found.original.trace.count : found.original.statistics.operations,
             shrinkRuns: found.shrinkRuns, shrinkSeconds: found.shrinkSeconds,
@@ -187,6 +195,7 @@ extension SeededBugCatalog {
                 bug: bug, caught: object["caught"] as? Bool ?? false,
                 secondsToCatch: (object["secondsToCatch"] as? NSNumber)?.doubleValue,
                 runs: (object["runs"] as? NSNumber)?.intValue ?? 0,
+                shrinkableAfterSeconds: (object["shrinkableAfterSeconds"] as? NSNumber)?.doubleValue,
                 shrunkOperations: (object["shrunkOperations"] as? NSNumber)?.intValue,
                 foundOperations: (object["foundOperations"] as? NSNumber)?.intValue,
                 shrinkRuns: (object["shrinkRuns"] as? NSNumber)?.intValue,

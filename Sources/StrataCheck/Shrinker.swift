@@ -6,8 +6,10 @@ import Foundation
 /// the run is deterministic, so a candidate fails or not on every replay.
 ///
 /// Passes, repeated to a fixpoint (1-minimal for chunk deletion and zeroing within budget):
-/// drop a thread; delete each operation's own draws; delete chunks of every power of two from half the stream down to 1 draw; set single draws
-/// to zero; halve them.
+/// drop a thread; delete each step (with the schedule's draws that picked it) or else each
+/// operation's own draws, alone and in runs of 2, 4, 8…; delete every step of one context;
+/// delete chunks of every power of two from half the stream down to 1 draw; set single draws
+/// to zero; halve them; at a fixpoint, delete a context's steps with a run of another's.
 public struct Shrinker: Sendable {
     public var settings: CheckSettings
     /// At most this many re-runs, and no longer than `timeLimit` seconds.
@@ -76,6 +78,22 @@ public struct Shrinker: Sendable {
                         let ranges = best.trace[first...last].compactMap(\.draws).filter { !$0.isEmpty }
                         if let lower = ranges.map(\.lowerBound).min(), let upper = ranges.map(\.upperBound).max(),
                            upper <= best.choices.count {
+                            // The whole steps first: the schedule's draws that picked them too,
+                            // so the steps after keep their contexts (deleting only an
+                            // operation's own draws hands its schedule draw to the next one).
+                            let stepStart = best.trace[..<first].compactMap(\.draws).filter { !$0.isEmpty }
+                                .map(\.upperBound).max() ?? 0
+                            // (Not before the first: the draws before it are the run's swarm.)
+                            if first > 0 && stepStart < lower {
+                                var steps = best.choices
+                                steps.removeSubrange(stepStart..<upper)
+                                if attempt(steps) {
+                                    progress = true
+                                    any = true
+                                    last = min(last, best.trace.count) - 1
+                                    continue
+                                }
+                            }
                             var candidate = best.choices
                             if width == 1 {
                                 candidate.removeSubrange(lower..<upper)
@@ -100,12 +118,69 @@ public struct Shrinker: Sendable {
             }
             return any
         }
+        /// The stream ranges of the steps at `indices` of the trace, descending: in stream
+        /// order (the trace is in completion order: a blocked operation completes after later
+        /// ones), each from where the step before it ended, so that the schedule's draws
+        /// between go with it (not before the first: those are the swarm's).
+        func stepRanges(_ indices: Set<Int>) -> [Range<Int>]? {
+            let steps = best.trace.indices.compactMap { index in best.trace[index].draws.map { (index, $0) } }
+                .filter { !$0.1.isEmpty }.sorted { $0.1.lowerBound < $1.1.lowerBound }
+            var ranges: [Range<Int>] = []
+            var previousEnd: Int?
+            for (index, draws) in steps {
+                if indices.contains(index) {
+                    ranges.append(min(previousEnd ?? draws.lowerBound, draws.lowerBound)..<draws.upperBound)
+                }
+                previousEnd = draws.upperBound
+            }
+            guard !ranges.isEmpty, ranges.allSatisfy({ $0.upperBound <= best.choices.count }) else { return nil }
+            return ranges.reversed()
+        }
+        func deleting(_ indices: Set<Int>) -> [UInt32]? {
+            guard let ranges = stepRanges(indices) else { return nil }
+            var candidate = best.choices
+            for range in ranges { candidate.removeSubrange(range) }
+            return candidate
+        }
+        /// Deletes every step of one context, for each context but the failing step's: the
+        /// other contexts' picks keep their meaning (the context is still there, only never
+        /// chosen), which deleting its steps one at a time cannot keep when each alone changes
+        /// what the others' draws generate. With `windows`, together with each run of up to
+        /// four consecutive steps of the others (a failure often needs one context gone and
+        /// another's write too: two deletions no single one makes).
+        func deleteContexts(windows: Bool, _ attempt: ([UInt32]) -> Bool) -> Bool {
+            guard let failing = best.trace.last?.thread else { return false }
+            let threads = Set(best.trace.map(\.thread)).subtracting([failing]).sorted()
+            for thread in threads {
+                let own = Set(best.trace.indices.filter { best.trace[$0].thread == thread })
+                guard windows else {
+                    if let candidate = deleting(own), attempt(candidate) { return true }
+                    continue
+                }
+                let count = best.trace.count
+                for width in 1...4 where width < count {
+                    for first in stride(from: count - 1 - width, through: 0, by: -1) {
+                        let window = Set(first..<(first + width)).subtracting(own)
+                        guard !window.isEmpty, let candidate = deleting(own.union(window)) else { continue }
+                        if attempt(candidate) { return true }
+                    }
+                }
+            }
+            return false
+        }
         var improved = true
         while improved && runs < runLimit && Date().timeIntervalSince(start) < timeLimit {
             improved = false
             // Drop a thread: the same draws, one thread fewer (a pick of the dropped thread
             // falls on another).
             if bestSettings.threads > 1, attempt(best.choices, threads: bestSettings.threads - 1) {
+                improved = true
+                continue
+            }
+            // Every step of one context at once: the other contexts' picks keep their meaning
+            // (the context is still there, only never chosen), which deleting its steps one at
+            // a time cannot keep when each alone changes what the others' draws generate.
+            if deleteContexts(windows: false, { attempt($0) }) {
                 improved = true
                 continue
             }
@@ -140,6 +215,11 @@ public struct Shrinker: Sendable {
                 }
                 candidate[position] = best.choices[position] / 2
                 if candidate[position] != best.choices[position], attempt(candidate) { improved = true }
+            }
+            // At a fixpoint of the passes above, and short enough for the pairs to be cheap:
+            // a context's steps together with a run of another's.
+            if !improved && best.trace.count <= 40 && deleteContexts(windows: true, { attempt($0) }) {
+                improved = true
             }
         }
         return Outcome(result: best, settings: bestSettings, runs: runs, seconds: Date().timeIntervalSince(start))

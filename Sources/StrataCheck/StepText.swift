@@ -40,7 +40,19 @@ enum StepText {
         case .resolve(let reference, let id, let handle): return "resolve(\(reference), in: \(id)) -> \(handle)"
         case .releaseHandle(let handle): return "release(\(handle))"
         case .crashMachine(let keep): return "crashMachine(keepUnsyncedSlots: \(keep))"
+        case .apply(let id, let mutations):
+            let shown = mutations.prefix(3).map(describe).joined(separator: ", ")
+            return "apply(\(id), \(mutations.count) mutations: \(shown)\(mutations.count > 3 ? ", …" : ""))"
         default: return "\(operation)"
+        }
+    }
+
+    static func describe(_ mutation: Mutation) -> String {
+        switch mutation {
+        case .create(let type, let key, let value): return "create \(type) \(key) = \(value.map(String.init) ?? "nil")"
+        case .setValue(let type, let key, let value): return "set \(type) \(key) = \(value.map(String.init) ?? "nil")"
+        case .delete(let type, let key): return "delete \(type) \(key)"
+        default: return "\(mutation)"
         }
     }
 

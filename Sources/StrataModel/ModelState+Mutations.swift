@@ -96,8 +96,12 @@ extension ModelState {
         _ id: RealmID, _ body: (inout WriteTransaction, Version) throws(Interruption) -> Void
     ) throws(Interruption) {
         guard var write = try realmState(id).write else { throw .rejected(.notInWrite) }
+        // Taken out while the body runs, so that its snapshot is not shared and a change does
+        // not copy every object (a bulk write would be quadratic). Every body throws before it
+        // changes anything, so putting it back on a throw keeps the write as it was.
+        realms[id]?.write = nil
+        defer { realms[id]?.write = write }
         try body(&write, write.startVersion.next)
-        realms[id]?.write = write
     }
 
     /// A managed, live, existing object accessor the calling context may write through.

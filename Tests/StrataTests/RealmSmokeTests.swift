@@ -61,3 +61,38 @@ import Testing
         #expect(realm.objects(StrObj.self).count == 1)
     }
 }
+
+/// A class whose properties start from the type's default, from a constant and from an
+/// expression evaluated per instance.
+final class InitialValues: Object {
+    @Persisted(primaryKey: true) var id: Int
+    @Persisted var name: String
+    @Persisted var count = 7
+    @Persisted var token = UUID().uuidString
+    @Persisted var tags: List<InitialValues>
+}
+
+@Suite struct CreateInitialValuesTests {
+    // Realm: create(value:) gives a missing property the class's initial value. Strata skips
+    // making an instance when every missing one is its type's default, and must still run the
+    // class's own expressions when one is missing.
+    @Test func createFillsMissingPropertiesWithTheirInitialValues() throws {
+        let directory = temporaryDirectory()
+        let realm = try Realm(configuration: Realm.Configuration(
+            fileURL: directory.appendingPathComponent("initial.realm"), objectTypes: [InitialValues.self]))
+        try realm.write {
+            realm.create(InitialValues.self, value: ["id": 1, "count": 3, "token": "given"])
+            realm.create(InitialValues.self, value: ["id": 2])
+            realm.create(InitialValues.self, value: ["id": 3])
+        }
+        let given = try #require(realm.object(ofType: InitialValues.self, forPrimaryKey: 1))
+        #expect(given.name == "" && given.count == 3 && given.token == "given" && given.tags.isEmpty)
+        let second = try #require(realm.object(ofType: InitialValues.self, forPrimaryKey: 2))
+        let third = try #require(realm.object(ofType: InitialValues.self, forPrimaryKey: 3))
+        #expect(second.name == "" && second.count == 7 && second.tags.isEmpty)
+        #expect(!second.token.isEmpty && second.token != third.token, "each create evaluates the expression")
+        // An update of an existing object keeps what it has where nothing is given.
+        try realm.write { realm.create(InitialValues.self, value: ["id": 1, "name": "one"], update: .modified) }
+        #expect(given.name == "one" && given.count == 3 && given.token == "given")
+    }
+}

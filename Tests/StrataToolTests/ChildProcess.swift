@@ -5,6 +5,7 @@
 // /dev/null and stdout and stderr each read by a thread of their own, so a parent can follow
 // a child's stdout line by line while it runs, and kill it with any signal at any moment.
 import Foundation
+import StrataCheck
 import StrataStorage
 import Synchronization
 
@@ -309,38 +310,12 @@ final class ChildProcess: Sendable {
         outputDescriptor: Int32,
         errorDescriptor: Int32
     ) throws -> pid_t {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, outputDescriptor, 1)
-        posix_spawn_file_actions_adddup2(&actions, errorDescriptor, 2)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        // The test runner's threads may block or ignore signals; a tool starts with defaults.
-        var noSignals = sigset_t()
-        sigemptyset(&noSignals)
-        posix_spawnattr_setsigmask(&attributes, &noSignals)
-        var defaultSignals = sigset_t()
-        sigemptyset(&defaultSignals)
-        for signal in [SIGPIPE, SIGINT, SIGTERM, SIGCHLD] { sigaddset(&defaultSignals, signal) }
-        posix_spawnattr_setsigdefault(&attributes, &defaultSignals)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-
-        let argv = ([path] + arguments).map { strdup($0) } + [nil]
-        let environment =
-            ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") }
-            + [nil]
-        defer {
-            for pointer in argv + environment { free(pointer) }
+        do {
+            return try ChildSpawn.spawn(executable: path, arguments: arguments, output: outputDescriptor,
+                                        error: .descriptor(errorDescriptor))
+        } catch {
+            throw ChildProcessError(description: "posix_spawn \(path) failed: errno \(error.code)")
         }
-        var pid: pid_t = 0
-        let code = posix_spawn(&pid, path, &actions, &attributes, argv, environment)
-        guard code == 0 else {
-            throw ChildProcessError(description: "posix_spawn \(path) failed: errno \(code)")
-        }
-        return pid
     }
 }
 

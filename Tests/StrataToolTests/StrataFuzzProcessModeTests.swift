@@ -54,6 +54,12 @@ import Testing
         #expect(Events.int("verifies", in: summary) ?? 0 >= kills, "\(output)")
         #expect(Events.int("respawns", in: summary) == kills, "\(output)")
         #expect(events.first("failure") == nil, "\(output)")
+        // Must-hit probes of the list that only processes reach
+        // (`ProbeCoverage.mustHitInProcesses`).
+        #expect(summary["probesNeverHit"] as? String == "", "\(output)")
+        for name in ["writerBlockedByOtherProcess", "deadReaderSlotReclaimed"] {
+            #expect(Events.int("probe." + name, in: summary) ?? 0 > 0, "\(name): \(output)")
+        }
         print(
             "process campaign: \(kills) kills, \(commits) acknowledged commits, \(checked) "
                 + "checked in \(ContinuousClock.now - start)")
@@ -106,7 +112,11 @@ import Testing
         let versions = commits.compactMap { Int($0.split(separator: " ")[3]) }
         #expect(seqs == Array(1...8), "\(commits)")
         #expect(zip(versions, versions.dropFirst()).allSatisfy { $1 == $0 + 1 }, "\(commits)")
-        #expect(first.lines.first?.hasPrefix("open 2 ") == true, "\(first)")
+        // Probe lines may come first (the open itself marks some: the lock file initialised).
+        let protocolLines = first.lines.filter { !$0.hasPrefix("probe 2 ") }
+        #expect(protocolLines.first?.hasPrefix("open 2 ") == true, "\(first)")
+        #expect(first.lines.contains("probe 2 lockFileInitialised"), "the first opener initialises the lock file: \(first)")
+        #expect(protocolLines.allSatisfy { $0.hasPrefix("open 2 ") || $0.hasPrefix("commit 2 ") }, "\(first)")
     }
 
     // MARK: helpers

@@ -36,7 +36,7 @@ import Testing
                 "--out", "--json", "--ops-per-run", "--no-shrink", "free",
             ]
         ),
-        (["replay"], ["ARTIFACT|TOKEN", "sc1."]),
+        (["replay"], ["ARTIFACT|TOKEN", "sc2."]),
         (["shrink"], ["ARTIFACT", "--seconds"]),
     ])
     func helpExitsZeroAndNamesTheOptions(command: [String], names: [String]) throws {
@@ -167,7 +167,7 @@ import Testing
         let tokenPath = (artifact as NSString).appendingPathComponent("token.txt")
         let token = try String(contentsOfFile: tokenPath, encoding: .utf8)
             .trimmingCharacters(in: .whitespacesAndNewlines)
-        #expect(token.hasPrefix("sc1."))
+        #expect(token.hasPrefix("sc2."))
         #expect(Self.field("replay token", in: output) == token, "\(output)")
         let original = try #require(Self.field("original", in: output).flatMap(Self.count))
         let shrunk = try #require(Self.field("shrunk", in: output).flatMap(Self.count))

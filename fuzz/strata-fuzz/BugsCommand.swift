@@ -111,6 +111,7 @@ enum BugsCommand: FuzzCommand {
             line.add("caught", result.caught)
             line.add("secondsToCatch", result.secondsToCatch)
             line.add("runs", result.runs)
+            line.add("shrinkableAfterSeconds", result.shrinkableAfterSeconds)
             line.add("shrunkOperations", result.shrunkOperations)
             line.add("foundOperations", result.foundOperations)
             line.add("shrinkRuns", result.shrinkRuns)
@@ -124,6 +125,9 @@ enum BugsCommand: FuzzCommand {
             ? "caught in \(String(format: "%.1f", result.secondsToCatch ?? 0)) s, not shrunk: \(result.failure ?? "")"
             : result.caught
             ? "caught in \(String(format: "%.1f", result.secondsToCatch ?? 0)) s (\(TextFields.counted(result.runs, "run"))), "
+                + (result.shrinkableAfterSeconds.map { at in
+                    at > (result.secondsToCatch ?? 0) ? "first by a free run; in lockstep at \(String(format: "%.1f", at)) s, " : ""
+                } ?? "only by free runs (not shrinkable), ")
                 + "shrunk \(result.foundOperations ?? 0) -> \(result.shrunkOperations ?? 0) ops in \(result.shrinkRuns ?? 0) runs, "
                 + "\(String(format: "%.1f", result.shrinkSeconds ?? 0)) s: \(result.failure ?? "")"
             : "MISSED after \(TextFields.counted(result.runs, result.bug.needsProcesses ? "kill" : "run"))"
@@ -150,10 +154,15 @@ enum BugsCommand: FuzzCommand {
             StandardStreams.writeLine(line.render())
             return
         }
-        var table = TextTable(header: ["bug", "caught", "seconds", "shrunk ops"], numericColumns: [2, 3])
+        // "lockstep s": when the first shrinkable (lockstep) counterexample came, if a free run
+        // caught the bug first; its size is the shrunk one.
+        var table = TextTable(header: ["bug", "caught", "seconds", "lockstep s", "shrunk ops"], numericColumns: [2, 3, 4])
         for result in results {
+            let lockstep = result.shrinkableAfterSeconds.map { at in
+                at > (result.secondsToCatch ?? 0) ? String(format: "%.1f", at) : "-"
+            } ?? (result.shrunkOperations == nil || !result.caught ? "-" : "none")
             table.addRow([result.bug.name, result.caught ? "yes" : "MISSED",
-                          result.secondsToCatch.map { String(format: "%.1f", $0) } ?? "-",
+                          result.secondsToCatch.map { String(format: "%.1f", $0) } ?? "-", lockstep,
                           result.shrunkOperations.map(String.init) ?? "-"])
         }
         FuzzFormat.write(table.lines + [

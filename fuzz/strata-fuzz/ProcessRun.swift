@@ -218,6 +218,7 @@ struct ProcessOutput {
             ("verifications", String(counts.verifies)),
             ("respawns", String(counts.respawns)),
             ("dead readers gone", String(counts.deadReadersChecked)),
+            ("must-hit probes", Self.probeText(counts.probes)),
         ])
         FuzzFormat.write(lines)
     }
@@ -239,5 +240,21 @@ struct ProcessOutput {
         line.add("respawns", counts.respawns)
         line.add("deadReadersGone", counts.deadReadersChecked)
         line.add("failures", counts.failures)
+        line.add("mustHitProbes", ProbeCoverage.mustHitInProcesses.count)
+        for name in ProbeCoverage.mustHitInProcesses + ProbeCoverage.alsoCountedInProcesses {
+            line.add("probe." + name, counts.probes[name] ?? 0)
+        }
+        line.add("probesNeverHit", ProbeCoverage.neverHit(counts.probes, of: ProbeCoverage.mustHitInProcesses)
+            .joined(separator: ","))
+    }
+
+    /// "2 of 3 hit (a 12, b 3); never hit: c" (`ProbeCoverage.mustHitInProcesses`).
+    static func probeText(_ probes: [String: Int]) -> String {
+        let list = ProbeCoverage.mustHitInProcesses
+        let never = ProbeCoverage.neverHit(probes, of: list)
+        let counts = (list + ProbeCoverage.alsoCountedInProcesses).map { "\($0) \(probes[$0] ?? 0)" }
+        return "\(list.count - never.count) of \(list.count) hit"
+            + (counts.isEmpty ? "" : " (\(counts.joined(separator: ", ")))")
+            + (never.isEmpty ? "" : "; never hit: \(never.joined(separator: ", "))")
     }
 }

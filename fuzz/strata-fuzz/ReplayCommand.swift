@@ -9,9 +9,9 @@ enum ReplayCommand: FuzzCommand {
         summary: "Run a recorded failure again and say whether it still fails.",
         discussion: """
             Takes an artifact directory written by 'run' or 'shrink' (its token.txt is read) \
-            or the one-line replay token itself (it starts with sc1.). The token holds the \
+            or the one-line replay token itself (it starts with sc2., or sc1. for one printed before bulk writes). The token holds the \
             settings and the whole choice stream, so the run repeats exactly, on any machine. \
-            A free-mode token (sc1.free....) re-runs the same thread programs under a new \
+            A free-mode token (sc2.free....) re-runs the same thread programs under a new \
             interleaving, which may pass: the artifact's failure.txt and events.txt hold the \
             evidence of the original failure.
 
@@ -22,11 +22,11 @@ enum ReplayCommand: FuzzCommand {
         positionals: [
             .required(
                 "ARTIFACT|TOKEN",
-                help: "An artifact directory, or a replay token (sc1....).")
+                help: "An artifact directory, or a replay token (sc2....).")
         ],
         examples: [
             "strata-fuzz replay fuzz/artifacts/failure-1f2e3d4c5b6a7980",
-            "strata-fuzz replay sc1.crash.sim.3.200.0.-.AQIDBA",
+            "strata-fuzz replay sc2.crash.sim.3.200.0.-.AQIDBA",
         ]
     )
 

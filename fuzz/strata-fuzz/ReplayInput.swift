@@ -9,8 +9,12 @@ import StrataCommandLine
 /// a path that is not there, a directory without a token. Only a token file that exists but
 /// cannot be read is an I/O failure (exit 3).
 struct ReplayInput {
-    /// Every replay token starts with this (`ReplayToken`'s format version 1).
-    static let tokenPrefix = "sc1."
+    /// Every replay token starts with `sc<generation>.` (`ReplayToken`); `sc1.` and `sc2.` now.
+    static func isToken(_ argument: String) -> Bool {
+        guard argument.hasPrefix("sc"), let dot = argument.firstIndex(of: ".") else { return false }
+        let generation = argument[argument.index(argument.startIndex, offsetBy: 2)..<dot]
+        return !generation.isEmpty && generation.allSatisfy(\.isASCII) && Int(generation) != nil
+    }
     /// How much of a malformed token an error message repeats.
     static let tokenCharacterCountShown = 40
 
@@ -23,7 +27,7 @@ struct ReplayInput {
     /// The campaign seed the artifact's `failure.txt` names, when it names one.
     var seed: UInt64?
 
-    /// Reads `argument` as a token (when it starts with `sc1.` and `acceptsToken`) or as an
+    /// Reads `argument` as a token (when it starts with `sc<generation>.` and `acceptsToken`) or as an
     /// artifact directory.
     /// - Throws: `UsageError` for a malformed token, a missing path or a directory without a
     ///   token; `FuzzFailure.artifactNotRead` when the token file cannot be read.
@@ -32,7 +36,7 @@ struct ReplayInput {
         acceptsToken: Bool,
         command: ParsedCommand
     ) throws -> ReplayInput {
-        if acceptsToken, argument.hasPrefix(tokenPrefix) {
+        if acceptsToken, Self.isToken(argument) {
             let token = argument.trimmingCharacters(in: .whitespacesAndNewlines)
             guard let decoded = ReplayToken.decode(token) else {
                 let cut = token.count > tokenCharacterCountShown ? "..." : ""
@@ -51,7 +55,7 @@ struct ReplayInput {
     ) throws -> ReplayInput {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) else {
-            let alternative = acceptsToken ? " and not a replay token (tokens start with sc1.)" : ""
+            let alternative = acceptsToken ? " and not a replay token (tokens start with sc2.)" : ""
             throw command.usageError("no artifact directory at '\(directory)'\(alternative)")
         }
         guard isDirectory.boolValue else {

@@ -28,23 +28,34 @@ public struct Persisted<Value: _Persistable> {
     let ordinal: Int
     let isPrimaryKey: Bool
     let isIndexed: Bool
+    /// Whether the initial value is the type's default rather than an expression of the
+    /// class's (which may differ per instance, `= UUID()`): a create may then skip making an
+    /// instance to learn it (`ClassInfo.typeDefaults`).
+    let hasTypeDefault: Bool
 
-    private init(value: Value, primaryKey: Bool, indexed: Bool) {
+    private init(value: Value, primaryKey: Bool, indexed: Bool, typeDefault: Bool) {
         unmanagedValue = value
         ordinal = Int(strata_persisted_next_ordinal())
         isPrimaryKey = primaryKey
         isIndexed = indexed
+        hasTypeDefault = typeDefault
     }
 
     /// A property whose initial value is the type's default (0, "", false, nil, empty List).
-    public init() { self.init(value: Value._strataDefault(), primaryKey: false, indexed: false) }
+    public init() { self.init(value: Value._strataDefault(), primaryKey: false, indexed: false, typeDefault: true) }
 
-    public init(wrappedValue: Value) { self.init(value: wrappedValue, primaryKey: false, indexed: false) }
+    public init(wrappedValue: Value) {
+        self.init(value: wrappedValue, primaryKey: false, indexed: false, typeDefault: false)
+    }
 
     /// Strata records `indexed` in the schema; queries do not use an index yet (README).
-    public init(indexed: Bool) { self.init(value: Value._strataDefault(), primaryKey: false, indexed: indexed) }
+    public init(indexed: Bool) {
+        self.init(value: Value._strataDefault(), primaryKey: false, indexed: indexed, typeDefault: true)
+    }
 
-    public init(wrappedValue: Value, indexed: Bool) { self.init(value: wrappedValue, primaryKey: false, indexed: indexed) }
+    public init(wrappedValue: Value, indexed: Bool) {
+        self.init(value: wrappedValue, primaryKey: false, indexed: indexed, typeDefault: false)
+    }
 
     @available(*, unavailable, message: "@Persisted can only be used on properties of Object subclasses")
     public var wrappedValue: Value {
@@ -97,16 +108,19 @@ public struct Persisted<Value: _Persistable> {
 
 extension Persisted where Value: _PrimaryKeyValue {
     /// A primary-key property (Int or String, or their optionals).
-    public init(primaryKey: Bool) { self.init(value: Value._strataDefault(), primaryKey: primaryKey, indexed: false) }
+    public init(primaryKey: Bool) {
+        self.init(value: Value._strataDefault(), primaryKey: primaryKey, indexed: false, typeDefault: true)
+    }
 
     public init(wrappedValue: Value, primaryKey: Bool) {
-        self.init(value: wrappedValue, primaryKey: primaryKey, indexed: false)
+        self.init(value: wrappedValue, primaryKey: primaryKey, indexed: false, typeDefault: false)
     }
 }
 
 /// What reflection sees of a `@Persisted` wrapper, whatever its value type.
 protocol PersistedProperty {
     var ordinal: Int { get }
+    var hasTypeDefault: Bool { get }
     func schema(named name: String) -> PropertySchema
     /// The unmanaged value in stored form (links to unmanaged objects add them to `realm`).
     func encodeUnmanaged(realm: Realm?) throws(Realm.Error) -> StrataStorage.Value

@@ -258,13 +258,21 @@ extension RealmCore {
                 base = try engine(path) { try write.row(table, key: key) }
             }
         }
-        let defaults = base == nil ? defaultValues(info) : []
+        // A fresh instance only when a missing property's initial value is the class's own
+        // expression: making one (and reflecting over it) is most of a small create's cost.
+        let needsInstance = properties.indices.contains { index in
+            provided[index] == nil && index >= (base?.count ?? 0) && info.typeDefaults[index] == nil
+        }
+        let defaults = needsInstance ? defaultValues(info) : []
         var row = [StrataStorage.Value]()
+        row.reserveCapacity(properties.count)
         for (index, property) in properties.enumerated() {
             if let given = provided[index] {
                 row.append(try AnyValue.encode(given, property: property, core: self, policy: policy))
             } else if let base, index < base.count {
                 row.append(base[index])
+            } else if !needsInstance, let typeDefault = info.typeDefaults[index] {
+                row.append(typeDefault)
             } else {
                 row.append(try AnyValue.encode(defaults[index], property: property, core: self, policy: policy))
             }

@@ -117,11 +117,15 @@ final class ClassInfo: Sendable {
     let hasLinks: Bool
     /// The classes the links point to.
     let linkTargets: [Object.Type]
+    /// Per column, the stored initial value when it is the type's default (nil where the class
+    /// gives an expression, which only a fresh instance can evaluate).
+    let typeDefaults: [StrataStorage.Value?]
 
-    init(type: Object.Type, schema: ObjectSchema, linkTargets: [Object.Type]) {
+    init(type: Object.Type, schema: ObjectSchema, linkTargets: [Object.Type], typeDefaults: [StrataStorage.Value?]) {
         self.type = type
         self.schema = schema
         self.linkTargets = linkTargets
+        self.typeDefaults = typeDefaults
         hasLinks = schema.properties.contains { $0.isLink }
     }
 
@@ -155,14 +159,15 @@ final class ClassInfo: Sendable {
     private static func discover(_ type: Object.Type) -> ClassInfo {
         _ = strata_persisted_take_ordinal_count()
         let sample = type.init()
-        var found: [(ordinal: Int, property: PropertySchema)] = []
+        var found: [(ordinal: Int, property: PropertySchema, typeDefault: StrataStorage.Value?)] = []
         var linkTargets: [Object.Type] = []
         var mirror: Mirror? = Mirror(reflecting: sample)
         while let current = mirror {
             for child in current.children {
                 guard let label = child.label, let persisted = child.value as? any PersistedProperty else { continue }
                 let name = label.hasPrefix("_") ? String(label.dropFirst()) : label
-                found.append((persisted.ordinal, persisted.schema(named: name)))
+                let typeDefault = persisted.hasTypeDefault ? try? persisted.encodeUnmanaged(realm: nil) : nil
+                found.append((persisted.ordinal, persisted.schema(named: name), typeDefault))
                 if let target = persisted.linkTargetType { linkTargets.append(target) }
             }
             mirror = current.superclassMirror
@@ -182,6 +187,6 @@ final class ClassInfo: Sendable {
                          "'\(className).\(key.name)': a primary key must be an Int or a String")
         }
         let schema = ObjectSchema(className: className, properties: properties)
-        return ClassInfo(type: type, schema: schema, linkTargets: linkTargets)
+        return ClassInfo(type: type, schema: schema, linkTargets: linkTargets, typeDefaults: found.map(\.typeDefault))
     }
 }

@@ -50,6 +50,9 @@ public struct EngineHooks: Sendable {
 public enum YieldPoint: Sendable, Hashable, CustomStringConvertible {
     /// About to wait for the write lock.
     case writeLockWait
+    /// Another writer of this process holds the lock: about to block until it lets go. A
+    /// controlled scheduler learns here, not by a timeout, that the thread really waits.
+    case writeLockBlocks
     /// Holds the write lock.
     case writeLockAcquired
     case writeLockReleased
@@ -73,6 +76,7 @@ public enum YieldPoint: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .writeLockWait: return "write-lock-wait"
+        case .writeLockBlocks: return "write-lock-blocks"
         case .writeLockAcquired: return "write-lock-acquired"
         case .writeLockReleased: return "write-lock-released"
         case .pinNewest(let v): return "pin-newest(\(v.rawValue))"

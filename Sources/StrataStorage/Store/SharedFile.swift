@@ -211,6 +211,7 @@ final class SharedFile: @unchecked Sendable {
                 return true
             }
             hooks.mark(.writerBlockedByOtherThread)
+            hooks.at(.writeLockBlocks)
             writerGate.wait()
         }
         if let lockFile {
