@@ -1,10 +1,11 @@
 import Dispatch
+@_spi(StrataCheck) import Strata
 import StrataStorage
 
 /// Serial dispatch queues for the runs' queue contexts, reused across runs in the process.
 ///
-/// Why a pool: the first `Realm(queue:)` on a queue pays Strata's serial-queue probe (a wait of
-/// `QueueToken.probeWaitMilliseconds`), which a fresh queue per run would pay again every run.
+/// Why a pool: fewer queues and threads over a long campaign (the queues are declared serial,
+/// so Strata's serial-queue probe is not paid for them).
 /// Why checked out rather than shared by label: runs in parallel (test suites) must not share
 /// a queue, or a thread parked inside one run's block would hold up the other run's driver.
 enum QueuePool {
@@ -18,7 +19,11 @@ enum QueuePool {
             count += 1
             return count
         }
-        return DispatchQueue(label: "strata-check.queue-\(number)")
+        let queue = DispatchQueue(label: "strata-check.queue-\(number)")
+        // Serial by construction: no probe, so a run that could not give its queues back (a
+        // thread left inside) costs the next run nothing.
+        Realm._declareSerial(queue)
+        return queue
     }
 
     /// Gives `queues` back once their run has ended. Blocks the run left on them (autorefresh

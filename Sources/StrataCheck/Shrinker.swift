@@ -9,7 +9,7 @@ import Foundation
 /// drop a thread; delete each step (with the schedule's draws that picked it) or else each
 /// operation's own draws, alone and in runs of 2, 4, 8…; delete every step of one context;
 /// delete chunks of every power of two from half the stream down to 1 draw; set single draws
-/// to zero; halve them; at a fixpoint, delete a context's steps with a run of another's.
+/// to zero, halve them or lower them by one; at a fixpoint, delete a context's steps with a run of another's.
 public struct Shrinker: Sendable {
     public var settings: CheckSettings
     /// At most this many re-runs, and no longer than `timeLimit` seconds.
@@ -214,7 +214,14 @@ public struct Shrinker: Sendable {
                     continue
                 }
                 candidate[position] = best.choices[position] / 2
-                if candidate[position] != best.choices[position], attempt(candidate) { improved = true }
+                if candidate[position] != best.choices[position], attempt(candidate) {
+                    improved = true
+                    continue
+                }
+                // One lower: a pick among a few options (the swarm's active-version limits,
+                // a kind) whose simpler neighbour neither zero nor half reaches.
+                candidate[position] = best.choices[position] - 1
+                if candidate[position] > best.choices[position] / 2, attempt(candidate) { improved = true }
             }
             // At a fixpoint of the passes above, and short enough for the pairs to be cheap:
             // a context's steps together with a run of another's.

@@ -44,6 +44,11 @@ public struct Realm: Hashable {
         core = try RealmCore.open(configuration, queue: nil)
     }
 
+    /// Takes `queue` as serial without the serial-queue probe (`QueueToken.declareSerial`): the
+    /// harness made it serial itself.
+    @_spi(StrataCheck)
+    public static func _declareSerial(_ queue: DispatchQueue) { QueueToken.declareSerial(queue) }
+
     /// `Realm(configuration:queue:)` with `Realm.Error` as the thrown type (the harness's entry).
     @_spi(StrataCheck)
     public static func _open(configuration: Configuration, queue: DispatchQueue?) throws(Realm.Error) -> Realm {

@@ -76,6 +76,17 @@ final class QueueToken: Hashable, Sendable {
     /// once, on its first `Realm(queue:)`.
     static let probeWaitMilliseconds = 250
 
+    /// Records that `queue` is serial without the probe: for a caller that made the queue
+    /// itself (the harness makes a queue for every queue context of its runs, and a run that
+    /// leaves a thread inside one cannot give it back for reuse).
+    static func declareSerial(_ queue: DispatchQueue) {
+        creation.withLock { _ in
+            if queue.getSpecific(key: key) == nil {
+                queue.setSpecific(key: key, value: QueueToken(label: queue.label, isSerial: true))
+            }
+        }
+    }
+
     private static func probeIsSerial(_ queue: DispatchQueue) -> Bool {
         if queue.label.hasPrefix("com.apple.root.") { return false }
         let started = DispatchSemaphore(value: 0)
