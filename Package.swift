@@ -84,7 +84,7 @@ let package = Package(
         .testTarget(name: "SpecTests", swiftSettings: strictSettings),
         .testTarget(
             name: "StrataTests",
-            dependencies: ["Strata", "StrataStorage"],
+            dependencies: ["Strata", "StrataStorage", "StrataModel"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -277,7 +277,7 @@ import Testing
     }
 
     /// `deleteFiles` removes the database file and its lock file, and says whether it existed.
-    @Test func deleteFilesRemovesTheFileAndTheLockFile() throws {
+    @Test func deleteFilesRemovesTheFileTheLockFileAndTheNote() throws {
         let directory = TemporaryDirectory()
         let path = directory.file("doomed.strata")
         do {
@@ -285,12 +285,14 @@ import Testing
             _ = try Self.populate(store, rounds: 1)
             store.close()
         }
-        #expect(Store.files(for: path) == [path, path + ".lock"])
+        #expect(Store.files(for: path) == [path, path + ".lock", path + ".note"])
         #expect(Store.fileExists(path: path))
         #expect(Store.fileExists(path: path + ".lock"))
+        #expect(Store.fileExists(path: path + ".note"))
         #expect(try Store.deleteFiles(path: path))
         #expect(!Store.fileExists(path: path))
         #expect(!Store.fileExists(path: path + ".lock"))
+        #expect(!Store.fileExists(path: path + ".note"))
         #expect(try Store.deleteFiles(path: path) == false)
         // A new database can be created in its place.
         let fresh = try Store.open(.file(path), options: Self.options)
@@ -508,5 +510,44 @@ import Testing
             _ = try Store.open(
                 .memory(identifier: Self.uniqueIdentifier("bad-page")), options: options)
         }
+    }
+}
+
+/// The cross-process commit signal (`CommitNote`): every publish rings `<file>.note`, and an
+/// inotify watch on it turns readable, so other processes' realms wake without polling.
+@Suite struct CommitNoteTests {
+    /// Whether `descriptor` is readable within `milliseconds`.
+    private func readable(_ descriptor: Int32, within milliseconds: Int32) -> Bool {
+        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        return poll(&entry, 1, milliseconds) == 1
+    }
+
+    @Test func aCommitRingsTheNoteAndTheWatchHearsIt() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("noted.strata")
+        let store = try Store.open(.file(path), options: StoreKindsTests.options)
+        defer { store.close() }
+        let notePath = try #require(store.notePath)
+        #expect(notePath == path + ".note")
+        let watch = try #require(CommitNoteWatch(notePath: notePath))
+        #expect(!readable(watch.descriptor, within: 0), "nothing was committed yet")
+        try store.write { write in _ = try write.createTable("items") }
+        #expect(readable(watch.descriptor, within: 5000), "the commit did not ring the note")
+        watch.drain()
+        #expect(!readable(watch.descriptor, within: 0), "drain leaves nothing pending")
+        // A read-only opener hears commits but never rings.
+        var readOnly = StoreKindsTests.options
+        readOnly.readOnly = true
+        let reader = try Store.open(.file(path), options: readOnly)
+        defer { reader.close() }
+        #expect(reader.notePath == notePath)
+        try store.write { write in _ = try write.createTable("more") }
+        #expect(readable(watch.descriptor, within: 5000))
+    }
+
+    @Test func memoryStoresHaveNoNote() throws {
+        let store = try Store.open(.memory(identifier: "no-note-\(getpid())"), options: StoreKindsTests.options)
+        defer { store.close() }
+        #expect(store.notePath == nil)
     }
 }

@@ -4,15 +4,18 @@ import StrataStorage
 import Synchronization
 
 /// Spec V7: tells the realms of one file, each on its own scheduler, that a newer version
-/// exists. In-process commits call `didCommit` at once; commits of other processes are found
-/// by polling the newest version every `pollInterval` while any realm listens.
+/// exists. In-process commits call `didCommit` at once. Commits of other processes ring the
+/// file's `<file>.note`, which an inotify watch hears while any realm listens (no polling);
+/// only where the note cannot be watched (it could not be created) is the newest version
+/// polled every `pollInterval`. Memory and simulated stores have no other process to hear.
 final class CommitWatcher: Sendable {
     static let pollInterval = DispatchTimeInterval.milliseconds(20)
 
     private struct State {
         var listeners: [ObjectIdentifier: CommitListener] = [:]
         var newestSeen: Version
-        var timer: (any DispatchSourceTimer)?
+        /// The note's read source, or the polling timer where there is no note to watch.
+        var source: (any DispatchSourceProtocol)?
         var stopped = false
     }
 
@@ -29,22 +32,36 @@ final class CommitWatcher: Sendable {
         state.withLock { state in
             guard !state.stopped else { return }
             state.listeners[ObjectIdentifier(listener)] = listener
-            if state.timer == nil {
-                let timer = DispatchSource.makeTimerSource(queue: queue)
-                timer.schedule(deadline: .now() + Self.pollInterval, repeating: Self.pollInterval)
-                timer.setEventHandler { [weak self] in self?.check() }
-                timer.resume()
-                state.timer = timer
-            }
+            // Only a file has other processes to hear (`notePath`).
+            if state.source == nil && store.notePath != nil { state.source = makeSource() }
         }
+    }
+
+    /// The read source of an inotify watch on the note, or else a polling timer.
+    private func makeSource() -> any DispatchSourceProtocol {
+        if let notePath = store.notePath, let watch = CommitNoteWatch(notePath: notePath) {
+            let source = DispatchSource.makeReadSource(fileDescriptor: watch.descriptor, queue: queue)
+            // The handler keeps the watch (and its descriptor) until the source is cancelled.
+            source.setEventHandler { [weak self] in
+                watch.drain()
+                self?.check()
+            }
+            source.resume()
+            return source
+        }
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(deadline: .now() + Self.pollInterval, repeating: Self.pollInterval)
+        timer.setEventHandler { [weak self] in self?.check() }
+        timer.resume()
+        return timer
     }
 
     func remove(_ listener: CommitListener) {
         state.withLock { state in
             state.listeners[ObjectIdentifier(listener)] = nil
-            if state.listeners.isEmpty, let timer = state.timer {
-                timer.cancel()
-                state.timer = nil
+            if state.listeners.isEmpty, let source = state.source {
+                source.cancel()
+                state.source = nil
             }
         }
     }
@@ -56,8 +73,8 @@ final class CommitWatcher: Sendable {
         state.withLock { state in
             state.stopped = true
             state.listeners = [:]
-            state.timer?.cancel()
-            state.timer = nil
+            state.source?.cancel()
+            state.source = nil
         }
     }
 

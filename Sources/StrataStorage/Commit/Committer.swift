@@ -37,6 +37,7 @@ enum Committer {
         }
         file.hooks.at(.publish)
         if !file.hooks.has(.publishBeforeSlotSync) { file.versions.publish(record) }
+        file.note?.ring()  // other processes' realms hear of it (after the publish they will read)
         file.withState { state in state.freeListCache = (newVersion, list, listPages) }
         file.remember(transaction.catalog, for: newVersion)
         return newVersion

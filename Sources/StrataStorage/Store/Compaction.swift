@@ -19,6 +19,7 @@ extension Store {
             guard rename(temporary, path) == 0 else { throw StorageError.io(operation: "rename to \(path)", errno: errno) }
             try SystemCalls.syncDirectory(containing: path)
             unlink(temporary + ".lock")
+            unlink(temporary + ".note")
         } catch {
             _ = try? Store.deleteFiles(path: temporary)
             throw error

@@ -29,6 +29,9 @@ final class SharedFile: @unchecked Sendable {
     let displayName: String
     /// Set only for real files: the lock file and its cross-process write lock.
     private let lockFile: LockFile?
+    /// `<file>.note`, rung after every publish (nil for memory and simulated stores, and when
+    /// it cannot be written).
+    let note: CommitNote?
     /// Set for stores no other process can see.
     private let privateRegion: PrivateVersionRegion?
     /// In-process writer exclusion; a semaphore so that any thread may release it.
@@ -54,13 +57,15 @@ final class SharedFile: @unchecked Sendable {
     var isDurable: Bool { store.isDurable }
 
     private init(store: PageStore, header: FileHeader, options: StoreOptions, readOnly: Bool, generation: UInt64,
-                 slots: SlotChoice, lockFile: LockFile?, privateRegion: PrivateVersionRegion?) throws(StorageError) {
+                 slots: SlotChoice, lockFile: LockFile?, privateRegion: PrivateVersionRegion?,
+                 note: CommitNote? = nil) throws(StorageError) {
         self.store = store
         self.header = header
         self.hooks = options.hooks
         self.readOnly = readOnly
         self.generation = generation
         self.lockFile = lockFile
+        self.note = note
         self.privateRegion = privateRegion
         self.slotsAtOpen = slots
         self.growthChunkBytesMin = options.growthChunkBytesMin
@@ -110,7 +115,8 @@ final class SharedFile: @unchecked Sendable {
                                                  slotCount: 64, record: VersionRecord(slot: slots.newest))
         }
         return try SharedFile(store: store, header: header, options: options, readOnly: options.readOnly,
-                              generation: store.generation, slots: slots, lockFile: lockFile, privateRegion: privateRegion)
+                              generation: store.generation, slots: slots, lockFile: lockFile, privateRegion: privateRegion,
+                              note: lockFile == nil ? nil : CommitNote(databasePath: path, readOnly: options.readOnly))
     }
 
     /// Opens a store that lives in this process only (memory or simulated).

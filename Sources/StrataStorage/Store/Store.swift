@@ -165,7 +165,11 @@ public final class Store: Sendable {
     // MARK: files
 
     /// The files a database at `path` consists of.
-    public static func files(for path: String) -> [String] { [path, path + ".lock"] }
+    public static func files(for path: String) -> [String] { [path, path + ".lock", path + ".note"] }
+
+    /// The file every commit rings (`CommitNote`), for a `CommitNoteWatch`; nil for memory and
+    /// simulated stores, which no other process can commit to.
+    public var notePath: String? { file.note?.path }
 
     /// Deletes a database's files. Only safe when no process has it open.
     /// - Returns: whether the database file existed.
