@@ -388,3 +388,77 @@ enum SchemaV2 {
         #expect(error?.message.contains("Provided schema version 1 is less than last set version 2.") == true)
     }
 }
+
+/// `Realm.asyncOpen` (issue 7; Spec X7, FIL-13): the callback runs on its queue with a realm
+/// confined there, or with the open's error; cancel stops a callback that has not run.
+@Suite struct AsyncOpenTests {
+    /// The callback's outcome, handed to the test's thread.
+    final class Outcome: @unchecked Sendable {
+        let done = DispatchSemaphore(value: 0)
+        var error: Swift.Error?
+        var onQueue = false
+        var count: Int?
+        var sameInstance = false
+    }
+
+    private static let queueKey = DispatchSpecificKey<String>()
+
+    @Test func fil13_X7_readOnlyMissingFileFailsAndCreatesNothing() throws {
+        let url = temporaryDirectory().appendingPathComponent("missing.realm")
+        var configuration = Realm.Configuration(fileURL: url, objectTypes: allFixtureTypes)
+        configuration.readOnly = true
+        let queue = DispatchQueue(label: "async-open-readonly")
+        let outcome = Outcome()
+        Realm.asyncOpen(configuration: configuration, callbackQueue: queue) { result in
+            if case .failure(let error) = result { outcome.error = error }
+            outcome.done.signal()
+        }
+        #expect(outcome.done.wait(timeout: .now() + 20) == .success)
+        #expect((outcome.error as? Realm.Error)?.code == .fileNotFound, "\(String(describing: outcome.error))")
+        #expect(!FileManager.default.fileExists(atPath: url.path), "a failed read-only open created the file")
+    }
+
+    @Test func fil13_X7_opensOnTheCallbackQueue() throws {
+        let url = temporaryDirectory().appendingPathComponent("opened.realm")
+        let configuration = Realm.Configuration(fileURL: url, objectTypes: allFixtureTypes)
+        let queue = DispatchQueue(label: "async-open")
+        queue.setSpecific(key: Self.queueKey, value: "async-open")
+        let outcome = Outcome()
+        Realm.asyncOpen(configuration: configuration, callbackQueue: queue) { result in
+            outcome.onQueue = DispatchQueue.getSpecific(key: Self.queueKey) == "async-open"
+            switch result {
+            case .success(let realm):
+                // Confined to the queue: usable here, and the queue's cached instance.
+                outcome.count = realm.objects(IntObj.self).count
+                outcome.sameInstance = (try? Realm(configuration: configuration, queue: queue)) == realm
+            case .failure(let error):
+                outcome.error = error
+            }
+            outcome.done.signal()
+        }
+        #expect(outcome.done.wait(timeout: .now() + 20) == .success)
+        #expect(outcome.error == nil, "\(String(describing: outcome.error))")
+        #expect(outcome.onQueue && outcome.count == 0 && outcome.sameInstance)
+        #expect(FileManager.default.fileExists(atPath: url.path))
+    }
+
+    @Test func cancelBeforeTheCallbackRunsMeansNoCallback() throws {
+        let url = temporaryDirectory().appendingPathComponent("cancelled.realm")
+        let configuration = Realm.Configuration(fileURL: url, objectTypes: allFixtureTypes)
+        let queue = DispatchQueue(label: "async-open-cancelled")
+        let outcome = Outcome()
+        // The queue is busy until the task is cancelled, so the callback cannot have started.
+        let release = DispatchSemaphore(value: 0)
+        queue.async { release.wait() }
+        let task = Realm.asyncOpen(configuration: configuration, callbackQueue: queue) { _ in outcome.done.signal() }
+        task.cancel()
+        release.signal()
+        // A callback that was going to come comes well within this (the open takes
+        // milliseconds); none may.
+        #expect(outcome.done.wait(timeout: .now() + 2) == .timedOut, "a cancelled open called back")
+        // The same open, not cancelled, does call back on that queue.
+        let control = Outcome()
+        Realm.asyncOpen(configuration: configuration, callbackQueue: queue) { _ in control.done.signal() }
+        #expect(control.done.wait(timeout: .now() + 20) == .success)
+    }
+}

@@ -1,0 +1,57 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// A pending `Realm.asyncOpen`. Sendable: `cancel()` may come from any thread.
+public final class AsyncOpenTask: Sendable {
+    private let cancelled = Atomic<Bool>(false)
+
+    init() {}
+
+    /// The callback will not be called if it has not started yet (Realm: "the completion block
+    /// for this async open will never be called").
+    public func cancel() { cancelled.store(true, ordering: .releasing) }
+
+    var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
+}
+
+extension Realm {
+    /// Opens the realm of `configuration` without blocking the caller (Spec X7): the file is
+    /// opened, recovered and checked on a background queue, then `callback` runs on
+    /// `callbackQueue` with a realm confined to that queue (the main thread's realm for
+    /// `.main`), or with the open's error. A read-only open of a missing file calls back with
+    /// `.fileNotFound`, creates nothing and caches no instance.
+    ///
+    /// - Parameter callbackQueue: a serial queue, or `.main`.
+    @discardableResult
+    public static func asyncOpen(configuration: Configuration = .defaultConfiguration,
+                                 callbackQueue: DispatchQueue = .main,
+                                 callback: @escaping @Sendable (Result<Realm, Swift.Error>) -> Void) -> AsyncOpenTask {
+        let task = AsyncOpenTask()
+        DispatchQueue.global().async {
+            // The slow part off the caller's context; the file stays open (and cached for
+            // the callback's open) until the callback has run.
+            let opened: Result<RealmFile, Realm.Error>
+            do throws(Realm.Error) {
+                opened = .success(try RealmFile.open(configuration))
+            } catch {
+                opened = .failure(error)
+            }
+            callbackQueue.async {
+                defer { withExtendedLifetime(opened) {} }
+                guard !task.isCancelled else { return }
+                switch opened {
+                case .failure(let error):
+                    callback(.failure(error))
+                case .success:
+                    do {
+                        callback(.success(try Realm(configuration: configuration, queue: callbackQueue)))
+                    } catch {
+                        callback(.failure(error))
+                    }
+                }
+            }
+        }
+        return task
+    }
+}
