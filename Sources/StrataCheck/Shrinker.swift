@@ -64,6 +64,30 @@ public struct Shrinker: Sendable {
             }
             return false
         }
+        /// The stream ranges of the steps at `indices` of the trace, descending: in stream
+        /// order (the trace is in completion order: a blocked operation completes after later
+        /// ones), each from where the step before it ended, so that the schedule's draws
+        /// between go with it (not before the first: those are the swarm's).
+        func stepRanges(_ indices: Set<Int>) -> [Range<Int>]? {
+            let steps = best.trace.indices.compactMap { index in best.trace[index].draws.map { (index, $0) } }
+                .filter { !$0.1.isEmpty }.sorted { $0.1.lowerBound < $1.1.lowerBound }
+            var ranges: [Range<Int>] = []
+            var previousEnd: Int?
+            for (index, draws) in steps {
+                if indices.contains(index) {
+                    ranges.append(min(previousEnd ?? draws.lowerBound, draws.lowerBound)..<draws.upperBound)
+                }
+                previousEnd = draws.upperBound
+            }
+            guard !ranges.isEmpty, ranges.allSatisfy({ $0.upperBound <= best.choices.count }) else { return nil }
+            return ranges.reversed()
+        }
+        func deleting(_ indices: Set<Int>) -> [UInt32]? {
+            guard let ranges = stepRanges(indices) else { return nil }
+            var candidate = best.choices
+            for range in ranges { candidate.removeSubrange(range) }
+            return candidate
+        }
         /// Deletes operations and runs of consecutive ones until no deletion keeps the failure.
         func deleteOperations(_ attempt: ([UInt32]) -> Bool) -> Bool {
             var any = false
@@ -81,12 +105,9 @@ public struct Shrinker: Sendable {
                             // The whole steps first: the schedule's draws that picked them too,
                             // so the steps after keep their contexts (deleting only an
                             // operation's own draws hands its schedule draw to the next one).
-                            let stepStart = best.trace[..<first].compactMap(\.draws).filter { !$0.isEmpty }
-                                .map(\.upperBound).max() ?? 0
-                            // (Not before the first: the draws before it are the run's swarm.)
-                            if first > 0 && stepStart < lower {
-                                var steps = best.choices
-                                steps.removeSubrange(stepStart..<upper)
+                            // (Tried when it deletes more than the operations' own draws.)
+                            if let steps = deleting(Set(first...last)),
+                               steps.count < best.choices.count - ranges.map(\.count).reduce(0, +) {
                                 if attempt(steps) {
                                     progress = true
                                     any = true
@@ -117,30 +138,6 @@ public struct Shrinker: Sendable {
                 }
             }
             return any
-        }
-        /// The stream ranges of the steps at `indices` of the trace, descending: in stream
-        /// order (the trace is in completion order: a blocked operation completes after later
-        /// ones), each from where the step before it ended, so that the schedule's draws
-        /// between go with it (not before the first: those are the swarm's).
-        func stepRanges(_ indices: Set<Int>) -> [Range<Int>]? {
-            let steps = best.trace.indices.compactMap { index in best.trace[index].draws.map { (index, $0) } }
-                .filter { !$0.1.isEmpty }.sorted { $0.1.lowerBound < $1.1.lowerBound }
-            var ranges: [Range<Int>] = []
-            var previousEnd: Int?
-            for (index, draws) in steps {
-                if indices.contains(index) {
-                    ranges.append(min(previousEnd ?? draws.lowerBound, draws.lowerBound)..<draws.upperBound)
-                }
-                previousEnd = draws.upperBound
-            }
-            guard !ranges.isEmpty, ranges.allSatisfy({ $0.upperBound <= best.choices.count }) else { return nil }
-            return ranges.reversed()
-        }
-        func deleting(_ indices: Set<Int>) -> [UInt32]? {
-            guard let ranges = stepRanges(indices) else { return nil }
-            var candidate = best.choices
-            for range in ranges { candidate.removeSubrange(range) }
-            return candidate
         }
         /// Deletes every step of one context, for each context but the failing step's: the
         /// other contexts' picks keep their meaning (the context is still there, only never
