@@ -238,7 +238,7 @@ public final class Runner: @unchecked Sendable {
     /// The queues of the run's queue contexts, back to `QueuePool` when the run ends.
     private var queues: [DispatchQueue] = []
     /// After an injected fault poisoned the file: the scheduling step at which the machine
-    /// loses power, and the thread whose commit failed.
+    /// loses power, and the thread whose commit failed. Any reboot clears it (`reboot(onto:)`).
     private var crashAfterPoisoning: (step: Int, thread: Int)?
 
     private static let runCounter = Lock(0)
@@ -456,7 +456,7 @@ public final class Runner: @unchecked Sendable {
             pending[thread] = nil
         } else {
             var operation = generator.next(for: context(thread), model: model, stream: &stream)
-            if case .crashMachine = operation, !inFlight.isEmpty || lockWaiter != nil {
+            if case .crashMachine = operation, !mayLosePowerBetweenCommits {
                 operation = .refresh(Generator.liveRealm(of: context(thread), in: model) ?? RealmID(0))
             }
             // Dropping the harness's accessor is no engine operation; while another thread is
@@ -923,9 +923,13 @@ public final class Runner: @unchecked Sendable {
         }
     }
 
-    /// Loses power once the steps run against a poisoned file are over.
+    /// Loses power once the steps run against a poisoned file are over, and once no thread is
+    /// inside the engine: during the poisoned steps a realm reopened after every handle closed
+    /// gets a sound file (Spec D7), and a commit of it left at a switch point would be finished
+    /// by `settleAllThreads`, durable, where the model has the crash discard it.
     private func crashIfPoisoningIsOver() -> Bool {
         guard let due = crashAfterPoisoning, statistics.schedulingSteps >= due.step else { return false }
+        guard mayLosePowerBetweenCommits else { return false }
         crashAfterPoisoning = nil
         crashBetweenCommits(Step(context(due.thread), .crashMachine(keepUnsyncedSlots: false)), thread: due.thread)
         return true
@@ -943,7 +947,17 @@ public final class Runner: @unchecked Sendable {
         return (report, box.get())
     }
 
+    /// Whether a power loss between commits may happen now: no thread is inside the engine or
+    /// waiting for the write lock. `crashBetweenCommits` lets such threads finish first (it
+    /// cannot stop a real thread), and a commit finished so would be durable on the disk the
+    /// crash keeps while the model, whose step for it never comes, loses it.
+    private var mayLosePowerBetweenCommits: Bool { inFlight.isEmpty && lockWaiter == nil }
+
     /// A power loss between commits: nothing is pending, so the disk reboots as it is.
+    ///
+    /// Callers make sure no commit can be in flight (`mayLosePowerBetweenCommits`), except
+    /// `commitWithFault` losing power at once: its writer held the write lock until its commit
+    /// failed and poisoned the file, so no other commit can be under way.
     private func crashBetweenCommits(_ step: Step, thread: Int) {
         guard let disk else {
             complete(thread, step: step, observed: .failure(code: "harness", message: "crash needs the simulated disk"))
@@ -1002,6 +1016,10 @@ public final class Runner: @unchecked Sendable {
     }
 
     private func reboot(onto next: SimStore) {
+        // A power loss due after the poisoned steps belongs to the boot whose file was
+        // poisoned: a crash ends those steps early, and left armed it would strike the next
+        // boot's sound file at a moment no rule chose (with a commit in flight, say).
+        crashAfterPoisoning = nil
         disk = next
         configuration._engine = .init(simulatedStore: next, hooks: engineHooks)
         engine.reset(to: configuration)

@@ -106,6 +106,33 @@ let openFindingKinds: Set<String> = []
         #expect(adopted, "the run no longer fails a commit at the phase-2 sync:\n\(Artifact.timeline(result, threads: decoded.settings.threads))")
     }
 
+    /// Spec D6, D7: the power loss due after an injected fault's poisoned steps belongs to the
+    /// poisoned boot. Here a generated crash ends those steps early; the due power loss once
+    /// stayed armed and struck the next, sound boot while a commit there sat at a switch
+    /// point: settling the threads finished that commit (durable), the model had the crash
+    /// discard it, and recovery seemed to lose a durable version. Found by a fresh seed of
+    /// the time-boxed campaign.
+    @Test func aPowerLossDueAfterPoisonedStepsDoesNotOutliveItsBoot() throws {
+        let token = "sc2.crash.sim.3.200.0.-.-.AAABAgEDAAABAAAAAwACAwABAAAAAAABAwABAAIAAgACAAIAAAAAAAMAAgAAAAAAAQAAAAEbCgABSgoAAAIAAAAAEgoAMAAAAAAAAAAAAAAAAAESAAAAADIAAAAAXAEAAwAACgACAAAAAAAAAAAAAAAAAAAAAAAAAAApAAAAAAAAAAAAAAAAAAAAAHgKAAAAAAAAAQACAAISCgAAAAsAAloKAAIAAnUKAAAAAiQKAAAp"
+        let decoded = try #require(ReplayToken.decode(token))
+        let result = try replayRun(decoded)
+        let timeline = Artifact.timeline(result, threads: decoded.settings.threads)
+        #expect(result.failure == nil, "\(result.failure?.description ?? "")\n\(timeline)")
+        guard let faulted = result.trace.firstIndex(where: { entry in
+            if case .commitWrite(_, _, .failure(.beforeSlot)) = entry.step.operation { return true }
+            return false
+        }) else {
+            Issue.record("the run no longer fails a commit before its slot:\n\(timeline)")
+            return
+        }
+        let powerLosses = result.trace[faulted...].filter { entry in
+            if case .crashMachine = entry.step.operation { return true }
+            return false
+        }
+        #expect(powerLosses.count == 1,
+                "one power loss ends the poisoned boot, none strikes the next:\n\(timeline)")
+    }
+
     /// Threads are left right after a pin or an unpin, and an operation left after its
     /// linearization point has its model step taken then; such runs pass on a clean engine
     /// and replay bit-identically.
