@@ -74,17 +74,20 @@ let package = Package(
             dependencies: ["StrataStorage", "CStrataSupport", "strata-tool"],
             swiftSettings: strictSettings
         ),
+        // Threads, run loops and results handed between them, for the multi-threaded tests.
+        .target(name: "StrataTestThreads", path: "Tests/StrataTestThreads", swiftSettings: strictSettings),
         .testTarget(
             name: "StrataToolTests",
             // Runs the built strata-tool, strata-bench and strata-fuzz binaries as child processes.
-            dependencies: ["StrataStorage", "StrataCheck", "strata-tool", "strata-bench", "strata-fuzz"],
+            dependencies: ["StrataStorage", "StrataCheck", "StrataTestThreads", "strata-tool", "strata-bench",
+                           "strata-fuzz"],
             swiftSettings: strictSettings
         ),
         // The format of the numbered rules in Spec/ (the traceability checks parse them).
         .testTarget(name: "SpecTests", swiftSettings: strictSettings),
         .testTarget(
             name: "StrataTests",
-            dependencies: ["Strata", "StrataStorage", "StrataModel"],
+            dependencies: ["Strata", "StrataStorage", "StrataModel", "StrataTestThreads"],
             swiftSettings: strictSettings
         ),
         .testTarget(

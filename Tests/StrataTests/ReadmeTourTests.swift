@@ -40,4 +40,42 @@ import Testing
         #expect(rex.age == 4)
         #expect(box.value.count == 1 && box.value.first?.name == "Fido")
     }
+
+    // Spec N8, N13, N21, A1: the tour's observers and async write, on a thread running its loop.
+    @Test func tourObservesAndWritesAsync() throws {
+        let config = Realm.Configuration(fileURL: temporaryDirectory().appendingPathComponent("dogs.realm"),
+                                         objectTypes: [TourDog.self])
+        try onLoopThread {
+            let realm = try Realm(configuration: config)
+            try realm.write { realm.create(TourDog.self, value: ["name": "Fido", "age": 1]) }
+            var counts: [Int] = []
+            var insertions: [[Int]] = []
+            var durable: Bool?
+            let token = realm.objects(TourDog.self).sorted(byKeyPath: "age").observe { change in
+                switch change {
+                case .initial(let dogs): counts.append(dogs.count)
+                case .update(let dogs, _, let inserted, _):
+                    counts.append(dogs.count)
+                    insertions.append(inserted)
+                case .error(let error): Issue.record("\(error)")
+                }
+            }
+            let fido = realm.object(ofType: TourDog.self, forPrimaryKey: "Fido")
+            var changed: [String] = []
+            let dogToken = fido?.observe(keyPaths: ["age"]) { change in
+                if case .change(_, let properties) = change { changed += properties.map(\.name) }
+            }
+            realm.writeAsync({ realm.create(TourDog.self, value: ["name": "Bolt", "age": 2]) },
+                             onComplete: { error in durable = error == nil })
+            #expect(spinRunLoop { durable != nil && counts.count == 2 })
+            try realm.write { fido?.age = 5 }
+            #expect(spinRunLoop { changed == ["age"] && counts.count == 3 })
+            #expect(durable == true)
+            #expect(counts == [1, 2, 2])
+            // Bolt (2) after Fido (1); then Fido (5) moves last: Fido is kept (modified), Bolt moves.
+            #expect(insertions == [[1], [0]])
+            token.invalidate()
+            dogToken?.invalidate()
+        }
+    }
 }

@@ -5,26 +5,6 @@ import Testing
 /// Realm-level observers (`Realm.observe`) and how they meet refresh, beginWrite, autorefresh
 /// and invalidate. Collection and object observers come with the notifications issue.
 @Suite struct RealmObserverTests {
-    /// Runs `body` on a new thread inside a block its run loop runs (Spec C11), and keeps the
-    /// loop available to `spinRunLoop` inside `body`.
-    private func onLoopThread(_ body: @escaping @Sendable () throws -> Void) throws {
-        try onOtherThread {
-            let box = ResultBox<Void>()
-            // A timer, not `RunLoop.perform`: swift-corelibs-foundation may never run a block
-            // performed on a loop that has not run yet and has no source.
-            let start = Timer(timeInterval: 0, repeats: false) { _ in box.set(Result { try body() }) }
-            let keepAlive = Timer(timeInterval: 3600, repeats: true) { _ in }
-            RunLoop.current.add(start, forMode: .default)
-            RunLoop.current.add(keepAlive, forMode: .default)
-            let deadline = Date().addingTimeInterval(30)
-            while !box.isSet && Date() < deadline {
-                _ = RunLoop.current.run(mode: .default, before: Date().addingTimeInterval(0.01))
-            }
-            keepAlive.invalidate()
-            try box.get()
-        }
-    }
-
     private func commitInt(_ configuration: Realm.Configuration, _ value: Int) throws {
         try onOtherThread {
             let writer = try Realm(configuration: configuration)

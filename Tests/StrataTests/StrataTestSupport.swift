@@ -1,6 +1,7 @@
 import Foundation
 @_spi(StrataCheck) import Strata
 import Testing
+@_exported import StrataTestThreads
 
 // Fixtures named as in shared/realm-behaviours.md.
 
@@ -84,8 +85,24 @@ final class AllTypes: Object {
     @Persisted(indexed: true) var indexed: String
 }
 
+/// Scalars and a link, for object observers (NOT-43 to NOT-49).
+final class SwiftObject: Object {
+    @Persisted var intCol: Int
+    @Persisted var stringCol: String
+    @Persisted var optIntCol: Int?
+    @Persisted var boolCol: BoolObj?
+}
+
+/// A primary-keyed object with two scalars, for upserts (NOT-49).
+final class PKPair: Object {
+    @Persisted(primaryKey: true) var id: Int
+    @Persisted var a: Int
+    @Persisted var b: Int
+}
+
 let allFixtureTypes: [Object.Type] = [IntObj.self, StrObj.self, BoolObj.self, PKStr.self, PKInt.self, Employee.self,
-                                      Company.self, Dog.self, Owner.self, Holder.self, LinkObj.self, AllTypes.self]
+                                      Company.self, Dog.self, Owner.self, Holder.self, LinkObj.self, AllTypes.self,
+                                      SwiftObject.self, PKPair.self]
 
 /// A fresh directory for one test's files.
 func temporaryDirectory() -> URL {
@@ -100,56 +117,6 @@ func testConfiguration(_ name: String = "test.realm") -> Realm.Configuration {
     Realm.Configuration(fileURL: temporaryDirectory().appendingPathComponent(name), objectTypes: allFixtureTypes)
 }
 
-/// Lets a non-Sendable value cross to another thread on purpose: the tests that use it check
-/// that Strata rejects the use there (Spec C5 to C8), which Swift 6 would otherwise refuse to
-/// compile.
-struct Unchecked<Value>: @unchecked Sendable {
-    let value: Value
-    init(_ value: Value) { self.value = value }
-}
-
-/// Runs `body` on a new thread (no run loop turned) and waits for it.
-func onOtherThread<R>(_ body: @escaping @Sendable () throws -> R) throws -> R {
-    let box = ResultBox<R>()
-    let done = DispatchSemaphore(value: 0)
-    let thread = Thread {
-        box.set(Result { try body() })
-        done.signal()
-    }
-    thread.start()
-    done.wait()
-    return try box.get()
-}
-
-final class ResultBox<R>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var result: Result<R, any Error>?
-    func set(_ value: Result<R, any Error>) {
-        lock.lock()
-        result = value
-        lock.unlock()
-    }
-    var isSet: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return result != nil
-    }
-    func update(_ change: (inout R) -> Void) {
-        lock.lock()
-        defer { lock.unlock() }
-        if case .success(var value)? = result {
-            change(&value)
-            result = .success(value)
-        }
-    }
-    func get() throws -> R {
-        lock.lock()
-        defer { lock.unlock() }
-        guard let result else { throw CancellationError() }
-        return try result.get()
-    }
-}
-
 /// The error a throwing entry point threw, for tests that check a rejection.
 func rejection(_ body: () throws -> Void) -> Realm.Error? {
     do {
@@ -160,15 +127,6 @@ func rejection(_ body: () throws -> Void) -> Realm.Error? {
     } catch {
         return Realm.Error(.fail, "unexpected error \(error)")
     }
-}
-
-/// Runs the current thread's run loop until `condition` holds or `seconds` pass.
-func spinRunLoop(seconds: Double = 5, until condition: () -> Bool) -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while !condition() && Date() < deadline {
-        _ = RunLoop.current.run(mode: .default, before: Date().addingTimeInterval(0.01))
-    }
-    return condition()
 }
 
 /// A value a test needed was missing.

@@ -15,20 +15,6 @@ private struct WVLBlockError: Error, Equatable {
     let id: Int
 }
 
-/// Runs `body` on a new thread and waits at most `seconds`; nil when it did not finish (so a
-/// write lock that is never released fails the test instead of hanging it).
-private func onOtherThreadWithin<R: Sendable>(seconds: Double,
-                                              _ body: @escaping @Sendable () throws -> R) -> Result<R, any Error>? {
-    let box = ResultBox<R>()
-    let done = DispatchSemaphore(value: 0)
-    let thread = Thread {
-        box.set(Result { try body() })
-        done.signal()
-    }
-    thread.start()
-    guard done.wait(timeout: .now() + seconds) == .success else { return nil }
-    return Result { try box.get() }
-}
 
 /// "bg": opens the realm of `configuration` on a new thread and commits `change` there.
 private func commitOnOtherThread(_ configuration: Realm.Configuration,

@@ -12,8 +12,8 @@
 // |    3 | a run could not start, or an artifact could not be written or read           |
 import StrataCommandLine
 
-/// Every subcommand, in the order `strata-fuzz --help` lists them (`child-writer` is hidden:
-/// process mode starts it, nobody types it).
+/// Every subcommand, in the order `strata-fuzz --help` lists them (`child-writer` and
+/// `child-realm` are hidden: process mode and tests start them, nobody types them).
 let fuzzCommands: [any FuzzCommand.Type] = [
     RunCommand.self,
     ReplayCommand.self,
@@ -21,6 +21,7 @@ let fuzzCommands: [any FuzzCommand.Type] = [
     ExploreCommand.self,
     BugsCommand.self,
     ChildWriterCommand.self,
+    ChildRealmCommand.self,
 ]
 
 let fuzzSpec = CommandSpec(

@@ -15,7 +15,7 @@ import StrataStorage
 ///
 /// Confinement: a managed live object belongs to its realm's thread or queue (Spec C5); a
 /// frozen one may be read anywhere (Spec C10; wrap it in `Frozen` to send it). Not Sendable.
-open class Object: Hashable, CustomStringConvertible {
+open class Object: Hashable, CustomStringConvertible, SendableMetatype {
     /// Set once the object is managed.
     final var _accessor: _ObjectAccessor?
     /// Set only on the objects used to read key paths (`KeyPathRecorder`).

@@ -144,6 +144,7 @@ public final class _ObjectAccessor {
         while row.count < info.schema.properties.count { row.append(.null) }
         row[column] = value
         try engine(core.path) { try write.update(table.id, key: key, values: row) }
+        core.writeChanges.set(table.id, key, column: column)  // Spec N22: also to the same value
         core.mutationCount &+= 1
     }
 

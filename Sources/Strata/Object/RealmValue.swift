@@ -27,7 +27,7 @@ public protocol _Persistable: _RealmValue {
 }
 
 /// A type a `List` can hold.
-public protocol RealmCollectionValue: _RealmValue {}
+public protocol RealmCollectionValue: _RealmValue, SendableMetatype {}
 
 /// Types usable as primary keys (Int, String and their optionals).
 public protocol _PrimaryKeyValue: _Persistable {}

@@ -120,24 +120,49 @@ struct RunLoopReference: @unchecked Sendable {
     let loop: RunLoop
 }
 
-/// One realm's subscription to the watcher: at most one autorefresh turn is pending at a time.
+/// One realm's subscription to the watcher, and the turns it asks of the realm's scheduler: at
+/// most one turn of each kind is pending at a time.
 final class CommitListener: Sendable {
+    /// What a turn does; each kind is one bit of `pending`.
+    enum Turn: UInt8 {
+        /// Spec V7, V9: autorefresh (or `.refreshRequired`) after a commit.
+        case autorefresh = 1
+        /// Spec N7, N8: deliver collection and object notifications.
+        case delivery = 2
+        /// Spec A1: run the next async write block or owed completions.
+        case asyncWrites = 4
+    }
+
     private let scheduler: RealmScheduler
     private let target: WeakRealmCore
-    private let pending = Atomic<Bool>(false)
+    private let pending = Atomic<UInt8>(0)
 
     init(scheduler: RealmScheduler, core: RealmCore) {
         self.scheduler = scheduler
         target = WeakRealmCore(core: core)
     }
 
-    func schedule() {
-        guard !pending.exchange(true, ordering: .acquiringAndReleasing) else { return }
+    /// Asks for a turn of `kind`, unless one is pending.
+    func schedule(_ kind: Turn = .autorefresh) {
+        let before = pending.bitwiseOr(kind.rawValue, ordering: .acquiringAndReleasing).oldValue
+        guard before & kind.rawValue == 0 else { return }
         let target = self.target
         scheduler.perform { [self] in
-            pending.store(false, ordering: .releasing)
-            target.core?.autorefreshTurn()
+            pending.bitwiseAnd(~kind.rawValue, ordering: .acquiringAndReleasing)
+            guard let core = target.core else { return }
+            switch kind {
+            case .autorefresh: core.autorefreshTurn()
+            case .delivery: core.deliveryTurn()
+            case .asyncWrites: core.asyncTurn()
+            }
         }
+    }
+
+    /// Drops the realm's invalidated observers on its own scheduler (a token is invalidated
+    /// from any thread; the observer list is confined).
+    func schedulePrune() {
+        let target = self.target
+        scheduler.perform { target.core?.pruneNotifiers() }
     }
 }
 

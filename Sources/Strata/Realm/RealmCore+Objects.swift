@@ -171,7 +171,7 @@ extension RealmCore {
             let schema = info.schema.properties[column]
             row[column] = schema.isLink ? (schema.isList ? .list([]) : .null) : try property.encodeUnmanaged(realm: nil)
         }
-        let (identity, inserted) = try store(row, info: info, table: table, policy: policy, write: write)
+        let (identity, inserted, replaced) = try store(row, info: info, table: table, policy: policy, write: write)
         let key = identity.key
         let accessor = _ObjectAccessor(core: self, info: info, table: table, identity: identity,
                                        scope: inserted ? writeScope : scope(for: table, identity))
@@ -184,6 +184,7 @@ extension RealmCore {
             }
             try engine(path) { try write.update(table.id, key: key, values: row) }
         }
+        if let replaced { recordReplacement(table, key, old: replaced, new: row, info: info, policy: policy) }
         // The object's List instances become its managed Lists (TSR-02: a List taken before
         // the add follows the object).
         for property in properties {
@@ -195,23 +196,39 @@ extension RealmCore {
     }
 
     /// Inserts `row`, or with a primary key and an update policy replaces the existing object
-    /// (which keeps its identity). Returns the stored object's identity, and whether it was
-    /// inserted (then this write created it).
+    /// (which keeps its identity). Returns the stored object's identity, whether it was
+    /// inserted (then this write created it), and the row it replaced.
     private func store(_ row: [StrataStorage.Value], info: ClassInfo, table: TableInfo, policy: Realm.UpdatePolicy,
-                       write: WriteTransaction) throws(Realm.Error) -> (ObjectIdentity, inserted: Bool) {
+                       write: WriteTransaction)
+        throws(Realm.Error) -> (ObjectIdentity, inserted: Bool, replaced: [StrataStorage.Value]?) {
         guard let pkColumn = info.schema.primaryKeyIndex else {
             if policy != .error { throw Realm.Error.noPrimaryKey(type: info.className) }
-            return (try engine(path) { try write.insertObject(table.id, values: row) }, true)
+            return (try engine(path) { try write.insertObject(table.id, values: row) }, true, nil)
         }
         let existing = try engine(path) { try write.objectIdentity(table, primaryKey: row[pkColumn]) }
         if let existing {
             guard policy != .error else {
                 throw Realm.Error.primaryKeyExists(type: info.className, value: Self.describe(row[pkColumn]))
             }
+            let replaced = try engine(path) { try write.row(table, key: existing.key) } ?? []
             try engine(path) { try write.update(table.id, key: existing.key, values: row) }
-            return (existing, false)
+            return (existing, false, replaced)
         }
-        return (try engine(path) { try write.insertObject(table.id, values: row) }, true)
+        return (try engine(path) { try write.insertObject(table.id, values: row) }, true, nil)
+    }
+
+    /// Records the columns an upsert set (Spec N22): with `.modified` only those whose value
+    /// changed, else every column `provided` names (all, for an object added whole).
+    private func recordReplacement(_ table: TableInfo, _ key: ObjectKey, old: [StrataStorage.Value],
+                                   new: [StrataStorage.Value], info: ClassInfo, policy: Realm.UpdatePolicy,
+                                   provided: [Bool]? = nil) {
+        var columns = ColumnSet()
+        for column in new.indices where column != info.schema.primaryKeyIndex {
+            if let provided, column < provided.count, !provided[column] { continue }
+            if policy == .modified, column < old.count, old[column] == new[column] { continue }
+            columns.insert(column)
+        }
+        writeChanges.set(table.id, key, columns: columns)
     }
 
     static func describe(_ value: StrataStorage.Value) -> String {
@@ -277,8 +294,13 @@ extension RealmCore {
                 row.append(try AnyValue.encode(defaults[index], property: property, core: self, policy: policy))
             }
         }
-        let (identity, inserted) = try store(row, info: info, table: table,
-                                             policy: policy == .error && base != nil ? .all : policy, write: write)
+        let (identity, inserted, replaced) = try store(row, info: info, table: table,
+                                                       policy: policy == .error && base != nil ? .all : policy,
+                                                       write: write)
+        if let replaced {
+            recordReplacement(table, identity.key, old: replaced, new: row, info: info, policy: policy,
+                              provided: provided.map { $0 != nil })
+        }
         mutationCount &+= 1
         return (table, identity, inserted)
     }
@@ -331,23 +353,26 @@ extension RealmCore {
         try engine(path) {
             try write.forEachRow(table) { key, row in
                 var values = try row.values()
-                var changed = false
+                var changed = ColumnSet()
                 for column in columns where column < values.count {
                     switch values[column] {
                     case .link(let link) where deleted.contains(link):
                         values[column] = .null
-                        changed = true
+                        changed.insert(column)
                     case .list(let elements):
                         let kept = elements.filter { if case .link(let link) = $0 { return !deleted.contains(link) }; return true }
                         if kept.count != elements.count {
                             values[column] = .list(kept)
-                            changed = true
+                            changed.insert(column)
                         }
                     default:
                         break
                     }
                 }
-                if changed { updates.append((key, values)) }
+                if !changed.isEmpty {
+                    updates.append((key, values))
+                    writeChanges.set(table.id, key, columns: changed)
+                }
                 return true
             }
         }

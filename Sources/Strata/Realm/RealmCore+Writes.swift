@@ -3,12 +3,19 @@ import StrataStorage
 // Write transactions (Spec W1 to W8, V11, V12, L2).
 extension RealmCore {
     /// Spec W1, W2, W18, L2, V11: takes the file's write lock (waiting for other writers in any
-    /// thread or process) and moves the realm to the newest version first.
+    /// thread or process) and moves the realm to the newest version first. A synchronous write
+    /// first settles the realm's earlier async commits (Spec A8, D13).
     func beginWrite() throws(Realm.Error) {
         try checkThread()  // a write reads nothing before W18's checks
         if isFrozen { throw Realm.Error.frozenTransaction }  // Spec F3, W18
         if configuration.readOnly { throw Realm.Error.readOnlyTransaction }  // Spec W18
         if write != nil { throw Realm.Error.alreadyInWrite }  // Spec W2
+        if asyncWrites.running == nil { flushAsyncCommits() }
+        try beginWriteTransaction()
+    }
+
+    /// The write itself, for synchronous and async writes.
+    func beginWriteTransaction() throws(Realm.Error) {
         let transaction = try engine(path) { try file.store.beginWrite() }
         if let limit = configuration.activeVersionLimit, !file.bugs.contains(.activeVersionLimitIgnored) {
             // Spec L2: "count > limit fails", checked once the write holds the lock, so a
@@ -33,17 +40,30 @@ extension RealmCore {
         }
         write = transaction
         writeScope = WriteScope()
+        writeChanges = WriteChanges()
         mutationCount &+= 1
         if moved { notify(.didChange) }  // Spec V11: after the move, before beginWrite returns
+        deliverPending()  // Spec N17: observers hear of earlier commits before the write goes on
     }
 
-    /// Spec W3, W16, W17, V12: commits, and reads exactly the new version afterwards.
+    /// Spec W3, W16, W17, V12: commits, and reads exactly the new version afterwards. A
+    /// synchronous commit outside an async block first settles earlier async commits (A8, D13).
     func commitWrite(skipping tokens: [NotificationToken] = []) throws(Realm.Error) {
         try checkThread()
+        guard write != nil else { throw Realm.Error.noWriteToCommit }  // Spec W3
+        if asyncWrites.running == nil { flushAsyncCommits() }
+        try commitWriteTransaction(skipping: tokens)
+    }
+
+    /// The commit itself, for synchronous and async commits.
+    func commitWriteTransaction(skipping tokens: [NotificationToken] = []) throws(Realm.Error) {
         guard let transaction = write else { throw Realm.Error.noWriteToCommit }  // Spec W3
         write = nil
         mutationCount &+= 1
         let committed: (version: Version, read: ReadTransaction?)
+        // Before the version publishes, so no realm of this process sees it unrecorded.
+        file.journal.record(writeChanges, version: transaction.newVersion, committer: ObjectIdentifier(self))
+        writeChanges = WriteChanges()
         do {
             committed = try transaction.commitAndPin(.live)
         } catch {
@@ -54,7 +74,10 @@ extension RealmCore {
         read?.end()
         read = committed.read
         file.watcher.didCommit()  // Spec V7: other realms move on their next turn
+        rebaseNotifiers(skipping: tokens)  // Spec N4: skipped tokens never hear of this commit
         notify(.didChange, skipping: tokens)  // Spec N1: before the commit call returns
+        scheduleDelivery()  // Spec N7, NOT-10: collection observers hear on a later turn
+        scheduleAsyncTurn()  // Spec A7: queued async blocks waited for this write
     }
 
     /// Spec W3, W5: discards the write; the realm reads the version the write began at.
@@ -63,8 +86,10 @@ extension RealmCore {
         guard let transaction = write else { throw Realm.Error.noWriteToCancel }  // Spec W3
         transaction.rollback()
         write = nil
+        writeChanges = WriteChanges()
         endWriteScope(committed: nil)  // Spec W5: the write's objects never existed
         mutationCount &+= 1
+        scheduleAsyncTurn()  // Spec A7: queued async blocks waited for this write
     }
 
     /// Ends the open write's scope: a rollback invalidates for good every accessor and

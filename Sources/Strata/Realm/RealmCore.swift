@@ -41,6 +41,12 @@ final class RealmCore {
     var listener: CommitListener?
     /// The realm observers (Spec N1 to N5).
     var observers: [RealmObserver] = []
+    /// The collection and object observers (Spec N6 to N22), in the order they were added.
+    var notifiers: [Notifier] = []
+    /// What the open write set, for observers (`ChangeJournal`).
+    var writeChanges = WriteChanges()
+    /// The async writes queued, running and owed completions (Spec A1 to A17).
+    var asyncWrites = AsyncWriteQueue()
     /// How many `.didChange` callbacks are running: `refresh()` inside one does nothing (V5).
     var didChangeDepth = 0
     /// The update policy of the `add` in progress (objects it links to are added with it).
@@ -234,6 +240,7 @@ final class RealmCore {
         }
         let moved = try moveToNewest()
         if moved { notify(.didChange) }  // Spec N3
+        deliverPending()  // Spec N12: pending collection and object callbacks run now
         return moved
     }
 
@@ -250,8 +257,9 @@ final class RealmCore {
         guard read.version < file.store.newestVersion else { return }
         if autorefresh {
             if (try? moveToNewest()) == true { notify(.didChange) }
+            deliverPending()  // Spec N6: observers hear of the move on this turn
         } else {
-            notify(.refreshRequired)
+            notify(.refreshRequired)  // Spec N12: observers wait for refresh()
         }
     }
 
@@ -268,12 +276,14 @@ final class RealmCore {
             self.write = nil
             endWriteScope(committed: nil)  // Spec W7: invalidate rolls the write back
         }
+        dropQueuedAsyncWrites()  // Spec A13: queued blocks never run; made commits complete
         if file.bugs.contains(.invalidateKeepsPin), let read {
             RealmCore.leakedPins.withLock { $0.append(read) }
         } else {
             read?.end()
         }
         read = nil
+        for notifier in notifiers { notifier.dropPin() }  // Spec V13: the realm pins nothing
         epoch &+= 1
         mutationCount &+= 1
     }

@@ -27,6 +27,8 @@ final class RealmFile: Sendable {
 
     let state = Lock(State())
     let watcher: CommitWatcher
+    /// What this process's commits set, for observers (Spec N11, N20, N22).
+    let journal = ChangeJournal()
     /// The seeded bugs of the API layer (`SeededBugs`), for harness validation: empty in
     /// production. Kept here (every access checks it) rather than read through the store's
     /// hooks, which would copy the hooks and their closures each time.

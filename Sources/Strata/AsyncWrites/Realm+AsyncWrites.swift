@@ -1,0 +1,59 @@
+extension Realm {
+    /// Spec A1: runs `block` later on this realm's thread or queue, in a write transaction that
+    /// is then committed; `onComplete` runs afterwards on the same scheduler (nil error: the
+    /// commit is durable, Spec D11). Returns an id for `cancelAsyncWrite`.
+    @discardableResult
+    public func writeAsync(_ block: @escaping () -> Void,
+                           onComplete: ((Swift.Error?) -> Void)? = nil) -> AsyncTransactionId {
+        trapping { () throws(Realm.Error) -> AsyncTransactionId in try core.writeAsync(block, onComplete: onComplete) }
+    }
+
+    @_spi(StrataCheck)
+    public func _writeAsync(_ block: @escaping () -> Void,
+                            onComplete: ((Swift.Error?) -> Void)? = nil) throws(Realm.Error) -> AsyncTransactionId {
+        try core.writeAsync(block, onComplete: onComplete)
+    }
+
+    /// Spec A2: runs `block` later in a write transaction that the block commits
+    /// (`commitAsyncWrite`) or cancels. Blocks run in the order they were queued.
+    @discardableResult
+    public func beginAsyncWrite(_ block: @escaping () -> Void) -> AsyncTransactionId {
+        trapping { () throws(Realm.Error) -> AsyncTransactionId in try core.beginAsyncWrite(block) }
+    }
+
+    @_spi(StrataCheck)
+    public func _beginAsyncWrite(_ block: @escaping () -> Void) throws(Realm.Error) -> AsyncTransactionId {
+        try core.beginAsyncWrite(block)
+    }
+
+    /// Spec A5, A6, A9: commits the open write at once (the realm reads the new version when
+    /// this returns); `onComplete` runs on a later turn once the commit is durable. With
+    /// `allowGrouping`, the next queued block joins this commit's group.
+    @discardableResult
+    public func commitAsyncWrite(allowGrouping: Bool = false,
+                                 _ onComplete: ((Swift.Error?) -> Void)? = nil) -> AsyncTransactionId {
+        trapping { () throws(Realm.Error) -> AsyncTransactionId in
+            try core.commitAsyncWrite(allowGrouping: allowGrouping, onComplete: onComplete)
+        }
+    }
+
+    @_spi(StrataCheck)
+    public func _commitAsyncWrite(allowGrouping: Bool = false,
+                                  _ onComplete: ((Swift.Error?) -> Void)? = nil) throws(Realm.Error) -> AsyncTransactionId {
+        try core.commitAsyncWrite(allowGrouping: allowGrouping, onComplete: onComplete)
+    }
+
+    /// Spec A4: removes a queued block (it never runs), or drops a commit's completion (the
+    /// commit stands); does nothing for the block running now.
+    public func cancelAsyncWrite(_ asyncTransactionId: AsyncTransactionId) throws {
+        try core.cancelAsyncWrite(asyncTransactionId)
+    }
+
+    /// Spec A17: whether async blocks are queued or running, or completions are owed.
+    public var isPerformingAsynchronousWriteOperations: Bool {
+        trapping { () throws(Realm.Error) -> Bool in
+            try core.checkThread()
+            return core.isPerformingAsynchronousWriteOperations
+        }
+    }
+}

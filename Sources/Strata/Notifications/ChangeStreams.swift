@@ -1,0 +1,95 @@
+import StrataStorage
+
+// Notifications as AsyncSequences, for Swift concurrency (issue 7): each element carries a
+// frozen snapshot, which any thread or task may read (Spec C10), so the consumer need not run
+// on the observed realm's thread. The stream ends its observation when it terminates.
+
+/// Hands a change to a stream's consumer on another thread or task. Sound because every value
+/// it carries is frozen (Spec C10: read from anywhere), an error, or a List that reads nothing;
+/// the compiler cannot see that.
+struct FrozenHandoff<T>: @unchecked Sendable {
+    let value: T
+}
+
+extension AsyncStream.Continuation {
+    func yieldFrozen(_ value: Element) {
+        let handoff = FrozenHandoff(value: value)
+        yield(handoff.value)
+    }
+}
+
+extension RealmCollectionChange {
+    /// The same change, carrying `collection`'s frozen snapshot.
+    func frozen<C>(_ freeze: () throws(Realm.Error) -> C) -> RealmCollectionChange<C> {
+        do throws(Realm.Error) {
+            let snapshot = try freeze()
+            return carrying(snapshot)
+        } catch {
+            return .error(error)
+        }
+    }
+}
+
+extension Results {
+    /// Every change of these Results (as `observe` delivers them, Spec N6 to N13), each with the
+    /// Results frozen at the version it describes. Made on the realm's thread or queue; the
+    /// stream may be consumed anywhere.
+    public var changes: AsyncStream<RealmCollectionChange<Results<Element>>> {
+        AsyncStream { continuation in
+            let token = observe { change in
+                guard case .error = change else {
+                    continuation.yieldFrozen(change.frozen { () throws(Realm.Error) in try self._freeze() })
+                    return
+                }
+                continuation.yieldFrozen(change)
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in token.invalidate() }
+        }
+    }
+}
+
+extension List {
+    /// Every change of this List (Spec N6 to N13), each with the List frozen at the version it
+    /// describes; a List whose owner was deleted ends the stream after its last update.
+    public var changes: AsyncStream<RealmCollectionChange<List<Element>>> {
+        AsyncStream { continuation in
+            let token = observe { change in
+                if case .error = change {
+                    continuation.yieldFrozen(change)
+                    continuation.finish()
+                } else if self.isInvalidated {
+                    continuation.yieldFrozen(change.carrying(List<Element>()))
+                    continuation.finish()
+                } else {
+                    continuation.yieldFrozen(change.frozen { () throws(Realm.Error) in try self._freeze() })
+                }
+            }
+            continuation.onTermination = { _ in token.invalidate() }
+        }
+    }
+}
+
+extension _ObjectObservable where Self: Object {
+    /// Every change of this object (Spec N20 to N22), each `.change` carrying the object frozen
+    /// at the version it describes; `.deleted` and `.error` end the stream.
+    public func changes(keyPaths: [String]? = nil) -> AsyncStream<ObjectChange<Self>> {
+        AsyncStream { continuation in
+            let token = observe(keyPaths: keyPaths) { change in
+                switch change {
+                case .change(let object, let properties):
+                    do throws(Realm.Error) {
+                        continuation.yieldFrozen(.change(try object._freeze(), properties))
+                    } catch {
+                        continuation.yieldFrozen(.error(error))
+                        continuation.finish()
+                    }
+                case .deleted, .error:
+                    continuation.yieldFrozen(change)
+                    continuation.finish()
+                }
+            }
+            continuation.onTermination = { _ in token.invalidate() }
+        }
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import StrataStorage
+
+// When collection and object observers are called (Spec N6 to N9, N12, N17).
+extension RealmCore {
+    /// Adds a collection or object observer; a collection's initial callback comes on a later
+    /// turn of the realm's loop (Spec N8).
+    func addNotifier(_ notifier: Notifier) {
+        notifiers.append(notifier)
+        scheduleDelivery()
+    }
+
+    /// Asks for a delivery turn on the realm's scheduler (at most one pending).
+    func scheduleDelivery() {
+        guard notifiers.contains(where: { !$0.token.isInvalidated }) else { return }
+        listener?.schedule(.delivery)
+    }
+
+    /// A delivery turn: an autorefreshing realm first moves to the newest version (Spec N8:
+    /// the initial callback shows the newest data), then every observer hears what changed.
+    func deliveryTurn() {
+        guard !isFrozen, write == nil, confinement.isCurrent else { return }
+        if autorefresh, read != nil, didChangeDepth == 0, (try? moveToNewest()) == true { notify(.didChange) }
+        deliverPending()
+    }
+
+    /// Calls every observer whose callback is not running with what changed since it last
+    /// heard, in the order they were added (Spec N6, N7). Observers added by a callback of
+    /// this pass wait for the next one (N9).
+    func deliverPending() {
+        pruneNotifiers()
+        guard !notifiers.isEmpty, !isFrozen else { return }
+        let pass = notifiers
+        for notifier in pass where !notifier.running && !notifier.token.isInvalidated {
+            notifier.running = true
+            didChangeDepth += 1  // Spec V5: refresh() inside any callback does nothing
+            notifier.deliver(in: self)
+            didChangeDepth -= 1
+            notifier.running = false
+        }
+    }
+
+    /// Spec N4: the observers of `tokens` take the realm's version as delivered, silently.
+    func rebaseNotifiers(skipping tokens: [NotificationToken]) {
+        guard !tokens.isEmpty else { return }
+        for notifier in notifiers where tokens.contains(where: { $0 === notifier.token }) {
+            notifier.skip(in: self)
+        }
+    }
+
+    /// Drops the observers whose tokens were invalidated (and their pins).
+    func pruneNotifiers() {
+        notifiers.removeAll { notifier in
+            guard notifier.token.isInvalidated else { return false }
+            notifier.dropPin()
+            return true
+        }
+    }
+
+    /// The checks of an observe call that delivers on another queue (Spec N18, N19, F4).
+    func checkObservableFromAnyContext() throws(Realm.Error) {
+        try checkThread()
+        if isFrozen { throw Realm.Error.frozenObservation }
+        if configuration.readOnly { throw Realm.Error.readOnlyObservation }
+    }
+
+    /// The checks of every observe call delivering on this realm's scheduler (Spec N19, F4,
+    /// C11).
+    func checkObservable() throws(Realm.Error) {
+        try checkObservableFromAnyContext()
+        if scheduler == nil || listener == nil { throw Realm.Error.noRunLoop }
+        if case .thread = confinement, !Thread.isMainThread, RunLoop.current.currentMode == nil {
+            throw Realm.Error.noRunLoop  // Spec C11: only from work the thread's loop runs
+        }
+    }
+}

@@ -1,0 +1,407 @@
+import Foundation
+@_spi(StrataCheck) import Strata
+import Testing
+
+/// Async writes (`writeAsync`, `beginAsyncWrite`, `commitAsyncWrite`, `cancelAsyncWrite`,
+/// `isPerformingAsynchronousWriteOperations`): Spec A1 to A13, A17, D11, D13.
+@Suite struct AsyncWriteTests {
+    /// Counts what happened, in order (confined to the loop thread).
+    final class Events {
+        var log: [String] = []
+        func add(_ entry: String) { log.append(entry) }
+    }
+
+    private func count(_ realm: Realm) -> Int { realm.objects(IntObj.self).count }
+
+    private func persisted(_ configuration: Realm.Configuration) throws -> Int {
+        try onOtherThread { try Realm(configuration: configuration).objects(IntObj.self).count }
+    }
+
+    // ASY-01 (Spec A1, D11): the block runs later, commits, and onComplete sees the object.
+    @Test func asy01_A1_writeAsyncRunsLaterAndCompletes() throws {
+        let configuration = testConfiguration()
+        try onLoopThread {
+            let realm = try Realm(configuration: configuration)
+            let events = Events()
+            realm.writeAsync({
+                events.add("block in write \(realm.isInWriteTransaction)")
+                realm.create(StrObj.self, value: ["stringCol": "string"])
+            }, onComplete: { error in
+                events.add("complete \(error == nil) \(realm.objects(StrObj.self).first?.stringCol ?? "none")")
+            })
+            #expect(events.log.isEmpty, "the block ran inside writeAsync")
+            #expect(realm.isPerformingAsynchronousWriteOperations)
+            #expect(spinRunLoop { events.log.count == 2 })
+            #expect(events.log == ["block in write true", "complete true string"])
+            #expect(!realm.isPerformingAsynchronousWriteOperations)  // Spec A17
+        }
+    }
+
+    // ASY-02, ASY-25 (Spec A1): on a queue-confined realm, the block and its completion run on
+    // that queue; another realm sees the commit after refresh().
+    @Test func asy02_asy25_A1_blockAndCompletionRunOnTheRealmsQueue() throws {
+        let configuration = testConfiguration()
+        let queue = DispatchQueue(label: "asy02")
+        let key = DispatchSpecificKey<Int>()
+        queue.setSpecific(key: key, value: 2)
+        let done = DispatchSemaphore(value: 0)
+        let main = try Realm(configuration: configuration)
+        #expect(main.objects(IntObj.self).count == 0)
+        let held = ResultBox<Realm>()
+        try queue.sync {
+            let realm = try Realm(configuration: configuration, queue: queue)
+            held.set(.success(realm))
+        }
+        queue.sync {
+            guard let realm = try? held.get() else { return }
+            realm.beginAsyncWrite {
+                #expect(DispatchQueue.getSpecific(key: key) == 2)
+                realm.create(IntObj.self)
+                realm.commitAsyncWrite { error in
+                    #expect(error == nil)
+                    #expect(DispatchQueue.getSpecific(key: key) == 2)
+                    #expect(realm.objects(IntObj.self).count == 1)
+                    done.signal()
+                }
+            }
+        }
+        #expect(done.wait(timeout: .now() + 10) == .success)
+        #expect(main.refresh())
+        #expect(main.objects(IntObj.self).count == 1)
+        queue.sync { held.set(.failure(CancellationError())) }
+    }
+
+    // ASY-04 (Spec A3): cancelWrite inside a block rolls back at once and ends the write.
+    @Test func asy04_A3_cancelWriteInsideABlock() throws {
+        let configuration = testConfiguration()
+        try onLoopThread {
+            let realm = try Realm(configuration: configuration)
+            var sizes: [Int] = []
+            var done = false
+            realm.beginAsyncWrite {
+                realm.create(IntObj.self)
+                sizes.append(realm.objects(IntObj.self).count)
+                realm.cancelWrite()
+                sizes.append(realm.objects(IntObj.self).count)
+                #expect(!realm.isInWriteTransaction)
+                done = true
+            }
+            #expect(spinRunLoop { done })
+            #expect(sizes == [1, 0])
+            #expect(try persisted(configuration) == 0)
+        }
+    }
+
+    // ASY-05 (Spec A4): a cancelled queued block never runs, nor its completion; later blocks
+    // still run.
+    @Test func asy05_A4_cancellingAQueuedBlock() throws {
+        let configuration = testConfiguration()
+        try onLoopThread {
+            let realm = try Realm(configuration: configuration)
+            let events = Events()
+            let first = realm.writeAsync({ events.add("first") }, onComplete: { _ in events.add("first done") })
+            let second = realm.beginAsyncWrite { events.add("second") }
+            realm.writeAsync({
+                realm.create(IntObj.self, value: ["intCol": 90])
+            }, onComplete: { _ in events.add("third done") })
+            try realm.cancelAsyncWrite(first)
+            try realm.cancelAsyncWrite(second)
+            #expect(spinRunLoop { events.log == ["third done"] })
+            _ = spinRunLoop(seconds: 0.2) { false }
+            #expect(events.log == ["third done"])
+            #expect(realm.objects(IntObj.self).map(\.intCol) == [90])
+        }
+    }
+
+    // ASY-07 (Spec A4): cancelling a commit's id drops only its completion; the commit stands.
+    // Cancelling the running block's id does nothing.
+    @Test func asy07_A4_cancellingACommitDropsOnlyItsCompletion() throws {
+        let configuration = testConfiguration()
+        try onLoopThread {
+            let realm = try Realm(configuration: configuration)
+            var completions = 0
+            var ran = false
+            var blockID: AsyncTransactionId = 0
+            blockID = realm.beginAsyncWrite {
+                try? realm.cancelAsyncWrite(blockID)  // the running block: no effect
+                realm.create(IntObj.self)
+                let commit = realm.commitAsyncWrite { _ in completions += 1 }
+                try? realm.cancelAsyncWrite(commit)
+                ran = true
+            }
+            #expect(spinRunLoop { ran })
+            _ = spinRunLoop(seconds: 0.2) { false }
+            #expect(completions == 0)
+            #expect(try persisted(configuration) == 1)
+            #expect(!realm.isPerformingAsynchronousWriteOperations)
+        }
+    }
+
+    // ASY-08, ASY-20 (Spec A2, A10): blocks run first in, first out, each seeing the previous
+    // commit; every completion runs once, in order.
+    @Test func asy08_asy20_A2_A10_blocksRunInOrder() throws {
+        let configuration = testConfiguration()
+        try onLoopThread {
+            let realm = try Realm(configuration: configuration)
+            let object = try realm.write { realm.create(IntObj.self) }
+            var seen: [Int] = []
+            var completed: [Int] = []
+            for index in 1...1000 {
+                realm.writeAsync({
+                    seen.append(object.intCol)
+                    object.intCol = index
+                }, onComplete: { error in
+                    #expect(error == nil)
+                    completed.append(index)
+                })
+            }
+            #expect(spinRunLoop(seconds: 60) { completed.count == 1000 })
+            #expect(seen == Array(0..<1000))
+            #expect(completed == Array(1...1000))
+            _ = spinRunLoop(seconds: 0.1) { false }
+            #expect(completed.count == 1000)
+        }
+    }
+
+    // ASY-10 (Spec A5): commitAsyncWrite needs an open write, also with a block queued.
+    @Test func asy10_A5_commitAsyncWriteNeedsAWrite() throws {
+        let configuration = testConfiguration()
+        try onLoopThread {
+            let realm = try Realm(configuration: configuration)
+            expectRejected(rejection { _ = try realm._commitAsyncWrite() }, "Can't commit a non-existing write transaction")
+            var ran = false
+            realm.beginAsyncWrite {
+                realm.commitAsyncWrite()
+                ran = true
+            }
+            expectRejected(rejection { _ = try realm._commitAsyncWrite() }, "Can't commit a non-existing write transaction")
+            #expect(spinRunLoop { ran })
+        }
+    }
+
+    // ASY-11 (Spec A6): an async commit is visible when the call returns; its completion comes
+    // later; two such commits persist 2.
+    @Test func asy11_A6_anAsyncCommitIsVisibleAtOnce() throws {
+        let configuration = testConfiguration()
+        try onLoopThread {
+            let realm = try Realm(configuration: configuration)
+            var completed = false
+            realm.beginWrite()
+            realm.create(IntObj.self)
+            realm.commitAsyncWrite()
+            #expect(realm.objects(IntObj.self).count == 1)
+            realm.beginWrite()
+            realm.create(IntObj.self)
+            realm.commitAsyncWrite { _ in completed = true }
+            #expect(!completed, "the completion ran inside commitAsyncWrite")
+            #expect(spinRunLoop { completed })
+            #expect(try persisted(configuration) == 2)
+        }
+    }
+
+    // ASY-13 (Spec A7): blocks queued during a synchronous write run after it commits and see
+    // its data, across two synchronous writes.
+    @Test func asy13_A7_blocksQueuedInASyncWriteRunAfterIt() throws {
+        let configuration = testConfiguration()
+        try onLoopThread {
+            let realm = try Realm(configuration: configuration)
+            var seen: [Int] = []
+            for round in 0..<2 {
+                realm.beginWrite()
+                for _ in 0..<2 {
+                    realm.writeAsync {
+                        seen.append(realm.objects(IntObj.self).count)
+                        realm.create(IntObj.self)
+                    }
+                }
+                realm.create(IntObj.self)
+                try realm.commitWrite()
+                #expect(spinRunLoop { seen.count == 2 * (round + 1) })
+            }
+            #expect(seen == [1, 2, 4, 5])
+            #expect(realm.objects(IntObj.self).count == 6)
+        }
+    }
+
+    // ASY-14, ASY-16 (Spec A7): a synchronous write started while blocks are queued runs
+    // first; cancelling it leaves the queued blocks alone.
+    @Test func asy14_asy16_A7_synchronousWritesGoFirst() throws {
+        let configuration = testConfiguration()
+        try onLoopThread {
+            let realm = try Realm(configuration: configuration)
+            var done = 0
+            realm.writeAsync({ realm.create(IntObj.self, value: ["intCol": 80]) }, onComplete: { _ in done += 1 })
+            realm.writeAsync({ realm.create(IntObj.self, value: ["intCol": 81]) }, onComplete: { _ in done += 1 })
+            try realm.write { realm.create(IntObj.self, value: ["intCol": 90]) }
+            #expect(spinRunLoop { done == 2 })
+            #expect(realm.objects(IntObj.self).map(\.intCol) == [90, 80, 81])
+            realm.writeAsync({ realm.create(IntObj.self, value: ["intCol": 82]) }, onComplete: { _ in done += 1 })
+            realm.beginWrite()
+            realm.create(IntObj.self, value: ["intCol": 91])
+            realm.cancelWrite()
+            #expect(spinRunLoop { done == 3 })
+            #expect(realm.objects(IntObj.self).map(\.intCol) == [90, 80, 81, 82])
+        }
+    }
+
+    // ASY-17 (Spec A2): beginAsyncWrite inside a block is queued behind it, never nested.
+    @Test func asy17_A2_nestedBeginAsyncWriteIsQueued() throws {
+        let configuration = testConfiguration()
+        try onLoopThread {
+            let realm = try Realm(configuration: configuration)
+            let events = Events()
+            realm.beginAsyncWrite {
+                realm.beginAsyncWrite {
+                    events.add("inner sees \(realm.objects(IntObj.self).count)")
+                    realm.create(IntObj.self)
+                    realm.commitAsyncWrite { _ in events.add("inner done") }
+                }
+                realm.create(IntObj.self)
+                realm.commitAsyncWrite { _ in events.add("outer done") }
+                events.add("outer committed")
+            }
+            #expect(spinRunLoop { events.log.count == 4 })
+            // Spec A9: the outer commit's group ended, so its completion runs before the block
+            // queued during it.
+            #expect(events.log == ["outer committed", "outer done", "inner sees 1", "inner done"])
+            #expect(realm.objects(IntObj.self).count == 2)
+        }
+    }
+
+    // ASY-19 (Spec A9): a group's completions run after it ends and before a block queued
+    // later: with #1 grouped and #2 not, #2's completion sees 2 objects although #3 and #4
+    // were queued.
+    @Test func asy19_A9_groupCompletionsRunBeforeLaterBlocks() throws {
+        let configuration = testConfiguration()
+        try onLoopThread {
+            let realm = try Realm(configuration: configuration)
+            let events = Events()
+            for index in 1...4 {
+                realm.beginAsyncWrite {
+                    realm.create(IntObj.self, value: ["intCol": index])
+                    realm.commitAsyncWrite(allowGrouping: index == 1) { _ in
+                        events.add("#\(index) done at \(realm.objects(IntObj.self).count)")
+                    }
+                }
+            }
+            #expect(spinRunLoop { events.log.count == 4 })
+            #expect(events.log == ["#1 done at 2", "#2 done at 2", "#3 done at 3", "#4 done at 4"])
+        }
+    }
+
+    // ASY-22 (Spec A11): a block adds an unmanaged object made outside it and changes a
+    // managed object obtained before.
+    @Test func asy22_A11_blocksCaptureLikeSynchronousWrites() throws {
+        let configuration = testConfiguration()
+        try onLoopThread {
+            let realm = try Realm(configuration: configuration)
+            let managed = try realm.write { realm.create(StrObj.self, value: ["stringCol": "string A"]) }
+            let unmanaged = StrObj()
+            unmanaged.stringCol = "string U"
+            var done = false
+            realm.writeAsync({
+                realm.add(unmanaged)
+                managed.stringCol = "string B"
+            }, onComplete: { _ in done = true })
+            #expect(spinRunLoop { done })
+            #expect(Set(realm.objects(StrObj.self).map(\.stringCol)) == ["string B", "string U"])
+        }
+    }
+
+    // ASY-23 (Spec A12): refused on read-only and frozen realms.
+    @Test func asy23_A12_whereAsyncWritesAreRefused() throws {
+        let configuration = testConfiguration()
+        try onLoopThread {
+            let realm = try Realm(configuration: configuration)
+            let frozen = realm.freeze()
+            expectRejected(rejection { _ = try frozen._writeAsync({}) }, "Can't perform transactions on a frozen Realm")
+            expectRejected(rejection { _ = try frozen._beginAsyncWrite({}) },
+                           "Can't perform transactions on a frozen Realm")
+        }
+        var readOnlyConfiguration = configuration
+        readOnlyConfiguration.readOnly = true
+        let readOnly = readOnlyConfiguration
+        try onLoopThread {
+            let realm = try Realm(configuration: readOnly)
+            expectRejected(rejection { _ = try realm._beginAsyncWrite({}) },
+                           "Can't perform transactions on read-only Realms.")
+        }
+    }
+
+    // ASY-26 (Spec A13): invalidate before a queued block runs drops it; inside a block before
+    // its commit it discards the block's changes; after a synchronous commit it keeps it.
+    @Test func asy26_A13_invalidateWithPendingWork() throws {
+        let configuration = testConfiguration()
+        try onLoopThread {
+            let realm = try Realm(configuration: configuration)
+            var ran = 0
+            realm.beginAsyncWrite { ran += 1 }
+            realm.invalidate()
+            _ = spinRunLoop(seconds: 0.2) { false }
+            #expect(ran == 0, "a block queued before invalidate ran")
+            #expect(!realm.isPerformingAsynchronousWriteOperations)
+            realm.beginAsyncWrite {
+                realm.create(IntObj.self)
+                realm.invalidate()
+                ran += 1
+            }
+            #expect(spinRunLoop { ran == 1 })
+            #expect(try persisted(configuration) == 0)
+            realm.beginAsyncWrite {
+                realm.create(IntObj.self)
+                try? realm.commitWrite()
+                realm.invalidate()
+                ran += 1
+            }
+            #expect(spinRunLoop { ran == 2 })
+            #expect(try persisted(configuration) == 1)
+            // The write lock was released: another thread can write.
+            try onOtherThread {
+                let other = try Realm(configuration: configuration)
+                try other.write { other.create(IntObj.self) }
+            }
+            #expect(try persisted(configuration) == 2)
+        }
+    }
+
+    // ASY-28 (Spec A13, D13): block 1 commits asynchronously; block 2 creates and invalidates:
+    // block 1's completion still runs and 1 object is persisted.
+    @Test func asy28_A13_invalidateKeepsCommitsAlreadyMade() throws {
+        let configuration = testConfiguration()
+        try onLoopThread {
+            let realm = try Realm(configuration: configuration)
+            var completed: Int?
+            var secondRan = false
+            realm.beginAsyncWrite {
+                realm.create(IntObj.self)
+                realm.commitAsyncWrite(allowGrouping: true) { _ in
+                    completed = realm.objects(IntObj.self).count
+                }
+            }
+            realm.beginAsyncWrite {
+                realm.create(IntObj.self)
+                realm.invalidate()
+                secondRan = true
+            }
+            #expect(spinRunLoop { secondRan && completed != nil })
+            #expect(completed == 1)
+            #expect(try persisted(configuration) == 1)
+        }
+    }
+
+    // ASY-29 (Spec A8, D13): a synchronous beginWrite first completes earlier async commits.
+    @Test func asy29_A8_synchronousWritesFlushAsyncCommits() throws {
+        let configuration = testConfiguration()
+        try onLoopThread {
+            let realm = try Realm(configuration: configuration)
+            var persistedFlag = false
+            realm.beginWrite()
+            realm.create(IntObj.self)
+            realm.commitAsyncWrite { error in persistedFlag = error == nil }
+            realm.beginWrite()
+            #expect(persistedFlag, "beginWrite returned before the async commit completed")
+            realm.cancelWrite()
+            #expect(!realm.isPerformingAsynchronousWriteOperations)
+        }
+    }
+}

@@ -1,0 +1,546 @@
+import Foundation
+@_spi(StrataCheck) import Strata
+import StrataStorage
+import Testing
+
+/// Collection observers (`Results.observe`, `List.observe`): when they are called and the
+/// change sets they get (Spec N2, N4 to N13, N17 to N19).
+@Suite struct CollectionNotificationTests {
+    /// The callbacks one observer got, as text: "initial 4", "update 3 d[3] i[] m[]".
+    final class Log {
+        var entries: [String] = []
+        var count: Int { entries.count }
+        var last: String? { entries.last }
+
+        func record<C: Collection>(_ change: RealmCollectionChange<C>) {
+            switch change {
+            case .initial(let collection): entries.append("initial \(collection.count)")
+            case .update(let collection, let deletions, let insertions, let modifications):
+                // A List whose owner was deleted is invalid: its count cannot be read.
+                let invalid = (collection as? any ThreadConfined)?.isInvalidated ?? false
+                let count = invalid ? "invalidated" : "\(collection.count)"
+                entries.append("update \(count) d\(deletions) i\(insertions) m\(modifications)")
+            case .error(let error): entries.append("error \(error)")
+            }
+        }
+    }
+
+    private func commitInts(_ configuration: Realm.Configuration, _ values: [Int]) throws {
+        try onOtherThread {
+            let writer = try Realm(configuration: configuration)
+            try writer.write { for value in values { writer.create(IntObj.self, value: ["intCol": value]) } }
+        }
+    }
+
+    /// Objects 0..9 and the query `0 < intCol < 5` over them (NOT-14, NOT-28).
+    private func zeroToNine(_ realm: Realm) throws -> Results<IntObj> {
+        try realm.write { for value in 0..<10 { realm.create(IntObj.self, value: ["intCol": value]) } }
+        return realm.objects(IntObj.self).where { $0.intCol > 0 && $0.intCol < 5 }
+    }
+
+    private func object(_ realm: Realm, _ value: Int) throws -> IntObj {
+        try required(realm.objects(IntObj.self).where { $0.intCol == value }.first, "object \(value)")
+    }
+
+    // NOT-08 (Spec N8): the initial callback comes later, with the current contents.
+    @Test func not08_N8_initialCallbackIsLaterWithCurrentContents() throws {
+        let configuration = testConfiguration()
+        try onLoopThread {
+            let realm = try Realm(configuration: configuration)
+            try realm.write { realm.create(IntObj.self, value: ["intCol": 1]) }
+            let log = Log()
+            let token = realm.objects(IntObj.self).where { $0.intCol > 0 }.observe { log.record($0) }
+            #expect(log.count == 0, "the initial callback ran inside observe")
+            #expect(spinRunLoop { log.count == 1 })
+            #expect(log.entries == ["initial 1"])
+            token.invalidate()
+        }
+    }
+
+    // NOT-10 (Spec N7): one update per commit, local or from another thread, in order.
+    @Test func not10_N7_oneUpdatePerCommitLocalAndBackground() throws {
+        let configuration = testConfiguration()
+        try onLoopThread {
+            let realm = try Realm(configuration: configuration)
+            let log = Log()
+            let token = realm.objects(IntObj.self).observe { log.record($0) }
+            #expect(spinRunLoop { log.count == 1 })
+            try realm.write { realm.create(IntObj.self, value: ["intCol": 1]) }
+            #expect(log.count == 1, "a local commit called a collection observer synchronously")
+            #expect(spinRunLoop { log.count == 2 })
+            try commitInts(configuration, [2])
+            #expect(spinRunLoop { log.count == 3 })
+            #expect(log.entries == ["initial 0", "update 1 d[] i[0] m[]", "update 2 d[] i[1] m[]"])
+            token.invalidate()
+        }
+    }
+
+    // NOT-11, NOT-22 (Spec N10): delivered Results keep their query and sort and equal the
+    // observed Results; they can be filtered and sorted further.
+    @Test func not11_not22_N10_deliveredResultsKeepQueryAndSort() throws {
+        let configuration = testConfiguration()
+        try onLoopThread {
+            let realm = try Realm(configuration: configuration)
+            let observed = realm.objects(IntObj.self).where { $0.intCol > 0 }.sorted(byKeyPath: "intCol", ascending: false)
+            var firsts: [Int] = []
+            var counts: [Int] = []
+            let token = observed.observe { change in
+                guard case .update(let results, _, _, _) = change else { return }
+                #expect(Array(results.map(\.intCol)) == Array(observed.map(\.intCol)))
+                firsts.append(results.first?.intCol ?? -100)
+                counts.append(results.where { $0.intCol > 1 }.count)
+            }
+            #expect(spinRunLoop(seconds: 0.2) { false } == false)
+            try realm.write {
+                realm.create(IntObj.self, value: ["intCol": 1])
+                realm.create(IntObj.self, value: ["intCol": -11])
+            }
+            #expect(spinRunLoop { firsts.count == 1 })
+            try realm.write { realm.create(IntObj.self, value: ["intCol": -1]) }
+            #expect(spinRunLoop(seconds: 0.3) { firsts.count == 2 } == false, "a non-matching insert called back")
+            try realm.write { realm.create(IntObj.self, value: ["intCol": 2]) }
+            #expect(spinRunLoop { firsts.count == 2 })
+            #expect(firsts == [1, 2])
+            #expect(counts == [0, 1])
+            token.invalidate()
+        }
+    }
+
+    // NOT-13 (Spec N11): commits to another type or another parent's list call nothing.
+    @Test func not13_N11_unrelatedCommitsCallNothing() throws {
+        let configuration = testConfiguration()
+        try onLoopThread {
+            let realm = try Realm(configuration: configuration)
+            let first = try addHolderWithOneInt(to: realm)
+            let second = try addHolderWithOneInt(to: realm)
+            let results = Log()
+            let list = Log()
+            let tokens = [realm.objects(IntObj.self).observe { results.record($0) },
+                          first.intArray.observe { list.record($0) }]
+            #expect(spinRunLoop { results.count == 1 && list.count == 1 })
+            try realm.write { realm.create(StrObj.self, value: ["stringCol": "other type"]) }
+            try realm.write { second.intArray.removeAll() }
+            #expect(spinRunLoop(seconds: 0.3) { results.count > 1 || list.count > 1 } == false,
+                    "an unrelated commit called back: \(results.entries) \(list.entries)")
+            // Both observers are live: a change of their own calls each once.
+            try realm.write { first.intArray.append(IntObj()) }
+            #expect(spinRunLoop { results.count == 2 && list.count == 2 })
+            #expect(results.entries == ["initial 2", "update 3 d[] i[2] m[]"])
+            #expect(list.entries == ["initial 1", "update 2 d[] i[1] m[]"])
+            for token in tokens { token.invalidate() }
+        }
+    }
+
+    /// Runs `change` in one write over 0..9 observed through `0 < intCol < 5` (sorted or not)
+    /// and returns what the observer got after the initial callback.
+    private func changeOverZeroToNine(sorted: Bool = false,
+                                      _ change: @escaping @Sendable (Realm) throws -> Void) throws -> [String] {
+        let configuration = testConfiguration()
+        let box = ResultBox<[String]>()
+        try onLoopThread {
+            let realm = try Realm(configuration: configuration)
+            var results = try zeroToNine(realm)
+            if sorted { results = results.sorted(byKeyPath: "intCol") }
+            let log = Log()
+            let token = results.observe { log.record($0) }
+            #expect(spinRunLoop { log.count == 1 })
+            try realm.write { try change(realm) }
+            _ = spinRunLoop(seconds: 0.3) { log.count > 1 }
+            token.invalidate()
+            box.set(.success(Array(log.entries.dropFirst())))
+        }
+        return try box.get()
+    }
+
+    private func set(_ realm: Realm, _ from: Int, to value: Int) throws {
+        let object = try required(realm.objects(IntObj.self).where { $0.intCol == from }.first, "object \(from)")
+        object.intCol = value
+    }
+
+    private func delete(_ realm: Realm, _ value: Int) throws {
+        realm.delete(realm.objects(IntObj.self).where { $0.intCol == value })
+    }
+
+    // NOT-14 (Spec N11): which changes call back for `0 < intCol < 5`, sorted or not.
+    @Test(arguments: [false, true])
+    func not14_N11_whichChangesCallBack(sorted: Bool) throws {
+        // Callback: insert a match; modify a match that stays; modify a match away; modify a
+        // non-match into the range; delete a match.
+        #expect(try changeOverZeroToNine(sorted: sorted) { $0.create(IntObj.self, value: ["intCol": 3]) }.count == 1)
+        #expect(try changeOverZeroToNine(sorted: sorted) { try self.set($0, 2, to: 2) }.count == 1)
+        #expect(try changeOverZeroToNine(sorted: sorted) { try self.set($0, 2, to: 7) }.count == 1)
+        #expect(try changeOverZeroToNine(sorted: sorted) { try self.set($0, 7, to: 3) }.count == 1)
+        #expect(try changeOverZeroToNine(sorted: sorted) { try self.delete($0, 3) }.count == 1)
+        // No callback: insert a non-match; modify a non-match that stays one; delete a
+        // non-match at either end (for the sorted query, this shifts matches in storage).
+        #expect(try changeOverZeroToNine(sorted: sorted) { $0.create(IntObj.self, value: ["intCol": 9]) }.isEmpty)
+        #expect(try changeOverZeroToNine(sorted: sorted) { try self.set($0, 8, to: 9) }.isEmpty)
+        #expect(try changeOverZeroToNine(sorted: sorted) { try self.delete($0, 0) }.isEmpty)
+        #expect(try changeOverZeroToNine(sorted: sorted) { try self.delete($0, 9) }.isEmpty)
+    }
+
+    // NOT-28 (Spec N13): the indices of each change, whatever the order in the transaction.
+    @Test func not28_N13_changeIndices() throws {
+        #expect(try changeOverZeroToNine { $0.create(IntObj.self, value: ["intCol": 3]) } == ["update 5 d[] i[4] m[]"])
+        #expect(try changeOverZeroToNine { realm in
+            for value in [5, 3] { realm.create(IntObj.self, value: ["intCol": value]) }
+        } == ["update 5 d[] i[4] m[]"])
+        #expect(try changeOverZeroToNine { realm in
+            for value in [5, 3, 5, 2] { realm.create(IntObj.self, value: ["intCol": value]) }
+        } == ["update 6 d[] i[4, 5] m[]"])
+        #expect(try changeOverZeroToNine { try self.set($0, 3, to: 4) } == ["update 4 d[] i[] m[2]"])
+        #expect(try changeOverZeroToNine { try self.set($0, 3, to: 5) } == ["update 3 d[2] i[] m[]"])
+        #expect(try changeOverZeroToNine { try self.set($0, 5, to: 4) } == ["update 5 d[] i[4] m[]"])
+        #expect(try changeOverZeroToNine { try self.delete($0, 1) } == ["update 3 d[0] i[] m[]"])
+        #expect(try changeOverZeroToNine { try self.delete($0, 4) } == ["update 3 d[3] i[] m[]"])
+        for order in [[2, 3, 4], [4, 3, 2], [3, 4, 2]] {
+            #expect(try changeOverZeroToNine { realm in
+                for value in order { try self.delete(realm, value) }
+                realm.delete(realm.objects(IntObj.self).where { $0.intCol > 4 })
+            } == ["update 1 d[1, 2, 3] i[] m[]"])
+        }
+        #expect(try changeOverZeroToNine { $0.deleteAll() } == ["update 0 d[0, 1, 2, 3] i[] m[]"])
+        // Inserted and deleted in one transaction: nowhere, and no callback.
+        #expect(try changeOverZeroToNine { realm in
+            let object = realm.create(IntObj.self, value: ["intCol": 3])
+            realm.delete(object)
+        }.isEmpty)
+    }
+
+    // NOT-29 (Spec N13): modifications use indices of the old collection.
+    @Test func not29_N13_modificationsUseOldIndices() throws {
+        #expect(try changeOverZeroToNine { realm in
+            try self.delete(realm, 2)
+            try self.set(realm, 3, to: 4)
+        } == ["update 3 d[1] i[] m[2]"])
+    }
+
+    // NOT-16 (Spec N2): two observers invalidating their own tokens in their callbacks get 2
+    // calls in all over two commits.
+    @Test func not16_N2_invalidateInsideOwnCallback() throws {
+        let configuration = testConfiguration()
+        try onLoopThread {
+            let realm = try Realm(configuration: configuration)
+            var calls = 0
+            var tokens: [NotificationToken?] = [nil, nil]
+            for index in 0..<2 {
+                tokens[index] = realm.objects(IntObj.self).observe { _ in
+                    calls += 1
+                    tokens[index]?.invalidate()
+                }
+            }
+            #expect(spinRunLoop { calls == 2 })
+            try realm.write { realm.create(IntObj.self) }
+            try realm.write { realm.create(IntObj.self) }
+            #expect(spinRunLoop(seconds: 0.3) { calls > 2 } == false)
+            #expect(calls == 2)
+        }
+    }
+
+    // NOT-17 (Spec N9): an observer added inside a callback gets its initial call on the next
+    // turn or refresh(), not in the running pass; then both fire on each commit.
+    @Test func not17_N9_observerAddedInsideCallbackStartsNextPass() throws {
+        let configuration = testConfiguration()
+        try onLoopThread {
+            let realm = try Realm(configuration: configuration)
+            let outer = Log()
+            let inner = Log()
+            var innerToken: NotificationToken?
+            let results = realm.objects(IntObj.self)
+            let outerToken = results.observe { change in
+                outer.record(change)
+                if innerToken == nil { innerToken = results.observe { inner.record($0) } }
+            }
+            _ = realm.refresh()  // delivers the outer initial, which adds the inner observer
+            #expect(outer.count == 1)
+            #expect(inner.count == 0, "an observer added in a callback got its initial in the same pass")
+            _ = realm.refresh()
+            #expect(inner.count == 1)
+            try realm.write { realm.create(IntObj.self) }
+            #expect(spinRunLoop { outer.count == 2 && inner.count == 2 })
+            #expect(outer.entries == ["initial 0", "update 1 d[] i[0] m[]"])
+            #expect(inner.entries == ["initial 0", "update 1 d[] i[0] m[]"])
+            outerToken.invalidate()
+            innerToken?.invalidate()
+        }
+    }
+
+    // NOT-19 (Spec N17): writes inside one observer's callback reach the others as separate
+    // updates in commit order; the writing observer is never re-entered.
+    @Test func not19_N17_writesInsideCallbacks() throws {
+        let configuration = testConfiguration()
+        try onLoopThread {
+            let realm = try Realm(configuration: configuration)
+            let results = try zeroToNine(realm)
+            let logs = [Log(), Log(), Log()]
+            var tokens: [NotificationToken] = []
+            for index in 0..<3 {
+                tokens.append(results.observe { change in
+                    logs[index].record(change)
+                    guard index == 1, !realm.isInWriteTransaction else { return }
+                    while let last = results.last {
+                        realm.beginWrite()
+                        realm.delete(last)
+                        try? realm.commitWrite()
+                    }
+                })
+            }
+            #expect(spinRunLoop { logs[0].count == 5 && logs[2].count == 5 && logs[1].count == 2 })
+            _ = spinRunLoop(seconds: 0.3) { false }
+            let expected = ["initial 4", "update 3 d[3] i[] m[]", "update 2 d[2] i[] m[]", "update 1 d[1] i[] m[]",
+                            "update 0 d[0] i[] m[]"]
+            #expect(logs[0].entries == expected)
+            #expect(logs[2].entries == expected)
+            #expect(logs[1].entries == ["initial 4", "update 0 d[0, 1, 2, 3] i[] m[]"])
+            for token in tokens { token.invalidate() }
+        }
+    }
+
+    // NOT-20 (Spec N12): with autorefresh off a background commit calls no collection
+    // observer; refresh() delivers it before it returns.
+    @Test func not20_N12_refreshDeliversSynchronously() throws {
+        let configuration = testConfiguration()
+        try onLoopThread {
+            let realm = try Realm(configuration: configuration)
+            realm.autorefresh = false
+            let log = Log()
+            let token = realm.objects(IntObj.self).observe { log.record($0) }
+            #expect(spinRunLoop { log.count == 1 })
+            try commitInts(configuration, [1])
+            #expect(spinRunLoop(seconds: 0.3) { log.count > 1 } == false)
+            #expect(realm.refresh())
+            #expect(log.entries == ["initial 0", "update 1 d[] i[0] m[]"])
+            token.invalidate()
+        }
+    }
+
+    // NOT-25 (Spec N19): collections of a read-only realm cannot be observed.
+    @Test func not25_N19_readOnlyRealmsHaveNoCollectionNotifications() throws {
+        let configuration = testConfiguration()
+        try onOtherThread { try commitInts(configuration, [1]) }
+        var readOnlyConfiguration = configuration
+        readOnlyConfiguration.readOnly = true
+        let readOnly = readOnlyConfiguration
+        try onLoopThread {
+            let realm = try Realm(configuration: readOnly)
+            expectRejected(rejection { _ = try realm.objects(IntObj.self)._observe { _ in } },
+                           "Read-only Realms do not change and do not have change notifications.")
+        }
+    }
+
+    /// What a queue observer got (appended on the queue, read under the lock).
+    final class QueueLog: @unchecked Sendable {
+        private let lock = NSLock()
+        private var entries: [String] = []
+        let arrived = DispatchSemaphore(value: 0)
+
+        func append(_ entry: String) {
+            lock.withLock { entries.append(entry) }
+            arrived.signal()
+        }
+
+        var all: [String] { lock.withLock { entries } }
+    }
+
+    // NOT-26 (Spec N18): observe(on: queue) delivers every callback on that queue; an
+    // unmanaged List cannot be observed.
+    @Test func not26_N18_observeOnAQueue() throws {
+        let configuration = testConfiguration()
+        let queue = DispatchQueue(label: "not26")
+        let key = DispatchSpecificKey<Int>()
+        queue.setSpecific(key: key, value: 26)
+        let results = QueueLog()
+        let list = QueueLog()
+        let tokens = try onOtherThread { () -> [NotificationToken] in
+            let realm = try Realm(configuration: configuration)
+            let holder = try addHolderWithOneInt(to: realm)
+            try realm.write { realm.create(IntObj.self) }
+            return [
+                realm.objects(IntObj.self).observe(on: queue) { change in
+                    #expect(DispatchQueue.getSpecific(key: key) == 26, "a callback ran off the queue")
+                    switch change {
+                    case .initial(let collection): results.append("initial \(collection.count)")
+                    case .update(let collection, let deletions, let insertions, _):
+                        results.append("update \(collection.count) d\(deletions) i\(insertions)")
+                    case .error(let error): results.append("error \(error)")
+                    }
+                },
+                holder.intArray.observe(on: queue) { change in
+                    #expect(DispatchQueue.getSpecific(key: key) == 26, "a callback ran off the queue")
+                    if case .initial(let collection) = change { list.append("initial \(collection.count)") }
+                    if case .update(let collection, _, _, _) = change { list.append("update \(collection.count)") }
+                },
+            ]
+        }
+        #expect(results.arrived.wait(timeout: .now() + 10) == .success)
+        #expect(list.arrived.wait(timeout: .now() + 10) == .success)
+        try onOtherThread {
+            let realm = try Realm(configuration: configuration)
+            try realm.write { realm.delete(realm.objects(IntObj.self)) }
+        }
+        #expect(results.arrived.wait(timeout: .now() + 10) == .success)
+        #expect(list.arrived.wait(timeout: .now() + 10) == .success)
+        #expect(results.all == ["initial 2", "update 0 d[0, 1] i[]"])
+        #expect(list.all == ["initial 1", "update 0"])
+        for token in tokens { token.invalidate() }
+        let unmanaged = List<IntObj>()
+        expectRejected(rejection { _ = try unmanaged._observe { _ in } }, "Only managed collections can be observed")
+        expectRejected(rejection { _ = try unmanaged._observe(on: queue) { _ in } },
+                       "Only managed collections can be observed")
+    }
+
+    // NOT-34: one object linked from two elements; changing it modifies both.
+    @Test func not34_sharedLinkTargetModifiesEveryElementLinkingIt() throws {
+        let configuration = testConfiguration()
+        try onLoopThread {
+            let realm = try Realm(configuration: configuration)
+            let target = try realm.write { () -> StrObj in
+                let target = realm.create(StrObj.self, value: ["stringCol": "a"])
+                realm.create(LinkObj.self, value: ["link": target])
+                realm.create(LinkObj.self, value: ["link": target])
+                return target
+            }
+            let log = Log()
+            let token = realm.objects(LinkObj.self).observe { log.record($0) }
+            #expect(spinRunLoop { log.count == 1 })
+            try realm.write { target.stringCol = "b" }
+            #expect(spinRunLoop { log.count == 2 })
+            #expect(log.last == "update 2 d[] i[] m[0, 1]")
+            token.invalidate()
+        }
+    }
+
+    // NOT-37 (Spec N11): deleting the owner of an observed empty List calls nothing; of a
+    // non-empty one, reports every element deleted.
+    @Test func not37_N11_deletingTheOwnerOfAnEmptyList() throws {
+        let configuration = testConfiguration()
+        try onLoopThread { try Self.deleteOwners(configuration) }
+    }
+
+    private static func deleteOwners(_ configuration: Realm.Configuration) throws {
+        let realm = try Realm(configuration: configuration)
+        let full = Holder()
+        full.intArray.append(objectsIn: [IntObj(), IntObj()])
+        let empty = Holder()
+        try realm.write {
+            realm.add(full)
+            realm.add(empty)
+        }
+        let emptyLog = Log()
+        let fullLog = Log()
+        let emptyToken = empty.intArray.observe { emptyLog.record($0) }
+        let fullToken = full.intArray.observe { fullLog.record($0) }
+        #expect(spinRunLoop { emptyLog.count == 1 && fullLog.count == 1 })
+        try realm.write { realm.delete(empty) }
+        try realm.write { realm.delete(full) }
+        #expect(spinRunLoop { fullLog.count == 2 })
+        _ = spinRunLoop(seconds: 0.2) { false }
+        #expect(emptyLog.entries == ["initial 0"])
+        #expect(fullLog.entries == ["initial 2", "update invalidated d[0, 1] i[] m[]"])
+        emptyToken.invalidate()
+        fullToken.invalidate()
+    }
+
+    // NOT-40, NOT-05 (Spec N4): a skipped commit's changes are left out of later updates too.
+    @Test func not40_N4_skippedChangesStayOut() throws {
+        let configuration = testConfiguration()
+        try onLoopThread {
+            let realm = try Realm(configuration: configuration)
+            let results = try zeroToNine(realm)
+            let log = Log()
+            let token = results.observe { log.record($0) }
+            #expect(spinRunLoop { log.count == 1 })
+            realm.beginWrite()
+            realm.create(IntObj.self, value: ["intCol": 3])
+            try realm.commitWrite(withoutNotifying: [token])
+            #expect(spinRunLoop(seconds: 0.3) { log.count > 1 } == false, "a skipped token was called")
+            try commitInts(configuration, [3])
+            #expect(spinRunLoop { log.count == 2 })
+            #expect(log.last == "update 6 d[] i[5] m[]")
+            token.invalidate()
+        }
+    }
+
+    // Spec N6, N7, N13: over random writes (creates, deletes, sets, upserts, some to the same
+    // value), every update applied to the previously delivered contents gives the observed
+    // Results; every kept object whose values changed is a modification, and every
+    // modification is a kept object the write set. Local and other-thread commits alternate.
+    @Test(arguments: [1, 2, 3] as [UInt64])
+    func N7_changeSetsApplyToTheDeliveredContents(seed: UInt64) throws {
+        let configuration = testConfiguration()
+        try onLoopThread { try Self.randomWrites(configuration, seed: seed) }
+    }
+
+    private static func randomWrites(_ configuration: Realm.Configuration, seed: UInt64) throws {
+        let realm = try Realm(configuration: configuration)
+        let observed = realm.objects(PKPair.self).where { $0.a > 2 }.sorted(byKeyPath: "b")
+        func snapshot() -> [(id: Int, a: Int, b: Int)] { observed.map { ($0.id, $0.a, $0.b) } }
+        var delivered: [(id: Int, a: Int, b: Int)] = []
+        var updates = 0
+        var failures: [String] = []
+        var written: Set<Int> = []
+        let token = observed.observe { change in
+            switch change {
+            case .initial: delivered = snapshot()
+            case .update(_, let deletions, let insertions, let modifications):
+                updates += 1
+                let now = snapshot()
+                var ids = delivered.map(\.id)
+                for index in deletions.reversed() { ids.remove(at: index) }
+                for index in insertions { ids.insert(now[index].id, at: index) }
+                if ids != now.map(\.id) { failures.append("applied \(ids) != \(now.map(\.id))") }
+                let deleted = Set(deletions)
+                for (index, old) in delivered.enumerated() where !deleted.contains(index) {
+                    guard let new = now.first(where: { $0.id == old.id }) else { continue }
+                    let changed = new.a != old.a || new.b != old.b
+                    if changed && !modifications.contains(index) { failures.append("\(old.id) changed, not reported") }
+                }
+                for index in modifications {
+                    if deleted.contains(index) || !written.contains(delivered[index].id) {
+                        failures.append("modification \(index) (\(delivered[index].id)) was not set")
+                    }
+                }
+                delivered = now
+            case .error(let error): failures.append("\(error)")
+            }
+        }
+        #expect(spinRunLoop { !delivered.isEmpty || updates == 0 })
+        _ = realm.refresh()
+        var random = SplitMix64(seed: seed)
+        for round in 0..<60 {
+            var drawn: [(kind: Int, id: Int, a: Int, b: Int)] = []
+            for _ in 0..<(1 + random.below(5)) {
+                drawn.append((random.below(4), random.below(12), random.below(6), random.below(6)))
+            }
+            let steps = drawn
+            let apply: @Sendable (Realm) -> Void = { realm in
+                for step in steps {
+                    let existing = realm.object(ofType: PKPair.self, forPrimaryKey: step.id)
+                    switch step.kind {
+                    case 0: realm.create(PKPair.self, value: ["id": step.id, "a": step.a, "b": step.b], update: .all)
+                    case 1: if let existing { realm.delete(existing) }
+                    case 2: existing?.a = existing?.a ?? 0  // a set to the same value
+                    default: existing?.b = step.b
+                    }
+                }
+            }
+            written = Set(steps.filter { $0.kind != 1 }.map(\.id))
+            let before = updates
+            if round % 2 == 0 {
+                try realm.write { apply(realm) }
+            } else {
+                let sendable = Unchecked(apply)
+                try onOtherThread {
+                    let other = try Realm(configuration: configuration)
+                    try other.write { sendable.value(other) }
+                }
+            }
+            _ = realm.refresh()
+            _ = spinRunLoop(seconds: 0.05) { updates > before }
+            if delivered.map(\.id) != snapshot().map(\.id) { failures.append("round \(round): delivered differs") }
+        }
+        #expect(failures.isEmpty, "\(failures.prefix(5))")
+        #expect(updates > 20, "only \(updates) updates")
+        token.invalidate()
+    }
+}

@@ -1,0 +1,123 @@
+import Dispatch
+import Foundation
+@_spi(StrataCheck) import Strata
+@testable import StrataCheck
+import StrataTestThreads
+import Testing
+
+/// Realm's interprocess behaviours (IPC): this test process and a `strata-fuzz child-realm`
+/// process share one file (Spec V7, V9, W1, N11, N24, X3).
+@Suite(.serialized) struct InterprocessTests {
+    /// Each test's own directory (a new suite value per test), removed when the test ends.
+    private let directory = StrataToolDirectory()
+
+    private func file() -> (path: String, configuration: Realm.Configuration) {
+        let path = directory.file("ipc.realm")
+        return (path, ProcessChild.configuration(path: path, engineBugs: []))
+    }
+
+    /// Runs the child to its end and returns what it printed.
+    @discardableResult
+    private static func child(_ path: String, _ action: String, count: Int = 1) throws -> [String] {
+        let output = try ChildProcess.run("strata-fuzz", [
+            "child-realm", "--file", path, "--action", action, "--count", String(count),
+        ])
+        #expect(output.exitCode == 0, "\(output)")
+        return output.lines
+    }
+
+    private static func count(_ realm: Realm) throws -> Int { try realm._objects(Item.self)._count() }
+
+    // IPC-01 (Spec X3, V10): a child creates the file and commits; the parent opens it later
+    // and sees the object.
+    @Test func ipc01_childCreatesTheFileParentReadsIt() throws {
+        let (path, configuration) = file()
+        #expect(try Self.child(path, "create") == ["count 1"])
+        let realm = try Realm._open(configuration: configuration, queue: nil)
+        #expect(try Self.count(realm) == 1)
+    }
+
+    // IPC-02 (Spec D1, V10): the parent commits; a child started afterwards sees it.
+    @Test func ipc02_parentCommitsChildReadsIt() throws {
+        let (path, configuration) = file()
+        let realm = try Realm._open(configuration: configuration, queue: nil)
+        try realm._beginWrite()
+        _ = try realm._create(Item.self, value: ["primaryKey": 0], update: .error)
+        try realm._commitWrite()
+        #expect(try Self.child(path, "count") == ["count 1"])
+    }
+
+    // IPC-04, IPC-05 (Spec V9, V7, V4): a realm that does not refresh (autorefresh off, or a
+    // thread whose loop never turns) keeps its version while the child commits; refresh()
+    // moves it to the child's commit.
+    @Test(arguments: [false, true])
+    func ipc04_ipc05_anotherProcessCommitWaitsForRefresh(autorefresh: Bool) throws {
+        let (path, configuration) = file()
+        try onLoopThread {
+            let realm = try Realm._open(configuration: configuration, queue: nil)
+            realm.autorefresh = autorefresh
+            #expect(try Self.count(realm) == 0)
+            // IPC-05: waiting for the child on another thread, this thread's loop never turns.
+            _ = try onOtherThread { try Self.child(path, "create") }
+            #expect(try Self.count(realm) == 0)
+            if !autorefresh {
+                // IPC-04: the loop turns, and the realm still does not move.
+                _ = spinRunLoop(seconds: 0.3) { false }
+                #expect(try Self.count(realm) == 0)
+            }
+            #expect(realm.refresh())
+            #expect(try Self.count(realm) == 1)
+        }
+    }
+
+    // IPC-07 (Spec N11, N24): a child that only opens and reads notifies nobody here; one that
+    // commits does.
+    @Test func ipc07_aReadingProcessNotifiesNobody() throws {
+        let (path, configuration) = file()
+        try onLoopThread {
+            let realm = try Realm._open(configuration: configuration, queue: nil)
+            var realmCalls = 0
+            var collectionCalls = 0
+            let realmToken = try realm._observe { _, _ in realmCalls += 1 }
+            let collectionToken = try realm._objects(Item.self)._observe { _ in collectionCalls += 1 }
+            #expect(spinRunLoop { collectionCalls == 1 })  // the initial callback
+            _ = try onOtherThread { try Self.child(path, "count") }
+            #expect(spinRunLoop(seconds: 0.5) { realmCalls > 0 || collectionCalls > 1 } == false,
+                    "a reading process notified: realm \(realmCalls), collection \(collectionCalls)")
+            _ = try onOtherThread { try Self.child(path, "create") }
+            #expect(spinRunLoop { realmCalls == 1 && collectionCalls == 2 })
+            realmToken.invalidate()
+            collectionToken.invalidate()
+        }
+    }
+
+    // IPC-10 (Spec W1, D7, L6): a process that dies inside its write does not wedge the file,
+    // whether this process opened it before or after; the dead write left nothing.
+    @Test(arguments: [false, true])
+    func ipc10_aWriterDyingInsideItsWriteDoesNotWedgeTheFile(openedBefore: Bool) throws {
+        let (path, configuration) = file()
+        let early = openedBefore ? try Realm._open(configuration: configuration, queue: nil) : nil
+        if !openedBefore { try Self.child(path, "count") }  // the file exists, nobody here has it open
+        #expect(try Self.child(path, "abandon-write") == ["in-write"])
+        let realm = try early ?? Realm._open(configuration: configuration, queue: nil)
+        #expect(try Self.count(realm) == 0)
+        try realm._beginWrite()
+        _ = try realm._create(Item.self, value: ["primaryKey": 7], update: .error)
+        try realm._commitWrite()
+        #expect(try Self.count(realm) == 1)
+    }
+
+    // IPC-11 (Spec W1, V1): while this process holds the write lock, a child opens the file
+    // and reads without blocking.
+    @Test func ipc11_readersDoNotWaitForAnotherProcessWriter() throws {
+        let (path, configuration) = file()
+        let realm = try Realm._open(configuration: configuration, queue: nil)
+        _ = try Self.count(realm)
+        try realm._beginWrite()
+        _ = try realm._create(Item.self, value: ["primaryKey": 0], update: .error)
+        let started = ContinuousClock.now
+        #expect(try Self.child(path, "count") == ["count 0"])
+        #expect(ContinuousClock.now - started < .seconds(20), "the reading child waited for the writer")
+        try realm._cancelWrite()
+    }
+}
