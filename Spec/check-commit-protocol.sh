@@ -33,4 +33,5 @@ check good           pass
 check no-phase1-sync fail -DNO_PHASE1_SYNC
 check single-slot    fail -DSINGLE_SLOT
 check reuse-pinned   fail -DREUSE_PINNED
+check reuse-durable  fail -DREUSE_DURABLE
 exit $failed

@@ -10,22 +10,28 @@
  *   happen before any step of the writer; each pending write is then lost, applied or torn.
  * - One writer making commits 2 .. MAXV with exactly the engine's steps: choose a free page,
  *   write it (phase 1), sync, write the inactive slot (phase 2), sync, acknowledge, publish.
+ *   Or, for an async group's commit (Spec D10), write the page and publish without a sync or
+ *   a slot; the group's sync later syncs, writes the inactive slot naming the newest version,
+ *   syncs and acknowledges the whole group.
  * - One reader pinning the newest published version, reading its root twice, unpinning.
- *   Free-space rule: a page is reusable only when no pinned or newest version reaches it.
+ *   Free-space rule: a page is reusable only when no pinned, newest or durable version
+ *   reaches it.
  *
  * Assertions (the properties Spec D states):
  * - recovery always finds a valid slot;
  * - the recovered version's root page holds exactly that version (intact, never garbage);
  * - the recovered version is at least the last acknowledged one (no acknowledged commit lost);
- * - a page reachable from a pinned version is never overwritten while it is pinned.
+ * - a page reachable from a pinned version is never overwritten while it is pinned;
+ * - the recovered version is one a slot was written for: never a commit inside a group.
  *
  * Known-bad designs, one macro each; spin must find a violation in each:
  *   -DNO_PHASE1_SYNC   phase 1 does not sync: the slot can become durable before the page
  *   -DSINGLE_SLOT      every commit overwrites slot 0: a torn slot write loses everything
  *   -DREUSE_PINNED     free space ignores the reader's pin
+ *   -DREUSE_DURABLE    free space ignores the durable version while a group is pending
  */
 
-#define NPAGES   3
+#define NPAGES   4
 #define MAXV     4
 #define NONE     0
 #define GARBAGE  255
@@ -34,6 +40,11 @@
 #define REUSE_PINNED_ON true
 #else
 #define REUSE_PINNED_ON false
+#endif
+#ifdef REUSE_DURABLE
+#define REUSE_DURABLE_ON true
+#else
+#define REUSE_DURABLE_ON false
 #endif
 
 /* The disk. */
@@ -49,6 +60,8 @@ byte pendSlotRoot[2];
 byte rootOf[MAXV + 1];      /* root page of each committed version */
 byte newest = 1;            /* the published version */
 byte acked = 1;             /* the newest version whose commit returned */
+byte durableVer = 1;        /* the version the newest synced slot names */
+bool slotted[MAXV + 1];     /* versions a slot was written for */
 bool pinned = false;
 byte pinnedVer = 0;
 bool crashed = false;
@@ -57,12 +70,15 @@ byte ci;
 byte best;
 byte k;
 
-/* What a reader sees: the page cache (an unsynced write is visible) or the disk. */
+/* What a reader sees: the page cache (an unsynced write is visible) or the disk. One read:
+   a sync moving the cached write to the disk does not change what it returns. */
 inline visible(p, out) {
-    if
-    :: pendingPage[p] != NONE -> out = pendingPage[p]
-    :: else -> out = disk[p]
-    fi
+    atomic {
+        if
+        :: pendingPage[p] != NONE -> out = pendingPage[p]
+        :: else -> out = disk[p]
+        fi
+    }
 }
 
 /* A crash: every pending write is lost, applied or torn; then recovery and its checks. */
@@ -108,7 +124,8 @@ inline crash() {
         fi;
         assert(best != 2);                             /* a valid slot exists */
         assert(disk[slotRoot[best]] == slotVer[best]); /* its pages are intact */
-        assert(slotVer[best] >= acked)                 /* no acknowledged commit lost */
+        assert(slotVer[best] >= acked);                /* no acknowledged commit lost */
+        assert(slotted[slotVer[best]])                 /* never a version inside a group */
     }
 }
 
@@ -147,6 +164,37 @@ inline syncAll() {
     }
 }
 
+/* The inactive slot: the one not naming the durable version. */
+inline chooseSlot(slot) {
+#ifdef SINGLE_SLOT
+    slot = 0;
+#else
+    if
+    :: slotValid[0] && slotVer[0] == durableVer -> slot = 1
+    :: else -> slot = 0
+    fi;
+#endif
+    skip
+}
+
+/* A group's sync (Spec D10): phase 1 covers every deferred page, then one slot names the
+   newest version; only then is the group acknowledged. */
+inline groupSync() {
+    if
+    :: newest != durableVer ->
+        syncAll();
+        maybeCrash();
+        chooseSlot(slot);
+        atomic { pendSlotVer[slot] = newest; pendSlotRoot[slot] = rootOf[newest]; slotted[newest] = true };
+        maybeCrash();
+        syncAll();
+        acked = newest;
+        durableVer = newest;
+        maybeCrash()
+    :: else -> skip
+    fi
+}
+
 proctype Writer() {
     byte v = 2;
     byte page;
@@ -154,39 +202,53 @@ proctype Writer() {
     do
     :: v <= MAXV ->
         maybeCrash();
-        /* Choose a free page: not the newest version's root, not a pinned version's root. */
+        /* Choose a free page: not the newest version's root, not a pinned version's root, not
+           the durable version's root (a crash would recover it). */
         atomic {
             if
-            :: 0 != rootOf[newest] && (!pinned || 0 != rootOf[pinnedVer] || REUSE_PINNED_ON) -> page = 0
-            :: 1 != rootOf[newest] && (!pinned || 1 != rootOf[pinnedVer] || REUSE_PINNED_ON) -> page = 1
-            :: 2 != rootOf[newest] && (!pinned || 2 != rootOf[pinnedVer] || REUSE_PINNED_ON) -> page = 2
+            :: 0 != rootOf[newest] && (!pinned || 0 != rootOf[pinnedVer] || REUSE_PINNED_ON) && (0 != rootOf[durableVer] || REUSE_DURABLE_ON) -> page = 0
+            :: 1 != rootOf[newest] && (!pinned || 1 != rootOf[pinnedVer] || REUSE_PINNED_ON) && (1 != rootOf[durableVer] || REUSE_DURABLE_ON) -> page = 1
+            :: 2 != rootOf[newest] && (!pinned || 2 != rootOf[pinnedVer] || REUSE_PINNED_ON) && (2 != rootOf[durableVer] || REUSE_DURABLE_ON) -> page = 2
+            :: 3 != rootOf[newest] && (!pinned || 3 != rootOf[pinnedVer] || REUSE_PINNED_ON) && (3 != rootOf[durableVer] || REUSE_DURABLE_ON) -> page = 3
             fi
         }
-        /* Phase 1: write the page, sync. */
+        /* Phase 1: write the page. */
         pendingPage[page] = v;
         maybeCrash();
+        if
+        :: v < MAXV ->
+            /* An async group's commit: published without a sync or a slot; maybe the group
+               ends here. */
+            atomic { rootOf[v] = page; newest = v };
+            maybeCrash();
+            if
+            :: groupSync()
+            :: skip
+            fi;
+            v++;
+            goto next
+        :: true -> skip
+        fi;
+        /* A durable commit: sync (covering a pending group's pages too). */
 #ifndef NO_PHASE1_SYNC
         syncAll();
         maybeCrash();
 #endif
         /* Phase 2: write the inactive slot, sync. */
-#ifdef SINGLE_SLOT
-        slot = 0;
-#else
-        if
-        :: slotValid[0] && slotVer[0] == newest -> slot = 1
-        :: else -> slot = 0
-        fi;
-#endif
-        atomic { pendSlotVer[slot] = v; pendSlotRoot[slot] = page };
+        chooseSlot(slot);
+        atomic { pendSlotVer[slot] = v; pendSlotRoot[slot] = page; slotted[v] = true };
         maybeCrash();
         syncAll();
         acked = v;                  /* the commit returns: acknowledged */
+        durableVer = v;
         maybeCrash();
         atomic { rootOf[v] = page; newest = v };   /* publish */
-        v++
+        v++;
+next:
+        skip
     :: else -> break
     od;
+    groupSync();                    /* a pending group is synced before the writer ends */
     maybeCrash();
 done:
     skip
@@ -214,6 +276,7 @@ init {
         disk[0] = 1;
         slotVer[0] = 1; slotRoot[0] = 0; slotValid[0] = true;
         slotValid[1] = false;
+        slotted[1] = true;
         rootOf[1] = 0;
         run Writer();
         run Reader()

@@ -1,5 +1,6 @@
 import Foundation
 @_spi(StrataCheck) import Strata
+import StrataStorage
 import Testing
 
 /// Async writes (`writeAsync`, `beginAsyncWrite`, `commitAsyncWrite`, `cancelAsyncWrite`,
@@ -88,6 +89,15 @@ import Testing
             }
             #expect(spinRunLoop { done })
             #expect(sizes == [1, 0])
+            // writeAsync whose block cancels: nothing to commit; its completion hears nil.
+            var completions: [Bool] = []
+            realm.writeAsync({
+                realm.create(IntObj.self)
+                realm.cancelWrite()
+            }, onComplete: { error in completions.append(error == nil) })
+            #expect(spinRunLoop { !completions.isEmpty })
+            _ = spinRunLoop(seconds: 0.1) { false }
+            #expect(completions == [true])
             #expect(try persisted(configuration) == 0)
         }
     }
@@ -402,6 +412,82 @@ import Testing
             #expect(persistedFlag, "beginWrite returned before the async commit completed")
             realm.cancelWrite()
             #expect(!realm.isPerformingAsynchronousWriteOperations)
+        }
+    }
+
+    // ASY-19 (Spec A9, D10, D11): 41 grouped commits become durable after the 20th, the 40th
+    // and (the queue empty) the 41st; each group's versions before its last are never the
+    // durable one; every completion sees its commit durable.
+    @Test func asy19_A9_D10_groupsOfTwentyShareOneSync() throws {
+        let configuration = testConfiguration()
+        try onLoopThread {
+            let realm = try Realm(configuration: configuration)
+            let start = try required(realm._durableVersion, "durable version")
+            var durableAtBlock: [UInt64] = []
+            var committed: [UInt64] = []
+            var completionsDurable: [Bool] = []
+            for _ in 1...41 {
+                realm.beginAsyncWrite {
+                    durableAtBlock.append(realm._durableVersion ?? 0)
+                    realm.create(IntObj.self)
+                    var version: UInt64 = 0
+                    realm.commitAsyncWrite(allowGrouping: true) { error in
+                        #expect(error == nil)
+                        completionsDurable.append((realm._durableVersion ?? 0) >= version)
+                    }
+                    version = realm._readVersion ?? 0
+                    committed.append(version)
+                }
+            }
+            #expect(spinRunLoop(seconds: 30) { completionsDurable.count == 41 })
+            #expect(completionsDurable.allSatisfy { $0 })
+            try #require(committed.count == 41)
+            let expected = (0..<41).map { index -> UInt64 in
+                index < 20 ? start : index < 40 ? committed[19] : committed[39]
+            }
+            #expect(durableAtBlock == expected)
+            #expect(realm._durableVersion == committed[40])
+        }
+    }
+
+    /// Fails the first sync once armed (a sync of the simulated disk reports EIO).
+    final class SyncFault: @unchecked Sendable {
+        private let lock = NSLock()
+        private var armed = false
+        func arm() { lock.withLock { armed = true } }
+        var hooks: EngineHooks {
+            EngineHooks(fault: { [self] site in
+                lock.withLock {
+                    guard armed, site == .phaseOneSync else { return nil }
+                    armed = false
+                    return .eio
+                }
+            })
+        }
+    }
+
+    // Spec D12: a group whose sync fails fails every completion in it, and the file is
+    // poisoned.
+    @Test func D12_aFailedGroupSyncFailsEveryCompletion() throws {
+        var configuration = testConfiguration()
+        let fault = SyncFault()
+        configuration._engine = .init(simulatedStore: try SimStore(name: "d12", reservationBytes: 64 << 20),
+                                      hooks: fault.hooks)
+        let faulty = configuration
+        try onLoopThread {
+            let realm = try Realm(configuration: faulty)
+            try realm.write { realm.create(IntObj.self) }  // the file has grown: no sync in the group
+            var errors: [Realm.Error?] = []
+            for index in 1...3 {
+                realm.beginAsyncWrite {
+                    realm.create(IntObj.self)
+                    if index == 3 { fault.arm() }
+                    realm.commitAsyncWrite(allowGrouping: true) { error in errors.append(error as? Realm.Error) }
+                }
+            }
+            #expect(spinRunLoop { errors.count == 3 })
+            #expect(errors.allSatisfy { $0?.code == .fail }, "\(errors)")
+            expectRejected(rejection { try realm._beginWrite() }, "poisoned", code: .fail)
         }
     }
 }

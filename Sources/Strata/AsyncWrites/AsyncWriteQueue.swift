@@ -1,16 +1,22 @@
+import Dispatch
+import Foundation
+import Synchronization
+
 /// Identifies a queued async write block or an async commit's completion (Spec A4).
 public typealias AsyncTransactionId = UInt
 
-/// A realm's async writes (Spec A1 to A17), confined to the realm: the blocks queued, the one
-/// running, and the completions owed, by group.
+/// A realm's async writes (Spec A1 to A17, D10 to D13), confined to the realm: the blocks
+/// queued, the one running, and the commits whose completions are owed, group by group.
 ///
 ///     queued ──a turn with no write open (A7)──▶ running ──commitAsyncWrite──▶ committed
 ///       │                                          │ cancelWrite, invalidate (A3, A13)
 ///       └──cancelAsyncWrite, invalidate (A4, A13)──┴──────────────▶ gone
 ///
-/// A commit joins the open group; the group ends at a commit without grouping, at its 20th
-/// commit, when no block is queued, or at a synchronous write (A9, D13). An ended group's
-/// completions run, in commit order, on the next turn and before any later block starts.
+/// Commits are published at once and made durable together: a commit joins the open group;
+/// the group ends at a commit without grouping, at its 20th commit, when no block is queued,
+/// or at a synchronous write (A9, D13). Ended groups wait for one background sync (D10), which
+/// covers every version published before it starts; then their completions run, in commit
+/// order, before any later block starts (A9).
 struct AsyncWriteQueue {
     /// A block waiting for its turn.
     struct Block {
@@ -19,13 +25,17 @@ struct AsyncWriteQueue {
         /// Set for `writeAsync`: the commit after the block, and its completion.
         let autoCommit: Bool
         let onComplete: ((Swift.Error?) -> Void)?
+        /// For `asyncWrite`: its task's cancellation (the block is then dropped, A16) and what a
+        /// dropped block tells its waiter (A13, A16).
+        var cancellation: AsyncWriteCancellation?
+        var onDrop: ((Realm.Error?) -> Void)?
     }
 
     /// A commit whose completion is owed (nil once cancelled, Spec A4).
     struct Commit {
         let id: AsyncTransactionId
         var onComplete: ((Swift.Error?) -> Void)?
-        /// The commit's error; nil when it is durable (Spec D11, D12).
+        /// The commit's error, or its group's sync error (Spec D12); nil once durable.
         var error: Realm.Error?
     }
 
@@ -36,8 +46,12 @@ struct AsyncWriteQueue {
     var running: AsyncTransactionId?
     /// The commits of the open group, in commit order.
     var openGroup: [Commit] = []
-    /// Commits of ended groups whose completions have not run, in commit order.
-    var ended: [Commit] = []
+    /// Commits of ended groups not yet covered by a sync, in commit order.
+    var awaitingSync: [Commit] = []
+    /// The background sync running, and the commits it covers.
+    var syncing: (sync: GroupSync, commits: [Commit])?
+    /// Commits whose sync finished (or that failed): their completions run next, in order.
+    var settled: [Commit] = []
     private var lastID: AsyncTransactionId = 0
 
     mutating func nextID() -> AsyncTransactionId {
@@ -46,11 +60,14 @@ struct AsyncWriteQueue {
     }
 
     /// Spec A17.
-    var isBusy: Bool { !queued.isEmpty || running != nil || !openGroup.isEmpty || !ended.isEmpty }
+    var isBusy: Bool {
+        !queued.isEmpty || running != nil || !openGroup.isEmpty || !awaitingSync.isEmpty || syncing != nil
+            || !settled.isEmpty
+    }
 
-    /// Ends the open group (its commits are durable: Strata syncs each commit, D10's note).
+    /// Ends the open group: its commits wait for a sync.
     mutating func endGroup() {
-        ended.append(contentsOf: openGroup)
+        awaitingSync.append(contentsOf: openGroup)
         openGroup = []
     }
 
@@ -60,14 +77,48 @@ struct AsyncWriteQueue {
             queued.remove(at: index)
             return true
         }
-        if let index = openGroup.firstIndex(where: { $0.id == id }) {
-            openGroup[index].onComplete = nil
-            return true
+        for path in [\AsyncWriteQueue.openGroup, \.awaitingSync, \.settled] {
+            if let index = self[keyPath: path].firstIndex(where: { $0.id == id }) {
+                self[keyPath: path][index].onComplete = nil
+                return true
+            }
         }
-        if let index = ended.firstIndex(where: { $0.id == id }) {
-            ended[index].onComplete = nil
+        if let index = syncing?.commits.firstIndex(where: { $0.id == id }) {
+            syncing?.commits[index].onComplete = nil
             return true
         }
         return false
     }
+}
+
+/// One background sync of ended async groups (Spec D10): its outcome, handed from the syncing
+/// thread to the realm's. Sendable: the outcome is set once, before `done` is signalled.
+final class GroupSync: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private let lock = NSLock()
+    private var outcome: Result<Void, Realm.Error>?
+
+    func finish(_ result: Result<Void, Realm.Error>) {
+        lock.withLock { outcome = result }
+        done.signal()
+    }
+
+    /// The outcome, once finished.
+    var result: Result<Void, Realm.Error>? { lock.withLock { outcome } }
+
+    /// Waits for the sync to finish (a synchronous write must not pass it, Spec D13).
+    func wait() -> Result<Void, Realm.Error> {
+        done.wait()
+        done.signal()  // later waiters pass too
+        return result ?? .success(())
+    }
+}
+
+/// The cancellation of an `asyncWrite` task, set from any thread (Spec A16). Sendable: atomic.
+final class AsyncWriteCancellation: Sendable {
+    private let flag = Atomic<Bool>(false)
+
+    func cancel() { flag.store(true, ordering: .releasing) }
+
+    var isCancelled: Bool { flag.load(ordering: .acquiring) }
 }

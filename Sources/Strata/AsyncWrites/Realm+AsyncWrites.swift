@@ -57,3 +57,10 @@ extension Realm {
         }
     }
 }
+
+extension Realm {
+    /// The version a crash would recover now (the newest commit slot's), for tests and the
+    /// harness; nil when it cannot be read.
+    @_spi(StrataCheck)
+    public var _durableVersion: UInt64? { try? core.file.store.durableVersion().rawValue }
+}

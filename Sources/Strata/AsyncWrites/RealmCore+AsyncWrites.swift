@@ -1,12 +1,10 @@
+import Dispatch
 import StrataStorage
 
-// Async writes (Spec A1 to A17): blocks queued on the realm run one at a time on turns of its
-// scheduler, never inside another write; their commits publish at once and complete on later
-// turns, group by group, in commit order.
-//
-// Strata makes each async commit durable when it is made (the same two-phase commit as a
-// synchronous one), so a completion never waits for a background sync; groups still decide
-// when completions run (A9). D10's single sync per group is not built: README, "Limits".
+// Async writes (Spec A1 to A17, D10 to D13): blocks queued on the realm run one at a time on
+// turns of its scheduler, never inside another write; their commits publish at once without a
+// slot (`commit(durable: false)`), a background sync makes each ended group durable together,
+// and the group's completions then run on a later turn, in commit order.
 extension RealmCore {
     /// Spec A1: queues `block`, to run in a write that is then committed; `onComplete` runs
     /// after the commit.
@@ -22,8 +20,8 @@ extension RealmCore {
         return enqueueAsync(block, autoCommit: false, onComplete: nil)
     }
 
-    /// Spec A5, A6, A9: commits the open write now (published at once) and owes its completion
-    /// to a later turn, after its group ends.
+    /// Spec A5, A6, A9: commits the open write now (published at once, durable with its group)
+    /// and owes its completion to a later turn.
     func commitAsyncWrite(allowGrouping: Bool,
                           onComplete: ((Swift.Error?) -> Void)?) throws(Realm.Error) -> AsyncTransactionId {
         try checkThread()
@@ -31,13 +29,17 @@ extension RealmCore {
         let id = asyncWrites.nextID()
         var commit = AsyncWriteQueue.Commit(id: id, onComplete: onComplete, error: nil)
         do {
-            try commitWriteTransaction()
+            file.madeDeferredCommits.store(true, ordering: .releasing)
+            try commitWriteTransaction(durable: false)
         } catch {
             commit.error = error  // Spec A14: the write is rolled back (W17); the completion hears
         }
         asyncWrites.openGroup.append(commit)
-        if !allowGrouping || commit.error != nil || asyncWrites.openGroup.count >= AsyncWriteQueue.groupCommitsMax {
-            asyncWrites.endGroup()  // Spec A9
+        // Spec A9, L7: the group ends without grouping, at its 20th commit, or with no block
+        // queued (decided now: a block queued later starts a new group).
+        if !allowGrouping || commit.error != nil || asyncWrites.openGroup.count >= AsyncWriteQueue.groupCommitsMax
+            || asyncWrites.queued.isEmpty {
+            asyncWrites.endGroup()
         }
         scheduleAsyncTurn()
         return id
@@ -64,12 +66,22 @@ extension RealmCore {
         if listener == nil { throw Realm.Error.noRunLoop }
     }
 
-    private func enqueueAsync(_ block: @escaping () -> Void, autoCommit: Bool,
-                              onComplete: ((Swift.Error?) -> Void)?) -> AsyncTransactionId {
+    func enqueueAsync(_ block: @escaping () -> Void, autoCommit: Bool, onComplete: ((Swift.Error?) -> Void)?,
+                      cancellation: AsyncWriteCancellation? = nil,
+                      onDrop: ((Realm.Error?) -> Void)? = nil) -> AsyncTransactionId {
         let id = asyncWrites.nextID()
-        asyncWrites.queued.append(.init(id: id, body: block, autoCommit: autoCommit, onComplete: onComplete))
+        asyncWrites.queued.append(.init(id: id, body: block, autoCommit: autoCommit, onComplete: onComplete,
+                                        cancellation: cancellation, onDrop: onDrop))
         scheduleAsyncTurn()
         return id
+    }
+
+    /// Spec A16: queued blocks whose task was cancelled never run.
+    private func dropCancelledBlocks() {
+        let cancelled = asyncWrites.queued.filter { $0.cancellation?.isCancelled == true }
+        guard !cancelled.isEmpty else { return }
+        asyncWrites.queued.removeAll { $0.cancellation?.isCancelled == true }
+        for block in cancelled { block.onDrop?(nil) }
     }
 
     func scheduleAsyncTurn() {
@@ -77,20 +89,19 @@ extension RealmCore {
         listener?.schedule(.asyncWrites)
     }
 
-    /// One turn: owed completions first (A9: before any block queued later), then the next
-    /// block if no write is open (A7: a synchronous write, or a block's write, goes first).
+    /// One turn: settled completions first (A9: before any block queued later); then, with no
+    /// write open (A7), a sync for ended groups or the next block.
     func asyncTurn() {
         guard !isFrozen, confinement.isCurrent else { return }
-        runEndedCompletions()
-        guard write == nil, asyncWrites.running == nil else { return }
-        guard !asyncWrites.queued.isEmpty else {
-            // Spec A9: a group ends when no block is queued.
-            if !asyncWrites.openGroup.isEmpty {
-                asyncWrites.endGroup()
-                runEndedCompletions()
-            }
+        dropCancelledBlocks()
+        collectFinishedSync()
+        runSettledCompletions()
+        guard write == nil, asyncWrites.running == nil, asyncWrites.syncing == nil else { return }
+        if !asyncWrites.awaitingSync.isEmpty {
+            startGroupSync()  // Spec A9: later blocks wait for it and its completions
             return
         }
+        guard !asyncWrites.queued.isEmpty else { return }
         let block = asyncWrites.queued.removeFirst()
         asyncWrites.running = block.id
         do {
@@ -102,34 +113,106 @@ extension RealmCore {
             return
         }
         block.body()
-        if block.autoCommit, write != nil {
-            _ = try? commitAsyncWrite(allowGrouping: false, onComplete: block.onComplete)
+        if block.autoCommit {
+            if write != nil {
+                _ = try? commitAsyncWrite(allowGrouping: false, onComplete: block.onComplete)
+            } else {
+                block.onComplete?(nil)  // Spec A3: the block ended its write itself; nothing to commit
+            }
         }
         asyncWrites.running = nil
-        if asyncWrites.queued.isEmpty, write == nil { asyncWrites.endGroup() }
         scheduleAsyncTurn()
     }
 
-    /// Runs the completions of ended groups, in commit order (Spec A9, A10, D11).
-    func runEndedCompletions() {
-        while !asyncWrites.ended.isEmpty {
-            let commit = asyncWrites.ended.removeFirst()
+    /// Spec D10: one sync, on a background thread, makes every version published so far
+    /// durable; the realm's next turn settles the commits it covers.
+    private func startGroupSync() {
+        let commits = asyncWrites.awaitingSync
+        asyncWrites.awaitingSync = []
+        let sync = GroupSync()
+        asyncWrites.syncing = (sync, commits)
+        let store = file.store
+        let path = self.path
+        let listener = self.listener
+        DispatchQueue.global().async {
+            do throws(StorageError) {
+                try store.makeDeferredCommitsDurable()
+                sync.finish(.success(()))
+            } catch {
+                sync.finish(.failure(Realm.Error.commitFailed(error, path: path)))  // Spec D12
+            }
+            listener?.schedule(.asyncWrites)
+        }
+    }
+
+    /// Moves the commits of a finished sync to `settled`, with its error (Spec D12).
+    private func collectFinishedSync() {
+        guard let (sync, commits) = asyncWrites.syncing, let result = sync.result else { return }
+        asyncWrites.syncing = nil
+        settle(commits, result)
+    }
+
+    private func settle(_ commits: [AsyncWriteQueue.Commit], _ result: Result<Void, Realm.Error>) {
+        for var commit in commits {
+            if commit.error == nil, case .failure(let error) = result { commit.error = error }
+            asyncWrites.settled.append(commit)
+        }
+    }
+
+    /// Runs the completions of settled commits, in commit order (Spec A9, A10, D11).
+    func runSettledCompletions() {
+        while !asyncWrites.settled.isEmpty {
+            let commit = asyncWrites.settled.removeFirst()
             commit.onComplete?(commit.error)
         }
     }
 
-    /// Spec A8, D13: a synchronous write first ends the open group and runs every owed
-    /// completion (each commit is durable already).
-    func flushAsyncCommits() {
+    /// Spec A8, D13: before a synchronous write begins (and on invalidate), every earlier
+    /// async commit is made durable (waiting for the background sync, or syncing here) and,
+    /// unless `deferCompletions`, their completions run before this returns.
+    func flushAsyncCommits(deferCompletions: Bool = false) {
         asyncWrites.endGroup()
-        runEndedCompletions()
+        if let (sync, commits) = asyncWrites.syncing {
+            asyncWrites.syncing = nil
+            settle(commits, sync.wait())
+        }
+        if !asyncWrites.awaitingSync.isEmpty {
+            let commits = asyncWrites.awaitingSync
+            asyncWrites.awaitingSync = []
+            do throws(StorageError) {
+                try file.store.makeDeferredCommitsDurable()
+                settle(commits, .success(()))
+            } catch {
+                settle(commits, .failure(Realm.Error.commitFailed(error, path: path)))
+            }
+        }
+        if deferCompletions { scheduleAsyncTurn() } else { runSettledCompletions() }
     }
 
-    /// Spec A13: `invalidate()` drops the blocks not started; completions of commits made still
-    /// run, on a later turn.
-    func dropQueuedAsyncWrites() {
-        asyncWrites.queued = []
+    /// Spec D13: a synchronous commit made every version before it durable (its phase 1 sync
+    /// covers their pages): commits waiting for a sync are settled; completions run in commit
+    /// order, after those of a background sync still running.
+    func didCommitDurably() {
         asyncWrites.endGroup()
-        scheduleAsyncTurn()
+        guard asyncWrites.syncing == nil else {
+            scheduleAsyncTurn()  // its turn settles the earlier commits first
+            return
+        }
+        settle(asyncWrites.awaitingSync, .success(()))
+        asyncWrites.awaitingSync = []
+        runSettledCompletions()
     }
+
+    /// Spec A13: `invalidate()` drops the blocks not started; commits already made are made
+    /// durable now and complete on a later turn.
+    func dropQueuedAsyncWrites() {
+        let dropped = asyncWrites.queued
+        asyncWrites.queued = []
+        for block in dropped { block.onDrop?(Realm.Error.asyncWriteDropped) }
+        flushAsyncCommits(deferCompletions: true)
+    }
+}
+
+extension Realm.Error {
+    static let asyncWriteDropped = Realm.Error(.fail, "The Realm was invalidated before the async write began.")
 }

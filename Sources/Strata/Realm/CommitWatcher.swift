@@ -98,7 +98,9 @@ enum RealmScheduler: Sendable {
     static func current(for confinement: Confinement, queue: DispatchQueue?) -> RealmScheduler? {
         switch confinement {
         case .frozen: return nil
-        case .queue: return queue.map { .queue($0) }
+        case .queue(let token):
+            if let queue { return .queue(queue) }
+            return token === QueueToken.mainQueue ? .queue(DispatchQueue.main) : nil
         case .thread:
             if Thread.isMainThread { return .queue(DispatchQueue.main) }
             return .runLoop(RunLoopReference(loop: RunLoop.current))

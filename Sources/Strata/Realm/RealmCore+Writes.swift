@@ -10,7 +10,7 @@ extension RealmCore {
         if isFrozen { throw Realm.Error.frozenTransaction }  // Spec F3, W18
         if configuration.readOnly { throw Realm.Error.readOnlyTransaction }  // Spec W18
         if write != nil { throw Realm.Error.alreadyInWrite }  // Spec W2
-        if asyncWrites.running == nil { flushAsyncCommits() }
+        flushAsyncCommits()  // Spec A8, D13
         try beginWriteTransaction()
     }
 
@@ -51,12 +51,12 @@ extension RealmCore {
     func commitWrite(skipping tokens: [NotificationToken] = []) throws(Realm.Error) {
         try checkThread()
         guard write != nil else { throw Realm.Error.noWriteToCommit }  // Spec W3
-        if asyncWrites.running == nil { flushAsyncCommits() }
         try commitWriteTransaction(skipping: tokens)
+        didCommitDurably()  // Spec A8, D13: earlier async commits are durable with this one
     }
 
-    /// The commit itself, for synchronous and async commits.
-    func commitWriteTransaction(skipping tokens: [NotificationToken] = []) throws(Realm.Error) {
+    /// The commit itself, for synchronous and (`durable: false`, Spec D10) async commits.
+    func commitWriteTransaction(skipping tokens: [NotificationToken] = [], durable: Bool = true) throws(Realm.Error) {
         guard let transaction = write else { throw Realm.Error.noWriteToCommit }  // Spec W3
         write = nil
         mutationCount &+= 1
@@ -65,7 +65,7 @@ extension RealmCore {
         file.journal.record(writeChanges, version: transaction.newVersion, committer: ObjectIdentifier(self))
         writeChanges = WriteChanges()
         do {
-            committed = try transaction.commitAndPin(.live)
+            committed = try transaction.commitAndPin(.live, durable: durable)
         } catch {
             endWriteScope(committed: nil)  // Spec W17: nothing of the write exists
             throw Realm.Error.commitFailed(error, path: path)  // Spec W17, D6

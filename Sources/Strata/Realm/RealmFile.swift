@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import StrataStorage
+import Synchronization
 
 /// One realm file as this process has it open: the engine store every realm of the file
 /// shares, the access mode (Spec X11), the frozen realms by version (Spec F5), and the
@@ -44,8 +45,14 @@ final class RealmFile: Sendable {
         watcher = CommitWatcher(store: store)
     }
 
+    /// Set once a realm of this process committed without a slot (async writes, Spec D10).
+    let madeDeferredCommits = Atomic<Bool>(false)
+
     deinit {
         watcher.stop()
+        // The next opener of a file no process has open rebuilds its versions from the slots:
+        // async commits whose group sync never ran must get their slot now (Spec D13).
+        if madeDeferredCommits.load(ordering: .acquiring) { _ = try? store.makeDeferredCommitsDurable() }
         store.close()
     }
 

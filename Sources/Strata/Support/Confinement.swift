@@ -79,6 +79,15 @@ final class QueueToken: Hashable, Sendable {
     /// Records that `queue` is serial without the probe: for a caller that made the queue
     /// itself (the harness makes a queue for every queue context of its runs, and a run that
     /// leaves a thread inside one cannot give it back for reuse).
+    /// The main queue's token, set on first use (the main queue is serial: no probe).
+    static let mainQueue: QueueToken? = {
+        declareSerial(DispatchQueue.main)
+        return DispatchQueue.main.getSpecific(key: key)
+    }()
+
+    /// Whether the caller runs on this token's queue.
+    var isCurrent: Bool { DispatchQueue.getSpecific(key: QueueToken.key) === self }
+
     static func declareSerial(_ queue: DispatchQueue) {
         creation.withLock { _ in
             if queue.getSpecific(key: key) == nil {
@@ -98,7 +107,13 @@ final class QueueToken: Hashable, Sendable {
 extension Confinement {
     /// The confinement of a realm opened with `queue` (Spec C3, C4), from the calling context.
     static func forQueue(_ queue: DispatchQueue?) throws(Realm.Error) -> Confinement {
-        guard let queue else { return .currentThread }
+        guard let queue else {
+            // After `dispatchMain()` (and so in a Swift-concurrency main actor on Linux) the
+            // main queue is drained by worker threads, one block at a time, not by the main
+            // thread: a realm opened there belongs to the main queue (the main actor's).
+            if !Thread.isMainThread, let token = QueueToken.mainQueue, token.isCurrent { return .queue(token) }
+            return .currentThread
+        }
         if queue === DispatchQueue.main || queue.label == DispatchQueue.main.label {
             // Spec C3: `Realm(queue: .main)` on the main thread is the main thread's realm.
             guard Thread.isMainThread else { throw Realm.Error.incorrectQueue }

@@ -14,7 +14,7 @@
 /// A failed write or sync poisons the file and is reported; a sync is never retried (Linux may
 /// have dropped the dirty pages and would report the retry as a success).
 enum Committer {
-    static func commit(_ transaction: WriteTransaction) throws(StorageError) -> Version {
+    static func commit(_ transaction: WriteTransaction, durable: Bool = true) throws(StorageError) -> Version {
         let file = transaction.file
         let space = transaction.space
         let newVersion = space.newVersion
@@ -30,7 +30,11 @@ enum Committer {
             sealPage(buffer, pageSizeBytes: file.pageSizeBytes, number: PageNumber(page), version: newVersion)
         }
         do {
-            try writeAndSync(file: file, transaction: transaction, record: record, pages: pages)
+            if durable {
+                try writeAndSync(file: file, transaction: transaction, record: record, pages: pages)
+            } else {
+                try writeWithoutSlot(file: file, pages: pages, pageCount: record.pageCount)
+            }
         } catch {
             file.poison(error)
             throw error
@@ -112,6 +116,35 @@ enum Committer {
         invariant(entries.count <= listPages.count * perPage, "the free list fits its pages")
         FreeListCodec.write(entries, into: listPages, pageSizeBytes: space.pageSizeBytes)
         return (list, listPages.map(\.page))
+    }
+
+    // MARK: deferred durability (Spec D10)
+
+    /// A commit without a slot: its pages are written, not synced, and the version is published
+    /// for readers. A growth is synced at once (the size is metadata a later `fdatasync` of
+    /// another process's commit would not know to cover).
+    private static func writeWithoutSlot(file: SharedFile, pages: [(key: UInt32, value: UnsafeMutableRawPointer)],
+                                         pageCount: UInt32) throws(StorageError) {
+        let grew = try growIfNeeded(file: file, pageCount: pageCount)
+        try writePages(file: file, pages: pages)
+        if grew { try syncPages(file: file, grew: true) }
+    }
+
+    /// Makes the transaction's base durable if no slot names it yet (commits made with
+    /// `durable: false`): phase 1's sync covers their pages, then phase 2 writes and syncs the
+    /// slot. Returns whether there was anything to do. The transaction changes nothing else.
+    static func makeBaseDurable(_ transaction: WriteTransaction) throws(StorageError) -> Bool {
+        guard transaction.durableVersion < transaction.base.version else { return false }
+        let file = transaction.file
+        do {
+            try syncPages(file: file, grew: false)
+            try writeSlot(file: file, transaction: transaction, record: transaction.base)
+            try syncSlot(file: file)
+        } catch {
+            file.poison(error)
+            throw error
+        }
+        return true
     }
 
     // MARK: the two phases

@@ -56,4 +56,9 @@ public struct SeededBugs: OptionSet, Sendable, Hashable {
     public static let activeVersionLimitIgnored = SeededBugs(rawValue: 1 << 23)
     /// `invalidate()` forgets its read version without ending its pin (V13, L1, L5).
     public static let invalidateKeepsPin = SeededBugs(rawValue: 1 << 24)
+    /// Free space ignores the durable version while an async group waits for its sync, so a
+    /// group's commits overwrite pages a crash would recover (D10, D5): the group is durable in
+    /// part. Caught by `DeferredDurabilityTests`' crash images (the harness does not generate
+    /// async groups yet, so it is not in the `bugs --check` catalog).
+    public static let reuseDurablePages = SeededBugs(rawValue: 1 << 40)
 }

@@ -46,6 +46,14 @@ public final class Store: Sendable {
     public var isDurable: Bool { file.isDurable }
     /// The newest published version.
     public var newestVersion: Version { file.versions.newestVersion }
+
+    /// The version the newest valid commit slot names: what a crash now would recover. Older
+    /// than `newestVersion` while commits made without a slot wait for one (Spec D10).
+    public func durableVersion() throws(StorageError) -> Version {
+        try file.refreshMap()
+        return try SlotChoice.choose(base: file.store.base, header: file.header, fileByteCount: file.store.mappedByteCount,
+                                     checkChecksum: true).newest.version
+    }
     /// The deliberate bugs switched on for this file (harness validation; empty in production).
     public var seededBugs: SeededBugs { file.hooks.bugs }
 
@@ -108,6 +116,17 @@ public final class Store: Sendable {
             transaction.rollback()
             throw error
         }
+    }
+
+    /// Makes every commit made with `durable: false` durable (Spec D10, D13): one sync of their
+    /// pages, then a slot naming the newest version, under the write lock. Returns whether
+    /// there was such a commit (another process's durable commit may have covered them).
+    /// - Throws: an I/O error, after which the store is poisoned (Spec D12).
+    @discardableResult
+    public func makeDeferredCommitsDurable() throws(StorageError) -> Bool {
+        let transaction = try beginWrite()
+        defer { transaction.rollback() }
+        return try Committer.makeBaseDurable(transaction)
     }
 
     /// Marks the handle closed: new transactions fail with `.closed`. Resources are released

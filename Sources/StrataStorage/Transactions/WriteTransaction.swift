@@ -18,6 +18,9 @@ public final class WriteTransaction {
     let space: WriteSpace
     /// The header slot this commit writes: never the one holding the newest durable version.
     let slotToWrite: Int
+    /// The version in the newest valid commit slot: older than `base` while commits made
+    /// without a slot (`commit(durable: false)`) wait for one.
+    let durableVersion: Version
     /// The pages holding the base version's free list (released by this commit).
     let baseFreeListChain: [UInt32]
     /// The catalog as changed so far, except `pendingTable`: read it through `catalog`.
@@ -49,6 +52,7 @@ public final class WriteTransaction {
             self.file = file
             base = begin.base
             slotToWrite = begin.slotToWrite
+            durableVersion = begin.durableVersion
             baseFreeListChain = begin.freeListChain
             space = WriteSpace(reader: begin.reader, newVersion: begin.base.version.next, freeList: begin.freeList,
                                pageCount: begin.base.pageCount, hooks: file.hooks)
@@ -140,31 +144,37 @@ public final class WriteTransaction {
     }
 
     /// Makes the changes durable and visible as `newVersion` (Spec W, D: the two phases).
+    /// With `durable: false` the pages are written and the version published, but no slot
+    /// names it until a later durable commit or `Store.makeDeferredCommitsDurable()` (Spec
+    /// D10: an async group's commits share one sync); a crash before then recovers the last
+    /// durable version.
     /// - Throws: an I/O error, after which the store is poisoned: reopen it to recover the last
     ///   durable version.
     @discardableResult
-    public func commit() throws(StorageError) -> Version {
+    public func commit(durable: Bool = true) throws(StorageError) -> Version {
         try checkActive()
         defer {
             if state == .active { state = .failed }
             file.unlockWriter()
         }
-        let version = try Committer.commit(self)
+        let version = try Committer.commit(self, durable: durable)
         state = .committed
         return version
     }
 
-    /// Commits like `commit()`, then pins the new version for reading before the write lock is
-    /// released, so that no other commit can come between (the committer reads exactly its own
-    /// commit). The pin is nil when no reader slot is free; the commit has happened regardless.
-    /// - Throws: as `commit()`.
-    public func commitAndPin(_ kind: PinKind) throws(StorageError) -> (version: Version, read: ReadTransaction?) {
+    /// Commits like `commit(durable:)`, then pins the new version for reading before the write
+    /// lock is released, so that no other commit can come between (the committer reads exactly
+    /// its own commit). The pin is nil when no reader slot is free; the commit has happened
+    /// regardless.
+    /// - Throws: as `commit(durable:)`.
+    public func commitAndPin(_ kind: PinKind, durable: Bool = true)
+        throws(StorageError) -> (version: Version, read: ReadTransaction?) {
         try checkActive()
         defer {
             if state == .active { state = .failed }
             file.unlockWriter()
         }
-        let version = try Committer.commit(self)
+        let version = try Committer.commit(self, durable: durable)
         state = .committed
         let read = try? ReadTransaction(file: file, kind: kind)
         if let read { invariant(read.version == version, "a pin taken under the write lock reads the commit") }
@@ -203,6 +213,7 @@ struct WriteBegin {
     let base: VersionRecord
     let reader: PageReader
     let slotToWrite: Int
+    let durableVersion: Version
     let freeList: FreeList
     let freeListChain: [UInt32]
     let catalog: Catalog
@@ -220,16 +231,18 @@ struct WriteBegin {
             file.versions.publish(base)
             file.hooks.mark(.adoptedDurableCommitOfDeadWriter)
         }
-        guard slots.newest.version == base.version else {
-            throw StorageError.noValidCommitSlot(reason: "published version \(base.version.rawValue) is not in a slot (slots hold \(slots.newest.version.rawValue))")
+        // A newer published version than the slots name is a commit made without a slot
+        // (durable: false), by this or another process; the next durable commit covers it.
+        guard slots.newest.version <= base.version else {
+            throw StorageError.noValidCommitSlot(reason: "published version \(base.version.rawValue) is older than the slots' \(slots.newest.version.rawValue)")
         }
         try file.ensureMapped(pageCount: base.pageCount)
         let reader = file.reader(for: base)
         let slotToWrite = file.hooks.has(.singleCommitSlot) ? 0 : slots.inactiveIndex
-        let (freeList, chain) = try freeSpace(file, base: base, reader: reader)
+        let (freeList, chain) = try freeSpace(file, base: base, reader: reader, durable: slots.newest.version)
         let catalog = try file.catalog(for: base, reader: reader)
-        return WriteBegin(base: base, reader: reader, slotToWrite: slotToWrite, freeList: freeList,
-                          freeListChain: chain, catalog: catalog)
+        return WriteBegin(base: base, reader: reader, slotToWrite: slotToWrite, durableVersion: slots.newest.version,
+                          freeList: freeList, freeListChain: chain, catalog: catalog)
     }
 
     private static func newestRecord(_ file: SharedFile) throws(StorageError) -> VersionRecord {
@@ -240,14 +253,18 @@ struct WriteBegin {
         return record
     }
 
-    /// The base version's free list with every run the pins allow made reusable.
-    private static func freeSpace(_ file: SharedFile, base: VersionRecord, reader: PageReader) throws(StorageError) -> (FreeList, [UInt32]) {
+    /// The base version's free list with every run the pins allow made reusable. The durable
+    /// version counts as pinned: until a slot names a newer version, a crash recovers it, so
+    /// its pages are never overwritten (Spec D10).
+    private static func freeSpace(_ file: SharedFile, base: VersionRecord, reader: PageReader,
+                                  durable: Version) throws(StorageError) -> (FreeList, [UInt32]) {
         var oldest = oldestPinned(file, base: base.version)
         if oldest < base.version && !file.hooks.has(.neverReclaimDeadReaders) && file.versions.reclaimDeadSlots() > 0 {
             file.hooks.mark(.deadReaderSlotReclaimed)
             oldest = oldestPinned(file, base: base.version)
         }
         if file.hooks.has(.reusePinnedPages) { oldest = base.version }
+        if !file.hooks.has(.reuseDurablePages) { oldest = min(oldest, durable) }
         let cached = file.withState { $0.freeListCache }
         var list: FreeList
         let chain: [UInt32]

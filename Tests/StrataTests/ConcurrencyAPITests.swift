@@ -1,0 +1,111 @@
+import Foundation
+@_spi(StrataCheck) import Strata
+import Testing
+
+/// `asyncWrite` and `asyncRefresh` from the main actor (Spec A15, A16, C12, V4; VER-22,
+/// VER-23, ASY-32, ASY-34, ASY-35).
+@MainActor @Suite(.serialized) struct ConcurrencyAPITests {
+    struct Failure: Error, Equatable {}
+
+    private func commitElsewhere(_ configuration: Realm.Configuration) throws {
+        try onOtherThread {
+            let realm = try Realm(configuration: configuration)
+            try realm.write { realm.create(IntObj.self) }
+        }
+    }
+
+    // ASY-32 (Spec A15, A17): inside the block both flags are true; the block's value comes
+    // back after the commit; afterwards both are false; a second asyncWrite changes it.
+    @Test(.timeLimit(.minutes(1))) func asy32_A15_asyncWriteReturnsTheBlocksValue() async throws {
+        let realm = try Realm(configuration: testConfiguration())
+        var flags: [Bool] = []
+        let object = try await realm.asyncWrite {
+            flags = [realm.isInWriteTransaction, realm.isPerformingAsynchronousWriteOperations]
+            return realm.create(StrObj.self, value: ["stringCol": "foo"])
+        }
+        #expect(flags == [true, true])
+        #expect(object.stringCol == "foo")
+        #expect(!realm.isInWriteTransaction)
+        #expect(!realm.isPerformingAsynchronousWriteOperations)
+        #expect(realm.objects(StrObj.self).count == 1)
+        try await realm.asyncWrite { object.stringCol = "bar" }
+        #expect(realm.objects(StrObj.self).first?.stringCol == "bar")
+    }
+
+    // ASY-34 (Spec A15): a throwing block rolls back and its error is rethrown, also after a
+    // cancelWrite inside it.
+    @Test(.timeLimit(.minutes(1))) func asy34_A15_aThrowingBlockRollsBack() async throws {
+        let realm = try Realm(configuration: testConfiguration())
+        for cancelFirst in [false, true] {
+            do {
+                try await realm.asyncWrite {
+                    realm.create(IntObj.self)
+                    if cancelFirst { realm.cancelWrite() }
+                    throw Failure()
+                }
+                Issue.record("asyncWrite did not rethrow")
+            } catch let error as Failure {
+                #expect(error == Failure())
+            }
+            #expect(!realm.isInWriteTransaction)
+            #expect(realm.objects(IntObj.self).count == 0)
+        }
+    }
+
+    // ASY-35 (Spec A16): a task cancelled before asyncWrite, or while its block waits behind a
+    // synchronous write, throws CancellationError and never runs the block.
+    @Test(.timeLimit(.minutes(1))) func asy35_A16_cancelledTasksNeverRunTheBlock() async throws {
+        let realm = try Realm(configuration: testConfiguration())
+        var ran = 0
+        let early = Task { @MainActor in
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await realm.asyncWrite { ran += 1 }
+        }
+        await #expect(throws: CancellationError.self) { try await early.value }
+        realm.beginWrite()
+        let waiting = Task { @MainActor in try await realm.asyncWrite { ran += 1 } }
+        await Task.yield()
+        waiting.cancel()
+        await #expect(throws: CancellationError.self) { try await waiting.value }
+        realm.cancelWrite()
+        #expect(ran == 0)
+        try await realm.asyncWrite { ran += 10 }  // later async writes still run
+        #expect(ran == 10)
+    }
+
+    // VER-22, VER-23 (Spec V4): asyncRefresh is false with nothing newer; after two commits
+    // elsewhere it returns true at the newest (with autorefresh on or off).
+    @Test(.timeLimit(.minutes(1)), arguments: [true, false])
+    func ver22_ver23_V4_asyncRefreshMovesToTheNewest(autorefresh: Bool) async throws {
+        let configuration = testConfiguration()
+        let realm = try Realm(configuration: configuration)
+        realm.autorefresh = autorefresh
+        #expect(realm.objects(IntObj.self).count == 0)
+        #expect(await realm.asyncRefresh() == false)
+        try commitElsewhere(configuration)
+        try commitElsewhere(configuration)
+        #expect(await realm.asyncRefresh())
+        #expect(realm.objects(IntObj.self).count == 2)
+    }
+
+    // THR-20 (Spec C12): a realm of a queue cannot use asyncWrite.
+    @Test func thr20_C12_asyncEntryPointsNeedTheMainActor() throws {
+        let configuration = testConfiguration()
+        let queue = DispatchQueue(label: "c12")
+        let rejected = try queue.sync { () -> [String] in
+            let realm = try Realm(configuration: configuration, queue: queue)
+            let semaphore = DispatchSemaphore(value: 0)
+            let box = ResultBox<[String]>()
+            let unchecked = Unchecked(realm)
+            Task.detached {
+                var messages: [String] = []
+                do { try await unchecked.value.asyncWrite {} } catch let error as Realm.Error { messages.append(error.message) }
+                box.set(.success(messages))
+                semaphore.signal()
+            }
+            semaphore.wait()
+            return try box.get()
+        }
+        #expect(rejected == ["asyncWrite() can only be called on main thread or actor-isolated Realms"])
+    }
+}
