@@ -108,4 +108,24 @@ import Testing
         }
         #expect(rejected == ["asyncWrite() can only be called on main thread or actor-isolated Realms"])
     }
+
+    // FIL-13 (Spec X7): the async form of asyncOpen returns a realm of the caller's context;
+    // a read-only open of a missing file throws fileNotFound and creates nothing.
+    @Test(.timeLimit(.minutes(1))) func fil13_X7_asyncOpenAwaitsTheOpen() async throws {
+        let configuration = testConfiguration()
+        try commitElsewhere(configuration)
+        let realm = try await Realm.asyncOpen(configuration: configuration)
+        #expect(realm.objects(IntObj.self).count == 1)
+        try await realm.asyncWrite { realm.create(IntObj.self) }
+        #expect(realm.objects(IntObj.self).count == 2)
+        var missing = testConfiguration("missing.realm")
+        missing.readOnly = true
+        do {
+            _ = try await Realm.asyncOpen(configuration: missing)
+            Issue.record("a read-only open of a missing file succeeded")
+        } catch let error as Realm.Error {
+            #expect(error.code == .fileNotFound)
+        }
+        #expect(!FileManager.default.fileExists(atPath: missing.fileURL?.path ?? "/"))
+    }
 }

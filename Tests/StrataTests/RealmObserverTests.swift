@@ -223,4 +223,50 @@ import Testing
             token.invalidate()
         }
     }
+
+    // NOT-04 (Spec N3): with autorefresh off, after .refreshRequired, the move made by
+    // beginWrite still says .didChange.
+    @Test func not04_N3_everyMoveNotifiesAfterRefreshRequired() throws {
+        let configuration = testConfiguration()
+        try onLoopThread {
+            let realm = try Realm(configuration: configuration)
+            realm.autorefresh = false
+            _ = realm.objects(IntObj.self).count
+            let calls = Calls()
+            let token = realm.observe { notification, observed in
+                calls.log.append("\(notification == .didChange ? "didChange" : "refreshRequired") \(observed.objects(IntObj.self).count)")
+            }
+            try self.commitInt(configuration, 1)
+            #expect(spinRunLoop { !calls.log.isEmpty })
+            realm.beginWrite()
+            realm.cancelWrite()
+            #expect(calls.log == ["refreshRequired 0", "didChange 1"])
+            token.invalidate()
+        }
+    }
+
+    // NOT-07 (Spec N5): a write committed inside .didChange does not call that callback again,
+    // now or later; the next outside commit calls it once.
+    @Test func not07_N5_aCommitInsideDidChangeIsNotDelivered() throws {
+        let configuration = testConfiguration()
+        try onLoopThread {
+            let realm = try Realm(configuration: configuration)
+            let calls = Calls()
+            var first = true
+            let token = realm.observe { _, observed in
+                calls.didChange += 1
+                calls.log.append("count \(observed.objects(IntObj.self).count)")
+                if first {
+                    first = false
+                    _ = try? observed.write { observed.create(IntObj.self) }
+                }
+            }
+            try realm.write { realm.create(IntObj.self) }
+            _ = spinRunLoop(seconds: 0.2) { false }
+            #expect(calls.log == ["count 1"])
+            try realm.write { realm.create(IntObj.self) }
+            #expect(calls.log == ["count 1", "count 3"])
+            token.invalidate()
+        }
+    }
 }

@@ -29,6 +29,9 @@ struct AsyncWriteQueue {
         /// dropped block tells its waiter (A13, A16).
         var cancellation: AsyncWriteCancellation?
         var onDrop: ((Realm.Error?) -> Void)?
+        /// For `asyncWrite`: the block only hands the open write to its caller, which runs the
+        /// user's block and commits later; the write stays marked running until then.
+        var keepsWriteOpen = false
     }
 
     /// A commit whose completion is owed (nil once cancelled, Spec A4).

@@ -7,27 +7,52 @@ extension Realm {
     /// writes (A2), commits it, and returns the block's value once the commit is durable. If the
     /// block throws, the write is rolled back and the error rethrown. A task cancelled before
     /// the block starts throws `CancellationError` and the block never runs.
+    @discardableResult
     public func asyncWrite<Result>(_ block: () throws -> Result,
                                    isolation: isolated (any Actor)? = #isolation) async throws -> Result {
         try core.checkConcurrencyContext(Realm.Error.asyncWriteContext, isolation: isolation)
         if Task.isCancelled { throw CancellationError() }  // Spec A16
         let cancellation = AsyncWriteCancellation()
         let listener = core.listener
-        return try await withTaskCancellationHandler {
-            try await withoutActuallyEscaping(block) { block in
-                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Result, Swift.Error>) in
-                    let outcome = AsyncWriteOutcome(continuation)
-                    _ = core.enqueueAsync({ [core] in
-                        outcome.run(block, in: core, cancellation: cancellation)
-                    }, autoCommit: false, onComplete: nil, cancellation: cancellation, onDrop: { error in
-                        outcome.finish(.failure(error ?? CancellationError()))
-                    })
-                }
+        // 1. Wait for this write's turn in the realm's queue (A2, A7): the turn begins the
+        //    write and leaves it open, marked running, for the block run below.
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation(isolation: isolation) { (continuation: CheckedContinuation<Void, Swift.Error>) in
+                let turn = AsyncWriteTurn(continuation)
+                _ = core.enqueueAsync({ turn.begin() }, autoCommit: false, onComplete: nil,
+                                      cancellation: cancellation, keepsWriteOpen: true,
+                                      onDrop: { error in turn.fail(error ?? CancellationError()) })
             }
         } onCancel: {
             cancellation.cancel()
             listener?.schedule(.asyncWrites)  // the realm's next turn drops the block (Spec A16)
         }
+        // 2. The block, in the caller's isolation (the realm's context), inside the write.
+        let value: Result
+        do {
+            value = try block()
+        } catch {
+            if core.write != nil { try? core.cancelWrite() }  // Spec A15: rolled back, rethrown
+            core.endCallerAsyncWrite()
+            throw error
+        }
+        guard core.write != nil else {
+            core.endCallerAsyncWrite()
+            return value
+        }
+        // 3. Commit; return once the commit is durable (Spec D11). The queue moves on (to the
+        //    group's sync) as soon as the commit is made.
+        try await withCheckedThrowingContinuation(isolation: isolation) { (continuation: CheckedContinuation<Void, Swift.Error>) in
+            do throws(Realm.Error) {
+                _ = try core.commitAsyncWrite(allowGrouping: false) { error in
+                    if let error { continuation.resume(throwing: error) } else { continuation.resume() }
+                }
+            } catch {
+                continuation.resume(throwing: error)
+            }
+            core.endCallerAsyncWrite()
+        }
+        return value
     }
 
     /// Spec V4, VER-22, VER-23: moves the realm to the newest version that existed when called
@@ -48,45 +73,21 @@ extension Realm {
     }
 }
 
-/// Hands an `asyncWrite` block's outcome to its waiting task exactly once.
-final class AsyncWriteOutcome<Result> {
-    private var continuation: CheckedContinuation<Result, Swift.Error>?
+/// Resumes an `asyncWrite` caller exactly once: when its turn has begun the write, or with
+/// the reason its queued turn was dropped.
+final class AsyncWriteTurn {
+    private var continuation: CheckedContinuation<Void, Swift.Error>?
 
-    init(_ continuation: CheckedContinuation<Result, Swift.Error>) { self.continuation = continuation }
+    init(_ continuation: CheckedContinuation<Void, Swift.Error>) { self.continuation = continuation }
 
-    func finish(_ result: Swift.Result<Result, Swift.Error>) {
-        guard let continuation else { return }
-        self.continuation = nil
-        switch result {
-        case .success(let value):
-            // The block ran on the realm's thread, the main actor's, which the caller awaits on.
-            let handoff = SameContextHandoff(value: value)
-            continuation.resume(returning: handoff.value)
-        case .failure(let error): continuation.resume(throwing: error)
-        }
+    func begin() {
+        continuation?.resume()
+        continuation = nil
     }
 
-    /// The queued block: runs `block` in the open write, then commits (durable before the
-    /// task resumes, Spec D11) or rolls back (A15).
-    func run(_ block: () throws -> Result, in core: RealmCore, cancellation: AsyncWriteCancellation) {
-        if cancellation.isCancelled {
-            try? core.cancelWrite()
-            finish(.failure(CancellationError()))
-            return
-        }
-        do {
-            let value = try block()
-            guard core.write != nil else {
-                finish(.success(value))
-                return
-            }
-            _ = try core.commitAsyncWrite(allowGrouping: false) { [self] error in
-                if let error { finish(.failure(error)) } else { finish(.success(value)) }
-            }
-        } catch {
-            if core.write != nil { try? core.cancelWrite() }  // Spec A15: rolled back, rethrown
-            finish(.failure(error))
-        }
+    func fail(_ error: Swift.Error) {
+        continuation?.resume(throwing: error)
+        continuation = nil
     }
 }
 
@@ -110,10 +111,4 @@ extension RealmCore {
 extension Realm.Error {
     static let asyncWriteContext = misuse("asyncWrite() can only be called on main thread or actor-isolated Realms")
     static let asyncRefreshContext = misuse("asyncRefresh() can only be called on main thread or actor-isolated Realms")
-}
-
-/// A value handed back to the isolation it was made in (the realm's, which is the waiting
-/// caller's): sound, but the compiler cannot see that the two are one.
-struct SameContextHandoff<T>: @unchecked Sendable {
-    let value: T
 }

@@ -67,13 +67,19 @@ extension RealmCore {
     }
 
     func enqueueAsync(_ block: @escaping () -> Void, autoCommit: Bool, onComplete: ((Swift.Error?) -> Void)?,
-                      cancellation: AsyncWriteCancellation? = nil,
+                      cancellation: AsyncWriteCancellation? = nil, keepsWriteOpen: Bool = false,
                       onDrop: ((Realm.Error?) -> Void)? = nil) -> AsyncTransactionId {
         let id = asyncWrites.nextID()
         asyncWrites.queued.append(.init(id: id, body: block, autoCommit: autoCommit, onComplete: onComplete,
-                                        cancellation: cancellation, onDrop: onDrop))
+                                        cancellation: cancellation, onDrop: onDrop, keepsWriteOpen: keepsWriteOpen))
         scheduleAsyncTurn()
         return id
+    }
+
+    /// An `asyncWrite` caller finished with the write its turn opened (Spec A15).
+    func endCallerAsyncWrite() {
+        asyncWrites.running = nil
+        scheduleAsyncTurn()
     }
 
     /// Spec A16: queued blocks whose task was cancelled never run.
@@ -113,6 +119,7 @@ extension RealmCore {
             return
         }
         block.body()
+        if block.keepsWriteOpen { return }  // its caller commits, then `endCallerAsyncWrite`
         if block.autoCommit {
             if write != nil {
                 _ = try? commitAsyncWrite(allowGrouping: false, onComplete: block.onComplete)

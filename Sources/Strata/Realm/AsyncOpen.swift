@@ -55,3 +55,22 @@ extension Realm {
         return task
     }
 }
+
+extension Realm {
+    /// Spec X7, for Swift concurrency: opens the file off the caller (recovered and checked on
+    /// a background queue), then returns the realm of the caller's context (the main actor's).
+    public static func asyncOpen(configuration: Configuration = .defaultConfiguration,
+                                 isolation: isolated (any Actor)? = #isolation) async throws -> Realm {
+        let file = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<RealmFile, Swift.Error>) in
+            DispatchQueue.global().async {
+                do throws(Realm.Error) {
+                    continuation.resume(returning: try RealmFile.open(configuration))
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
+        }
+        // The file stays open (cached for this open) until the realm has it.
+        return try withExtendedLifetime(file) { try Realm(configuration: configuration) }
+    }
+}
