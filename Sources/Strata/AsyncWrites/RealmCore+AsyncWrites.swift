@@ -141,7 +141,7 @@ extension RealmCore {
         let store = file.store
         let path = self.path
         let listener = self.listener
-        DispatchQueue.global().async {
+        file.groupSyncQueue.async {
             do throws(StorageError) {
                 try store.makeDeferredCommitsDurable()
                 sync.finish(.success(()))

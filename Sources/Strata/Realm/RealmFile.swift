@@ -47,6 +47,9 @@ final class RealmFile: Sendable {
 
     /// Set once a realm of this process committed without a slot (async writes, Spec D10).
     let madeDeferredCommits = Atomic<Bool>(false)
+    /// Where async groups are made durable (Spec D10). A queue of its own, not a global one: a
+    /// global queue runs at most one block per core, and busy cores would hold a sync back.
+    let groupSyncQueue = DispatchQueue(label: "strata.group-sync")
 
     deinit {
         watcher.stop()
