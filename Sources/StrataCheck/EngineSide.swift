@@ -14,9 +14,13 @@ import StrataStorage
 final class EngineSide: @unchecked Sendable {
     /// A `Lock`, not an NSLock: values released inside it may unpin, and the controlled
     /// threads must not park while holding it (`strata_locks_held`).
-    private let lock = Lock<Void>(())
+    let lock = Lock<Void>(())
     private var realms = RealmTable()
     private var accessors = AccessorTable()
+    /// The tokens of the observers registered, by the model's identifiers.
+    var tokens: [ObserverID: NotificationToken] = [:]
+    /// Every callback the observers received, in order (`EngineSide+Notifications`).
+    let deliveries = DeliveryLog()
     /// The configuration of the current boot (a crash moves to a new simulated disk); every
     /// model `open` means this.
     private var configuration: Realm.Configuration
@@ -31,11 +35,17 @@ final class EngineSide: @unchecked Sendable {
     /// Drops every value (after a crash every instance of the old boot is gone) and uses
     /// `configuration` from now on.
     func reset(to configuration: Realm.Configuration) {
-        lock.withLock { _ in
+        let dropped = lock.withLock { _ -> [NotificationToken] in
             realms = RealmTable()
             accessors = AccessorTable()
             self.configuration = configuration
+            defer { tokens = [:] }
+            return Array(tokens.values)
         }
+        // An observer keeps its collection and realm alive until its token is invalidated (the
+        // realm's scheduler then drops it): the old boot's realms must not call back, nor live on.
+        for token in dropped { token.invalidate() }
+        deliveries.clear()
     }
 
     /// The engine version each realm reads, for the version-stamp checks.
@@ -44,7 +54,7 @@ final class EngineSide: @unchecked Sendable {
     }
 
     private func realm(_ id: RealmID) -> Realm? { lock.withLock { _ in realms[id] } }
-    private func handle(_ id: HandleID) -> EngineHandle? { lock.withLock { _ in accessors.handles[id] } }
+    func handle(_ id: HandleID) -> EngineHandle? { lock.withLock { _ in accessors.handles[id] } }
     private func store(_ handle: EngineHandle, as id: HandleID) { lock.withLock { _ in accessors.handles[id] = handle } }
 
     /// Makes `context` a serial queue context running its operations on `queue`.
@@ -55,17 +65,32 @@ final class EngineSide: @unchecked Sendable {
     /// Performs `step` on the calling (controlled) thread, inside a block on the context's
     /// queue when it has one (`DispatchQueue.sync` runs the block on the calling thread, so the
     /// controlled thread still parks at its switch points).
+    ///
+    /// Once the run has observers, a queue context's operation is followed by an empty block
+    /// on its queue, which waits for the blocks the operation left there (the delivery turn a
+    /// commit or an `observe` schedules, Spec N7, N8): they run now, in this step, rather than
+    /// at a moment no schedule orders. A `turnLoop` step is that wait alone.
     func perform(_ step: Step) -> Observation {
-        guard let queue = lock.withLock({ _ in queues[step.context] }) else { return perform(step.operation) }
-        return queue.sync { perform(step.operation) }
+        guard let queue = lock.withLock({ _ in queues[step.context] }) else {
+            return perform(step.operation, in: step.context)
+        }
+        let observation = queue.sync { perform(step.operation, in: step.context) }
+        if deliveries.isActive { queue.sync {} }
+        return observation
     }
 
-    private func perform(_ operation: StrataModel.Operation) -> Observation {
+    private func perform(_ operation: StrataModel.Operation, in context: ContextID) -> Observation {
         do throws(Realm.Error) {
+            if let observation = try dispatchNotification(operation, in: context) { return observation }
             return try dispatch(operation)
         } catch {
             return .failure(code: error.modelCode, message: error.message)
         }
+    }
+
+    /// The queue number (`QueuePool.numberKey`) of `context`'s queue, if it is a queue context.
+    func queueNumber(of context: ContextID) -> Int? {
+        lock.withLock { _ in queues[context] }?.getSpecific(key: QueuePool.numberKey)
     }
 
     private func dispatch(_ operation: StrataModel.Operation) throws(Realm.Error) -> Observation {
@@ -96,8 +121,8 @@ final class EngineSide: @unchecked Sendable {
         case .beginWrite(let id):
             try required(id)._beginWrite()
             return .done
-        case .commitWrite(let id, _, _):
-            try required(id)._commitWrite()
+        case .commitWrite(let id, let skipped, _):
+            try commit(try required(id), skipping: skipped)
             return .done
         case .cancelWrite(let id):
             try required(id)._cancelWrite()
@@ -270,14 +295,14 @@ final class EngineSide: @unchecked Sendable {
         })
     }
 
-    private func required(_ id: RealmID) throws(Realm.Error) -> Realm {
+    func required(_ id: RealmID) throws(Realm.Error) -> Realm {
         guard let realm = realm(id) else {
             throw Realm.Error(.programmerError, "strata-check: no engine realm \(id)")
         }
         return realm
     }
 
-    private func unsupported(_ operation: StrataModel.Operation) -> Observation {
+    func unsupported(_ operation: StrataModel.Operation) -> Observation {
         .failure(code: "harness", message: "the engine side cannot perform \(operation)")
     }
 

@@ -8,7 +8,18 @@ public enum OperationKind: Int, CaseIterable, Sendable {
          crashMachine,
          /// Many creates or deletes in one step of an open write (`apply`): enough rows to split
          /// and merge B+tree nodes, which single creates over a few dozen keys never reach.
-         bulkWrite
+         bulkWrite,
+         /// Collection observers (generation 3): `observe` on Results or a List, any token's
+         /// `invalidate()`, and a turn of the context's event loop (its queue runs what is
+         /// pending). One run in two, never with an active-version limit (`Swarm.draw`).
+         observeCollection, invalidateToken, turnLoop,
+         /// Object observers (generation 3): `observe(keyPaths:)` on an object, with no key
+         /// paths, `value` or `list`.
+         observeObject
+
+    /// The kinds of the notification swarm, drawn apart from the others (generation 3).
+    static let notificationKinds: [OperationKind] = [.observeCollection, .invalidateToken, .turnLoop,
+                                                     .observeObject]
 }
 
 /// Per-run variation of the operation mix (swarm testing: each run leaves some kinds out and
@@ -31,6 +42,12 @@ struct Swarm: Sendable, CustomStringConvertible {
                 weights.append(0)
                 continue
             }
+            // Observers are drawn after the rest (`drawNotifications`): older streams never
+            // drew for them, and theirs must mean what they meant.
+            if OperationKind.notificationKinds.contains(kind) {
+                weights.append(0)
+                continue
+            }
             let base = Self.baseWeight(kind)
             // Each kind is left out of a run with probability 1/4 (never the ones every run
             // needs to get anywhere).
@@ -49,9 +66,32 @@ struct Swarm: Sendable, CustomStringConvertible {
         let keySpace = [4, 8, 24, 64][stream.draw(4)]
         let crossContextPercent = [5, 0, 15][stream.draw(3)]
         let activeVersionLimit = [nil, nil, nil, 2, 3, 5][stream.draw(6)]
+        if generation >= 3 {
+            drawNotifications(&stream, into: &weights, activeVersionLimit: activeVersionLimit)
+        }
+        for kind in OperationKind.notificationKinds where excluded.contains("\(kind)") {
+            weights[kind.rawValue] = 0
+        }
         return Swarm(weights: weights, keySpace: keySpace, crossContextPercent: crossContextPercent,
                      activeVersionLimit: activeVersionLimit)
     }
+
+    /// Generation 3: one run in two observes collections. Never with an active-version limit:
+    /// each observer pins the version it last delivered until its next delivery (README,
+    /// "Current limits"), a pin the model does not count (Spec L1), so a limited write would
+    /// see one more active version in the engine than in the model. The highest draw turns
+    /// them on, so a shrinker lowering values turns them off.
+    private static func drawNotifications(_ stream: inout ChoiceStream, into weights: inout [Int],
+                                          activeVersionLimit: Int?) {
+        guard stream.draw(2) == 1, activeVersionLimit == nil else { return }
+        weights[OperationKind.observeCollection.rawValue] = 4 * (1 + stream.draw(3))
+        weights[OperationKind.invalidateToken.rawValue] = 1 + stream.draw(2)
+        weights[OperationKind.turnLoop.rawValue] = 2 * (1 + stream.draw(3))
+        weights[OperationKind.observeObject.rawValue] = 4 * (1 + stream.draw(3))
+    }
+
+    /// Whether the run generates observers (generation 3, one run in two).
+    var observes: Bool { weights[OperationKind.observeCollection.rawValue] > 0 }
 
     private static func baseWeight(_ kind: OperationKind) -> Int {
         switch kind {
@@ -78,6 +118,7 @@ struct Generator {
     private(set) var nextRealm = 1
     private(set) var nextHandle = 1
     private(set) var nextReference = 1
+    private(set) var nextObserver = 1
 
     init(swarm: Swarm, configuration: StrataModel.Configuration) {
         self.swarm = swarm
@@ -107,6 +148,11 @@ struct Generator {
         if model.realms[own]?.write == nil, model.files.values.contains(where: { $0.writer != nil }) {
             weights[OperationKind.beginWrite.rawValue] = max(1, weights[OperationKind.beginWrite.rawValue] / 3)
         }
+        if model.contexts[context]?.kind.hasScheduler != true {
+            // Spec C11: a thread without a loop cannot observe; one try in four checks that.
+            weights[OperationKind.observeCollection.rawValue] /= 4
+            weights[OperationKind.observeObject.rawValue] /= 4
+        }
         let kind = OperationKind(rawValue: stream.weighted(weights)) ?? .read
         let realm = pickRealm(own: own, model: model, stream: &stream)
         switch kind {
@@ -114,7 +160,7 @@ struct Generator {
             return open(in: context, model: model, stream: &stream)
         case .refresh: return .refresh(realm)
         case .beginWrite: return .beginWrite(own)
-        case .commitWrite: return .commitWrite(own, withoutNotifying: [], fate: .success)
+        case .commitWrite: return commitWrite(own, model: model, stream: &stream)
         case .cancelWrite: return .cancelWrite(own)
         case .create:
             let type = stream.draw(4) == 3 ? "Other" : "Item"
@@ -176,16 +222,72 @@ struct Generator {
             guard !references.isEmpty else { return .refresh(realm) }
             return .resolve(references[stream.draw(references.count)], in: own, as: allocateHandle())
         case .release:
+            // Spec C1: an observer's token keeps its collection or object, and so its realm,
+            // alive (the engine's notifier holds them), where the model closes a realm no
+            // caller holds; a run never lets go of an observed realm.
+            if Self.isObserved(own, in: model) { return .refresh(realm) }
             return .release(own)
         case .releaseHandle:
             guard let handle = pickHandle(context, model: model, stream: &stream) else { return .refresh(realm) }
+            if let held = model.handles[handle]?.realm, model.realms[held]?.holders == 0,
+               Self.isObserved(held, in: model) {
+                return .refresh(realm)
+            }
             return .releaseHandle(handle)
         case .crashMachine:
             return .crashMachine(keepUnsyncedSlots: false)
         case .bulkWrite:
             guard let write = model.realms[own]?.write else { return .beginWrite(own) }
             return bulkWrite(own, snapshot: write.snapshot, stream: &stream)
+        case .observeCollection:
+            // Not inside a write: Strata's delivery turn finds the realm in the write and drops
+            // the initial callback until the realm's next commit, refresh() or beginWrite (a
+            // cancelled write leaves it owed; README, "Harness findings"), where the model
+            // delivers it on the next turn and, the realm invalidated meanwhile, begins a read.
+            guard model.realms[own]?.write == nil,
+                  let handle = pickHandle(context, model: model, stream: &stream, observable: true) else {
+                return .refresh(realm)
+            }
+            defer { nextObserver += 1 }
+            return .observeCollection(handle, action: .none, on: nil, inCancelledTask: false,
+                                      as: ObserverID(nextObserver))
+        case .observeObject:
+            // Not inside a write, as for collections.
+            guard model.realms[own]?.write == nil,
+                  let handle = pickHandle(context, model: model, stream: &stream, objectsOnly: true,
+                                          observable: true) else {
+                return .refresh(realm)
+            }
+            // Spec N21: all properties (and linked objects' changes), or one of them.
+            let keyPaths = [nil, nil, ["value"], ["list"]][stream.draw(4)]
+            defer { nextObserver += 1 }
+            return .observeObject(handle, keyPaths: keyPaths, as: ObserverID(nextObserver))
+        case .invalidateToken:
+            // Spec C13: any context may invalidate any token; mostly live ones.
+            let live = model.observers.keys.sorted().filter { model.observers[$0]?.isActive == true }
+            guard !live.isEmpty else { return .refresh(realm) }
+            return .invalidateToken(live[stream.draw(live.count)])
+        case .turnLoop:
+            return .turnLoop
         }
+    }
+
+    /// A commit; now and then (generation 3) one that skips a live observer of the realm
+    /// (Spec N4: `commitWrite(withoutNotifying:)`). Runs without observers draw nothing here.
+    private func commitWrite(_ own: RealmID, model: ModelState,
+                             stream: inout ChoiceStream) -> StrataModel.Operation {
+        let observers = model.observers.keys.sorted().filter { id in
+            model.observers[id].map { $0.isActive && $0.realm == own } ?? false
+        }
+        guard !observers.isEmpty, stream.chance(25) else {
+            return .commitWrite(own, withoutNotifying: [], fate: .success)
+        }
+        return .commitWrite(own, withoutNotifying: [observers[stream.draw(observers.count)]], fate: .success)
+    }
+
+    /// Whether a live observer watches something of `realm` (its token keeps the realm alive).
+    static func isObserved(_ realm: RealmID, in model: ModelState) -> Bool {
+        model.observers.values.contains { $0.realm == realm && $0.isActive }
     }
 
     /// Keys of bulk creates lie in `0..<bulkKeySpace`: far more than a leaf holds, and they
@@ -261,11 +363,21 @@ struct Generator {
         return stream.draw(100) < swarm.crossContextPercent * 5 ? other : own
     }
 
-    /// An accessor to use: mostly one made through the context's own realms.
+    /// An accessor to use: mostly one made through the context's own realms. `observable`: one
+    /// to observe (a collection; an object with `objectsOnly`).
     private func pickHandle(_ context: ContextID, model: ModelState, stream: inout ChoiceStream,
-                            objectsOnly: Bool = false, listsOnly: Bool = false, type: String? = nil) -> HandleID? {
+                            objectsOnly: Bool = false, listsOnly: Bool = false, observable: Bool = false,
+                            type: String? = nil) -> HandleID? {
         let all = model.handles.keys.sorted().filter { id in
             guard let handle = model.handles[id] else { return false }
+            if observable {
+                // Valid accessors of the caller's realms, not of a realm the model made for a
+                // thaw (negative identifiers, which the engine side does not name): an
+                // invalidated accessor's rejection is what every other operation checks already.
+                guard let realm = handle.realm, realm.rawValue > 0,
+                      model.realms[realm]?.epoch == handle.epoch else { return false }
+                if case .object = handle.target, !objectsOnly { return false }
+            }
             switch handle.target {
             case .object(let object):
                 guard !listsOnly else { return false }

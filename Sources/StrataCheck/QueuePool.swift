@@ -11,6 +11,8 @@ import StrataStorage
 enum QueuePool {
     private static let idle = Lock<[DispatchQueue]>([])
     private static let created = Lock(0)
+    /// Each pool queue's number, for a callback to tell the queue it runs on (Spec N6).
+    static let numberKey = DispatchSpecificKey<Int>()
 
     /// A serial queue no other run holds.
     static func checkOut() -> DispatchQueue {
@@ -20,6 +22,7 @@ enum QueuePool {
             return count
         }
         let queue = DispatchQueue(label: "strata-check.queue-\(number)")
+        queue.setSpecific(key: numberKey, value: number)
         // Serial by construction: no probe, so a run that could not give its queues back (a
         // thread left inside) costs the next run nothing.
         Realm._declareSerial(queue)

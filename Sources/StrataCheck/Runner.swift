@@ -39,9 +39,10 @@ public struct CheckSettings: Sendable, Hashable {
     /// must steer clear of a known open divergence.
     public var excludedKinds: Set<String> = []
     /// Which generator the choice stream is read by (`ReplayToken`'s `sc<generation>`): a
-    /// token keeps meaning what it meant when it was printed. 1: before bulk writes.
+    /// token keeps meaning what it meant when it was printed. 1: before bulk writes; 2: before
+    /// collection and object observers.
     public var generation = CheckSettings.currentGeneration
-    public static let currentGeneration = 2
+    public static let currentGeneration = 3
     public static let generations = 1...currentGeneration
 
     public init(mode: CheckMode = .controlled, store: CheckStore = .sim, threads: Int = 3, operations: Int = 200,
@@ -133,6 +134,15 @@ public struct CheckStatistics: Sendable, Hashable {
     public var poisonedRejections = 0
     /// Probe marks by name (`ProbeCoverage`): how often each rare path was reached.
     public var probes: [String: Int] = [:]
+    /// Collection and object observers registered (`observe` succeeded in both).
+    public var observers = 0
+    /// Observer callbacks checked by `DeliveryOracle`.
+    public var checkedCallbacks = 0
+    /// Of them, object observers' (`.change`, `.deleted`).
+    public var checkedObjectCallbacks = 0
+    /// Observers found caught up where the Spec says nothing may be owed (after `refresh()`,
+    /// `beginWrite`, a queue realm's commit or `observe`).
+    public var checkedDeliveryPoints = 0
 
     public init() {}
 
@@ -152,6 +162,10 @@ public struct CheckStatistics: Sendable, Hashable {
         earlySteps += other.earlySteps
         poisonedRejections += other.poisonedRejections
         probes.merge(other.probes, uniquingKeysWith: +)
+        observers += other.observers
+        checkedCallbacks += other.checkedCallbacks
+        checkedObjectCallbacks += other.checkedObjectCallbacks
+        checkedDeliveryPoints += other.checkedDeliveryPoints
     }
 }
 
@@ -261,6 +275,8 @@ public final class Runner: @unchecked Sendable {
     /// For the generated test: the queue contexts, and a commit whose crash images failed.
     private var queueContexts: Set<ContextID> = []
     private var failedCrash: TraceEntry?
+    /// Checks the observers' callbacks (Spec N2, N4 to N13, N20, N21).
+    private var deliveryOracle = DeliveryOracle()
 
     public init(settings: CheckSettings, stream: ChoiceStream) throws {
         self.settings = settings
@@ -371,6 +387,9 @@ public final class Runner: @unchecked Sendable {
         finish()
         statistics.switches = scheduler.switches
         statistics.probes = probeCounter.snapshot
+        statistics.checkedCallbacks = deliveryOracle.checkedCallbacks
+        statistics.checkedObjectCallbacks = deliveryOracle.checkedObjectCallbacks
+        statistics.checkedDeliveryPoints = deliveryOracle.checkedPoints
         var hash = StableHash()
         for entry in trace {
             // Stable text only: the model's own descriptions print dictionaries, whose order
@@ -391,8 +410,10 @@ public final class Runner: @unchecked Sendable {
     private func addContexts() {
         for thread in 0..<settings.threads {
             var kind = ContextKind.thread(hasEventLoop: false)
-            // The highest draw, so that a shrinker lowering values makes threads of queues.
-            if stream.draw(4) == 3 {
+            // The highest draw, so that a shrinker lowering values makes threads of queues. A run
+            // with observers makes one context in two a queue: only a queue's realms have a
+            // scheduler to call them on (a controlled thread runs no event loop, Spec C11).
+            if stream.draw(4) >= (swarm.observes ? 2 : 3) {
                 let queue = QueuePool.checkOut()
                 queues.append(queue)
                 engine.setQueue(queue, of: context(thread))
@@ -465,6 +486,14 @@ public final class Runner: @unchecked Sendable {
             if case .releaseHandle = operation, !inFlight.isEmpty {
                 operation = .refresh(Generator.liveRealm(of: context(thread), in: model) ?? RealmID(0))
             }
+            // Open finding (README): Strata checks a token before a delivery's work and calls
+            // back after it, so an invalidate() returning meanwhile on another thread does not
+            // stop that callback (Spec N2, C13). Not while the observer's context is inside an
+            // operation, until that is settled.
+            if case .invalidateToken(let id) = operation, let owner = model.observers[id]?.deliveryContext,
+               owner != context(thread), inFlight[owner.rawValue - 1] != nil {
+                operation = .refresh(Generator.liveRealm(of: context(thread), in: model) ?? RealmID(0))
+            }
             step = Step(context(thread), operation)
             generatedDraws[thread] = stepFirstDraw..<stream.drawCount
         }
@@ -508,6 +537,12 @@ public final class Runner: @unchecked Sendable {
     /// leave it at a switch point. A thread waiting for the write lock holds nothing.
     private func runsInline(_ operation: StrataModel.Operation, thread: Int) -> Bool {
         guard inFlight.isEmpty else { return false }
+        // Spec C11: whether a thread may observe is asked of the thread itself (is it the main
+        // thread, inside its run loop?), which the driver cannot impersonate.
+        switch operation {
+        case .observeCollection, .observeObject: return false
+        default: break
+        }
         let others = (0..<settings.threads).filter { $0 != thread && isRunnable($0) }
         guard scheduler.mayPreempt(thread, others: others) else { return true }
         switch operation {
@@ -580,6 +615,12 @@ public final class Runner: @unchecked Sendable {
         case .publish:
             lockEvent = false
             passed.published = true
+        case .unpin where Self.isInvalidate(step.operation):
+            // `invalidate()` has taken effect when it lets its read go: a frozen realm is marked
+            // invalidated first (Spec F6), and every thread sharing that instance sees it from
+            // then on, so what runs meanwhile comes after the step, in the model too.
+            lockEvent = false
+            passed.linearized = true
         case .pin, .unpin, .pageWrite, .phaseOneSync, .slotWrite, .phaseTwoSync:
             lockEvent = false
         }
@@ -598,6 +639,11 @@ public final class Runner: @unchecked Sendable {
             linearizeEarly(thread, step: step, at: point)
         }
         return switches
+    }
+
+    private static func isInvalidate(_ operation: StrataModel.Operation) -> Bool {
+        if case .invalidate = operation { return true }
+        return false
     }
 
     /// Whether the model may take `operation`'s step before it returns: the engine side's
@@ -669,8 +715,49 @@ public final class Runner: @unchecked Sendable {
         if let realm, !isMidOperation(realm, except: thread) {
             checkVersions(thread, realm: realm, engineVersion: engineVersion, step: step, previous: previous)
         }
+        if failure == nil { checkDeliveries(step, observed: observed) }
+        if failure == nil { queueTurned(after: step, thread: thread, observed: observed) }
         if failure == nil, case .open(_, .queue, _) = step.operation, case .realm(let opened?) = observed {
             queueRealmOpened(opened, thread: thread, step: step)
+        }
+    }
+
+    /// A queue context's `observe` or commit leaves a delivery turn on its queue, which the step
+    /// waited for (`EngineSide.perform`): that was a turn of the queue's loop, which the model
+    /// takes now too (Spec N7, N8), recorded in the trace as the harness's step. The model's
+    /// observers then hear what the engine's heard, and a turn it takes later finds the same
+    /// realm (it would begin a read for an initial callback still owed, say).
+    private func queueTurned(after step: Step, thread: Int, observed: Observation) {
+        guard queueContexts.contains(step.context), engine.deliveries.isActive else { return }
+        switch (step.operation, observed) {
+        case (.observeCollection, .done), (.commitWrite(_, _, .success), .done): break
+        default: return
+        }
+        let turn = Step(step.context, .turnLoop)
+        let (next, outcome) = model.step(turn)
+        model = next
+        let expected = Observation(model: outcome)
+        trace.append(TraceEntry(index: trace.count, thread: thread, step: turn, expected: expected, observed: .done,
+                                engineVersion: nil, note: "harness: the queue ran the delivery turn the operation left",
+                                draws: nil))
+        if !expected.accepts(.done) {
+            fail(.divergence, "\(StepText.describe(turn)): model \(expected), engine done")
+        }
+    }
+
+    /// The callbacks that ran during `step` (its own, or its queue's blocks it waited for:
+    /// `EngineSide.perform`), checked by the delivery oracle.
+    private func checkDeliveries(_ step: Step, observed: Observation) {
+        let deliveries = engine.deliveries.take()
+        switch (step.operation, observed) {
+        case (.observeCollection, .done), (.observeObject, .done): statistics.observers += 1
+        default: break
+        }
+        let engine = self.engine
+        if let problem = deliveryOracle.check(step, observed: observed, deliveries: deliveries, model: model,
+                                              offset: versionOffset,
+                                              queueNumber: { engine.queueNumber(of: $0) }) {
+            fail(.divergence, problem)
         }
     }
 
@@ -783,6 +870,10 @@ public final class Runner: @unchecked Sendable {
             fail(.deadlock, "\(context(waiter.thread)) was not woken when the write lock was released (\(report))")
             return true
         }
+        // It holds the lock: past its linearization point, as `switchesAway` marks a beginWrite
+        // that did not wait (a waiter parks there without asking). Left at a later switch point
+        // (the pins of the observers it delivers to, Spec N17), its step is taken then.
+        progress[waiter.thread, default: OperationProgress()].linearized = true
         settle(waiter.thread, step: waiter.step, report: threads.resume(waiter.thread))
         return true
     }
@@ -1023,6 +1114,7 @@ public final class Runner: @unchecked Sendable {
         disk = next
         configuration._engine = .init(simulatedStore: next, hooks: engineHooks)
         engine.reset(to: configuration)
+        deliveryOracle.reset()
         lastSeen = [:]
         lastCommitVersion = 0
     }

@@ -80,6 +80,15 @@ struct ScriptRenderer {
         if result.failure?.kind == .crashImage && result.failedCrash == nil {
             return "the failing crash image was damaged at rest as well, which the script does not model"
         }
+        let observes = result.trace.contains { entry in
+            switch entry.step.operation {
+            case .observeCollection, .observeObject, .invalidateToken, .turnLoop: return true
+            default: return false
+            }
+        }
+        if observes {
+            return "observers: their callbacks are checked by the harness's DeliveryOracle, not by a script"
+        }
         return nil
     }
 

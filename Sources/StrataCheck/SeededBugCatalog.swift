@@ -66,6 +66,13 @@ public enum SeededBugCatalog {
                   rules: ["L2"], summary: "beginWrite ignores the active-version limit"),
         SeededBug(name: "invalidateKeepsPin", bug: .invalidateKeepsPin, layer: "API: versions",
                   rules: ["V13", "L1", "L5"], summary: "invalidate() forgets its read without ending its pin"),
+        // Realm API: collection notifications (generation 3 runs observe; `DeliveryOracle`).
+        SeededBug(name: "modificationsAtNewIndices", bug: .modificationsAtNewIndices, layer: "API: notifications",
+                  rules: ["N13"], summary: "collection updates report modifications at new indices"),
+        SeededBug(name: "skippedTokenStillNotified", bug: .skippedTokenStillNotified, layer: "API: notifications",
+                  rules: ["N4"], summary: "commitWrite(withoutNotifying:) still notifies the skipped observers"),
+        SeededBug(name: "refreshSkipsCallbacks", bug: .refreshSkipsCallbacks, layer: "API: notifications",
+                  rules: ["N12"], summary: "refresh() moves without running the pending collection callbacks"),
     ]
 
     public static func named(_ name: String) -> SeededBug? { all.first { $0.name == name } }

@@ -16,7 +16,14 @@ enum StepText {
         case .invalidate(let id): return "invalidate(\(id))"
         case .isInWriteTransaction(let id): return "isInWriteTransaction(\(id))"
         case .beginWrite(let id): return "beginWrite(\(id))"
-        case .commitWrite(let id, _, let fate): return "commitWrite(\(id)\(describe(fate)))"
+        case .commitWrite(let id, let skipped, let fate):
+            let skipping = skipped.isEmpty ? "" : ", withoutNotifying: \(skipped)"
+            return "commitWrite(\(id)\(skipping)\(describe(fate)))"
+        case .observeCollection(let handle, _, _, _, let observer): return "observe(\(handle)) -> \(observer)"
+        case .observeObject(let handle, let keyPaths, let observer):
+            return "observe(\(handle)\(keyPaths.map { ", keyPaths: \($0)" } ?? "")) -> \(observer)"
+        case .invalidateToken(let observer): return "invalidate(\(observer))"
+        case .turnLoop: return "turnLoop"
         case .cancelWrite(let id): return "cancelWrite(\(id))"
         case .freezeRealm(let id, let frozen): return "freeze(\(id)) -> \(frozen)"
         case .objects(let id, let query, let handle):

@@ -22,7 +22,7 @@ extension ModelState {
             let realm = try usableRealm(realmID, in: context)  // Spec C8
             if realm.isFrozen { throw .rejected(.frozenObservation) }  // Spec F4
             // Spec C11: observers need a scheduler.
-            guard try contextState(context).kind.hasScheduler else { throw .rejected(.noRunLoop) }
+            guard loopServes(realm, in: context) else { throw .rejected(.noRunLoop) }
             try register(id, ObserverState(
                 realm: realmID, target: .realm, keyPaths: nil, action: action,
                 deliveryContext: context, isActive: true, isDead: false, initialDelivered: true,
@@ -69,8 +69,11 @@ extension ModelState {
         _ = try usableRealm(realmID, in: context)  // Spec C6
         if realm.configuration.readOnly { throw .rejected(.readOnlyObservation) }  // Spec N19
         let deliveryContext = queue ?? context
-        // Spec C11, N18: callbacks need a scheduler to run on.
-        guard try contextState(deliveryContext).kind.hasScheduler else {
+        // Spec C11, N18: callbacks need a scheduler to run on: the realm's own loop, or the
+        // queue given to observe(on:), which serves the realm confined to it.
+        guard queue == nil ? loopServes(realm, in: context)
+                : try contextState(deliveryContext).kind.hasScheduler
+        else {
             throw .rejected(.noRunLoop)
         }
         let snapshot = try readable(handle)
@@ -103,7 +106,7 @@ extension ModelState {
         if realm.isFrozen { throw .rejected(.frozenObservation) }  // Spec F4
         _ = try usableRealm(realmID, in: context)  // Spec C5
         if realm.configuration.readOnly { throw .rejected(.readOnlyObservation) }
-        guard try contextState(context).kind.hasScheduler else { throw .rejected(.noRunLoop) }
+        guard loopServes(realm, in: context) else { throw .rejected(.noRunLoop) }
         let snapshot = try readable(handle)
         var observed: Set<PropertyName>?
         var nestedPaths: Set<PropertyName> = []
@@ -313,13 +316,27 @@ extension ModelState {
 
     // MARK: Event loop
 
+    /// Whether `context`'s event loop serves `realm` (its callbacks, autorefresh and async
+    /// work). Spec C3: inside a block on a serial queue, a thread-bound `Realm()` is a different
+    /// instance from the queue-confined one: it belongs to the thread running the block, which
+    /// runs no loop of its own (C11, V8), so the queue's turns serve only the realms confined
+    /// to the queue. Any other context with a scheduler serves every realm it owns.
+    func loopServes(_ realm: RealmState, in context: ContextID) -> Bool {
+        guard let kind = contexts[context]?.kind, kind.hasScheduler else { return false }
+        if case .serialQueue = kind { return realm.viaQueue }
+        return true
+    }
+
     /// One turn of `context`'s event loop. Spec V7, V9, N3: realms move (autorefresh) or are
     /// told to refresh; N8, N12: collection callbacks; A1, A9: async completions and blocks;
     /// N9: observers added during this turn wait for the next. Spec V8: a context without an
     /// event loop never turns. Spec C14: contexts turn independently.
     mutating func turnLoop(_ context: ContextID) {
         guard contexts[context]?.kind.hasScheduler == true else { return }
-        for realmID in realmIDs(where: { $0.owner == context && !$0.isClosed && !$0.isFrozen }) {
+        let served = realmIDs(where: {
+            $0.owner == context && !$0.isClosed && !$0.isFrozen && self.loopServes($0, in: context)
+        })
+        for realmID in served {
             guard let realm = realms[realmID], realm.write == nil else { continue }
             if realm.readVersion == nil,
                observers.values.contains(where: { $0.realm == realmID && !$0.initialDelivered })
@@ -352,7 +369,7 @@ extension ModelState {
             else { continue }
             deliver(id, at: file.newest, snapshot: snapshot)
         }
-        for realmID in realmIDs(where: { $0.owner == context && !$0.isClosed && !$0.isFrozen }) {
+        for realmID in served where realms[realmID]?.isClosed == false {
             runAsyncTurn(realmID)
         }
         for id in observerIDs(where: { $0.deliveryContext == context }) {

@@ -42,12 +42,15 @@ let openFindingKinds: Set<String> = []
         #expect(decoded.settings.engineBugs == .singleCommitSlot && decoded.settings.modelMutation == .refreshNeverMoves)
         #expect(decoded.settings.excludedKinds == ["delete", "resolve"])
         #expect(ReplayToken.decode("sc1.crash.sim.4") == nil)
-        #expect(token.hasPrefix("sc2.") && decoded.settings.generation == 2)
-        #expect(ReplayToken.decode(token.replacingOccurrences(of: "sc2.", with: "sc9.")) == nil)
-        // A token printed before bulk writes keeps its generation, and so its meaning.
-        let old = try #require(ReplayToken.decode(token.replacingOccurrences(of: "sc2.", with: "sc1.")))
-        #expect(old.settings.generation == 1 && old.choices == choices)
-        #expect(ReplayToken.encode(settings: old.settings, choices: old.choices).hasPrefix("sc1."))
+        #expect(token.hasPrefix("sc3.") && decoded.settings.generation == 3)
+        #expect(ReplayToken.decode(token.replacingOccurrences(of: "sc3.", with: "sc9.")) == nil)
+        // A token printed before bulk writes (sc1) or before observers (sc2) keeps its
+        // generation, and so its meaning.
+        for generation in 1...2 {
+            let old = try #require(ReplayToken.decode(token.replacingOccurrences(of: "sc3.", with: "sc\(generation).")))
+            #expect(old.settings.generation == generation && old.choices == choices)
+            #expect(ReplayToken.encode(settings: old.settings, choices: old.choices).hasPrefix("sc\(generation)."))
+        }
     }
 }
 
@@ -182,6 +185,13 @@ let openFindingKinds: Set<String> = []
         #expect(total.crashes > 0)
         #expect(total.crashImages > 0)
         print("harness faults: \(total.injectedFaults) commits failed by injected EIO/ENOSPC, \(total.damagedImages) crash images damaged at rest, \(total.inlineOperations) operations inline")
+        // Collection and object observers (generation 3): registered through the Realm API and every
+        // callback checked by the delivery oracle (Spec N2, N4 to N13).
+        print("harness observers: \(total.observers) registered, \(total.checkedCallbacks) callbacks checked (\(total.checkedObjectCallbacks) of objects), \(total.checkedDeliveryPoints) caught-up checks")
+        #expect(total.observers > 0)
+        #expect(total.checkedCallbacks > 0)
+        #expect(total.checkedObjectCallbacks > 0)
+        #expect(total.checkedDeliveryPoints > 0)
         // Must-hit probes (issue 6): every one must be reached within this budget (the B+tree's
         // root split and merge through the generator's bulk writes).
         let never = ProbeCoverage.neverHit(total.probes)

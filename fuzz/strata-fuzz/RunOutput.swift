@@ -176,6 +176,8 @@ struct RunOutput {
             ("context switches", String(statistics.switches)),
             ("switches at pins", "\(statistics.pinSwitches) (\(statistics.earlySteps) steps taken early)"),
             ("model rejections", String(statistics.modelRejections)),
+            ("observers", "\(statistics.observers) registered, \(statistics.checkedCallbacks) callbacks checked "
+                + "(\(statistics.checkedObjectCallbacks) of objects), \(statistics.checkedDeliveryPoints) caught-up checks"),
             ("must-hit probes", Self.probeText(statistics)),
         ])
         if report.freeStatistics.runs > 0 {
@@ -248,6 +250,10 @@ struct RunOutput {
         line.add("pinSwitches", statistics.pinSwitches)
         line.add("earlySteps", statistics.earlySteps)
         line.add("poisonedRejections", statistics.poisonedRejections)
+        line.add("observers", statistics.observers)
+        line.add("checkedCallbacks", statistics.checkedCallbacks)
+        line.add("checkedObjectCallbacks", statistics.checkedObjectCallbacks)
+        line.add("checkedDeliveryPoints", statistics.checkedDeliveryPoints)
         line.add("mustHitProbes", ProbeCoverage.mustHit.count)
         line.add("probesNeverHit", ProbeCoverage.neverHit(statistics.probes).joined(separator: ","))
     }

@@ -117,11 +117,17 @@ final class CollectionNotifier: Notifier {
                 }
             }
             if let failure { throw failure }
+            var modifications = diff.modifications
+            if core.file.bugs.contains(.modificationsAtNewIndices) {
+                // Seeded bug: each kept element's new index (Spec N13 says its old one).
+                let moved = Dictionary(uniqueKeysWithValues: CollectionDiff.keptPairs(old: old, new: now.elements))
+                modifications = modifications.compactMap { moved[$0] }
+            }
             delivered = now.elements
             rebase(to: core)
             if !diff.isEmpty {  // Spec N11
                 send(.update((), deletions: diff.deletions, insertions: diff.insertions,
-                             modifications: diff.modifications))
+                             modifications: modifications))
             }
         } catch {
             token.invalidate()

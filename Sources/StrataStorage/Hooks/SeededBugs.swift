@@ -56,6 +56,13 @@ public struct SeededBugs: OptionSet, Sendable, Hashable {
     public static let activeVersionLimitIgnored = SeededBugs(rawValue: 1 << 23)
     /// `invalidate()` forgets its read version without ending its pin (V13, L1, L5).
     public static let invalidateKeepsPin = SeededBugs(rawValue: 1 << 24)
+    /// Collection notifications report modifications at the elements' new indices (N13: old).
+    public static let modificationsAtNewIndices = SeededBugs(rawValue: 1 << 25)
+    /// `commitWrite(withoutNotifying:)` skips no collection observer: each hears of the commit
+    /// (N4).
+    public static let skippedTokenStillNotified = SeededBugs(rawValue: 1 << 26)
+    /// `refresh()` moves the realm without running the pending collection callbacks (N12).
+    public static let refreshSkipsCallbacks = SeededBugs(rawValue: 1 << 27)
     /// Free space ignores the durable version while an async group waits for its sync, so a
     /// group's commits overwrite pages a crash would recover (D10, D5): the group is durable in
     /// part. Caught by `DeferredDurabilityTests`' crash images (the harness does not generate
