@@ -57,10 +57,8 @@ extension Results {
     public func observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
                                   _ block: @escaping @Sendable (isolated A, RealmCollectionChange<Results<Element>>) -> Void)
         async -> NotificationToken {
-        do {
-            return try await _observe(keyPaths: keyPaths, on: actor, block)
-        } catch {
-            fatalError(error.message)  // misuse, as the other public forms (`trapping`)
+        await trapping { () async throws(Realm.Error) -> NotificationToken in
+            try await _observe(keyPaths: keyPaths, on: actor, block)
         }
     }
 
@@ -83,10 +81,8 @@ extension List {
     public func observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
                                   _ block: @escaping @Sendable (isolated A, RealmCollectionChange<List<Element>>) -> Void)
         async -> NotificationToken {
-        do {
-            return try await _observe(keyPaths: keyPaths, on: actor, block)
-        } catch {
-            fatalError(error.message)  // misuse, as the other public forms (`trapping`)
+        await trapping { () async throws(Realm.Error) -> NotificationToken in
+            try await _observe(keyPaths: keyPaths, on: actor, block)
         }
     }
 
@@ -111,10 +107,8 @@ extension _ObjectObservable where Self: Object {
     public func observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
                                   _ block: @escaping @Sendable (isolated A, ObjectChange<Self>) -> Void)
         async -> NotificationToken {
-        do {
-            return try await _observe(keyPaths: keyPaths, on: actor, block)
-        } catch {
-            fatalError(error.message)  // misuse, as the other public forms (`trapping`)
+        await trapping { () async throws(Realm.Error) -> NotificationToken in
+            try await _observe(keyPaths: keyPaths, on: actor, block)
         }
     }
 

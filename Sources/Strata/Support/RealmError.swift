@@ -172,3 +172,12 @@ func trapping<R>(_ body: () throws(Realm.Error) -> R) -> R {
         fatalError(error.message)
     }
 }
+
+/// `trapping` for async entry points.
+func trapping<R>(_ body: () async throws(Realm.Error) -> R) async -> R {
+    do {
+        return try await body()
+    } catch {
+        fatalError(error.message)
+    }
+}
