@@ -78,4 +78,42 @@ import Testing
             dogToken?.invalidate()
         }
     }
+    /// The tour's actor (Spec C15, A15): its realm, observer and asyncWrite in its isolation.
+    actor Kennel {
+        var realm: Realm?
+        var token: NotificationToken?
+        var counts: [Int] = []
+
+        func open(_ config: Realm.Configuration) async throws {
+            let realm = try await Realm(configuration: config, actor: self)
+            token = realm.objects(TourDog.self).observe { [unowned self] change in
+                switch change {
+                case .initial(let dogs), .update(let dogs, _, _, _): self.counts.append(dogs.count)
+                case .error(let error): Issue.record("\(error)")
+                }
+            }
+            try await realm.asyncWrite { realm.create(TourDog.self, value: ["name": "Ace", "age": 4]) }
+            self.realm = realm
+        }
+
+        func dogs() -> Int { realm?.objects(TourDog.self).count ?? -1 }
+
+        /// Waits for the observer, giving the actor up between looks.
+        func waitForCounts(_ expected: [Int]) async -> [Int] {
+            for _ in 0..<500 where counts != expected { try? await Task.sleep(for: .milliseconds(10)) }
+            return counts
+        }
+    }
+
+    // Spec C15, A15, N7: the tour's actor opens its realm, observes and writes asynchronously.
+    @Test func tourActor() async throws {
+        let config = Realm.Configuration(fileURL: temporaryDirectory().appendingPathComponent("kennel.realm"),
+                                         objectTypes: [TourDog.self])
+        let kennel = Kennel()
+        try await kennel.open(config)
+        #expect(await kennel.dogs() == 1)
+        // The actor's turns run in the order they were asked for: the observer's initial
+        // delivery (N8), then the asyncWrite's turn, whose commit it hears of next (N7).
+        #expect(await kennel.waitForCounts([0, 1]) == [0, 1])
+    }
 }
