@@ -342,6 +342,54 @@ import Testing
         var all: [String] { lock.withLock { entries } }
     }
 
+    /// A realm kept for use on its own queue (only touched inside that queue's blocks).
+    final class QueueRealm: @unchecked Sendable {
+        var realm: Realm?
+        var token: NotificationToken?
+    }
+
+    // NOT-23 (Spec N8): realms at ten versions (1 to 10 objects), observed in reverse order:
+    // every first callback shows count 10, since an autorefreshing realm moves to the newest
+    // version before its initial callback. Strata keeps one realm per thread or queue (Realm's
+    // uncached instances on one thread do not exist here), so the ten stand on ten queues, with
+    // autorefresh off while their versions are made.
+    @Test func not23_N8_initialCallbacksShowTheNewestVersion() throws {
+        let configuration = testConfiguration()
+        let queues = (0..<10).map { DispatchQueue(label: "not23-\($0)") }
+        let held = queues.map { _ in QueueRealm() }
+        var counts: [Int] = []
+        for (index, queue) in queues.enumerated() {
+            try commitInts(configuration, [index])
+            Realm._declareSerial(queue)
+            counts.append(try queue.sync {
+                let realm = try Realm(configuration: configuration, queue: queue)
+                realm.autorefresh = false
+                held[index].realm = realm
+                return realm.objects(IntObj.self).count  // this realm now reads that version
+            })
+        }
+        #expect(counts == Array(1...10))
+        let log = QueueLog()
+        for index in (0..<10).reversed() {
+            queues[index].sync {
+                guard let realm = held[index].realm else { return }
+                #expect(realm.objects(IntObj.self).count == index + 1, "the realm moved before observe")
+                realm.autorefresh = true
+                held[index].token = realm.objects(IntObj.self).observe { change in
+                    if case .initial(let results) = change { log.append("\(index): \(results.count)") }
+                }
+            }
+        }
+        for _ in 0..<10 { #expect(log.arrived.wait(timeout: .now() + 10) == .success) }
+        #expect(log.all.sorted() == (0..<10).map { "\($0): 10" }.sorted())
+        for (index, queue) in queues.enumerated() {
+            queue.sync {
+                held[index].token?.invalidate()
+                held[index].realm = nil
+            }
+        }
+    }
+
     // NOT-26 (Spec N18): observe(on: queue) delivers every callback on that queue; an
     // unmanaged List cannot be observed.
     @Test func not26_N18_observeOnAQueue() throws {
