@@ -73,6 +73,8 @@ public enum SeededBugCatalog {
                   rules: ["N4"], summary: "commitWrite(withoutNotifying:) still notifies the skipped observers"),
         SeededBug(name: "refreshSkipsCallbacks", bug: .refreshSkipsCallbacks, layer: "API: notifications",
                   rules: ["N12"], summary: "refresh() moves without running the pending collection callbacks"),
+        SeededBug(name: "callbackInsideObserve", bug: .callbackInsideObserve, layer: "API: notifications",
+                  rules: ["N8"], summary: "observe calls the initial callback re-entrantly, before it returns"),
     ]
 
     public static func named(_ name: String) -> SeededBug? { all.first { $0.name == name } }

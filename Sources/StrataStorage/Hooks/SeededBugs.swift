@@ -63,6 +63,9 @@ public struct SeededBugs: OptionSet, Sendable, Hashable {
     public static let skippedTokenStillNotified = SeededBugs(rawValue: 1 << 26)
     /// `refresh()` moves the realm without running the pending collection callbacks (N12).
     public static let refreshSkipsCallbacks = SeededBugs(rawValue: 1 << 27)
+    /// `observe` runs the pending callbacks before it returns: the new observer's initial
+    /// callback is re-entrant, inside the `observe` call (N8: on a later turn).
+    public static let callbackInsideObserve = SeededBugs(rawValue: 1 << 28)
     /// Free space ignores the durable version while an async group waits for its sync, so a
     /// group's commits overwrite pages a crash would recover (D10, D5): the group is durable in
     /// part. Caught by `DeferredDurabilityTests`' crash images (the harness does not generate
