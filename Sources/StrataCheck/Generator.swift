@@ -15,11 +15,22 @@ public enum OperationKind: Int, CaseIterable, Sendable {
          observeCollection, invalidateToken, turnLoop,
          /// Object observers (generation 3): `observe(keyPaths:)` on an object, with no key
          /// paths, `value` or `list`.
-         observeObject
+         observeObject,
+         /// Async writes (generation 4) on a queue context's own realm: `writeAsync` and
+         /// `beginAsyncWrite` blocks of creates (the latter ending in `commitAsyncWrite` with or
+         /// without grouping, or in `cancelWrite`), `commitAsyncWrite` of a synchronous write,
+         /// `cancelAsyncWrite` of a queued block or a commit's completion,
+         /// `isPerformingAsynchronousWriteOperations`, and the background sync of an ended group
+         /// (which the harness holds until this step lets it go). One run in two without
+         /// observers or an active-version limit (`Swarm.draw`).
+         writeAsync, beginAsyncWrite, commitAsyncWrite, cancelAsyncWrite, asyncStatus, syncAsyncGroup
 
     /// The kinds of the notification swarm, drawn apart from the others (generation 3).
     static let notificationKinds: [OperationKind] = [.observeCollection, .invalidateToken, .turnLoop,
                                                      .observeObject]
+    /// The kinds of the async-write swarm, drawn apart from the others (generation 4).
+    static let asyncKinds: [OperationKind] = [.writeAsync, .beginAsyncWrite, .commitAsyncWrite, .cancelAsyncWrite,
+                                              .asyncStatus, .syncAsyncGroup]
 }
 
 /// Per-run variation of the operation mix (swarm testing: each run leaves some kinds out and
@@ -44,7 +55,7 @@ struct Swarm: Sendable, CustomStringConvertible {
             }
             // Observers are drawn after the rest (`drawNotifications`): older streams never
             // drew for them, and theirs must mean what they meant.
-            if OperationKind.notificationKinds.contains(kind) {
+            if OperationKind.notificationKinds.contains(kind) || OperationKind.asyncKinds.contains(kind) {
                 weights.append(0)
                 continue
             }
@@ -69,7 +80,10 @@ struct Swarm: Sendable, CustomStringConvertible {
         if generation >= 3 {
             drawNotifications(&stream, into: &weights, activeVersionLimit: activeVersionLimit)
         }
-        for kind in OperationKind.notificationKinds where excluded.contains("\(kind)") {
+        if generation >= 4 {
+            drawAsyncWrites(&stream, into: &weights, activeVersionLimit: activeVersionLimit)
+        }
+        for kind in OperationKind.notificationKinds + OperationKind.asyncKinds where excluded.contains("\(kind)") {
             weights[kind.rawValue] = 0
         }
         return Swarm(weights: weights, keySpace: keySpace, crossContextPercent: crossContextPercent,
@@ -92,6 +106,26 @@ struct Swarm: Sendable, CustomStringConvertible {
 
     /// Whether the run generates observers (generation 3, one run in two).
     var observes: Bool { weights[OperationKind.observeCollection.rawValue] > 0 }
+
+    /// Generation 4: one run in two without observers or an active-version limit makes async
+    /// writes. Not with observers: an async commit's delivery turn and the blocks' turns share
+    /// the queue in an order the delivery oracle's caught-up points do not model yet. Not with
+    /// a limit: a block that cannot begin fails its completion (Spec L3), which the engine side
+    /// has no block to report. The highest draw turns them on.
+    private static func drawAsyncWrites(_ stream: inout ChoiceStream, into weights: inout [Int],
+                                        activeVersionLimit: Int?) {
+        let observes = weights[OperationKind.observeCollection.rawValue] > 0
+        guard stream.draw(2) == 1, activeVersionLimit == nil, !observes else { return }
+        weights[OperationKind.writeAsync.rawValue] = 12 * (1 + stream.draw(3))
+        weights[OperationKind.beginAsyncWrite.rawValue] = 12 * (1 + stream.draw(3))
+        weights[OperationKind.commitAsyncWrite.rawValue] = 4 * (1 + stream.draw(3))
+        weights[OperationKind.cancelAsyncWrite.rawValue] = 3 * (1 + stream.draw(3))
+        weights[OperationKind.asyncStatus.rawValue] = 2 * (1 + stream.draw(2))
+        weights[OperationKind.syncAsyncGroup.rawValue] = 10 * (1 + stream.draw(3))
+    }
+
+    /// Whether the run makes async writes (generation 4).
+    var writesAsync: Bool { weights[OperationKind.writeAsync.rawValue] > 0 }
 
     private static func baseWeight(_ kind: OperationKind) -> Int {
         switch kind {
@@ -119,6 +153,7 @@ struct Generator {
     private(set) var nextHandle = 1
     private(set) var nextReference = 1
     private(set) var nextObserver = 1
+    var nextAsyncWrite = 1
 
     init(swarm: Swarm, configuration: StrataModel.Configuration) {
         self.swarm = swarm
@@ -152,6 +187,15 @@ struct Generator {
             // Spec C11: a thread without a loop cannot observe; one try in four checks that.
             weights[OperationKind.observeCollection.rawValue] /= 4
             weights[OperationKind.observeObject.rawValue] /= 4
+        }
+        if case .serialQueue = model.contexts[context]?.kind {
+            if model.realms[own]?.write != nil {
+                weights[OperationKind.commitAsyncWrite.rawValue] *= 3
+            }
+        } else {
+            // A controlled thread runs no loop that would run the blocks (Spec A12's "where no
+            // turn would run them"): async writes are a queue context's.
+            for kind in OperationKind.asyncKinds { weights[kind.rawValue] = 0 }
         }
         let kind = OperationKind(rawValue: stream.weighted(weights)) ?? .read
         let realm = pickRealm(own: own, model: model, stream: &stream)
@@ -269,6 +313,8 @@ struct Generator {
             return .invalidateToken(live[stream.draw(live.count)])
         case .turnLoop:
             return .turnLoop
+        case .writeAsync, .beginAsyncWrite, .commitAsyncWrite, .cancelAsyncWrite, .asyncStatus, .syncAsyncGroup:
+            return asyncWrite(kind, own: own, model: model, stream: &stream)
         }
     }
 
