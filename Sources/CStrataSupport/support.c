@@ -85,3 +85,12 @@ int64_t strata_persisted_take_ordinal_count(void) {
     strata_persisted_ordinal = 0;
     return count;
 }
+
+// Swift's runtime entry (libswift_Concurrency), called with the C convention: its arguments are
+// two words and a word of flags, passed in the same registers by both conventions on the
+// platforms Strata builds for. Flags 0: report a mismatch, never trap on one.
+extern bool swift_task_isCurrentExecutorWithFlags(const void *identity, uintptr_t implementation, uint64_t flags);
+
+bool strata_is_current_executor(const void *identity, uintptr_t implementation) {
+    return swift_task_isCurrentExecutorWithFlags(identity, implementation, 0);
+}

@@ -543,4 +543,55 @@ import Testing
         #expect(updates > 20, "only \(updates) updates")
         token.invalidate()
     }
+    // Spec N8: a loop turn during a write delivers nothing; the write's end brings the turn, so
+    // an observer added inside a write that is then cancelled still gets its initial callback.
+    @Test func N8_anObserverAddedInACancelledWriteGetsItsInitialCallback() throws {
+        let configuration = testConfiguration()
+        try onLoopThread {
+            let realm = try Realm(configuration: configuration)
+            let log = Log()
+            realm.beginWrite()
+            realm.create(IntObj.self, value: ["intCol": 1])
+            let token = realm.objects(IntObj.self).observe { log.record($0) }
+            _ = spinRunLoop(seconds: 0.2) { false }  // turns pass while the write is open
+            #expect(log.count == 0, "a callback ran inside the write")
+            realm.cancelWrite()
+            #expect(spinRunLoop { log.count == 1 })
+            #expect(log.entries == ["initial 0"])
+            token.invalidate()
+        }
+    }
+
+    // Spec N2, C13: an invalidate() on another thread while the callback runs returns only once
+    // that callback has returned, and no callback runs after it.
+    @Test func N2_C13_invalidateElsewhereWaitsForTheRunningCallback() throws {
+        let configuration = testConfiguration()
+        try onLoopThread {
+            let realm = try Realm(configuration: configuration)
+            let started = DispatchSemaphore(value: 0)
+            let finished = ResultBox<Bool>()
+            var calls = 0
+            let token = realm.objects(IntObj.self).observe { change in
+                calls += 1
+                guard case .update = change else { return }
+                started.signal()
+                Thread.sleep(forTimeInterval: 0.2)
+                finished.set(.success(true))
+            }
+            #expect(spinRunLoop { calls == 1 })
+            let shared = Unchecked(token)
+            let finishedWhenInvalidateReturned = ResultBox<Bool>()
+            Thread.detachNewThread {
+                started.wait()
+                _ = shared.value.invalidate()
+                finishedWhenInvalidateReturned.set(.success(finished.isSet))
+            }
+            try commitInts(configuration, [1])
+            #expect(spinRunLoop { finishedWhenInvalidateReturned.isSet })
+            #expect(try finishedWhenInvalidateReturned.get() == true)
+            try commitInts(configuration, [2])
+            _ = spinRunLoop(seconds: 0.2) { false }
+            #expect(calls == 2)
+        }
+    }
 }

@@ -47,7 +47,7 @@ import Testing
             try realm.write {}
             #expect(calls.didChange == 1)
             let sendable = Unchecked(token)
-            try onOtherThread { sendable.value.invalidate() }
+            try onOtherThread { _ = sendable.value.invalidate() }
             try realm.write {}
             #expect(calls.didChange == 1)
         }

@@ -120,4 +120,30 @@ import Testing
         #expect(ContinuousClock.now - started < .seconds(20), "the reading child waited for the writer")
         try realm._cancelWrite()
     }
+    // IPC-08 (Spec X8, N24): both processes keep the in-memory realm open and share it; each
+    // side's observer takes its turn (the child adds 1 to even values, this process to odd
+    // ones) until the value reaches 100, so every commit of one side woke the other. Once both
+    // closed it, the next open is empty.
+    @Test(.timeLimit(.minutes(2))) func ipc08_X8_N24_twoProcessesShareAnInMemoryRealm() throws {
+        let identifier = "ipc08-\(UUID().uuidString)"
+        let configuration = InterprocessChild.inMemoryConfiguration(identifier: identifier)
+        let keeper = try Realm._open(configuration: configuration, queue: nil)  // keeps it alive
+        try keeper._beginWrite()
+        _ = try keeper._create(Item.self, value: ["primaryKey": 0, "value": 0], update: .error)
+        try keeper._commitWrite()
+        let childLines = ResultBox<[String]>()
+        Thread.detachNewThread {
+            childLines.set(Result { try Self.child(identifier, "alternate-in-memory", count: 100) })
+        }
+        let seen = Result { try InterprocessChild.alternate(identifier: identifier, until: 100, parity: 1) }
+        while !childLines.isSet { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(try childLines.get() == ["done 100"])
+        #expect(try seen.get() == 100)
+        #expect(keeper.refresh())
+        #expect(try keeper._object(ofType: Item.self, forPrimaryKey: 0)?.value == 100)
+        try keeper._invalidate()
+        _ = consume keeper
+        let reopened = try Realm._open(configuration: configuration, queue: nil)
+        #expect(try Self.count(reopened) == 0)
+    }
 }

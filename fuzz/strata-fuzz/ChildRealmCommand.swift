@@ -11,11 +11,13 @@ enum ChildRealmCommand: FuzzCommand {
             Opens FILE through the Realm API with the harness's classes and does one ACTION: \
             'create' adds --count Items in one write and prints 'count N'; 'count' only opens \
             and reads, printing 'count N'; 'abandon-write' begins a write, adds an Item, prints \
-            'in-write' and exits at once without committing or closing.
+            'in-write' and exits at once without committing or closing; 'alternate-in-memory' \
+            opens the in-memory realm whose identifier is FILE and adds 1 to Item 0's even values \
+            below --count (the parent adds 1 to odd ones), printing 'done N' at --count.
             """,
         options: [
             .value("file", valueName: "FILE", help: "The realm file."),
-            .value("action", valueName: "ACTION", help: "create, count or abandon-write."),
+            .value("action", valueName: "ACTION", help: "create, count, abandon-write or alternate-in-memory."),
             .value("count", valueName: "N", help: "Items that 'create' adds.", default: "1"),
         ],
         examples: ["strata-fuzz child-realm --file /tmp/ipc.realm --action create --count 1"],

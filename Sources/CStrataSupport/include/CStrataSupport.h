@@ -112,4 +112,10 @@ int64_t strata_persisted_next_ordinal(void);
 /// and resets it to 0 (Object.init calls it once every wrapper of the object is initialized).
 int64_t strata_persisted_take_ordinal_count(void);
 
+/// Whether the calling task runs on the serial executor `(identity, implementation)` (the two
+/// words of Swift's `UnownedSerialExecutor`): the check behind actor-confined realms (Spec
+/// C15). Swift has no public non-trapping form (`preconditionIsolated` traps), so this asks
+/// the concurrency runtime's own check with no flags: it answers false instead of trapping.
+bool strata_is_current_executor(const void *identity, uintptr_t implementation);
+
 #endif

@@ -1,7 +1,7 @@
 import Foundation
-// Swift concurrency (Spec A15, A16, C12, V4): `asyncWrite` and `asyncRefresh` run in the
-// caller's isolation, which must be the main actor for a realm of the main thread (actor-
-// confined realms are not built).
+// Swift concurrency (Spec A15, A16, C12, C15, V4): `asyncWrite` and `asyncRefresh` run in the
+// caller's isolation, which must be the realm's actor, or the main actor for a realm of the
+// main thread or main queue.
 extension Realm {
     /// Spec A15, A16: runs `block` in a write transaction queued behind the realm's other async
     /// writes (A2), commits it, and returns the block's value once the commit is durable. If the
@@ -92,16 +92,17 @@ final class AsyncWriteTurn {
 }
 
 extension RealmCore {
-    /// Spec C12: Swift-concurrency entry points need the main actor for a realm of the main
-    /// thread (actor-confined realms are not built).
+    /// Spec C12, C15: Swift-concurrency entry points need the isolation the realm is confined
+    /// to: its actor's, or the main actor for a realm of the main thread or main queue.
     func checkConcurrencyContext(_ rejection: Realm.Error, isolation: isolated (any Actor)?) throws(Realm.Error) {
-        let onMain: Bool
+        let inContext: Bool
         switch confinement {
-        case .thread: onMain = Thread.isMainThread
-        case .queue(let token): onMain = token === QueueToken.mainQueue
-        case .frozen: onMain = false
+        case .thread: inContext = Thread.isMainThread && isolation === MainActor.shared
+        case .queue(let token): inContext = token === QueueToken.mainQueue && isolation === MainActor.shared
+        case .actor(let token): inContext = isolation != nil && token.actor === isolation
+        case .frozen: inContext = false
         }
-        guard onMain, isolation === MainActor.shared else { throw rejection }
+        guard inContext else { throw rejection }
         try checkThread()
         if isFrozen { throw Realm.Error.frozenTransaction }
         if configuration.readOnly, rejection == Realm.Error.asyncWriteContext { throw Realm.Error.readOnlyTransaction }

@@ -60,10 +60,8 @@ extension RealmCore {
         _ = asyncWrites.cancel(id)
     }
 
-    /// Spec A17.
-    var isPerformingAsynchronousWriteOperations: Bool {
-        asyncWrites.isBusy || (write != nil && asyncWrites.running != nil)
-    }
+    /// Spec A17: a block queued or running, or commits whose group is not yet durable.
+    var isPerformingAsynchronousWriteOperations: Bool { asyncWrites.isBusy }
 
     /// Spec A12: refused where a synchronous write would be, and where no turn would run them.
     private func checkAsyncWritable() throws(Realm.Error) {

@@ -97,7 +97,7 @@ final class CollectionNotifier: Notifier {
             guard let old = delivered else {
                 delivered = now.elements
                 rebase(to: core)
-                send(.initial(()))  // Spec N8
+                token.runCallback { send(.initial(())) }  // Spec N8
                 return
             }
             guard let version = core.read?.version, version != baselineVersion else { return }
@@ -126,12 +126,13 @@ final class CollectionNotifier: Notifier {
             delivered = now.elements
             rebase(to: core)
             if !diff.isEmpty {  // Spec N11
-                send(.update((), deletions: diff.deletions, insertions: diff.insertions,
-                             modifications: modifications))
+                token.runCallback {
+                    send(.update((), deletions: diff.deletions, insertions: diff.insertions,
+                                 modifications: modifications))
+                }
             }
         } catch {
-            token.invalidate()
-            send(.error(error))
+            token.runCallback(endsObservation: true) { send(.error(error)) }
         }
     }
 
@@ -187,9 +188,8 @@ final class ObjectNotifier: Notifier {
             let view = try core.view()
             guard let table = view.table(named: info.className),
                   try engine(core.path, { try view.contains(table, identity: identity) }) else {
-                token.invalidate()
                 dropPin()
-                send(.deleted, [])
+                token.runCallback(endsObservation: true) { send(.deleted, []) }
                 return
             }
             let (detector, committer) = detector(in: core, view: view)
@@ -217,11 +217,10 @@ final class ObjectNotifier: Notifier {
                 }
             }
             rebase(to: core)
-            if !changes.isEmpty { send(.change((), changes), changes) }
+            if !changes.isEmpty { token.runCallback { send(.change((), changes), changes) } }
         } catch {
-            token.invalidate()
             dropPin()
-            send(.error(error), [])
+            token.runCallback(endsObservation: true) { send(.error(error), []) }
         }
     }
 }

@@ -18,6 +18,8 @@ extension RealmCore {
 
     /// A delivery turn: an autorefreshing realm first moves to the newest version (Spec N8:
     /// the initial callback shows the newest data), then every observer hears what changed.
+    /// A turn that finds the realm in a write does nothing: the write's end (commit or cancel)
+    /// schedules another.
     func deliveryTurn() {
         guard !isFrozen, write == nil, confinement.isCurrent else { return }
         if autorefresh, read != nil, didChangeDepth == 0, (try? moveToNewest()) == true { notify(.didChange) }

@@ -1,3 +1,4 @@
+import CStrataSupport
 import Foundation
 import StrataStorage
 import Synchronization
@@ -44,18 +45,52 @@ public final class NotificationToken: Sendable {
     /// Run once by the first `invalidate()`: asks the realm to drop the observer (which holds
     /// the realm) on the realm's own scheduler.
     private let cleanup: Mutex<(@Sendable () -> Void)?>
+    /// The thread running this token's callback (0: none), so that an `invalidate()` from
+    /// another thread waits for that callback to return (Spec N2, C13).
+    private let callback = CallbackGate()
 
     init(cleanup: (@Sendable () -> Void)? = nil) { self.cleanup = Mutex(cleanup) }
 
-    /// Stops the observation. Safe from any thread, also inside the callback.
-    public func invalidate() {
-        invalidated.store(true, ordering: .releasing)
+    /// Spec N23: a token for an observation that was never registered (asked for in a
+    /// cancelled task, or whose value could not be resolved): already invalidated.
+    static func neverLive() -> NotificationToken {
+        let token = NotificationToken()
+        token.invalidated.store(true, ordering: .releasing)
+        return token
+    }
+
+    /// Stops the observation. Safe from any thread, also inside the callback. Once it returns
+    /// the callback is not running and never runs again (a callback under way on another
+    /// thread is waited for; Spec N2, C13). Returns true if this call stopped a live
+    /// observation; false if it was stopped before or never registered (Spec N23).
+    @discardableResult
+    public func invalidate() -> Bool {
+        let wasLive = !invalidated.exchange(true, ordering: .acquiringAndReleasing)
         let work = cleanup.withLock { work -> (@Sendable () -> Void)? in
             defer { work = nil }
             return work
         }
         work?()
+        waitForCallbackElsewhere()
+        return wasLive
     }
+
+    /// Runs one callback of this token's observer, unless the token is invalidated; an
+    /// `invalidate()` on another thread meanwhile returns only after it. `endsObservation`
+    /// (`.deleted`, `.error`): the token is invalidated as the callback starts, so it is the
+    /// last. Returns whether the callback ran.
+    @discardableResult
+    func runCallback(endsObservation: Bool = false, _ body: () -> Void) -> Bool {
+        // Checked under the gate `invalidate()` waits on, so a callback never starts after an
+        // invalidate() elsewhere has returned.
+        guard callback.enter(unless: { isInvalidated }) else { return false }
+        if endsObservation { invalidate() }
+        body()
+        callback.leave()
+        return true
+    }
+
+    private func waitForCallbackElsewhere() { callback.waitUnlessRunningHere() }
 
     var isInvalidated: Bool { invalidated.load(ordering: .acquiring) }
 
@@ -72,6 +107,38 @@ public final class NotificationToken: Sendable {
             return false
         }
         if already { inner.invalidate() }
+    }
+}
+
+/// Which thread runs a token's callback, and a wait for it to end (Spec N2, C13).
+private final class CallbackGate: @unchecked Sendable {
+    private let condition = NSCondition()
+    /// The thread running the callback (0: none). Guarded by `condition`.
+    private var running: UInt64 = 0
+
+    /// Marks the callback running on this thread, unless `refused()` (asked under the gate).
+    func enter(unless refused: () -> Bool) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        if refused() { return false }
+        running = strata_thread_identity()
+        return true
+    }
+
+    func leave() {
+        condition.lock()
+        running = 0
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Returns once no other thread runs the callback (the callback's own thread, which may
+    /// invalidate from inside it, never waits for itself).
+    func waitUnlessRunningHere() {
+        let me = strata_thread_identity()
+        condition.lock()
+        while running != 0 && running != me { condition.wait() }
+        condition.unlock()
     }
 }
 
@@ -99,7 +166,7 @@ extension RealmCore {
                   !skipping.contains(where: { $0 === observer.token }) else { continue }
             observer.running = true
             if notification == .didChange { didChangeDepth += 1 }
-            observer.block(notification, Realm(core: self))
+            observer.token.runCallback { observer.block(notification, Realm(core: self)) }
             if notification == .didChange { didChangeDepth -= 1 }
             observer.running = false
         }

@@ -58,10 +58,40 @@ extension Realm {
 
 extension Realm {
     /// Spec X7, for Swift concurrency: opens the file off the caller (recovered and checked on
-    /// a background queue), then returns the realm of the caller's context (the main actor's).
+    /// a background queue), then returns the realm of the caller's context: the actor's
+    /// (Spec C15) or the main actor's.
     public static func asyncOpen(configuration: Configuration = .defaultConfiguration,
                                  isolation: isolated (any Actor)? = #isolation) async throws -> Realm {
-        let file = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<RealmFile, Swift.Error>) in
+        let file = try await openInBackground(configuration)
+        // The file stays open (cached for this open) until the realm has it.
+        return try withExtendedLifetime(file) { () throws(Realm.Error) -> Realm in
+            guard let isolation else { return Realm(core: try RealmCore.open(configuration, queue: nil)) }
+            return Realm(core: try RealmCore.open(configuration, actor: isolation))
+        }
+    }
+
+    /// Spec C15: opens the realm of `configuration` confined to `actor`: usable only in the
+    /// actor's isolation, with its notifications, autorefresh and async-write completions run
+    /// there. The file is opened, recovered and checked off the actor first (Spec X7). Called
+    /// in the actor's isolation, so the realm never leaves it:
+    ///
+    /// ```swift
+    /// actor Counter {
+    ///     var realm: Realm?
+    ///     func start() async throws { realm = try await Realm(actor: self) }
+    /// }
+    /// ```
+    public init<A: Actor>(configuration: Configuration = .defaultConfiguration, actor: isolated A) async throws {
+        let file = try await Realm.openInBackground(configuration)
+        core = try withExtendedLifetime(file) { () throws(Realm.Error) -> RealmCore in
+            try RealmCore.open(configuration, actor: actor)
+        }
+    }
+
+    /// Opens the file of `configuration` on a background queue; the caller keeps it open (and
+    /// so cached) until its realm has it.
+    private static func openInBackground(_ configuration: Configuration) async throws -> RealmFile {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<RealmFile, Swift.Error>) in
             DispatchQueue.global().async {
                 do throws(Realm.Error) {
                     continuation.resume(returning: try RealmFile.open(configuration))
@@ -70,7 +100,5 @@ extension Realm {
                 }
             }
         }
-        // The file stays open (cached for this open) until the realm has it.
-        return try withExtendedLifetime(file) { try Realm(configuration: configuration) }
     }
 }

@@ -89,10 +89,11 @@ final class CommitWatcher: Sendable {
     }
 }
 
-/// Where a realm's autorefresh runs: its thread's run loop, or its queue.
+/// Where a realm's autorefresh runs: its thread's run loop, its queue, or its actor.
 enum RealmScheduler: Sendable {
     case runLoop(RunLoopReference)
     case queue(DispatchQueue)
+    case actor(ActorScheduler)
 
     /// The scheduler of the calling context for a realm with `confinement`.
     static func current(for confinement: Confinement, queue: DispatchQueue?) -> RealmScheduler? {
@@ -101,6 +102,9 @@ enum RealmScheduler: Sendable {
         case .queue(let token):
             if let queue { return .queue(queue) }
             return token === QueueToken.mainQueue ? .queue(DispatchQueue.main) : nil
+        case .actor(let token):
+            guard let actor = token.actor else { return nil }
+            return .actor(ActorScheduler(actor))
         case .thread:
             if Thread.isMainThread { return .queue(DispatchQueue.main) }
             return .runLoop(RunLoopReference(loop: RunLoop.current))
@@ -111,9 +115,37 @@ enum RealmScheduler: Sendable {
         switch self {
         case .runLoop(let reference): reference.loop.perform(work)
         case .queue(let queue): queue.async(execute: work)
+        case .actor(let scheduler): scheduler.perform(work)
         }
     }
 }
+
+/// Runs work on an actor in the order it was given (Spec C15, N7: commit order). One task per
+/// realm takes the work from a stream and hops to the actor for each item; separate tasks
+/// would reach the actor in any order. The task holds the actor only while running an item, so
+/// an actor that holds its realm (and so this scheduler) is not kept alive by it; the stream
+/// ends, and the task with it, when the scheduler goes.
+final class ActorScheduler: Sendable {
+    private let continuation: AsyncStream<@Sendable () -> Void>.Continuation
+
+    init(_ actor: any Actor) {
+        let (stream, continuation) = AsyncStream.makeStream(of: (@Sendable () -> Void).self)
+        self.continuation = continuation
+        Task { [weak actor] in
+            for await work in stream {
+                guard let actor else { return }
+                await runIsolated(to: actor, work)
+            }
+        }
+    }
+
+    deinit { continuation.finish() }
+
+    func perform(_ work: @escaping @Sendable () -> Void) { continuation.yield(work) }
+}
+
+/// Runs `work` in `actor`'s isolation.
+private func runIsolated(to actor: isolated any Actor, _ work: @Sendable () -> Void) { work() }
 
 /// A thread's run loop, to schedule work on it from other threads. `perform` is thread-safe
 /// (it hands the block to the loop under the loop's own lock); nothing else is called off

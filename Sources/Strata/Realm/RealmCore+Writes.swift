@@ -89,6 +89,7 @@ extension RealmCore {
         writeChanges = WriteChanges()
         endWriteScope(committed: nil)  // Spec W5: the write's objects never existed
         mutationCount &+= 1
+        scheduleDelivery()  // Spec N8: a delivery turn that met the write waited for its end
         scheduleAsyncTurn()  // Spec A7: queued async blocks waited for this write
     }
 

@@ -95,7 +95,18 @@ final class RealmCore {
     /// The realm of `configuration` for the calling context: the cached instance if one is
     /// alive (Spec C1), else a new one.
     static func open(_ configuration: Realm.Configuration, queue: DispatchQueue?) throws(Realm.Error) -> RealmCore {
-        let confinement = try Confinement.forQueue(queue)
+        try open(configuration, confinement: try Confinement.forQueue(queue), queue: queue)
+    }
+
+    /// Spec C15: the realm of `configuration` confined to `actor`; the caller runs on it.
+    static func open(_ configuration: Realm.Configuration, actor: any Actor) throws(Realm.Error) -> RealmCore {
+        let confinement = try Confinement.forActor(actor)
+        guard confinement.isCurrent else { throw Realm.Error.wrongThread }
+        return try open(configuration, confinement: confinement, queue: nil)
+    }
+
+    private static func open(_ configuration: Realm.Configuration, confinement: Confinement,
+                             queue: DispatchQueue?) throws(Realm.Error) -> RealmCore {
         let key = CacheKey(file: configuration.fileKey, confinement: confinement)
         if let cached = cache.withLock({ $0[key]?.core }) {
             try cached.checkCompatible(configuration)

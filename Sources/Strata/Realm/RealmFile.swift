@@ -16,6 +16,8 @@ final class RealmFile: Sendable {
     let store: Store
     let readOnly: Bool
     let isInMemory: Bool
+    /// An in-memory realm's share of its database among processes (Spec X8, N24).
+    private let membership: InMemoryMembership?
 
     struct State {
         /// Frozen realms by version: freezing twice at one version gives one realm.
@@ -35,12 +37,14 @@ final class RealmFile: Sendable {
     /// hooks, which would copy the hooks and their closures each time.
     let bugs: SeededBugs
 
-    private init(key: String, path: String, store: Store, readOnly: Bool, isInMemory: Bool) {
+    private init(key: String, path: String, store: Store, readOnly: Bool, isInMemory: Bool,
+                 membership: InMemoryMembership? = nil) {
         self.key = key
         self.path = path
         self.store = store
         self.readOnly = readOnly
         self.isInMemory = isInMemory
+        self.membership = membership
         bugs = store.seededBugs
         watcher = CommitWatcher(store: store)
     }
@@ -57,6 +61,7 @@ final class RealmFile: Sendable {
         // async commits whose group sync never ran must get their slot now (Spec D13).
         if madeDeferredCommits.load(ordering: .acquiring) { _ = try? store.makeDeferredCommitsDurable() }
         store.close()
+        membership?.leave()  // the last process to close an in-memory realm deletes it (Spec X8)
     }
 
     // MARK: the process's open files
@@ -96,11 +101,19 @@ final class RealmFile: Sendable {
             let store = try engine(path) { try Store.open(.simulated(sim), options: StoreOptions(hooks: hooks)) }
             return RealmFile(key: configuration.fileKey, path: path, store: store, readOnly: false, isInMemory: false)
         }
-        if configuration.isInMemory {
-            let store = try engine(path) {
-                try Store.open(.memory(identifier: configuration.fileKey), options: StoreOptions(create: true))
+        if let identifier = configuration.inMemoryIdentifier {
+            // Spec X8, N24: shared with every process that has the identifier open.
+            let membership = try InMemoryMembership.join(identifier: identifier)
+            do throws(Realm.Error) {
+                let store = try engine(path) {
+                    try Store.open(.file(membership.path), options: StoreOptions(create: true, hooks: hooks))
+                }
+                return RealmFile(key: configuration.fileKey, path: path, store: store, readOnly: false, isInMemory: true,
+                                 membership: membership)
+            } catch {
+                membership.leave()
+                throw error
             }
-            return RealmFile(key: configuration.fileKey, path: path, store: store, readOnly: false, isInMemory: true)
         }
         try checkOpenable(path: path, readOnly: configuration.readOnly)
         if let seed = configuration.seedFilePath, !Store.fileExists(path: path) {

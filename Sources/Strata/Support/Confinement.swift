@@ -12,6 +12,8 @@ import StrataStorage
 enum Confinement: Hashable, Sendable {
     case thread(UInt64)
     case queue(QueueToken)
+    /// Spec C15: a realm opened with `Realm(actor:)`.
+    case actor(ActorToken)
     /// Frozen realms and values: usable from any context (Spec C10).
     case frozen
 
@@ -24,6 +26,7 @@ enum Confinement: Hashable, Sendable {
         switch self {
         case .thread(let identity): return identity == strata_thread_identity()
         case .queue(let token): return DispatchQueue.getSpecific(key: QueueToken.key) === token
+        case .actor(let token): return token.isCurrent
         case .frozen: return true
         }
     }
@@ -32,6 +35,35 @@ enum Confinement: Hashable, Sendable {
     @inline(__always)
     func check() throws(Realm.Error) {
         guard isCurrent else { throw Realm.Error.wrongThread }
+    }
+}
+
+/// The actor a realm is confined to (Spec C15). Holds the actor weakly (the actor usually
+/// holds its realm); two tokens are equal while they name the same living actor, so a new
+/// actor at a dead one's address never finds the dead one's cached realm.
+final class ActorToken: Hashable, Sendable {
+    weak let actor: (any Actor)?
+    private let executor: UnownedSerialExecutor
+    private let identity: ObjectIdentifier
+
+    init(_ actor: any Actor) {
+        self.actor = actor
+        executor = actor.unownedExecutor
+        identity = ObjectIdentifier(actor)
+    }
+
+    static func == (a: ActorToken, b: ActorToken) -> Bool {
+        guard a.identity == b.identity, let actorA = a.actor, let actorB = b.actor else { return a === b }
+        return actorA === actorB
+    }
+
+    func hash(into hasher: inout Hasher) { hasher.combine(identity) }
+
+    /// Whether the calling task runs in the actor's isolation (on its executor).
+    var isCurrent: Bool {
+        guard actor != nil else { return false }
+        let words = unsafeBitCast(executor, to: (UnsafeRawPointer?, UInt).self)
+        return strata_is_current_executor(words.0, words.1)
     }
 }
 
@@ -105,6 +137,13 @@ final class QueueToken: Hashable, Sendable {
 }
 
 extension Confinement {
+    /// Spec C15: the confinement of a realm opened with `Realm(actor:)`. The main actor's realm
+    /// is the one of the main thread (or, after `dispatchMain()`, the main queue), as without.
+    static func forActor(_ actor: any Actor) throws(Realm.Error) -> Confinement {
+        if actor === MainActor.shared { return try forQueue(nil) }
+        return .actor(ActorToken(actor))
+    }
+
     /// The confinement of a realm opened with `queue` (Spec C3, C4), from the calling context.
     static func forQueue(_ queue: DispatchQueue?) throws(Realm.Error) -> Confinement {
         guard let queue else {

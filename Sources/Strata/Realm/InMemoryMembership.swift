@@ -1,0 +1,107 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import StrataStorage
+
+/// Spec X8, N24: an in-memory realm is one database every process that opens its identifier
+/// shares, alive while any of them has it open. It lives as an ordinary store in a directory
+/// on tmpfs (`/dev/shm`, whose syncs cost nothing and whose pages are never written to a
+/// disk), so the engine, its cross-process locking and the commit note are those of files.
+///
+/// Who has it open is kept by `flock` on `<database>.users`: every process holds a shared
+/// lock while it has the realm open. The last to close gets the exclusive lock and deletes the
+/// database; an opener that gets it finds no other user and deletes what a crashed process left
+/// (Spec X8: once every instance is closed the next open is empty). The last user deletes the
+/// users file too; an opener that locked a users file meanwhile deleted opens the new one.
+final class InMemoryMembership: Sendable {
+    /// The database's path.
+    let path: String
+    private let usersDescriptor: Int32
+
+    private init(path: String, usersDescriptor: Int32) {
+        self.path = path
+        self.usersDescriptor = usersDescriptor
+    }
+
+    /// Joins the users of `identifier`'s database, emptying it first if nobody else has it open.
+    static func join(identifier: String) throws(Realm.Error) -> InMemoryMembership {
+        let path = try directory() + "/" + fileName(for: identifier)
+        let usersPath = path + ".users"
+        while true {
+            let users = open(usersPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+            guard users >= 0 else { throw Realm.Error.fromErrno(errno, path: usersPath, operation: "open") }
+            if lock(users, LOCK_EX | LOCK_NB) {
+                _ = try? Store.deleteFiles(path: path)  // no user: a crashed process's leftovers
+            }
+            // Shared from here until `leave()` (from exclusive, the lock is converted).
+            guard lock(users, LOCK_SH) else {
+                let code = errno
+                close(users)
+                throw Realm.Error.fromErrno(code, path: usersPath, operation: "flock")
+            }
+            // The last user may have deleted the users file while this one waited for its lock:
+            // then lock the file now at the path instead.
+            if isStill(users, at: usersPath) { return InMemoryMembership(path: path, usersDescriptor: users) }
+            close(users)
+        }
+    }
+
+    /// Leaves the users, after this process closed its store: the last one deletes the data
+    /// and the users file.
+    func leave() {
+        if Self.lock(usersDescriptor, LOCK_EX | LOCK_NB) {
+            _ = try? Store.deleteFiles(path: path)
+            unlink(path + ".users")
+        }
+        close(usersDescriptor)  // releases the lock
+    }
+
+    /// Whether `descriptor` is the file now at `path`.
+    private static func isStill(_ descriptor: Int32, at path: String) -> Bool {
+        var open = stat(), named = stat()
+        guard fstat(descriptor, &open) == 0, stat(path, &named) == 0 else { return false }
+        return open.st_dev == named.st_dev && open.st_ino == named.st_ino
+    }
+
+    private static func lock(_ descriptor: Int32, _ operation: Int32) -> Bool {
+        while flock(descriptor, operation) != 0 {
+            if errno != EINTR { return false }
+        }
+        return true
+    }
+
+    /// This user's directory of in-memory databases: on `/dev/shm` where it is writable, else
+    /// under the temporary directory (where commits pay for their syncs).
+    private static func directory() throws(Realm.Error) -> String {
+        let name = "strata-memory-\(getuid())"
+        let base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : FileManager.default.temporaryDirectory.path
+        let directory = base + "/" + name
+        if mkdir(directory, 0o700) != 0 && errno != EEXIST {
+            throw Realm.Error.fromErrno(errno, path: directory, operation: "mkdir")
+        }
+        return directory
+    }
+
+    /// A file name naming `identifier` alone: its bytes in hex (any identifier is a safe name),
+    /// or for a long one a prefix of them and a 64-bit FNV-1a hash of all.
+    static func fileName(for identifier: String) -> String {
+        let bytes = Array(identifier.utf8)
+        func hex<S: Sequence>(_ bytes: S) -> String where S.Element == UInt8 {
+            bytes.map { String($0, radix: 16).leftPadded(to: 2) }.joined()
+        }
+        guard bytes.count > 96 else { return "m-" + hex(bytes) + ".strata" }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes {
+            hash ^= UInt64(byte)
+            hash &*= 0x0000_0100_0000_01b3
+        }
+        return "m-" + hex(bytes.prefix(64)) + "-" + String(hash, radix: 16) + ".strata"
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}
