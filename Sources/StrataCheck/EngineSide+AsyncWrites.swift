@@ -274,14 +274,21 @@ extension EngineSide {
     }
 
     /// Whether `operation` of `context` makes its realm's commits durable itself and so waits
-    /// for a held group sync (Spec D13, A8, A13), or is the step that lets it go.
+    /// for a held group sync (Spec D13, A8, A13), or is the step that lets it go. Only the
+    /// sync of the step's own realm: the gate holds one sync of the run, and a step of another
+    /// realm (one that queued async work once, even) that let it go would leave its end, and
+    /// the turn that end schedules, to run on the owner's queue at a moment no step orders
+    /// (a block there would then wait for the write lock while the harness waits for that
+    /// queue). Called on the context's queue, where the realm's state may be read.
     func letsHeldSyncGo(_ operation: StrataModel.Operation, in context: ContextID) -> Bool {
-        let realms = lock.withLock { _ in asyncRealms[context] ?? [] }
         switch operation {
-        case .syncAsyncGroup: return true
-        case .beginWrite(let id), .invalidate(let id), .close(let id): return realms.contains(id)
-        case .writeBlock(let id, _, _, _, _): return realms.contains(id)
-        default: return false
+        case .syncAsyncGroup(let id, _), .beginWrite(let id), .invalidate(let id), .close(let id),
+             .writeBlock(let id, _, _, _, _):
+            guard lock.withLock({ _ in asyncRealms[context]?.contains(id) == true }),
+                  let state = try? required(id)._asyncWriteState else { return false }
+            return state.isSyncing
+        default:
+            return false
         }
     }
 

@@ -1194,7 +1194,9 @@ public final class Runner: @unchecked Sendable {
 
     private func finish() {
         settleAllThreads()  // so that the next run starts clean
-        engine.releaseHeldSyncs()
+        // The realms go first: a held group sync let go now needs the write lock, which a realm
+        // left inside a write at the end of the run holds until it is dropped (`reset` drops
+        // every engine object, then lets the held sync go and waits for it to end).
         engine.reset(to: configuration)
         engine.groupSyncGate.setHolding(false)
     }
