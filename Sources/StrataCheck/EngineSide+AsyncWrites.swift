@@ -224,7 +224,7 @@ extension EngineSide {
             return .done
         case .isPerformingAsynchronousWriteOperations(let realmID):
             let realm = try required(realmID)
-            return .bool(realm.isPerformingAsynchronousWriteOperations)
+            return .bool(try realm._isPerformingAsynchronousWriteOperations)  // the throwing entry: a poisoned file fails
         case .syncAsyncGroup:
             // `perform` let the held sync go before this ran; without one there was no sync.
             let released = lock.withLock { _ in lastReleased.contains(context) }

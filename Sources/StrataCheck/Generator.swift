@@ -107,15 +107,15 @@ struct Swarm: Sendable, CustomStringConvertible {
     /// Whether the run generates observers (generation 3, one run in two).
     var observes: Bool { weights[OperationKind.observeCollection.rawValue] > 0 }
 
-    /// Generation 4: one run in two without observers or an active-version limit makes async
-    /// writes. Not with observers: an async commit's delivery turn and the blocks' turns share
+    /// Generation 4: three runs in four without observers or an active-version limit make async
+    /// writes (about one run in five). Not with observers: an async commit's delivery turn and the blocks' turns share
     /// the queue in an order the delivery oracle's caught-up points do not model yet. Not with
     /// a limit: a block that cannot begin fails its completion (Spec L3), which the engine side
-    /// has no block to report. The highest draw turns them on.
+    /// has no block to report. Any draw but the lowest turns them on.
     private static func drawAsyncWrites(_ stream: inout ChoiceStream, into weights: inout [Int],
                                         activeVersionLimit: Int?) {
         let observes = weights[OperationKind.observeCollection.rawValue] > 0
-        guard stream.draw(2) == 1, activeVersionLimit == nil, !observes else { return }
+        guard stream.draw(4) != 0, activeVersionLimit == nil, !observes else { return }
         weights[OperationKind.writeAsync.rawValue] = 12 * (1 + stream.draw(3))
         weights[OperationKind.beginAsyncWrite.rawValue] = 12 * (1 + stream.draw(3))
         weights[OperationKind.commitAsyncWrite.rawValue] = 4 * (1 + stream.draw(3))

@@ -434,8 +434,10 @@ public final class Runner: @unchecked Sendable {
             // The highest draw, so that a shrinker lowering values makes threads of queues. A run
             // with observers or async writes makes one context in two a queue: only a queue's
             // realms have a scheduler to call them on or run blocks on (a controlled thread runs
-            // no event loop, Spec C11).
-            if stream.draw(4) >= (swarm.observes || swarm.writesAsync ? 2 : 3) {
+            // no event loop, Spec C11). With async writes the first context is a queue without a
+            // draw: such a run needs one, and its shrunk runs keep it.
+            let asyncQueue = swarm.writesAsync && thread == 0
+            if asyncQueue || stream.draw(4) >= (swarm.observes || swarm.writesAsync ? 2 : 3) {
                 let queue = QueuePool.checkOut()
                 queues.append(queue)
                 engine.setQueue(queue, of: context(thread))

@@ -51,7 +51,15 @@ extension Realm {
 
     /// Spec A17: whether async blocks are queued or running, or completions are owed.
     public var isPerformingAsynchronousWriteOperations: Bool {
-        trapping { () throws(Realm.Error) -> Bool in
+        trapping { () throws(Realm.Error) -> Bool in try _isPerformingAsynchronousWriteOperations }
+    }
+
+    /// `isPerformingAsynchronousWriteOperations` for the harness: a wrong context or a poisoned
+    /// file (Spec C5, D6) is an error it compares, not a trap.
+    /// - Throws: `.wrongThread` or `.incorrectQueue` off its context; the poisoned-file error.
+    @_spi(StrataCheck)
+    public var _isPerformingAsynchronousWriteOperations: Bool {
+        get throws(Realm.Error) {
             try core.checkThread()
             return core.isPerformingAsynchronousWriteOperations
         }
