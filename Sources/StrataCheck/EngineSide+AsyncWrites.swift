@@ -40,12 +40,14 @@ enum EngineAsyncEvent: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// The async events of a run, appended on whichever thread runs the block or completion and
-/// taken by the driver after each step. Events of an earlier boot (a held sync let go at a
-/// crash, a turn of a realm the crash dropped) are not recorded.
+/// The async events of a run, each with its realm, appended on whichever thread runs the block
+/// or completion and taken by the driver after each step of the realm's context: a step of
+/// another context that ends first (while this one is parked inside the engine, say after a
+/// `beginWrite` ran the completions it made durable) must not take them. Events of an earlier
+/// boot (a held sync let go at a crash, a turn of a realm the crash dropped) are not recorded.
 final class AsyncWriteLog: @unchecked Sendable {
     private let lock = NSLock()
-    private var entries: [EngineAsyncEvent] = []
+    private var entries: [(realm: RealmID, event: EngineAsyncEvent)] = []
     private var boot = 0
     private var active = false
 
@@ -55,14 +57,15 @@ final class AsyncWriteLog: @unchecked Sendable {
 
     func activate() { lock.withLock { active = true } }
 
-    func append(_ event: EngineAsyncEvent, boot: Int) {
-        lock.withLock { if boot == self.boot { entries.append(event) } }
+    func append(_ event: EngineAsyncEvent, of realm: RealmID, boot: Int) {
+        lock.withLock { if boot == self.boot { entries.append((realm, event)) } }
     }
 
-    func take() -> [EngineAsyncEvent] {
+    /// The events of `realms`, in order; the others stay for their own context's step.
+    func take(of realms: Set<RealmID>) -> [EngineAsyncEvent] {
         lock.withLock {
-            defer { entries = [] }
-            return entries
+            defer { entries.removeAll { realms.contains($0.realm) } }
+            return entries.filter { realms.contains($0.realm) }.map(\.event)
         }
     }
 
@@ -169,37 +172,37 @@ extension EngineSide {
             // The blocks find their realm by identifier (a realm holds its queued blocks: holding
             // it back would keep a crashed boot's realm alive).
             let engineID = try realm._writeAsync({ [weak self] in
-                log.append(.started(id), boot: boot)
+                log.append(.started(id), of: realmID, boot: boot)
                 guard let realm = self?.asyncRealm(realmID, boot: boot) else { return }
-                Self.applyInBlock(mutations, id: id, in: realm, log: log, boot: boot)
+                Self.applyInBlock(mutations, id: id, in: realm, of: realmID, log: log, boot: boot)
             }, onComplete: completion(id, realm: realmID, log: log, boot: boot))
-            setAsyncID(engineID, for: id)
+            setAsyncID(engineID, for: id, of: realmID)
             return .done
         case .beginAsyncWrite(let realmID, let mutations, let ending, let id):
             let realm = try required(realmID)
             noteAsync(realmID, in: context)
             let (log, boot) = (asyncLog, asyncLog.currentBoot)
             let engineID = try realm._beginAsyncWrite { [weak self] in
-                log.append(.started(id), boot: boot)
+                log.append(.started(id), of: realmID, boot: boot)
                 guard let self, let realm = self.asyncRealm(realmID, boot: boot) else { return }
-                guard Self.applyInBlock(mutations, id: id, in: realm, log: log, boot: boot) else { return }
+                guard Self.applyInBlock(mutations, id: id, in: realm, of: realmID, log: log, boot: boot) else { return }
                 do throws(Realm.Error) {
                     switch ending {
                     case .commit(let allowGrouping):
                         let commitID = try realm._commitAsyncWrite(
                             allowGrouping: allowGrouping, self.completion(id, realm: realmID, log: log, boot: boot))
-                        self.setAsyncID(commitID, for: id)  // Spec A4: cancels now reach the completion
-                        log.append(.committed(id, engineVersion: realm._readVersion), boot: boot)
+                        self.setAsyncID(commitID, for: id, of: realmID)  // Spec A4: cancels now reach the completion
+                        log.append(.committed(id, engineVersion: realm._readVersion), of: realmID, boot: boot)
                     case .cancel:
                         try realm._cancelWrite()  // Spec A3
                     case .throwError:
-                        log.append(.blockFailed(id, "an async block cannot throw"), boot: boot)
+                        log.append(.blockFailed(id, "an async block cannot throw"), of: realmID, boot: boot)
                     }
                 } catch {
-                    log.append(.blockFailed(id, "\(error.modelCode): \(error.message)"), boot: boot)
+                    log.append(.blockFailed(id, "\(error.modelCode): \(error.message)"), of: realmID, boot: boot)
                 }
             }
-            setAsyncID(engineID, for: id)
+            setAsyncID(engineID, for: id, of: realmID)
             return .done
         case .commitAsyncWrite(let realmID, let allowGrouping, let id):
             let realm = try required(realmID)
@@ -207,13 +210,16 @@ extension EngineSide {
             let (log, boot) = (asyncLog, asyncLog.currentBoot)
             let commitID = try realm._commitAsyncWrite(allowGrouping: allowGrouping,
                                                        completion(id, realm: realmID, log: log, boot: boot))
-            setAsyncID(commitID, for: id)
-            log.append(.committed(id, engineVersion: realm._readVersion), boot: boot)
+            setAsyncID(commitID, for: id, of: realmID)
+            log.append(.committed(id, engineVersion: realm._readVersion), of: realmID, boot: boot)
             return .done
         case .cancelAsyncWrite(let realmID, let id):
             let realm = try required(realmID)
-            // An id never handed out cancels nothing (Spec A4 names no error).
-            let engineID = lock.withLock { _ in asyncIDs[id] } ?? AsyncTransactionId.max
+            // An id never handed out cancels nothing (Spec A4 names no error). The engine numbers
+            // each realm's writes from 1, so another realm's id may name one of this realm's:
+            // the model's ids are the run's, and another realm's id cancels nothing here.
+            let handedOut = lock.withLock { _ in asyncIDs[id] }
+            let engineID = handedOut?.realm == realmID ? handedOut?.engineID ?? .max : AsyncTransactionId.max
             do {
                 try realm.cancelAsyncWrite(engineID)
             } catch let error as Realm.Error {
@@ -237,13 +243,13 @@ extension EngineSide {
 
     /// Applies a block's mutations; false (recorded) if one failed.
     @discardableResult
-    private static func applyInBlock(_ mutations: [Mutation], id: AsyncWriteID, in realm: Realm,
+    private static func applyInBlock(_ mutations: [Mutation], id: AsyncWriteID, in realm: Realm, of realmID: RealmID,
                                      log: AsyncWriteLog, boot: Int) -> Bool {
         do throws(Realm.Error) {
             for mutation in mutations { try apply(mutation, in: realm) }
             return true
         } catch {
-            log.append(.blockFailed(id, "\(error.modelCode): \(error.message)"), boot: boot)
+            log.append(.blockFailed(id, "\(error.modelCode): \(error.message)"), of: realmID, boot: boot)
             return false
         }
     }
@@ -254,7 +260,7 @@ extension EngineSide {
         { [weak self] error in
             let code = error.map { ($0 as? Realm.Error)?.modelCode ?? "\($0)" }
             let durable = self?.asyncRealm(realm, boot: boot)?._durableVersion
-            log.append(.completed(id, error: code, durableVersion: durable), boot: boot)
+            log.append(.completed(id, error: code, durableVersion: durable), of: realm, boot: boot)
         }
     }
 
@@ -269,8 +275,8 @@ extension EngineSide {
         lock.withLock { _ in _ = asyncRealms[context, default: []].insert(realm) }
     }
 
-    private func setAsyncID(_ engineID: AsyncTransactionId, for id: AsyncWriteID) {
-        lock.withLock { _ in asyncIDs[id] = engineID }
+    private func setAsyncID(_ engineID: AsyncTransactionId, for id: AsyncWriteID, of realm: RealmID) {
+        lock.withLock { _ in asyncIDs[id] = (realm, engineID) }
     }
 
     /// Whether `operation` of `context` makes its realm's commits durable itself and so waits

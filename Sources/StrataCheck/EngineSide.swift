@@ -33,7 +33,7 @@ final class EngineSide: @unchecked Sendable {
     let asyncLog = AsyncWriteLog()
     let groupSyncGate = GroupSyncGate()
     var asyncRealms: [ContextID: Set<RealmID>] = [:]
-    var asyncIDs: [AsyncWriteID: AsyncTransactionId] = [:]
+    var asyncIDs: [AsyncWriteID: (realm: RealmID, engineID: AsyncTransactionId)] = [:]
     var lastReleased: Set<ContextID> = []
     /// A problem the last drain of a queue's async work found (`drainAsync`).
     private(set) var asyncProblem: String?

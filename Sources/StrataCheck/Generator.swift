@@ -43,6 +43,11 @@ struct Swarm: Sendable, CustomStringConvertible {
     var crossContextPercent: Int
     /// The run's `maximumNumberOfActiveVersions` (Spec L1-L5), nil for none (one run in two).
     var activeVersionLimit: Int?
+    /// Generation 4: one async run in three runs its first context alone (`Runner` never picks
+    /// the others). Other contexts' realms, frozen realms and handles pin old versions, and the
+    /// durable version's pages are reused only when nothing pins it (the free-space rule of
+    /// Spec D10 is what such a run checks).
+    var soloContext = false
 
     static func draw(_ stream: inout ChoiceStream, crashes: Bool, excluding excluded: Set<String> = [],
                      generation: Int = CheckSettings.currentGeneration) -> Swarm {
@@ -80,14 +85,15 @@ struct Swarm: Sendable, CustomStringConvertible {
         if generation >= 3 {
             drawNotifications(&stream, into: &weights, activeVersionLimit: activeVersionLimit)
         }
+        var soloContext = false
         if generation >= 4 {
-            drawAsyncWrites(&stream, into: &weights, activeVersionLimit: activeVersionLimit)
+            soloContext = drawAsyncWrites(&stream, into: &weights, activeVersionLimit: activeVersionLimit)
         }
         for kind in OperationKind.notificationKinds + OperationKind.asyncKinds where excluded.contains("\(kind)") {
             weights[kind.rawValue] = 0
         }
         return Swarm(weights: weights, keySpace: keySpace, crossContextPercent: crossContextPercent,
-                     activeVersionLimit: activeVersionLimit)
+                     activeVersionLimit: activeVersionLimit, soloContext: soloContext)
     }
 
     /// Generation 3: one run in two observes collections. Never with an active-version limit:
@@ -112,16 +118,19 @@ struct Swarm: Sendable, CustomStringConvertible {
     /// the queue in an order the delivery oracle's caught-up points do not model yet. Not with
     /// a limit: a block that cannot begin fails its completion (Spec L3), which the engine side
     /// has no block to report. Any draw but the lowest turns them on.
+    /// Returns whether the run's first context runs alone (one async run in three; the highest
+    /// draw, so a shrinker lowering it brings the other contexts back).
     private static func drawAsyncWrites(_ stream: inout ChoiceStream, into weights: inout [Int],
-                                        activeVersionLimit: Int?) {
+                                        activeVersionLimit: Int?) -> Bool {
         let observes = weights[OperationKind.observeCollection.rawValue] > 0
-        guard stream.draw(4) != 0, activeVersionLimit == nil, !observes else { return }
+        guard stream.draw(4) != 0, activeVersionLimit == nil, !observes else { return false }
         weights[OperationKind.writeAsync.rawValue] = 12 * (1 + stream.draw(3))
         weights[OperationKind.beginAsyncWrite.rawValue] = 12 * (1 + stream.draw(3))
         weights[OperationKind.commitAsyncWrite.rawValue] = 4 * (1 + stream.draw(3))
         weights[OperationKind.cancelAsyncWrite.rawValue] = 3 * (1 + stream.draw(3))
         weights[OperationKind.asyncStatus.rawValue] = 2 * (1 + stream.draw(2))
         weights[OperationKind.syncAsyncGroup.rawValue] = 10 * (1 + stream.draw(3))
+        return stream.draw(3) == 2
     }
 
     /// Whether the run makes async writes (generation 4).
@@ -139,7 +148,8 @@ struct Swarm: Sendable, CustomStringConvertible {
     var description: String {
         let enabled = OperationKind.allCases.filter { weights[$0.rawValue] > 0 }.map { "\($0)" }
         let limit = activeVersionLimit.map { ", at most \($0) active versions" } ?? ""
-        return "keys 0..<\(keySpace), cross-context \(crossContextPercent)%\(limit), kinds: \(enabled.joined(separator: " "))"
+        let solo = soloContext ? ", the first context alone" : ""
+        return "keys 0..<\(keySpace), cross-context \(crossContextPercent)%\(limit)\(solo), kinds: \(enabled.joined(separator: " "))"
     }
 }
 

@@ -279,8 +279,10 @@ public final class Runner: @unchecked Sendable {
     /// How far each running operation got, from the yield points it passed.
     private var progress: [Int: OperationProgress] = [:]
     /// Steps the model took before their operation returned (`linearizeEarly`): the model
-    /// before the step, and the expected observation to compare at the return.
-    private var early: [Int: (previous: ModelState, expected: Observation, point: YieldPoint, after: Int)] = [:]
+    /// before the step, the expected observation to compare at the return, and the step's
+    /// events (an early `beginWrite`'s completions, Spec A8, compared when it returns).
+    private var early: [Int: (previous: ModelState, expected: Observation, point: YieldPoint, after: Int,
+                              events: [Event])] = [:]
     /// When each thread's `beginWrite` was let go to wait for the write lock (trace length).
     private var handedOff: [Int: Int] = [:]
     /// For the generated test: the queue contexts, and a commit whose crash images failed.
@@ -384,6 +386,7 @@ public final class Runner: @unchecked Sendable {
     public func run() -> RunResult {
         addContexts()
         var index = 0
+        var recordingEnded = false
         while index < settings.operations && failure == nil {
             index += 1
             statistics.schedulingSteps += 1
@@ -396,8 +399,11 @@ public final class Runner: @unchecked Sendable {
             // thread: the steps before that draw nothing of their own (a lock waiter woken,
             // one let go to wait), and the fresh run that made the recording took them too,
             // also after its last draw (the failure it found may be there).
-            guard !stream.isExhausted else { break }
-            let runnable = (0..<settings.threads).filter { isRunnable($0) }
+            guard !stream.isExhausted else {
+                recordingEnded = true
+                break
+            }
+            let runnable = (0..<(swarm.soloContext ? 1 : settings.threads)).filter { isRunnable($0) }
             guard !runnable.isEmpty else {
                 fail(.deadlock, "every thread waits: \(describeThreads())")
                 break
@@ -405,6 +411,12 @@ public final class Runner: @unchecked Sendable {
             let thread = scheduler.pick(runnable, stream: &stream)
             advance(thread)
         }
+        // A run that ended at its bound or its failure, not with its recording, records one
+        // more draw: steps after its last draw that draw nothing (a PCT pick, a thread resumed
+        // inside the engine with no switch to decide) are then inside its recording, and a
+        // replay takes them too rather than stopping where the draws ran out (which lost the
+        // failure of a run that found it there).
+        if !recordingEnded { _ = stream.draw(1) }
         finish()
         statistics.switches = scheduler.switches
         statistics.probes = probeCounter.snapshot
@@ -698,7 +710,7 @@ public final class Runner: @unchecked Sendable {
         previews[step.context] = nil
         var expected = Observation(model: outcome)
         mutate(&expected, step: step)
-        early[thread] = (model, expected, point, trace.count)
+        early[thread] = (model, expected, point, trace.count, outcome.events)
         model = next
         statistics.earlySteps += 1
     }
@@ -717,6 +729,7 @@ public final class Runner: @unchecked Sendable {
         modelEvents = []
         if let taken = early.removeValue(forKey: thread) {
             (previous, expected) = (taken.previous, taken.expected)
+            modelEvents = taken.events
             facts.steppedAfter = taken.after
             note = [note, "stepped at \(taken.point), before it returned"].compactMap { $0 }.joined(separator: "; ")
         } else {

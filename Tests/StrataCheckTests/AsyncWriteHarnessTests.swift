@@ -56,4 +56,29 @@ import Testing
         }
         #expect(checked >= 5, "only \(checked) of 60 runs ran an async block")
     }
+
+    /// The async seeded bugs: each is caught from a fixed seed within a bounded campaign and
+    /// shrunk to at most 30 steps (harness steps such as `turnLoop` included), and its token
+    /// replays the shrunk failure. Orders (A2), cancellation (A4) and completions (A9, D11) show
+    /// in controlled runs; pages of the durable version overwritten during a group (D10) only
+    /// in the crash images of a group's sync, so that bug runs in crash mode.
+    @Test(arguments: [
+        ("groupDurableInPart", Campaign.Mix.controlled, "divergence: the completion of"),
+        ("completionBeforeDurable", .controlled, "divergence: async writes during"),
+        ("asyncBlocksOutOfOrder", .controlled, "divergence: async writes during"),
+        ("cancelledBlockStillRuns", .controlled, "divergence: async writes during"),
+        ("reuseDurablePages", .crash, "crashImage: inside the group"),
+    ])
+    func anAsyncBugIsCaughtAndShrunk(_ name: String, mix: Campaign.Mix, signature: String) throws {
+        let bug = try #require(SeededBugCatalog.named(name))
+        let campaign = Campaign(mix: mix, operationsPerRun: 200, seconds: 30, seed: 1, engineBugs: bug.bug,
+                                shrinkSeconds: 4)
+        let report = campaign.run()
+        let found = try #require(report.failures.first, "\(name) was not caught in \(report.runs) runs")
+        let shrunk = try #require(found.shrunk.failure)
+        print("\(name): caught after \(report.runs) runs, \(String(format: "%.1f", found.foundAfterSeconds)) s; shrunk \(found.original.trace.count) -> \(found.shrunk.trace.count) steps in \(found.shrinkRuns) runs: \(shrunk.description); replay token: \(found.token)")
+        #expect(shrunk.signature.hasPrefix(signature), "\(shrunk.description)")
+        #expect(found.shrunk.trace.count <= 30, "shrunk to \(found.shrunk.trace.count) steps")
+        #expect(try StrataCheck.replay(token: found.token)?.signature == shrunk.signature)
+    }
 }
