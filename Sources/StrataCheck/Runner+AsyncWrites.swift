@@ -223,6 +223,32 @@ extension Runner {
         checkRecoveredContents()
     }
 
+    /// Spec D10, in every mode: before a held group sync is let go, the version a power loss now
+    /// recovers (the one before the group: its commits wrote pages but no slot) must open and
+    /// verify clean with every unsynced write applied: the group's commits may not have
+    /// overwritten a page of it. (With every write lost the image hides such an overwrite;
+    /// crash mode also checks subsets, through its power losses and crash images.)
+    func checkDurableImage(before step: Step) {
+        guard let disk else { return }
+        statistics.durableImageChecks += 1
+        do {
+            let image = try SimStore(state: disk.captureState(), name: "\(runName)-durable-check\(boot)",
+                                     reservationBytes: 256 << 20)
+            try image.crash(.allApplied(count: image.pendingWrites.count))
+            let store = try Store.open(.simulated(image), options: StoreOptions(create: false, hooks: EngineHooks()))
+            defer { store.close() }
+            let report = try store.verify()
+            guard report.problems.isEmpty else {
+                fail(.crashImage, "the durable version before \(StepText.describe(step)) does not verify: "
+                     + "\(report.problems.map(\.description).joined(separator: "; ")) (Spec D10)", at: trace.count)
+                return
+            }
+        } catch {
+            fail(.crashImage, "the durable version before \(StepText.describe(step)) does not open: \(error) (Spec D10)",
+                 at: trace.count)
+        }
+    }
+
     /// The digest of what a power loss now would recover: `disk` with every unsynced write lost.
     private func durableDigest(of disk: SimStore, when moment: String) -> UInt64? {
         do {

@@ -150,6 +150,8 @@ public struct CheckStatistics: Sendable, Hashable {
     public var asyncBlocks = 0
     public var groupCrashImages = 0
     public var pendingGroupPowerLosses = 0
+    /// Durable versions verified before a held group sync was let go (Spec D10).
+    public var durableImageChecks = 0
 
     public init() {}
 
@@ -177,6 +179,7 @@ public struct CheckStatistics: Sendable, Hashable {
         asyncBlocks += other.asyncBlocks
         groupCrashImages += other.groupCrashImages
         pendingGroupPowerLosses += other.pendingGroupPowerLosses
+        durableImageChecks += other.durableImageChecks
     }
 }
 
@@ -543,10 +546,15 @@ public final class Runner: @unchecked Sendable {
             crashBetweenCommits(step, thread: thread)
             return
         case .syncAsyncGroup(let realm, _) where settings.mode == .crash && disk != nil:
+            checkDurableImage(before: step)
+            guard failure == nil else { return }
             if stream.chance(25) {
                 syncGroupWithCrash(step, realm: realm, thread: thread)
                 return
             }
+        case .syncAsyncGroup where disk != nil:
+            checkDurableImage(before: step)
+            guard failure == nil else { return }
         case .commitWrite(let realm, let skipped, _) where settings.mode == .crash && disk != nil
             && !Self.hasAsyncWork(model):
             if case .success = preview(step).outcome.result {

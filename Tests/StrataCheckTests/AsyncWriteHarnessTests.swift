@@ -59,15 +59,15 @@ import Testing
 
     /// The async seeded bugs: each is caught from a fixed seed within a bounded campaign and
     /// shrunk to at most 30 steps (harness steps such as `turnLoop` included), and its token
-    /// replays the shrunk failure. Orders (A2), cancellation (A4) and completions (A9, D11) show
-    /// in controlled runs; pages of the durable version overwritten during a group (D10) only
-    /// in the crash images of a group's sync, so that bug runs in crash mode.
+    /// replays the shrunk failure, all in controlled runs: orders (A2), cancellation (A4) and
+    /// completions (A9, D11) in the async events, pages of the durable version overwritten
+    /// during a group (D10) in the durable image verified before each held group sync is let go.
     @Test(arguments: [
         ("groupDurableInPart", Campaign.Mix.controlled, "divergence: the completion of"),
         ("completionBeforeDurable", .controlled, "divergence: async writes during"),
         ("asyncBlocksOutOfOrder", .controlled, "divergence: async writes during"),
         ("cancelledBlockStillRuns", .controlled, "divergence: async writes during"),
-        ("reuseDurablePages", .crash, "crashImage: inside the group"),
+        ("reuseDurablePages", .controlled, "crashImage: the durable version before"),
     ])
     func anAsyncBugIsCaughtAndShrunk(_ name: String, mix: Campaign.Mix, signature: String) throws {
         let bug = try #require(SeededBugCatalog.named(name))

@@ -180,7 +180,8 @@ struct RunOutput {
                 + "(\(statistics.checkedObjectCallbacks) of objects), \(statistics.checkedDeliveryPoints) caught-up checks"),
             ("async writes", "\(statistics.asyncBlocks) blocks run, \(statistics.checkedCompletions) completions checked durable, "
                 + "\(statistics.pendingGroupPowerLosses) power losses with a group pending, "
-                + "\(statistics.groupCrashImages) crash images inside group syncs"),
+                + "\(statistics.groupCrashImages) crash images inside group syncs, "
+                + "\(statistics.durableImageChecks) durable versions verified before a group sync"),
             ("must-hit probes", Self.probeText(statistics)),
         ])
         if report.freeStatistics.runs > 0 {
