@@ -27,6 +27,16 @@ final class EngineSide: @unchecked Sendable {
     /// The serial queue of each context that is one: every operation of such a context runs
     /// in a block on its queue (`perform(_:)`), as an app's would.
     private var queues: [ContextID: DispatchQueue] = [:]
+    /// Async writes (`EngineSide+AsyncWrites`): what blocks and completions did, the held
+    /// group sync, the realms each context queued work on, the engine's ids for the model's,
+    /// and the contexts whose last step let a held sync go.
+    let asyncLog = AsyncWriteLog()
+    let groupSyncGate = GroupSyncGate()
+    var asyncRealms: [ContextID: Set<RealmID>] = [:]
+    var asyncIDs: [AsyncWriteID: (realm: RealmID, engineID: AsyncTransactionId)] = [:]
+    var lastReleased: Set<ContextID> = []
+    /// A problem the last drain of a queue's async work found (`drainAsync`).
+    private(set) var asyncProblem: String?
 
     init(configuration: Realm.Configuration) {
         self.configuration = configuration
@@ -46,6 +56,17 @@ final class EngineSide: @unchecked Sendable {
         // realm's scheduler then drops it): the old boot's realms must not call back, nor live on.
         for token in dropped { token.invalidate() }
         deliveries.clear()
+        // A group sync held for the old boot goes on against the old disk, which nothing reads
+        // any more; the old realms' later blocks and completions are not recorded.
+        let holds = groupSyncGate.holdsSyncs
+        releaseHeldSyncs()
+        asyncLog.reset()
+        lock.withLock { _ in
+            asyncRealms = [:]
+            asyncIDs = [:]
+            lastReleased = []
+        }
+        groupSyncGate.setHolding(holds)
     }
 
     /// The engine version each realm reads, for the version-stamp checks.
@@ -74,14 +95,30 @@ final class EngineSide: @unchecked Sendable {
         guard let queue = lock.withLock({ _ in queues[step.context] }) else {
             return perform(step.operation, in: step.context)
         }
-        let observation = queue.sync { perform(step.operation, in: step.context) }
+        let observation = queue.sync {
+            // Let go inside the block: the turn the sync's end schedules then comes after it.
+            releaseHeldSyncIfNeeded(for: step)
+            return perform(step.operation, in: step.context)
+        }
         if deliveries.isActive { queue.sync {} }
+        if asyncLog.isActive, let problem = drainAsync(on: queue, context: step.context) {
+            lock.withLock { _ in asyncProblem = problem }
+        }
         return observation
+    }
+
+    /// The problem the last drain found, once.
+    func takeAsyncProblem() -> String? {
+        lock.withLock { _ in
+            defer { asyncProblem = nil }
+            return asyncProblem
+        }
     }
 
     private func perform(_ operation: StrataModel.Operation, in context: ContextID) -> Observation {
         do throws(Realm.Error) {
             if let observation = try dispatchNotification(operation, in: context) { return observation }
+            if let observation = try dispatchAsync(operation, in: context) { return observation }
             return try dispatch(operation)
         } catch {
             return .failure(code: error.modelCode, message: error.message)

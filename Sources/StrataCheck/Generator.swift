@@ -15,11 +15,22 @@ public enum OperationKind: Int, CaseIterable, Sendable {
          observeCollection, invalidateToken, turnLoop,
          /// Object observers (generation 3): `observe(keyPaths:)` on an object, with no key
          /// paths, `value` or `list`.
-         observeObject
+         observeObject,
+         /// Async writes (generation 4) on a queue context's own realm: `writeAsync` and
+         /// `beginAsyncWrite` blocks of creates (the latter ending in `commitAsyncWrite` with or
+         /// without grouping, or in `cancelWrite`), `commitAsyncWrite` of a synchronous write,
+         /// `cancelAsyncWrite` of a queued block or a commit's completion,
+         /// `isPerformingAsynchronousWriteOperations`, and the background sync of an ended group
+         /// (which the harness holds until this step lets it go). One run in two without
+         /// observers or an active-version limit (`Swarm.draw`).
+         writeAsync, beginAsyncWrite, commitAsyncWrite, cancelAsyncWrite, asyncStatus, syncAsyncGroup
 
     /// The kinds of the notification swarm, drawn apart from the others (generation 3).
     static let notificationKinds: [OperationKind] = [.observeCollection, .invalidateToken, .turnLoop,
                                                      .observeObject]
+    /// The kinds of the async-write swarm, drawn apart from the others (generation 4).
+    static let asyncKinds: [OperationKind] = [.writeAsync, .beginAsyncWrite, .commitAsyncWrite, .cancelAsyncWrite,
+                                              .asyncStatus, .syncAsyncGroup]
 }
 
 /// Per-run variation of the operation mix (swarm testing: each run leaves some kinds out and
@@ -32,6 +43,11 @@ struct Swarm: Sendable, CustomStringConvertible {
     var crossContextPercent: Int
     /// The run's `maximumNumberOfActiveVersions` (Spec L1-L5), nil for none (one run in two).
     var activeVersionLimit: Int?
+    /// Generation 4: one async run in three runs its first context alone (`Runner` never picks
+    /// the others). Other contexts' realms, frozen realms and handles pin old versions, and the
+    /// durable version's pages are reused only when nothing pins it (the free-space rule of
+    /// Spec D10 is what such a run checks).
+    var soloContext = false
 
     static func draw(_ stream: inout ChoiceStream, crashes: Bool, excluding excluded: Set<String> = [],
                      generation: Int = CheckSettings.currentGeneration) -> Swarm {
@@ -44,7 +60,7 @@ struct Swarm: Sendable, CustomStringConvertible {
             }
             // Observers are drawn after the rest (`drawNotifications`): older streams never
             // drew for them, and theirs must mean what they meant.
-            if OperationKind.notificationKinds.contains(kind) {
+            if OperationKind.notificationKinds.contains(kind) || OperationKind.asyncKinds.contains(kind) {
                 weights.append(0)
                 continue
             }
@@ -69,11 +85,15 @@ struct Swarm: Sendable, CustomStringConvertible {
         if generation >= 3 {
             drawNotifications(&stream, into: &weights, activeVersionLimit: activeVersionLimit)
         }
-        for kind in OperationKind.notificationKinds where excluded.contains("\(kind)") {
+        var soloContext = false
+        if generation >= 4 {
+            soloContext = drawAsyncWrites(&stream, into: &weights, activeVersionLimit: activeVersionLimit)
+        }
+        for kind in OperationKind.notificationKinds + OperationKind.asyncKinds where excluded.contains("\(kind)") {
             weights[kind.rawValue] = 0
         }
         return Swarm(weights: weights, keySpace: keySpace, crossContextPercent: crossContextPercent,
-                     activeVersionLimit: activeVersionLimit)
+                     activeVersionLimit: activeVersionLimit, soloContext: soloContext)
     }
 
     /// Generation 3: one run in two observes collections. Never with an active-version limit:
@@ -93,6 +113,29 @@ struct Swarm: Sendable, CustomStringConvertible {
     /// Whether the run generates observers (generation 3, one run in two).
     var observes: Bool { weights[OperationKind.observeCollection.rawValue] > 0 }
 
+    /// Generation 4: three runs in four without observers or an active-version limit make async
+    /// writes (about one run in five). Not with observers: an async commit's delivery turn and the blocks' turns share
+    /// the queue in an order the delivery oracle's caught-up points do not model yet. Not with
+    /// a limit: a block that cannot begin fails its completion (Spec L3), which the engine side
+    /// has no block to report. Any draw but the lowest turns them on.
+    /// Returns whether the run's first context runs alone (one async run in three; the highest
+    /// draw, so a shrinker lowering it brings the other contexts back).
+    private static func drawAsyncWrites(_ stream: inout ChoiceStream, into weights: inout [Int],
+                                        activeVersionLimit: Int?) -> Bool {
+        let observes = weights[OperationKind.observeCollection.rawValue] > 0
+        guard stream.draw(4) != 0, activeVersionLimit == nil, !observes else { return false }
+        weights[OperationKind.writeAsync.rawValue] = 12 * (1 + stream.draw(3))
+        weights[OperationKind.beginAsyncWrite.rawValue] = 12 * (1 + stream.draw(3))
+        weights[OperationKind.commitAsyncWrite.rawValue] = 4 * (1 + stream.draw(3))
+        weights[OperationKind.cancelAsyncWrite.rawValue] = 3 * (1 + stream.draw(3))
+        weights[OperationKind.asyncStatus.rawValue] = 2 * (1 + stream.draw(2))
+        weights[OperationKind.syncAsyncGroup.rawValue] = 10 * (1 + stream.draw(3))
+        return stream.draw(3) == 2
+    }
+
+    /// Whether the run makes async writes (generation 4).
+    var writesAsync: Bool { weights[OperationKind.writeAsync.rawValue] > 0 }
+
     private static func baseWeight(_ kind: OperationKind) -> Int {
         switch kind {
         case .open, .refresh, .beginWrite, .commitWrite, .read, .create, .objects, .setValue: return 6
@@ -105,7 +148,8 @@ struct Swarm: Sendable, CustomStringConvertible {
     var description: String {
         let enabled = OperationKind.allCases.filter { weights[$0.rawValue] > 0 }.map { "\($0)" }
         let limit = activeVersionLimit.map { ", at most \($0) active versions" } ?? ""
-        return "keys 0..<\(keySpace), cross-context \(crossContextPercent)%\(limit), kinds: \(enabled.joined(separator: " "))"
+        let solo = soloContext ? ", the first context alone" : ""
+        return "keys 0..<\(keySpace), cross-context \(crossContextPercent)%\(limit)\(solo), kinds: \(enabled.joined(separator: " "))"
     }
 }
 
@@ -119,6 +163,7 @@ struct Generator {
     private(set) var nextHandle = 1
     private(set) var nextReference = 1
     private(set) var nextObserver = 1
+    var nextAsyncWrite = 1
 
     init(swarm: Swarm, configuration: StrataModel.Configuration) {
         self.swarm = swarm
@@ -152,6 +197,15 @@ struct Generator {
             // Spec C11: a thread without a loop cannot observe; one try in four checks that.
             weights[OperationKind.observeCollection.rawValue] /= 4
             weights[OperationKind.observeObject.rawValue] /= 4
+        }
+        if case .serialQueue = model.contexts[context]?.kind {
+            if model.realms[own]?.write != nil {
+                weights[OperationKind.commitAsyncWrite.rawValue] *= 3
+            }
+        } else {
+            // A controlled thread runs no loop that would run the blocks (Spec A12's "where no
+            // turn would run them"): async writes are a queue context's.
+            for kind in OperationKind.asyncKinds { weights[kind.rawValue] = 0 }
         }
         let kind = OperationKind(rawValue: stream.weighted(weights)) ?? .read
         let realm = pickRealm(own: own, model: model, stream: &stream)
@@ -269,6 +323,8 @@ struct Generator {
             return .invalidateToken(live[stream.draw(live.count)])
         case .turnLoop:
             return .turnLoop
+        case .writeAsync, .beginAsyncWrite, .commitAsyncWrite, .cancelAsyncWrite, .asyncStatus, .syncAsyncGroup:
+            return asyncWrite(kind, own: own, model: model, stream: &stream)
         }
     }
 

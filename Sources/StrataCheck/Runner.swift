@@ -42,7 +42,7 @@ public struct CheckSettings: Sendable, Hashable {
     /// token keeps meaning what it meant when it was printed. 1: before bulk writes; 2: before
     /// collection and object observers.
     public var generation = CheckSettings.currentGeneration
-    public static let currentGeneration = 3
+    public static let currentGeneration = 4
     public static let generations = 1...currentGeneration
 
     public init(mode: CheckMode = .controlled, store: CheckStore = .sim, threads: Int = 3, operations: Int = 200,
@@ -143,6 +143,15 @@ public struct CheckStatistics: Sendable, Hashable {
     /// Observers found caught up where the Spec says nothing may be owed (after `refresh()`,
     /// `beginWrite`, a queue realm's commit or `observe`).
     public var checkedDeliveryPoints = 0
+    /// Async writes (generation 4): completions found durable as they ran (Spec D11), crash
+    /// images taken inside a group's sync (D10), and power losses while a group was published
+    /// and not yet durable.
+    public var checkedCompletions = 0
+    public var asyncBlocks = 0
+    public var groupCrashImages = 0
+    public var pendingGroupPowerLosses = 0
+    /// Durable versions verified before a held group sync was let go (Spec D10).
+    public var durableImageChecks = 0
 
     public init() {}
 
@@ -166,6 +175,11 @@ public struct CheckStatistics: Sendable, Hashable {
         checkedCallbacks += other.checkedCallbacks
         checkedObjectCallbacks += other.checkedObjectCallbacks
         checkedDeliveryPoints += other.checkedDeliveryPoints
+        checkedCompletions += other.checkedCompletions
+        asyncBlocks += other.asyncBlocks
+        groupCrashImages += other.groupCrashImages
+        pendingGroupPowerLosses += other.pendingGroupPowerLosses
+        durableImageChecks += other.durableImageChecks
     }
 }
 
@@ -212,8 +226,8 @@ public struct RunResult: Sendable {
 /// One lockstep run: the model and the engine side by side under one choice stream.
 public final class Runner: @unchecked Sendable {
     let settings: CheckSettings
-    private var stream: ChoiceStream
-    private var model = ModelState() {
+    var stream: ChoiceStream
+    var model = ModelState() {
         didSet { modelGeneration += 1 }
     }
     /// Bumped at every change of `model`: a preview is good while the model has not moved.
@@ -224,26 +238,26 @@ public final class Runner: @unchecked Sendable {
     private var generator: Generator
     private var scheduler: Scheduler
     private let threads: ControlledThreads
-    private let engine: EngineSide
-    private let hooks = RunHooks()
-    private var statistics = CheckStatistics()
-    private var trace: [TraceEntry] = []
+    let engine: EngineSide
+    let hooks = RunHooks()
+    var statistics = CheckStatistics()
+    var trace: [TraceEntry] = []
     private var pending: [Step?]
     /// The thread let go into a blocking wait for the write lock, with its step.
-    private var lockWaiter: (thread: Int, step: Step)?
+    var lockWaiter: (thread: Int, step: Step)?
     /// Threads parked inside the engine with the step they run.
-    private var inFlight: [Int: Step] = [:]
-    private var failure: CheckFailure?
-    private var boot = 0
-    private let runName: String
-    private var disk: SimStore?
-    private var versionOffset: Int64?
+    var inFlight: [Int: Step] = [:]
+    var failure: CheckFailure?
+    var boot = 0
+    let runName: String
+    var disk: SimStore?
+    var versionOffset: Int64?
     /// The newest version each live realm instance read. Per instance, not per thread: a new
     /// instance resolving a reference begins at the reference's source version, which may be
     /// older than what the thread's earlier instance read (Spec T4, TSR-07).
     private var lastSeen: [RealmID: UInt64] = [:]
     private var lastCommitVersion: UInt64 = 0
-    private let swarm: Swarm
+    let swarm: Swarm
     private let engineHooks: EngineHooks
     /// The engine configuration of the current boot (a crash moves it to a new disk).
     private var configuration: Realm.Configuration
@@ -257,7 +271,7 @@ public final class Runner: @unchecked Sendable {
 
     private static let runCounter = Lock(0)
     private let hangReport = LateBound<Void, String> { "no replay token" }
-    private let probeCounter = ProbeCounter()
+    let probeCounter = ProbeCounter()
     /// Where the current scheduling step's draws begin, and each thread's pending operation's
     /// draws (for `TraceEntry.draws`).
     private var stepFirstDraw = 0
@@ -268,15 +282,23 @@ public final class Runner: @unchecked Sendable {
     /// How far each running operation got, from the yield points it passed.
     private var progress: [Int: OperationProgress] = [:]
     /// Steps the model took before their operation returned (`linearizeEarly`): the model
-    /// before the step, and the expected observation to compare at the return.
-    private var early: [Int: (previous: ModelState, expected: Observation, point: YieldPoint, after: Int)] = [:]
+    /// before the step, the expected observation to compare at the return, and the step's
+    /// events (an early `beginWrite`'s completions, Spec A8, compared when it returns).
+    private var early: [Int: (previous: ModelState, expected: Observation, point: YieldPoint, after: Int,
+                              events: [Event])] = [:]
     /// When each thread's `beginWrite` was let go to wait for the write lock (trace length).
     private var handedOff: [Int: Int] = [:]
     /// For the generated test: the queue contexts, and a commit whose crash images failed.
-    private var queueContexts: Set<ContextID> = []
+    var queueContexts: Set<ContextID> = []
     private var failedCrash: TraceEntry?
     /// Checks the observers' callbacks (Spec N2, N4 to N13, N20, N21).
     private var deliveryOracle = DeliveryOracle()
+    /// The model's events of the step `complete` took last (async blocks and completions).
+    var modelEvents: [Event] = []
+    /// Async writes: the model's version of each async commit (for Spec D11's check) and the
+    /// ids of `writeAsync` blocks (whose commits the engine side cannot see).
+    var asyncCommitVersions: [AsyncWriteID: StrataModel.Version] = [:]
+    var writeAsyncIDs: Set<AsyncWriteID> = []
 
     public init(settings: CheckSettings, stream: ChoiceStream) throws {
         self.settings = settings
@@ -304,7 +326,9 @@ public final class Runner: @unchecked Sendable {
         threads = ControlledThreads(count: settings.threads, switchPoints: { point in
             switch point {
             case .pageWrite, .phaseOneSync, .slotWrite, .phaseTwoSync, .publish, .pinNewest, .pin, .unpin: return true
-            case .writeLockWait, .writeLockBlocks, .writeLockAcquired, .writeLockReleased: return false
+            case .writeLockWait, .writeLockBlocks, .writeLockAcquired, .writeLockReleased, .groupSyncBegins,
+                 .groupSyncEnds:
+                return false
             }
         }, decide: { thread, point in decision.call((thread, point)) }, onInlineHang: { hangReport.call(()) })
         let threadsForHook = threads
@@ -336,6 +360,8 @@ public final class Runner: @unchecked Sendable {
         // in a write transaction the model does not know of (it would block other threads).
         _ = try Realm._open(configuration: configuration, queue: nil)
         engine = EngineSide(configuration: configuration)
+        hooks.groupSyncGate = engine.groupSyncGate
+        engine.groupSyncGate.setHolding(swarm.writesAsync)
         self.engineHooks = engineHooks
         self.configuration = configuration
         let settings = self.settings
@@ -357,12 +383,13 @@ public final class Runner: @unchecked Sendable {
         }
     }
 
-    private func context(_ thread: Int) -> ContextID { ContextID(thread + 1) }
+    func context(_ thread: Int) -> ContextID { ContextID(thread + 1) }
 
     /// Runs the operations and returns what happened.
     public func run() -> RunResult {
         addContexts()
         var index = 0
+        var recordingEnded = false
         while index < settings.operations && failure == nil {
             index += 1
             statistics.schedulingSteps += 1
@@ -375,8 +402,11 @@ public final class Runner: @unchecked Sendable {
             // thread: the steps before that draw nothing of their own (a lock waiter woken,
             // one let go to wait), and the fresh run that made the recording took them too,
             // also after its last draw (the failure it found may be there).
-            guard !stream.isExhausted else { break }
-            let runnable = (0..<settings.threads).filter { isRunnable($0) }
+            guard !stream.isExhausted else {
+                recordingEnded = true
+                break
+            }
+            let runnable = (0..<(swarm.soloContext ? 1 : settings.threads)).filter { isRunnable($0) }
             guard !runnable.isEmpty else {
                 fail(.deadlock, "every thread waits: \(describeThreads())")
                 break
@@ -384,6 +414,12 @@ public final class Runner: @unchecked Sendable {
             let thread = scheduler.pick(runnable, stream: &stream)
             advance(thread)
         }
+        // A run that ended at its bound or its failure, not with its recording, records one
+        // more draw: steps after its last draw that draw nothing (a PCT pick, a thread resumed
+        // inside the engine with no switch to decide) are then inside its recording, and a
+        // replay takes them too rather than stopping where the draws ran out (which lost the
+        // failure of a run that found it there).
+        if !recordingEnded { _ = stream.draw(1) }
         finish()
         statistics.switches = scheduler.switches
         statistics.probes = probeCounter.snapshot
@@ -411,9 +447,12 @@ public final class Runner: @unchecked Sendable {
         for thread in 0..<settings.threads {
             var kind = ContextKind.thread(hasEventLoop: false)
             // The highest draw, so that a shrinker lowering values makes threads of queues. A run
-            // with observers makes one context in two a queue: only a queue's realms have a
-            // scheduler to call them on (a controlled thread runs no event loop, Spec C11).
-            if stream.draw(4) >= (swarm.observes ? 2 : 3) {
+            // with observers or async writes makes one context in two a queue: only a queue's
+            // realms have a scheduler to call them on or run blocks on (a controlled thread runs
+            // no event loop, Spec C11). With async writes the first context is a queue without a
+            // draw: such a run needs one, and its shrunk runs keep it.
+            let asyncQueue = swarm.writesAsync && thread == 0
+            if asyncQueue || stream.draw(4) >= (swarm.observes || swarm.writesAsync ? 2 : 3) {
                 let queue = QueuePool.checkOut()
                 queues.append(queue)
                 engine.setQueue(queue, of: context(thread))
@@ -448,7 +487,7 @@ public final class Runner: @unchecked Sendable {
     }
 
     /// What the model makes of `step` now, without taking it.
-    private func preview(_ step: Step) -> (next: ModelState, outcome: Outcome) {
+    func preview(_ step: Step) -> (next: ModelState, outcome: Outcome) {
         if let cached = previews[step.context], cached.generation == modelGeneration, cached.step == step {
             return (cached.next, cached.outcome)
         }
@@ -494,6 +533,7 @@ public final class Runner: @unchecked Sendable {
                owner != context(thread), inFlight[owner.rawValue - 1] != nil {
                 operation = .refresh(Generator.liveRealm(of: context(thread), in: model) ?? RealmID(0))
             }
+            if swarm.writesAsync { operation = asyncSubstitute(operation, in: context(thread)) }
             step = Step(context(thread), operation)
             generatedDraws[thread] = stepFirstDraw..<stream.drawCount
         }
@@ -505,7 +545,18 @@ public final class Runner: @unchecked Sendable {
         case .crashMachine:
             crashBetweenCommits(step, thread: thread)
             return
-        case .commitWrite(let realm, let skipped, _) where settings.mode == .crash && disk != nil:
+        case .syncAsyncGroup(let realm, _) where settings.mode == .crash && disk != nil:
+            checkDurableImage(before: step)
+            guard failure == nil else { return }
+            if stream.chance(25) {
+                syncGroupWithCrash(step, realm: realm, thread: thread)
+                return
+            }
+        case .syncAsyncGroup where disk != nil:
+            checkDurableImage(before: step)
+            guard failure == nil else { return }
+        case .commitWrite(let realm, let skipped, _) where settings.mode == .crash && disk != nil
+            && !Self.hasAsyncWork(model):
             if case .success = preview(step).outcome.result {
                 if stream.chance(12) {
                     commitWithCrash(step, realm: realm, skipped: skipped, thread: thread)
@@ -621,7 +672,7 @@ public final class Runner: @unchecked Sendable {
             // then on, so what runs meanwhile comes after the step, in the model too.
             lockEvent = false
             passed.linearized = true
-        case .pin, .unpin, .pageWrite, .phaseOneSync, .slotWrite, .phaseTwoSync:
+        case .pin, .unpin, .pageWrite, .phaseOneSync, .slotWrite, .phaseTwoSync, .groupSyncBegins, .groupSyncEnds:
             lockEvent = false
         }
         progress[thread] = passed
@@ -667,14 +718,14 @@ public final class Runner: @unchecked Sendable {
         previews[step.context] = nil
         var expected = Observation(model: outcome)
         mutate(&expected, step: step)
-        early[thread] = (model, expected, point, trace.count)
+        early[thread] = (model, expected, point, trace.count, outcome.events)
         model = next
         statistics.earlySteps += 1
     }
 
     /// The model takes the step now (the operation's effects are visible from its completion
     /// on) and the engine's observation is compared with the model's.
-    private func complete(_ thread: Int, step: Step, observed: Observation, note: String? = nil,
+    func complete(_ thread: Int, step: Step, observed: Observation, note: String? = nil,
                           facts: ScriptFacts = ScriptFacts()) {
         running[thread] = nil
         progress[thread] = nil
@@ -683,13 +734,16 @@ public final class Runner: @unchecked Sendable {
         var note = note
         var facts = facts
         facts.handedOffAfter = handedOff.removeValue(forKey: thread)
+        modelEvents = []
         if let taken = early.removeValue(forKey: thread) {
             (previous, expected) = (taken.previous, taken.expected)
+            modelEvents = taken.events
             facts.steppedAfter = taken.after
             note = [note, "stepped at \(taken.point), before it returned"].compactMap { $0 }.joined(separator: "; ")
         } else {
             let (next, outcome) = preview(step)
             previews[step.context] = nil
+            modelEvents = outcome.events
             var mutated = Observation(model: outcome)
             mutate(&mutated, step: step)
             expected = mutated
@@ -712,6 +766,10 @@ public final class Runner: @unchecked Sendable {
             return
         }
         markProbes(step, observed: observed, previous: previous)
+        // The async turns the step ran on its queue (`EngineSide.drainAsync`) are the model's
+        // too before versions compare: a block may have committed after the step's own commit.
+        asyncTurned(after: step, thread: thread)
+        guard failure == nil else { return }
         if let realm, !isMidOperation(realm, except: thread) {
             checkVersions(thread, realm: realm, engineVersion: engineVersion, step: step, previous: previous)
         }
@@ -1028,7 +1086,7 @@ public final class Runner: @unchecked Sendable {
 
     /// Runs `step` on `thread` to its end without switching (a crash or fault follows, so no
     /// interleaving is drawn): inline when no thread is parked inside the engine.
-    private func runToEnd(_ step: Step, thread: Int) -> (ControlledThreads.Report, Observation) {
+    func runToEnd(_ step: Step, thread: Int) -> (ControlledThreads.Report, Observation) {
         let engine = self.engine
         if inFlight.isEmpty {
             return (.finished, threads.runInline(thread) { engine.perform(step) })
@@ -1042,7 +1100,7 @@ public final class Runner: @unchecked Sendable {
     /// waiting for the write lock. `crashBetweenCommits` lets such threads finish first (it
     /// cannot stop a real thread), and a commit finished so would be durable on the disk the
     /// crash keeps while the model, whose step for it never comes, loses it.
-    private var mayLosePowerBetweenCommits: Bool { inFlight.isEmpty && lockWaiter == nil }
+    var mayLosePowerBetweenCommits: Bool { inFlight.isEmpty && lockWaiter == nil }
 
     /// A power loss between commits: nothing is pending, so the disk reboots as it is.
     ///
@@ -1055,6 +1113,7 @@ public final class Runner: @unchecked Sendable {
             return
         }
         settleAllThreads()
+        if model.realms.values.contains(where: { !$0.asyncGroups.isEmpty }) { statistics.pendingGroupPowerLosses += 1 }
         do {
             boot += 1
             let next = try SimStore(state: disk.captureState(), name: "\(runName)-boot\(boot)", reservationBytes: 256 << 20)
@@ -1106,7 +1165,7 @@ public final class Runner: @unchecked Sendable {
         }
     }
 
-    private func reboot(onto next: SimStore) {
+    func reboot(onto next: SimStore) {
         // A power loss due after the poisoned steps belongs to the boot whose file was
         // poisoned: a crash ends those steps early, and left armed it would strike the next
         // boot's sound file at a moment no rule chose (with a commit in flight, say).
@@ -1120,7 +1179,7 @@ public final class Runner: @unchecked Sendable {
     }
 
     /// After recovery the file must hold exactly the model's durable version (Spec D3, D9).
-    private func checkRecoveredContents() {
+    func checkRecoveredContents() {
         guard failure == nil, let file = model.files.values.first, let expected = model.newestContents else { return }
         if !trace.isEmpty { trace[trace.count - 1].facts.recovered = expected }
         let configuration = self.configuration
@@ -1142,7 +1201,7 @@ public final class Runner: @unchecked Sendable {
     }
 
     /// The newest version on `disk` and its digest; nil (and the run fails) if it cannot be read.
-    private func digest(of disk: SimStore, when moment: String) -> (StrataStorage.Version, UInt64)? {
+    func digest(of disk: SimStore, when moment: String) -> (StrataStorage.Version, UInt64)? {
         do {
             let store = try Store.open(.simulated(disk), options: StoreOptions(create: false, hooks: engineHooks))
             defer { store.close() }
@@ -1158,10 +1217,14 @@ public final class Runner: @unchecked Sendable {
 
     private func finish() {
         settleAllThreads()  // so that the next run starts clean
+        // The realms go first: a held group sync let go now needs the write lock, which a realm
+        // left inside a write at the end of the run holds until it is dropped (`reset` drops
+        // every engine object, then lets the held sync go and waits for it to end).
         engine.reset(to: configuration)
+        engine.groupSyncGate.setHolding(false)
     }
 
-    private func fail(_ kind: CheckFailure.Kind, _ message: String, at index: Int? = nil) {
+    func fail(_ kind: CheckFailure.Kind, _ message: String, at index: Int? = nil) {
         guard failure == nil else { return }
         failure = CheckFailure(kind: kind, message: message, operationIndex: index ?? max(0, trace.count - 1))
     }
@@ -1259,7 +1322,15 @@ final class RunHooks: @unchecked Sendable {
         }
     }
 
+    /// Holds background group syncs (`EngineSide.groupSyncGate`).
+    var groupSyncGate: GroupSyncGate?
+
     func yield(_ point: YieldPoint) {
+        switch point {
+        case .groupSyncBegins: lock.withLock { groupSyncGate }?.arrive()
+        case .groupSyncEnds: lock.withLock { groupSyncGate }?.end()
+        default: break
+        }
         lock.withLock {
             guard let armed, captured == nil else { return }
             if armed.point.matches(point, pageWritesSoFar: pageWrites) {

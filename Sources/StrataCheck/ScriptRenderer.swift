@@ -89,6 +89,17 @@ struct ScriptRenderer {
         if observes {
             return "observers: their callbacks are checked by the harness's DeliveryOracle, not by a script"
         }
+        let writesAsync = result.trace.contains { entry in
+            switch entry.step.operation {
+            case .writeAsync, .beginAsyncWrite, .commitAsyncWrite, .cancelAsyncWrite,
+                 .isPerformingAsynchronousWriteOperations, .syncAsyncGroup:
+                return true
+            default: return false
+            }
+        }
+        if writesAsync {
+            return "async writes: their blocks, completions and held group syncs are run by the harness's queue turns, not by a script"
+        }
         return nil
     }
 

@@ -75,6 +75,17 @@ public enum SeededBugCatalog {
                   rules: ["N12"], summary: "refresh() moves without running the pending collection callbacks"),
         SeededBug(name: "callbackInsideObserve", bug: .callbackInsideObserve, layer: "API: notifications",
                   rules: ["N8"], summary: "observe calls the initial callback re-entrantly, before it returns"),
+        // Async writes and group durability (generation 4 runs write async; `Runner+AsyncWrites`).
+        SeededBug(name: "groupDurableInPart", bug: .groupDurableInPart, layer: "commit: async groups",
+                  rules: ["D10", "D11"], summary: "the group sync writes the slot of the group's first commit"),
+        SeededBug(name: "reuseDurablePages", bug: .reuseDurablePages, layer: "free space: async groups",
+                  rules: ["D10", "D5"], summary: "an async group's commits overwrite pages of the durable version"),
+        SeededBug(name: "completionBeforeDurable", bug: .completionBeforeDurable, layer: "API: async writes",
+                  rules: ["D11", "A9"], summary: "an async commit's completion runs before its group's sync"),
+        SeededBug(name: "asyncBlocksOutOfOrder", bug: .asyncBlocksOutOfOrder, layer: "API: async writes",
+                  rules: ["A2"], summary: "queued async blocks run newest first"),
+        SeededBug(name: "cancelledBlockStillRuns", bug: .cancelledBlockStillRuns, layer: "API: async writes",
+                  rules: ["A4"], summary: "cancelAsyncWrite leaves a queued block queued"),
     ]
 
     public static func named(_ name: String) -> SeededBug? { all.first { $0.name == name } }

@@ -50,6 +50,15 @@ enum StepText {
         case .apply(let id, let mutations):
             let shown = mutations.prefix(3).map(describe).joined(separator: ", ")
             return "apply(\(id), \(mutations.count) mutations: \(shown)\(mutations.count > 3 ? ", …" : ""))"
+        case .writeAsync(let id, let mutations, let write):
+            return "writeAsync(\(id), \(mutations.map(describe).joined(separator: ", "))) -> \(write)"
+        case .beginAsyncWrite(let id, let mutations, let ending, let write):
+            return "beginAsyncWrite(\(id), \(mutations.map(describe).joined(separator: ", ")), then \(ending)) -> \(write)"
+        case .commitAsyncWrite(let id, let grouping, let write):
+            return "commitAsyncWrite(\(id), allowGrouping: \(grouping)) -> \(write)"
+        case .cancelAsyncWrite(let id, let write): return "cancelAsyncWrite(\(id), \(write))"
+        case .isPerformingAsynchronousWriteOperations(let id): return "isPerformingAsynchronousWriteOperations(\(id))"
+        case .syncAsyncGroup(let id, let fails): return "syncAsyncGroup(\(id)\(fails ? ", fails" : ""))"
         default: return "\(operation)"
         }
     }

@@ -17,13 +17,19 @@ extension ModelState {
         case .writeAsync(let realmID, let mutations, let id):
             try checkAsyncAllowed(realmID, in: context)
             // Spec A1: returns before the block runs; commits without grouping; completes.
+            // Spec A4: the id names the block; its commit's completion cannot be cancelled.
             enqueue(AsyncBlock(id: id, mutations: mutations,
-                               ending: .commit(allowGrouping: false), hasCompletion: true),
+                               ending: .commit(allowGrouping: false), hasCompletion: true,
+                               commitTakesBlockID: false),
                     on: realmID)
             return .done
         case .beginAsyncWrite(let realmID, let mutations, let ending, let id):
             try checkAsyncAllowed(realmID, in: context)
-            enqueue(AsyncBlock(id: id, mutations: mutations, ending: ending, hasCompletion: true),
+            // Spec A2, A3: a block that cancels its write has no completion (only
+            // `commitAsyncWrite` takes one); its commit's completion has the block's id here.
+            var hasCompletion = true
+            if case .cancel = ending { hasCompletion = false }
+            enqueue(AsyncBlock(id: id, mutations: mutations, ending: ending, hasCompletion: hasCompletion),
                     on: realmID)
             return .done
         case .asyncWrite(let realmID, let mutations, let ending, let cancelled, let id):
@@ -80,18 +86,19 @@ extension ModelState {
         guard var realm = realms[realmID] else { return }
         realm.asyncQueue.removeAll { $0.id == id }
         for g in realm.asyncGroups.indices {
-            for c in realm.asyncGroups[g].commits.indices where realm.asyncGroups[g].commits[c].id == id {
+            for c in realm.asyncGroups[g].commits.indices
+            where realm.asyncGroups[g].commits[c].id == id && realm.asyncGroups[g].commits[c].isCancellable {
                 realm.asyncGroups[g].commits[c].completionCancelled = true
             }
         }
-        realm.completionsOwed.removeAll { $0.id == id }  // Spec A10: runs zero times
+        realm.completionsOwed.removeAll { $0.id == id && $0.isCancellable }  // Spec A10: runs zero times
         realms[realmID] = realm
     }
 
     /// Spec A6, V12, D10, A9: publishes the realm's open write without a sync and adds it to the
     /// realm's open group.
     mutating func asyncCommit(_ realmID: RealmID, id: AsyncWriteID, allowGrouping: Bool,
-                              hasCompletion: Bool)
+                              hasCompletion: Bool, isCancellable: Bool = true)
     {
         guard let realm = realms[realmID], let write = realm.write else { return }
         let version = write.startVersion.next
@@ -100,7 +107,8 @@ extension ModelState {
         var groups = realms[realmID]?.asyncGroups ?? []
         if groups.last?.isEnded != false { groups.append(AsyncGroup(commits: [], isEnded: false)) }
         groups[groups.count - 1].commits.append(AsyncCommit(
-            id: id, version: version, completionCancelled: false, hasCompletion: hasCompletion))
+            id: id, version: version, completionCancelled: false, hasCompletion: hasCompletion,
+            isCancellable: isCancellable))
         let queueEmpty = realms[realmID]?.asyncQueue.isEmpty ?? true
         // Spec A9, L7: the group ends without grouping, at its 20th commit, or with no block
         // queued.
@@ -130,7 +138,7 @@ extension ModelState {
             files[location]?.durable = last  // Spec D10: one sync makes the group's last durable
         }
         let completions = group.commits.filter { $0.hasCompletion && !$0.completionCancelled }
-            .map { AsyncCompletion(id: $0.id, error: error) }
+            .map { AsyncCompletion(id: $0.id, error: error, isCancellable: $0.isCancellable) }
         realm.completionsOwed.append(contentsOf: completions)  // Spec A9: in commit order
         realms[realmID] = realm
         if runCompletionsNow { runOwedCompletions(realmID) }
@@ -188,7 +196,7 @@ extension ModelState {
         switch block.ending {
         case .commit(let allowGrouping):
             asyncCommit(realmID, id: block.id, allowGrouping: allowGrouping,
-                        hasCompletion: block.hasCompletion)
+                        hasCompletion: block.hasCompletion, isCancellable: block.commitTakesBlockID)
         case .cancel:
             rollback(realmID)  // Spec A3
             if block.hasCompletion { emit(.asyncCompleted(block.id, nil)) }

@@ -98,8 +98,13 @@ extension ModelState {
             try beginReadIfNeeded(realmID)
         } else if realm.readVersion == nil, !realm.isFrozen {
             // Spec T4: an unread realm begins at the source version; a reference that pins
-            // nothing (T8) may find it reclaimed, and then begins at the newest.
-            let start = file.versions[value.sourceVersion] != nil ? value.sourceVersion : file.newest
+            // nothing (T8) may find it reclaimed, and then begins at the newest. A version kept
+            // only as the durable one (async commits published after it, Spec D10) is kept for
+            // recovery, not for readers: no pin holds it, so it counts as reclaimed.
+            let source = value.sourceVersion
+            let keptForRecoveryOnly = source == file.durable && source != file.newest
+                && !activeVersions(of: value.location).contains(source)
+            let start = file.versions[source] != nil && !keptForRecoveryOnly ? source : file.newest
             try checkReaderSlot(process: realm.process, version: start, location: value.location)
             realms[realmID]?.readVersion = start
         } else if let current = realm.readVersion, current < value.sourceVersion,

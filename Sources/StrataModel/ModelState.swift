@@ -226,6 +226,11 @@ public struct AsyncBlock: Hashable, Sendable {
     public var ending: AsyncBlockEnding
     /// Whether a completion (or an awaiting `asyncWrite` caller) is told the result.
     public var hasCompletion: Bool
+    /// Whether `cancelAsyncWrite` with the block's id reaches its commit's completion once the
+    /// block has run (Spec A4: only the id `commitAsyncWrite` returned does). False for
+    /// `writeAsync`, whose id names the block: the commit after it gets an id of its own, which
+    /// the caller never sees.
+    public var commitTakesBlockID = true
 }
 
 /// An async commit published and not yet durable.
@@ -234,6 +239,8 @@ public struct AsyncCommit: Hashable, Sendable {
     public var version: Version
     public var completionCancelled: Bool
     public var hasCompletion: Bool
+    /// Whether `cancelAsyncWrite(id)` drops this completion (Spec A4; see `AsyncBlock`).
+    public var isCancellable = true
 }
 
 /// Async commits made durable together (Spec D10, A9).
@@ -246,6 +253,7 @@ public struct AsyncGroup: Hashable, Sendable {
 public struct AsyncCompletion: Hashable, Sendable {
     public var id: AsyncWriteID
     public var error: ModelError?
+    public var isCancellable = true
 }
 
 public struct ModelState: Hashable, Sendable {

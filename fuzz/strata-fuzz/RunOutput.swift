@@ -178,6 +178,10 @@ struct RunOutput {
             ("model rejections", String(statistics.modelRejections)),
             ("observers", "\(statistics.observers) registered, \(statistics.checkedCallbacks) callbacks checked "
                 + "(\(statistics.checkedObjectCallbacks) of objects), \(statistics.checkedDeliveryPoints) caught-up checks"),
+            ("async writes", "\(statistics.asyncBlocks) blocks run, \(statistics.checkedCompletions) completions checked durable, "
+                + "\(statistics.pendingGroupPowerLosses) power losses with a group pending, "
+                + "\(statistics.groupCrashImages) crash images inside group syncs, "
+                + "\(statistics.durableImageChecks) durable versions verified before a group sync"),
             ("must-hit probes", Self.probeText(statistics)),
         ])
         if report.freeStatistics.runs > 0 {
@@ -254,6 +258,10 @@ struct RunOutput {
         line.add("checkedCallbacks", statistics.checkedCallbacks)
         line.add("checkedObjectCallbacks", statistics.checkedObjectCallbacks)
         line.add("checkedDeliveryPoints", statistics.checkedDeliveryPoints)
+        line.add("asyncBlocks", statistics.asyncBlocks)
+        line.add("checkedCompletions", statistics.checkedCompletions)
+        line.add("pendingGroupPowerLosses", statistics.pendingGroupPowerLosses)
+        line.add("groupCrashImages", statistics.groupCrashImages)
         line.add("mustHitProbes", ProbeCoverage.mustHit.count)
         line.add("probesNeverHit", ProbeCoverage.neverHit(statistics.probes).joined(separator: ","))
     }

@@ -51,7 +51,15 @@ extension Realm {
 
     /// Spec A17: whether async blocks are queued or running, or completions are owed.
     public var isPerformingAsynchronousWriteOperations: Bool {
-        trapping { () throws(Realm.Error) -> Bool in
+        trapping { () throws(Realm.Error) -> Bool in try _isPerformingAsynchronousWriteOperations }
+    }
+
+    /// `isPerformingAsynchronousWriteOperations` for the harness: a wrong context or a poisoned
+    /// file (Spec C5, D6) is an error it compares, not a trap.
+    /// - Throws: `.wrongThread` or `.incorrectQueue` off its context; the poisoned-file error.
+    @_spi(StrataCheck)
+    public var _isPerformingAsynchronousWriteOperations: Bool {
+        get throws(Realm.Error) {
             try core.checkThread()
             return core.isPerformingAsynchronousWriteOperations
         }
@@ -63,4 +71,42 @@ extension Realm {
     /// harness; nil when it cannot be read.
     @_spi(StrataCheck)
     public var _durableVersion: UInt64? { try? core.file.store.durableVersion().rawValue }
+}
+
+/// A realm's async work as the harness sees it between steps (`_asyncWriteState`).
+@_spi(StrataCheck)
+public struct AsyncWriteState: Sendable, Hashable {
+    public let queuedBlocks: Int
+    public let isBlockRunning: Bool
+    public let isInWrite: Bool
+    /// Commits of the open group, of ended groups waiting for a sync, and settled ones whose
+    /// completions have not run.
+    public let openGroupCommits: Int
+    public let awaitingSyncCommits: Int
+    public let settledCommits: Int
+    /// A background group sync was started and its outcome not yet collected by a turn.
+    public let isSyncing: Bool
+
+    /// Whether a turn the realm scheduled has work to do (settled completions, a sync to
+    /// start, or a block to run): the harness lets the queue run until this is false.
+    public var wantsTurn: Bool {
+        if settledCommits > 0 { return true }
+        guard !isInWrite, !isBlockRunning, !isSyncing else { return false }
+        return awaitingSyncCommits > 0 || queuedBlocks > 0
+    }
+}
+
+extension Realm {
+    /// The realm's async queue, for the harness (confined like every realm call).
+    @_spi(StrataCheck)
+    public var _asyncWriteState: AsyncWriteState {
+        get throws(Realm.Error) {
+            try core.checkThread()
+            let queue = core.asyncWrites
+            return AsyncWriteState(queuedBlocks: queue.queued.count, isBlockRunning: queue.running != nil,
+                                   isInWrite: core.write != nil, openGroupCommits: queue.openGroup.count,
+                                   awaitingSyncCommits: queue.awaitingSync.count,
+                                   settledCommits: queue.settled.count, isSyncing: queue.syncing != nil)
+        }
+    }
 }

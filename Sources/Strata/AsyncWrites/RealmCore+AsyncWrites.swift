@@ -34,6 +34,11 @@ extension RealmCore {
         } catch {
             commit.error = error  // Spec A14: the write is rolled back (W17); the completion hears
         }
+        if file.bugs.contains(.completionBeforeDurable), commit.error == nil {  // seeded bug: Spec D11 broken
+            asyncWrites.settled.append(commit)
+            scheduleAsyncTurn()
+            return id
+        }
         asyncWrites.openGroup.append(commit)
         // Spec A9, L7: the group ends without grouping, at its 20th commit, or with no block
         // queued (decided now: a block queued later starts a new group).
@@ -50,6 +55,8 @@ extension RealmCore {
     func cancelAsyncWrite(_ id: AsyncTransactionId) throws(Realm.Error) {
         try checkThread()
         guard asyncWrites.running != id else { return }
+        if file.bugs.contains(.cancelledBlockStillRuns),  // seeded bug: Spec A4 broken
+           asyncWrites.queued.contains(where: { $0.id == id }) { return }
         _ = asyncWrites.cancel(id)
     }
 
@@ -106,7 +113,9 @@ extension RealmCore {
             return
         }
         guard !asyncWrites.queued.isEmpty else { return }
-        let block = asyncWrites.queued.removeFirst()
+        // Spec A2: FIFO (the seeded bug takes the newest).
+        let block = file.bugs.contains(.asyncBlocksOutOfOrder) ? asyncWrites.queued.removeLast()
+            : asyncWrites.queued.removeFirst()
         asyncWrites.running = block.id
         do {
             try beginWriteTransaction()
@@ -141,12 +150,13 @@ extension RealmCore {
         let listener = self.listener
         file.groupSyncQueue.async {
             do throws(StorageError) {
-                try store.makeDeferredCommitsDurable()
+                _ = try store.makeDeferredCommitsDurableInBackground()
                 sync.finish(.success(()))
             } catch {
                 sync.finish(.failure(Realm.Error.commitFailed(error, path: path)))  // Spec D12
             }
             listener?.schedule(.asyncWrites)
+            store.groupSyncEnded()
         }
     }
 

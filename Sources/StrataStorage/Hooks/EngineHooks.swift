@@ -72,6 +72,12 @@ public enum YieldPoint: Sendable, Hashable, CustomStringConvertible {
     case phaseTwoSync
     /// Before making the new version visible to readers.
     case publish
+    /// A background sync of ended async groups is about to begin (Spec D10), on its own thread,
+    /// before it takes the write lock. A harness may hold it here until it chooses to let the
+    /// group become durable.
+    case groupSyncBegins
+    /// The background group sync is over and its realm's turn is scheduled.
+    case groupSyncEnds
 
     public var description: String {
         switch self {
@@ -87,6 +93,8 @@ public enum YieldPoint: Sendable, Hashable, CustomStringConvertible {
         case .slotWrite: return "slot-write"
         case .phaseTwoSync: return "phase-2-sync"
         case .publish: return "publish"
+        case .groupSyncBegins: return "group-sync-begins"
+        case .groupSyncEnds: return "group-sync-ends"
         }
     }
 }

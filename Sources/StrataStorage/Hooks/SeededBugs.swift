@@ -68,7 +68,18 @@ public struct SeededBugs: OptionSet, Sendable, Hashable {
     public static let callbackInsideObserve = SeededBugs(rawValue: 1 << 28)
     /// Free space ignores the durable version while an async group waits for its sync, so a
     /// group's commits overwrite pages a crash would recover (D10, D5): the group is durable in
-    /// part. Caught by `DeferredDurabilityTests`' crash images (the harness does not generate
-    /// async groups yet, so it is not in the `bugs --check` catalog).
+    /// part. Caught by `DeferredDurabilityTests`' crash images and by the harness's power
+    /// losses and crash images during async groups (generation 4).
     public static let reuseDurablePages = SeededBugs(rawValue: 1 << 40)
+    /// The group sync writes the slot of the group's first commit, not its last: the group is
+    /// durable in part, a version in its middle survives a crash (D10) and the later commits'
+    /// completions run before they are durable (D11).
+    public static let groupDurableInPart = SeededBugs(rawValue: 1 << 41)
+    /// An async commit's completion is owed at once, not after its group's sync: it runs on the
+    /// next turn, before the commit is durable (D11).
+    public static let completionBeforeDurable = SeededBugs(rawValue: 1 << 42)
+    /// Queued async blocks run newest first (A2).
+    public static let asyncBlocksOutOfOrder = SeededBugs(rawValue: 1 << 43)
+    /// `cancelAsyncWrite` of a queued block leaves it queued: it still runs (A4).
+    public static let cancelledBlockStillRuns = SeededBugs(rawValue: 1 << 44)
 }

@@ -118,6 +118,17 @@ public final class Store: Sendable {
         }
     }
 
+    /// `makeDeferredCommitsDurable()` as the background group sync calls it (Spec D10): the
+    /// `groupSyncBegins` yield point first, where a harness may hold the sync.
+    @discardableResult
+    public func makeDeferredCommitsDurableInBackground() throws(StorageError) -> Bool {
+        file.hooks.at(.groupSyncBegins)
+        return try makeDeferredCommitsDurable()
+    }
+
+    /// The `groupSyncEnds` yield point: the background group sync is over.
+    public func groupSyncEnded() { file.hooks.at(.groupSyncEnds) }
+
     /// Makes every commit made with `durable: false` durable (Spec D10, D13): one sync of their
     /// pages, then a slot naming the newest version, under the write lock. Returns whether
     /// there was such a commit (another process's durable commit may have covered them).
