@@ -28,6 +28,9 @@ public struct Campaign: Sendable {
     public var shrinkSeconds: Double
     /// Operation kinds no run generates (see `CheckSettings.excludedKinds`).
     public var excludedKinds: Set<String> = []
+    /// The generator generation of every run (`CheckSettings.generation`): a test measured on
+    /// an older generation's streams keeps them.
+    public var generation = CheckSettings.currentGeneration
 
     public init(mix: Mix = .mixed, store: CheckStore? = nil, threads: Int = 3, operationsPerRun: Int = 200,
                 seconds: Double? = 60, operations: Int? = nil, seed: UInt64 = 1, shardIndex: Int = 0, shardCount: Int = 1,
@@ -103,6 +106,7 @@ public struct Campaign: Sendable {
                                      operations: operationsPerRun, engineBugs: engineBugs, modelMutation: modelMutation,
                                      scratchDirectory: scratchDirectory)
         settings.excludedKinds = excludedKinds
+        settings.generation = generation
         return settings
     }
 

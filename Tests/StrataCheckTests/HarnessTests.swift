@@ -42,12 +42,12 @@ let openFindingKinds: Set<String> = []
         #expect(decoded.settings.engineBugs == .singleCommitSlot && decoded.settings.modelMutation == .refreshNeverMoves)
         #expect(decoded.settings.excludedKinds == ["delete", "resolve"])
         #expect(ReplayToken.decode("sc1.crash.sim.4") == nil)
-        #expect(token.hasPrefix("sc3.") && decoded.settings.generation == 3)
-        #expect(ReplayToken.decode(token.replacingOccurrences(of: "sc3.", with: "sc9.")) == nil)
-        // A token printed before bulk writes (sc1) or before observers (sc2) keeps its
-        // generation, and so its meaning.
-        for generation in 1...2 {
-            let old = try #require(ReplayToken.decode(token.replacingOccurrences(of: "sc3.", with: "sc\(generation).")))
+        #expect(token.hasPrefix("sc4.") && decoded.settings.generation == 4)
+        #expect(ReplayToken.decode(token.replacingOccurrences(of: "sc4.", with: "sc9.")) == nil)
+        // A token printed before bulk writes (sc1), before observers (sc2) or before async
+        // writes (sc3) keeps its generation, and so its meaning.
+        for generation in 1...3 {
+            let old = try #require(ReplayToken.decode(token.replacingOccurrences(of: "sc4.", with: "sc\(generation).")))
             #expect(old.settings.generation == generation && old.choices == choices)
             #expect(ReplayToken.encode(settings: old.settings, choices: old.choices).hasPrefix("sc\(generation)."))
         }
@@ -77,7 +77,7 @@ let openFindingKinds: Set<String> = []
     @Test func aRunEndingWithAReleasedWriterFreesTheLockForTheNextRun() throws {
         let settings = CheckSettings(mode: .crash, store: .sim, threads: 2, operations: 40)
         var releasedInWrite = 0
-        for seed: UInt64 in 1...8 {
+        for seed: UInt64 in 1...24 {
             let result = try Runner(settings: settings, stream: ChoiceStream(seed: seed)).run()
             #expect(result.failure == nil, "seed \(seed): \(result.failure?.description ?? "")")
             var writing: Set<RealmID> = []
@@ -254,6 +254,9 @@ let openFindingKinds: Set<String> = []
         var campaign = Campaign(mix: .crash, operationsPerRun: 200, seconds: 40, seed: 200, engineBugs: .skipPhaseOneSync,
                                 shrinkSeconds: 30)
         campaign.excludedKinds = openFindingKinds
+        // Measured on generation 3's streams: on generation 4's, seed 200's first failure is a
+        // run with an observer whose shrinking stops at a fixpoint of 15 (README, limits).
+        campaign.generation = 3
         let report = campaign.run()
         let found = try #require(report.failures.first, "skipping the phase-1 sync was not caught")
         #expect(found.shrunk.failure?.kind == .crashImage)
