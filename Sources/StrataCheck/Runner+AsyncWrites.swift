@@ -205,16 +205,7 @@ extension Runner {
         }
         let chosen = images[stream.draw(images.count)]
         let survives = campaign.slotSurvives(chosen)
-        do {
-            boot += 1
-            let next = try campaign.disk(for: chosen, name: "\(runName)-boot\(boot)")
-            reboot(onto: next)
-        } catch {
-            fail(.crashImage, "cannot build the crash image: \(error)")
-            return
-        }
-        statistics.crashes += 1
-        probeCounter.mark(ProbeCoverage.crash("a group sync"))
+        guard boot(onto: chosen, of: campaign, probe: "a group sync") else { return }
         if survives {
             guard harnessStep(step, thread: thread, note: "the group sync's slot survived the crash") != nil else { return }
         }

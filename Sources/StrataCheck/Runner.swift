@@ -1009,20 +1009,27 @@ public final class Runner: @unchecked Sendable {
         let window = campaign.window(for: chosen)
         settleAllThreads()
         let crashStep = Step(step.context, .commitWrite(realm, withoutNotifying: skipped, fate: .machineCrash(window)))
+        guard boot(onto: chosen, of: campaign, probe: point.probeName) else { return }
+        let facts = ScriptFacts(capture: point, crash: RecordedCrash(pending: state.pendingWrites, plan: chosen.plan))
+        complete(thread, step: crashStep, observed: .done, note: "crash \(point), image \(chosen), window \(window)",
+                 facts: facts)
+        checkRecoveredContents()
+    }
+
+    /// Reboots the run onto the crash image `chosen` and counts the crash (with the probe of
+    /// where it landed); false, with the run failed, if the image cannot be built.
+    func boot(onto chosen: CrashImage, of campaign: CrashCampaign, probe: String) -> Bool {
         do {
             boot += 1
             let next = try campaign.disk(for: chosen, name: "\(runName)-boot\(boot)")
             reboot(onto: next)
         } catch {
             fail(.crashImage, "cannot build the crash image: \(error)")
-            return
+            return false
         }
         statistics.crashes += 1
-        probeCounter.mark(ProbeCoverage.crash(point.probeName))
-        let facts = ScriptFacts(capture: point, crash: RecordedCrash(pending: state.pendingWrites, plan: chosen.plan))
-        complete(thread, step: crashStep, observed: .done, note: "crash \(point), image \(chosen), window \(window)",
-                 facts: facts)
-        checkRecoveredContents()
+        probeCounter.mark(ProbeCoverage.crash(probe))
+        return true
     }
 
     /// Keeps, for the generated test, the commit whose crash `image` failed its check, with
