@@ -88,7 +88,7 @@ final class InMemoryMembership: Sendable {
     static func fileName(for identifier: String) -> String {
         let bytes = Array(identifier.utf8)
         func hex<S: Sequence>(_ bytes: S) -> String where S.Element == UInt8 {
-            bytes.map { String($0, radix: 16).leftPadded(to: 2) }.joined()
+            bytes.map { String(format: "%02x", $0) }.joined()
         }
         guard bytes.count > 96 else { return "m-" + hex(bytes) + ".strata" }
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
@@ -97,11 +97,5 @@ final class InMemoryMembership: Sendable {
             hash &*= 0x0000_0100_0000_01b3
         }
         return "m-" + hex(bytes.prefix(64)) + "-" + String(hash, radix: 16) + ".strata"
-    }
-}
-
-extension String {
-    fileprivate func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }
