@@ -25,7 +25,9 @@ extension ModelState {
                 throw .rejected(.invalidStep("unknown reference \(referenceID)"))
             }
             if reference.isResolved { throw .rejected(.resolveTwice) }  // Spec T2
-            references[referenceID]?.isResolved = true  // Spec T8: its pin ends here
+            // Spec T4, T8: the reference's pin still holds its source version while the realm
+            // is placed; it ends once the value is resolved.
+            defer { references[referenceID]?.isResolved = true }
             return .handle(try resolve(
                 ThreadSafeValue(location: reference.location, target: reference.target,
                                 sourceVersion: reference.sourceVersion),

@@ -49,6 +49,11 @@ final class RealmCore {
     var asyncWrites = AsyncWriteQueue()
     /// How many `.didChange` callbacks are running: `refresh()` inside one does nothing (V5).
     var didChangeDepth = 0
+    /// Set while a `refresh()` that passed its entry checks runs its delivery pass (Spec D6,
+    /// N12): the refresh took effect when it pinned the newest version, so a failure another
+    /// thread's commit poisons the file with after that point does not reach the callbacks
+    /// the refresh owes; they read the versions already pinned.
+    private var poisonCheckedAtEntry = false
     /// The update policy of the `add` in progress (objects it links to are added with it).
     var addPolicy: Realm.UpdatePolicy?
     let scheduler: RealmScheduler?
@@ -172,6 +177,7 @@ final class RealmCore {
     /// `isInWriteTransaction`, `invalidate()`, closing and releasing go on.
     @inline(__always)
     func checkNotPoisoned() throws(Realm.Error) {
+        if poisonCheckedAtEntry { return }
         do {
             try file.store.checkNotPoisoned()
         } catch {
@@ -250,6 +256,8 @@ final class RealmCore {
             return newer
         }
         let moved = try moveToNewest()
+        poisonCheckedAtEntry = true
+        defer { poisonCheckedAtEntry = false }
         if moved { notify(.didChange) }  // Spec N3
         if file.bugs.contains(.refreshSkipsCallbacks) { return moved }  // seeded bug: Spec N12 broken
         deliverPending()  // Spec N12: pending collection and object callbacks run now
