@@ -62,6 +62,8 @@ public enum SeededBugCatalog {
                   summary: "a frozen realm reads the newest version"),
         SeededBug(name: "resultsReferenceDoesNotPin", bug: .resultsReferenceDoesNotPin, layer: "API: references",
                   rules: ["T4", "T8"], summary: "a reference to Results pins nothing"),
+        SeededBug(name: "objectReferenceDoesNotPin", bug: .objectReferenceDoesNotPin, layer: "API: references",
+                  rules: ["T4", "T8"], summary: "a reference to an object or a List pins nothing"),
         SeededBug(name: "activeVersionLimitIgnored", bug: .activeVersionLimitIgnored, layer: "API: limits",
                   rules: ["L2"], summary: "beginWrite ignores the active-version limit"),
         SeededBug(name: "invalidateKeepsPin", bug: .invalidateKeepsPin, layer: "API: versions",

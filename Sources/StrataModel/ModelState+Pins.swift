@@ -18,7 +18,7 @@ extension ModelState {
     }
 
     /// Every pin on the file's versions, per process (Spec L1: live read versions, frozen
-    /// realms and what derives from them, unresolved Results references).
+    /// realms and what derives from them, unresolved references).
     func readerSlots(of location: FileLocation) -> Set<ReaderSlot> {
         var slots: Set<ReaderSlot> = []
         for (id, realm) in realms where realm.configuration.location == location && !realm.isClosed {
@@ -31,8 +31,12 @@ extension ModelState {
         }
         for reference in references.values
         where reference.location == location && reference.pinsSourceVersion {
-            // Spec T8: an unresolved reference to Results pins its source version.
+            // Spec T8: an unresolved reference pins its source version.
             slots.insert(ReaderSlot(process: reference.process, version: reference.sourceVersion))
+        }
+        for value in cells.values where value.location == location {
+            // Spec T8, T10: so does the reference a `@ThreadSafe` cell keeps.
+            slots.insert(ReaderSlot(process: value.process, version: value.sourceVersion))
         }
         return slots
     }
@@ -142,6 +146,7 @@ extension ModelState {
         for id in dead { realms[id] = nil }
         handles = handles.filter { $0.value.realm.map { !dead.contains($0) } ?? true }
         references = references.filter { $0.value.process != process }
+        cells = cells.filter { $0.value.process != process }
         observers = observers.filter { !dead.contains($0.value.realm) }
         iterators = iterators.filter { !dead.contains($0.value.realm) }
         for location in files.keys.sorted() { dropInMemoryFileIfUnused(location) }

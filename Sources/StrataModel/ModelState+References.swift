@@ -12,7 +12,7 @@ extension ModelState {
             let (location, target, version, writer) = try referenceSource(
                 of: id, in: context, unmanagedError: .referenceToUnmanaged)
             let process = try contextState(context).process
-            if case .results = target, writer == nil {
+            if writer == nil {  // Spec T8, L6: the reference pins its source version
                 try checkReaderSlot(process: process, version: version, location: location)
             }
             references[referenceID] = ReferenceState(
@@ -29,8 +29,8 @@ extension ModelState {
             // is placed; it ends once the value is resolved.
             defer { references[referenceID]?.isResolved = true }
             return .handle(try resolve(
-                ThreadSafeValue(location: reference.location, target: reference.target,
-                                sourceVersion: reference.sourceVersion),
+                ThreadSafeValue(process: reference.process, location: reference.location,
+                                target: reference.target, sourceVersion: reference.sourceVersion),
                 in: realmID, as: id))
         case .releaseReference(let referenceID):
             guard references[referenceID] != nil else {
@@ -43,20 +43,37 @@ extension ModelState {
                 cells[cell] = nil  // Spec T9: nil is accepted
                 return .done
             }
-            let (location, target, version, writer) = try referenceSource(
-                of: id, in: context, unmanagedError: .threadSafeUnmanaged)  // Spec T9
-            // Spec T11: the last assignment wins; the model's steps are atomic.
-            cells[cell] = ThreadSafeValue(location: location, target: target,
-                                          sourceVersion: version, madeInWriteOf: writer)
+            // Spec T9; Spec T11: the last assignment wins; the model's steps are atomic.
+            cells[cell] = try threadSafeValue(of: id, in: context, unmanagedError: .threadSafeUnmanaged)
             return .done
         case .readThreadSafe(let cell, let realmID, let id):
             _ = try usableRealm(realmID, in: context)
-            // Spec T10: each read resolves a fresh reference in the reading context's realm.
+            // Spec T10: each read resolves the cell's reference in the reading context's realm,
+            // then keeps a fresh one made there (nil once the value is gone).
             guard let value = cells[cell] else { return .handle(nil) }
-            return .handle(try resolve(value, in: realmID, as: id))
+            let resolved = try resolve(value, in: realmID, as: id)
+            cells[cell] = try resolved.map { handle throws(Interruption) in
+                try threadSafeValue(of: handle, in: context, unmanagedError: .threadSafeUnmanaged)
+            }
+            return .handle(resolved)
         default:
             throw .rejected(.invalidStep("not a reference operation"))
         }
+    }
+
+    /// Spec T10, T8: the reference a `@ThreadSafe` cell keeps for the accessor `id`; it pins its
+    /// source version (L6: a new reader slot if the process has none for it).
+    private mutating func threadSafeValue(of id: HandleID, in context: ContextID, unmanagedError: ModelError)
+        throws(Interruption) -> ThreadSafeValue
+    {
+        let (location, target, version, writer) = try referenceSource(
+            of: id, in: context, unmanagedError: unmanagedError)
+        let process = try contextState(context).process
+        if writer == nil {
+            try checkReaderSlot(process: process, version: version, location: location)
+        }
+        return ThreadSafeValue(process: process, location: location, target: target,
+                               sourceVersion: version, madeInWriteOf: writer)
     }
 
     /// Spec T1, T4: what a reference made from this accessor designates, and its source version.
@@ -99,10 +116,10 @@ extension ModelState {
             // when it is a resolve.
             try beginReadIfNeeded(realmID)
         } else if realm.readVersion == nil, !realm.isFrozen {
-            // Spec T4: an unread realm begins at the source version; a reference that pins
-            // nothing (T8) may find it reclaimed, and then begins at the newest. A version kept
-            // only as the durable one (async commits published after it, Spec D10) is kept for
-            // recovery, not for readers: no pin holds it, so it counts as reclaimed.
+            // Spec T4: an unread realm begins at the source version, which the reference's pin
+            // keeps (T8); should it be gone, at the newest. A version kept only as the durable
+            // one (async commits published after it, Spec D10) is kept for recovery, not for
+            // readers: without a pin it counts as reclaimed.
             let source = value.sourceVersion
             let keptForRecoveryOnly = source == file.durable && source != file.newest
                 && !activeVersions(of: value.location).contains(source)

@@ -136,12 +136,8 @@ public struct ReferenceState: Hashable, Sendable {
     public var isResolved: Bool
     public var isReleased: Bool
 
-    /// Spec T8: only an unresolved, unreleased reference to Results pins its source version.
-    public var pinsSourceVersion: Bool {
-        guard !isResolved, !isReleased else { return false }
-        if case .results = target { return true }
-        return false
-    }
+    /// Spec T8: every unresolved, unreleased reference pins its source version.
+    public var pinsSourceVersion: Bool { !isResolved && !isReleased }
 }
 
 /// Something an observer's callback does when it runs, so that the model can state what
@@ -288,6 +284,8 @@ public struct ModelState: Hashable, Sendable {
 
 /// The value of a `@ThreadSafe` cell.
 public struct ThreadSafeValue: Hashable, Sendable {
+    /// The process holding the value: a cell's reference pins its source version there (T8).
+    public var process: ProcessID
     public var location: FileLocation
     public var target: ReferenceTarget
     public var sourceVersion: Version

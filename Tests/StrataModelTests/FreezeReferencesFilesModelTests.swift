@@ -667,7 +667,7 @@ private let fzLocation = World.file.location
         #expect(fzKeys(w.ok(World.main, .read(301))) == [1])
     }
 
-    @Test("Spec T4, V3: an unread target begins at the source version, or the newest if reclaimed")
+    @Test("Spec T4, T8, V3: an unread target begins at the source version, which the reference pins")
     func resolveInAnUnreadRealm() {
         var w = World()
         w.open(World.main, 1)
@@ -681,16 +681,17 @@ private let fzLocation = World.file.location
         #expect(w.readVersion(2) == Version(1))
         #expect(fzKeys(w.ok(World.thread, .read(110))) == [])  // count 0, though main committed
         #expect(w.items(World.main, 1, handle: 102) == [1])
-        // An object reference pins nothing: its source version can be reclaimed.
+        // An object reference pins its source version too (T8): it is kept for the resolve.
         w.ok(World.main, .objectForPrimaryKey(1, type: "Item", primaryKey: 1, as: 103))
         w.ok(World.main, .makeReference(103, as: 2))  // at v2
         w.write(World.main, 1, [item(2)])  // v3
-        w.write(World.main, 1, [item(3)])  // v4
-        #expect(w.state.files[fzLocation]?.versions[Version(2)] == nil)
+        w.write(World.main, 1, [fzDelete(1)])  // v4: the object is gone at the newest
+        #expect(w.state.files[fzLocation]?.versions[Version(2)] != nil)
         w.open(World.queue, 3)
         #expect(w.ok(World.queue, .resolve(2, in: 3, as: 111)) == .handle(111))
-        #expect(w.readVersion(3) == Version(4))
+        #expect(w.readVersion(3) == Version(2))
         #expect(fzObject(w.ok(World.queue, .read(111)))?.primaryKey == 1)
+        #expect(w.state.files[fzLocation]?.versions[Version(2)] != nil, "the new realm reads it")
     }
 
     @Test("Spec T4, V2, V3: an older target moves to the newest; a current or newer one stays")
@@ -870,8 +871,8 @@ private let fzLocation = World.file.location
         #expect(fzObject(w.ok(World.main, .read(100)))?.value == 77)
     }
 
-    @Test("Spec T8, L1: only unresolved Results references pin; others resolve after reclaiming")
-    func onlyResultsReferencesPin() {
+    @Test("Spec T8, L1: every unresolved reference pins its source version until resolved or released")
+    func everyUnresolvedReferencePins() {
         var w = World()
         w.open(World.main, 1)
         w.write(World.main, 1, [item(1)])  // v2
@@ -890,23 +891,26 @@ private let fzLocation = World.file.location
         w.ok(World.main, .releaseReference(1))
         #expect(w.state.activeVersions(of: fzLocation) == [3, 4])
         #expect(w.state.files[fzLocation]?.versions[Version(2)] == nil)
-        // Resolved: the pin ends; the object and List references, still unresolved, pin nothing.
+        // Resolved: the pin ends; the object and List references, still unresolved, keep v3.
         w.open(World.thread, 2)
         #expect(w.items(World.thread, 2, handle: 104) == [1, 2, 3])  // at v4
         #expect(w.ok(World.thread, .resolve(2, in: 2, as: 110)) == .handle(110))
-        #expect(w.state.activeVersions(of: fzLocation) == [4])
-        #expect(w.state.files[fzLocation]?.versions[Version(3)] == nil)
+        #expect(w.state.activeVersions(of: fzLocation) == [3, 4])
         #expect(fzKeys(w.ok(World.thread, .read(110))) == [1, 2, 3])
-        // They still resolve.
         #expect(w.ok(World.thread, .resolve(3, in: 2, as: 111)) == .handle(111))
         #expect(fzObject(w.ok(World.thread, .read(111)))?.primaryKey == 1)
+        #expect(w.state.activeVersions(of: fzLocation) == [3, 4], "the List reference still pins v3")
         #expect(w.ok(World.thread, .resolve(4, in: 2, as: 112)) == .handle(112))
         #expect(w.ok(World.thread, .read(112)) == .elements([]))
-        // An object reference alone never pins its source version.
+        #expect(w.state.activeVersions(of: fzLocation) == [4])
+        #expect(w.state.files[fzLocation]?.versions[Version(3)] == nil)
+        // An object reference alone pins its source version while the realm moves on.
         w.ok(World.thread, .objectForPrimaryKey(2, type: "Item", primaryKey: 3, as: 113))
         w.ok(World.thread, .makeReference(113, as: 5))  // at v4
         w.write(World.main, 1, [item(4)])  // v5
         w.ok(World.thread, .turnLoop)
+        #expect(w.state.activeVersions(of: fzLocation) == [4, 5])
+        w.ok(World.thread, .releaseReference(5))
         #expect(w.state.activeVersions(of: fzLocation) == [5])
     }
 
@@ -956,13 +960,16 @@ private let fzLocation = World.file.location
         w.ok(World.main, .assignThreadSafe(1, nil))
         #expect(w.ok(World.main, .readThreadSafe(1, in: 1, as: 102)) == .handle(nil))
         #expect(w.ok(World.thread, .readThreadSafe(1, in: 2, as: 114)) == .handle(nil))
-        // Deleted at the resolving version: nil.
         w.ok(World.main, .assignThreadSafe(1, 100))
         w.write(World.main, 1, [fzDelete(1)])  // v3
-        #expect(w.ok(World.main, .readThreadSafe(1, in: 1, as: 103)) == .handle(nil))
-        // Still readable where the object exists at the resolving version (the thread at v2).
+        // Still readable where the object exists at the resolving version (the thread at v2);
+        // the read keeps a fresh reference at v2.
         #expect(w.readVersion(2) == Version(2))
         #expect(w.ok(World.thread, .readThreadSafe(1, in: 2, as: 115)) == .handle(115))
+        #expect(w.state.cells[1]?.sourceVersion == Version(2))
+        // Deleted at the resolving version: nil, and the property stays nil.
+        #expect(w.ok(World.main, .readThreadSafe(1, in: 1, as: 103)) == .handle(nil))
+        #expect(w.state.cells[1] == nil)
         w.ok(World.thread, .turnLoop)
         #expect(w.ok(World.thread, .readThreadSafe(1, in: 2, as: 116)) == .handle(nil))
     }

@@ -968,8 +968,10 @@ private enum TFR {
         #expect(try results._count() == 0)
     }
 
-    // TSR-17 (Spec T8, L1, L5)
-    @Test func tsr17_T8_onlyResultsReferencesPinTheirVersion() throws {
+    // TSR-17; `Realm.resolve(_:)`'s warning (Spec T8, L1, L5): every unresolved reference, to an
+    // object, a List or Results, pins its source version until it is resolved or deallocated.
+    @Test("Spec T8, L1, L5: every unresolved reference pins its source version")
+    func tsr17_T8_everyUnresolvedReferencePinsItsVersion() throws {
         var limited = testConfiguration()
         limited.maximumNumberOfActiveVersions = 1
         let configuration = limited
@@ -983,36 +985,51 @@ private enum TFR {
             return holder
         }
         let element = try required(holder.intArray.first, "element")
-        // Object and List references pin nothing: with a limit of 1, two more writes begin.
-        let objectReference = try ThreadSafeReference._make(to: element)
-        let listReference = try ThreadSafeReference._make(to: holder.intArray)
-        try realm.write { element.intCol = 2 }
-        try realm.write { element.intCol = 3 }
-        // ...and still resolve after their source version is gone.
-        let (resolvedValue, resolvedCount) = try onOtherThread { () -> (Int?, Int?) in
-            let bg = try Realm(configuration: configuration)
-            let value = try bg._resolve(objectReference)?.intCol
-            let count = try bg._resolve(listReference)?._count()
-            return (value, count)
+        func expectPinnedUntilReleased<T: ThreadConfined>(_ make: () throws -> T, _ what: String) throws {
+            var reference: ThreadSafeReference<T>? = try ThreadSafeReference._make(to: make())
+            try realm.write { element.intCol += 1 }
+            let pinned = rejection { try realm._beginWrite() }
+            expectRejected(pinned, "Number of active versions (2) in the Realm exceeded the limit of 1", code: .fail)
+            #expect(!realm.isInWriteTransaction, "\(what)")
+            #expect(reference?.isInvalidated == false)
+            reference = nil  // deallocated unresolved: the pin ends
+            let released = rejection { try realm.write { element.intCol += 1 } }
+            #expect(released == nil, "\(what): still pinned after the reference was released")
         }
-        #expect(resolvedValue == 3)
-        #expect(resolvedCount == 1)
+        try expectPinnedUntilReleased({ element }, "object")
+        try expectPinnedUntilReleased({ holder.intArray }, "List")
+        try expectPinnedUntilReleased({ realm.objects(IntObj.self) }, "Results")
 
-        // An unresolved Results reference pins its source version...
-        var resultsReference: ThreadSafeReference<Results<IntObj>>? =
-            try ThreadSafeReference._make(to: realm.objects(IntObj.self))
-        #expect(resultsReference?.isInvalidated == false)
-        try realm.write { element.intCol = 4 }
-        let pinned = rejection { try realm._beginWrite() }
-        expectRejected(pinned, "Number of active versions (2) in the Realm exceeded the limit of 1", code: .fail)
-        #expect(!realm.isInWriteTransaction)
-        // ...until it is released.
-        resultsReference = nil
-        let released = rejection {
-            try realm._beginWrite()
-            try realm._commitWrite()
+        // Resolving ends the pin too.
+        let reference = try ThreadSafeReference._make(to: element)
+        try realm.write { element.intCol += 1 }
+        let resolved = try onOtherThread { () -> Int? in
+            let bg = try Realm(configuration: configuration)
+            return try bg._resolve(reference)?.intCol
         }
-        #expect(released == nil)
+        #expect(resolved == 7, "a realm that never read begins at the reference's source version")
+        #expect(rejection { try realm.write { element.intCol += 1 } } == nil)
+    }
+
+    // `Realm.resolve(_:)`'s warning and ThreadSafeReferenceTests.testResolveDeletedObject's
+    // premise (Spec T4, T8): the pinned source version still holds an object deleted since, so a
+    // realm that has not read yet resolves it there.
+    @Test("Spec T4, T8: a realm that never read resolves at the pinned source version")
+    func T4_T8_anUnreadRealmResolvesADeletedObjectAtTheSourceVersion() throws {
+        let configuration = testConfiguration()
+        let realm = try Realm(configuration: configuration)
+        let object = try realm.write { realm.create(StrObj.self, value: ["stringCol": "kept"]) }
+        let reference = try ThreadSafeReference._make(to: object)
+        try realm.write { realm.delete(object) }
+        #expect(realm.objects(StrObj.self).isEmpty)
+        let seen = try onOtherThread { () -> (String?, Int) in
+            let bg = try Realm(configuration: configuration)
+            let resolved = try bg._resolve(reference)
+            let count = bg.objects(StrObj.self).count
+            return (resolved?.stringCol, count)
+        }
+        #expect(seen.0 == "kept")
+        #expect(seen.1 == 1, "the new realm reads the source version, before the delete")
     }
 
     // MARK: - TSW: @ThreadSafe
@@ -1168,6 +1185,25 @@ private enum TFR {
         #expect(realm.refresh())
         #expect(all.count == 3)
         #expect(try wrapper._get()?.map(\.stringCol) == ["E", "B"])
+    }
+
+    // `Realm.resolve(_:)`: "Will refresh this Realm if the source Realm was at a later version
+    // than this one" (Spec T10, T4): a `@ThreadSafe` read is a resolve, so a realm behind the
+    // value's version moves to the newest before the value is read.
+    @Test("Spec T10, T4: reading a @ThreadSafe value moves a realm that is behind")
+    func T10_T4_aThreadSafeReadRefreshesARealmBehindTheValue() throws {
+        let configuration = testConfiguration()
+        let realm = try Realm(configuration: configuration)
+        #expect(realm.objects(StrObj.self).isEmpty)  // reading the empty version
+        let cell = try onOtherThread { () -> ThreadSafe<StrObj> in
+            let writer = try Realm(configuration: configuration)
+            let object = try writer.write { writer.create(StrObj.self, value: ["stringCol": "new"]) }
+            try writer.write { writer.create(StrObj.self, value: ["stringCol": "newer"]) }
+            return ThreadSafe(wrappedValue: object)
+        }
+        #expect(realm.objects(StrObj.self).isEmpty, "the realm did not move by itself")
+        #expect(try cell._get()?.stringCol == "new")
+        #expect(realm.objects(StrObj.self).count == 2, "the read moved the realm to the newest version")
     }
 
     // TSW-08 (Spec T11, C10)

@@ -1,8 +1,7 @@
 import StrataStorage
 
-/// Where a thread-safe reference's value was read (Spec T4): its source version, and for
-/// Results the pin that keeps that version readable until the reference is resolved or
-/// released (Spec T8).
+/// Where a thread-safe reference's value was read (Spec T4): its source version, and the pin
+/// that keeps that version readable until the reference is resolved or released (Spec T8).
 ///
 /// A reference made inside a write names a version that does not exist yet. Until the write
 /// ends the source is the version the write began at; the realm then settles it (Spec T4): a
@@ -21,7 +20,7 @@ final class ReferenceSource: Sendable {
     var version: Version { state.withLock { $0.version } }
 
     /// A new pin of the source version, for a realm that begins reading there (Spec T4); nil
-    /// when the reference pins nothing (objects and Lists, Spec T8) or no longer does.
+    /// when the reference no longer pins (resolved or released, Spec T8).
     func duplicatePin() throws(StorageError) -> ReadTransaction? {
         let pin = state.withLock { $0.isEnded ? nil : $0.pin }
         return try pin?.duplicate(kind: .live)

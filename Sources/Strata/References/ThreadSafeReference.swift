@@ -36,7 +36,7 @@ public struct _ThreadSafeHandle: Sendable {
 
     let target: Target
     let fileKey: String
-    /// The version the value was read at and, for Results, its pin (Spec T4, T8).
+    /// The version the value was read at and its pin (Spec T4, T8).
     let source: ReferenceSource
 }
 
@@ -56,8 +56,8 @@ public struct _ThreadSafeHandle: Sendable {
 /// }
 /// ```
 ///
-/// Sendable (Spec T3). Resolves once (Spec T2). A reference to Results pins its source version
-/// until resolved or released (Spec T8); references to objects and Lists pin nothing.
+/// Sendable (Spec T3). Resolves once (Spec T2). Until it is resolved or released, the reference
+/// pins the version it was made at (Spec T8), so keep it only as long as the hand-over needs.
 public final class ThreadSafeReference<Confined: ThreadConfined>: Sendable {
     private let handle: Lock<_ThreadSafeHandle?>
 
@@ -123,7 +123,7 @@ private func place(_ core: RealmCore, at handle: _ThreadSafeHandle) throws(Realm
         core.read = source  // still pinned in this process: begin exactly there
         core.mutationCount &+= 1
     } else {
-        _ = try core.view()  // reclaimed meanwhile (T8 lets it go): the newest version
+        _ = try core.view()  // no pin (a realm that never read made it): the newest version
     }
 }
 
@@ -148,7 +148,7 @@ extension Object: ThreadConfined {
         guard try !accessor.isInvalidated() else { throw Realm.Error.referenceToInvalidated }
         let core = accessor.core
         return _ThreadSafeHandle(target: .object(.init(accessor)), fileKey: core.configuration.fileKey,
-                                 source: core.makeReferenceSource(pin: nil))
+                                 source: try core.makeReferenceSource(pinning: .object))
     }
 
     public static func _resolve(_ handle: _ThreadSafeHandle, in realm: Realm) throws(Realm.Error) -> Self? {
@@ -181,7 +181,7 @@ extension List: ThreadConfined {
         guard try !binding.isInvalidated() else { throw Realm.Error.referenceToInvalidated }
         let core = binding.core
         return _ThreadSafeHandle(target: .list(owner: .init(binding.parent), column: binding.column),
-                                 fileKey: core.configuration.fileKey, source: core.makeReferenceSource(pin: nil))
+                                 fileKey: core.configuration.fileKey, source: try core.makeReferenceSource(pinning: .list))
     }
 
     public static func _resolve(_ handle: _ThreadSafeHandle, in realm: Realm) throws(Realm.Error) -> List<Element>? {
@@ -218,19 +218,10 @@ extension Results: ThreadConfined {
         if case .list(let binding) = storage.source {
             owner = (.init(binding.parent), binding.column)
         }
-        // Spec T8: pin the version the Results were read at.
-        let pin: ReadTransaction?
-        if core.file.bugs.contains(.resultsReferenceDoesNotPin) {
-            pin = nil
-        } else if let read = core.frozenRead ?? core.read {
-            pin = try engine(core.path) { try read.duplicate(kind: .frozen) }
-        } else {
-            pin = nil
-        }
         return _ThreadSafeHandle(
             target: .results(className: storage.info.className, owner: owner, predicate: storage.predicate,
                              sort: storage.sort.map { _ThreadSafeHandle.SortKey(column: $0.column, ascending: $0.ascending) }),
-            fileKey: core.configuration.fileKey, source: core.makeReferenceSource(pin: pin))
+            fileKey: core.configuration.fileKey, source: try core.makeReferenceSource(pinning: .results))
     }
 
     public static func _resolve(_ handle: _ThreadSafeHandle, in realm: Realm) throws(Realm.Error) -> Results<Element>? {
@@ -252,8 +243,22 @@ extension Results: ThreadConfined {
 }
 
 extension RealmCore {
-    /// The source of a reference made now (Spec T4), settled when an open write ends.
-    func makeReferenceSource(pin: ReadTransaction?) -> ReferenceSource {
+    /// What a reference names, for the seeded bugs that break one kind's pin.
+    enum ReferenceKind {
+        case object, list, results
+    }
+
+    /// The source of a reference made now (Spec T4), settled when an open write ends, with the
+    /// pin that keeps its version readable until it is resolved or released (Spec T8).
+    func makeReferenceSource(pinning kind: ReferenceKind) throws(Realm.Error) -> ReferenceSource {
+        let skipsPin = switch kind {
+        case .results: file.bugs.contains(.resultsReferenceDoesNotPin)
+        case .object, .list: file.bugs.contains(.objectReferenceDoesNotPin)
+        }
+        var pin: ReadTransaction?
+        if !skipsPin, let read = frozenRead ?? read {
+            pin = try engine(path) { try read.duplicate(kind: .frozen) }
+        }
         let source = ReferenceSource(version: sourceVersion, pin: pin)
         if write != nil { referencesInWrite.append(PendingReferenceSource(source: source)) }
         return source

@@ -82,4 +82,7 @@ public struct SeededBugs: OptionSet, Sendable, Hashable {
     public static let asyncBlocksOutOfOrder = SeededBugs(rawValue: 1 << 43)
     /// `cancelAsyncWrite` of a queued block leaves it queued: it still runs (A4).
     public static let cancelledBlockStillRuns = SeededBugs(rawValue: 1 << 44)
+    /// A reference to an object or a List pins nothing: a realm that has not read resolves it at
+    /// the newest version, where the object may be gone (T4, T8).
+    public static let objectReferenceDoesNotPin = SeededBugs(rawValue: 1 << 45)
 }

@@ -1,0 +1,1 @@
+../../../fuzz/corpus/refresh-parked-across-eio/ReplayTest.swift

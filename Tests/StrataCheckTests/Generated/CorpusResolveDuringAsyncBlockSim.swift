@@ -1,0 +1,1 @@
+../../../fuzz/corpus/resolve-during-async-block-sim/ReplayTest.swift
