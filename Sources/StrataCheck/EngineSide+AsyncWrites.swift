@@ -197,6 +197,8 @@ extension EngineSide {
                         try realm._cancelWrite()  // Spec A3
                     case .throwError:
                         log.append(.blockFailed(id, "an async block cannot throw"), of: realmID, boot: boot)
+                    case .leaveOpen:
+                        break  // Spec A19: the realm rolls the write back when the block returns
                     }
                 } catch {
                     log.append(.blockFailed(id, "\(error.modelCode): \(error.message)"), of: realmID, boot: boot)

@@ -70,6 +70,10 @@ public enum ModelError: Error, Hashable, Sendable, CustomStringConvertible {
     // Async (A)
     case realmClosed
     case cancelled
+    case asyncWriteWithoutRunLoop
+    case beginInCompletion
+    case commitInCompletion
+    case cancelInCompletion
     // Files (X)
     case outOfBounds(index: Int, count: Int)
     case fileNotFound(path: String)
@@ -121,6 +125,11 @@ public enum ModelError: Error, Hashable, Sendable, CustomStringConvertible {
             return "asyncRefresh() can only be called on main thread or actor-isolated Realms"
         case .asyncWriteContext:
             return "asyncWrite() can only be called on main thread or actor-isolated Realms"
+        case .asyncWriteWithoutRunLoop:
+            return "Cannot schedule async transaction. Make sure you are running from inside a run loop."
+        case .beginInCompletion: return "Can't begin a write transaction from inside a commit completion callback."
+        case .commitInCompletion: return "Can't commit a write transaction from inside a commit completion callback."
+        case .cancelInCompletion: return "Can't cancel a write transaction from inside a commit completion callback."
         case .alreadyInWrite: return "The Realm is already in a write transaction"
         case .noWriteToCommit: return "Can't commit a non-existing write transaction"
         case .noWriteToCancel: return "Can't cancel a non-existing write transaction"

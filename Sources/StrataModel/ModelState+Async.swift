@@ -25,10 +25,11 @@ extension ModelState {
             return .done
         case .beginAsyncWrite(let realmID, let mutations, let ending, let id):
             try checkAsyncAllowed(realmID, in: context)
-            // Spec A2, A3: a block that cancels its write has no completion (only
-            // `commitAsyncWrite` takes one); its commit's completion has the block's id here.
+            // Spec A2, A3, A19: a block that cancels its write, or leaves it open, has no
+            // completion (only `commitAsyncWrite` takes one); its commit's completion has the
+            // block's id here.
             var hasCompletion = true
-            if case .cancel = ending { hasCompletion = false }
+            if ending == .cancel || ending == .leaveOpen { hasCompletion = false }
             enqueue(AsyncBlock(id: id, mutations: mutations, ending: ending, hasCompletion: hasCompletion),
                     on: realmID)
             return .done
@@ -70,10 +71,14 @@ extension ModelState {
     }
 
     /// Spec A12: async writes are refused on read-only, frozen and closed realms.
+    /// Spec A12, L3, A20, in Realm's order.
     private func checkAsyncAllowed(_ realmID: RealmID, in context: ContextID) throws(Interruption) {
         let realm = try usableRealm(realmID, in: context)
         if realm.configuration.readOnly { throw .rejected(.readOnlyTransaction) }
         if realm.isFrozen { throw .rejected(.frozenTransaction) }
+        try checkActiveVersionLimit(of: realmID)  // Spec L3: when the block is queued too
+        // Spec A12: a turn must come to run the block.
+        if try !contextState(context).kind.hasScheduler { throw .rejected(.asyncWriteWithoutRunLoop) }
     }
 
     private mutating func enqueue(_ block: AsyncBlock, on realmID: RealmID) {
@@ -205,6 +210,8 @@ extension ModelState {
             if block.hasCompletion {
                 emit(.asyncCompleted(block.id, .thrownByBlock(code: code)))
             }
+        case .leaveOpen:
+            rollback(realmID)  // Spec A19: neither committed nor cancelled
         }
     }
 }

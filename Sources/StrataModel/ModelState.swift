@@ -213,6 +213,8 @@ public enum AsyncBlockEnding: Hashable, Sendable {
     case cancel
     /// The block throws (an `asyncWrite` block, Spec A14, A15).
     case throwError(code: Int)
+    /// The block returns with its write still open: it is rolled back (Spec A19).
+    case leaveOpen
 }
 
 /// A queued async block.

@@ -1227,29 +1227,35 @@ private func worldWithFourActiveVersions(_ configuration: Configuration) -> Worl
         #expect(w.wdlActive(limited).count == 3)  // v4 is no longer pinned by realm 1
     }
 
-    @Test("Spec L3: async writes check the limit when the block would begin")
-    func asyncLimitCheckedAtBlockStart() {
+    @Test("Spec L3: async writes check the limit when queued and when the block would begin")
+    func asyncLimitCheckedWhenQueuedAndAtBlockStart() {
         let limited = Configuration(location: fileLocation, maximumNumberOfActiveVersions: 3)
         var w = worldWithFourActiveVersions(limited)
         let limitError = ModelError.tooManyActiveVersions(count: 4, limit: 3)
-        w.ok(mainCtx, .beginAsyncWrite(1, [item(9)], ending: .commit(allowGrouping: false), as: 1))
-        w.ok(mainCtx, .asyncWrite(1, [item(10)], ending: .commit(allowGrouping: false),
-                                  taskCancelled: false, as: 2))
-        for id: AsyncWriteID in [1, 2] {
-            let turn = w.run(mainCtx, .turnLoop)
-            #expect(turn.events.contains(.asyncCompleted(id, limitError)), "\(id)")
-            #expect(!turn.events.contains(.asyncBlockStarted(id)), "\(id)")
-        }
+        // Over the limit: refused when queued (Realm's check), nothing runs.
+        #expect(w.fails(mainCtx, .beginAsyncWrite(1, [item(9)], ending: .commit(allowGrouping: false), as: 1))
+                == limitError)
+        #expect(w.fails(mainCtx, .writeAsync(1, [item(9)], as: 1)) == limitError)
+        #expect(w.fails(mainCtx, .asyncWrite(1, [item(10)], ending: .commit(allowGrouping: false),
+                                             taskCancelled: false, as: 2)) == limitError)
         #expect(w.newest() == Version(4))
         #expect(w.wdlInWrite(mainCtx, 1) == false)
-        #expect(!w.wdlKeys(mainCtx, 1).contains(9))
-        // Queued while over the limit, begun once within it: the check is at the start.
-        w.ok(mainCtx, .beginAsyncWrite(1, [item(11)], ending: .commit(allowGrouping: false), as: 3))
+        // Queued within the limit, begun over it: the block does not run, its completion hears.
         w.ok(mainCtx, .release(50))
+        w.ok(mainCtx, .beginAsyncWrite(1, [item(11)], ending: .commit(allowGrouping: false), as: 3))
+        w.ok(mainCtx, .freezeRealm(1, as: 60))
+        w.write(mainCtx, 1, [item(12)])
+        let refused = w.run(mainCtx, .turnLoop)
+        #expect(refused.events.contains(.asyncCompleted(3, limitError)))
+        #expect(!refused.events.contains(.asyncBlockStarted(3)))
+        #expect(!w.wdlKeys(mainCtx, 1).contains(11))
+        // Queued and begun within it: it runs.
+        w.ok(mainCtx, .release(60))
+        w.ok(mainCtx, .beginAsyncWrite(1, [item(13)], ending: .commit(allowGrouping: false), as: 4))
         let turn = w.run(mainCtx, .turnLoop)
-        #expect(turn.events.contains(.asyncBlockStarted(3)))
-        #expect(turn.events.contains(.asyncCommitted(3, Version(5))))
-        #expect(w.wdlKeys(mainCtx, 1).contains(11))
+        #expect(turn.events.contains(.asyncBlockStarted(4)))
+        #expect(turn.events.contains(.asyncCommitted(4, Version(6))))
+        #expect(w.wdlKeys(mainCtx, 1).contains(13))
     }
 
     @Test("Spec L4: a limit of nil or 0 means no limit")

@@ -339,6 +339,133 @@ import Testing
         }
     }
 
+    // RealmTests.testAsyncTransactionShouldCancelWithoutCommit, testAsyncTransactionCommit,
+    // testAsyncTransactionSyncAfterAsyncWithoutCommit (Spec A19): a block that neither commits
+    // nor cancels is rolled back when it returns, and the next block runs.
+    @Test("Spec A19: a block that neither commits nor cancels is rolled back; the next block runs")
+    func A19_aBlockLeftOpenIsRolledBack() throws {
+        let configuration = testConfiguration()
+        try onLoopThread {
+            let realm = try Realm(configuration: configuration)
+            var ran: [String] = []
+            realm.beginAsyncWrite {
+                realm.create(StrObj.self, value: ["stringCol": "committed"])
+                realm.commitAsyncWrite()
+                ran.append("first")
+            }
+            realm.beginAsyncWrite {
+                realm.create(StrObj.self, value: ["stringCol": "left open"])
+                ran.append("second")
+            }
+            realm.beginAsyncWrite {
+                #expect(realm.isInWriteTransaction)
+                #expect(realm.objects(StrObj.self).map(\.stringCol) == ["committed"])
+                realm.create(StrObj.self, value: ["stringCol": "third"])
+                realm.commitAsyncWrite()
+                ran.append("third")
+            }
+            #expect(spinRunLoop { ran.count == 3 && !realm.isPerformingAsynchronousWriteOperations })
+            #expect(ran == ["first", "second", "third"])
+            #expect(!realm.isInWriteTransaction)
+            #expect(realm.objects(StrObj.self).map(\.stringCol).sorted() == ["committed", "third"])
+        }
+        #expect(try onOtherThread { try Realm(configuration: configuration).objects(StrObj.self).count } == 2)
+    }
+
+    @Test("Spec A19, A7: a synchronous write before a block left open sees only its own changes")
+    func A19_A7_aSynchronousWriteAfterAnUnfinishedBlockSeesOnlyItsOwn() throws {
+        let configuration = testConfiguration()
+        try onLoopThread {
+            let realm = try Realm(configuration: configuration)
+            var blockRan = false
+            realm.beginAsyncWrite {
+                realm.create(StrObj.self, value: ["stringCol": "string"])
+                blockRan = true
+            }
+            try realm.write { realm.create(StrObj.self, value: ["stringCol": "string 2"]) }
+            #expect(spinRunLoop { blockRan && !realm.isPerformingAsynchronousWriteOperations })
+            #expect(realm.objects(StrObj.self).map(\.stringCol) == ["string 2"])
+            try realm.write { realm.create(StrObj.self, value: ["stringCol": "string 3"]) }
+            #expect(realm.objects(StrObj.self).map(\.stringCol).sorted() == ["string 2", "string 3"])
+        }
+    }
+
+    // realm-core's `async_begin_transaction`, `async_commit_transaction`, `cancel_transaction`
+    // (Spec A20): inside a commit completion, async writes neither begin nor commit and writes
+    // are not cancelled; synchronous writes still work.
+    @Test("Spec A20: a commit completion cannot begin or commit async writes, nor cancel a write")
+    func A20_commitCompletionsCannotWriteAsynchronously() throws {
+        let configuration = testConfiguration()
+        try onLoopThread {
+            let realm = try Realm(configuration: configuration)
+            var errors: [Realm.Error?] = []
+            var syncWriteWorked = false
+            var completed = false
+            realm.beginAsyncWrite {
+                realm.create(IntObj.self)
+                realm.commitAsyncWrite { _ in
+                    errors.append(rejection { _ = try realm._beginAsyncWrite {} })
+                    errors.append(rejection { _ = try realm._writeAsync({}) })
+                    errors.append(rejection { _ = try realm._commitAsyncWrite() })
+                    errors.append(rejection { try realm._cancelWrite() })
+                    syncWriteWorked = rejection { try realm.write { _ = realm.create(IntObj.self) } } == nil
+                    completed = true
+                }
+            }
+            #expect(spinRunLoop { completed })
+            #expect(errors.count == 4)
+            let begin = "Can't begin a write transaction from inside a commit completion callback."
+            expectRejected(errors[0], begin)
+            expectRejected(errors[1], begin)
+            expectRejected(errors[2], "Can't commit a write transaction from inside a commit completion callback.")
+            expectRejected(errors[3], "Can't cancel a write transaction from inside a commit completion callback.")
+            #expect(syncWriteWorked)
+            #expect(spinRunLoop { !realm.isPerformingAsynchronousWriteOperations })
+            #expect(realm.objects(IntObj.self).count == 2)
+            // Outside a completion the same calls work again.
+            realm.beginAsyncWrite { realm.cancelWrite() }
+            #expect(spinRunLoop { !realm.isPerformingAsynchronousWriteOperations })
+        }
+    }
+
+    // realm-core's `RunLoopScheduler::can_invoke` (Spec A12): a thread that is not running its
+    // run loop would never run the block.
+    @Test("Spec A12: async writes are refused on a thread outside its run loop")
+    func A12_asyncWritesNeedARunLoop() throws {
+        let configuration = testConfiguration()
+        try onOtherThread {
+            let realm = try Realm(configuration: configuration)
+            let message = "Cannot schedule async transaction. Make sure you are running from inside a run loop."
+            expectRejected(rejection { _ = try realm._beginAsyncWrite {} }, message)
+            expectRejected(rejection { _ = try realm._writeAsync({}) }, message)
+            #expect(!realm.isPerformingAsynchronousWriteOperations)
+        }
+    }
+
+    // realm-core's `async_begin_transaction` (Spec L3): over the active-version limit the call
+    // itself is refused.
+    @Test("Spec L3: async writes over the active-version limit are refused when queued")
+    func L3_asyncWritesOverTheLimitAreRefusedWhenQueued() throws {
+        var limited = testConfiguration()
+        limited.maximumNumberOfActiveVersions = 1
+        let configuration = limited
+        try onLoopThread {
+            let realm = try Realm(configuration: configuration)
+            try realm.write { realm.create(IntObj.self) }
+            let frozen = realm.freeze()
+            try realm.write { realm.create(IntObj.self) }
+            let message = "Number of active versions (2) in the Realm exceeded the limit of 1"
+            expectRejected(rejection { _ = try realm._beginAsyncWrite {} }, message, code: .fail)
+            expectRejected(rejection { _ = try realm._writeAsync({}) }, message, code: .fail)
+            #expect(!realm.isPerformingAsynchronousWriteOperations)
+            frozen.invalidate()
+            var done = false
+            realm.writeAsync({ realm.create(IntObj.self) }, onComplete: { _ in done = true })
+            #expect(spinRunLoop { done })
+            #expect(realm.objects(IntObj.self).count == 3)
+        }
+    }
+
     // ASY-26 (Spec A13): invalidate before a queued block runs drops it; inside a block before
     // its commit it discards the block's changes; after a synchronous commit it keeps it.
     @Test func asy26_A13_invalidateWithPendingWork() throws {

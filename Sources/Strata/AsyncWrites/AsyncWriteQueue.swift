@@ -55,6 +55,8 @@ struct AsyncWriteQueue {
     var syncing: (sync: GroupSync, commits: [Commit])?
     /// Commits whose sync finished (or that failed): their completions run next, in order.
     var settled: [Commit] = []
+    /// Set while completions run (Spec A20).
+    var isRunningCompletions = false
     private var lastID: AsyncTransactionId = 0
 
     mutating func nextID() -> AsyncTransactionId {

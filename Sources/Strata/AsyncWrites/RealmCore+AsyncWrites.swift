@@ -1,3 +1,4 @@
+import Foundation
 import Dispatch
 import StrataStorage
 
@@ -25,6 +26,7 @@ extension RealmCore {
     func commitAsyncWrite(allowGrouping: Bool,
                           onComplete: ((Swift.Error?) -> Void)?) throws(Realm.Error) -> AsyncTransactionId {
         try checkThread()
+        if asyncWrites.isRunningCompletions { throw Realm.Error.commitInCompletion }  // Spec A20
         guard write != nil else { throw Realm.Error.noWriteToCommit }  // Spec A5
         let id = asyncWrites.nextID()
         var commit = AsyncWriteQueue.Commit(id: id, onComplete: onComplete, error: nil)
@@ -63,12 +65,23 @@ extension RealmCore {
     /// Spec A17: a block queued or running, or commits whose group is not yet durable.
     var isPerformingAsynchronousWriteOperations: Bool { asyncWrites.isBusy }
 
-    /// Spec A12: refused where a synchronous write would be, and where no turn would run them.
+    /// Spec A12, L3, A20: refused where a synchronous write would be (in Realm's order), inside
+    /// a commit completion, and where no turn would run the block.
     private func checkAsyncWritable() throws(Realm.Error) {
         try checkThread()
-        if isFrozen { throw Realm.Error.frozenTransaction }
         if configuration.readOnly { throw Realm.Error.readOnlyTransaction }
-        if listener == nil { throw Realm.Error.noRunLoop }
+        if isFrozen { throw Realm.Error.frozenTransaction }
+        try checkActiveVersionLimit()  // Spec L3: also when the block is queued
+        if asyncWrites.isRunningCompletions { throw Realm.Error.beginInCompletion }  // Spec A20
+        if !canScheduleTurns { throw Realm.Error.asyncWriteWithoutRunLoop }  // Spec A12
+    }
+
+    /// Whether a turn of this realm's context will come (Spec A12, C11): a queue, an actor or
+    /// the main thread; any other thread only while its run loop is running the caller.
+    private var canScheduleTurns: Bool {
+        guard listener != nil else { return false }
+        if case .thread = confinement, !Thread.isMainThread { return RunLoop.current.currentMode != nil }
+        return true
     }
 
     func enqueueAsync(_ block: @escaping () -> Void, autoCommit: Bool, onComplete: ((Swift.Error?) -> Void)?,
@@ -133,6 +146,11 @@ extension RealmCore {
             } else {
                 block.onComplete?(nil)  // Spec A3: the block ended its write itself; nothing to commit
             }
+        } else if write != nil, !file.bugs.contains(.unfinishedAsyncBlockCommits) {
+            _ = try? cancelWrite()  // Spec A19: a block that neither committed nor cancelled
+        } else if write != nil {
+            // Seeded bug (Spec A19 broken): the block's write is committed as if it had asked.
+            _ = try? commitAsyncWrite(allowGrouping: false, onComplete: nil)
         }
         asyncWrites.running = nil
         scheduleAsyncTurn()
@@ -174,8 +192,12 @@ extension RealmCore {
         }
     }
 
-    /// Runs the completions of settled commits, in commit order (Spec A9, A10, D11).
+    /// Runs the completions of settled commits, in commit order (Spec A9, A10, D11); inside
+    /// them async writes cannot begin or commit, nor writes be cancelled (Spec A20).
     func runSettledCompletions() {
+        guard !asyncWrites.isRunningCompletions else { return }  // a completion's own turn
+        asyncWrites.isRunningCompletions = true
+        defer { asyncWrites.isRunningCompletions = false }
         while !asyncWrites.settled.isEmpty {
             let commit = asyncWrites.settled.removeFirst()
             commit.onComplete?(commit.error)
@@ -230,4 +252,9 @@ extension RealmCore {
 
 extension Realm.Error {
     static let asyncWriteDropped = Realm.Error(.fail, "The Realm was invalidated before the async write began.")
+    static let asyncWriteWithoutRunLoop = misuse(
+        "Cannot schedule async transaction. Make sure you are running from inside a run loop.")
+    static let beginInCompletion = misuse("Can't begin a write transaction from inside a commit completion callback.")
+    static let commitInCompletion = misuse("Can't commit a write transaction from inside a commit completion callback.")
+    static let cancelInCompletion = misuse("Can't cancel a write transaction from inside a commit completion callback.")
 }

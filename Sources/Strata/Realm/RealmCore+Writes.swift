@@ -17,14 +17,13 @@ extension RealmCore {
     /// The write itself, for synchronous and async writes.
     func beginWriteTransaction() throws(Realm.Error) {
         let transaction = try engine(path) { try file.store.beginWrite() }
-        if let limit = configuration.activeVersionLimit, !file.bugs.contains(.activeVersionLimitIgnored) {
+        do {
             // Spec L2: "count > limit fails", checked once the write holds the lock, so a
             // write that waited counts the versions the holder's commit added.
-            let count = activeVersionCount()
-            if count > limit {
-                transaction.rollback()
-                throw Realm.Error.tooManyActiveVersions(count: count, limit: limit)
-            }
+            try checkActiveVersionLimit()
+        } catch {
+            transaction.rollback()
+            throw error
         }
         let moved = read != nil && read?.version != transaction.baseVersion
         if read?.version != transaction.baseVersion, !file.bugs.contains(.beginWriteWithoutAdvancing) {
@@ -80,9 +79,19 @@ extension RealmCore {
         scheduleAsyncTurn()  // Spec A7: queued async blocks waited for this write
     }
 
+    /// Spec L2: the active versions are within the configured limit.
+    func checkActiveVersionLimit() throws(Realm.Error) {
+        guard let limit = configuration.activeVersionLimit, !file.bugs.contains(.activeVersionLimitIgnored) else {
+            return
+        }
+        let count = activeVersionCount()
+        if count > limit { throw Realm.Error.tooManyActiveVersions(count: count, limit: limit) }
+    }
+
     /// Spec W3, W5: discards the write; the realm reads the version the write began at.
     func cancelWrite() throws(Realm.Error) {
         try checkThread()
+        if asyncWrites.isRunningCompletions { throw Realm.Error.cancelInCompletion }  // Spec A20
         guard let transaction = write else { throw Realm.Error.noWriteToCancel }  // Spec W3
         transaction.rollback()
         write = nil

@@ -85,4 +85,7 @@ public struct SeededBugs: OptionSet, Sendable, Hashable {
     /// A reference to an object or a List pins nothing: a realm that has not read resolves it at
     /// the newest version, where the object may be gone (T4, T8).
     public static let objectReferenceDoesNotPin = SeededBugs(rawValue: 1 << 45)
+    /// A `beginAsyncWrite` block that returns with its write open is committed, not rolled
+    /// back (A19).
+    public static let unfinishedAsyncBlockCommits = SeededBugs(rawValue: 1 << 46)
 }
