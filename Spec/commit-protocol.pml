@@ -1,5 +1,5 @@
 /*
- * The commit protocol of Strata's engine (DESIGN §2, Spec D rules), for the spin model checker.
+ * The commit protocol of Strata's engine (Spec D rules), for the spin model checker.
  *
  * What is modelled, and how small:
  * - NPAGES physical pages. A committed version's contents are one page (its root): the page

@@ -71,6 +71,8 @@ public enum ModelError: Error, Hashable, Sendable, CustomStringConvertible {
     case realmClosed
     case cancelled
     case asyncWriteWithoutRunLoop
+    // Spec A20: refused inside a commit completion (the engine's checks; the model's
+    // completions run no caller code).
     case beginInCompletion
     case commitInCompletion
     case cancelInCompletion

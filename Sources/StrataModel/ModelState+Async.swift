@@ -71,7 +71,8 @@ extension ModelState {
     }
 
     /// Spec A12: async writes are refused on read-only, frozen and closed realms.
-    /// Spec A12, L3, A20, in Realm's order.
+    /// Spec A12, L3, in Realm's order. (A20's check, inside a commit completion, never arises
+    /// here: the model's completions run no caller code. The messages are `ModelError`'s.)
     private func checkAsyncAllowed(_ realmID: RealmID, in context: ContextID) throws(Interruption) {
         let realm = try usableRealm(realmID, in: context)
         if realm.configuration.readOnly { throw .rejected(.readOnlyTransaction) }
