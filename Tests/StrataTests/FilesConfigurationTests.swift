@@ -387,6 +387,32 @@ enum SchemaV2 {
         }
         #expect(error?.message.contains("Provided schema version 1 is less than last set version 2.") == true)
     }
+
+    // The values Realm's configuration refuses, checked before anything is opened (the
+    // read-only one is RealmConfigurationTests.testCannotSetMutuallyExclusiveProperties).
+    @Test func configurationValuesRealmRefuses() throws {
+        let directory = temporaryDirectory()
+        let emptyIdentifier = Realm.Configuration(inMemoryIdentifier: "")
+        expectRejected(rejection { _ = try Realm._open(configuration: emptyIdentifier, queue: nil) },
+                       "In-memory identifier must not be empty")
+        let emptyPath = Realm.Configuration(fileURL: URL(string: "file://"))
+        #expect(emptyPath.fileURL?.path.isEmpty == true)
+        expectRejected(rejection { _ = try Realm._open(configuration: emptyPath, queue: nil) },
+                       "Realm path must not be empty")
+        var unversioned = configuration(in: directory)
+        unversioned.schemaVersion = .max
+        expectRejected(rejection { _ = try Realm._open(configuration: unversioned, queue: nil) },
+                       "Cannot set schema version to 18446744073709551615 (RLMNotVersioned)")
+        #expect(!Realm.fileExists(for: unversioned))
+        // An open realm of the file does not let a refused configuration through.
+        let open = try Realm(configuration: configuration(in: directory))
+        var readOnlyReset = configuration(in: directory)
+        readOnlyReset.readOnly = true
+        readOnlyReset.deleteRealmIfMigrationNeeded = true
+        expectRejected(rejection { _ = try Realm._open(configuration: readOnlyReset, queue: nil) },
+                       "Cannot set `deleteRealmIfMigrationNeeded` when `readOnly` is set.")
+        #expect(open.objects(IntObj.self).isEmpty)
+    }
 }
 
 /// `Realm.asyncOpen` (issue 7; Spec X7, FIL-13): the callback runs on its queue with a realm

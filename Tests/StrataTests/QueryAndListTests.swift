@@ -138,4 +138,57 @@ import Testing
         #expect(Array(object.ints) == [9, 8])
         #expect(Array(realm.objects(AllTypes.self).first?.ints ?? List()) == [9, 8])
     }
+
+    // The range, offset and value methods of a managed List (the Realm parity suites in
+    // RealmParity/ListTests.swift run most of them on unmanaged Lists), and the order of their
+    // checks: arguments, then (removeFirst / removeLast) the count, then the write.
+    @Test func managedListRangesValuesAndEquality() throws {
+        let realm = try Realm(configuration: testConfiguration())
+        let object = AllTypes()
+        try realm.write { realm.add(object) }
+        let ints = object.ints
+        try realm.write {
+            ints.append(objectsIn: [0, 1, 2, 3, 4, 5, 6])
+            ints.removeFirst(2)
+            ints.removeLast(2)
+            ints.insert(contentsOf: [10, 11], at: 1)
+            ints[0..<2] = ints[3..<5]  // a slice of the List itself, longer or shorter alike
+        }
+        #expect(Array(ints) == [3, 4, 11, 3, 4])
+        try realm.write {
+            ints.removeSubrange(1...2)
+            ints.replaceSubrange(0..<1, with: [7, 7, 7])
+            ints.remove(atOffsets: [0, 4])
+            ints.move(fromOffsets: [0], toOffset: 3)
+        }
+        #expect(Array(ints) == [7, 3, 7])
+        #expect(ints.index(of: 3) == 1 && ints.index(of: 5) == nil)
+        #expect(ints.sum() == 17 && ints.max() == 7 && ints.min() == 3)
+
+        // Outside a write: the count is checked first, an edit that changes nothing passes.
+        expectRejected(rejection { try ints._removeFirst(4) }, "It is not possible to remove more objects (4)")
+        expectRejected(rejection { try ints._removeLast(1) }, "write transaction")
+        expectRejected(rejection { try ints._removeFirst(-1) }, "Cannot pass a negative value for 'index'.")
+        expectRejected(rejection { try ints._insert(contentsOf: [1], at: 0) }, "write transaction")
+        #expect(rejection { try ints._remove(atOffsets: []) } == nil)
+        #expect(rejection { try ints._insert(contentsOf: [Int](), at: 9) } == nil)
+        #expect(rejection { try ints._removeFirst(0) } == nil)
+        // A negative index is rejected before the write is checked.
+        expectRejected(rejection { _ = try ints._remove(at: -1) }, "Cannot pass a negative value for 'index'.")
+        expectRejected(rejection { try ints._swapAt(0, -1) }, "Cannot pass a negative value for 'index2'.")
+
+        // Managed Lists are equal when they are the same property of the same object, read
+        // through the same realm instance.
+        let again = try #require(realm.objects(AllTypes.self).first).ints
+        #expect(again == ints && again.isEqual(ints))
+        let frozen = ints.freeze()
+        #expect(frozen != ints && Array(frozen) == Array(ints))
+        let unmanaged = List<Int>()
+        unmanaged.append(objectsIn: [7, 3, 7])
+        #expect(unmanaged != ints && !ints.isEqual(unmanaged) && !ints.isEqual(Array(ints)))
+        let other = AllTypes()
+        try realm.write { realm.add(other) }
+        try realm.write { other.ints.append(objectsIn: [7, 3, 7]) }
+        #expect(other.ints != ints)
+    }
 }

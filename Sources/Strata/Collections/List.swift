@@ -125,6 +125,7 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
 
     @_spi(StrataCheck)
     public func _element(at index: Int) throws(Realm.Error) -> Element {
+        try Self.checkNotNegative(index)
         switch backing {
         case .unmanaged(let elements):
             guard index >= 0 && index < elements.count else { throw Realm.Error.outOfBounds(index: index, count: elements.count) }
@@ -163,7 +164,7 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
         try binding.store(values)
     }
 
-    private func encode(_ element: Element, _ binding: ListBinding) throws(Realm.Error) -> Value {
+    func encode(_ element: Element, _ binding: ListBinding) throws(Realm.Error) -> Value {
         try element._strataEncode(realm: Realm(core: binding.core))
     }
 
@@ -198,6 +199,7 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
 
     @_spi(StrataCheck)
     public func _insert(_ element: Element, at index: Int) throws(Realm.Error) {
+        try Self.checkNotNegative(index)
         switch backing {
         case .unmanaged(var elements):
             guard index >= 0 && index <= elements.count else { throw Realm.Error.outOfBounds(index: index, count: elements.count + 1) }
@@ -220,6 +222,7 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
     @_spi(StrataCheck)
     @discardableResult
     public func _remove(at index: Int) throws(Realm.Error) -> Element {
+        try Self.checkNotNegative(index)
         switch backing {
         case .unmanaged(var elements):
             guard index >= 0 && index < elements.count else { throw Realm.Error.outOfBounds(index: index, count: elements.count) }
@@ -234,14 +237,19 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
         }
     }
 
-    public func removeLast() { trapping { () throws(Realm.Error) in try _removeLast() } }
+    /// Removes the last `number` elements (the objects stay in the realm).
+    ///
+    /// Confinement: a managed List's realm context (Spec C6), in a write (Spec W9).
+    /// - Complexity: O(n) for a managed List (its elements are stored again).
+    public func removeLast(_ number: Int = 1) {
+        trapping { () throws(Realm.Error) in try _removeLast(number) }
+    }
 
+    /// `removeLast(_:)`, throwing: a negative `number`, or more than `count` ('It is not
+    /// possible to remove more objects ...'), before the write checks (`ListTests.testRemoveLast`).
     @_spi(StrataCheck)
-    public func _removeLast() throws(Realm.Error) {
-        if case .managed(let binding) = backing { try binding.checkMutable() }
-        let count = try _count()
-        guard count > 0 else { throw Realm.Error.outOfBounds(index: -1, count: 0) }
-        try _remove(at: count - 1)
+    public func _removeLast(_ number: Int = 1) throws(Realm.Error) {
+        try edit(.removeLast(number))
     }
 
     public func removeAll() { trapping { () throws(Realm.Error) in try _removeAll() } }
@@ -259,6 +267,8 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
 
     @_spi(StrataCheck)
     public func _move(from: Int, to: Int) throws(Realm.Error) {
+        try Self.checkNotNegative(from)
+        try Self.checkNotNegative(to)
         switch backing {
         case .unmanaged(var elements):
             guard elements.indices.contains(from), elements.indices.contains(to) else {
@@ -280,6 +290,8 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
 
     @_spi(StrataCheck)
     public func _swapAt(_ i: Int, _ j: Int) throws(Realm.Error) {
+        try Self.checkNotNegative(i, parameter: "index1")
+        try Self.checkNotNegative(j, parameter: "index2")
         switch backing {
         case .unmanaged(var elements):
             guard elements.indices.contains(i), elements.indices.contains(j) else {
@@ -302,6 +314,7 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
 
     @_spi(StrataCheck)
     public func _replace(index: Int, with element: Element) throws(Realm.Error) {
+        try Self.checkNotNegative(index)
         switch backing {
         case .unmanaged(var elements):
             guard elements.indices.contains(index) else { throw Realm.Error.outOfBounds(index: index, count: elements.count) }

@@ -197,14 +197,3 @@ extension Query where T == Bool {
         Query<Bool>(.predicate(.not(query.predicate)))
     }
 }
-
-/// A sort key of `sorted(by:)`.
-public struct SortDescriptor: Sendable, Hashable {
-    public let keyPath: String
-    public let ascending: Bool
-
-    public init(keyPath: String, ascending: Bool = true) {
-        self.keyPath = keyPath
-        self.ascending = ascending
-    }
-}

@@ -125,6 +125,27 @@ extension Realm {
             return isInMemory ? "memory:" + path : path
         }
 
+        /// The settings Realm rejects before it opens anything (RealmSwift hands the whole
+        /// configuration to Realm's own first): an empty path or in-memory identifier, the
+        /// schema version reserved for unversioned files, and `readOnly` with
+        /// `deleteRealmIfMigrationNeeded` (`RealmConfigurationTests.testCannotSetMutuallyExclusiveProperties`).
+        /// Checked in this order, Realm's.
+        /// - Throws: `Realm.Error` with code `.programmerError` and Realm's message.
+        func validate() throws(Realm.Error) {
+            switch location {
+            case .file(let url):
+                if url.path.isEmpty { throw Realm.Error.misuse("Realm path must not be empty") }
+            case .memory(let identifier):
+                if identifier.isEmpty { throw Realm.Error.misuse("In-memory identifier must not be empty") }
+            }
+            if schemaVersion == UInt64.max {
+                throw Realm.Error.misuse("Cannot set schema version to \(UInt64.max) (RLMNotVersioned)")
+            }
+            if readOnly && deleteRealmIfMigrationNeeded {
+                throw Realm.Error.misuse("Cannot set `deleteRealmIfMigrationNeeded` when `readOnly` is set.")
+            }
+        }
+
         /// Spec L4: nil and 0 mean no limit.
         var activeVersionLimit: Int? {
             guard let limit = maximumNumberOfActiveVersions, limit > 0 else { return nil }

@@ -112,6 +112,7 @@ final class RealmCore {
 
     private static func open(_ configuration: Realm.Configuration, confinement: Confinement,
                              queue: DispatchQueue?) throws(Realm.Error) -> RealmCore {
+        try configuration.validate()
         let key = CacheKey(file: configuration.fileKey, confinement: confinement)
         if let cached = cache.withLock({ $0[key]?.core }) {
             try cached.checkCompatible(configuration)
