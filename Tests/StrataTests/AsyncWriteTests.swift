@@ -466,6 +466,55 @@ import Testing
         }
     }
 
+    // realm-core's `end_current_write` (Spec A21, C1): the context keeps a realm with async work
+    // alive, so its blocks and completions run though the caller dropped every reference.
+    @Test("Spec A21, C1: async work keeps its realm alive until its completions ran")
+    func A21_asyncWorkKeepsTheRealmAlive() throws {
+        let configuration = testConfiguration()
+        try onLoopThread {
+            var completed = false
+            var blockRan = false
+            do {
+                let realm = try Realm(configuration: configuration)
+                realm.beginAsyncWrite {
+                    blockRan = true
+                    realm.create(IntObj.self)
+                    realm.commitAsyncWrite { error in completed = error == nil }
+                }
+            }
+            #expect(spinRunLoop { completed })
+            #expect(blockRan)
+            let again = try Realm(configuration: configuration)
+            #expect(again.objects(IntObj.self).count == 1)
+            #expect(!again.isPerformingAsynchronousWriteOperations)
+        }
+    }
+
+    // realm-core's `do_invalidate` (Spec A13, D13): invalidate() makes the async commits durable
+    // and runs their completions before it returns.
+    @Test("Spec A13, D13: invalidate() runs the completions of commits already made before it returns")
+    func A13_invalidateRunsPendingCompletions() throws {
+        let configuration = testConfiguration()
+        try onLoopThread {
+            let realm = try Realm(configuration: configuration)
+            var completions: [Bool] = []
+            realm.beginWrite()
+            realm.create(IntObj.self)
+            realm.commitAsyncWrite { error in completions.append(error == nil) }
+            realm.beginWrite()  // flushes the first (A8)
+            realm.create(IntObj.self)
+            realm.commitAsyncWrite(allowGrouping: true) { error in completions.append(error == nil) }
+            realm.beginWrite()  // flushes the second
+            realm.create(IntObj.self)
+            realm.commitAsyncWrite(allowGrouping: true) { error in completions.append(error == nil) }
+            #expect(completions == [true, true], "beginWrite flushed the earlier commits (A8)")
+            realm.invalidate()
+            #expect(completions == [true, true, true], "invalidate() returned before the completions ran")
+            #expect(!realm.isPerformingAsynchronousWriteOperations)
+        }
+        #expect(try persisted(configuration) == 3)
+    }
+
     // ASY-26 (Spec A13): invalidate before a queued block runs drops it; inside a block before
     // its commit it discards the block's changes; after a synchronous commit it keeps it.
     @Test func asy26_A13_invalidateWithPendingWork() throws {

@@ -180,6 +180,43 @@ private func limitedConfiguration(_ limit: UInt?) -> Realm.Configuration {
         #expect(try other?.get() == 1, "another thread could not write after the writer was released")
     }
 
+    // ObjectCreationTests.testCreateWithDictionary's pattern (Spec C1, W7): `Realm()` again in the
+    // same context, while an instance nobody references any more is in a write, is that
+    // instance, write and all.
+    @Test("Spec C1, W7: a realm in a write is held by its context; Realm() again returns it")
+    func C1_W7_aReleasedRealmInAWriteIsReturnedAgain() throws {
+        let configuration = testConfiguration()
+        let committed = try onOtherThread { () -> Int in
+            try Realm(configuration: configuration)._beginWrite()
+            let again = try Realm(configuration: configuration)
+            #expect(again.isInWriteTransaction, "a new instance: the write was lost")
+            try addIntObj(again, 1)
+            try Realm(configuration: configuration)._commitWrite()
+            #expect(try !Realm(configuration: configuration).isInWriteTransaction)
+            return try Realm(configuration: configuration).objects(IntObj.self).count
+        }
+        #expect(committed == 1)
+        #expect(try Realm(configuration: configuration).objects(IntObj.self).count == 1)
+    }
+
+    // objc RealmTests.testRollbackTransactionWithoutExplicitCommitOrCancel (Spec W7, W8): the
+    // held write ends with its thread: rolled back, and the lock is free.
+    @Test("Spec W7, W8: a thread's exit releases its realm's abandoned write")
+    func W7_W8_aThreadExitRollsBackItsAbandonedWrite() throws {
+        let configuration = testConfiguration()
+        try onOtherThread {
+            let realm = try Realm(configuration: configuration)
+            try realm._beginWrite()
+            try addIntObj(realm, 1)
+        }
+        let written = onOtherThreadWithin(seconds: 30) { () throws -> Int in
+            let other = try Realm(configuration: configuration)
+            try other.write { try addIntObj(other, 2) }
+            return other.objects(IntObj.self).count
+        }
+        #expect(try written?.get() == 1, "the exited thread's write was kept, or its lock never freed")
+    }
+
     // WRT-11 (Spec W4, W5)
     @Test func wrt11_W4_isEmptyFollowsTheTransaction() throws {
         let realm = try Realm(configuration: testConfiguration())
