@@ -13,6 +13,12 @@ public enum ReplayToken {
         public var choices: [UInt32]
     }
 
+    /// How every token of a run at the current generation starts: `sc<generation>.`.
+    public static let currentPrefix = prefix(generation: CheckSettings.currentGeneration)
+
+    /// How a token read by `generation`'s generator starts.
+    public static func prefix(generation: Int) -> String { "sc\(generation)." }
+
     public static func encode(settings: CheckSettings, choices: [UInt32]) -> String {
         var bytes: [UInt8] = []
         for choice in choices {
@@ -27,7 +33,7 @@ public enum ReplayToken {
         let stream = Data(bytes).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
-        return ["sc\(settings.generation)", settings.mode.rawValue, settings.store.rawValue, "\(settings.threads)",
+        return [prefix(generation: settings.generation) + settings.mode.rawValue, settings.store.rawValue, "\(settings.threads)",
                 "\(settings.operations)", "\(settings.engineBugs.rawValue)",
                 settings.modelMutation?.rawValue ?? "-",
                 settings.excludedKinds.isEmpty ? "-" : settings.excludedKinds.sorted().joined(separator: "+"),
