@@ -296,6 +296,9 @@ struct ContentModel: Sendable {
         return result
     }
 
+    /// Spec D2, D9 (`checkImage`): every image of every crash point of every commit recovers
+    /// exactly V, or V + 1 only where the slot reached the disk, with the model's contents;
+    /// the recovered file verifies, and a further commit on it works and verifies.
     @Test func everyCrashPointOfFiftyCommitsRecovers() throws {
         let environment = ProcessInfo.processInfo.environment
         let commitCount = Int(environment["STRATA_CRASH_COMMITS"] ?? "") ?? 56

@@ -617,6 +617,57 @@ import Testing
         }
     }
 
+    // Spec C14 (THR-19): a thread that owns an observer and then blocks without turning its
+    // loop does not hold up the observers of other threads. Thread A registers, gets its
+    // initial callback and blocks; this thread's observer gets the update of a commit while A
+    // is still blocked (A's count is still 1); released, A gets its update on its own turns.
+    @Test func C14_aBlockedThreadDoesNotHoldUpOtherThreadsObservers() throws {
+        let configuration = testConfiguration()
+        let ready = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let blockedCalls = ResultBox<Int>()
+        blockedCalls.set(.success(0))
+        let blocked = ResultBox<[String]>()
+        let finished = DispatchSemaphore(value: 0)
+        Thread {
+            defer { finished.signal() }
+            blocked.set(Result {
+                let entries = ResultBox<[String]>()
+                try onLoopThread {
+                    let realm = try Realm(configuration: configuration)
+                    let log = Log()
+                    let token = realm.objects(IntObj.self).observe { change in
+                        log.record(change)
+                        blockedCalls.update { $0 += 1 }
+                    }
+                    let initial = spinRunLoop(seconds: 30) { log.count == 1 }
+                    ready.signal()
+                    guard initial else { throw CancellationError() }
+                    release.wait()  // blocked: this thread's loop does not turn
+                    _ = spinRunLoop(seconds: 30) { log.count == 2 }
+                    entries.set(.success(log.entries))
+                    token.invalidate()
+                }
+                return try entries.get()
+            })
+        }.start()
+        try onLoopThread {
+            defer { release.signal() }  // also when this side fails: thread A must end
+            let realm = try Realm(configuration: configuration)
+            let log = Log()
+            let token = realm.objects(IntObj.self).observe { log.record($0) }
+            #expect(spinRunLoop { log.count == 1 })
+            #expect(ready.wait(timeout: .now() + 60) == .success, "thread A never registered its observer")
+            try commitInts(configuration, [1])
+            #expect(spinRunLoop(seconds: 30) { log.count == 2 }, "the blocked thread held up this observer")
+            #expect(log.entries == ["initial 0", "update 1 d[] i[0] m[]"])
+            #expect(try blockedCalls.get() == 1, "the blocked thread ran a callback")
+            token.invalidate()
+        }
+        #expect(finished.wait(timeout: .now() + 60) == .success, "thread A did not finish")
+        #expect(try blocked.get() == ["initial 0", "update 1 d[] i[0] m[]"])
+    }
+
     // Spec N2, C13: an invalidate() on another thread while the callback runs returns only once
     // that callback has returned, and no callback runs after it.
     @Test func N2_C13_invalidateElsewhereWaitsForTheRunningCallback() throws {

@@ -167,7 +167,7 @@ enum SchemaV2 {
         #expect(caught)
     }
 
-    // MEM-01 (Spec X8, C1)
+    // MEM-01 (Spec X8, C1, D14): nothing of an in-memory realm survives its last instance.
     @Test func mem01_X8_inMemoryDataLivesWhileAnInstanceIsOpen() throws {
         let identifier = "mem01-\(UUID().uuidString)"
         let configuration = Realm.Configuration(inMemoryIdentifier: identifier, objectTypes: allFixtureTypes)
@@ -215,6 +215,25 @@ enum SchemaV2 {
         #expect(readOnly.objects(IntObj.self).count == 1)
         let write = rejection { try readOnly._beginWrite() }
         #expect(write?.message.contains("Can't perform transactions on read-only Realms.") == true)
+    }
+
+    // Spec W18: a read-only realm takes no writes: `beginWrite()` and `write {}` are rejected
+    // with Realm's message, the realm is not left in a write, and the file is unchanged.
+    @Test func W18_readOnlyRealmsTakeNoWrites() throws {
+        var configuration = configuration(in: temporaryDirectory())
+        do { try addInt(try Realm(configuration: configuration), 1) }
+        configuration.readOnly = true
+        let readOnly = try Realm(configuration: configuration)
+        let message = "Can't perform transactions on read-only Realms."
+        let begin = rejection { try readOnly._beginWrite() }
+        #expect(begin?.message.contains(message) == true, "\(String(describing: begin))")
+        #expect(!readOnly.isInWriteTransaction)
+        var ran = false
+        let write = rejection { try readOnly.write { ran = true } }
+        #expect(write?.message.contains(message) == true, "\(String(describing: write))")
+        #expect(!ran, "the write block ran")
+        #expect(!readOnly.isInWriteTransaction)
+        #expect(readOnly.objects(IntObj.self).count == 1)
     }
 
     /// A file or directory made unwritable for this process, and how to undo it: immutable
