@@ -38,8 +38,9 @@ import Testing
         }
     }
 
-    // ASY-02, ASY-25 (Spec A1): on a queue-confined realm, the block and its completion run on
-    // that queue; another realm sees the commit after refresh().
+    // ASY-02, ASY-25 (Spec A1, A18): on a queue-confined realm, the block and its completion
+    // run on that queue (A18: a block runs only on its realm's scheduler); another realm sees
+    // the commit after refresh().
     @Test func asy02_asy25_A1_blockAndCompletionRunOnTheRealmsQueue() throws {
         let configuration = testConfiguration()
         let queue = DispatchQueue(label: "asy02")
@@ -592,8 +593,8 @@ import Testing
         }
     }
 
-    // ASY-19 (Spec A9, D10, D11): 41 grouped commits become durable after the 20th, the 40th
-    // and (the queue empty) the 41st; each group's versions before its last are never the
+    // ASY-19 (Spec A9, D10, D11, L7): 41 grouped commits become durable after the 20th, the
+    // 40th and (the queue empty) the 41st (groups hold at most 20 commits); each group's versions before its last are never the
     // durable one; every completion sees its commit durable.
     @Test func asy19_A9_D10_groupsOfTwentyShareOneSync() throws {
         let configuration = testConfiguration()

@@ -769,6 +769,28 @@ private func limitedConfiguration(_ limit: UInt?) -> Realm.Configuration {
         #expect(reopened.autorefresh)
     }
 
+    // Spec V18: while this thread holds the write lock with an uncommitted object, another
+    // thread opens the file and reads without waiting for it, at the newest published version
+    // (the committed object only). The reader is given a minute; one that waited for the
+    // writer would never finish, since the write ends only after the reader returned.
+    @Test func V18_readersDoNotWaitForTheWriter() throws {
+        let configuration = testConfiguration()
+        let realm = try Realm(configuration: configuration)
+        try realm.write { try addIntObj(realm, 1) }
+        try realm._beginWrite()
+        try addIntObj(realm, 2)
+        let read = onOtherThreadWithin(seconds: 60) { () -> [Int] in
+            let reader = try Realm(configuration: configuration)
+            return reader.objects(IntObj.self).map(\.intCol)
+        }
+        let values = try #require(read, "the reader waited for the writer").get()
+        #expect(values == [1])
+        #expect(realm.isInWriteTransaction)
+        try realm._commitWrite()
+        let after = try onOtherThread { try Realm(configuration: configuration).objects(IntObj.self).count }
+        #expect(after == 2)
+    }
+
     // MARK: - AVL
 
     // AVL-01 (Spec L2)
@@ -845,6 +867,40 @@ private func limitedConfiguration(_ limit: UInt?) -> Realm.Configuration {
         #expect(error?.message.contains("exceeded the limit of 2") == true, "\(String(describing: error))")
         #expect(!realm.isInWriteTransaction)
         #expect(frozen.isFrozen)
+    }
+
+    // Spec L3: an async write is checked against the active-version limit again when its block
+    // would begin (Realm checks only when it is queued): queued with three versions active (limit 3), it is
+    // overtaken by a synchronous write (Spec A7) that leaves four; the block then never runs
+    // and its completion gets the limit's error. Nothing was written by it.
+    @Test func L3_asyncWritesCheckTheLimitWhenTheBlockWouldBegin() throws {
+        let configuration = limitedConfiguration(3)
+        try onLoopThread {
+            let realm = try Realm(configuration: configuration)
+            var frozen = [try realm._freeze()]
+            for _ in 0..<2 {
+                try realm.write {}
+                frozen.append(try realm._freeze())
+            }
+            var ran = false
+            var completions: [Realm.Error?] = []
+            let queued = rejection {
+                _ = try realm._writeAsync({ ran = true; realm.create(IntObj.self) },
+                                          onComplete: { error in completions.append(error as? Realm.Error) })
+            }
+            #expect(queued == nil, "queued with three versions active: \(String(describing: queued))")
+            try realm.write {}  // four versions active now: three frozen, the newest
+            #expect(spinRunLoop(seconds: 30) { !completions.isEmpty })
+            #expect(!ran, "the block ran over the limit")
+            let error = try #require(completions.first ?? nil, "the completion had no error")
+            #expect(error.code == .fail)
+            #expect(error.message.contains("Number of active versions (4) in the Realm exceeded the limit of 3"),
+                    "\(error)")
+            #expect(completions.count == 1)
+            #expect(!realm.isInWriteTransaction)
+            #expect(realm.objects(IntObj.self).count == 0)
+            #expect(Set(frozen.compactMap(\._readVersion)).count == 3)
+        }
     }
 
     // AVL-04 (Spec L4)
