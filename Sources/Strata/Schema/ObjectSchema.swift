@@ -126,14 +126,17 @@ final class ClassInfo: @unchecked Sendable {
     /// dynamic access (`setValue(_:forKey:)` on an unmanaged object, `init(value:)`) reads and
     /// writes the wrapper in place, as a key path would. Immutable after init (hence Sendable).
     let wrappers: [(offset: Int, type: any PersistedProperty.Type)]
+    /// The column of each wrapper, by its ordinal within the object.
+    private let columnOfOrdinal: [Int]
 
     init(type: Object.Type, schema: ObjectSchema, linkTargets: [Object.Type], typeDefaults: [StrataStorage.Value?],
-         wrappers: [(offset: Int, type: any PersistedProperty.Type)]) {
+         wrappers: [(offset: Int, type: any PersistedProperty.Type)], columnOfOrdinal: [Int]) {
         self.type = type
         self.schema = schema
         self.linkTargets = linkTargets
         self.typeDefaults = typeDefaults
         self.wrappers = wrappers
+        self.columnOfOrdinal = columnOfOrdinal
         hasLinks = schema.properties.contains { $0.isLink }
     }
 
@@ -143,10 +146,10 @@ final class ClassInfo: @unchecked Sendable {
     /// `base` (0 unless the object was created inside another object's initializer).
     @inline(__always)
     func column(ofOrdinal ordinal: Int, base: Int) -> Int {
-        let column = ordinal - base
-        precondition(column >= 0 && column < schema.properties.count,
+        let index = ordinal - base
+        precondition(index >= 0 && index < columnOfOrdinal.count,
                      "'\(className)': a @Persisted wrapper outside the class's schema")
-        return column
+        return columnOfOrdinal[index]
     }
 
     /// Runs `body` with the wrapper of `column` in `object` (an instance of `type`).
@@ -193,27 +196,31 @@ final class ClassInfo: @unchecked Sendable {
     /// way, at first use of the class.
     private static func discover(_ type: Object.Type) -> ClassInfo {
         let sample = type.init()
-        var found: [(ordinal: Int, property: PropertySchema, typeDefault: StrataStorage.Value?)] = []
+        var found: [(level: Int, ordinal: Int, property: PropertySchema, typeDefault: StrataStorage.Value?)] = []
         var linkTargets: [Object.Type] = []
         var mirror: Mirror? = Mirror(reflecting: sample)
+        var level = 0
         while let current = mirror {
             for child in current.children {
                 guard let label = child.label, let persisted = child.value as? any PersistedProperty else { continue }
                 let name = label.hasPrefix("_") ? String(label.dropFirst()) : label
                 let typeDefault = persisted.hasTypeDefault ? try? persisted.encodeUnmanaged(realm: nil) : nil
-                found.append((persisted.ordinal, persisted.schema(named: name), typeDefault))
+                found.append((level, persisted.ordinal, persisted.schema(named: name), typeDefault))
                 if let target = persisted.linkTargetType { linkTargets.append(target) }
             }
             mirror = current.superclassMirror
+            level += 1
         }
-        found.sort { $0.ordinal < $1.ordinal }
         let className = ObjectSchema.className(of: type)
-        let ordinals = found.map(\.ordinal)
         let base = sample._ordinalBase
-        precondition(ordinals == Array(base..<(base + found.count)),
+        precondition(found.map(\.ordinal).sorted() == Array(base..<(base + found.count)),
                      "'\(className)': @Persisted wrappers must be initialized once each, in order")
-        // Columns follow the ordinals: initialization order, the most derived class's
-        // properties first, each class's in declaration order.
+        // Columns as Realm orders properties: the base class's first, each class's in
+        // declaration order (initialization order, in which Swift initializes the most derived
+        // class's properties first).
+        found.sort { $0.level != $1.level ? $0.level > $1.level : $0.ordinal < $1.ordinal }
+        var columnOfOrdinal = [Int](repeating: 0, count: found.count)
+        for (column, entry) in found.enumerated() { columnOfOrdinal[entry.ordinal - base] = column }
         let properties = found.map(\.property)
         let primaryKeys = properties.filter(\.isPrimaryKey)
         precondition(primaryKeys.count <= 1, "'\(className)' declares more than one primary key")
@@ -223,7 +230,7 @@ final class ClassInfo: @unchecked Sendable {
         }
         let schema = ObjectSchema(className: className, properties: properties)
         return ClassInfo(type: type, schema: schema, linkTargets: linkTargets, typeDefaults: found.map(\.typeDefault),
-                         wrappers: wrapperLayout(of: type, schema: schema))
+                         wrappers: wrapperLayout(of: type, schema: schema), columnOfOrdinal: columnOfOrdinal)
     }
 
     /// Each column's wrapper offset and type, from the runtime's field records (the storage of
