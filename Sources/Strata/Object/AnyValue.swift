@@ -184,7 +184,10 @@ enum AnyValue {
     static func number(_ value: Any) -> Number? {
         if type(of: value) is NSNumber.Type, let number = value as? NSNumber {
             switch UInt8(bitPattern: number.objCType.pointee) {
-            case UInt8(ascii: "c"), UInt8(ascii: "B"): return .bool(number.boolValue)
+            case UInt8(ascii: "c"), UInt8(ascii: "B"):
+                // A char: a boolean when 0 or 1 (as Realm's `numberIsBool`), else an Int8.
+                let value = number.int64Value
+                return value == 0 || value == 1 ? .bool(value == 1) : .integer(value)
             case UInt8(ascii: "f"): return .float(number.floatValue)
             case UInt8(ascii: "d"): return .double(number.doubleValue)
             default: return .integer(number.int64Value)
