@@ -125,7 +125,10 @@ extension RealmCore {
             guard try !accessor.isInvalidated() else { throw Realm.Error.addInvalidated }
             return Link(table: accessor.table.id, key: accessor.key)
         }
-        let (table, identity) = try addUnmanaged(object, policy: addPolicy ?? .error)
+        // An update policy applies to linked objects with a primary key; others are inserted.
+        let info = try classInfo(type(of: object))
+        let policy = info.schema.primaryKeyIndex == nil ? .error : addPolicy ?? .error
+        let (table, identity) = try addUnmanaged(object, policy: policy)
         return Link(table: table.id, key: identity.key)
     }
 
@@ -136,7 +139,8 @@ extension RealmCore {
             guard try !accessor.isInvalidated() else { throw Realm.Error.addInvalidated }
             return Link(table: accessor.table.id, key: accessor.key)
         }
-        let (table, identity, _) = try createObject(info, value: any, policy: policy)
+        let nestedPolicy = info.schema.primaryKeyIndex == nil ? .error : policy  // as in `link(to:)`
+        let (table, identity, _) = try createObject(info, value: any, policy: nestedPolicy)
         return Link(table: table.id, key: identity.key)
     }
 
