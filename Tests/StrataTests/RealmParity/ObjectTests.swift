@@ -835,6 +835,9 @@ extension RealmParityObjects {
         try realm.write { realm.add(managedObject) }
         #expect(realm.objects(type(of: unmanagedObject)).count == 1)
         #expect(realm.objects(type(of: managedObject)).count == 1)
+        // The base class itself names no stored type (Realm: RLMSchemaInfo's message).
+        expectRejected(rejection { _ = try realm._objects(Object.self) },
+                       "Object type 'Object' is not managed by the Realm.")
     }
 
     // MARK: freeze and thaw
