@@ -16,9 +16,9 @@ import Testing
 // testPassThreadSafeReferenceToLinkingObjects, testPassThreadSafeReferenceToAnyRealmCollection,
 // testThreadSafeWrapperToMap, testThreadSafeWrapperToMutableSet,
 // testThreadSafeWrapperLinkingObjects, testThreadSafeWrapperToAnyRealmCollection. The MutableSet
-// part of testInvalidThreadSafeReferenceConstruction is left out of it. Left out for other
-// reasons (see /work/notes/parity-realmtests-failures.md): testThreadSafeWrapperInvalidConstruction
-// and testThreadSafeUnmanagedArgument (the rejection is a trap with no throwing form).
+// part of testInvalidThreadSafeReferenceConstruction is left out of it. Left out because the
+// rejection they check is a trap with no throwing form: testThreadSafeWrapperInvalidConstruction
+// and testThreadSafeUnmanagedArgument (`ThreadSafe.init(wrappedValue:)` with an unmanaged object).
 
 extension RealmParityRealm {
     @Suite struct ThreadSafeReferenceTests {
