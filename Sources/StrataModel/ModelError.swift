@@ -84,6 +84,7 @@ public enum ModelError: Error, Hashable, Sendable, CustomStringConvertible {
     case parentNotDirectory(path: String)
     case isDirectory(path: String)
     case permissionDenied(path: String, readOnly: Bool)
+    case copyPermissionDenied(path: String)
     case operationNotPermitted(path: String)
     case tooManyOpenFiles(path: String)
     case tooSmall(path: String, byteCount: Int)
@@ -105,7 +106,7 @@ public enum ModelError: Error, Hashable, Sendable, CustomStringConvertible {
         case .cancelled: return .cancelled
         case .fileNotFound, .parentDirectoryMissing: return .fileNotFound
         case .fileExists: return .fileExists
-        case .permissionDenied, .operationNotPermitted: return .filePermissionDenied
+        case .permissionDenied, .copyPermissionDenied, .operationNotPermitted: return .filePermissionDenied
         case .parentNotDirectory, .isDirectory, .tooManyOpenFiles: return .fileOperationFailed
         case .tooSmall, .corruptFile: return .invalidDatabase
         case .alreadyOpen: return .alreadyOpen
@@ -136,8 +137,11 @@ public enum ModelError: Error, Hashable, Sendable, CustomStringConvertible {
         case .noWriteToCommit: return "Can't commit a non-existing write transaction"
         case .noWriteToCancel: return "Can't cancel a non-existing write transaction"
         case .notInWrite:
-            // Realm says "managed objects" for objects and "managed List" for Lists.
-            return "outside of a write transaction."
+            // Spec W9: Realm's words differ by what is changed: "Attempting to modify object
+            // outside of a write transaction - ...", "Cannot modify managed List outside of a
+            // write transaction.", "Can only add, remove, or create objects in a Realm in a write
+            // transaction - ...".
+            return "write transaction"
         case .resultsOutsideWrite: return "Cannot modify Results outside of a write transaction."
         case .deleteFromOtherRealm: return "Can only delete an object from the Realm it belongs to."
         case .objectInvalidated: return "Object has been deleted or invalidated."
@@ -186,23 +190,24 @@ public enum ModelError: Error, Hashable, Sendable, CustomStringConvertible {
         case .cancelled: return "CancellationError"
         case .outOfBounds(let index, let count):
             return "Index \(index) is out of bounds (must be less than \(count))."
-        case .fileNotFound(let path): return "Failed to open file at path '\(path)': No such file"
+        case .fileNotFound(let path): return "Failed to open Realm file at path '\(path)': No such file or directory"
         case .fileExists(let path): return "Failed to open file at path '\(path)': File exists"
         case .parentDirectoryMissing(let path):
             return "Failed to open file at path '\(path)': parent directory does not exist"
         case .parentNotDirectory(let path):
             return "Failed to open file at path '\(path).lock': parent path is not a directory"
-        case .isDirectory(let path): return "Failed to open file at path '\(path)': Is a directory"
+        case .isDirectory(let path): return "Failed to open Realm file at path '\(path)': Is a directory"
         case .permissionDenied(let path, let readOnly):
-            return "Failed to open file at path '\(path)': Permission denied. Please use a path "
+            return "Failed to open Realm file at path '\(path)': Permission denied. Please use a path "
                 + "where your app has \(readOnly ? "read" : "read-write") permissions."
+        case .copyPermissionDenied(let path): return "Failed to open file at path '\(path)': Permission denied"
         case .operationNotPermitted(let path):
-            return "Failed to open file at path '\(path)': Operation not permitted. Please use a "
+            return "Failed to open Realm file at path '\(path)': Operation not permitted. Please use a "
                 + "path where your app has read-write permissions."
         case .tooManyOpenFiles(let path):
             return "Failed to open file at path '\(path)': Too many open files"
         case .tooSmall(let path, let byteCount):
-            return "'\(path)': file is non-empty but too small (\(byteCount) bytes) to be a valid "
+            return "Failed to open Realm file at path '\(path)': file is non-empty but too small (\(byteCount) bytes) to be a valid "
                 + "Realm."
         case .alreadyOpen(let path):
             return "Cannot delete files of an open Realm: '\(path)' is still in use."

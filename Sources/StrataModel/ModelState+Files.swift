@@ -29,12 +29,12 @@ extension ModelState {
                 throw .rejected(.parentDirectoryMissing(path: path))
             }
             if conditions.contains(.notWritable) {
-                throw .rejected(.permissionDenied(path: path, readOnly: false))
+                throw .rejected(.copyPermissionDenied(path: path))
             }
             if conditions.contains(.noFileDescriptors) {
                 throw .rejected(.tooManyOpenFiles(path: path))
             }
-            // Spec X3: a compacted copy of the read version, opening with that data.
+            // Spec X3: a compacted copy of the read version, or of the open write's data.
             files[.path(path)] = FileState(location: .path(path), first: snapshot,
                                            readerSlotCount: readerSlotCount)
             return .done

@@ -115,10 +115,11 @@ extension ModelState {
         }
         let realm = try usableRealm(realmID, in: context)
         if realm.isFrozen { throw .rejected(.frozenModify) }  // Spec F12
-        guard realm.write != nil else { throw .rejected(.notInWrite) }  // Spec W9
+        // Spec W9, W12, V13: an invalid accessor is refused as such, before a missing write.
         guard handle.epoch == realm.epoch, view(of: realmID)?.objects[object] != nil else {
-            throw .rejected(.objectInvalidated)  // Spec W12
+            throw .rejected(.objectInvalidated)
         }
+        guard realm.write != nil else { throw .rejected(.notInWrite) }  // Spec W9
         return (realmID, object)
     }
 
@@ -147,10 +148,11 @@ extension ModelState {
         }
         let realm = try usableRealm(realmID, in: context)
         if realm.isFrozen { throw .rejected(.frozenModify) }
-        guard realm.write != nil else { throw .rejected(.notInWrite) }
+        // Spec W9, V13: invalid first (realm-core's Collection::verify_in_transaction).
         guard handle.epoch == realm.epoch, view(of: realmID)?.objects[owner] != nil else {
             throw .rejected(.collectionInvalidated)
         }
+        guard realm.write != nil else { throw .rejected(.notInWrite) }
         return (realmID, owner)
     }
 

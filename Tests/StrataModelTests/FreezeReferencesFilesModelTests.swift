@@ -1166,7 +1166,7 @@ private let fzLocation = World.file.location
             ("/data/small.realm", .tooSmall(byteCount: 12), false, .invalidDatabase,
              "file is non-empty but too small (12 bytes) to be a valid Realm."),
             ("/data/dir.realm", .isDirectory, false, .fileOperationFailed,
-             "Failed to open file at path '/data/dir.realm': Is a directory"),
+             "Failed to open Realm file at path '/data/dir.realm': Is a directory"),
             ("/data/noperm.realm", .notReadable, false, .filePermissionDenied,
              "Permission denied. Please use a path where your app has read-write permissions."),
             ("/data/noperm2.realm", .notReadable, true, .filePermissionDenied,

@@ -89,6 +89,40 @@ enum SchemaV2 {
         #expect(source.objects(IntObj.self).count == 1)
     }
 
+    // RealmTests.testWriteCopyForConfiguration (Spec X3): the same copy, named by a configuration.
+    @Test("Spec X3: writeCopy(configuration:) writes the copy to the configuration's file")
+    func X3_writeCopyForConfiguration() throws {
+        let directory = temporaryDirectory()
+        let source = try Realm(configuration: configuration(in: directory))
+        try addInt(source, 1)
+        let destination = configuration(in: directory, "destination.realm")
+        try source.writeCopy(configuration: destination)
+        let copy = try Realm(configuration: destination)
+        #expect(copy.objects(IntObj.self).count == 1)
+        try addInt(copy, 2)
+        #expect(copy.objects(IntObj.self).count == 2)
+        var memory = destination
+        memory.inMemoryIdentifier = "X3-copy"
+        #expect(throws: Realm.Error.self) { try source.writeCopy(configuration: memory) }
+    }
+
+    // `Realm.writeCopy(toFile:encryptionKey:)`: "if this method is called from within a write
+    // transaction, the current data is written" (Spec X3).
+    @Test("Spec X3: writeCopy inside a write copies the write's current data")
+    func X3_writeCopyInsideAWriteCopiesTheCurrentData() throws {
+        let directory = temporaryDirectory()
+        let source = try Realm(configuration: configuration(in: directory))
+        try addInt(source, 1)
+        let destination = configuration(in: directory, "in-write.realm")
+        try source._beginWrite()
+        source.create(IntObj.self, value: ["intCol": 2])
+        try source.writeCopy(toFile: try #require(destination.fileURL))
+        try source._cancelWrite()
+        #expect(source.objects(IntObj.self).count == 1, "the copy did not commit the write")
+        let copy = try Realm(configuration: destination)
+        #expect(copy.objects(IntObj.self).map(\.intCol).sorted() == [1, 2])
+    }
+
     // FIL-08 (Spec X4)
     @Test func fil08_X4_writeCopyErrors() throws {
         let directory = temporaryDirectory()

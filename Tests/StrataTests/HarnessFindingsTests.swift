@@ -194,7 +194,7 @@ private enum HF {
         let second = try realm._freeze()
         #expect(first == second)
         let object = try required(try second._object(ofType: PKInt.self, forPrimaryKey: 1), "the object")
-        expectRejected(rejection { try first._delete(object) }, "outside of a write transaction")
+        expectRejected(rejection { try first._delete(object) }, "in a write transaction")
         let other = try Realm(configuration: testConfiguration("other.realm"))
         try other._beginWrite()
         expectRejected(rejection { try other._delete(object) }, "Can only delete an object from the Realm it belongs to.")
@@ -220,7 +220,7 @@ private enum HF {
         #expect(frozenResults.isInvalidated)
         #expect(frozenHolder.isInvalidated)
         expectRejected(rejection { _ = try frozen._create(IntObj.self, value: ["intCol": 1], update: .error) },
-                          "outside of a write transaction")
+                          "in a write transaction")
         try realm._beginWrite()
         expectRejected(rejection { try frozenHolder._setValue([IntObj](), forKey: "intArray") },
                           "Attempting to modify a frozen object")

@@ -54,8 +54,9 @@ final class ListBinding: @unchecked Sendable {
     func checkMutable() throws(Realm.Error) {
         try core.checkThread()  // Spec F12 before F6: a mutation of a frozen List reads nothing
         if core.isFrozen { throw Realm.Error.frozenListModify }  // Spec F12
-        guard core.write != nil else { throw Realm.Error.listOutsideWrite }  // Spec W9
+        // Spec W9, V13: invalid first, as realm-core's Collection::verify_in_transaction.
         if try isInvalidated() { throw Realm.Error.collectionInvalidated }
+        guard core.write != nil else { throw Realm.Error.listOutsideWrite }  // Spec W9
     }
 
     /// The same List in another realm of the file; nil when its owner is missing there (or
@@ -425,7 +426,7 @@ extension List: RealmCollectionBase where Element: Object {
         try core.checkThread()  // a write: W11, W9 decide, not F6
         guard let binding else { throw Realm.Error.deleteUnmanaged }
         guard binding.core === core else { throw Realm.Error.deleteFromOtherRealm }
-        guard core.write != nil else { throw Realm.Error.notInWrite }
+        guard core.write != nil else { throw Realm.Error.realmChangeOutsideWrite }
     }
 
     func targetKeys() throws(Realm.Error) -> [(TableInfo, ObjectKey)] {

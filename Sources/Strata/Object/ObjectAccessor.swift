@@ -127,8 +127,13 @@ public final class _ObjectAccessor {
     func checkWritable() throws(Realm.Error) -> WriteTransaction {
         try core.checkThread()  // Spec F12 before F6: a write to a frozen object reads nothing
         if core.isFrozen { throw Realm.Error.frozenModify }  // Spec F12
-        guard let write = core.write else { throw Realm.Error.notInWrite }  // Spec W9
+        // Spec W9, V13: an invalid accessor is reported as such before a missing write, as
+        // Realm's RLMVerifyInWriteTransaction does (it verifies the object is attached first).
         guard epoch == core.epoch, !isRolledBack else { throw Realm.Error.objectInvalidated }
+        guard let write = core.write else {
+            if try isInvalidated() { throw Realm.Error.objectInvalidated }  // deleted
+            throw Realm.Error.objectSetOutsideWrite
+        }
         return write
     }
 

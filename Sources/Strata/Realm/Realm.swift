@@ -318,24 +318,44 @@ public struct Realm: Hashable {
 
     // MARK: files (Spec X)
 
-    /// Writes a compacted copy of the realm's current version to `fileURL` (Spec X3, X4).
+    /// Writes a compacted copy of the realm's current data to `fileURL` (Spec X3, X4): its read
+    /// version, or inside a write transaction the write's data as it is now.
     /// - Throws: `.fileExists`, `.fileNotFound` (parent missing), `.filePermissionDenied`;
     ///   `.fail` for a non-nil `encryptionKey` (Strata does not encrypt).
     public func writeCopy(toFile fileURL: URL, encryptionKey: Data? = nil) throws {
         try _writeCopy(toFile: fileURL, encryptionKey: encryptionKey)
     }
 
+    /// Writes a compacted copy of the realm's current data to `configuration`'s file, which
+    /// must not exist yet (Spec X3, X4); as `writeCopy(toFile:encryptionKey:)` with that file
+    /// and key.
+    /// - Throws: as `writeCopy(toFile:encryptionKey:)`; `.fail` for an in-memory destination
+    ///   (an in-memory realm starts empty whenever no instance of it is open, Spec X8).
+    public func writeCopy(configuration: Configuration) throws {
+        guard !configuration.isInMemory else {
+            throw Realm.Error(.fail, "writeCopy(configuration:) needs a file: an in-memory realm starts empty")
+        }
+        try _writeCopy(toFile: URL(fileURLWithPath: configuration.path), encryptionKey: configuration.encryptionKey)
+    }
+
     @_spi(StrataCheck)
     public func _writeCopy(toFile fileURL: URL, encryptionKey: Data?) throws(Realm.Error) {
         if encryptionKey != nil { throw Realm.Error.encryptionUnsupported }
         let view = try core.view()
-        try FileChecks.checkCopyDestination(fileURL.standardizedFileURL.path)
-        let source: ReadTransaction?
-        switch view {
-        case .read(let read): source = read
-        case .write: source = core.read
+        let path = fileURL.standardizedFileURL.path
+        try FileChecks.checkCopyDestination(path)
+        do {
+            switch view {
+            case .read(let read): try core.file.store.writeCompactedCopy(toPath: path, from: read)
+            case .write where core.file.bugs.contains(.writeCopyIgnoresOpenWrite):
+                try core.file.store.writeCompactedCopy(toPath: path, from: core.read)  // seeded bug: X3 broken
+            case .write(let write): try core.file.store.writeCompactedCopy(toPath: path, fromWrite: write)
+            }
+        } catch let error as StorageError {
+            throw Realm.Error.from(error, path: fileURL.path, realmFile: false)  // Spec X4
+        } catch {
+            throw Realm.Error(.fail, "\(error)")
         }
-        try engine(fileURL.path) { try core.file.store.writeCompactedCopy(toPath: fileURL.standardizedFileURL.path, from: source) }
     }
 
     /// Whether the realm's file exists (Spec X1).

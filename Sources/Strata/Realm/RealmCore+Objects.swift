@@ -111,7 +111,7 @@ extension RealmCore {
     /// The write transaction, for an operation that needs one (Spec W9, W18).
     func requireWrite() throws(Realm.Error) -> WriteTransaction {
         try checkThread()  // a frozen realm, invalidated or not, has no write (Spec W9)
-        guard let write else { throw Realm.Error.notInWrite }
+        guard let write else { throw Realm.Error.realmChangeOutsideWrite }
         return write
     }
 

@@ -131,14 +131,14 @@ final class RealmFile: Sendable {
         if stat(path, &status) == 0 {
             if (status.st_mode & S_IFMT) == S_IFDIR { throw Realm.Error.fromErrno(EISDIR, path: path, operation: "open") }
             if status.st_size > 0 && status.st_size < 4096 {
-                throw Realm.Error(.invalidDatabase,
-                                  "'\(path)': file is non-empty but too small (\(status.st_size) bytes) to be a valid Realm.")
+                throw Realm.Error(.invalidDatabase, "\(Realm.Error.openPrefix(path)): file is non-empty but too small "
+                                  + "(\(status.st_size) bytes) to be a valid Realm.")
             }
             let mode = readOnly ? R_OK : (R_OK | W_OK)
             if access(path, mode) != 0 {
                 if readOnly {
-                    throw Realm.Error(.filePermissionDenied,
-                                      "Failed to open file at path '\(path)': Permission denied. Please use a path where your app has read permissions.")
+                    throw Realm.Error(.filePermissionDenied, "\(Realm.Error.openPrefix(path)): Permission denied. "
+                                      + "Please use a path where your app has read permissions.")
                 }
                 throw Realm.Error.fromErrno(errno, path: path, operation: "open")
             }
@@ -151,7 +151,7 @@ final class RealmFile: Sendable {
         if stat(parent.isEmpty ? "." : parent, &status) != 0 {
             let parentCode = errno
             if parentCode == ENOTDIR { throw Realm.Error.fromErrno(ENOTDIR, path: path, operation: "open") }
-            throw Realm.Error(.fileNotFound, "Failed to open file at path '\(path)': parent directory does not exist")
+            throw Realm.Error(.fileNotFound, "\(Realm.Error.openPrefix(path, realmFile: false)): parent directory does not exist")
         }
         if (status.st_mode & S_IFMT) != S_IFDIR { throw Realm.Error.fromErrno(ENOTDIR, path: path, operation: "open") }
     }

@@ -6,7 +6,7 @@ import Foundation
 /// Spec X4: the errors of a copy destination, checked before anything is written.
 enum FileChecks {
     static func checkCopyDestination(_ path: String) throws(Realm.Error) {
-        let prefix = "Failed to open file at path '\(path)'"
+        let prefix = Realm.Error.openPrefix(path, realmFile: false)
         if access(path, F_OK) == 0 { throw Realm.Error(.fileExists, "\(prefix): File exists") }
         let parent = (path as NSString).deletingLastPathComponent
         let directory = parent.isEmpty ? "." : parent

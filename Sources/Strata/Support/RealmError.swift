@@ -94,7 +94,12 @@ extension Realm.Error {
     static let alreadyInWrite = misuse("The Realm is already in a write transaction")
     static let noWriteToCommit = misuse("Can't commit a non-existing write transaction")
     static let noWriteToCancel = misuse("Can't cancel a non-existing write transaction")
-    static let notInWrite = misuse("Cannot modify managed objects outside of a write transaction.")
+    /// A property set outside a write (RLMVerifyInWriteTransaction of an object).
+    static let objectSetOutsideWrite = misuse(
+        "Attempting to modify object outside of a write transaction - call beginWriteTransaction on an RLMRealm instance first.")
+    /// `add`, `create` or `delete` outside a write (RLMVerifyInWriteTransaction of a realm).
+    static let realmChangeOutsideWrite = misuse(
+        "Can only add, remove, or create objects in a Realm in a write transaction - call beginWriteTransaction on an RLMRealm instance first.")
     static let listOutsideWrite = misuse("Cannot modify managed List outside of a write transaction.")
     static let resultsOutsideWrite = misuse("Cannot modify Results outside of a write transaction.")
     static let deleteFromOtherRealm = misuse("Can only delete an object from the Realm it belongs to.")

@@ -6,17 +6,24 @@ import StrataStorage
 // The one place engine errors become `Realm.Error` (STYLE rule 12).
 
 extension Realm.Error {
-    /// The API error for an engine error met while opening, reading or writing `path`.
-    static func from(_ error: StorageError, path: String) -> Realm.Error {
-        let prefix = "Failed to open file at path '\(path)'"
+    /// Realm's prefix of an error opening a realm file (Spec X6); a copy's destination and the
+    /// lock file say "file", not "Realm file".
+    static func openPrefix(_ path: String, realmFile: Bool = true) -> String {
+        "Failed to open \(realmFile ? "Realm file" : "file") at path '\(path)'"
+    }
+
+    /// The API error for an engine error met while opening, reading or writing the realm file
+    /// at `path` (`realmFile` false: another file, such as a copy's destination).
+    static func from(_ error: StorageError, path: String, realmFile: Bool = true) -> Realm.Error {
+        let prefix = openPrefix(path, realmFile: realmFile)
         switch error {
         case .fileNotFound:
             return Realm.Error(.fileNotFound, "\(prefix): No such file or directory")
         case .io(let operation, let code):
-            return fromErrno(code, path: path, operation: operation)
+            return fromErrno(code, path: path, operation: operation, realmFile: realmFile)
         case .truncated(_, let foundBytes) where foundBytes < 4096:
             return Realm.Error(.invalidDatabase,
-                               "'\(path)': file is non-empty but too small (\(foundBytes) bytes) to be a valid Realm.")
+                               "\(prefix): file is non-empty but too small (\(foundBytes) bytes) to be a valid Realm.")
         case .notAStrataFile, .unsupportedFormatVersion, .unsupportedPageSize, .truncated, .corruptHeader,
              .noValidCommitSlot, .checksumMismatch, .misdirectedPage, .wrongPageType, .pageOutOfRange,
              .corruptPage, .pageFromTheFuture, .corruptRecord:
@@ -48,8 +55,8 @@ extension Realm.Error {
     }
 
     /// The API error for a failed system call on `path` (Spec X6's messages).
-    static func fromErrno(_ code: Int32, path: String, operation: String) -> Realm.Error {
-        let prefix = "Failed to open file at path '\(path)'"
+    static func fromErrno(_ code: Int32, path: String, operation: String, realmFile: Bool = true) -> Realm.Error {
+        let prefix = openPrefix(path, realmFile: realmFile)
         switch code {
         case ENOENT:
             return Realm.Error(.fileNotFound, "\(prefix): No such file or directory")
@@ -64,9 +71,9 @@ extension Realm.Error {
         case EISDIR:
             return Realm.Error(.fileOperationFailed, "\(prefix): Is a directory")
         case ENOTDIR:
-            return Realm.Error(.fileOperationFailed, "Failed to open file at path '\(path).lock': parent path is not a directory")
+            return Realm.Error(.fileOperationFailed, "\(openPrefix(path + ".lock", realmFile: false)): parent path is not a directory")
         case EMFILE, ENFILE:
-            return Realm.Error(.fileOperationFailed, "\(prefix): Too many open files")
+            return Realm.Error(.fileOperationFailed, "\(openPrefix(path, realmFile: false)): Too many open files")
         case ENOSPC:
             return Realm.Error(.fail, "\(operation) failed: no space left on device")
         default:

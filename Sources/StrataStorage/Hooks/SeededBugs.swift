@@ -94,4 +94,7 @@ public struct SeededBugs: OptionSet, Sendable, Hashable {
     /// `invalidate()` returns before the completions of the async commits it made durable ran
     /// (they run on a later turn; A13).
     public static let invalidateDefersCompletions = SeededBugs(rawValue: 1 << 48)
+    /// `writeCopy` inside a write transaction copies the version the write began at, not the
+    /// write's data (X3).
+    public static let writeCopyIgnoresOpenWrite = SeededBugs(rawValue: 1 << 49)
 }

@@ -12,10 +12,22 @@ extension Store {
         guard !Store.fileExists(path: path) else { throw StorageError.invalidArgument("\(path) already exists") }
         let read = try source?.duplicate(kind: .frozen) ?? beginRead(.frozen)
         defer { read.end() }
+        try copyIntoPlace(read, toPath: path)
+    }
+
+    /// Writes the current contents of the open write `source`, committed or not, to a new file
+    /// at `path` as `writeCompactedCopy(toPath:from:)` does: what a copy made inside a write
+    /// transaction holds (Realm's `writeCopy` inside a write).
+    public func writeCompactedCopy(toPath path: String, fromWrite source: WriteTransaction) throws {
+        guard !Store.fileExists(path: path) else { throw StorageError.invalidArgument("\(path) already exists") }
+        try copyIntoPlace(source, toPath: path)
+    }
+
+    private func copyIntoPlace(_ source: some ContentReading, toPath path: String) throws {
         let temporary = "\(path).compacting-\(getpid())"
         _ = try Store.deleteFiles(path: temporary)
         do {
-            try copy(read, toPath: temporary)
+            try copy(source, toPath: temporary)
             guard rename(temporary, path) == 0 else { throw StorageError.io(operation: "rename to \(path)", errno: errno) }
             try SystemCalls.syncDirectory(containing: path)
             unlink(temporary + ".lock")
@@ -26,14 +38,14 @@ extension Store {
         }
     }
 
-    private func copy(_ read: ReadTransaction, toPath path: String) throws {
+    private func copy(_ read: some ContentReading, toPath path: String) throws {
         let target = try Store.open(.file(path), options: StoreOptions(create: true, pageSizeBytes: pageSizeBytes))
         defer { target.close() }
         let write = try target.beginWrite()
         write.storedSchemaVersion = read.schemaVersion
         for table in read.tables() {
             try write.createCopiedTable(table)
-            try read.forEachRow(table) { key, row in
+            try read.forEachRow(table, from: nil) { key, row in
                 try write.insertCopied(table.id, key: key, incarnation: row.incarnation, values: try row.values())
                 return true
             }

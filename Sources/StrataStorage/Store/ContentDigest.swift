@@ -2,7 +2,12 @@
 /// every object (key and values, in key order). It depends only on contents, not on how they
 /// are laid out in pages: a compacted copy has the same digest, and a digest printed by one
 /// process can be checked by another (`strata-tool writer` / `digest`).
+///
+/// `ContentReading` is what a version's contents are read through, committed (a read) or not yet
+/// (an open write): for the digest and for compacted copies.
 protocol ContentReading {
+    var catalog: Catalog { get }
+    var schemaVersion: UInt64 { get }
     func tables() -> [TableInfo]
     func forEachRow(_ table: TableInfo, from start: ObjectKey?, _ body: (ObjectKey, RowView) throws -> Bool) throws
 }

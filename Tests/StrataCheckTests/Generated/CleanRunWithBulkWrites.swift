@@ -12,7 +12,7 @@ import Testing
 @_spi(StrataCheck) import Strata
 @testable import StrataCheck
 
-@Suite struct ReplayFailure6cba9054554dbb81 {
+@Suite struct ReplayFailure110e61ff2423f13f {
     static func script(bugs: SeededBugs) throws {
         let script = try ScriptWorld(store: .sim, bugs: bugs)
         defer { script.finish() }
@@ -178,7 +178,7 @@ import Testing
             return s.keep(created, as: 8)
         }
         let expected29: Observation = .failure(
-            code: "programmerError", message: "outside of a write transaction.")
+            code: "programmerError", message: "write transaction")
         #expect(expected29.accepts(o29), "step 29: engine \(o29)")
 
         // 30. c1 release(r3)

@@ -12,7 +12,7 @@ import Testing
 @_spi(StrataCheck) import Strata
 @testable import StrataCheck
 
-@Suite struct ReplayFailure8e31f6ab80e78127 {
+@Suite struct ReplayFailurecdb3a9c6da68b77 {
     static func script(bugs: SeededBugs) throws {
         let script = try ScriptWorld(store: .sim, bugs: bugs, activeVersionLimit: 5)
         defer { script.finish() }
@@ -109,7 +109,7 @@ import Testing
             return s.keep(created, as: 1)
         }
         let expected18: Observation = .failure(
-            code: "programmerError", message: "outside of a write transaction.")
+            code: "programmerError", message: "write transaction")
         #expect(expected18.accepts(o18), "step 18: engine \(o18)")
 
         // 19. c2 create(r2, Item 48 = 1, update all) -> h2
@@ -119,7 +119,7 @@ import Testing
             return s.keep(created, as: 2)
         }
         let expected19: Observation = .failure(
-            code: "programmerError", message: "outside of a write transaction.")
+            code: "programmerError", message: "write transaction")
         #expect(expected19.accepts(o19), "step 19: engine \(o19)")
 
         // 20. c2 refresh(r2)
@@ -133,7 +133,7 @@ import Testing
             return s.keep(created, as: 3)
         }
         let expected21: Observation = .failure(
-            code: "programmerError", message: "outside of a write transaction.")
+            code: "programmerError", message: "write transaction")
         #expect(expected21.accepts(o21), "step 21: engine \(o21)")
 
         // 22. c2 open(queue: c2) -> r5
@@ -175,7 +175,7 @@ import Testing
             return s.keep(created, as: 5)
         }
         let expected28: Observation = .failure(
-            code: "programmerError", message: "outside of a write transaction.")
+            code: "programmerError", message: "write transaction")
         #expect(expected28.accepts(o28), "step 28: engine \(o28)")
 
         // 29. c2 create(r2, Item 47 = nil, update all) -> h6
@@ -185,7 +185,7 @@ import Testing
             return s.keep(created, as: 6)
         }
         let expected29: Observation = .failure(
-            code: "programmerError", message: "outside of a write transaction.")
+            code: "programmerError", message: "write transaction")
         #expect(expected29.accepts(o29), "step 29: engine \(o29)")
 
         // 30. c2 create(r2, Item 25 = 3, update error) -> h7
@@ -195,7 +195,7 @@ import Testing
             return s.keep(created, as: 7)
         }
         let expected30: Observation = .failure(
-            code: "programmerError", message: "outside of a write transaction.")
+            code: "programmerError", message: "write transaction")
         #expect(expected30.accepts(o30), "step 30: engine \(o30)")
 
         // 31. c2 beginWrite(r2)
@@ -264,7 +264,7 @@ import Testing
             return s.keep(created, as: 11)
         }
         let expected41: Observation = .failure(
-            code: "programmerError", message: "outside of a write transaction.")
+            code: "programmerError", message: "write transaction")
         #expect(expected41.accepts(o41), "step 41: engine \(o41)")
 
         // 42. c2 commitWrite(r7)

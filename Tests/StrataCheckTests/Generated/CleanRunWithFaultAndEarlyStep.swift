@@ -12,7 +12,7 @@ import Testing
 @_spi(StrataCheck) import Strata
 @testable import StrataCheck
 
-@Suite struct ReplayFailure9468ceaa5d58612e {
+@Suite struct ReplayFailureb6cc80715f1d402b {
     static func script(bugs: SeededBugs) throws {
         let script = try ScriptWorld(store: .sim, bugs: bugs, activeVersionLimit: 2)
         defer { script.finish() }
@@ -58,7 +58,7 @@ import Testing
             return s.keep(created, as: 1)
         }
         let expected7: Observation = .failure(
-            code: "programmerError", message: "outside of a write transaction.")
+            code: "programmerError", message: "write transaction")
         #expect(expected7.accepts(o7), "step 7: engine \(o7)")
 
         // 8. c2 beginWrite(r1)
@@ -162,7 +162,7 @@ import Testing
             return s.keep(created, as: 3)
         }
         let expected24: Observation = .failure(
-            code: "programmerError", message: "outside of a write transaction.")
+            code: "programmerError", message: "write transaction")
         #expect(expected24.accepts(o24), "step 24: engine \(o24)")
 
         // 25. c2 objects(r4, Item sorted by value) -> h4
@@ -272,7 +272,7 @@ import Testing
             return s.keep(created, as: 6)
         }
         let expected43: Observation = .failure(
-            code: "programmerError", message: "outside of a write transaction.")
+            code: "programmerError", message: "write transaction")
         #expect(expected43.accepts(o43), "step 43: engine \(o43)")
 
         // 44. c2 reference(h5) -> t1

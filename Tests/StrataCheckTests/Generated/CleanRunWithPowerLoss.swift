@@ -12,7 +12,7 @@ import Testing
 @_spi(StrataCheck) import Strata
 @testable import StrataCheck
 
-@Suite struct ReplayFailuree7fc232d07c22305 {
+@Suite struct ReplayFailure2e991c1f5f68fd2 {
     static func script(bugs: SeededBugs) throws {
         let script = try ScriptWorld(store: .sim, bugs: bugs, activeVersionLimit: 2)
         defer { script.finish() }
@@ -133,7 +133,7 @@ import Testing
             return s.keep(created, as: 3)
         }
         let expected20: Observation = .failure(
-            code: "programmerError", message: "outside of a write transaction.")
+            code: "programmerError", message: "write transaction")
         #expect(expected20.accepts(o20), "step 20: engine \(o20)")
 
         // 21. c2 release(r4)
@@ -163,7 +163,7 @@ import Testing
             return s.keep(created, as: 4)
         }
         let expected25: Observation = .failure(
-            code: "programmerError", message: "outside of a write transaction.")
+            code: "programmerError", message: "write transaction")
         #expect(expected25.accepts(o25), "step 25: engine \(o25)")
 
         // 26. c2 invalidate(r4)
