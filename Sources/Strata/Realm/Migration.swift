@@ -328,7 +328,7 @@ public final class Migration {
                     + "`objectTypes` array in your configuration, add `\(typeName)` to the list of "
                     + "`objectClasses` / `objectTypes`.")
         }
-        try stage([typeName])
+        if schema.primaryKeyIndex != nil { try stage([typeName]) }  // Spec X23: keys may repeat until the end
         guard let table = write.table(named: typeName) else {
             throw Realm.Error(.fail, "the migration lost the table of '\(typeName)'")
         }

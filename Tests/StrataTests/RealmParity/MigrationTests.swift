@@ -105,6 +105,12 @@ func pmMigrate(_ files: PMFiles, _ types: [Object.Type], schemaVersion: UInt64 =
             try validation(try Realm(configuration: Realm.Configuration(fileURL: url, schemaVersion: schemaVersion,
                                                                         objectTypes: types)))
         }
+        // Every way closed the realm it migrated: its files can be deleted (a copy is kept for
+        // the caller).
+        let kept = url.appendingPathExtension("kept")
+        try FileManager.default.copyItem(at: url, to: kept)
+        #expect(try Realm.deleteFiles(for: configuration), "\(way)", sourceLocation: sourceLocation)
+        try FileManager.default.moveItem(at: kept, to: url)
     }
     return copies
 }
@@ -1396,10 +1402,13 @@ extension RealmParityMigration {
                 }
             })
             var migrating = Self.configuration(disk, [PMPrimaryStringObject.self], version: 1, hooks: hooks)
-            migrating.migrationBlock = Self.moveKey
+            migrating.migrationBlock = { migration, oldSchemaVersion in
+                Self.moveKey(migration, oldSchemaVersion)
+                states.withLock { $0["inside the block"] = disk.captureState() }
+            }
             do { _ = try Realm(configuration: migrating) }
             let captured = states.withLock { $0 }
-            #expect(captured.count == 3)
+            #expect(captured.count == 4)
             var found = Set<UInt64>()
             for (point, state) in captured.sorted(by: { $0.key < $1.key }) {
                 let count = state.pendingWrites.count
