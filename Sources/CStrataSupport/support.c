@@ -86,6 +86,26 @@ int64_t strata_persisted_take_ordinal_count(void) {
     return count;
 }
 
+int64_t strata_persisted_pop(int64_t count) {
+    strata_persisted_ordinal -= count;
+    if (strata_persisted_ordinal < 0) strata_persisted_ordinal = 0;
+    return strata_persisted_ordinal;
+}
+
+static _Thread_local uintptr_t strata_persisted_expected_type = 0;
+static _Thread_local int64_t strata_persisted_expected_count = -1;
+
+void strata_persisted_expect(uintptr_t type, int64_t count) {
+    strata_persisted_expected_type = type;
+    strata_persisted_expected_count = count;
+}
+
+int64_t strata_persisted_take_expected(uintptr_t type) {
+    if (type == 0 || type != strata_persisted_expected_type) return -1;
+    strata_persisted_expected_type = 0;
+    return strata_persisted_expected_count;
+}
+
 // Swift's runtime entry (libswift_Concurrency), called with the C convention: its arguments are
 // two words and a word of flags, passed in the same registers by both conventions on the
 // platforms Strata builds for. Flags 0: report a mismatch, never trap on one.

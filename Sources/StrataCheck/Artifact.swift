@@ -13,7 +13,27 @@ public enum ReplayToken {
         public var choices: [UInt32]
     }
 
+    /// How every token of a run at the current generation starts: `sc<generation>.`.
+    public static let currentPrefix = prefix(generation: CheckSettings.currentGeneration)
+
+    /// How a token read by `generation`'s generator starts.
+    public static func prefix(generation: Int) -> String { "sc\(generation)." }
+
     public static func encode(settings: CheckSettings, choices: [UInt32]) -> String {
+        prefix(of: settings) + stream(choices)
+    }
+
+    /// A token's settings, up to and with the dot before its choices.
+    static func prefix(of settings: CheckSettings) -> String {
+        [prefix(generation: settings.generation) + settings.mode.rawValue, settings.store.rawValue, "\(settings.threads)",
+         "\(settings.operations)", "\(settings.engineBugs.rawValue)",
+         settings.modelMutation?.rawValue ?? "-",
+         settings.excludedKinds.isEmpty ? "-" : settings.excludedKinds.sorted().joined(separator: "+"),
+         ""].joined(separator: ".")
+    }
+
+    /// A token's choices: LEB128 varints in base64url without padding.
+    static func stream(_ choices: [UInt32]) -> String {
         var bytes: [UInt8] = []
         for choice in choices {
             var value = choice
@@ -24,14 +44,9 @@ public enum ReplayToken {
                 bytes.append(byte)
             } while value != 0
         }
-        let stream = Data(bytes).base64EncodedString()
+        return Data(bytes).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
-        return ["sc\(settings.generation)", settings.mode.rawValue, settings.store.rawValue, "\(settings.threads)",
-                "\(settings.operations)", "\(settings.engineBugs.rawValue)",
-                settings.modelMutation?.rawValue ?? "-",
-                settings.excludedKinds.isEmpty ? "-" : settings.excludedKinds.sorted().joined(separator: "+"),
-                stream].joined(separator: ".")
     }
 
     /// nil when `token` is not a token of this format.

@@ -20,6 +20,9 @@ public struct ChoiceStream: Sendable {
     /// the first option), and what each took among how many options.
     private var forcedOptions: [Int]?
     public private(set) var enumerated: [EnumeratedChoice] = []
+    /// Where each draw is also stored as it is made, so that a process dying inside the run
+    /// leaves its token behind (`FlightRecorder`); nil outside recorded campaigns.
+    var flightRecorder: FlightRecorder?
 
     /// A fresh stream from `seed`.
     public init(seed: UInt64) {
@@ -70,6 +73,7 @@ public struct ChoiceStream: Sendable {
         }
         position += 1
         recorded.append(value)
+        flightRecorder?.record(index: recorded.count - 1, value: value)
         return Int(value)
     }
 
@@ -84,6 +88,7 @@ public struct ChoiceStream: Sendable {
         precondition(value >= 0 && value < bound, "an option must lie below the draw's bound")
         position += 1
         recorded.append(UInt32(value))
+        flightRecorder?.record(index: recorded.count - 1, value: UInt32(value))
         return value
     }
 

@@ -45,6 +45,10 @@ final class EngineSide: @unchecked Sendable {
     /// Drops every value (after a crash every instance of the old boot is gone) and uses
     /// `configuration` from now on.
     func reset(to configuration: Realm.Configuration) {
+        // The run's contexts end here without their threads or queues ending: the realms they
+        // hold for unfinished work (an open write, async blocks; Spec C1, A21) are let go too,
+        // so dropping every value below ends them and frees the write lock (W7).
+        Realm._releaseContextHolds(of: lock.withLock { _ in self.configuration })
         let dropped = lock.withLock { _ -> [NotificationToken] in
             realms = RealmTable()
             accessors = AccessorTable()

@@ -158,6 +158,11 @@ public final class FreeRun {
     /// Runs the threads, then checks; the file is deleted afterwards unless a thread hung.
     public func run() -> FreeResult {
         let started = FreeClock.nanos()
+        if let recorder = FlightRecorder.current {  // a trap from here on leaves this run's token
+            recorder.begin(settings: settings.checkSettings)
+            stream.flightRecorder = recorder
+        }
+        defer { stream.flightRecorder?.end() }
         let plan = FreePlan.draw(&stream)
         let seeds = (0..<settings.threads).map { _ in
             UInt64(stream.draw(Int(UInt32.max))) << 32 | UInt64(stream.draw(Int(UInt32.max)))

@@ -303,6 +303,10 @@ public final class Runner: @unchecked Sendable {
     public init(settings: CheckSettings, stream: ChoiceStream) throws {
         self.settings = settings
         self.stream = stream
+        if let recorder = FlightRecorder.current {  // a trap from here on leaves this run's token
+            recorder.begin(settings: settings)
+            self.stream.flightRecorder = recorder
+        }
         swarm = Swarm.draw(&self.stream, crashes: settings.mode == .crash && settings.store == .sim,
                            excluding: settings.excludedKinds, generation: settings.generation)
         // An exploring stream takes the random scheduler (the enumerated options are its
@@ -375,6 +379,7 @@ public final class Runner: @unchecked Sendable {
     }
 
     deinit {
+        defer { stream.flightRecorder?.end() }  // the run's teardown is still the run
         // A thread left blocked inside a queue's block would hold up the next run on that queue.
         if threads.areAllIdle { QueuePool.checkIn(queues) }
         threads.shutdown()

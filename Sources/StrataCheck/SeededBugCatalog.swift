@@ -187,17 +187,26 @@ extension SeededBugCatalog {
     }
 
     /// Runs `command` (this `strata-fuzz bugs --check` for `bug` alone, in JSON, in process) as
-    /// a child and reads its verdict. A seeded bug may corrupt memory a reader is reading at
-    /// that instant (a free run with `reusePinnedPages`) and trap the process: in a child, a
-    /// death by a signal is a bug caught (the engine crashed), not a crashed check.
+    /// a child and reads its verdict. A seeded bug may make the engine trap (an invariant of a
+    /// debug build, memory a free run's reader was reading reused under it), which kills the
+    /// child before it can report: the child records the run in flight (`FlightRecorder`), and
+    /// such a death counts as caught only when that run's token traps again (or fails) when
+    /// replayed, and passes when replayed without the bug. A death outside any run, or one its
+    /// run does not reproduce, is not a catch.
     public static func checkInChild(_ bug: SeededBug, command: [String], scratchDirectory: String) -> SeededBugResult {
         let started = Date()
-        let errorPath = (scratchDirectory as NSString).appendingPathComponent("bugs-check-\(getpid())-\(bug.name).err")
-        defer { try? FileManager.default.removeItem(atPath: errorPath) }
+        let stem = (scratchDirectory as NSString).appendingPathComponent("bugs-check-\(getpid())-\(bug.name)")
+        let errorPath = stem + ".err"
+        let recorderPath = stem + ".flight"
+        defer {
+            try? FileManager.default.removeItem(atPath: errorPath)
+            try? FileManager.default.removeItem(atPath: recorderPath)
+        }
         let child: SpawnedChild
         do {
             child = try SpawnedChild(child: 0, incarnation: 0, executable: command[0],
-                                     arguments: Array(command.dropFirst()), errorPath: errorPath)
+                                     arguments: Array(command.dropFirst()) + ["--flight-recorder", recorderPath],
+                                     errorPath: errorPath)
         } catch {
             return SeededBugResult(bug: bug, caught: false, secondsToCatch: nil, runs: 0, shrunkOperations: nil,
                                    failure: "the check did not start: \(error)", token: nil)
@@ -206,9 +215,10 @@ extension SeededBugCatalog {
         let status = child.reap(blocking: true) ?? 0
         let seconds = Date().timeIntervalSince(started)
         if status & 0x7f != 0 {
-            return SeededBugResult(bug: bug, caught: true, secondsToCatch: seconds, runs: 0, shrunkOperations: nil,
-                                   failure: "the engine crashed (\(SpawnedChild.describe(status: status))): \(child.errorTail(byteCountMax: 300))",
-                                   token: nil)
+            let stderr = FileManager.default.contents(atPath: errorPath).map { String(decoding: $0.prefix(1 << 20), as: UTF8.self) }
+            return explainDeath(bug, status: status, stderr: stderr ?? "",
+                                inFlight: FlightRecorder.inFlight(path: recorderPath), executable: command[0],
+                                scratchDirectory: scratchDirectory, seconds: seconds)
         }
         for line in lines {
             guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
@@ -227,5 +237,66 @@ extension SeededBugCatalog {
         return SeededBugResult(bug: bug, caught: false, secondsToCatch: nil, runs: 0, shrunkOperations: nil,
                                failure: "the check printed no verdict (\(SpawnedChild.describe(status: status))): \(child.errorTail(byteCountMax: 300))",
                                token: nil)
+    }
+
+    /// The verdict on a check child that died by a signal (see `checkInChild`).
+    static func explainDeath(_ bug: SeededBug, status: Int32, stderr: String, inFlight: FlightRecorder.InFlight?,
+                             executable: String, scratchDirectory: String, seconds: Double) -> SeededBugResult {
+        let death = "the check died (\(SpawnedChild.describe(status: status)))"
+        let said = trapMessage(stderr)
+        guard let inFlight else {
+            return SeededBugResult(bug: bug, caught: false, secondsToCatch: nil, runs: 0, shrunkOperations: nil,
+                                   failure: "\(death) outside any run, so nothing explains it: \(said)", token: nil)
+        }
+        // A free run replays its programs under a new interleaving: give it a few tries.
+        let tries = inFlight.mode == .free ? 3 : 1
+        var reproduced: String?
+        for _ in 0..<tries where reproduced == nil {
+            reproduced = replayFails(inFlight.token, executable: executable, scratchDirectory: scratchDirectory)
+        }
+        let run = "a \(inFlight.mode.rawValue) run (\(inFlight.draws) draws)"
+        guard let again = reproduced else {
+            return SeededBugResult(bug: bug, caught: false, secondsToCatch: nil, runs: 0, shrunkOperations: nil,
+                                   failure: "\(death) in \(run) that its token does not make fail again: \(said)",
+                                   token: inFlight.token)
+        }
+        let cleanToken = ReplayToken.decode(inFlight.token).map { decoded -> String in
+            var settings = decoded.settings
+            settings.engineBugs = []
+            return ReplayToken.encode(settings: settings, choices: decoded.choices)
+        }
+        if let cleanToken, let withoutBug = replayFails(cleanToken, executable: executable,
+                                                        scratchDirectory: scratchDirectory) {
+            return SeededBugResult(bug: bug, caught: false, secondsToCatch: nil, runs: 0, shrunkOperations: nil,
+                                   failure: "\(death) in \(run) that fails without the bug too (\(withoutBug)): \(said)",
+                                   token: inFlight.token)
+        }
+        return SeededBugResult(bug: bug, caught: true, secondsToCatch: seconds, runs: 0, shrunkOperations: nil,
+                               failure: "the engine trapped (\(SpawnedChild.describe(status: status))) in \(run); "
+                                   + "its token \(again), and passes without the bug: \(said)",
+                               token: inFlight.token)
+    }
+
+    /// How replaying `token` in a child (`strata-fuzz replay`) fails: "traps again (signal N)"
+    /// or "still fails"; nil when it passes.
+    static func replayFails(_ token: String, executable: String, scratchDirectory: String) -> String? {
+        let errorPath = (scratchDirectory as NSString).appendingPathComponent("bugs-replay-\(getpid())-\(UUID().uuidString).err")
+        defer { try? FileManager.default.removeItem(atPath: errorPath) }
+        guard let child = try? SpawnedChild(child: 0, incarnation: 0, executable: executable,
+                                            arguments: ["replay", token], errorPath: errorPath) else {
+            return nil
+        }
+        _ = child.drain()
+        let status = child.reap(blocking: true) ?? 0
+        if status & 0x7f != 0 { return "traps again (\(SpawnedChild.describe(status: status)))" }
+        return (status >> 8) & 0xff == 1 ? "still fails" : nil
+    }
+
+    /// The line of a dead child's stderr that says why it trapped (Swift's "Fatal error"), or
+    /// the start of what it said.
+    static func trapMessage(_ stderr: String) -> String {
+        let lines = stderr.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        if let fatal = lines.first(where: { $0.contains("Fatal error") }) { return fatal }
+        return lines.first(where: { !$0.isEmpty }).map { String($0.prefix(300)) } ?? "(nothing on stderr)"
     }
 }

@@ -34,11 +34,12 @@ extension ModelState {
                     on: realmID)
             return .done
         case .asyncWrite(let realmID, let mutations, let ending, let cancelled, let id):
-            try checkAsyncAllowed(realmID, in: context)
+            _ = try usableRealm(realmID, in: context)
             let kind = try contextState(context).kind
             guard kind == .mainThread || kind == .actor else {
-                throw .rejected(.asyncWriteContext)  // Spec C12
+                throw .rejected(.asyncWriteContext)  // Spec C12, before the checks of A12
             }
+            try checkAsyncAllowed(realmID, in: context)
             if cancelled { throw .rejected(.cancelled) }  // Spec A16: the block never runs
             enqueue(AsyncBlock(id: id, mutations: mutations, ending: ending, hasCompletion: true),
                     on: realmID)

@@ -358,11 +358,25 @@ extension ModelState {
 
     /// Spec C1: a live instance ends when neither the caller nor an accessor made through it
     /// holds it any more; until then `Realm(configuration:)` in its context returns it again.
+    /// Spec C1, A21: nor while it has unfinished work (its context holds it): an open write,
+    /// or async blocks queued, groups not yet durable, completions owed. (Its thread exiting
+    /// would release it; the model's contexts do not exit.)
     mutating func closeIfUnreachable(_ id: RealmID) {
         guard let realm = realms[id], realm.holders == 0, !realm.isFrozen else { return }
+        guard !realm.hasUnfinishedWork else { return }
         guard !handles.values.contains(where: { $0.realm == id }),
               !iterators.values.contains(where: { $0.realm == id }) else { return }
         close(id)
+    }
+
+    /// Spec C1, A21: a realm its callers let go of while it had unfinished work ends once the
+    /// work ends (a commit, a cancel, its last completion).
+    mutating func closeReleasedRealmsWhoseWorkEnded() {
+        for (id, realm) in realms where realm.holders == 0 && !realm.isClosed && !realm.isFrozen
+            && !realm.hasUnfinishedWork
+        {
+            closeIfUnreachable(id)
+        }
     }
 
     /// Spec A13, W7, X8: closing flushes async commits, drops queued blocks, rolls back the

@@ -50,6 +50,7 @@ extension ModelState {
         for id in observers.keys where observers[id]?.waitsForNextPass == true {
             observers[id]?.waitsForNextPass = false
         }
+        closeReleasedRealmsWhoseWorkEnded()
         collectGarbage()
         #if STRATA_CHECKS
         if let violation = invariantViolations().first {

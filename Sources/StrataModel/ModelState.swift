@@ -96,6 +96,11 @@ public struct RealmState: Hashable, Sendable {
     public var asyncGroups: [AsyncGroup]
     /// Completions whose commits are durable (or failed), waiting for a loop turn (Spec A9).
     public var completionsOwed: [AsyncCompletion]
+
+    /// Spec C1, A21: work only this instance can finish, for which its context holds it.
+    public var hasUnfinishedWork: Bool {
+        write != nil || !asyncQueue.isEmpty || !asyncGroups.isEmpty || !completionsOwed.isEmpty
+    }
 }
 
 /// What an accessor designates.

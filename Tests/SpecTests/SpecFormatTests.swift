@@ -2,9 +2,9 @@ import Foundation
 import Testing
 
 /// The rule files of `Spec/` are parsed by the traceability checks, so their format is a
-/// contract: every rule is `### <prefix><n>. <title>`, a statement, and a `Source:` line; IDs
-/// are unique and numbered from 1 without gaps in each area file; `coverage.md` only names
-/// rules that exist.
+/// contract: every rule is `### <prefix><n>. <title>`, a statement, optionally a
+/// `Model-only: <reason>` line, and a `Source:` line; IDs are unique and numbered from 1
+/// without gaps in each area file; `coverage.md` only names rules that exist.
 @Suite struct SpecFormatTests {
     /// Area file → rule prefix.
     static let areas: [String: String] = [
@@ -21,6 +21,17 @@ import Testing
         let id: String
         let number: Int
         let body: [String]
+
+        /// The line that marks a rule no engine or API test can check yet, with its reason
+        /// (`TraceabilityTests`): after the statement, right before `Source:`.
+        static let modelOnlyPrefix = "Model-only: "
+
+        /// The reason of the rule's `Model-only:` line, when it has one in its place.
+        var modelOnlyReason: String? {
+            guard body.count >= 3, body[body.count - 2].hasPrefix(Self.modelOnlyPrefix) else { return nil }
+            let reason = body[body.count - 2].dropFirst(Self.modelOnlyPrefix.count)
+            return reason.trimmingCharacters(in: .whitespaces)
+        }
     }
 
     static func rules(in file: String, prefix: String) throws -> [Rule] {
@@ -55,7 +66,26 @@ import Testing
         for rule in rules {
             #expect(rule.body.count >= 2, "\(rule.id) needs a statement and a source")
             #expect(rule.body.last?.hasPrefix("Source: ") == true, "\(rule.id): the last line must be 'Source: ...'")
+            // A `Model-only:` line: at most one, right before `Source:`, after a statement,
+            // with a reason.
+            let marks = rule.body.indices.filter { rule.body[$0].hasPrefix(Rule.modelOnlyPrefix) }
+            #expect(marks.count <= 1, "\(rule.id): more than one 'Model-only:' line")
+            if let mark = marks.first {
+                #expect(mark == rule.body.count - 2 && mark >= 1,
+                        "\(rule.id): 'Model-only:' goes after the statement, right before 'Source:'")
+                #expect(rule.modelOnlyReason?.isEmpty == false, "\(rule.id): 'Model-only:' needs a reason")
+            }
         }
+    }
+
+    /// The parser sees a `Model-only:` mark only in its place and with its reason.
+    @Test func theModelOnlyMarkIsReadInItsPlace() {
+        let marked = Rule(id: "X1", number: 1, body: ["Statement.", "Model-only: no API yet.", "Source: X"])
+        #expect(marked.modelOnlyReason == "no API yet.")
+        let misplaced = Rule(id: "X1", number: 1, body: ["Model-only: no API yet.", "Statement.", "Source: X"])
+        #expect(misplaced.modelOnlyReason == nil)
+        let unmarked = Rule(id: "X1", number: 1, body: ["Statement.", "Source: X"])
+        #expect(unmarked.modelOnlyReason == nil)
     }
 
     @Test func coverageNamesOnlyExistingRules() throws {

@@ -2,29 +2,42 @@ import Foundation
 import Testing
 
 /// Spec traceability (STYLE rule 11): every rule of `Spec/` is cited in `Sources/StrataModel`
-/// (the code that implements it) and in at least one test; every rule cited anywhere in
-/// `Sources/` or `Tests/` exists. A citation is the word `Spec` followed by one or more rule IDs
-/// separated by ", ", " and " or "/": `// Spec W7:`, `@Test("Spec V3, V11: ...")`.
+/// (the code that implements it), in at least one test, and in at least one test of the engine
+/// or the API (any test outside `Tests/StrataModelTests`) unless the rule is marked
+/// `Model-only: <reason>`; every rule cited anywhere in `Sources/` or `Tests/` exists. A
+/// citation is the word `Spec` followed by one or more rule IDs separated by ", ", " and " or
+/// "/": `// Spec W7:`, `@Test("Spec V3, V11: ...")`.
 @Suite struct TraceabilityTests {
     static var packageDirectory: URL { SpecFormatTests.specDirectory.deletingLastPathComponent() }
 
+    /// The tests of the model alone: a citation there shows the model follows the rule, not
+    /// that the engine or the API does.
+    static let modelTestsDirectory = "Tests/StrataModelTests"
+
     static func allRules() throws -> Set<String> {
-        var known = Set<String>()
-        for (file, prefix) in SpecFormatTests.areas {
-            for rule in try SpecFormatTests.rules(in: file, prefix: prefix) { known.insert(rule.id) }
-        }
-        return known
+        Set(try rulesByID().keys)
     }
 
-    /// Rule IDs cited in the Swift files under `directory`, with the files citing each.
-    static func citations(under directory: String) throws -> [String: Set<String>] {
+    static func rulesByID() throws -> [String: SpecFormatTests.Rule] {
+        var rules: [String: SpecFormatTests.Rule] = [:]
+        for (file, prefix) in SpecFormatTests.areas {
+            for rule in try SpecFormatTests.rules(in: file, prefix: prefix) { rules[rule.id] = rule }
+        }
+        return rules
+    }
+
+    /// Rule IDs cited in the Swift files under `directory` (but not under `excluded`), with the
+    /// files citing each.
+    static func citations(under directory: String, excluding excluded: String? = nil) throws -> [String: Set<String>] {
         let root = packageDirectory.appendingPathComponent(directory)
         guard let files = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)
         else { return [:] }
+        let skipped = excluded.map { packageDirectory.appendingPathComponent($0).standardizedFileURL.path + "/" }
         let citation = try Regex(#"Spec ((?:[VCWDFTNALX][0-9]+)(?:(?:, | and |/)[VCWDFTNALX][0-9]+)*)"#)
         let id = try Regex(#"[VCWDFTNALX][0-9]+"#)
         var found: [String: Set<String>] = [:]
         for case let url as URL in files where url.pathExtension == "swift" {
+            if let skipped, url.standardizedFileURL.path.hasPrefix(skipped) { continue }
             let text = try String(contentsOf: url, encoding: .utf8)
             for match in text.matches(of: citation) {
                 let list = String(text[match.range])
@@ -51,6 +64,20 @@ import Testing
         #expect(missing.isEmpty, "rules no test cites: \(missing.sorted())")
     }
 
+    /// A model test shows only that the model follows a rule. Every rule needs a test of the
+    /// engine or the API too, unless Spec marks it `Model-only: <reason>`; a marked rule that
+    /// such a test cites has outgrown its mark.
+    @Test func everyRuleIsCitedByAnEngineOrAPITestUnlessMarkedModelOnly() throws {
+        let rules = try Self.rulesByID()
+        let cited = try Self.citations(under: "Tests", excluding: Self.modelTestsDirectory)
+        let marked = Set(rules.values.filter { $0.modelOnlyReason != nil }.map(\.id))
+        let missing = Set(rules.keys).subtracting(cited.keys).subtracting(marked)
+        #expect(missing.isEmpty, "rules only model tests cite (test the engine or the API, or mark them 'Model-only: <reason>'): \(missing.sorted())")
+        let outgrown = marked.filter { cited[$0] != nil }
+        let where_ = outgrown.sorted().map { "\($0) in \(cited[$0]?.sorted() ?? [])" }
+        #expect(outgrown.isEmpty, "rules marked Model-only that an engine or API test cites (drop the mark): \(where_)")
+    }
+
     @Test func everyCitedRuleExists() throws {
         let rules = try Self.allRules()
         for directory in ["Sources", "Tests"] {
@@ -66,5 +93,11 @@ import Testing
         let cited = try Self.citations(under: "Sources/StrataModel")
         #expect(cited["W1"]?.contains("ModelState+Writes.swift") == true)
         #expect(cited["N13"]?.contains("ChangeSet.swift") == true)
+        // The model tests' directory is left out when asked, and only it.
+        let tests = try Self.citations(under: "Tests", excluding: Self.modelTestsDirectory)
+        #expect(!tests.values.contains { $0.contains("ExplorationTests.swift") })
+        #expect(tests["W12"]?.contains("IncarnationTests.swift") == true)
+        let all = try Self.citations(under: "Tests")
+        #expect(all["D5"]?.contains("ExplorationTests.swift") == true)
     }
 }

@@ -7,6 +7,14 @@ import Testing
 @Suite struct ExplorationTests {
     /// Depth of the search: every sequence of this many steps from the start state.
     static let depthMax = 7
+    /// What the search reaches. The exploration is deterministic (breadth first over a fixed
+    /// alphabet, states compared whole, no cap reached), so these are exact: a search that
+    /// silently lost part of the space (an alphabet step that stopped applying, states merged
+    /// that differ) changes them. A deliberate change to the model's state space (its state,
+    /// its steps' effects, `Explorer.standardSpace`) must update them, with the new figures
+    /// read from the printed line.
+    static let statesExpected = 78_949
+    static let transitionsExpected = 396_140
 
     @Test("Spec V1, D5, W1, W16, T2, D3: exhaustive interleavings keep every invariant")
     func twoThreadsThreeObjectsFourVersions() {
@@ -16,6 +24,8 @@ import Testing
         print("model exploration (2 threads, 3 objects, versions ≤ 4, depth \(Self.depthMax)): \(report)")
         #expect(report.violations.isEmpty, "\(report.violations)")
         #expect(!report.stoppedAtStateCap)
+        #expect(report.statesExplored == Self.statesExpected, "\(report)")
+        #expect(report.transitionsTaken == Self.transitionsExpected, "\(report)")
         #expect(report.depthReached == Self.depthMax)
         // The bound is reached: some interleaving commits up to version 4.
         #expect(report.newestVersionSeen == Version(4))

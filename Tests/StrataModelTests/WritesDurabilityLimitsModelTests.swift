@@ -129,7 +129,10 @@ private func worldWithFourActiveVersions(_ configuration: Configuration) -> Worl
         w.wdlWrite(otherCtx, 3, [item(2)], fate: .success)
         #expect(w.run(queueCtx, .beginWrite(4)).result == .success(.done))
         #expect(w.run(mainCtx, .beginWrite(1)).result == .blocked)
-        w.ok(queueCtx, .release(4))  // freed by its holder ending (W8)
+        w.ok(queueCtx, .release(4))  // released in its write: its context keeps it (C1, W7)
+        #expect(w.run(mainCtx, .beginWrite(1)).result == .blocked)
+        #expect(w.open(queueCtx, 5) == 4)
+        w.ok(queueCtx, .cancelWrite(4))  // freed by cancel
         w.ok(mainCtx, .beginWrite(1))
         #expect(w.wdlKeys(mainCtx, 1) == [1, 2])
         w.ok(mainCtx, .commitWrite(1, withoutNotifying: [], fate: .success))
@@ -296,8 +299,8 @@ private func worldWithFourActiveVersions(_ configuration: Configuration) -> Worl
         #expect(w.wdlKeys(threadCtx, 2) == [1, 3])
     }
 
-    @Test("Spec W7: invalidate and releasing the last reference roll back and free the lock")
-    func invalidateAndReleaseRollBack() {
+    @Test("Spec W7, C1: invalidate rolls back and frees the lock; a released realm keeps its write")
+    func invalidateRollsBackAndAReleasedRealmKeepsItsWrite() {
         var w = World()
         w.open(mainCtx, 1)
         w.open(threadCtx, 2)
@@ -313,14 +316,22 @@ private func worldWithFourActiveVersions(_ configuration: Configuration) -> Worl
         w.ok(threadCtx, .cancelWrite(2))
         #expect(w.wdlKeys(mainCtx, 1) == [1])
 
-        // Releasing the last reference while in a write.
+        // Releasing the last reference while in a write: the context keeps the instance and its
+        // write (C1); `Realm()` there returns it. (A thread's exit would release it and roll the
+        // write back; the model's contexts do not exit.)
         w.open(queueCtx, 3)
         w.ok(queueCtx, .beginWrite(3))
         w.ok(queueCtx, .apply(3, [item(3)]))
         w.ok(queueCtx, .release(3))
+        #expect(w.wdlFile()?.writer == 3)
+        #expect(w.state.realms[3]?.isClosed == false)
+        #expect(w.open(queueCtx, 4) == 3)  // the same instance, still in its write
+        #expect(w.wdlInWrite(queueCtx, 3) == true)
+        #expect(w.wdlKeys(queueCtx, 3) == [1, 3])
+        w.ok(queueCtx, .release(3))
+        w.ok(queueCtx, .cancelWrite(3))  // named by the caller's earlier identifier
         #expect(w.wdlFile()?.writer == nil)
-        #expect(w.open(queueCtx, 4) == 4)  // a new instance: the old one ended
-        #expect(w.wdlKeys(queueCtx, 4) == [1])
+        #expect(w.state.realms[3]?.isClosed == true, "released with its write ended: it ends")
         #expect(w.newest() == Version(2))
         w.ok(threadCtx, .beginWrite(2))
         w.ok(threadCtx, .cancelWrite(2))

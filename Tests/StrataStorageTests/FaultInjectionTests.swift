@@ -314,6 +314,7 @@ import Testing
         }
     }
 
+    /// Spec D8: a flipped bit in any page is a checksum error naming the page, never data.
     @Test func bitFlipIsReportedAsChecksumMismatch() throws {
         let (state, pageSize, pageCount) = try Self.pristineDisk(rowCount: 3000)
         var detected = 0
@@ -331,6 +332,7 @@ import Testing
         #expect(detected > pageCount / 2, "only \(detected) of \(pageCount) flips were detected, \(harmless) harmless")
     }
 
+    /// Spec D8: a page's contents written over another page are reported, never read as it.
     @Test func misdirectedWriteIsReported() throws {
         let (state, pageSize, pageCount) = try Self.pristineDisk(rowCount: 3000)
         var detected = 0
@@ -431,6 +433,7 @@ import Testing
         #expect(Self.open(path) == .truncated(expectedBytes: FileHeader.byteCountMin, foundBytes: 1000))
     }
 
+    /// Spec D4: the newest slot points past the end of the file: `truncated`, no fallback.
     @Test func truncatedBeforeTheCommittedPages() throws {
         let directory = TemporaryDirectory()
         let path = try Self.makeDatabase(in: directory)
@@ -443,6 +446,7 @@ import Testing
         #expect(found == 4096 * 3 && expected > found)
     }
 
+    /// Spec D4: neither slot passes its checksum: `noValidCommitSlot`.
     @Test func noValidCommitSlot() throws {
         let directory = TemporaryDirectory()
         let path = try Self.makeDatabase(in: directory)
@@ -456,6 +460,7 @@ import Testing
         }
     }
 
+    /// Spec D4: a torn newest slot is never used; the other, valid one is.
     @Test func oneDamagedSlotFallsBackToTheOther() throws {
         let directory = TemporaryDirectory()
         let path = try Self.makeDatabase(in: directory)

@@ -399,9 +399,9 @@ import Testing
 
     // MARK: growth
 
-    /// Growth never moves or invalidates the map: a read begun before the file grows keeps
-    /// reading correctly after many growing commits, including a zero-copy row view held on
-    /// another thread while the file grows under it.
+    /// Spec L8: growth never moves or invalidates the map: a read begun before the file grows
+    /// keeps reading correctly after many growing commits, including a zero-copy row view held
+    /// on another thread while the file grows under it.
     @Test(arguments: ["file", "memory"])
     func test_D_readerBegunBeforeGrowthKeepsReadingCorrectly(kind: String) throws {
         let directory = TemporaryDirectory()

@@ -304,7 +304,7 @@ import Testing
 
     // MARK: limits
 
-    /// A growing commit beyond `maximumFileSizeBytes` fails with a typed
+    /// Spec L8: a growing commit beyond `maximumFileSizeBytes` fails with a typed
     /// `.mapCapacityExceeded`; the code defines the handle as poisoned afterwards (a failed
     /// commit I/O step), and the committed data stays readable after a reopen.
     @Test func growingPastTheMapCapacityIsATypedError() throws {

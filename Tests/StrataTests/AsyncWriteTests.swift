@@ -38,8 +38,9 @@ import Testing
         }
     }
 
-    // ASY-02, ASY-25 (Spec A1): on a queue-confined realm, the block and its completion run on
-    // that queue; another realm sees the commit after refresh().
+    // ASY-02, ASY-25 (Spec A1, A18): on a queue-confined realm, the block and its completion
+    // run on that queue (A18: a block runs only on its realm's scheduler); another realm sees
+    // the commit after refresh().
     @Test func asy02_asy25_A1_blockAndCompletionRunOnTheRealmsQueue() throws {
         let configuration = testConfiguration()
         let queue = DispatchQueue(label: "asy02")
@@ -466,6 +467,55 @@ import Testing
         }
     }
 
+    // realm-core's `end_current_write` (Spec A21, C1): the context keeps a realm with async work
+    // alive, so its blocks and completions run though the caller dropped every reference.
+    @Test("Spec A21, C1: async work keeps its realm alive until its completions ran")
+    func A21_asyncWorkKeepsTheRealmAlive() throws {
+        let configuration = testConfiguration()
+        try onLoopThread {
+            var completed = false
+            var blockRan = false
+            do {
+                let realm = try Realm(configuration: configuration)
+                realm.beginAsyncWrite {
+                    blockRan = true
+                    realm.create(IntObj.self)
+                    realm.commitAsyncWrite { error in completed = error == nil }
+                }
+            }
+            #expect(spinRunLoop { completed })
+            #expect(blockRan)
+            let again = try Realm(configuration: configuration)
+            #expect(again.objects(IntObj.self).count == 1)
+            #expect(!again.isPerformingAsynchronousWriteOperations)
+        }
+    }
+
+    // realm-core's `do_invalidate` (Spec A13, D13): invalidate() makes the async commits durable
+    // and runs their completions before it returns.
+    @Test("Spec A13, D13: invalidate() runs the completions of commits already made before it returns")
+    func A13_invalidateRunsPendingCompletions() throws {
+        let configuration = testConfiguration()
+        try onLoopThread {
+            let realm = try Realm(configuration: configuration)
+            var completions: [Bool] = []
+            realm.beginWrite()
+            realm.create(IntObj.self)
+            realm.commitAsyncWrite { error in completions.append(error == nil) }
+            realm.beginWrite()  // flushes the first (A8)
+            realm.create(IntObj.self)
+            realm.commitAsyncWrite(allowGrouping: true) { error in completions.append(error == nil) }
+            realm.beginWrite()  // flushes the second
+            realm.create(IntObj.self)
+            realm.commitAsyncWrite(allowGrouping: true) { error in completions.append(error == nil) }
+            #expect(completions == [true, true], "beginWrite flushed the earlier commits (A8)")
+            realm.invalidate()
+            #expect(completions == [true, true, true], "invalidate() returned before the completions ran")
+            #expect(!realm.isPerformingAsynchronousWriteOperations)
+        }
+        #expect(try persisted(configuration) == 3)
+    }
+
     // ASY-26 (Spec A13): invalidate before a queued block runs drops it; inside a block before
     // its commit it discards the block's changes; after a synchronous commit it keeps it.
     @Test func asy26_A13_invalidateWithPendingWork() throws {
@@ -543,8 +593,8 @@ import Testing
         }
     }
 
-    // ASY-19 (Spec A9, D10, D11): 41 grouped commits become durable after the 20th, the 40th
-    // and (the queue empty) the 41st; each group's versions before its last are never the
+    // ASY-19 (Spec A9, D10, D11, L7): 41 grouped commits become durable after the 20th, the
+    // 40th and (the queue empty) the 41st (groups hold at most 20 commits); each group's versions before its last are never the
     // durable one; every completion sees its commit durable.
     @Test func asy19_A9_D10_groupsOfTwentyShareOneSync() throws {
         let configuration = testConfiguration()

@@ -524,12 +524,15 @@ import Testing
         let observed = realm.objects(PKPair.self).where { $0.a > 2 }.sorted(byKeyPath: "b")
         func snapshot() -> [(id: Int, a: Int, b: Int)] { observed.map { ($0.id, $0.a, $0.b) } }
         var delivered: [(id: Int, a: Int, b: Int)] = []
+        var initials = 0
         var updates = 0
         var failures: [String] = []
         var written: Set<Int> = []
         let token = observed.observe { change in
             switch change {
-            case .initial: delivered = snapshot()
+            case .initial:
+                initials += 1
+                delivered = snapshot()
             case .update(_, let deletions, let insertions, let modifications):
                 updates += 1
                 let now = snapshot()
@@ -552,7 +555,10 @@ import Testing
             case .error(let error): failures.append("\(error)")
             }
         }
-        #expect(spinRunLoop { !delivered.isEmpty || updates == 0 })
+        // Spec N8: the initial callback comes on a later loop turn; with nothing written yet,
+        // no update may come before or with it.
+        #expect(spinRunLoop { initials == 1 }, "no initial callback")
+        #expect(updates == 0, "an update before any write")
         _ = realm.refresh()
         var random = SplitMix64(seed: seed)
         for round in 0..<60 {
@@ -589,6 +595,7 @@ import Testing
         }
         #expect(failures.isEmpty, "\(failures.prefix(5))")
         #expect(updates > 20, "only \(updates) updates")
+        #expect(initials == 1, "\(initials) initial callbacks")
         token.invalidate()
     }
     // Spec N8: a loop turn during a write delivers nothing; the write's end brings the turn, so
@@ -608,6 +615,57 @@ import Testing
             #expect(log.entries == ["initial 0"])
             token.invalidate()
         }
+    }
+
+    // Spec C14 (THR-19): a thread that owns an observer and then blocks without turning its
+    // loop does not hold up the observers of other threads. Thread A registers, gets its
+    // initial callback and blocks; this thread's observer gets the update of a commit while A
+    // is still blocked (A's count is still 1); released, A gets its update on its own turns.
+    @Test func C14_aBlockedThreadDoesNotHoldUpOtherThreadsObservers() throws {
+        let configuration = testConfiguration()
+        let ready = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let blockedCalls = ResultBox<Int>()
+        blockedCalls.set(.success(0))
+        let blocked = ResultBox<[String]>()
+        let finished = DispatchSemaphore(value: 0)
+        Thread {
+            defer { finished.signal() }
+            blocked.set(Result {
+                let entries = ResultBox<[String]>()
+                try onLoopThread {
+                    let realm = try Realm(configuration: configuration)
+                    let log = Log()
+                    let token = realm.objects(IntObj.self).observe { change in
+                        log.record(change)
+                        blockedCalls.update { $0 += 1 }
+                    }
+                    let initial = spinRunLoop(seconds: 30) { log.count == 1 }
+                    ready.signal()
+                    guard initial else { throw CancellationError() }
+                    release.wait()  // blocked: this thread's loop does not turn
+                    _ = spinRunLoop(seconds: 30) { log.count == 2 }
+                    entries.set(.success(log.entries))
+                    token.invalidate()
+                }
+                return try entries.get()
+            })
+        }.start()
+        try onLoopThread {
+            defer { release.signal() }  // also when this side fails: thread A must end
+            let realm = try Realm(configuration: configuration)
+            let log = Log()
+            let token = realm.objects(IntObj.self).observe { log.record($0) }
+            #expect(spinRunLoop { log.count == 1 })
+            #expect(ready.wait(timeout: .now() + 60) == .success, "thread A never registered its observer")
+            try commitInts(configuration, [1])
+            #expect(spinRunLoop(seconds: 30) { log.count == 2 }, "the blocked thread held up this observer")
+            #expect(log.entries == ["initial 0", "update 1 d[] i[0] m[]"])
+            #expect(try blockedCalls.get() == 1, "the blocked thread ran a callback")
+            token.invalidate()
+        }
+        #expect(finished.wait(timeout: .now() + 60) == .success, "thread A did not finish")
+        #expect(try blocked.get() == ["initial 0", "update 1 d[] i[0] m[]"])
     }
 
     // Spec N2, C13: an invalidate() on another thread while the callback runs returns only once

@@ -91,6 +91,41 @@ import Testing
         #expect(realm.objects(IntObj.self).count == 2)
     }
 
+    /// What a collection observer was handed, in order (confined to the main actor).
+    final class Counts {
+        var values: [Int] = []
+    }
+
+    // Spec V17: asyncRefresh is false with nothing newer; after two commits elsewhere it
+    // returns true at the second (the newest when it was called, not the first one), with
+    // autorefresh on or off, with or without a collection observer, which has been handed the
+    // new contents by the time it returns (N12).
+    @Test(.timeLimit(.minutes(1)), arguments: [(true, false), (false, false), (true, true), (false, true)])
+    func V17_asyncRefreshReachesTheNewestVersionOfTheCall(autorefresh: Bool, observed: Bool) async throws {
+        let configuration = testConfiguration()
+        let realm = try Realm(configuration: configuration)
+        realm.autorefresh = autorefresh
+        let counts = Counts()
+        let token = observed ? realm.objects(IntObj.self).observe { change in
+            switch change {
+            case .initial(let results): counts.values.append(results.count)
+            case .update(let results, _, _, _): counts.values.append(results.count)
+            case .error: counts.values.append(-1)
+            }
+        } : nil
+        #expect(realm.objects(IntObj.self).count == 0)
+        #expect(await realm.asyncRefresh() == false)
+        let start = try #require(realm._readVersion)
+        try commitElsewhere(configuration)
+        try commitElsewhere(configuration)
+        #expect(await realm.asyncRefresh())
+        #expect(realm._readVersion == start + 2)
+        #expect(realm.objects(IntObj.self).count == 2)
+        if observed { #expect(counts.values.last == 2, "\(counts.values)") }
+        #expect(await realm.asyncRefresh() == false)
+        token?.invalidate()
+    }
+
     // THR-20 (Spec C12): a realm of a queue cannot use asyncWrite.
     @Test func thr20_C12_asyncEntryPointsNeedTheMainActor() throws {
         let configuration = testConfiguration()

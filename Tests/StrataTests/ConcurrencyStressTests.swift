@@ -65,19 +65,25 @@ import Testing
                 done.leave()
             }
         }
+        let writerFailure = ResultBox<Void>()
         done.enter()
         Thread {
             defer { done.leave() }
-            guard let writer = try? Realm(configuration: configuration) else { return }
-            for value in 50..<60 { _ = try? writer.write { writer.create(IntObj.self, value: ["intCol": value]) } }
-            let resolved = writer.resolve(reference)
-            sums.update { $0.append(resolved?.count ?? -1) }
+            writerFailure.set(Result {
+                let writer = try Realm(configuration: configuration)
+                for value in 50..<60 { try writer.write { writer.create(IntObj.self, value: ["intCol": value]) } }
+                let resolved = writer.resolve(reference)
+                sums.update { $0.append(resolved?.count ?? -1) }
+            })
         }.start()
         done.wait()
+        try writerFailure.get()  // an error of the writer's open, writes or resolve fails the test
         let collected = try sums.get()
         #expect(collected.filter { $0 == (0..<50).reduce(0, +) }.count == 4)
         #expect(collected.contains(10))
         #expect(frozen.value.count == 50)
+        #expect(realm.refresh())
+        #expect(realm.objects(IntObj.self).count == 60, "the writer's ten commits did not all land")
     }
 
     // Spec C3, V7: a queue-confined realm moves on its queue after another thread commits.
@@ -112,7 +118,7 @@ import Testing
     @Test func t4_unreadRealmBeginsAtThePinnedSourceVersion() throws {
         let configuration = testConfiguration()
         let realm = try Realm(configuration: configuration)
-        let object = realm.create(IntObj.self, value: ["intCol": 1], writing: true)
+        let object = try realm.create(IntObj.self, value: ["intCol": 1], writing: true)
         let source = try #require(realm._readVersion)
         let reference = ThreadSafeReference(to: object)
         try onOtherThread {
@@ -134,10 +140,10 @@ import Testing
 
 extension Realm {
     /// `create` in its own write (test shorthand).
-    fileprivate func create<T: Object>(_ type: T.Type, value: [String: Any], writing: Bool) -> T {
+    fileprivate func create<T: Object>(_ type: T.Type, value: [String: Any], writing: Bool) throws -> T {
         beginWrite()
         let object = create(type, value: value)
-        try? commitWrite()
+        try commitWrite()
         return object
     }
 }

@@ -167,7 +167,7 @@ enum SchemaV2 {
         #expect(caught)
     }
 
-    // MEM-01 (Spec X8, C1)
+    // MEM-01 (Spec X8, C1, D14): nothing of an in-memory realm survives its last instance.
     @Test func mem01_X8_inMemoryDataLivesWhileAnInstanceIsOpen() throws {
         let identifier = "mem01-\(UUID().uuidString)"
         let configuration = Realm.Configuration(inMemoryIdentifier: identifier, objectTypes: allFixtureTypes)
@@ -215,6 +215,119 @@ enum SchemaV2 {
         #expect(readOnly.objects(IntObj.self).count == 1)
         let write = rejection { try readOnly._beginWrite() }
         #expect(write?.message.contains("Can't perform transactions on read-only Realms.") == true)
+    }
+
+    // Spec W18: a read-only realm takes no writes: `beginWrite()` and `write {}` are rejected
+    // with Realm's message, the realm is not left in a write, and the file is unchanged.
+    @Test func W18_readOnlyRealmsTakeNoWrites() throws {
+        var configuration = configuration(in: temporaryDirectory())
+        do { try addInt(try Realm(configuration: configuration), 1) }
+        configuration.readOnly = true
+        let readOnly = try Realm(configuration: configuration)
+        let message = "Can't perform transactions on read-only Realms."
+        let begin = rejection { try readOnly._beginWrite() }
+        #expect(begin?.message.contains(message) == true, "\(String(describing: begin))")
+        #expect(!readOnly.isInWriteTransaction)
+        var ran = false
+        let write = rejection { try readOnly.write { ran = true } }
+        #expect(write?.message.contains(message) == true, "\(String(describing: write))")
+        #expect(!ran, "the write block ran")
+        #expect(!readOnly.isInWriteTransaction)
+        #expect(readOnly.objects(IntObj.self).count == 1)
+    }
+
+    /// A file or directory made unwritable for this process, and how to undo it: immutable
+    /// (the `chattr +i` flag, which binds root too) when this process may set that flag,
+    /// otherwise read-only permission bits (which bind everyone but root).
+    final class Unwritable {
+        let path: String
+        /// The words of the open error a write attempt meets: EPERM for an immutable file,
+        /// EACCES for permission bits.
+        let refusal: String
+        private let undo: () -> Void
+
+        /// nil when neither way makes `path` unwritable here (root without the capability to
+        /// set the immutable flag).
+        init?(path: String, isDirectory: Bool) {
+            self.path = path
+            let immutable: Int32 = 0x10                 // FS_IMMUTABLE_FL
+            let getFlags: UInt = 0x8008_6601            // FS_IOC_GETFLAGS
+            let setFlags: UInt = 0x4008_6602            // FS_IOC_SETFLAGS
+            func setImmutable(_ on: Bool) -> Bool {
+                let descriptor = open(path, O_RDONLY | (isDirectory ? O_DIRECTORY : 0))
+                guard descriptor >= 0 else { return false }
+                defer { close(descriptor) }
+                var flags: Int32 = 0
+                guard ioctl(descriptor, getFlags, &flags) == 0 else { return false }
+                flags = on ? flags | immutable : flags & ~immutable
+                return ioctl(descriptor, setFlags, &flags) == 0
+            }
+            if setImmutable(true) {
+                refusal = "Operation not permitted"
+                undo = { _ = setImmutable(false) }
+            } else {
+                let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+                let mode = (attributes?[.posixPermissions] as? NSNumber)?.int16Value ?? 0o644
+                guard chmod(path, isDirectory ? 0o555 : 0o444) == 0 else { return nil }
+                refusal = "Permission denied"
+                undo = { _ = chmod(path, mode_t(mode)) }
+            }
+            // It binds only if writing now fails.
+            let binds: Bool
+            if isDirectory {
+                let probe = path + "/probe-\(UUID().uuidString)"
+                let descriptor = open(probe, O_RDWR | O_CREAT | O_EXCL, 0o600)
+                if descriptor >= 0 { close(descriptor); unlink(probe) }
+                binds = descriptor < 0
+            } else {
+                let descriptor = open(path, O_RDWR)
+                if descriptor >= 0 { close(descriptor) }
+                binds = descriptor < 0
+            }
+            guard binds else {
+                undo()
+                return nil
+            }
+        }
+
+        func restore() { undo() }
+    }
+
+    // ROR-04 (Spec X12): a read-write open of a file this process may not write is refused
+    // with filePermissionDenied and Realm's advice; a read-only open reads it, also once the
+    // helper files are gone and the directory cannot be written, from this thread, another
+    // thread and a queue.
+    @Test func ror04_X12_readOnlyOpensWorkOnUnwritableFiles() throws {
+        let directory = temporaryDirectory()
+        let configuration = configuration(in: directory)
+        let path = try #require(configuration.fileURL).path
+        try onOtherThread {
+            let realm = try Realm(configuration: configuration)
+            try realm.write { realm.create(IntObj.self, value: ["intCol": 1]) }
+        }
+        let file = try #require(Unwritable(path: path, isDirectory: false),
+                                "cannot make the file unwritable (root without CAP_LINUX_IMMUTABLE?)")
+        defer { file.restore() }
+        let refused = rejection { _ = try Realm._open(configuration: configuration, queue: nil) }
+        #expect(refused?.code == .filePermissionDenied, "\(String(describing: refused))")
+        #expect(refused?.message.contains(
+            "\(file.refusal). Please use a path where your app has read-write permissions.") == true,
+            "\(String(describing: refused))")
+        let readOnly = {
+            var readOnly = configuration
+            readOnly.readOnly = true
+            return readOnly
+        }()
+        #expect(try onOtherThread { try Realm(configuration: readOnly).objects(IntObj.self).count } == 1)
+
+        for helper in [path + ".lock", path + ".note"] { unlink(helper) }
+        let folder = try #require(Unwritable(path: directory.path, isDirectory: true),
+                                  "cannot make the directory unwritable")
+        defer { folder.restore() }
+        #expect(try Realm(configuration: readOnly).objects(IntObj.self).count == 1)
+        #expect(try onOtherThread { try Realm(configuration: readOnly).objects(IntObj.self).count } == 1)
+        let queue = DispatchQueue(label: "ror04")
+        #expect(try queue.sync { try Realm(configuration: readOnly, queue: queue).objects(IntObj.self).count } == 1)
     }
 
     // ROR-02 (Spec X11)

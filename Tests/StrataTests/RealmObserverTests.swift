@@ -269,4 +269,41 @@ import Testing
             token.invalidate()
         }
     }
+
+    // Spec W15 (WRT-26): observers cannot fail a write. A realm observer and a collection
+    // observer whose callbacks make a failing call (a write on a frozen realm) and catch its
+    // error: each commit still succeeds and leaves the realm outside a write, its object is
+    // there, and a later begin succeeds. The callbacks did run and did fail.
+    @Test func W15_failingObserversDoNotFailTheWrite() throws {
+        let configuration = testConfiguration()
+        try onLoopThread {
+            let realm = try Realm(configuration: configuration)
+            let frozen = try realm._freeze()
+            let calls = Calls()
+            var collectionCalls = 0
+            let token = realm.observe { _, _ in
+                calls.didChange += 1
+                do { try frozen.write {} } catch { calls.log.append("realm observer: \(error)") }
+            }
+            let collectionToken = realm.objects(IntObj.self).observe { _ in
+                collectionCalls += 1
+                do { try frozen.write {} } catch { calls.log.append("collection observer: \(error)") }
+            }
+            #expect(spinRunLoop { collectionCalls == 1 })  // the initial callback
+            for value in 1...3 {
+                try realm.write { realm.create(IntObj.self, value: ["intCol": value]) }
+                #expect(!realm.isInWriteTransaction)
+                #expect(realm.objects(IntObj.self).count == value)
+                #expect(spinRunLoop(seconds: 30) { collectionCalls == value + 1 })
+            }
+            #expect(calls.didChange == 3)
+            #expect(calls.log.count == 3 + 4, "\(calls.log)")
+            #expect(calls.log.allSatisfy { $0.contains("Can't perform transactions on a frozen Realm") }, "\(calls.log)")
+            #expect(rejection { try realm._beginWrite() } == nil)
+            #expect(realm.isInWriteTransaction)
+            realm.cancelWrite()
+            token.invalidate()
+            collectionToken.invalidate()
+        }
+    }
 }

@@ -286,7 +286,8 @@ private enum TFR {
         #expect(realm.objects(IntObj.self).count == 1)
     }
 
-    // FRZ-04 (Spec F3)
+    // FRZ-04 (Spec F3, W18): beginWrite and write {} on a frozen realm, also one reached
+    // through a frozen object or collection, are rejected with Realm's message.
     @Test func frz04_F3_frozenRealmsTakeNoWrites() throws {
         let realm = try Realm(configuration: testConfiguration())
         try TFR.ints(realm, [1])

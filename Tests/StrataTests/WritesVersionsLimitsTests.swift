@@ -180,6 +180,43 @@ private func limitedConfiguration(_ limit: UInt?) -> Realm.Configuration {
         #expect(try other?.get() == 1, "another thread could not write after the writer was released")
     }
 
+    // ObjectCreationTests.testCreateWithDictionary's pattern (Spec C1, W7): `Realm()` again in the
+    // same context, while an instance nobody references any more is in a write, is that
+    // instance, write and all.
+    @Test("Spec C1, W7: a realm in a write is held by its context; Realm() again returns it")
+    func C1_W7_aReleasedRealmInAWriteIsReturnedAgain() throws {
+        let configuration = testConfiguration()
+        let committed = try onOtherThread { () -> Int in
+            try Realm(configuration: configuration)._beginWrite()
+            let again = try Realm(configuration: configuration)
+            #expect(again.isInWriteTransaction, "a new instance: the write was lost")
+            try addIntObj(again, 1)
+            try Realm(configuration: configuration)._commitWrite()
+            #expect(try !Realm(configuration: configuration).isInWriteTransaction)
+            return try Realm(configuration: configuration).objects(IntObj.self).count
+        }
+        #expect(committed == 1)
+        #expect(try Realm(configuration: configuration).objects(IntObj.self).count == 1)
+    }
+
+    // objc RealmTests.testRollbackTransactionWithoutExplicitCommitOrCancel (Spec W7, W8): the
+    // held write ends with its thread: rolled back, and the lock is free.
+    @Test("Spec W7, W8: a thread's exit releases its realm's abandoned write")
+    func W7_W8_aThreadExitRollsBackItsAbandonedWrite() throws {
+        let configuration = testConfiguration()
+        try onOtherThread {
+            let realm = try Realm(configuration: configuration)
+            try realm._beginWrite()
+            try addIntObj(realm, 1)
+        }
+        let written = onOtherThreadWithin(seconds: 30) { () throws -> Int in
+            let other = try Realm(configuration: configuration)
+            try other.write { try addIntObj(other, 2) }
+            return other.objects(IntObj.self).count
+        }
+        #expect(try written?.get() == 1, "the exited thread's write was kept, or its lock never freed")
+    }
+
     // WRT-11 (Spec W4, W5)
     @Test func wrt11_W4_isEmptyFollowsTheTransaction() throws {
         let realm = try Realm(configuration: testConfiguration())
@@ -732,6 +769,28 @@ private func limitedConfiguration(_ limit: UInt?) -> Realm.Configuration {
         #expect(reopened.autorefresh)
     }
 
+    // Spec V18: while this thread holds the write lock with an uncommitted object, another
+    // thread opens the file and reads without waiting for it, at the newest published version
+    // (the committed object only). The reader is given a minute; one that waited for the
+    // writer would never finish, since the write ends only after the reader returned.
+    @Test func V18_readersDoNotWaitForTheWriter() throws {
+        let configuration = testConfiguration()
+        let realm = try Realm(configuration: configuration)
+        try realm.write { try addIntObj(realm, 1) }
+        try realm._beginWrite()
+        try addIntObj(realm, 2)
+        let read = onOtherThreadWithin(seconds: 60) { () -> [Int] in
+            let reader = try Realm(configuration: configuration)
+            return reader.objects(IntObj.self).map(\.intCol)
+        }
+        let values = try #require(read, "the reader waited for the writer").get()
+        #expect(values == [1])
+        #expect(realm.isInWriteTransaction)
+        try realm._commitWrite()
+        let after = try onOtherThread { try Realm(configuration: configuration).objects(IntObj.self).count }
+        #expect(after == 2)
+    }
+
     // MARK: - AVL
 
     // AVL-01 (Spec L2)
@@ -808,6 +867,40 @@ private func limitedConfiguration(_ limit: UInt?) -> Realm.Configuration {
         #expect(error?.message.contains("exceeded the limit of 2") == true, "\(String(describing: error))")
         #expect(!realm.isInWriteTransaction)
         #expect(frozen.isFrozen)
+    }
+
+    // Spec L3: an async write is checked against the active-version limit again when its block
+    // would begin (Realm checks only when it is queued): queued with three versions active (limit 3), it is
+    // overtaken by a synchronous write (Spec A7) that leaves four; the block then never runs
+    // and its completion gets the limit's error. Nothing was written by it.
+    @Test func L3_asyncWritesCheckTheLimitWhenTheBlockWouldBegin() throws {
+        let configuration = limitedConfiguration(3)
+        try onLoopThread {
+            let realm = try Realm(configuration: configuration)
+            var frozen = [try realm._freeze()]
+            for _ in 0..<2 {
+                try realm.write {}
+                frozen.append(try realm._freeze())
+            }
+            var ran = false
+            var completions: [Realm.Error?] = []
+            let queued = rejection {
+                _ = try realm._writeAsync({ ran = true; realm.create(IntObj.self) },
+                                          onComplete: { error in completions.append(error as? Realm.Error) })
+            }
+            #expect(queued == nil, "queued with three versions active: \(String(describing: queued))")
+            try realm.write {}  // four versions active now: three frozen, the newest
+            #expect(spinRunLoop(seconds: 30) { !completions.isEmpty })
+            #expect(!ran, "the block ran over the limit")
+            let error = try #require(completions.first ?? nil, "the completion had no error")
+            #expect(error.code == .fail)
+            #expect(error.message.contains("Number of active versions (4) in the Realm exceeded the limit of 3"),
+                    "\(error)")
+            #expect(completions.count == 1)
+            #expect(!realm.isInWriteTransaction)
+            #expect(realm.objects(IntObj.self).count == 0)
+            #expect(Set(frozen.compactMap(\._readVersion)).count == 3)
+        }
     }
 
     // AVL-04 (Spec L4)

@@ -28,8 +28,8 @@ import Testing
 
     private static func count(_ realm: Realm) throws -> Int { try realm._objects(Item.self)._count() }
 
-    // IPC-01 (Spec X3, V10): a child creates the file and commits; the parent opens it later
-    // and sees the object.
+    // IPC-01 (Spec X3, V10, X18): a child creates the file and commits; the parent opens it
+    // later and sees the object.
     @Test func ipc01_childCreatesTheFileParentReadsIt() throws {
         let (path, configuration) = file()
         #expect(try Self.child(path, "create") == ["count 1"])
@@ -37,7 +37,7 @@ import Testing
         #expect(try Self.count(realm) == 1)
     }
 
-    // IPC-02 (Spec D1, V10): the parent commits; a child started afterwards sees it.
+    // IPC-02 (Spec D1, V10, X18): the parent commits; a child started afterwards sees it.
     @Test func ipc02_parentCommitsChildReadsIt() throws {
         let (path, configuration) = file()
         let realm = try Realm._open(configuration: configuration, queue: nil)
@@ -107,8 +107,8 @@ import Testing
         #expect(try Self.count(realm) == 1)
     }
 
-    // IPC-11 (Spec W1, V1): while this process holds the write lock, a child opens the file
-    // and reads without blocking.
+    // IPC-11 (Spec W1, V1, V18): while this process holds the write lock, a child opens the
+    // file and reads without blocking.
     @Test func ipc11_readersDoNotWaitForAnotherProcessWriter() throws {
         let (path, configuration) = file()
         let realm = try Realm._open(configuration: configuration, queue: nil)
@@ -120,7 +120,7 @@ import Testing
         #expect(ContinuousClock.now - started < .seconds(20), "the reading child waited for the writer")
         try realm._cancelWrite()
     }
-    // IPC-08 (Spec X8, N24): both processes keep the in-memory realm open and share it; each
+    // IPC-08 (Spec X8, N24, D14): both processes keep the in-memory realm open and share it; each
     // side's observer takes its turn (the child adds 1 to even values, this process to odd
     // ones) until the value reaches 100, so every commit of one side woke the other. Once both
     // closed it, the next open is empty.

@@ -16,8 +16,11 @@ enum BugsCommand: FuzzCommand {
             --seed, until the first failure or --seconds-per-bug, shrinks the failure, and prints \
             bug, caught or missed, seconds to catch (shrinking excluded), runs and the shrunk \
             size in operations. Exit 0 when every bug was caught, 1 when one was missed, 2 on a \
-            usage error. Each bug is checked in a child process, so a bug that makes the engine \
-            crash is caught (its signal reported), not fatal to the check. Bugs only dead \
+            usage error. Each bug is checked in a child process, which records the run in \
+            flight (--flight-recorder), so a bug that makes the engine trap is not fatal to the \
+            check: the trap counts as caught only when the recorded run's token replays it (and \
+            replays clean without the bug); a child dead by a signal outside any run, or whose \
+            run does not trap again, is a miss. Bugs only dead \
             processes show (marked in --list) run 'run --mode process' instead: caught when the ledger fails; such runs are not shrunk, and the \
             size column is empty. A release build is much faster: swift run -c release \
             strata-fuzz bugs --check.
@@ -31,6 +34,9 @@ enum BugsCommand: FuzzCommand {
             .value("shrink-seconds", valueName: "N", help: "Shrink each failure for at most N seconds.", default: "20"),
             .flag("json", help: "Print JSON objects, one a line, instead of text."),
             .flag("in-process", help: "Check in this process (by default each bug is checked in a child, so a bug that crashes the engine is caught, not fatal)."),
+            .value("flight-recorder", valueName: "FILE",
+                   help: "Record each run in flight in FILE, so that a parent can replay a run that killed this process.",
+                   default: "none"),
         ],
         examples: [
             "strata-fuzz bugs --list",
@@ -62,6 +68,13 @@ enum BugsCommand: FuzzCommand {
             throw command.usageError("--seconds-per-bug and --shrink-seconds must be more than 0")
         }
         let seed = try command.uint64("seed") ?? 1
+        if let path = command.value("flight-recorder") {
+            do {
+                FlightRecorder.install(try FlightRecorder(path: path))
+            } catch {
+                throw command.usageError("cannot make the flight recorder '\(path)': \(error)")
+            }
+        }
         var results: [SeededBugResult] = []
         for bug in bugs {
             let executable = ProcessSettings.currentExecutable()
@@ -123,6 +136,7 @@ enum BugsCommand: FuzzCommand {
         }
         let verdict = result.caught && result.shrunkOperations == nil
             ? "caught in \(String(format: "%.1f", result.secondsToCatch ?? 0)) s, not shrunk: \(result.failure ?? "")"
+                + (result.token.map { "; replay: strata-fuzz replay \($0)" } ?? "")
             : result.caught
             ? "caught in \(String(format: "%.1f", result.secondsToCatch ?? 0)) s (\(TextFields.counted(result.runs, "run"))), "
                 + (result.shrinkableAfterSeconds.map { at in
@@ -131,7 +145,7 @@ enum BugsCommand: FuzzCommand {
                 + "shrunk \(result.foundOperations ?? 0) -> \(result.shrunkOperations ?? 0) ops in \(result.shrinkRuns ?? 0) runs, "
                 + "\(String(format: "%.1f", result.shrinkSeconds ?? 0)) s: \(result.failure ?? "")"
             : "MISSED after \(TextFields.counted(result.runs, result.bug.needsProcesses ? "kill" : "run"))"
-                + (result.failure.map { ": \($0)" } ?? "")
+                + (result.failure.map { ": \($0)" } ?? "") + (result.token.map { "; replay: strata-fuzz replay \($0)" } ?? "")
         FuzzFormat.write(["\(result.bug.name): \(verdict)"])
     }
 

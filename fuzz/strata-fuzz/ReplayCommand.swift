@@ -4,14 +4,18 @@ import StrataCommandLine
 /// `strata-fuzz replay ARTIFACT|TOKEN`: runs a recorded choice stream again; exit 1 while it
 /// still fails, 0 once it passes.
 enum ReplayCommand: FuzzCommand {
+    /// How the tokens this build prints start (`ReplayToken`: `sc<generation>.`).
+    static let tokenPrefix = ReplayToken.currentPrefix
+
     static let spec = CommandSpec(
         name: "replay",
         summary: "Run a recorded failure again and say whether it still fails.",
         discussion: """
             Takes an artifact directory written by 'run' or 'shrink' (its token.txt is read) \
-            or the one-line replay token itself (it starts with sc2., or sc1. for one printed before bulk writes). The token holds the \
+            or the one-line replay token itself (it starts with \(tokenPrefix), or an older \
+            sc<generation>. for one printed by an earlier generator). The token holds the \
             settings and the whole choice stream, so the run repeats exactly, on any machine. \
-            A free-mode token (sc2.free....) re-runs the same thread programs under a new \
+            A free-mode token (\(tokenPrefix)free....) re-runs the same thread programs under a new \
             interleaving, which may pass: the artifact's failure.txt and events.txt hold the \
             evidence of the original failure.
 
@@ -22,11 +26,11 @@ enum ReplayCommand: FuzzCommand {
         positionals: [
             .required(
                 "ARTIFACT|TOKEN",
-                help: "An artifact directory, or a replay token (sc2....).")
+                help: "An artifact directory, or a replay token (\(tokenPrefix)...).")
         ],
         examples: [
             "strata-fuzz replay fuzz/artifacts/failure-1f2e3d4c5b6a7980",
-            "strata-fuzz replay sc2.crash.sim.3.200.0.-.AQIDBA",
+            "strata-fuzz replay \(tokenPrefix)crash.sim.3.200.0.-.-.AQIDBA",
         ]
     )
 

@@ -9,7 +9,8 @@ import StrataCommandLine
 /// a path that is not there, a directory without a token. Only a token file that exists but
 /// cannot be read is an I/O failure (exit 3).
 struct ReplayInput {
-    /// Every replay token starts with `sc<generation>.` (`ReplayToken`); `sc1.` and `sc2.` now.
+    /// Every replay token starts with `sc<generation>.` (`ReplayToken`), `sc1.` up to
+    /// `CheckSettings.currentGeneration`.
     static func isToken(_ argument: String) -> Bool {
         guard argument.hasPrefix("sc"), let dot = argument.firstIndex(of: ".") else { return false }
         let generation = argument[argument.index(argument.startIndex, offsetBy: 2)..<dot]
@@ -55,7 +56,7 @@ struct ReplayInput {
     ) throws -> ReplayInput {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) else {
-            let alternative = acceptsToken ? " and not a replay token (tokens start with sc2.)" : ""
+            let alternative = acceptsToken ? " and not a replay token (tokens start with \(ReplayCommand.tokenPrefix))" : ""
             throw command.usageError("no artifact directory at '\(directory)'\(alternative)")
         }
         guard isDirectory.boolValue else {

@@ -1,6 +1,7 @@
 import Foundation
 import StrataCheck
 import StrataCommandLine
+import StrataStorage
 
 /// `strata-fuzz run`: a campaign under a time or operation budget; on the first failure, the
 /// shrunk run's artifact, its replay token and exit 1.
@@ -94,16 +95,17 @@ enum RunCommand: FuzzCommand {
             default: "no limit"),
         .value(
             "defect", valueName: "NAME",
-            help: "Process mode, to measure the harness: run with a known defect that it must "
-                + "catch: neverReclaimDeadReaders (a seeded engine bug in every child) or "
-                + "acknowledgeBeforeCommit (children report a commit before making it).",
+            help: "To measure the harness: run with a known defect that it must catch. Process "
+                + "mode: neverReclaimDeadReaders (a seeded engine bug in every child) or "
+                + "acknowledgeBeforeCommit (children report a commit before making it); other "
+                + "modes: any seeded bug of 'strata-fuzz bugs --list' not marked (processes).",
             default: "none"),
     ]
 
     static func run(_ command: ParsedCommand) throws -> Int32 {
         if command.value("mode") == ProcessRunPlan.modeName { return try ProcessRun.run(command) }
-        for option in ["kills", "defect"] where command.value(option) != nil {
-            throw command.usageError("--\(option) applies to --mode process only")
+        if command.value("kills") != nil {
+            throw command.usageError("--kills applies to --mode process only")
         }
         let plan = try RunPlan(command)
         let output = RunOutput(plan: plan)
@@ -143,6 +145,8 @@ struct RunPlan {
     var shard: Shard
     var outDirectory: String
     var json: Bool
+    /// The seeded bug `--defect` switched on, by name.
+    var defect: String?
 
     init(_ command: ParsedCommand) throws(UsageError) {
         let mix = try Self.mix(command)
@@ -162,6 +166,7 @@ struct RunPlan {
         seedIsRandom = givenSeed == nil
         outDirectory = command.value("out") ?? RunCommand.outDefault
         json = command.flag("json")
+        defect = command.value("defect")
         campaign = Campaign(
             mix: mix,
             store: store,
@@ -174,7 +179,7 @@ struct RunPlan {
             seed: givenSeed ?? UInt64.random(in: 0...UInt64.max),
             shardIndex: shard.index,
             shardCount: shard.count,
-            engineBugs: [],
+            engineBugs: try Self.seededBug(command),
             modelMutation: nil,
             scratchDirectory: NSTemporaryDirectory(),
             shrinks: !command.flag("no-shrink"),
@@ -182,6 +187,17 @@ struct RunPlan {
         campaign.excludedKinds = try command.operationKinds("exclude")
     }
 
+
+    /// `--defect` outside process mode: a seeded bug of the catalog that one process shows.
+    private static func seededBug(_ command: ParsedCommand) throws(UsageError) -> SeededBugs {
+        guard let name = command.value("defect") else { return [] }
+        guard let bug = SeededBugCatalog.named(name), !bug.needsProcesses else {
+            throw command.usageError(
+                "--defect expects a seeded bug of 'strata-fuzz bugs --list' that one process shows "
+                    + "(got '\(name)')")
+        }
+        return bug.bug
+    }
 
     /// `--mode`.
     private static func mix(_ command: ParsedCommand) throws(UsageError) -> Campaign.Mix {

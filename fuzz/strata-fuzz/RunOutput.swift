@@ -29,6 +29,7 @@ struct RunOutput {
             line.add("seconds", campaign.seconds)
             line.add("operations", campaign.operations)
             line.add("shard", plan.shard.description)
+            if let defect = plan.defect { line.add("defect", defect) }
             StandardStreams.writeLine(line.render())
             return
         }
@@ -39,7 +40,7 @@ struct RunOutput {
                 + "threads \(campaign.threads), \(campaign.operationsPerRun) ops per run, "
                 + "budget \(budget), shard \(plan.shard)",
             "seed: \(seed)\(origin)",
-        ])
+        ] + (plan.defect.map { ["defect: \($0) (a seeded bug the campaign must catch)"] } ?? []))
     }
 
     func progress(_ progress: Campaign.Progress) {

@@ -111,6 +111,15 @@ int64_t strata_persisted_next_ordinal(void);
 /// Returns the calling thread's count of @Persisted wrappers initialized since the last take
 /// and resets it to 0 (Object.init calls it once every wrapper of the object is initialized).
 int64_t strata_persisted_take_ordinal_count(void);
+/// Takes `count` wrappers off the calling thread's count (an object whose `count` wrappers are
+/// all initialized) and returns the count left: the ordinal of the object's first wrapper. An
+/// object created inside another's property initializer thus leaves the outer count as it was.
+int64_t strata_persisted_pop(int64_t count);
+/// Tells the next `Object.init` of the class `type` (an ObjectIdentifier's bits) on this
+/// thread how many wrappers it has, so it need not look the class up.
+void strata_persisted_expect(uintptr_t type, int64_t count);
+/// The count `strata_persisted_expect` gave for `type` (then forgotten), or -1.
+int64_t strata_persisted_take_expected(uintptr_t type);
 
 /// Whether the calling task runs on the serial executor `(identity, implementation)` (the two
 /// words of Swift's `UnownedSerialExecutor`): the check behind actor-confined realms (Spec

@@ -11,6 +11,7 @@ extension Realm {
     public func asyncWrite<Result>(_ block: () throws -> Result,
                                    isolation: isolated (any Actor)? = #isolation) async throws -> Result {
         try core.checkConcurrencyContext(Realm.Error.asyncWriteContext, isolation: isolation)
+        try core.checkAsyncWritable()  // Spec A12, L3, A20, after C12's check
         if Task.isCancelled { throw CancellationError() }  // Spec A16
         let cancellation = AsyncWriteCancellation()
         let listener = core.listener

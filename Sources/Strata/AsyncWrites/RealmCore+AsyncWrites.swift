@@ -67,7 +67,7 @@ extension RealmCore {
 
     /// Spec A12, L3, A20: refused where a synchronous write would be (in Realm's order), inside
     /// a commit completion, and where no turn would run the block.
-    private func checkAsyncWritable() throws(Realm.Error) {
+    func checkAsyncWritable() throws(Realm.Error) {
         try checkThread()
         if configuration.readOnly { throw Realm.Error.readOnlyTransaction }
         if isFrozen { throw Realm.Error.frozenTransaction }
@@ -241,12 +241,12 @@ extension RealmCore {
     }
 
     /// Spec A13: `invalidate()` drops the blocks not started; commits already made are made
-    /// durable now and complete on a later turn.
+    /// durable now and their completions run before it returns (realm-core's `do_invalidate`).
     func dropQueuedAsyncWrites() {
         let dropped = asyncWrites.queued
         asyncWrites.queued = []
         for block in dropped { block.onDrop?(Realm.Error.asyncWriteDropped) }
-        flushAsyncCommits(deferCompletions: true)
+        flushAsyncCommits(deferCompletions: file.bugs.contains(.invalidateDefersCompletions))
     }
 }
 

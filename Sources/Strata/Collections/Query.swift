@@ -115,10 +115,10 @@ enum QueryColumns {
         let sample = T()
         sample._recorder = recorder
         _ = sample[keyPath: keyPath]
-        guard let ordinal = recorder.ordinals.last, ordinal < info.schema.properties.count else {
+        guard let ordinal = recorder.ordinals.last, ordinal - sample._ordinalBase < info.schema.properties.count else {
             preconditionFailure("the key path does not name a @Persisted property of '\(info.className)'")
         }
-        return info.column(ofOrdinal: ordinal)
+        return info.column(ofOrdinal: ordinal, base: sample._ordinalBase)
     }
 }
 

@@ -1,4 +1,5 @@
 import CStrataSupport
+import Foundation
 import StrataStorage
 
 /// The base class of stored objects: subclass it and declare `@Persisted` properties.
@@ -20,19 +21,51 @@ open class Object: Hashable, CustomStringConvertible, SendableMetatype {
     final var _accessor: _ObjectAccessor?
     /// Set only on the objects used to read key paths (`KeyPathRecorder`).
     final var _recorder: KeyPathRecorder?
+    /// The ordinal of the object's first `@Persisted` wrapper: 0, unless the object was created
+    /// while another object's wrappers were being initialized (`@Persisted var dog: Dog? = Dog()`).
+    final var _ordinalBase = 0
 
     public required init() {
-        // Every @Persisted wrapper of the object is initialized before this runs: start the
-        // next object's ordinals from 0 (see `Persisted`).
-        _ = strata_persisted_take_ordinal_count()
+        // Every @Persisted wrapper of the object is initialized before this runs: take them off
+        // the thread's count, leaving the count of an object being initialized around this one
+        // (see `Persisted`).
+        let expected = strata_persisted_take_expected(UInt(bitPattern: ObjectIdentifier(type(of: self))))
+        let count = expected >= 0 ? Int(expected) : ClassInfo.wrapperCount(of: self)
+        _ordinalBase = Int(strata_persisted_pop(Int64(count)))
+    }
+
+    /// An unmanaged object whose properties are taken from `value`: a dictionary (property
+    /// names to values; missing properties keep their defaults), an array (values in property
+    /// order) or another object (its property values; it may be managed by any realm).
+    /// Values for links and lists of links may themselves be dictionaries, arrays or objects;
+    /// an object of the link's class is linked, not copied.
+    ///
+    /// Confinement: the new object is unmanaged (any thread); reading a managed `value` checks
+    /// its realm's context (Spec C5).
+    /// - Precondition: every value is valid for its property (Realm's message otherwise, for
+    ///   example "Invalid value 'a' of type 'String' for 'int' property 'Dog.age'.").
+    public convenience init(value: Any) {
+        self.init()
+        trapping { () throws(Realm.Error) in try _apply(value) }
+    }
+
+    /// `init(value:)` as a throwing entry point.
+    @_spi(StrataCheck)
+    public static func _make(value: Any) throws(Realm.Error) -> Self {
+        let object = self.init()
+        try object._apply(value)
+        return object
     }
 
     /// The class name objects of this class are stored under.
     open class func className() -> String { ObjectSchema.className(of: self) }
 
-    /// The realm managing the object; nil when unmanaged or deleted (WRT-17).
+    /// The realm managing the object; nil when unmanaged or deleted (WRT-17). Readable from
+    /// any thread, as Realm's is: from another context it names the object's realm without
+    /// looking at the object (ObjectTests.testRealm).
     public var realm: Realm? {
         guard let accessor = _accessor else { return nil }
+        guard accessor.core.confinement.isCurrent else { return accessor.realm }
         return trapping { () throws(Realm.Error) -> Realm? in
             try accessor.isInvalidated() ? nil : accessor.realm
         }
@@ -56,18 +89,45 @@ open class Object: Hashable, CustomStringConvertible, SendableMetatype {
     /// does not exist there (Spec F8, F9, F10). Thawing a live object returns it.
     public func thaw() -> Self? { trapping { () throws(Realm.Error) -> Self? in try _thaw() } }
 
+    /// Whether `object` is this very stored object: the same instance, or accessors of the same
+    /// object in the same realm instance, both valid. Unmanaged objects are the same only as
+    /// themselves.
+    ///
+    /// Confinement: reads both objects (Spec C5).
+    public func isSameObject(as object: Object?) -> Bool {
+        trapping { () throws(Realm.Error) -> Bool in try _isSameObject(as: object) }
+    }
+
+    @_spi(StrataCheck)
+    public func _isSameObject(as object: Object?) throws(Realm.Error) -> Bool {
+        guard let object else { return false }
+        if object === self { return true }
+        guard let left = _accessor, let right = object._accessor, left.core === right.core,
+              left.table.id == right.table.id, left.key == right.key, left.incarnation == right.incarnation else {
+            return false
+        }
+        if try left.isInvalidated() { return false }
+        return try !right.isInvalidated()
+    }
+
     // MARK: equality (Spec F13)
 
-    /// Frozen objects are equal when they are the same stored object at the same version;
-    /// live and unmanaged objects only when they are the same instance.
+    /// Objects of a class with a primary key are equal when they are the same stored object
+    /// (`isSameObject(as:)`); frozen objects when they are the same stored object at the same
+    /// version; other live and unmanaged objects only when they are the same instance.
     public static func == (lhs: Object, rhs: Object) -> Bool {
         if lhs === rhs { return true }
-        guard let left = lhs._accessor, let right = rhs._accessor, left.isFrozen, right.isFrozen else { return false }
-        return left.core === right.core && left.table.id == right.table.id && left.key == right.key
+        guard let left = lhs._accessor, let right = rhs._accessor else { return false }
+        if left.isFrozen && right.isFrozen {
+            return left.core === right.core && left.table.id == right.table.id && left.key == right.key
+        }
+        guard left.info.schema.primaryKeyIndex != nil else { return false }
+        return (try? lhs._isSameObject(as: rhs)) ?? false
     }
 
     public func hash(into hasher: inout Hasher) {
-        if let accessor = _accessor, accessor.isFrozen {
+        if let accessor = _accessor, accessor.isFrozen || accessor.info.schema.primaryKeyIndex != nil {
+            // Equal objects are the same stored object: the same table and key.
             hasher.combine(accessor.table.id)
             hasher.combine(accessor.key)
         } else {
@@ -77,28 +137,26 @@ open class Object: Hashable, CustomStringConvertible, SendableMetatype {
 
     // MARK: description and dynamic access
 
-    open var description: String {
-        let info = ClassInfo.of(type(of: self))
-        if _accessor != nil && isInvalidated { return "[invalid object]" }
-        var text = "\(info.className) {\n"
-        for property in info.schema.properties {
-            let value = self[property.name]
-            text += "\t\(property.name) = \(value.map { String(describing: $0) } ?? "nil");\n"
-        }
-        return text + "}"
-    }
+    /// The object's class and properties, as Realm describes objects: one `name = value;` line
+    /// per property, linked objects and lists described to a depth of 5.
+    open var description: String { ObjectDescription.describe(self, depth: ObjectDescription.maximumDepth) }
 
-    /// The value of the property named `key` (an array for list properties); nil for nil.
-    /// Setting it works on managed objects (in a write), as `setValue(_:forKey:)`.
+    /// The value of the property named `key`: numbers and booleans as `NSNumber` (castable to
+    /// any Swift number type that holds the value), a List property's List, a link's object,
+    /// nil for nil. Setting it sets the property (in a write for a managed object, Spec W9),
+    /// converting the value as `init(value:)` does.
+    ///
+    /// Confinement: as the property itself (Spec C5).
+    /// - Precondition: `key` names a property, and a set value is valid for it.
     public subscript(key: String) -> Any? {
         get { trapping { () throws(Realm.Error) -> Any? in try _value(forKey: key) } }
         set { setValue(newValue, forKey: key) }
     }
 
-    /// The value of the property named `key`.
+    /// The value of the property named `key` (see `subscript(_:)`).
     public func value(forKey key: String) -> Any? { self[key] }
 
-    /// Sets the property named `key` of a managed object (Spec W9: in a write).
+    /// Sets the property named `key` (see `subscript(_:)`).
     public func setValue(_ value: Any?, forKey key: String) {
         trapping { () throws(Realm.Error) in try _setValue(value, forKey: key) }
     }
@@ -112,10 +170,20 @@ extension Object {
             throw Realm.Error.unknownProperty(key, type: info.className)
         }
         if let accessor = _accessor {
+            if info.schema.properties[column].isList {
+                _ = try accessor.value(column: column)  // the object's checks (Spec C5, F6, V13, W12)
+                return try info.withWrapper(of: self, column: column) { wrapper, pointer throws(Realm.Error) -> Any? in
+                    try wrapper.managedAny(at: pointer, accessor: accessor, column: column)
+                }
+            }
             let stored = try accessor.value(column: column)
-            return try AnyValue.decode(stored, property: info.schema.properties[column], core: accessor.core)
+            return AnyValue.bridged(try AnyValue.decode(stored, property: info.schema.properties[column],
+                                                        core: accessor.core))
         }
-        return unmanagedValues(info)[column]
+        let value = try info.withWrapper(of: self, column: column) { wrapper, pointer throws(Realm.Error) -> Any in
+            wrapper.unmanagedAny(at: pointer)
+        }
+        return AnyValue.bridged(value)
     }
 
     @_spi(StrataCheck)
@@ -125,19 +193,62 @@ extension Object {
             throw Realm.Error.unknownProperty(key, type: info.className)
         }
         guard let accessor = _accessor else {
-            throw Realm.Error.misuse("Strata sets properties by name only on managed objects; use the property")
+            try setUnmanaged(value, column: column, info: info)
+            return
         }
         try accessor.checkWritable()
-        let stored = try AnyValue.encode(value, property: info.schema.properties[column], core: accessor.core,
-                                         policy: accessor.core.addPolicy ?? .error)
+        let stored = try AnyValue.encode(value, property: info.schema.properties[column], className: info.className,
+                                         core: accessor.core, policy: accessor.core.addPolicy ?? .error,
+                                         addsObjects: true)
         try accessor.setValue(stored, column: column)
+    }
+
+    /// Sets a property of an unmanaged object in place.
+    func setUnmanaged(_ value: Any?, column: Int, info: ClassInfo) throws(Realm.Error) {
+        let path = _PropertyPath(className: info.className, property: info.schema.properties[column])
+        try info.withWrapper(of: self, column: column) { wrapper, pointer throws(Realm.Error) in
+            try wrapper.setUnmanaged(value, at: pointer, path: path)
+        }
+    }
+
+    /// Fills an unmanaged object from a dictionary, an array or another object (`init(value:)`).
+    func _apply(_ value: Any) throws(Realm.Error) {
+        let info = ClassInfo.of(type(of: self))
+        let properties = info.schema.properties
+        guard let value = AnyValue.nonNull(value) else { throw Realm.Error.misuse("Must provide a non-nil value.") }
+        if let dictionary = value as? [String: Any?] {
+            for (column, property) in properties.enumerated() where dictionary.keys.contains(property.name) {
+                try setUnmanaged(dictionary[property.name] ?? nil, column: column, info: info)
+            }
+        } else if let array = value as? [Any?] {
+            guard array.count <= properties.count else {
+                throw Realm.Error.misuse("Invalid array input: more values (\(array.count)) than properties "
+                                         + "(\(properties.count)).")
+            }
+            for (column, element) in array.enumerated() { try setUnmanaged(element, column: column, info: info) }
+        } else {
+            for (column, property) in properties.enumerated() {
+                let given = try Object.keyValue(of: value, key: property.name, className: info.className)
+                try setUnmanaged(given, column: column, info: info)
+            }
+        }
+    }
+
+    /// The value named `key` of `value`, an object read as Realm reads any key-value coding
+    /// object. Anything else, or an object without that property, has no such key.
+    static func keyValue(of value: Any, key: String, className: String) throws(Realm.Error) -> Any? {
+        if let object = value as? Object, ClassInfo.of(type(of: object)).schema.index(of: key) != nil {
+            return try object._value(forKey: key)
+        }
+        throw Realm.Error.misuse("Invalid value '\(value)' to initialize object of type '\(className)': "
+                                 + "missing key '\(key)'")
     }
 
     /// The wrappers' values of an unmanaged object, by column.
     func unmanagedValues(_ info: ClassInfo) -> [Any?] {
         var values = [Any?](repeating: nil, count: info.schema.properties.count)
         for property in persistedProperties() {
-            values[info.column(ofOrdinal: property.ordinal)] = AnyValue.flatten(property.unmanagedAny)
+            values[info.column(ofOrdinal: property.ordinal, base: _ordinalBase)] = AnyValue.flatten(property.unmanagedAny)
         }
         return values
     }
@@ -154,7 +265,9 @@ extension Object {
         }
         return found
     }
+}
 
+extension Object {
     @_spi(StrataCheck)
     public func _freeze() throws(Realm.Error) -> Self {
         guard let accessor = _accessor else { throw Realm.Error.unmanagedFreeze }  // Spec F11
@@ -201,6 +314,14 @@ extension Object: _RealmValue, RealmCollectionValue {
             throw Realm.Error.objectInvalidated  // Spec W13 removes links to deleted objects
         }
         return try core.makeObject(self, info: info, table: table, identity: identity)
+    }
+
+    /// An object for a link of an unmanaged object: an object of this class as it is, any
+    /// other value (dictionary, array, object of another class) as a new unmanaged object.
+    public static func _strataUnmanaged(_ any: Any?, _ path: _PropertyPath) throws(Realm.Error) -> Self {
+        guard let any = AnyValue.nonNull(any) else { throw AnyValue.typeError(AnyValue.flatten(any), path) }
+        if let object = any as? Self { return object }
+        return try _make(value: any)
     }
 
     public func _strataEncode(realm: Realm?) throws(Realm.Error) -> StrataStorage.Value {

@@ -148,9 +148,9 @@ public final class _ObjectAccessor {
         core.mutationCount &+= 1
     }
 
-    /// Column of the wrapper with `ordinal`.
+    /// Column of the wrapper with `ordinal` in an object whose first wrapper has `base`.
     @inline(__always)
-    func column(ofOrdinal ordinal: Int) -> Int { info.column(ofOrdinal: ordinal) }
+    func column(ofOrdinal ordinal: Int, base: Int) -> Int { info.column(ofOrdinal: ordinal, base: base) }
 }
 
 /// Collects the property a key path reads: the key path is applied to an unmanaged object

@@ -71,7 +71,8 @@ public struct Persisted<Value: _Persistable> {
         get {
             if let accessor = object._accessor {
                 return trapping { () throws(Realm.Error) -> Value in
-                    let column = accessor.column(ofOrdinal: object[keyPath: storageKeyPath].ordinal)
+                    let column = accessor.column(ofOrdinal: object[keyPath: storageKeyPath].ordinal,
+                                                 base: object._ordinalBase)
                     if accessor.isFrozen || !(Value.self is AnyObject.Type) {
                         // Only Lists (classes) use the cache. Frozen objects are read by many
                         // threads at once: never write their wrapper (an inout access through
@@ -96,9 +97,15 @@ public struct Persisted<Value: _Persistable> {
         set {
             if let accessor = object._accessor {
                 trapping { () throws(Realm.Error) in
-                    let column = accessor.column(ofOrdinal: object[keyPath: storageKeyPath].ordinal)
+                    let column = accessor.column(ofOrdinal: object[keyPath: storageKeyPath].ordinal,
+                                                 base: object._ordinalBase)
                     try Value._strataSet(newValue, accessor, column: column)
                 }
+                return
+            }
+            // An unmanaged List keeps its instance: assigning copies the elements into it.
+            if let list = object[keyPath: storageKeyPath].unmanagedValue as? any ContentsAssignable,
+               list.assignContents(of: newValue) {
                 return
             }
             object[keyPath: storageKeyPath].unmanagedValue = newValue
@@ -107,7 +114,8 @@ public struct Persisted<Value: _Persistable> {
 }
 
 extension Persisted where Value: _PrimaryKeyValue {
-    /// A primary-key property (Int or String, or their optionals).
+    /// A primary-key property: an integer (Int, Int8 to Int64), a String or a UUID, or their
+    /// optionals.
     public init(primaryKey: Bool) {
         self.init(value: Value._strataDefault(), primaryKey: primaryKey, indexed: false, typeDefault: true)
     }
@@ -128,6 +136,21 @@ protocol PersistedProperty {
     var unmanagedAny: Any { get }
     /// The class a link or list of links points to.
     var linkTargetType: Object.Type? { get }
+
+    // Access to the wrapper of an instance in place (`ClassInfo.withWrapper`).
+
+    /// The unmanaged value of the wrapper at `pointer`.
+    static func unmanagedAny(at pointer: UnsafeMutableRawPointer) -> Any
+    /// Sets the unmanaged value of the wrapper at `pointer` from a value as `setValue(_:forKey:)`
+    /// takes it (converted, validated; a List is filled in place).
+    static func setUnmanaged(_ any: Any?, at pointer: UnsafeMutableRawPointer, path: _PropertyPath) throws(Realm.Error)
+    /// The managed value of `column`, as the property's getter returns it (the same List
+    /// instance on every read of a live object).
+    static func managedAny(at pointer: UnsafeMutableRawPointer, accessor: _ObjectAccessor,
+                           column: Int) throws(Realm.Error) -> Any
+    /// Forgets an unmanaged link of an object just added (its target is managed now, and two
+    /// objects linking each other must not keep each other alive: `ObjectCreationTests.testAddObjectCycle`).
+    static func dropUnmanagedLink(at pointer: UnsafeMutableRawPointer)
 }
 
 extension Persisted: PersistedProperty {
@@ -145,6 +168,44 @@ extension Persisted: PersistedProperty {
     var unmanagedAny: Any { unmanagedValue }
 
     var linkTargetType: Object.Type? { Value._strataKind.objectType }
+
+    static func unmanagedAny(at pointer: UnsafeMutableRawPointer) -> Any {
+        pointer.assumingMemoryBound(to: Self.self).pointee.unmanagedValue
+    }
+
+    static func setUnmanaged(_ any: Any?, at pointer: UnsafeMutableRawPointer, path: _PropertyPath) throws(Realm.Error) {
+        let wrapper = pointer.assumingMemoryBound(to: Self.self)
+        let value = try Value._strataUnmanaged(any, path)
+        if let list = wrapper.pointee.unmanagedValue as? any ContentsAssignable, list.assignContents(of: value) {
+            return
+        }
+        wrapper.pointee.unmanagedValue = value
+    }
+
+    static func managedAny(at pointer: UnsafeMutableRawPointer, accessor: _ObjectAccessor,
+                           column: Int) throws(Realm.Error) -> Any {
+        let wrapper = pointer.assumingMemoryBound(to: Self.self)
+        if accessor.isFrozen || !(Value.self is AnyObject.Type) {
+            var scratch: AnyObject?
+            return try Value._strataGet(accessor, column: column, cache: &scratch)
+        }
+        if wrapper.pointee.cachedCollection == nil {
+            wrapper.pointee.cachedCollection = wrapper.pointee.unmanagedValue as AnyObject
+        }
+        return try Value._strataGet(accessor, column: column, cache: &wrapper.pointee.cachedCollection)
+    }
+
+    static func dropUnmanagedLink(at pointer: UnsafeMutableRawPointer) {
+        guard Value._strataKind.type == .object, !Value._strataKind.isList else { return }
+        pointer.assumingMemoryBound(to: Self.self).pointee.unmanagedValue = Value._strataDefault()
+    }
+}
+
+/// A collection class whose unmanaged instance an assignment fills in place (`List`).
+protocol ContentsAssignable: AnyObject {
+    /// Replaces the elements with those of `other` (a collection of the same type); false when
+    /// it cannot (then the caller replaces the instance).
+    func assignContents(of other: Any) -> Bool
 }
 
 // MARK: managed get and set, per value type

@@ -14,6 +14,23 @@ public protocol _RealmValue {
     /// The stored form. `realm` (in a write) adds unmanaged link targets; nil encodes a query
     /// constant, where links other than nil are rejected.
     func _strataEncode(realm: Realm?) throws(Realm.Error) -> StrataStorage.Value
+    /// `any` (a value as `Object(value:)` and `setValue(_:forKey:)` take it: for objects also
+    /// a dictionary, an array or another object) as a value of this type for an unmanaged
+    /// object, validated as Realm validates it; `path` names the property in errors.
+    static func _strataUnmanaged(_ any: Any?, _ path: _PropertyPath) throws(Realm.Error) -> Self
+}
+
+/// The property a dynamic value is given for, for conversions and their error messages. Not API.
+public struct _PropertyPath: Sendable {
+    let className: String
+    let property: PropertySchema
+}
+
+extension _RealmValue {
+    /// Scalars: the value checked and converted as `create` stores it, then read back.
+    public static func _strataUnmanaged(_ any: Any?, _ path: _PropertyPath) throws(Realm.Error) -> Self {
+        try _strataDecode(try AnyValue.encodeScalar(any, path), realm: nil)
+    }
 }
 
 /// A type a `@Persisted` property can have: a `_RealmValue` with a default.
@@ -29,7 +46,7 @@ public protocol _Persistable: _RealmValue {
 /// A type a `List` can hold.
 public protocol RealmCollectionValue: _RealmValue, SendableMetatype {}
 
-/// Types usable as primary keys (Int, String and their optionals).
+/// Types usable as primary keys (Int, Int8 to Int64, String, UUID and their optionals).
 public protocol _PrimaryKeyValue: _Persistable {}
 
 private func mismatch<T>(_ value: StrataStorage.Value, _ type: T.Type) -> Realm.Error {
@@ -48,7 +65,7 @@ extension Int: _Persistable, RealmCollectionValue, _PrimaryKeyValue {
     public func _strataEncode(realm: Realm?) throws(Realm.Error) -> StrataStorage.Value { .int(Int64(self)) }
 }
 
-extension Int8: _Persistable, RealmCollectionValue {
+extension Int8: _Persistable, RealmCollectionValue, _PrimaryKeyValue {
     public static var _strataKind: _PropertyKind { _PropertyKind(.int) }
     public static func _strataDefault() -> Int8 { 0 }
     public static func _strataDecode(_ value: StrataStorage.Value, realm: Realm?) throws(Realm.Error) -> Int8 {
@@ -58,7 +75,7 @@ extension Int8: _Persistable, RealmCollectionValue {
     public func _strataEncode(realm: Realm?) throws(Realm.Error) -> StrataStorage.Value { .int(Int64(self)) }
 }
 
-extension Int16: _Persistable, RealmCollectionValue {
+extension Int16: _Persistable, RealmCollectionValue, _PrimaryKeyValue {
     public static var _strataKind: _PropertyKind { _PropertyKind(.int) }
     public static func _strataDefault() -> Int16 { 0 }
     public static func _strataDecode(_ value: StrataStorage.Value, realm: Realm?) throws(Realm.Error) -> Int16 {
@@ -68,7 +85,7 @@ extension Int16: _Persistable, RealmCollectionValue {
     public func _strataEncode(realm: Realm?) throws(Realm.Error) -> StrataStorage.Value { .int(Int64(self)) }
 }
 
-extension Int32: _Persistable, RealmCollectionValue {
+extension Int32: _Persistable, RealmCollectionValue, _PrimaryKeyValue {
     public static var _strataKind: _PropertyKind { _PropertyKind(.int) }
     public static func _strataDefault() -> Int32 { 0 }
     public static func _strataDecode(_ value: StrataStorage.Value, realm: Realm?) throws(Realm.Error) -> Int32 {
@@ -78,7 +95,7 @@ extension Int32: _Persistable, RealmCollectionValue {
     public func _strataEncode(realm: Realm?) throws(Realm.Error) -> StrataStorage.Value { .int(Int64(self)) }
 }
 
-extension Int64: _Persistable, RealmCollectionValue {
+extension Int64: _Persistable, RealmCollectionValue, _PrimaryKeyValue {
     public static var _strataKind: _PropertyKind { _PropertyKind(.int) }
     public static func _strataDefault() -> Int64 { 0 }
     public static func _strataDecode(_ value: StrataStorage.Value, realm: Realm?) throws(Realm.Error) -> Int64 {
@@ -167,7 +184,7 @@ extension Date: _Persistable, RealmCollectionValue {
     }
 }
 
-extension UUID: _Persistable, RealmCollectionValue {
+extension UUID: _Persistable, RealmCollectionValue, _PrimaryKeyValue {
     public static var _strataKind: _PropertyKind { _PropertyKind(.uuid) }
     /// Realm Swift's default: a new random UUID.
     public static func _strataDefault() -> UUID { UUID() }
@@ -197,6 +214,10 @@ extension Optional: _RealmValue where Wrapped: _RealmValue {
     public func _strataEncode(realm: Realm?) throws(Realm.Error) -> StrataStorage.Value {
         guard let self else { return .null }
         return try self._strataEncode(realm: realm)
+    }
+    public static func _strataUnmanaged(_ any: Any?, _ path: _PropertyPath) throws(Realm.Error) -> Wrapped? {
+        guard let any = AnyValue.flatten(any), !(any is NSNull) else { return nil }
+        return try Wrapped._strataUnmanaged(any, path)
     }
 }
 

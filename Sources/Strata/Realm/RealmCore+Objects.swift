@@ -22,6 +22,7 @@ extension RealmCore {
     func classInfo(_ type: Object.Type) throws(Realm.Error) -> ClassInfo {
         let id = ObjectIdentifier(type)
         if let known = file.state.withLock({ $0.checkedClasses[id] }) { return known }
+        guard type != Object.self else { throw Realm.Error.typeNotManaged(Object.className()) }
         let info = ClassInfo.of(type)
         let view = try self.view()
         if let table = view.table(named: info.className),
@@ -59,7 +60,7 @@ extension RealmCore {
     /// `makeObject` with the accessor's scope already known (an object just inserted).
     func makeObject<T: Object>(_ type: T.Type, info: ClassInfo, table: TableInfo, identity: ObjectIdentity,
                                scope: WriteScope?) throws(Realm.Error) -> T {
-        _ = strata_persisted_take_ordinal_count()
+        strata_persisted_expect(UInt(bitPattern: ObjectIdentifier(type)), Int64(info.schema.properties.count))
         let object = type.init()
         object._accessor = _ObjectAccessor(core: self, info: info, table: table, identity: identity, scope: scope)
         return object
@@ -124,7 +125,10 @@ extension RealmCore {
             guard try !accessor.isInvalidated() else { throw Realm.Error.addInvalidated }
             return Link(table: accessor.table.id, key: accessor.key)
         }
-        let (table, identity) = try addUnmanaged(object, policy: addPolicy ?? .error)
+        // An update policy applies to linked objects with a primary key; others are inserted.
+        let info = try classInfo(type(of: object))
+        let policy = info.schema.primaryKeyIndex == nil ? .error : addPolicy ?? .error
+        let (table, identity) = try addUnmanaged(object, policy: policy)
         return Link(table: table.id, key: identity.key)
     }
 
@@ -135,7 +139,8 @@ extension RealmCore {
             guard try !accessor.isInvalidated() else { throw Realm.Error.addInvalidated }
             return Link(table: accessor.table.id, key: accessor.key)
         }
-        let (table, identity, _) = try createObject(info, value: any, policy: policy)
+        let nestedPolicy = info.schema.primaryKeyIndex == nil ? .error : policy  // as in `link(to:)`
+        let (table, identity, _) = try createObject(info, value: any, policy: nestedPolicy)
         return Link(table: table.id, key: identity.key)
     }
 
@@ -166,8 +171,9 @@ extension RealmCore {
         let table = try writableTable(info, write)
         let properties = object.persistedProperties()
         var row = [StrataStorage.Value](repeating: .null, count: info.schema.properties.count)
+        let base = object._ordinalBase
         for property in properties {
-            let column = info.column(ofOrdinal: property.ordinal)
+            let column = info.column(ofOrdinal: property.ordinal, base: base)
             let schema = info.schema.properties[column]
             row[column] = schema.isLink ? (schema.isList ? .list([]) : .null) : try property.encodeUnmanaged(realm: nil)
         }
@@ -178,17 +184,24 @@ extension RealmCore {
         object._accessor = accessor
         if info.hasLinks {
             for property in properties {
-                let column = info.column(ofOrdinal: property.ordinal)
+                let column = info.column(ofOrdinal: property.ordinal, base: base)
                 guard info.schema.properties[column].isLink else { continue }
                 row[column] = try property.encodeUnmanaged(realm: Realm(core: self))
             }
             try engine(path) { try write.update(table.id, key: key, values: row) }
+            // The targets are stored: the wrappers let go of them (cycles of objects added
+            // together must not keep each other alive).
+            for (column, property) in info.schema.properties.enumerated() where property.isLink && !property.isList {
+                try info.withWrapper(of: object, column: column) { wrapper, pointer throws(Realm.Error) in
+                    wrapper.dropUnmanagedLink(at: pointer)
+                }
+            }
         }
         if let replaced { recordReplacement(table, key, old: replaced, new: row, info: info, policy: policy) }
         // The object's List instances become its managed Lists (TSR-02: a List taken before
         // the add follows the object).
         for property in properties {
-            let column = info.column(ofOrdinal: property.ordinal)
+            let column = info.column(ofOrdinal: property.ordinal, base: base)
             (property.unmanagedAny as? any ManagedAdoptable)?.adopt(parent: accessor, column: column)
         }
         mutationCount &+= 1
@@ -255,19 +268,26 @@ extension RealmCore {
                 provided[index] = .some(dictionary[property.name] ?? nil)
             }
         } else if let array = value as? [Any?] {
-            for (index, element) in array.prefix(properties.count).enumerated() { provided[index] = .some(element) }
-        } else if let object = value as? Object {
-            if let accessor = object._accessor, try accessor.isInvalidated() { throw Realm.Error.addInvalidated }
-            for (index, property) in properties.enumerated() {
-                provided[index] = .some(try object._value(forKey: property.name))
+            guard array.count <= properties.count else {
+                throw Realm.Error.misuse("Invalid array input: more values (\(array.count)) than properties "
+                                         + "(\(properties.count)).")
             }
+            for (index, element) in array.enumerated() { provided[index] = .some(element) }
         } else {
-            throw Realm.Error.misuse("Invalid value '\(value)' to initialize object of type '\(info.className)'")
+            if let object = value as? Object, let accessor = object._accessor, try accessor.isInvalidated() {
+                throw Realm.Error.addInvalidated
+            }
+            // Any other value is read as an object with the class's properties (Realm reads it
+            // by key-value coding): a missing one is an error.
+            for (index, property) in properties.enumerated() {
+                provided[index] = .some(try Object.keyValue(of: value, key: property.name, className: info.className))
+            }
         }
         // Existing object with this primary key: update only what was provided.
         var base: [StrataStorage.Value]?
         if let pk = info.schema.primaryKeyIndex, let pkValue = provided[pk] {
-            let encoded = try AnyValue.encode(pkValue, property: properties[pk], core: self, policy: policy)
+            let encoded = try AnyValue.encode(pkValue, property: properties[pk], className: info.className, core: self,
+                                              policy: policy)
             if let key = try engine(path, { try write.objectKey(table, primaryKey: encoded) }) {
                 guard policy != .error else {
                     throw Realm.Error.primaryKeyExists(type: info.className, value: Self.describe(encoded))
@@ -285,13 +305,15 @@ extension RealmCore {
         row.reserveCapacity(properties.count)
         for (index, property) in properties.enumerated() {
             if let given = provided[index] {
-                row.append(try AnyValue.encode(given, property: property, core: self, policy: policy))
+                row.append(try AnyValue.encode(given, property: property, className: info.className, core: self,
+                                               policy: policy))
             } else if let base, index < base.count {
                 row.append(base[index])
             } else if !needsInstance, let typeDefault = info.typeDefaults[index] {
                 row.append(typeDefault)
             } else {
-                row.append(try AnyValue.encode(defaults[index], property: property, core: self, policy: policy))
+                row.append(try AnyValue.encode(defaults[index], property: property, className: info.className,
+                                               core: self, policy: policy))
             }
         }
         let (identity, inserted, replaced) = try store(row, info: info, table: table,
@@ -307,7 +329,7 @@ extension RealmCore {
 
     /// The values a new object of the class has when nothing is given.
     private func defaultValues(_ info: ClassInfo) -> [Any?] {
-        _ = strata_persisted_take_ordinal_count()
+        strata_persisted_expect(UInt(bitPattern: ObjectIdentifier(info.type)), Int64(info.schema.properties.count))
         return info.type.init().unmanagedValues(info)
     }
 

@@ -28,7 +28,9 @@ final class RealmCore {
 
     // Live state (confined).
     var read: ReadTransaction?
-    var write: WriteTransaction?
+    var write: WriteTransaction? {
+        didSet { updateLifetimeHold() }  // Spec C1, W7: a realm in a write is held by its context
+    }
     /// The open write's scope (`WriteScope`): set with `write`, rolled back or dropped with it.
     var writeScope: WriteScope?
     /// The sources of references made inside the open write, settled when it ends.
@@ -46,7 +48,11 @@ final class RealmCore {
     /// What the open write set, for observers (`ChangeJournal`).
     var writeChanges = WriteChanges()
     /// The async writes queued, running and owed completions (Spec A1 to A17).
-    var asyncWrites = AsyncWriteQueue()
+    var asyncWrites = AsyncWriteQueue() {
+        didSet { updateLifetimeHold() }  // Spec A21: held until its async work is done
+    }
+    /// Whether `RealmLifetime` holds the realm for its unfinished work.
+    var isHeldForWork = false
     /// How many `.didChange` callbacks are running: `refresh()` inside one does nothing (V5).
     var didChangeDepth = 0
     /// Set while a `refresh()` that passed its entry checks runs its delivery pass (Spec D6,

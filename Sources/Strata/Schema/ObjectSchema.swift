@@ -1,3 +1,4 @@
+@_spi(Reflection) import Swift
 import CStrataSupport
 import StrataStorage
 
@@ -46,7 +47,8 @@ struct ObjectSchema: Hashable, Sendable {
     /// The engine's primary key of the table.
     var enginePrimaryKey: PrimaryKey {
         guard let index = primaryKeyIndex else { return .none }
-        return properties[index].type == .string ? .string(column: index) : .int(column: index)
+        // UUIDs are kept unique by the same index as strings (their 16 bytes are its key).
+        return properties[index].type == .int ? .int(column: index) : .string(column: index)
     }
 
     static func className(of type: Object.Type) -> String { String(describing: type) }
@@ -172,9 +174,9 @@ enum SchemaChange: Hashable, Sendable {
     }
 }
 
-/// What Strata knows of an `Object` subclass: its schema, and how its `@Persisted` wrappers'
-/// ordinals (see `Persisted`) map to columns.
-final class ClassInfo: Sendable {
+/// What Strata knows of an `Object` subclass: its schema, how its `@Persisted` wrappers'
+/// ordinals (see `Persisted`) map to columns, and where each wrapper lies in an instance.
+final class ClassInfo: @unchecked Sendable {
     let type: Object.Type
     let schema: ObjectSchema
     /// Whether any property holds links (adding an object then adds its targets).
@@ -184,23 +186,45 @@ final class ClassInfo: Sendable {
     /// Per column, the stored initial value when it is the type's default (nil where the class
     /// gives an expression, which only a fresh instance can evaluate).
     let typeDefaults: [StrataStorage.Value?]
+    /// Per column, the wrapper's byte offset in an instance and its type (`Persisted<V>`):
+    /// dynamic access (`setValue(_:forKey:)` on an unmanaged object, `init(value:)`) reads and
+    /// writes the wrapper in place, as a key path would. Immutable after init (hence Sendable).
+    let wrappers: [(offset: Int, type: any PersistedProperty.Type)]
+    /// The column of each wrapper, by its ordinal within the object.
+    private let columnOfOrdinal: [Int]
 
-    init(type: Object.Type, schema: ObjectSchema, linkTargets: [Object.Type], typeDefaults: [StrataStorage.Value?]) {
+    init(type: Object.Type, schema: ObjectSchema, linkTargets: [Object.Type], typeDefaults: [StrataStorage.Value?],
+         wrappers: [(offset: Int, type: any PersistedProperty.Type)], columnOfOrdinal: [Int]) {
         self.type = type
         self.schema = schema
         self.linkTargets = linkTargets
         self.typeDefaults = typeDefaults
+        self.wrappers = wrappers
+        self.columnOfOrdinal = columnOfOrdinal
         hasLinks = schema.properties.contains { $0.isLink }
     }
 
     var className: String { schema.className }
 
-    /// The column of the wrapper with `ordinal`: columns are stored in ordinal order.
+    /// The column of the wrapper with `ordinal` in an object whose first wrapper has ordinal
+    /// `base` (0 unless the object was created inside another object's initializer).
     @inline(__always)
-    func column(ofOrdinal ordinal: Int) -> Int {
-        precondition(ordinal >= 0 && ordinal < schema.properties.count,
+    func column(ofOrdinal ordinal: Int, base: Int) -> Int {
+        let index = ordinal - base
+        precondition(index >= 0 && index < columnOfOrdinal.count,
                      "'\(className)': a @Persisted wrapper outside the class's schema")
-        return ordinal
+        return columnOfOrdinal[index]
+    }
+
+    /// Runs `body` with the wrapper of `column` in `object` (an instance of `type`).
+    func withWrapper<R>(of object: Object, column: Int,
+                        _ body: (any PersistedProperty.Type, UnsafeMutableRawPointer) throws(Realm.Error) -> R)
+        throws(Realm.Error) -> R {
+        let (offset, wrapperType) = wrappers[column]
+        let base = UnsafeMutableRawPointer(Unmanaged.passUnretained(object).toOpaque())
+        return try withExtendedLifetime(object) { () throws(Realm.Error) -> R in
+            try body(wrapperType, base.advanced(by: offset))
+        }
     }
 
     private static let known = Lock<[ObjectIdentifier: ClassInfo]>([:])
@@ -217,40 +241,80 @@ final class ClassInfo: Sendable {
         }
     }
 
+    /// How many `@Persisted` wrappers an instance of `object`'s class has: from the class's
+    /// info when known, else counted on `object` (the first instance of the class).
+    static func wrapperCount(of object: Object) -> Int {
+        let id = ObjectIdentifier(Swift.type(of: object))
+        if let info = known.withLock({ $0[id] }) { return info.schema.properties.count }
+        var count = 0
+        var mirror: Mirror? = Mirror(reflecting: object)
+        while let current = mirror {
+            count += current.children.count { $0.value is any PersistedProperty }
+            mirror = current.superclassMirror
+        }
+        return count
+    }
+
     /// Lists every `@Persisted` property of `type` (superclasses included) with its ordinal.
     /// Traps when the class cannot be stored: a programmer error Realm Swift reports the same
     /// way, at first use of the class.
     private static func discover(_ type: Object.Type) -> ClassInfo {
-        _ = strata_persisted_take_ordinal_count()
         let sample = type.init()
-        var found: [(ordinal: Int, property: PropertySchema, typeDefault: StrataStorage.Value?)] = []
+        var found: [(level: Int, ordinal: Int, property: PropertySchema, typeDefault: StrataStorage.Value?)] = []
         var linkTargets: [Object.Type] = []
         var mirror: Mirror? = Mirror(reflecting: sample)
+        var level = 0
         while let current = mirror {
             for child in current.children {
                 guard let label = child.label, let persisted = child.value as? any PersistedProperty else { continue }
                 let name = label.hasPrefix("_") ? String(label.dropFirst()) : label
                 let typeDefault = persisted.hasTypeDefault ? try? persisted.encodeUnmanaged(realm: nil) : nil
-                found.append((persisted.ordinal, persisted.schema(named: name), typeDefault))
+                found.append((level, persisted.ordinal, persisted.schema(named: name), typeDefault))
                 if let target = persisted.linkTargetType { linkTargets.append(target) }
             }
             mirror = current.superclassMirror
+            level += 1
         }
-        found.sort { $0.ordinal < $1.ordinal }
         let className = ObjectSchema.className(of: type)
-        let ordinals = found.map(\.ordinal)
-        precondition(ordinals == Array(0..<found.count),
-                     "'\(className)': @Persisted properties must not create objects in their initial values")
-        // Columns follow the ordinals: initialization order, the most derived class's
-        // properties first, each class's in declaration order.
+        let base = sample._ordinalBase
+        precondition(found.map(\.ordinal).sorted() == Array(base..<(base + found.count)),
+                     "'\(className)': @Persisted wrappers must be initialized once each, in order")
+        // Columns as Realm orders properties: the base class's first, each class's in
+        // declaration order (initialization order, in which Swift initializes the most derived
+        // class's properties first).
+        found.sort { $0.level != $1.level ? $0.level > $1.level : $0.ordinal < $1.ordinal }
+        var columnOfOrdinal = [Int](repeating: 0, count: found.count)
+        for (column, entry) in found.enumerated() { columnOfOrdinal[entry.ordinal - base] = column }
         let properties = found.map(\.property)
         let primaryKeys = properties.filter(\.isPrimaryKey)
         precondition(primaryKeys.count <= 1, "'\(className)' declares more than one primary key")
         if let key = primaryKeys.first {
-            precondition(!key.isList && (key.type == .int || key.type == .string),
-                         "'\(className).\(key.name)': a primary key must be an Int or a String")
+            precondition(!key.isList && [.int, .string, .uuid].contains(key.type),
+                         "'\(className).\(key.name)': a primary key must be an integer, a String or a UUID")
         }
         let schema = ObjectSchema(className: className, properties: properties)
-        return ClassInfo(type: type, schema: schema, linkTargets: linkTargets, typeDefaults: found.map(\.typeDefault))
+        return ClassInfo(type: type, schema: schema, linkTargets: linkTargets, typeDefaults: found.map(\.typeDefault),
+                         wrappers: wrapperLayout(of: type, schema: schema), columnOfOrdinal: columnOfOrdinal)
+    }
+
+    /// Each column's wrapper offset and type, from the runtime's field records (the storage of
+    /// a property wrapper `name` is the field `_name`; superclasses' fields are included).
+    private static func wrapperLayout(of type: Object.Type,
+                                      schema: ObjectSchema) -> [(offset: Int, type: any PersistedProperty.Type)] {
+        var layout = [(offset: Int, type: any PersistedProperty.Type)?](repeating: nil, count: schema.properties.count)
+        // `_EachFieldOptions.classType` (rawValue 1): the fields of a class instance.
+        _ = _forEachField(of: type, options: _EachFieldOptions(rawValue: 1)) { name, offset, fieldType, _ in
+            let label = String(cString: name)
+            guard label.hasPrefix("_"), let wrapperType = fieldType as? any PersistedProperty.Type,
+                  let column = schema.index(of: String(label.dropFirst())) else { return true }
+            layout[column] = (offset, wrapperType)
+            return true
+        }
+        return layout.enumerated().map { column, entry in
+            guard let entry else {
+                preconditionFailure("'\(schema.className).\(schema.properties[column].name)': no stored wrapper found")
+            }
+            return entry
+        }
     }
 }

@@ -145,6 +145,10 @@ extension Realm.Error {
     static func unknownProperty(_ name: String, type: String) -> Realm.Error {
         misuse("Property '\(name)' not found in object of type '\(type)'")
     }
+    static func typeNotManaged(_ name: String) -> Realm.Error {
+        misuse("Object type '\(name)' is not managed by the Realm. If using a custom `objectClasses` / `objectTypes` "
+               + "array in your configuration, add `\(name)` to the list of `objectClasses` / `objectTypes`.")
+    }
     static func wrongValueType(property: String, type: String) -> Realm.Error {
         misuse("Invalid value for property '\(type).\(property)'")
     }

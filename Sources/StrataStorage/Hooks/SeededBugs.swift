@@ -88,4 +88,10 @@ public struct SeededBugs: OptionSet, Sendable, Hashable {
     /// A `beginAsyncWrite` block that returns with its write open is committed, not rolled
     /// back (A19).
     public static let unfinishedAsyncBlockCommits = SeededBugs(rawValue: 1 << 46)
+    /// A realm in a write (or with async work) is not held by its context: dropping the last
+    /// reference ends it and rolls the write back, so `Realm()` again gets a new instance (C1).
+    public static let releasedWriterNotHeld = SeededBugs(rawValue: 1 << 47)
+    /// `invalidate()` returns before the completions of the async commits it made durable ran
+    /// (they run on a later turn; A13).
+    public static let invalidateDefersCompletions = SeededBugs(rawValue: 1 << 48)
 }

@@ -109,8 +109,11 @@ final class SharedFile: @unchecked Sendable {
                                     slotCount: options.readerSlotCount,
                                     initialRecord: { () throws(StorageError) in VersionRecord(slot: slots.newest) })
         } catch {
-            // A read-only file on read-only media: no other process can be writing it.
-            guard options.readOnly, case .io(_, let code) = error, code == EACCES || code == EROFS else { throw error }
+            // A read-only file on read-only media, or in a directory this process may not
+            // write (EACCES by its mode, EPERM when immutable, Spec X12): no lock file can be
+            // made, and no other process can be writing it.
+            guard options.readOnly, case .io(_, let code) = error, code == EACCES || code == EPERM || code == EROFS
+            else { throw error }
             privateRegion = PrivateVersionRegion(fileIdentity: header.fileIdentity, pageSizeBytes: header.pageSizeBytes,
                                                  slotCount: 64, record: VersionRecord(slot: slots.newest))
         }

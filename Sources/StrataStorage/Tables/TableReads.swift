@@ -209,20 +209,27 @@ enum IndexKeys {
         }
     }
 
-    /// The index key of a string primary key value: 0x00 for null, 0x01 + UTF-8 otherwise.
+    /// The index key of a string (or binary, as UUIDs are) primary key value: 0x00 for null,
+    /// 0x01 + UTF-8 for a string, 0x02 + the bytes for binary.
     static func stringIndexKey(for value: Value, table: TableInfo, pageSizeBytes: Int) throws(StorageError) -> [UInt8] {
         switch value {
         case .null:
             return [0x00]
         case .string(let text):
-            let key = [UInt8(0x01)] + Array(text.utf8)
-            let maximum = PageLayout.keyByteCountMax(pageSizeBytes: pageSizeBytes)
-            guard key.count <= maximum else {
-                throw StorageError.valueTooLarge(reason: "primary key of \(key.count - 1) bytes (at most \(maximum - 1))")
-            }
-            return key
+            return try boundedIndexKey([0x01] + Array(text.utf8), pageSizeBytes: pageSizeBytes)
+        case .binary(let bytes):
+            return try boundedIndexKey([0x02] + bytes, pageSizeBytes: pageSizeBytes)
         default:
-            throw StorageError.invalidArgument("primary key of '\(table.name)' must be a string or null, got \(value)")
+            throw StorageError.invalidArgument("primary key of '\(table.name)' must be a string, binary or null, got \(value)")
         }
+    }
+
+    /// `key`, if an index entry can hold it.
+    private static func boundedIndexKey(_ key: [UInt8], pageSizeBytes: Int) throws(StorageError) -> [UInt8] {
+        let maximum = PageLayout.keyByteCountMax(pageSizeBytes: pageSizeBytes)
+        guard key.count <= maximum else {
+            throw StorageError.valueTooLarge(reason: "primary key of \(key.count - 1) bytes (at most \(maximum - 1))")
+        }
+        return key
     }
 }
