@@ -40,16 +40,23 @@ public struct Configuration: Hashable, Sendable {
     /// A file copied to `location` before the first open (Spec X5).
     public var seedFilePath: String?
     public var schema: Schema
+    /// The schema version the declared schema has (Spec X19).
+    public var schemaVersion: UInt64
+    /// Reset the file instead of migrating it (Spec X26).
+    public var deleteRealmIfMigrationNeeded: Bool
 
     public init(location: FileLocation, readOnly: Bool = false,
                 maximumNumberOfActiveVersions: Int? = nil, encryptionKeyByteCount: Int? = nil,
-                seedFilePath: String? = nil, schema: Schema = .standard) {
+                seedFilePath: String? = nil, schema: Schema = .standard, schemaVersion: UInt64 = 0,
+                deleteRealmIfMigrationNeeded: Bool = false) {
         self.location = location
         self.readOnly = readOnly
         self.maximumNumberOfActiveVersions = maximumNumberOfActiveVersions
         self.encryptionKeyByteCount = encryptionKeyByteCount
         self.seedFilePath = seedFilePath
         self.schema = schema
+        self.schemaVersion = schemaVersion
+        self.deleteRealmIfMigrationNeeded = deleteRealmIfMigrationNeeded
     }
 
     /// Spec X16: the default configuration names the default file, no in-memory identifier, no

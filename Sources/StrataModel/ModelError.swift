@@ -91,6 +91,13 @@ public enum ModelError: Error, Hashable, Sendable, CustomStringConvertible {
     case alreadyOpen(path: String)
     case differentReadPermissions(path: String)
     case schemaMismatch(type: String, column: String)
+    /// Spec X19: a read-write open at the file's schema version with a type whose columns
+    /// differ (`added`: the declaration has a column the file lacks, else the reverse).
+    case migrationRequired(type: String, column: String, added: Bool)
+    /// Spec X19: a schema version below the one the file records.
+    case schemaVersionLower(requested: UInt64, recorded: UInt64)
+    /// Spec X19: the process has the file open at another schema version.
+    case differentSchemaVersion(path: String)
     case encryptionKeyLength
     case corruptFile(path: String)
     case encryptionUnsupported
@@ -101,7 +108,7 @@ public enum ModelError: Error, Hashable, Sendable, CustomStringConvertible {
     public var code: ModelErrorCode {
         switch self {
         case .commitFailed, .poisoned, .tooManyActiveVersions, .tooManyReaders,
-             .encryptionUnsupported:
+             .encryptionUnsupported, .schemaVersionLower:
             return .fail
         case .cancelled: return .cancelled
         case .fileNotFound, .parentDirectoryMissing: return .fileNotFound
@@ -110,7 +117,7 @@ public enum ModelError: Error, Hashable, Sendable, CustomStringConvertible {
         case .parentNotDirectory, .isDirectory, .tooManyOpenFiles: return .fileOperationFailed
         case .tooSmall, .corruptFile: return .invalidDatabase
         case .alreadyOpen: return .alreadyOpen
-        case .schemaMismatch: return .schemaMismatch
+        case .schemaMismatch, .migrationRequired: return .schemaMismatch
         default: return .programmerError
         }
     }
@@ -215,6 +222,13 @@ public enum ModelError: Error, Hashable, Sendable, CustomStringConvertible {
             return "Realm at path '\(path)' already opened with different read permissions"
         case .schemaMismatch(let type, let column):
             return "Schema mismatch: type '\(type)' has no column '\(column)' in the file"
+        case .migrationRequired(let type, let column, let added):
+            return "Migration is required due to the following errors:\n- Property '\(type).\(column)' has been "
+                + (added ? "added." : "removed.")
+        case .schemaVersionLower(let requested, let recorded):
+            return "Provided schema version \(requested) is less than last set version \(recorded)."
+        case .differentSchemaVersion(let path):
+            return "Realm at path '\(path)' already opened with different schema version"
         case .corruptFile(let path):
             return "'\(path)': no valid commit slot or a page failed its checksum"
         case .encryptionKeyLength: return "Encryption key must be exactly 64 bytes long"

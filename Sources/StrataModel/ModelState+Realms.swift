@@ -131,9 +131,16 @@ extension ModelState {
         }) {
             throw .rejected(.differentReadPermissions(path: "\(location)"))
         }
+        // Spec X19: the process has each file open at one schema version.
+        if realms.values.contains(where: {
+            $0.process == caller.process && !$0.isClosed && $0.configuration.location == location
+                && $0.configuration.schemaVersion != configuration.schemaVersion
+        }) {
+            throw .rejected(.differentSchemaVersion(path: "\(location)"))
+        }
         try checkPathForOpen(configuration)
-        try createFileIfNeeded(configuration)
-        try checkSchema(configuration)
+        let created = try createFileIfNeeded(configuration)
+        try checkSchema(configuration, created: created)
         // Spec D6, D7: poisoning lasts while the process has a handle of the file; a reopen after
         // every handle was closed starts with a clean one.
         if !realms.values.contains(where: {
@@ -182,16 +189,17 @@ extension ModelState {
         }
     }
 
-    private mutating func createFileIfNeeded(_ configuration: Configuration) throws(Interruption) {
+    /// Returns whether it made a new empty file (not an existing one, not a seed's copy).
+    private mutating func createFileIfNeeded(_ configuration: Configuration) throws(Interruption) -> Bool {
         let location = configuration.location
-        guard files[location] == nil else { return }
+        guard files[location] == nil else { return false }
         // Spec X5: a seed file is copied before the first open of a missing file.
         if let seed = configuration.seedFilePath, let seedFile = files[.path(seed)],
            let data = seedFile.versions[seedFile.durable]
         {
             files[location] = FileState(location: location, first: data,
                                         readerSlotCount: readerSlotCount)
-            return
+            return false
         }
         // Spec X10, X7: a read-only open needs an existing file and creates nothing.
         if configuration.readOnly, !location.isInMemory {
@@ -200,23 +208,62 @@ extension ModelState {
         // Spec X8: an in-memory realm starts empty whenever no instance of it is open.
         files[location] = FileState(location: location, first: Snapshot(schema: configuration.schema),
                                     readerSlotCount: readerSlotCount)
+        return true
     }
 
     /// Spec X15: a read-only open of a file lacking a declared column is a schema mismatch; a
-    /// missing table reads as empty (Spec X14). A read-write open adds what is missing to the
-    /// newest version (a schema change, not a data commit).
-    private mutating func checkSchema(_ configuration: Configuration) throws(Interruption) {
+    /// missing table reads as empty (Spec X14).
+    ///
+    /// Spec X19: a read-write open compares the schema version the file records: a new file
+    /// records the configuration's; a lower version fails; a higher one migrates (Spec X20:
+    /// every declared type takes exactly its declared columns, every object stays); at the same
+    /// version a type whose columns differ needs a migration, and a type the file lacks is added
+    /// without one. Spec X26: with `deleteRealmIfMigrationNeeded`, what would migrate or fail
+    /// for a migration resets the file to the declared schema with no objects instead.
+    /// Spec X24: every check comes before any change, so a refused open leaves the file as it
+    /// was; the crash windows of the migration's commit are not modelled.
+    ///
+    /// The model applies these changes to the newest version in place, as schema additions are
+    /// applied: the engine commits a migration or reset as a version of its own, which no
+    /// harness run reaches (its opens are at schema version 0 throughout). The migration block
+    /// and what it does to objects, renames, primary keys during a migration, and
+    /// `schemaVersionAtURL` / `performMigration` (Spec X21, X22, X23, X25) are not modelled: the
+    /// model has no object schema beyond its fixed fields; the API tests check those rules.
+    private mutating func checkSchema(_ configuration: Configuration, created: Bool) throws(Interruption) {
         let location = configuration.location
         guard var file = files[location], var newest = file.versions[file.newest] else { return }
-        for (type, columns) in configuration.schema.types.sorted(by: { $0.key < $1.key }) {
+        let declared = configuration.schema.types.sorted(by: { $0.key < $1.key })
+        for (type, columns) in declared {
             guard let fileColumns = newest.schema.types[type] else { continue }
             if configuration.readOnly, let missing = columns.subtracting(fileColumns).sorted().first {
                 throw .rejected(.schemaMismatch(type: type, column: missing))
             }
         }
-        guard !configuration.readOnly else { return }
-        for (type, columns) in configuration.schema.types {
-            newest.schema.types[type, default: []].formUnion(columns)
+        guard !configuration.readOnly else { return }  // Spec X19: no version is compared
+        let requested = configuration.schemaVersion
+        let recorded = newest.schemaVersion
+        let changes = declared.compactMap { (type, columns) -> ModelError? in
+            guard let fileColumns = newest.schema.types[type], fileColumns != columns else { return nil }
+            if let added = columns.subtracting(fileColumns).sorted().first {
+                return .migrationRequired(type: type, column: added, added: true)
+            }
+            let removed = fileColumns.subtracting(columns).sorted().first ?? ""
+            return .migrationRequired(type: type, column: removed, added: false)
+        }
+        if created {
+            newest.schemaVersion = requested
+        } else if configuration.deleteRealmIfMigrationNeeded && (requested != recorded || !changes.isEmpty) {
+            newest = Snapshot(schema: configuration.schema, schemaVersion: requested)  // Spec X26
+        } else if requested < recorded {
+            throw .rejected(.schemaVersionLower(requested: requested, recorded: recorded))
+        } else if requested > recorded {
+            for (type, columns) in declared { newest.schema.types[type] = columns }  // Spec X20
+            newest.schemaVersion = requested
+        } else if let change = changes.first {
+            throw .rejected(change)
+        }
+        for (type, columns) in declared where newest.schema.types[type] == nil {
+            newest.schema.types[type] = columns
         }
         file.versions[file.newest] = newest
         files[location] = file

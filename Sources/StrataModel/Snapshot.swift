@@ -38,17 +38,20 @@ public struct Schema: Hashable, Sendable {
     public static let standard = Schema(types: ["Item": standardColumns, "Other": standardColumns])
 }
 
-/// Every object of one version, plus the version's schema.
+/// Every object of one version, plus the version's schema and schema version.
 public struct Snapshot: Hashable, Sendable {
     public var objects: [ObjectID: StoredObject]
     public var schema: Schema
+    /// The schema version the file records at this version (Spec X19).
+    public var schemaVersion: UInt64
     // Which realm committed a version is `ModelState.committers` (Spec N20); the next object
     // identity is the file's (`FileState.nextObjectID`), since a rolled-back write must not
     // give its identities back.
 
-    public init(schema: Schema) {
+    public init(schema: Schema, schemaVersion: UInt64 = 0) {
         self.objects = [:]
         self.schema = schema
+        self.schemaVersion = schemaVersion
     }
 
     /// The live object of `type` with `primaryKey`, if any.

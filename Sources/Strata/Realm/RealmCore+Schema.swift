@@ -1,7 +1,7 @@
 import StrataStorage
 
 // The schema at open: the configuration's classes checked against the file, tables created,
-// and migrations run when the schema version rises.
+// migrations run when the schema version rises (Spec X19 to X26).
 extension RealmCore {
     /// Runs once per file per process; later realms of the file only check the version.
     func prepareSchema() throws(Realm.Error) {
@@ -11,70 +11,64 @@ extension RealmCore {
             }
             return
         }
+        let declared = Self.declaredClasses(configuration)
         let read = try engine(path) { try file.store.beginRead(.live) }
-        let storedVersion = read.schemaVersion
-        let isNew = read.tables().isEmpty && storedVersion == 0
-        let classes = (configuration.objectTypes ?? []).map { ClassInfo.of($0) }
-        var changed: [ClassInfo] = []
-        var differences: [String] = []
-        var missing: [ClassInfo] = []
-        for info in classes {
-            guard let table = read.table(named: info.className),
-                  let stored = ObjectSchema.decode(table.schema, className: info.className) else {
-                missing.append(info)
-                continue
-            }
-            let lines = info.schema.differences(from: stored)
-            if !lines.isEmpty {
-                changed.append(info)
-                differences += lines
-            }
-        }
+        let plan = SchemaPlan(tables: read.tables(), storedVersion: read.schemaVersion, declared: declared,
+                              configuration: configuration)
         read.end()
-        if !isNew && configuration.schemaVersion < storedVersion {
-            throw Realm.Error(.schemaMismatch,
-                              "Provided schema version \(configuration.schemaVersion) is less than last set version \(storedVersion).")
-        }
-        let migrating = !isNew && configuration.schemaVersion > storedVersion
-        if !changed.isEmpty && !migrating && !configuration.deleteRealmIfMigrationNeeded {
-            throw Realm.Error(.schemaMismatch, "Migration is required due to the following errors:\n"
-                              + differences.joined(separator: "\n"))
-        }
-        if configuration.readOnly {
-            guard changed.isEmpty else {  // ROR-08: a read-only file must hold every column
-                throw Realm.Error(.schemaMismatch, "Migration is required due to the following errors:\n"
-                                  + differences.joined(separator: "\n"))
-            }
-        } else if migrating || !changed.isEmpty || !missing.isEmpty || (isNew && configuration.schemaVersion != 0) {
-            try writeSchema(changed: changed, missing: missing, migrating: migrating, oldVersion: storedVersion)
-        }
+        try plan.check()
+        if plan.action != .none { try writeSchema(declared) }
         file.state.withLock { state in
             state.schemaVersion = configuration.schemaVersion
-            for info in classes { state.checkedClasses[ObjectIdentifier(info.type)] = info }
+            for info in declared { state.checkedClasses[ObjectIdentifier(info.type)] = info }
         }
     }
 
-    /// Creates missing tables, rebuilds changed ones, runs the migration block, and records
-    /// the schema version: one write, so a crash leaves the old schema or the new.
-    private func writeSchema(changed: [ClassInfo], missing: [ClassInfo], migrating: Bool,
-                             oldVersion: UInt64) throws(Realm.Error) {
+    /// The configuration's classes and, transitively, the classes their links name.
+    static func declaredClasses(_ configuration: Realm.Configuration) -> [ClassInfo] {
+        var found: [ClassInfo] = []
+        var seen = Set<ObjectIdentifier>()
+        var pending = configuration.objectTypes ?? []
+        while let type = pending.first {
+            pending.removeFirst()
+            guard seen.insert(ObjectIdentifier(type)).inserted else { continue }
+            let info = ClassInfo.of(type)
+            found.append(info)
+            pending += info.linkTargets
+        }
+        return found
+    }
+
+    /// Applies the plan in one write: tables created, the file reset (Spec X26) or migrated
+    /// (Spec X20 to X23), and the schema version recorded; a crash or failure leaves the old
+    /// schema (Spec X24). The plan is made again under the write lock: another process or
+    /// thread may have changed the file since it was read.
+    private func writeSchema(_ declared: [ClassInfo]) throws(Realm.Error) {
         let write = try engine(path) { try file.store.beginWrite() }
         do throws(Realm.Error) {
-            var migration: Migration?
-            if migrating { migration = Migration(write: write, path: path) }
-            for info in changed {
-                if migrating {
-                    try migration?.rebuild(info)
-                } else {
-                    // deleteRealmIfMigrationNeeded: the old data of the class goes.
-                    try engine(path) { try write.dropTable(info.className) }
-                    _ = try writableTable(info, write)
-                }
+            // The version the write starts from: the old realm of a migration (Spec X21).
+            let old = try engine(path) { try file.store.beginRead(.live) }
+            defer { old.end() }
+            guard old.version == write.baseVersion else {
+                throw Realm.Error(.fail, "the newest version moved while the write lock was held")
             }
-            for info in missing { _ = try writableTable(info, write) }
-            if let migration, let block = configuration.migrationBlock {
-                migration.knownClasses = (configuration.objectTypes ?? []).map { ClassInfo.of($0) }
-                block(migration, oldVersion)
+            let plan = SchemaPlan(tables: write.tables(), storedVersion: write.storedSchemaVersion, declared: declared,
+                                  configuration: configuration)
+            try plan.check()
+            switch plan.action {
+            case .none:
+                write.rollback()
+                return
+            case .create:
+                try createOrAdjust(declared, write)
+            case .reset:
+                for table in write.tables() { try engine(path) { try write.dropTable(table.name) } }
+                try createOrAdjust(declared, write)
+            case .migrate:
+                let migration = Migration(write: write, old: old, path: path, declared: declared,
+                                          keepsStored: configuration.objectTypes == nil)
+                try migration.applyLayout()
+                configuration.migrationBlock?(migration, plan.storedVersion)
                 try migration.finish()
             }
             write.storedSchemaVersion = configuration.schemaVersion
@@ -83,5 +77,93 @@ extension RealmCore {
             write.rollback()
             throw error
         }
+    }
+
+    /// Creates the tables of declared classes the file lacks; a class whose index flags
+    /// alone changed gets its new schema in place (no migration, Spec X19).
+    private func createOrAdjust(_ declared: [ClassInfo], _ write: WriteTransaction) throws(Realm.Error) {
+        for info in declared {
+            guard let table = write.table(named: info.className) else {
+                _ = try writableTable(info, write)
+                continue
+            }
+            if let stored = ObjectSchema.decode(table.schema, className: info.className), stored != info.schema {
+                try engine(path) { try write.setSchema(info.schema.encoded(), forTable: info.className) }
+            }
+        }
+    }
+}
+
+/// What opening a file with a configuration does to its schema: decided from the file's
+/// tables and recorded schema version (Spec X19).
+struct SchemaPlan {
+    enum Action: Equatable {
+        /// Nothing to write.
+        case none
+        /// Create missing tables, adjust index flags, record the version (no migration).
+        case create
+        /// `deleteRealmIfMigrationNeeded`: every object goes, the declared tables are made.
+        case reset
+        /// The schema version rises: the migration runs.
+        case migrate
+    }
+
+    let storedVersion: UInt64
+    let requested: UInt64
+    let readOnly: Bool
+    /// The lines of Realm's "Migration is required" message, one per change that needs one.
+    let migrationLines: [String]
+    let action: Action
+    /// Set when the open must fail.
+    private let failure: Realm.Error?
+
+    init(tables: [TableInfo], storedVersion: UInt64, declared: [ClassInfo], configuration: Realm.Configuration) {
+        self.storedVersion = storedVersion
+        requested = configuration.schemaVersion
+        readOnly = configuration.readOnly
+        let isNew = tables.isEmpty && storedVersion == 0
+        var lines: [String] = []
+        var adjust = false
+        for info in declared {
+            guard let table = tables.first(where: { $0.name == info.className }),
+                  let stored = ObjectSchema.decode(table.schema, className: info.className) else {
+                adjust = true  // a class the file lacks (Spec X19: no migration needed)
+                continue
+            }
+            let found = info.schema.differences(from: stored)
+            lines += found
+            if found.isEmpty && stored != info.schema { adjust = true }  // index flags only
+        }
+        migrationLines = lines
+        let mismatch = Realm.Error(.schemaMismatch, "Migration is required due to the following errors:\n"
+                                   + lines.joined(separator: "\n"))
+        if configuration.readOnly {
+            // Spec X15: a read-only file must hold every declared column as declared.
+            failure = lines.isEmpty ? nil : mismatch
+            action = .none
+        } else if isNew {
+            failure = nil
+            action = declared.isEmpty && requested == 0 ? .none : .create
+        } else if configuration.deleteRealmIfMigrationNeeded && (requested != storedVersion || !lines.isEmpty) {
+            failure = nil  // Spec X26
+            action = .reset
+        } else if requested < storedVersion {
+            failure = Realm.Error(.fail, "Provided schema version \(requested) is less than last set version \(storedVersion).")
+            action = .none
+        } else if requested > storedVersion {
+            failure = nil
+            action = .migrate
+        } else if !lines.isEmpty {
+            failure = mismatch
+            action = .none
+        } else {
+            failure = nil
+            action = adjust ? .create : .none
+        }
+    }
+
+    /// Throws the open's failure, if any (Spec X15, X19).
+    func check() throws(Realm.Error) {
+        if let failure { throw failure }
     }
 }

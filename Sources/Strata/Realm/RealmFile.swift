@@ -90,6 +90,11 @@ final class RealmFile: Sendable {
         return try result.get()
     }
 
+    /// The file of `key` if a realm of this process has it open (Spec X25).
+    static func openFile(key: String) -> RealmFile? {
+        Self.open.withLock { $0[key]?.file }
+    }
+
     private static func make(_ configuration: Realm.Configuration) throws(Realm.Error) -> RealmFile {
         if let key = configuration.encryptionKey {
             guard key.count == 64 else { throw Realm.Error.encryptionKeyLength }  // Spec X17

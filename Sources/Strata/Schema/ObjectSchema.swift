@@ -25,6 +25,14 @@ struct PropertySchema: Hashable, Sendable, CustomStringConvertible {
 
     /// Whether a value of this property can name an object (a link or a list of links).
     var isLink: Bool { type == .object }
+
+    /// The type as Realm's messages name it: `int`, `<Target>`, `array<string>`,
+    /// `array<Target>` (core's `Property::type_string`; optionality is not part of it).
+    var realmTypeName: String {
+        let element = type == .object ? (objectClassName ?? "") : type.description
+        if isList { return "array<\(element)>" }
+        return type == .object ? "<\(element)>" : element
+    }
 }
 
 /// The stored schema of one class: the table's name and its properties in column order.
@@ -84,29 +92,85 @@ struct ObjectSchema: Hashable, Sendable {
     }
 
     /// Realm's migration-required lines describing how `self` (the classes) differs from
-    /// `stored` (the file).
+    /// `stored` (the file): the changes that need a migration (Spec X19), then Strata's own
+    /// line for a new property order (columns are positional in Strata; Realm's are not).
     func differences(from stored: ObjectSchema) -> [String] {
-        var lines: [String] = []
-        for property in properties {
-            guard let old = stored.properties.first(where: { $0.name == property.name }) else {
-                lines.append("- Property '\(className).\(property.name)' has been added.")
-                continue
-            }
-            if old.type != property.type || old.objectClassName != property.objectClassName || old.isList != property.isList {
-                lines.append("- Property '\(className).\(property.name)' has been changed from '\(old)' to '\(property)'.")
-            } else if old.isOptional != property.isOptional {
-                lines.append("- Property '\(className).\(property.name)' has been made \(property.isOptional ? "optional" : "required").")
-            } else if old.isPrimaryKey != property.isPrimaryKey {
-                lines.append("- Primary Key for class '\(className)' has been changed.")
-            }
-        }
-        for old in stored.properties where !properties.contains(where: { $0.name == old.name }) {
-            lines.append("- Property '\(className).\(old.name)' has been removed.")
-        }
+        var lines = changes(from: stored).filter(\.needsMigration).map(\.line)
         if lines.isEmpty && properties.map(\.name) != stored.properties.map(\.name) {
             lines.append("- Properties of '\(className)' have been reordered.")
         }
         return lines
+    }
+
+    /// Every change from `stored` (the file) to `self` (the classes), in Realm's order: the
+    /// stored properties first (removed, changed type, changed optionality, changed index),
+    /// then the added ones, then the primary key (core's `Schema::compare`).
+    func changes(from stored: ObjectSchema) -> [SchemaChange] {
+        var found: [SchemaChange] = []
+        for old in stored.properties {
+            guard let new = properties.first(where: { $0.name == old.name }) else {
+                found.append(.removeProperty(className, old.name))
+                continue
+            }
+            if old.type != new.type || old.objectClassName != new.objectClassName || old.isList != new.isList {
+                found.append(.changeType(className, new.name, from: old.realmTypeName, to: new.realmTypeName))
+                continue
+            }
+            if old.isOptional != new.isOptional {
+                found.append(new.isOptional ? .makeOptional(className, new.name) : .makeRequired(className, new.name))
+            }
+            if old.isIndexed != new.isIndexed {
+                found.append(new.isIndexed ? .addIndex(className, new.name) : .removeIndex(className, new.name))
+            }
+        }
+        for new in properties where stored.index(of: new.name) == nil {
+            found.append(.addProperty(className, new.name))
+        }
+        let oldKey = stored.primaryKeyIndex.map { stored.properties[$0].name }
+        let newKey = primaryKeyIndex.map { properties[$0].name }
+        if oldKey != newKey { found.append(.changePrimaryKey(className, from: oldKey, to: newKey)) }
+        return found
+    }
+}
+
+/// One difference between a class as stored and as declared, with Realm's description
+/// (core's `SchemaDifferenceExplainer`).
+enum SchemaChange: Hashable, Sendable {
+    case addProperty(String, String)
+    case removeProperty(String, String)
+    case changeType(String, String, from: String, to: String)
+    case makeOptional(String, String)
+    case makeRequired(String, String)
+    case addIndex(String, String)
+    case removeIndex(String, String)
+    case changePrimaryKey(String, from: String?, to: String?)
+
+    /// Whether only a migration may make the change (Spec X19): index changes need none.
+    var needsMigration: Bool {
+        switch self {
+        case .addIndex, .removeIndex: return false
+        default: return true
+        }
+    }
+
+    /// The change as a line of Realm's "Migration is required" message.
+    var line: String {
+        switch self {
+        case .addProperty(let type, let name): return "- Property '\(type).\(name)' has been added."
+        case .removeProperty(let type, let name): return "- Property '\(type).\(name)' has been removed."
+        case .changeType(let type, let name, let from, let to):
+            return "- Property '\(type).\(name)' has been changed from '\(from)' to '\(to)'."
+        case .makeOptional(let type, let name): return "- Property '\(type).\(name)' has been made optional."
+        case .makeRequired(let type, let name): return "- Property '\(type).\(name)' has been made required."
+        case .addIndex(let type, let name): return "- Property '\(type).\(name)' has been made indexed."
+        case .removeIndex(let type, let name): return "- Property '\(type).\(name)' has been made unindexed."
+        case .changePrimaryKey(let type, let from, let to):
+            switch (from, to) {
+            case (let from?, let to?): return "- Primary Key for class '\(type)' has changed from '\(from)' to '\(to)'."
+            case (nil, _?): return "- Primary Key for class '\(type)' has been added."
+            default: return "- Primary Key for class '\(type)' has been removed."
+            }
+        }
     }
 }
 
