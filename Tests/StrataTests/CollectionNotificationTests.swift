@@ -432,9 +432,10 @@ import Testing
         #expect(list.all == ["initial 1", "update 0"])
         for token in tokens { token.invalidate() }
         let unmanaged = List<IntObj>()
-        expectRejected(rejection { _ = try unmanaged._observe { _ in } }, "Only managed collections can be observed")
+        expectRejected(rejection { _ = try unmanaged._observe { _ in } },
+                       "Change notifications are only supported on managed collections.")
         expectRejected(rejection { _ = try unmanaged._observe(on: queue) { _ in } },
-                       "Only managed collections can be observed")
+                       "Change notifications are only supported on managed collections.")
     }
 
     // NOT-34: one object linked from two elements; changing it modifies both.

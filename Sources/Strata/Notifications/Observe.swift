@@ -227,6 +227,6 @@ extension _ObjectObservable where Self: Object {
 }
 
 extension Realm.Error {
-    static let unmanagedObservation = misuse("Only managed collections can be observed")
+    static let unmanagedObservation = misuse("Change notifications are only supported on managed collections.")
     static let unmanagedObjectObservation = misuse("Only objects which are managed by a Realm support change notifications")
 }

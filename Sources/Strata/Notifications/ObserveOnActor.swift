@@ -90,7 +90,7 @@ extension List {
     public func _observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
                                    _ block: @escaping @Sendable (isolated A, RealmCollectionChange<List<Element>>) -> Void)
         async throws(Realm.Error) -> NotificationToken {
-        guard let binding else { throw Realm.Error.unmanagedObservation }  // Spec N18
+        guard let binding else { throw Realm.Error.unmanagedActorObservation }  // Spec N18
         let core = binding.core
         try core.checkObservableFromAnyContext()
         return try await Strata.observe(self, on: actor, configuration: core.configuration,
@@ -116,7 +116,7 @@ extension _ObjectObservable where Self: Object {
     public func _observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
                                    _ block: @escaping @Sendable (isolated A, ObjectChange<Self>) -> Void)
         async throws(Realm.Error) -> NotificationToken {
-        guard let accessor = _accessor else { throw Realm.Error.unmanagedObjectObservation }  // Spec N19
+        guard let accessor = _accessor else { throw Realm.Error.unmanagedActorObservation }  // Spec N19
         let core = accessor.core
         _ = try WatchedPaths.parse(keyPaths, info: accessor.info, core: core)  // Spec N21: rejected here
         try core.checkObservableFromAnyContext()
