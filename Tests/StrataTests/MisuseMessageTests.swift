@@ -356,6 +356,18 @@ import Testing
                            "Invalid property name: property 'x' not found in object of type 'Owner'")
     }
 
+    // RealmCollectionTests.testObserveOnActor (RealmSwift's `with(_:on:_:)` of an unmanaged
+    // value): RealmSwift's own words, for Lists and objects alike.
+    @Test("Spec N18") func testObserveOnActor() async throws {
+        let actor = MisuseActor()
+        let message = "Change notifications are only supported for managed objects"
+        var errors: [Realm.Error] = []
+        do { _ = try await List<IntObj>()._observe(on: actor) { _, _ in } } catch { errors.append(error) }
+        do { _ = try await IntObj()._observe(on: actor) { _, _ in } } catch { errors.append(error) }
+        #expect(errors.count == 2)
+        for error in errors { Self.expectMessage(error, message) }
+    }
+
     // MARK: files and configuration (X)
 
     // RealmConfigurationTests.testEncryptionKeyValidation: the key is checked with the other
@@ -400,10 +412,54 @@ import Testing
         Self.expectMessage(elsewhere, "Realm at path '\(path)' already opened with different schema version.")
     }
 
+    // objc MigrationTests.testRearrangeProperties (RLMDynamicValidatedSet's checks of a
+    // migration's new objects): Realm's words for a value of another type, a nil for a required
+    // property (realm-core's NotNullable) and a value that is not a list; and deleting an old
+    // object (RLMDeleteObjectFromRealm: it belongs to the old realm).
+    @Test("Spec X21") func testMigrationValueErrors() throws {
+        let url = temporaryDirectory().appendingPathComponent("migrated.realm")
+        let types: [Object.Type] = [IntObj.self, Holder.self]
+        do {
+            let realm = try Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: types))
+            try realm.write {
+                realm.create(IntObj.self, value: ["intCol": 1])
+                realm.create(Holder.self)
+            }
+        }
+        let found = MisuseErrors()
+        var configuration = Realm.Configuration(fileURL: url, schemaVersion: 1, objectTypes: types)
+        configuration.migrationBlock = { migration, _ in
+            migration.enumerateObjects(ofType: "IntObj") { old, new in
+                found.errors.append(rejection { try new?._setValue("one", forKey: "intCol") })
+                found.errors.append(rejection { try new?._setValue(nil, forKey: "intCol") })
+                found.errors.append(rejection { if let old { try migration._delete(old) } })
+            }
+            migration.enumerateObjects(ofType: "Holder") { _, new in
+                found.errors.append(rejection { try new?._setValue(5, forKey: "intArray") })
+            }
+        }
+        _ = try Realm(configuration: configuration)
+        #expect(found.errors.count == 4)
+        guard found.errors.count == 4 else { return }
+        Self.expectMessage(found.errors[0], "Invalid value 'one' of type 'String' for 'int' property 'IntObj.intCol'.")
+        Self.expectMessage(found.errors[1], "Invalid null value for non-nullable property 'IntObj.intCol'.")
+        Self.expectMessage(found.errors[2], "Can only delete an object from the Realm it belongs to.")
+        Self.expectMessage(found.errors[3],
+                           "Invalid value (5) for 'IntObj' array property 'Holder.intArray': value is not enumerable.")
+    }
+
     // objc RealmTests.testReadOnlyRealmWithMissingTables: out of bounds in RLMResults' words.
     @Test("Spec X14") func testReadOnlyRealmWithMissingTables() throws {
         let realm = try Realm(configuration: testConfiguration())
         Self.expectMessage(rejection { _ = try realm.objects(StrObj.self)._element(at: 0) },
                            "Index 0 is out of bounds (must be less than 0).")
     }
+}
+
+/// An actor for `observe(on: actor)`.
+actor MisuseActor {}
+
+/// The rejections a migration block saw (the block runs inside the open, on the test's thread).
+final class MisuseErrors: @unchecked Sendable {
+    var errors: [Realm.Error?] = []
 }
