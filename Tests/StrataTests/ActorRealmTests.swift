@@ -4,6 +4,9 @@ import Testing
 
 /// Actor-confined realms (Spec C15): `Realm(actor:)`, delivery on the actor, `asyncWrite` and
 /// `asyncRefresh` in the actor's isolation, `observe(on: actor)` (N18, N23; NOT-50).
+// The time limits only turn a hang into a failure: actor jobs wait for a thread of Swift's
+// cooperative pool (one per core), which the synchronous tests running beside them may hold
+// for minutes on a busy 2-core machine.
 @Suite(.serialized) struct ActorRealmTests {
     /// An actor that owns a realm, as a user's would.
     actor Owner {
@@ -98,7 +101,7 @@ import Testing
 
     // Spec C15, C1: the realm answers in the actor's isolation, is cached per actor, and every
     // use from elsewhere is a wrong-thread error; another actor gets its own instance.
-    @Test(.timeLimit(.minutes(1))) func C15_confinedToItsActor() async throws {
+    @Test(.timeLimit(.minutes(10))) func C15_confinedToItsActor() async throws {
         let configuration = testConfiguration()
         let owner = Owner(), other = Owner()
         try await owner.open(configuration)
@@ -118,7 +121,7 @@ import Testing
 
     // Spec C15, N6, N7, V7: observers of an actor's realm are called on the actor (the callback
     // reads the realm), with the initial count and then each commit made elsewhere.
-    @Test(.timeLimit(.minutes(1))) func C15_N7_notificationsRunOnTheActor() async throws {
+    @Test(.timeLimit(.minutes(10))) func C15_N7_notificationsRunOnTheActor() async throws {
         let configuration = testConfiguration()
         let owner = Owner()
         try await owner.open(configuration)
@@ -134,7 +137,7 @@ import Testing
 
     // Spec A15, C12, C15: asyncWrite in the actor's isolation returns the block's value once
     // the commit is durable; asyncRefresh moves to another thread's commit (VER-22).
-    @Test(.timeLimit(.minutes(1))) func C15_A15_asyncWriteAndRefreshOnTheActor() async throws {
+    @Test(.timeLimit(.minutes(10))) func C15_A15_asyncWriteAndRefreshOnTheActor() async throws {
         let configuration = testConfiguration()
         let owner = Owner()
         try await owner.open(configuration)
@@ -148,7 +151,7 @@ import Testing
     }
 
     // Spec C12, C15: asyncWrite from an isolation other than the realm's actor is rejected.
-    @Test(.timeLimit(.minutes(1))) func C12_C15_asyncWriteFromAnotherIsolationIsRejected() async throws {
+    @Test(.timeLimit(.minutes(10))) func C12_C15_asyncWriteFromAnotherIsolationIsRejected() async throws {
         let owner = Owner()
         try await owner.open(testConfiguration())
         let realm = try await owner.smuggledRealm()
@@ -167,7 +170,7 @@ import Testing
     }
 
     // Spec A1, C15: writeAsync's block and completion run on the actor.
-    @Test(.timeLimit(.minutes(1))) func C15_A1_writeAsyncCompletesOnTheActor() async throws {
+    @Test(.timeLimit(.minutes(10))) func C15_A1_writeAsyncCompletesOnTheActor() async throws {
         let owner = Owner()
         try await owner.open(testConfiguration())
         let outcome = try await owner.writeAsyncAndWait()
@@ -178,7 +181,7 @@ import Testing
 
     // Spec N18, C15: observe(on: actor) of a thread realm's Results calls back in the actor's
     // isolation with the Results of the actor's realm, initial and after commits.
-    @Test(.timeLimit(.minutes(1))) func N18_C15_observeOnAnActor() async throws {
+    @Test(.timeLimit(.minutes(10))) func N18_C15_observeOnAnActor() async throws {
         let configuration = testConfiguration()
         try commitElsewhere(configuration)
         let owner = Owner()
@@ -209,7 +212,7 @@ import Testing
 
     // NOT-50 (Spec N23): observe(on: actor) in an already-cancelled task returns a token whose
     // invalidate() returns false, and the callback is never called.
-    @Test(.timeLimit(.minutes(1))) func not50_N23_observeInACancelledTask() async throws {
+    @Test(.timeLimit(.minutes(10))) func not50_N23_observeInACancelledTask() async throws {
         let configuration = testConfiguration()
         let owner = Owner()
         let task = Task { () -> Bool in
@@ -225,7 +228,7 @@ import Testing
     }
 
     // Spec X7, C15: asyncOpen in an actor's isolation returns that actor's realm.
-    @Test(.timeLimit(.minutes(1))) func X7_C15_asyncOpenInAnActorIsTheActorsRealm() async throws {
+    @Test(.timeLimit(.minutes(10))) func X7_C15_asyncOpenInAnActorIsTheActorsRealm() async throws {
         let configuration = testConfiguration()
         let owner = Owner()
         try await owner.open(configuration)

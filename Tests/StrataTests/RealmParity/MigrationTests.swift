@@ -554,7 +554,7 @@ extension RealmParityMigration {
                                    "Invalid property name 'noSuchKey' for class 'PMSwiftObject'.")
                     // The old object is read-only.
                     expectRejected(rejection { try oldObject._setValue(false, forKey: "boolCol") },
-                                   "Cannot modify managed objects outside of a write transaction.")
+                                   "write transaction")
 
                     // Set it again: the unmanaged object linked before is the same object.
                     newObject["arrayCol"] = [falseObject, trueObject]
