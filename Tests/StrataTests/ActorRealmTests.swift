@@ -79,6 +79,19 @@ import Testing
             return completion
         }
 
+        /// Observes its own realm's Results on itself (RealmSwift's `observe(on:)` runs in the
+        /// caller's isolation, so the actor's own values can be observed there).
+        func observeOwnResultsOnSelf() async throws {
+            let realm = try requireRealm()
+            token = await realm.objects(IntObj.self).observe(on: self) { owner, change in
+                switch change {
+                case .initial(let results): owner.record("initial \(results.count)")
+                case .update(let results, _, _, _): owner.record("update \(results.count)")
+                case .error(let error): owner.record("error \(error)")
+                }
+            }
+        }
+
         func record(_ line: String) { changes.append(line) }
         func setToken(_ token: NotificationToken) { self.token = token }
         func invalidateToken() -> Bool? { token?.invalidate() }
@@ -195,6 +208,19 @@ import Testing
         try commitElsewhere(configuration)
         try await Task.sleep(for: .milliseconds(100))
         #expect(await owner.changes == ["initial 1", "update 3 ins [1, 2]"])
+    }
+
+    // RealmSwift's `observe(keyPaths:on:_isolation:_:)` (Spec N18, C15): called in the realm's
+    // own actor, observe(on: actor) reads the value there instead of trapping off it.
+    @Test(.timeLimit(.minutes(10))) func N18_C15_observeOnItsOwnActor() async throws {
+        let configuration = testConfiguration()
+        let owner = Owner()
+        try await owner.open(configuration)
+        try await owner.observeOwnResultsOnSelf()
+        #expect(await owner.waitUntil { $0.changes == ["initial 0"] })
+        try commitElsewhere(configuration, objects: 2)
+        #expect(await owner.waitUntil { $0.changes == ["initial 0", "update 2"] })
+        #expect(await owner.invalidateToken() == true)
     }
 
     /// Observes a realm's Results from a task on the global executor (a realm of no actor:
