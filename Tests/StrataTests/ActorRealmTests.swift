@@ -92,6 +92,15 @@ import Testing
             }
         }
 
+        /// `Realm.open` in this actor's isolation (RealmSwift's `open(configuration:_isolation:)`).
+        func openWithRealmOpen(_ configuration: Realm.Configuration) async throws -> Bool {
+            realm = try await Realm.open(configuration: configuration)
+            let again = try await Realm(configuration: configuration, actor: self)
+            return try requireRealm() == again
+        }
+
+        func adopt(_ opened: Unchecked<Realm>) { realm = opened.value }
+
         func record(_ line: String) { changes.append(line) }
         func setToken(_ token: NotificationToken) { self.token = token }
         func invalidateToken() -> Bool? { token?.invalidate() }
@@ -221,6 +230,25 @@ import Testing
         try commitElsewhere(configuration, objects: 2)
         #expect(await owner.waitUntil { $0.changes == ["initial 0", "update 2"] })
         #expect(await owner.invalidateToken() == true)
+    }
+
+    // RealmTests.testOpenBehaviorForLocalRealm, Realm's `init(configuration:actor:)` (Spec
+    // C15, X7): the caller need not be isolated to the actor; the realm is the actor's and is
+    // used there. `Realm.open` gives the calling actor's realm. A cancelled task opens nothing.
+    @Test(.timeLimit(.minutes(10))) func C15_X7_openForAnActorFromOutsideIt() async throws {
+        let configuration = testConfiguration()
+        let owner = Owner()
+        let realm = try await Realm(configuration: configuration, actor: owner, downloadBeforeOpen: .always)
+        await owner.adopt(Unchecked(realm))
+        #expect(try await owner.count() == 0)
+        #expect(try await owner.reopenIsSame(configuration))
+        #expect(Self.isWrongThread { _ = try realm._objects(IntObj.self) }, "used outside its actor")
+        #expect(try await Owner().openWithRealmOpen(configuration))
+        let cancelled = Task { () async throws -> Void in
+            withUnsafeCurrentTask { $0?.cancel() }
+            _ = try await Realm(configuration: configuration, actor: Owner())
+        }
+        await #expect(throws: CancellationError.self) { try await cancelled.value }
     }
 
     /// Observes a realm's Results from a task on the global executor (a realm of no actor:
