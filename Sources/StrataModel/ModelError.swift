@@ -27,6 +27,8 @@ public enum ModelError: Error, Hashable, Sendable, CustomStringConvertible {
     case incorrectQueue
     case notSerialQueue(label: String)
     case noRunLoop
+    case incorrectRealmSkip
+    case queryAfterChangesInWrite
     case asyncRefreshContext
     case asyncWriteContext
     // Writes (W)
@@ -140,6 +142,10 @@ public enum ModelError: Error, Hashable, Sendable, CustomStringConvertible {
             return "Invalid queue '\(label)' (OS_dispatch_queue_concurrent): "
                 + "Realms can only be confined to serial queues or the main queue."
         case .noRunLoop: return "Can only add notification blocks from within runloops."
+        case .incorrectRealmSkip:
+            return "Incorrect Realm: only notifications for the Realm being modified can be skipped."
+        case .queryAfterChangesInWrite:
+            return "Cannot create asynchronous query after making changes in a write transaction."
         case .asyncRefreshContext:
             return "asyncRefresh() can only be called on main thread or actor-isolated Realms"
         case .asyncWriteContext:

@@ -102,6 +102,7 @@ extension ModelState {
         realms[id]?.write = nil
         defer { realms[id]?.write = write }
         try body(&write, write.startVersion.next)
+        write.hasChanges = true  // Spec N25
     }
 
     /// A managed, live, existing object accessor the calling context may write through.

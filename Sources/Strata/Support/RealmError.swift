@@ -205,8 +205,9 @@ func trapping<R>(_ body: () throws(Realm.Error) -> R) -> R {
     }
 }
 
-/// `trapping` for async entry points.
-func trapping<R>(_ body: () async throws(Realm.Error) -> R) async -> R {
+/// `trapping` for async entry points, in the caller's isolation.
+func trapping<R>(isolation: isolated (any Actor)? = #isolation,
+                 _ body: () async throws(Realm.Error) -> R) async -> R {
     do {
         return try await body()
     } catch {
