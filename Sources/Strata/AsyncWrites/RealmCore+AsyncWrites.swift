@@ -26,6 +26,7 @@ extension RealmCore {
     func commitAsyncWrite(allowGrouping: Bool,
                           onComplete: ((Swift.Error?) -> Void)?) throws(Realm.Error) -> AsyncTransactionId {
         try checkThread()
+        try checkTransactable()  // Spec W18, in Realm's order
         if asyncWrites.isRunningCompletions { throw Realm.Error.commitInCompletion }  // Spec A20
         guard write != nil else { throw Realm.Error.noWriteToCommit }  // Spec A5
         let id = asyncWrites.nextID()
@@ -69,8 +70,7 @@ extension RealmCore {
     /// a commit completion, and where no turn would run the block.
     func checkAsyncWritable() throws(Realm.Error) {
         try checkThread()
-        if configuration.readOnly { throw Realm.Error.readOnlyTransaction }
-        if isFrozen { throw Realm.Error.frozenTransaction }
+        try checkTransactable()
         try checkActiveVersionLimit()  // Spec L3: also when the block is queued
         if asyncWrites.isRunningCompletions { throw Realm.Error.beginInCompletion }  // Spec A20
         if !canScheduleTurns { throw Realm.Error.asyncWriteWithoutRunLoop }  // Spec A12
