@@ -1188,6 +1188,38 @@ private enum TFR {
         #expect(try wrapper._get()?.map(\.stringCol) == ["E", "B"])
     }
 
+    // `Realm.resolve(_:)`'s Note and realm-core's refresh_target_realm (Spec T4, N3, N12): a
+    // resolve that moves its realm is a refresh: the realm's observers hear of the move and
+    // pending collection callbacks run before the resolve returns.
+    @Test("Spec T4, N3, N12: a resolve from a newer version refreshes, callbacks included")
+    func T4_N12_aResolveThatMovesRunsPendingCallbacks() throws {
+        let configuration = testConfiguration()
+        try onLoopThread {
+            let realm = try Realm(configuration: configuration)
+            var counts: [Int] = []
+            let token = realm.objects(IntObj.self).observe { change in
+                if case .initial(let results) = change { counts.append(results.count) }
+                if case .update(let results, _, _, _) = change { counts.append(results.count) }
+            }
+            #expect(spinRunLoop { counts == [0] })
+            realm.autorefresh = false
+            var didChange = 0
+            let realmToken = realm.observe { _, _ in didChange += 1 }
+            let reference = try onOtherThread { () -> ThreadSafeReference<IntObj> in
+                let writer = try Realm(configuration: configuration)
+                let object = try writer.write { writer.create(IntObj.self, value: ["intCol": 7]) }
+                return ThreadSafeReference(to: object)
+            }
+            #expect(counts == [0])
+            let resolved = try realm._resolve(reference)
+            #expect(resolved?.intCol == 7)
+            #expect(didChange == 1, "the realm's observers were not told of the move")
+            #expect(counts == [0, 1], "the resolve returned before the pending callback ran")
+            token.invalidate()
+            realmToken.invalidate()
+        }
+    }
+
     // `Realm.resolve(_:)`: "Will refresh this Realm if the source Realm was at a later version
     // than this one" (Spec T10, T4): a `@ThreadSafe` read is a resolve, so a realm behind the
     // value's version moves to the newest before the value is read.
