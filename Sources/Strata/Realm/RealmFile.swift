@@ -194,7 +194,10 @@ final class RealmFile: Sendable {
             defer { close(descriptor) }
             guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { throw Realm.Error.alreadyOpen(path: path) }
         }
-        let existed = try engine(path) { try Store.deleteFiles(path: path) }
+        // Spec X1, X2: the lock file stays (realm-core's delete_files keeps it too): its lock is
+        // what keeps an open out while the files go, and a new one made by a racing open would
+        // not exclude anything.
+        let existed = try engine(path) { try Store.deleteFiles(path: path, keepingLockFile: true) }
         return existed
     }
 }
