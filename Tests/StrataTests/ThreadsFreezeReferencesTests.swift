@@ -154,8 +154,9 @@ private enum TFR {
                 try TFR.ints(realm, [1])
                 return Unchecked(realm)
             }
-            // The opening thread has exited: configuration is readable here...
+            // The opening thread has exited: configuration and isFrozen are readable here...
             #expect(orphan.value.configuration.fileURL == configuration.fileURL)
+            #expect(!orphan.value.isFrozen)
             // ...every other use is a wrong-thread error (Spec C8)...
             expectRejected(rejection { _ = try orphan.value._isEmpty() }, TFR.incorrectThread)
             expectRejected(rejection { _ = try orphan.value._refresh() }, TFR.incorrectThread)
@@ -164,6 +165,25 @@ private enum TFR {
         let realm = try Realm(configuration: configuration)
         try TFR.ints(realm, [2])
         #expect(realm.objects(IntObj.self).count == 2)
+    }
+
+    // seed 000 "Frozen Objects": isFrozen "is always thread-safe" (Spec C6, C8).
+    @Test("Spec C6, C8: isFrozen answers from any context")
+    func C6_C8_isFrozenAnswersAnywhere() throws {
+        let configuration = testConfiguration()
+        let realm = try Realm(configuration: configuration)
+        let object = try realm.write { realm.create(IntObj.self, value: ["intCol": 1]) }
+        let list = try realm.write { () -> List<IntObj> in
+            let holder = realm.create(Holder.self)
+            holder.intArray.append(object)
+            return holder.intArray
+        }
+        let values = Unchecked((realm, realm.objects(IntObj.self), object, list, realm.freeze()))
+        let answers = try onOtherThread { () -> [Bool] in
+            let (live, results, object, list, frozen) = values.value
+            return [live.isFrozen, results.isFrozen, object.isFrozen, list.isFrozen, frozen.isFrozen]
+        }
+        #expect(answers == [false, false, false, false, true])
     }
 
     // THR-10 (Spec C3): queue-confined instances are cached per queue. The `.main` parts need
