@@ -105,7 +105,7 @@ extension RealmParityRealm {
         @Test("Spec X6: a path under a non-directory fails with fileOperationFailed")
         func testOpeningInvalidPathThrows() {
             let url = URL(fileURLWithPath: "/dev/null/foo")
-            prAssertFails(.fileOperationFailed,
+            prAssertFails(.fileOperationFailed, url.appendingPathExtension("lock"),
                           "Failed to open file at path '\(url.path).lock': parent path is not a directory") {
                 try Realm(configuration: .init(fileURL: url))
             }
@@ -113,7 +113,7 @@ extension RealmParityRealm {
 
         @Test func testReadOnlyRealmMustExist() {
             let files = PRFiles()
-            prAssertFails(.fileNotFound,
+            prAssertFails(.fileNotFound, files.defaultRealmURL,
                           "Failed to open Realm file at path '\(files.defaultRealmURL.path)': No such file or directory") {
                 try Realm(configuration: Realm.Configuration(fileURL: files.defaultRealmURL, readOnly: true))
             }
@@ -755,7 +755,7 @@ extension RealmParityRealm {
             let file = try #require(FilesConfigurationTests.Unwritable(path: path, isDirectory: false),
                                     "cannot make the file unwritable (root without CAP_LINUX_IMMUTABLE?)")
             defer { file.restore() }
-            prAssertFails(.filePermissionDenied,
+            prAssertFails(.filePermissionDenied, files.testRealmURL,
                           "Failed to open Realm file at path '\(path)': \(file.refusal). Please use a path where your app has read-write permissions.") {
                 try Realm(configuration: files.testConfiguration)
             }
