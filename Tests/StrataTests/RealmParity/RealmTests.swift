@@ -1487,7 +1487,7 @@ extension RealmParityRealm {
         func testAsyncWriteCancelsOnThrow() async throws {
             let files = PRFiles()
             let realm = try await Realm(configuration: files.defaultConfiguration, actor: MainActor.shared)
-            let failure = Realm.Error(.fail, "intentional")
+            let failure = Realm.Error(.fail)  // RealmSwift's init(_:userInfo:)
 
             await #expect(throws: failure) {
                 try await realm.asyncWrite {
