@@ -105,7 +105,7 @@ extension RealmParityRealm {
         @Test("Spec X6: a path under a non-directory fails with fileOperationFailed")
         func testOpeningInvalidPathThrows() {
             let url = URL(fileURLWithPath: "/dev/null/foo")
-            prAssertFails(.fileOperationFailed,
+            prAssertFails(.fileOperationFailed, url.appendingPathExtension("lock"),
                           "Failed to open file at path '\(url.path).lock': parent path is not a directory") {
                 try Realm(configuration: .init(fileURL: url))
             }
@@ -113,7 +113,7 @@ extension RealmParityRealm {
 
         @Test func testReadOnlyRealmMustExist() {
             let files = PRFiles()
-            prAssertFails(.fileNotFound,
+            prAssertFails(.fileNotFound, files.defaultRealmURL,
                           "Failed to open Realm file at path '\(files.defaultRealmURL.path)': No such file or directory") {
                 try Realm(configuration: Realm.Configuration(fileURL: files.defaultRealmURL, readOnly: true))
             }
@@ -755,7 +755,7 @@ extension RealmParityRealm {
             let file = try #require(FilesConfigurationTests.Unwritable(path: path, isDirectory: false),
                                     "cannot make the file unwritable (root without CAP_LINUX_IMMUTABLE?)")
             defer { file.restore() }
-            prAssertFails(.filePermissionDenied,
+            prAssertFails(.filePermissionDenied, files.testRealmURL,
                           "Failed to open Realm file at path '\(path)': \(file.refusal). Please use a path where your app has read-write permissions.") {
                 try Realm(configuration: files.testConfiguration)
             }
@@ -1487,7 +1487,7 @@ extension RealmParityRealm {
         func testAsyncWriteCancelsOnThrow() async throws {
             let files = PRFiles()
             let realm = try await Realm(configuration: files.defaultConfiguration, actor: MainActor.shared)
-            let failure = Realm.Error(.fail, "intentional")
+            let failure = Realm.Error(.fail)  // RealmSwift's init(_:userInfo:)
 
             await #expect(throws: failure) {
                 try await realm.asyncWrite {
@@ -1505,6 +1505,31 @@ extension RealmParityRealm {
             }
 
             #expect(realm.objects(PRStringObject.self).count == 0)
+        }
+
+        @MainActor @Test("Spec A16: asyncWrite waiting for the lock is cancelled from its actor", .timeLimit(.minutes(10)))
+        func testAsyncWriteTaskCancellation() async throws {
+            let files = PRFiles()
+            let config = files.defaultConfiguration
+            let realm = try await Realm(configuration: config, actor: MainActor.shared)
+            realm.beginWrite()
+
+            let ready = ResultBox<Bool>()
+            let task = Task { @PRCustomGlobalActor in
+                let realm = try await Realm(configuration: config, actor: PRCustomGlobalActor.shared)
+                ready.set(.success(true))
+                try await realm.asyncWrite {
+                    Issue.record("Should not have been called")
+                }
+            }
+            while !ready.isSet { try await Task.sleep(for: .milliseconds(10)) }
+            Task { @PRCustomGlobalActor in
+                // Cancelled from within its actor, so the asyncWrite has suspended with its
+                // cancellation handler set (the actor is not blocked by the wait for the lock).
+                task.cancel()
+            }
+            await #expect(throws: CancellationError.self) { try await task.value }
+            realm.cancelWrite()
         }
 
         @PRCustomGlobalActor @Test("Spec C15: asyncWrite on a realm of a global actor")
