@@ -776,7 +776,7 @@ public final class MigrationObject {
     @_spi(StrataCheck)
     public func _setValue(_ value: Any?, forKey name: String) throws(Realm.Error) {
         guard let column = schema.index(of: name) else { throw invalidName(name) }
-        guard !isOld else { throw Realm.Error.notInWrite }  // the old realm is read-only (Spec X21)
+        guard !isOld else { throw Realm.Error.objectSetOutsideWrite }  // the old realm is read-only (Spec X21)
         try migration.set(value, column: column, of: self)
     }
 
