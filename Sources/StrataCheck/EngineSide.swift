@@ -115,9 +115,11 @@ final class EngineSide: @unchecked Sendable {
         let observation = queue.sync {
             // Let go inside the block: the turn the sync's end schedules then comes after it.
             releaseHeldSyncIfNeeded(for: step)
-            return perform(step.operation, in: step.context)
+            let observation = perform(step.operation, in: step.context)
+            // Inside the block: once it ends, the turns the operation left may run at once.
+            asyncLog.markOperationEnd(of: step.context)
+            return observation
         }
-        asyncLog.markOperationEnd(of: step.context)
         if deliveries.isActive { queue.sync {} }
         if asyncLog.isActive, let problem = drainAsync(on: queue, context: step.context) {
             lock.withLock { _ in asyncProblem = problem }

@@ -85,3 +85,32 @@ import Testing
         return counts
     }
 }
+
+/// The seeded bugs generation 5 is there for: each is caught from a fixed seed within a bounded
+/// campaign, shrunk to at most 30 steps, and its token replays the shrunk failure.
+@Suite(.serialized) struct Generation5SeededBugTests {
+    @Test(arguments: [
+        // Unresolved references pin (T8): over the active-version limit a write must fail (L2).
+        ("objectReferenceDoesNotPin", Campaign.Mix.controlled, "divergence: c# beginWrite(r#): model"),
+        // A block left open commits (A19): the next block's turn finds the realm moved on.
+        ("unfinishedAsyncBlockCommits", .controlled, "divergence: async writes during"),
+        // A realm let go of in its write ends (C1, W7): the context's next open gets a new one.
+        ("releasedWriterNotHeld", .controlled, "divergence: c# open(queue: c#) ->"),
+        // Completions after invalidate() returned (A13).
+        ("invalidateDefersCompletions", .controlled, "divergence: completions run inside"),
+        // A copy made inside a write without the write's data (X3).
+        ("writeCopyIgnoresOpenWrite", .controlled, "divergence: c# writeCopy(r#, toPath:"),
+    ])
+    func aGeneration5BugIsCaughtAndShrunk(_ name: String, mix: Campaign.Mix, signature: String) throws {
+        let bug = try #require(SeededBugCatalog.named(name))
+        let campaign = Campaign(mix: mix, operationsPerRun: 200, seconds: 30, seed: 1, engineBugs: bug.bug,
+                                shrinkSeconds: 4)
+        let report = campaign.run()
+        let found = try #require(report.failures.first, "\(name) was not caught in \(report.runs) runs")
+        let shrunk = try #require(found.shrunk.failure)
+        print("\(name): caught after \(report.runs) runs, \(String(format: "%.1f", found.foundAfterSeconds)) s; shrunk \(found.original.trace.count) -> \(found.shrunk.trace.count) steps in \(found.shrinkRuns) runs: \(shrunk.description); replay token: \(found.token)")
+        #expect(shrunk.signature.hasPrefix(signature), "\(shrunk.description)")
+        #expect(found.shrunk.trace.count <= 30, "shrunk to \(found.shrunk.trace.count) steps")
+        #expect(try StrataCheck.replay(token: found.token)?.signature == shrunk.signature)
+    }
+}
