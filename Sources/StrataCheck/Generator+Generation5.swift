@@ -64,10 +64,12 @@ extension Generator {
                   let handle = pickHandle(context, model: model, stream: &stream) else {
                 return .assignThreadSafe(cell, nil)
             }
-            // Open finding (README, "Harness findings"): Strata refuses an invalidated value as
-            // unmanaged (its `realm` is nil), where Realm's wrapper refuses it as invalidated
-            // (Spec T9, T1). Not generated until that is settled.
-            if Observation(model: model.step(Step(context, .isInvalidated(handle))).1) == .bool(true) {
+            // Open findings (README, "Harness findings"): `ThreadSafe._set` asks the value's
+            // `realm`, which is nil for an invalidated value (refused as unmanaged, where
+            // Realm's wrapper refuses it as invalidated, Spec T9, T1) and traps on a poisoned
+            // file (D6) rather than throwing. Neither is generated until they are settled.
+            let poisoned = model.files[Runner.mainLocation].map { !$0.poisoned.isEmpty } ?? false
+            if poisoned || Observation(model: model.step(Step(context, .isInvalidated(handle))).1) == .bool(true) {
                 return .assignThreadSafe(cell, nil)
             }
             return .assignThreadSafe(cell, handle)

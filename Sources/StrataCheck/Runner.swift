@@ -606,6 +606,11 @@ public final class Runner: @unchecked Sendable {
         // thread, inside its run loop?), which the driver cannot impersonate.
         switch operation {
         case .observeCollection, .observeObject: return false
+        // Spec A12 likewise (generation 5 tries async writes on threads): whether a turn will
+        // come to run the block is asked of the thread, and the driver is the main thread.
+        case .writeAsync where !queueContexts.contains(context(thread)),
+             .beginAsyncWrite where !queueContexts.contains(context(thread)):
+            return false
         default: break
         }
         let others = (0..<settings.threads).filter { $0 != thread && isRunnable($0) }
