@@ -104,7 +104,7 @@ import Testing
     func aGeneration5BugIsCaughtAndShrunk(_ name: String, mix: Campaign.Mix, signature: String) throws {
         let bug = try #require(SeededBugCatalog.named(name))
         let campaign = Campaign(mix: mix, operationsPerRun: 200, seconds: 30, seed: 1, engineBugs: bug.bug,
-                                shrinkSeconds: 4)
+                                shrinkSeconds: 15)
         let report = campaign.run()
         let found = try #require(report.failures.first, "\(name) was not caught in \(report.runs) runs")
         let shrunk = try #require(found.shrunk.failure)
