@@ -27,6 +27,8 @@ public enum ModelError: Error, Hashable, Sendable, CustomStringConvertible {
     case incorrectQueue
     case notSerialQueue(label: String)
     case noRunLoop
+    case incorrectRealmSkip
+    case queryAfterChangesInWrite
     case asyncRefreshContext
     case asyncWriteContext
     // Writes (W)
@@ -36,6 +38,8 @@ public enum ModelError: Error, Hashable, Sendable, CustomStringConvertible {
     case notInWrite
     case resultsOutsideWrite
     case deleteFromOtherRealm
+    /// Spec W11: Results or a List of another realm instance.
+    case deleteCollectionFromOtherRealm
     case objectInvalidated
     case addInvalidated
     case addToOtherRealm
@@ -46,10 +50,17 @@ public enum ModelError: Error, Hashable, Sendable, CustomStringConvertible {
     case poisoned
     case thrownByBlock(code: Int)
     // Versions (V)
+    /// Results of a realm invalidated since they were made (Spec V13).
     case collectionInvalidated
+    /// A List whose owner is gone or whose realm was invalidated (Spec V13, W12, T5).
+    case listInvalidated
+    /// Spec X10: `refresh()` of a read-only realm.
+    case readOnlyRefresh
     case iteratorInvalidated
     // Freeze (F)
     case frozenObservation
+    /// Spec F2: `autorefresh = true` on a frozen realm.
+    case frozenAutorefresh
     case frozenRealmInvalidated
     case unmanagedThaw
     case unmanagedFreeze
@@ -131,6 +142,10 @@ public enum ModelError: Error, Hashable, Sendable, CustomStringConvertible {
             return "Invalid queue '\(label)' (OS_dispatch_queue_concurrent): "
                 + "Realms can only be confined to serial queues or the main queue."
         case .noRunLoop: return "Can only add notification blocks from within runloops."
+        case .incorrectRealmSkip:
+            return "Incorrect Realm: only notifications for the Realm being modified can be skipped."
+        case .queryAfterChangesInWrite:
+            return "Cannot create asynchronous query after making changes in a write transaction."
         case .asyncRefreshContext:
             return "asyncRefresh() can only be called on main thread or actor-isolated Realms"
         case .asyncWriteContext:
@@ -145,19 +160,20 @@ public enum ModelError: Error, Hashable, Sendable, CustomStringConvertible {
         case .noWriteToCancel: return "Can't cancel a non-existing write transaction"
         case .notInWrite:
             // Spec W9: Realm's words differ by what is changed: "Attempting to modify object
-            // outside of a write transaction - ...", "Cannot modify managed List outside of a
-            // write transaction.", "Can only add, remove, or create objects in a Realm in a write
-            // transaction - ...".
+            // outside of a write transaction - ...", "Cannot modify List outside of a write
+            // transaction." (also a frozen List, F12), "Can only add, remove, or create objects in
+            // a Realm in a write transaction - ...".
             return "write transaction"
         case .resultsOutsideWrite: return "Cannot modify Results outside of a write transaction."
         case .deleteFromOtherRealm: return "Can only delete an object from the Realm it belongs to."
+        case .deleteCollectionFromOtherRealm: return "Can only delete objects from the Realm they belong to."
         case .objectInvalidated: return "Object has been deleted or invalidated."
         case .addInvalidated: return "Adding a deleted or invalidated object to a Realm is not permitted"
         case .addToOtherRealm:
             return "Object is already managed by another Realm. Use create instead to copy it into this Realm."
         case .primaryKeyExists(let type, let key):
             return "Attempting to create an object of type '\(type)' with an existing primary key "
-                + "value '\(key)'."
+                + "value '\(key)'"
         case .frozenTransaction: return "Can't perform transactions on a frozen Realm"
         case .readOnlyTransaction: return "Can't perform transactions on read-only Realms."
         // The engine's message goes on with its own error (W17); where the commit failed is
@@ -165,12 +181,15 @@ public enum ModelError: Error, Hashable, Sendable, CustomStringConvertible {
         case .commitFailed: return "Commit failed: "
         case .poisoned: return "The file was poisoned by a failed write or sync; reopen it."
         case .thrownByBlock(let code): return "The block threw error \(code)"
-        case .collectionInvalidated:
-            // Realm names the collection: "Results objects", "List object".
-            return "Access to invalidated"
+        case .collectionInvalidated: return "Access to invalidated Results objects"
+        case .listInvalidated:
+            return "List is no longer valid. Either the parent object was deleted or the containing Realm has "
+                + "been invalidated or closed."
+        case .readOnlyRefresh: return "Read-only Realms do not change and cannot be refreshed."
         case .iteratorInvalidated: return "Collection is no longer valid"
         case .frozenObservation:
             return "Frozen Realms do not change and do not have change notifications."
+        case .frozenAutorefresh: return "Auto-refresh cannot be enabled for frozen Realms."
         case .frozenRealmInvalidated:
             return "Cannot read from a frozen Realm which has been invalidated."
         case .unmanagedThaw: return "Unmanaged objects cannot be thawed."
@@ -178,10 +197,10 @@ public enum ModelError: Error, Hashable, Sendable, CustomStringConvertible {
         case .freezeInCreatingWrite:
             return "Cannot freeze an object in the same write transaction as it was created in."
         case .frozenModify:
-            // Realm names the type: "a frozen object - call thaw on the Object instance
-            // first.", "a frozen List - call thaw on the List instance first."
-            return "Attempting to modify a frozen"
-        case .referenceToUnmanaged: return "Cannot construct reference to unmanaged object"
+            // Spec F12: objects only; a frozen List is never in a write (W9's List message).
+            return "Attempting to modify a frozen object - call thaw on the Object instance first."
+        case .referenceToUnmanaged:
+            return "Cannot construct reference to unmanaged object, which can be passed across threads directly"
         case .referenceToInvalidated: return "Cannot construct reference to invalidated object"
         case .resolveTwice: return "Can only resolve a thread safe reference once."
         case .threadSafeUnmanaged: return "Only managed objects may be wrapped as thread safe."
@@ -190,9 +209,9 @@ public enum ModelError: Error, Hashable, Sendable, CustomStringConvertible {
         case .tooManyReaders: return "Too many readers: every reader slot is in use."
         case .readOnlyObservation:
             return "Read-only Realms do not change and do not have change notifications."
-        case .unmanagedObservation: return "Only managed collections can be observed"
+        case .unmanagedObservation: return "Change notifications are only supported on managed collections."
         case .unknownKeyPath(let property, let type):
-            return "property '\(property)' not found in object of type '\(type)'"
+            return "Invalid property name: property '\(property)' not found in object of type '\(type)'"
         case .realmClosed: return "Cannot access realm that has been closed."
         case .cancelled: return "CancellationError"
         case .outOfBounds(let index, let count):
@@ -228,7 +247,7 @@ public enum ModelError: Error, Hashable, Sendable, CustomStringConvertible {
         case .schemaVersionLower(let requested, let recorded):
             return "Provided schema version \(requested) is less than last set version \(recorded)."
         case .differentSchemaVersion(let path):
-            return "Realm at path '\(path)' already opened with different schema version"
+            return "Realm at path '\(path)' already opened with different schema version."
         case .corruptFile(let path):
             return "'\(path)': no valid commit slot or a page failed its checksum"
         case .encryptionKeyLength: return "Encryption key must be exactly 64 bytes long"

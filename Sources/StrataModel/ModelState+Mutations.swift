@@ -102,6 +102,7 @@ extension ModelState {
         realms[id]?.write = nil
         defer { realms[id]?.write = write }
         try body(&write, write.startVersion.next)
+        write.hasChanges = true  // Spec N25
     }
 
     /// A managed, live, existing object accessor the calling context may write through.
@@ -114,7 +115,12 @@ extension ModelState {
             throw .rejected(.invalidStep("handle \(id) is not a managed object"))
         }
         let realm = try usableRealm(realmID, in: context)
-        if realm.isFrozen { throw .rejected(.frozenModify) }  // Spec F12
+        if realm.isFrozen {
+            // Spec F12, F6: an object of an invalidated frozen realm is refused as invalid (Realm
+            // asks whether the object is attached before whether it is frozen).
+            if realm.frozenInvalidated { throw .rejected(.objectInvalidated) }
+            throw .rejected(.frozenModify)
+        }
         // Spec W9, W12, V13: an invalid accessor is refused as such, before a missing write.
         guard handle.epoch == realm.epoch, view(of: realmID)?.objects[object] != nil else {
             throw .rejected(.objectInvalidated)
@@ -147,10 +153,11 @@ extension ModelState {
             throw .rejected(.invalidStep("handle \(id) is not a List"))
         }
         let realm = try usableRealm(realmID, in: context)
-        if realm.isFrozen { throw .rejected(.frozenModify) }
-        // Spec W9, V13: invalid first (realm-core's Collection::verify_in_transaction).
-        guard handle.epoch == realm.epoch, view(of: realmID)?.objects[owner] != nil else {
-            throw .rejected(.collectionInvalidated)
+        // Spec W9, V13: invalid first (realm-core's Collection::verify_in_transaction); a frozen
+        // List (F12) is then refused as outside a write, since a frozen realm is never in one.
+        guard handle.epoch == realm.epoch, !(realm.isFrozen && realm.frozenInvalidated),
+              view(of: realmID)?.objects[owner] != nil else {
+            throw .rejected(.listInvalidated)
         }
         guard realm.write != nil else { throw .rejected(.notInWrite) }
         return (realmID, owner)
@@ -259,9 +266,13 @@ extension ModelState {
     /// Spec W11, W12, W13.
     mutating func delete(_ id: HandleID, from realmID: RealmID) throws(Interruption) {
         let handle = try handleState(id)
-        // Spec W11: unmanaged values and values of another realm instance are refused.
+        // Spec W11: unmanaged values and values of another realm instance are refused (Results
+        // and Lists in Realm's plural words).
         guard let owner = handle.realm, isSameInstance(owner, realmID) else {
-            throw .rejected(.deleteFromOtherRealm)
+            switch handle.target {
+            case .results, .list: throw .rejected(.deleteCollectionFromOtherRealm)
+            case .object, .unmanaged: throw .rejected(.deleteFromOtherRealm)
+            }
         }
         guard try realmState(realmID).write != nil else {
             if case .results = handle.target { throw .rejected(.resultsOutsideWrite) }  // W9

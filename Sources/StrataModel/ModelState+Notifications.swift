@@ -76,6 +76,8 @@ extension ModelState {
         else {
             throw .rejected(.noRunLoop)
         }
+        // Spec N25: not after changes in a write.
+        if realm.write?.hasChanges == true { throw .rejected(.queryAfterChangesInWrite) }
         let snapshot = try readable(handle)
         let query: Query
         switch handle.target {
@@ -107,6 +109,8 @@ extension ModelState {
         _ = try usableRealm(realmID, in: context)  // Spec C5
         if realm.configuration.readOnly { throw .rejected(.readOnlyObservation) }
         guard loopServes(realm, in: context) else { throw .rejected(.noRunLoop) }
+        // Spec N25: not after changes in a write.
+        if realm.write?.hasChanges == true { throw .rejected(.queryAfterChangesInWrite) }
         let snapshot = try readable(handle)
         var observed: Set<PropertyName>?
         var nestedPaths: Set<PropertyName> = []

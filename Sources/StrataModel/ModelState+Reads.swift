@@ -131,8 +131,11 @@ extension ModelState {
         let realm = try realmState(realmID)
         if realm.isFrozen, realm.frozenInvalidated { throw .rejected(.frozenRealmInvalidated) }
         if realm.epoch != handle.epoch {
-            if case .object = handle.target { throw .rejected(.objectInvalidated) }
-            throw .rejected(.collectionInvalidated)  // Spec V13
+            switch handle.target {
+            case .object: throw .rejected(.objectInvalidated)
+            case .list: throw .rejected(.listInvalidated)  // Spec V13
+            case .results, .unmanaged: throw .rejected(.collectionInvalidated)  // Spec V13
+            }
         }
         let snapshot = try readableView(of: realmID)
         switch handle.target {
@@ -141,7 +144,7 @@ extension ModelState {
             if snapshot.objects[object] == nil { throw .rejected(.objectInvalidated) }
         case .list(let owner):
             // Spec T5: a List whose owner is missing is invalid.
-            if snapshot.objects[owner] == nil { throw .rejected(.collectionInvalidated) }
+            if snapshot.objects[owner] == nil { throw .rejected(.listInvalidated) }
         case .results, .unmanaged:
             break
         }

@@ -29,12 +29,15 @@ extension ModelState {
             close(id)
             return .done
         case .setAutorefresh(let id, let value):
-            _ = try usableRealmEvenIfPoisoned(id, in: context)  // Spec D6: a setting
+            let realm = try usableRealmEvenIfPoisoned(id, in: context)  // Spec D6: a setting
+            if realm.isFrozen, value { throw .rejected(.frozenAutorefresh) }  // Spec F2
             realms[id]?.autorefresh = value  // Spec V6: reads back what was last set
             return .done
         case .getAutorefresh(let id):
             return .bool(try usableRealmEvenIfPoisoned(id, in: context).autorefresh)
         case .refresh(let id):
+            // Spec X10: a read-only realm (also frozen) refuses first, before the context check.
+            if try realmState(id).configuration.readOnly { throw .rejected(.readOnlyRefresh) }
             _ = try usableRealm(id, in: context)
             return .bool(try refresh(id))
         case .asyncRefresh(let id):

@@ -12,6 +12,7 @@ extension ModelState {
             return .done
         case .commitWrite(let id, let skipped, let fate):
             _ = try usableRealm(id, in: context)
+            try checkSkippable(skipped, by: id)  // Spec N4: before anything commits
             // Spec W3: only with an open write on this realm.
             guard realms[id]?.write != nil else { throw .rejected(.noWriteToCommit) }
             flushAsync(id)  // Spec D13, A8: earlier async commits first
@@ -34,6 +35,11 @@ extension ModelState {
             }
             switch ending {
             case .commit:
+                do throws(Interruption) {
+                    try checkSkippable(skipped, by: id)  // Spec N4: the write stays open
+                } catch {
+                    throw .failedAfterEffects(error.modelError)
+                }
                 try commit(id, skipping: skipped, fate: fate)
             case .cancelInBlock:
                 rollback(id)  // Spec W5: write returns normally without committing
@@ -98,6 +104,20 @@ extension ModelState {
         realms[id]?.write = WriteTransaction(startVersion: file.newest, snapshot: snapshot,
                                              createdObjects: [], asyncBlock: asyncBlock)
         files[location]?.writer = id  // Spec W1: one writer per file
+    }
+
+    /// Spec N4: a skipped token must be an observer of the committing realm: one registered
+    /// on it, or one made with `observe(on:)` for its file whose callbacks run in its context
+    /// (the token then stands for the observer on that context's realm).
+    func checkSkippable(_ skipped: [ObserverID], by id: RealmID) throws(Interruption) {
+        let realm = try realmState(id)
+        for observerID in skipped {
+            guard let observer = observers[observerID] else { throw .rejected(.incorrectRealmSkip) }
+            let registeredHere = observer.realm == id && observer.deliveryContext == realm.owner
+            let forwardedHere = observer.deliveryContext == realm.owner && observer.realm != id
+                && realms[observer.realm]?.configuration == realm.configuration
+            guard registeredHere || forwardedHere else { throw .rejected(.incorrectRealmSkip) }
+        }
     }
 
     // MARK: Commit

@@ -64,6 +64,8 @@ public struct WriteTransaction: Hashable, Sendable {
     public var createdObjects: Set<ObjectID>
     /// The async block this transaction runs for, if any (Spec A3).
     public var asyncBlock: AsyncWriteID?
+    /// Whether a mutation was made in it (Spec N25: no observer may be added then).
+    public var hasChanges = false
 }
 
 /// A `Realm` instance.

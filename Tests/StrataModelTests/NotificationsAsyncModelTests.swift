@@ -997,7 +997,7 @@ private extension World {
                                                            on: World.queue,
                                                            inCancelledTask: false, as: 2))
         #expect(error == .unmanagedObservation)
-        #expect(error?.message == "Only managed collections can be observed")
+        #expect(error?.message == "Change notifications are only supported on managed collections.")
     }
 
     @Test("Spec N19: read-only realms and unmanaged objects cannot be observed")
@@ -1134,7 +1134,7 @@ private extension World {
         // An unknown path is rejected.
         let error = w.fails(World.main, .observeObject(owner, keyPaths: ["notAProperty"], as: 5))
         #expect(error == .unknownKeyPath(property: "notAProperty", type: "Item"))
-        #expect(error?.message == "property 'notAProperty' not found in object of type 'Item'")
+        #expect(error?.message == "Invalid property name: property 'notAProperty' not found in object of type 'Item'")
     }
 
     @Test("Spec N22: an upsert with update .modified reports only properties whose values changed")

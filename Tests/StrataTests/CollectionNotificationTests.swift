@@ -432,9 +432,10 @@ import Testing
         #expect(list.all == ["initial 1", "update 0"])
         for token in tokens { token.invalidate() }
         let unmanaged = List<IntObj>()
-        expectRejected(rejection { _ = try unmanaged._observe { _ in } }, "Only managed collections can be observed")
+        expectRejected(rejection { _ = try unmanaged._observe { _ in } },
+                       "Change notifications are only supported on managed collections.")
         expectRejected(rejection { _ = try unmanaged._observe(on: queue) { _ in } },
-                       "Only managed collections can be observed")
+                       "Change notifications are only supported on managed collections.")
     }
 
     // NOT-34: one object linked from two elements; changing it modifies both.
@@ -506,6 +507,128 @@ import Testing
             #expect(spinRunLoop { log.count == 2 })
             #expect(log.last == "update 6 d[] i[5] m[]")
             token.invalidate()
+        }
+    }
+
+    // objc NotificationTests.testSuppressRealmNotificationForWrongRealm,
+    // testSuppressCollectionNotificationForWrongRealm (Spec N4): a token of another realm is
+    // refused before anything commits; the write stays open.
+    @Test("Spec N4: tokens of another realm cannot be skipped")
+    func N4_tokensOfAnotherRealmAreRefused() throws {
+        let configuration = testConfiguration()
+        var otherConfiguration = testConfiguration()
+        otherConfiguration.fileURL = configuration.fileURL?.deletingLastPathComponent()
+            .appendingPathComponent("other.realm")
+        let otherFile = otherConfiguration
+        try onLoopThread {
+            let realm = try Realm(configuration: configuration)
+            let other = try Realm(configuration: otherFile)
+            let realmToken = other.observe { _, _ in }
+            let collectionToken = other.objects(IntObj.self).observe { _ in }
+            let message = "Incorrect Realm: only notifications for the Realm being modified can be skipped."
+            for token in [realmToken, collectionToken] {
+                try realm._beginWrite()
+                realm.create(IntObj.self, value: ["intCol": 1])
+                expectRejected(rejection { try realm.commitWrite(withoutNotifying: [token]) as Void }, message)
+                #expect(realm.isInWriteTransaction, "the write was ended")
+                realm.cancelWrite()
+            }
+            #expect(realm.objects(IntObj.self).isEmpty)
+        }
+    }
+
+    // RealmTests.testWriteWithoutNotifying with `observe(on:)` (Spec N4, N18): the token of an
+    // observer made for a queue stands for it in that queue's realm, whose writes can skip it.
+    @Test("Spec N4, N18: an observe(on:) token is skipped by writes of its queue's realm")
+    func N4_N18_observeOnQueueTokensCanBeSkipped() throws {
+        let configuration = testConfiguration()
+        let queue = DispatchQueue(label: "N4-observe-on")
+        let source = try Realm(configuration: configuration)
+        let updates = ResultBox<[String]>()
+        updates.set(.success([]))
+        let token = source.objects(IntObj.self).observe(on: queue) { change in
+            if case .update(let results, _, let insertions, _) = change {
+                updates.update { $0.append("\(results.count) i\(insertions)") }
+            } else if case .initial = change {
+                updates.update { $0.append("initial") }
+            }
+        }
+        func delivered() -> [String] { (try? updates.get()) ?? [] }
+        var waited = 0
+        while delivered().isEmpty && waited < 3000 {
+            queue.sync {}
+            Thread.sleep(forTimeInterval: 0.01)
+            waited += 1
+        }
+        #expect(delivered() == ["initial"])
+        let skipped = queue.sync { () -> Realm.Error? in
+            guard let realm = try? Realm._open(configuration: configuration, queue: queue) else {
+                return Realm.Error(.fail, "no queue realm")
+            }
+            return rejection {
+                try realm._beginWrite()
+                realm.create(IntObj.self, value: ["intCol": 1])
+                try realm.commitWrite(withoutNotifying: [token])
+            }
+        }
+        #expect(skipped == nil, "\(String(describing: skipped))")
+        try onOtherThread {
+            let writer = try Realm(configuration: configuration)
+            try writer.write { writer.create(IntObj.self, value: ["intCol": 2]) }
+        }
+        waited = 0
+        while delivered().count < 2 && waited < 3000 {
+            queue.sync {}
+            Thread.sleep(forTimeInterval: 0.01)
+            waited += 1
+        }
+        #expect(delivered() == ["initial", "2 i[1]"], "the skipped commit was delivered, or the next was not")
+        // In the source realm, which the observer does not belong to, it cannot be skipped.
+        try source._beginWrite()
+        expectRejected(rejection { try source.commitWrite(withoutNotifying: [token]) as Void },
+                       "Incorrect Realm: only notifications for the Realm being modified can be skipped.")
+        source.cancelWrite()
+        token.invalidate()
+    }
+
+    // objc AsyncTests.testAsyncNotSupportedAfterMakingChangesInWriteTransactions (Spec N25).
+    @Test("Spec N25: no collection or object observer after changes in a write")
+    func N25_noObserverAfterChangesInAWrite() throws {
+        let configuration = testConfiguration()
+        try onLoopThread {
+            let realm = try Realm(configuration: configuration)
+            let object = try realm.write { realm.create(IntObj.self, value: ["intCol": 1]) }
+            try realm._beginWrite()
+            let before = try realm.objects(IntObj.self)._observe { _ in }  // before any change: fine
+            object.intCol = 2
+            let message = "Cannot create asynchronous query after making changes in a write transaction."
+            expectRejected(rejection { _ = try realm.objects(IntObj.self)._observe { _ in } }, message)
+            expectRejected(rejection { _ = try object._observe { _ in } }, message)
+            #expect(rejection { _ = try realm._observe { _, _ in } } == nil, "realm observers are not affected")
+            realm.cancelWrite()
+            #expect(rejection { _ = try realm.objects(IntObj.self)._observe { _ in } } == nil)
+            before.invalidate()
+        }
+    }
+
+    // Realm's `observe` documentation: notifications come while the token is held (Spec N2).
+    @Test("Spec N2: releasing the last reference to a token ends the observation")
+    func N2_releasingTheTokenEndsTheObservation() throws {
+        let configuration = testConfiguration()
+        try onLoopThread {
+            let realm = try Realm(configuration: configuration)
+            let kept = Log()
+            let dropped = Log()
+            let keptToken = realm.objects(IntObj.self).observe { kept.record($0) }
+            var droppedToken: NotificationToken? = realm.objects(IntObj.self).observe { dropped.record($0) }
+            #expect(spinRunLoop { kept.count == 1 && dropped.count == 1 })
+            #expect(droppedToken != nil)
+            droppedToken = nil
+            try realm.write { realm.create(IntObj.self, value: ["intCol": 1]) }
+            #expect(spinRunLoop { kept.count == 2 })
+            _ = spinRunLoop(seconds: 0.2) { false }
+            #expect(dropped.count == 1, "a released token's observer was still called")
+            keptToken.invalidate()
         }
     }
 
@@ -606,8 +729,9 @@ import Testing
             let realm = try Realm(configuration: configuration)
             let log = Log()
             realm.beginWrite()
-            realm.create(IntObj.self, value: ["intCol": 1])
+            // Spec N25: inside a write, an observer can be added only before its first change.
             let token = realm.objects(IntObj.self).observe { log.record($0) }
+            realm.create(IntObj.self, value: ["intCol": 1])
             _ = spinRunLoop(seconds: 0.2) { false }  // turns pass while the write is open
             #expect(log.count == 0, "a callback ran inside the write")
             realm.cancelWrite()

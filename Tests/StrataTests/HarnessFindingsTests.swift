@@ -222,9 +222,10 @@ private enum HF {
         expectRejected(rejection { _ = try frozen._create(IntObj.self, value: ["intCol": 1], update: .error) },
                           "in a write transaction")
         try realm._beginWrite()
+        // Realm asks whether the object (the List) is still attached before anything else.
         expectRejected(rejection { try frozenHolder._setValue([IntObj](), forKey: "intArray") },
-                          "Attempting to modify a frozen object")
-        expectRejected(rejection { try frozenList._append(element) }, "Attempting to modify a frozen List")
+                          "Object has been deleted or invalidated.")
+        expectRejected(rejection { try frozenList._append(element) }, "List is no longer valid.")
         try realm._cancelWrite()
         // A freeze at that version while the invalidated instance is held gives it back.
         expectRejected(rejection { _ = try realm._freeze()._objects(IntObj.self) }, HF.frozenInvalidated)

@@ -300,6 +300,7 @@ private func limitedConfiguration(_ limit: UInt?) -> Realm.Configuration {
         }
         try b.write { try addIntObj(b, 9) }
         let belongs = "Can only delete an object from the Realm it belongs to."
+        let collectionsBelong = "Can only delete objects from the Realm they belong to."  // -[RLMRealm deleteObjects:]
 
         // Unmanaged, outside and inside a write.
         let unmanagedOutside = rejection { try a._delete(IntObj()) }
@@ -315,16 +316,16 @@ private func limitedConfiguration(_ limit: UInt?) -> Realm.Configuration {
         for (aWrites, bWrites) in [(false, false), (false, true), (true, false), (true, true)] {
             if aWrites { try a._beginWrite() }
             if bWrites { try b._beginWrite() }
-            let attempts: [(String, () throws -> Void)] = [
-                ("object", { try b._delete(objectOfA) }),
-                ("array", { try b._delete([objectOfA!]) }),
-                ("results", { try b._delete(a.objects(IntObj.self)) }),
-                ("list", { try b._delete(companyOfA.employees) }),
+            let attempts: [(String, String, () throws -> Void)] = [
+                ("object", belongs, { try b._delete(objectOfA) }),
+                ("array", belongs, { try b._delete([objectOfA!]) }),
+                ("results", collectionsBelong, { try b._delete(a.objects(IntObj.self)) }),
+                ("list", collectionsBelong, { try b._delete(companyOfA.employees) }),
             ]
-            for (name, attempt) in attempts {
+            for (name, message, attempt) in attempts {
                 let error = rejection(attempt)
                 #expect(error?.code == .programmerError, "\(name) A:\(aWrites) B:\(bWrites)")
-                #expect(error?.message.contains(belongs) == true, "\(name) A:\(aWrites) B:\(bWrites): \(String(describing: error))")
+                #expect(error?.message == message, "\(name) A:\(aWrites) B:\(bWrites): \(String(describing: error))")
             }
             if aWrites { try a._cancelWrite() }
             if bWrites { try b._cancelWrite() }

@@ -50,13 +50,14 @@ final class ListBinding: @unchecked Sendable {
         try parent.setValue(.list(values), column: column)
     }
 
-    /// The checks of a mutation, made before anything is encoded (Spec WRT-13's order).
+    /// The checks of a mutation, made before anything is encoded (Spec WRT-13's order), as
+    /// realm-core's `Collection::verify_in_transaction` makes them: the context, then whether
+    /// the List is still valid (Spec V13, W12, F6), then the write (Spec W9; a frozen List is
+    /// never in one, F12).
     func checkMutable() throws(Realm.Error) {
-        try core.checkThread()  // Spec F12 before F6: a mutation of a frozen List reads nothing
-        if core.isFrozen { throw Realm.Error.frozenListModify }  // Spec F12
-        // Spec W9, V13: invalid first, as realm-core's Collection::verify_in_transaction.
+        try core.checkThread()
         if try isInvalidated() { throw Realm.Error.collectionInvalidated }
-        guard core.write != nil else { throw Realm.Error.listOutsideWrite }  // Spec W9
+        guard core.write != nil else { throw Realm.Error.listOutsideWrite }
     }
 
     /// The same List in another realm of the file; nil when its owner is missing there (or
@@ -365,7 +366,7 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
 
     @_spi(StrataCheck)
     public func _freeze() throws(Realm.Error) -> List<Element> {
-        guard let binding else { throw Realm.Error.unmanagedListFreeze }
+        guard let binding else { throw Realm.Error.unmanagedListOnly }
         if binding.core.isFrozen { return self }
         _ = try binding.values()  // Spec C7, V13
         let frozen = try binding.core.freeze()
@@ -379,7 +380,7 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
 
     @_spi(StrataCheck)
     public func _thaw() throws(Realm.Error) -> List<Element>? {
-        guard let binding else { throw Realm.Error.unmanagedThaw }
+        guard let binding else { throw Realm.Error.unmanagedListOnly }
         guard binding.core.isFrozen else {
             try binding.core.checkThread()  // Spec C6: every member of a live List checks
             return self
@@ -393,7 +394,7 @@ extension List where Element: Object {
     /// The List's objects matching `isIncluded`, in list order.
     public func `where`(_ isIncluded: (Query<Element>) -> Query<Bool>) -> Results<Element> {
         trapping { () throws(Realm.Error) -> Results<Element> in
-            guard let binding else { throw Realm.Error.misuse("This method may only be called on managed List instances") }
+            guard let binding else { throw Realm.Error.unmanagedListOnly }
             _ = try binding.values()
             let info = try binding.core.classInfo(Element.self)
             let predicate = isIncluded(Query<Element>(.root(info))).predicate
@@ -422,11 +423,16 @@ extension List where Element: Object {
 }
 
 extension List: RealmCollectionBase where Element: Object {
+    /// An unmanaged List is deleted object by object, as any sequence (RLMRealm's
+    /// `deleteObjects:` enumerates what has no `deleteObjectsFromRealm`).
+    var isManagedCollection: Bool { binding != nil }
+
+    /// Spec W11, W9: `-[RLMRealm deleteObjects:]`, then realm-core's `List::delete_all`.
     func checkDeletable(by core: RealmCore) throws(Realm.Error) {
         try core.checkThread()  // a write: W11, W9 decide, not F6
         guard let binding else { throw Realm.Error.deleteUnmanaged }
-        guard binding.core === core else { throw Realm.Error.deleteFromOtherRealm }
-        guard core.write != nil else { throw Realm.Error.realmChangeOutsideWrite }
+        guard binding.core === core else { throw Realm.Error.deleteCollectionFromOtherRealm }
+        guard core.write != nil else { throw Realm.Error.listOutsideWrite }
     }
 
     func targetKeys() throws(Realm.Error) -> [(TableInfo, ObjectKey)] {

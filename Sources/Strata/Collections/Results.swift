@@ -4,6 +4,8 @@ import StrataStorage
 protocol RealmCollectionBase {
     /// Spec W11: only the owning realm, in a write, may delete a collection's objects.
     func checkDeletable(by core: RealmCore) throws(Realm.Error)
+    /// Whether `delete` takes the collection whole (else element by element).
+    var isManagedCollection: Bool { get }
     /// The stored objects the collection holds now.
     func targetKeys() throws(Realm.Error) -> [(TableInfo, ObjectKey)]
 }
@@ -223,29 +225,65 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     /// Sorted by a property.
     public func sorted<V>(by keyPath: KeyPath<Element, V>, ascending: Bool = true) -> Results<Element> {
         let column = QueryColumns.column(of: keyPath, info: storage.info)
-        return sorted(columns: [(column, ascending)])
+        return sorted(by: [SortDescriptor(keyPath: storage.info.schema.properties[column].name, ascending: ascending)])
     }
 
     /// Sorted by several properties, the first deciding first.
     public func sorted<S: Sequence>(by descriptors: S) -> Results<Element> where S.Element == SortDescriptor {
-        trapping { () throws(Realm.Error) -> Results<Element> in
-            var columns: [(column: Int, ascending: Bool)] = []
-            for descriptor in descriptors {
-                guard let column = storage.info.schema.index(of: descriptor.keyPath) else {
-                    throw Realm.Error.unknownProperty(descriptor.keyPath, type: storage.info.className)
-                }
-                columns.append((column, descriptor.ascending))
-            }
-            return sorted(columns: columns)
-        }
+        trapping { () throws(Realm.Error) -> Results<Element> in try _sorted(by: descriptors) }
     }
 
-    private func sorted(columns: [(column: Int, ascending: Bool)]) -> Results<Element> {
-        trapping { () throws(Realm.Error) -> Results<Element> in
-            try storage.core.checkAccess()
-            return Results(storage: Storage(core: storage.core, info: storage.info, source: storage.source,
-                                            predicate: storage.predicate, sort: columns, epoch: storage.epoch))
+    /// `sorted(by:)`, throwing: a key path Realm refuses to sort on (`ResultsTests.testSortWithKeyPath`
+    /// messages: 'Cannot sort on key path ...').
+    @_spi(StrataCheck)
+    public func _sorted<S: Sequence>(by descriptors: S) throws(Realm.Error) -> Results<Element>
+    where S.Element == SortDescriptor {
+        var columns: [(column: Int, ascending: Bool)] = []
+        for descriptor in descriptors {
+            columns.append((try Self.sortColumn(descriptor.keyPath, info: storage.info), descriptor.ascending))
         }
+        try storage.core.checkAccess()
+        return Results(storage: Storage(core: storage.core, info: storage.info, source: storage.source,
+                                        predicate: storage.predicate, sort: columns, epoch: storage.epoch))
+    }
+
+    /// The column a sort key path names, checked as realm-core's `parse_keypath` (of
+    /// `Results::sort`) checks it, in its order and words. Strata sorts by the class's own
+    /// properties: a key path through a link (`"dog.age"`), which Realm follows, is refused.
+    static func sortColumn(_ keyPath: String, info: ClassInfo) throws(Realm.Error) -> Int {
+        if keyPath.contains("@") {  // RLMSortDescriptorsToKeypathArray, before realm-core's parse
+            throw Realm.Error.cannotSort(keyPath: keyPath, "KVC collection operators are not supported")
+        }
+        let className = info.className
+        let names = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        guard !keyPath.isEmpty, !names.contains("") else {
+            throw Realm.Error.cannotSort(keyPath: keyPath, "missing property name")
+        }
+        guard let column = info.schema.index(of: names[0]) else {
+            throw Realm.Error.cannotSort(keyPath: keyPath, "property '\(className).\(names[0])' does not exist")
+        }
+        let property = info.schema.properties[column]
+        if property.isList {
+            throw Realm.Error.cannotSort(keyPath: keyPath,
+                                         "property '\(className).\(property.name)' is of unsupported type 'array'")
+        }
+        if property.type == .data {
+            throw Realm.Error.cannotSort(keyPath: keyPath,
+                                         "property '\(className).\(property.name)' is of unsupported type 'data'")
+        }
+        if property.type == .object {
+            guard names.count > 1 else {
+                throw Realm.Error.cannotSort(keyPath: keyPath, "property '\(className).\(property.name)' of type "
+                                             + "'object' cannot be the final property in the key path")
+            }
+            throw Realm.Error.cannotSort(keyPath: keyPath, "Strata does not sort through the link "
+                                         + "'\(className).\(property.name)'")
+        }
+        guard names.count == 1 else {
+            throw Realm.Error.cannotSort(keyPath: keyPath, "property '\(className).\(property.name)' of type "
+                                         + "'\(property.realmTypeName)' may only be the final property in the key path")
+        }
+        return column
     }
 
     /// The index of `object` in the Results, if it is there.
@@ -302,9 +340,12 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
 }
 
 extension Results: RealmCollectionBase {
+    var isManagedCollection: Bool { true }
+
+    /// Spec W11, W9: `-[RLMRealm deleteObjects:]`, then `-[RLMResults deleteObjectsFromRealm]`.
     func checkDeletable(by core: RealmCore) throws(Realm.Error) {
         try core.checkThread()  // a write: W11, W9 decide, not F6
-        guard storage.core === core else { throw Realm.Error.deleteFromOtherRealm }
+        guard storage.core === core else { throw Realm.Error.deleteCollectionFromOtherRealm }
         guard core.write != nil else { throw Realm.Error.resultsOutsideWrite }
     }
 

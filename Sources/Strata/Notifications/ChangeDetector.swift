@@ -9,7 +9,8 @@ indirect enum WatchedPaths {
     case columns([Int: WatchedPaths?])
 
     /// The paths of `keyPaths` ("name", "employees.hired") over `info`'s class.
-    /// - Throws: `property '<name>' not found in object of type '<type>'` (Spec N21).
+    /// - Throws: `Invalid property name: property '<name>' not found in object of type '<type>'`
+    ///   (Spec N21; RLMClassInfo's `keyPathFromString`).
     static func parse(_ keyPaths: [String]?, info: ClassInfo, core: RealmCore) throws(Realm.Error) -> WatchedPaths {
         guard let keyPaths else { return .everything }
         var columns: [Int: WatchedPaths?] = [:]
@@ -23,7 +24,8 @@ indirect enum WatchedPaths {
                             to columns: inout [Int: WatchedPaths?]) throws(Realm.Error) {
         guard let first = components.first else { return }
         guard let column = schema.index(of: first) else {
-            throw Realm.Error.misuse("property '\(first)' not found in object of type '\(schema.className)'")
+            throw Realm.Error.misuse("Invalid property name: property '\(first)' not found in object of type "
+                                     + "'\(schema.className)'")
         }
         let rest = Array(components.dropFirst())
         guard !rest.isEmpty else {
@@ -33,7 +35,8 @@ indirect enum WatchedPaths {
         let property = schema.properties[column]
         guard property.isLink, let target = property.objectClassName, let targetInfo = core.knownClass(named: target)
         else {
-            throw Realm.Error.misuse("property '\(rest[0])' not found in object of type '\(property.type)'")
+            throw Realm.Error.misuse("Invalid property name: property '\(rest[0])' not found in object of type "
+                                     + "'\(property.objectClassName ?? schema.className)'")
         }
         var nested: [Int: WatchedPaths?] = [:]
         if case .some(.some(.columns(let existing))) = columns[column] { nested = existing }

@@ -7,7 +7,7 @@ import StrataStorage
 /// delivery compares that with the realm's version now and calls back only if something it
 /// watches changed (N11); then the new version becomes its baseline.
 class Notifier {
-    let token: NotificationToken
+    let subscription: Subscription
     /// Set while its callback runs: a delivery pass skips it then (Spec N5, N17).
     var running = false
     /// The version last delivered, pinned; nil before the first delivery (or after the realm
@@ -15,7 +15,7 @@ class Notifier {
     private(set) var baseline: ReadTransaction?
     private(set) var baselineVersion: Version?
 
-    init(token: NotificationToken) { self.token = token }
+    init(subscription: Subscription) { self.subscription = subscription }
 
     deinit { baseline?.end() }
 
@@ -81,14 +81,14 @@ final class CollectionNotifier: Notifier {
     let send: (RealmCollectionChange<Void>) -> Void
     private var delivered: [CollectionElement]?
 
-    init(token: NotificationToken, schema: ObjectSchema?, paths: WatchedPaths,
+    init(subscription: Subscription, schema: ObjectSchema?, paths: WatchedPaths,
          contents: @escaping () throws(Realm.Error) -> CollectionContents,
          send: @escaping (RealmCollectionChange<Void>) -> Void) {
         self.contents = contents
         self.schema = schema
         self.paths = paths
         self.send = send
-        super.init(token: token)
+        super.init(subscription: subscription)
     }
 
     override func deliver(in core: RealmCore) {
@@ -97,7 +97,7 @@ final class CollectionNotifier: Notifier {
             guard let old = delivered else {
                 delivered = now.elements
                 rebase(to: core)
-                token.runCallback { send(.initial(())) }  // Spec N8
+                subscription.runCallback { send(.initial(())) }  // Spec N8
                 return
             }
             guard let version = core.read?.version, version != baselineVersion else { return }
@@ -126,13 +126,13 @@ final class CollectionNotifier: Notifier {
             delivered = now.elements
             rebase(to: core)
             if !diff.isEmpty {  // Spec N11
-                token.runCallback {
+                subscription.runCallback {
                     send(.update((), deletions: diff.deletions, insertions: diff.insertions,
                                  modifications: modifications))
                 }
             }
         } catch {
-            token.runCallback(endsObservation: true) { send(.error(error)) }
+            subscription.runCallback(endsObservation: true) { send(.error(error)) }
         }
     }
 
@@ -172,14 +172,14 @@ final class ObjectNotifier: Notifier {
     let paths: WatchedPaths
     let send: (ObjectChange<Void>, [PropertyChange]) -> Void
 
-    init(token: NotificationToken, info: ClassInfo, table: TableInfo, identity: ObjectIdentity, paths: WatchedPaths,
+    init(subscription: Subscription, info: ClassInfo, table: TableInfo, identity: ObjectIdentity, paths: WatchedPaths,
          send: @escaping (ObjectChange<Void>, [PropertyChange]) -> Void) {
         self.info = info
         self.table = table
         self.identity = identity
         self.paths = paths
         self.send = send
-        super.init(token: token)
+        super.init(subscription: subscription)
     }
 
     override func deliver(in core: RealmCore) {
@@ -189,7 +189,7 @@ final class ObjectNotifier: Notifier {
             guard let table = view.table(named: info.className),
                   try engine(core.path, { try view.contains(table, identity: identity) }) else {
                 dropPin()
-                token.runCallback(endsObservation: true) { send(.deleted, []) }
+                subscription.runCallback(endsObservation: true) { send(.deleted, []) }
                 return
             }
             let (detector, committer) = detector(in: core, view: view)
@@ -217,10 +217,10 @@ final class ObjectNotifier: Notifier {
                 }
             }
             rebase(to: core)
-            if !changes.isEmpty { token.runCallback { send(.change((), changes), changes) } }
+            if !changes.isEmpty { subscription.runCallback { send(.change((), changes), changes) } }
         } catch {
             dropPin()
-            token.runCallback(endsObservation: true) { send(.error(error), []) }
+            subscription.runCallback(endsObservation: true) { send(.error(error), []) }
         }
     }
 }

@@ -82,7 +82,7 @@ extension Results {
         let token = core.makeNotifierToken()
         let results = self
         let notifier = CollectionNotifier(
-            token: token, schema: storage.info.schema, paths: paths,
+            subscription: token.subscription, schema: storage.info.schema, paths: paths,
             contents: { () throws(Realm.Error) -> CollectionContents in
                 let evaluation = try results.evaluate()
                 return CollectionContents(table: evaluation.table,
@@ -141,7 +141,7 @@ extension List {
         let token = core.makeNotifierToken()
         let list = self
         let notifier = CollectionNotifier(
-            token: token, schema: targetInfo?.schema, paths: paths,
+            subscription: token.subscription, schema: targetInfo?.schema, paths: paths,
             contents: { () throws(Realm.Error) -> CollectionContents in
                 // An owner that is gone holds nothing: its List reports every element deleted.
                 guard try !binding.isInvalidated() else { return CollectionContents(table: nil, elements: []) }
@@ -190,7 +190,7 @@ extension _ObjectObservable where Self: Object {
         guard try !accessor.isInvalidated() else { throw Realm.Error.objectInvalidated }
         _ = try core.view()  // the baseline is the version read now
         let token = core.makeNotifierToken()
-        let notifier = ObjectNotifier(token: token, info: accessor.info, table: accessor.table,
+        let notifier = ObjectNotifier(subscription: token.subscription, info: accessor.info, table: accessor.table,
                                       identity: accessor.identity, paths: paths) { change, properties in
             // The observer keeps the object (and its realm) until the token is invalidated.
             switch change {
@@ -200,6 +200,7 @@ extension _ObjectObservable where Self: Object {
             }
         }
         notifier.rebase(to: core)
+        notifier.subscription.register(in: core)
         core.notifiers.append(notifier)
         return token
     }
@@ -227,6 +228,6 @@ extension _ObjectObservable where Self: Object {
 }
 
 extension Realm.Error {
-    static let unmanagedObservation = misuse("Only managed collections can be observed")
+    static let unmanagedObservation = misuse("Change notifications are only supported on managed collections.")
     static let unmanagedObjectObservation = misuse("Only objects which are managed by a Realm support change notifications")
 }

@@ -6,6 +6,7 @@ extension RealmCore {
     /// Adds a collection or object observer; a collection's initial callback comes on a later
     /// turn of the realm's loop (Spec N8).
     func addNotifier(_ notifier: Notifier) {
+        notifier.subscription.register(in: self)
         notifiers.append(notifier)
         if file.bugs.contains(.callbackInsideObserve) { return deliverPending() }  // seeded bug: Spec N8 broken
         scheduleDelivery()
@@ -13,7 +14,7 @@ extension RealmCore {
 
     /// Asks for a delivery turn on the realm's scheduler (at most one pending).
     func scheduleDelivery() {
-        guard notifiers.contains(where: { !$0.token.isInvalidated }) else { return }
+        guard notifiers.contains(where: { !$0.subscription.isInvalidated }) else { return }
         listener?.schedule(.delivery)
     }
 
@@ -34,7 +35,7 @@ extension RealmCore {
         pruneNotifiers()
         guard !notifiers.isEmpty, !isFrozen else { return }
         let pass = notifiers
-        for notifier in pass where !notifier.running && !notifier.token.isInvalidated {
+        for notifier in pass where !notifier.running && !notifier.subscription.isInvalidated {
             notifier.running = true
             didChangeDepth += 1  // Spec V5: refresh() inside any callback does nothing
             notifier.deliver(in: self)
@@ -43,11 +44,11 @@ extension RealmCore {
         }
     }
 
-    /// Spec N4: the observers of `tokens` take the realm's version as delivered, silently.
-    func rebaseNotifiers(skipping tokens: [NotificationToken]) {
-        guard !tokens.isEmpty else { return }
+    /// Spec N4: the observers of `skipped` take the realm's version as delivered, silently.
+    func rebaseNotifiers(skipping skipped: [Subscription]) {
+        guard !skipped.isEmpty else { return }
         if file.bugs.contains(.skippedTokenStillNotified) { return }  // seeded bug: Spec N4 broken
-        for notifier in notifiers where tokens.contains(where: { $0 === notifier.token }) {
+        for notifier in notifiers where skipped.contains(where: { $0 === notifier.subscription }) {
             notifier.skip(in: self)
         }
     }
@@ -55,7 +56,7 @@ extension RealmCore {
     /// Drops the observers whose tokens were invalidated (and their pins).
     func pruneNotifiers() {
         notifiers.removeAll { notifier in
-            guard notifier.token.isInvalidated else { return false }
+            guard notifier.subscription.isInvalidated else { return false }
             notifier.dropPin()
             return true
         }
@@ -76,5 +77,6 @@ extension RealmCore {
         if case .thread = confinement, !Thread.isMainThread, RunLoop.current.currentMode == nil {
             throw Realm.Error.noRunLoop  // Spec C11: only from work the thread's loop runs
         }
+        if writeHasChanges { throw Realm.Error.queryAfterChangesInWrite }  // Spec N25
     }
 }

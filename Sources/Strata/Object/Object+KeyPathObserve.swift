@@ -21,9 +21,10 @@ extension _ObjectObservable where Self: Object {
     /// Like `observe(keyPaths:on:_:)` for an actor with the names of the properties
     /// `keyPaths` read.
     public func observe<A: Actor>(keyPaths: [PartialKeyPath<Self>], on actor: A,
+                                  _isolation: isolated (any Actor)? = #isolation,
                                   _ block: @escaping @Sendable (isolated A, ObjectChange<Self>) -> Void)
         async -> NotificationToken {
-        await observe(keyPaths: Self.propertyNames(keyPaths), on: actor, block)
+        await observe(keyPaths: Self.propertyNames(keyPaths), on: actor, _isolation: _isolation, block)
     }
 
     /// The names of the properties the key paths read (each read on an unmanaged object that

@@ -167,7 +167,7 @@ extension Object {
     public func _value(forKey key: String) throws(Realm.Error) -> Any? {
         let info = ClassInfo.of(type(of: self))
         guard let column = info.schema.index(of: key) else {
-            throw Realm.Error.unknownProperty(key, type: info.className)
+            throw Realm.Error.invalidPropertyName(key, type: info.className)
         }
         if let accessor = _accessor {
             if info.schema.properties[column].isList {
@@ -190,7 +190,7 @@ extension Object {
     public func _setValue(_ value: Any?, forKey key: String) throws(Realm.Error) {
         let info = ClassInfo.of(type(of: self))
         guard let column = info.schema.index(of: key) else {
-            throw Realm.Error.unknownProperty(key, type: info.className)
+            throw Realm.Error.invalidPropertyName(key, type: info.className)
         }
         guard let accessor = _accessor else {
             try setUnmanaged(value, column: column, info: info)
@@ -326,9 +326,9 @@ extension Object: _RealmValue, RealmCollectionValue {
 
     public func _strataEncode(realm: Realm?) throws(Realm.Error) -> StrataStorage.Value {
         guard let core = realm?.core else {
-            guard let accessor = _accessor else {
-                throw Realm.Error.misuse("Only managed objects can be compared in a query")
-            }
+            // An unmanaged object equals no stored object (RLMQueryUtil's add_link_constraint:
+            // `== obj` matches nothing, `!= obj` everything): a link no table holds.
+            guard let accessor = _accessor else { return .link(Link(table: TableID(UInt32.max), key: ObjectKey(-1))) }
             return .link(Link(table: accessor.table.id, key: accessor.key))
         }
         return .link(try core.link(to: self))

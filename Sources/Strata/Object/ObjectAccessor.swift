@@ -126,7 +126,12 @@ public final class _ObjectAccessor {
     @discardableResult
     func checkWritable() throws(Realm.Error) -> WriteTransaction {
         try core.checkThread()  // Spec F12 before F6: a write to a frozen object reads nothing
-        if core.isFrozen { throw Realm.Error.frozenModify }  // Spec F12
+        if core.isFrozen {
+            // Spec F12, F6: Realm's RLMVerifyInWriteTransaction asks whether the object is still
+            // attached before whether it is frozen; an invalidated frozen realm's are not.
+            if core.isFrozenInvalidated { throw Realm.Error.objectInvalidated }
+            throw Realm.Error.frozenModify
+        }
         // Spec W9, V13: an invalid accessor is reported as such before a missing write, as
         // Realm's RLMVerifyInWriteTransaction does (it verifies the object is attached first).
         guard epoch == core.epoch, !isRolledBack else { throw Realm.Error.objectInvalidated }
@@ -142,7 +147,7 @@ public final class _ObjectAccessor {
         let write = try checkWritable()
         if column == info.schema.primaryKeyIndex {
             let current = try self.value(column: column)
-            guard current == value else { throw Realm.Error.primaryKeyChange(type: info.className) }
+            guard current == value else { throw Realm.Error.primaryKeyChange }
             return
         }
         guard var row = try currentRow(.write(write)) else { throw Realm.Error.objectInvalidated }  // Spec W12

@@ -70,10 +70,22 @@ extension Realm {
         }
     }
 
+    /// When to download a synchronized realm's data before opening it. Strata has no sync:
+    /// every value opens the local file as `.never` does.
+    public enum OpenBehavior: Sendable {
+        /// Return the realm as the synchronous initializer would.
+        case never
+        /// Download everything first (synchronized realms only).
+        case always
+        /// Download the first time on this device (synchronized realms only).
+        case once
+    }
+
     /// Spec C15: opens the realm of `configuration` confined to `actor`: usable only in the
     /// actor's isolation, with its notifications, autorefresh and async-write completions run
-    /// there. The file is opened, recovered and checked off the actor first (Spec X7). Called
-    /// in the actor's isolation, so the realm never leaves it:
+    /// there. The file is opened, recovered and checked off the actor first (Spec X7). The
+    /// caller need not be isolated to `actor`, but only code in the actor's isolation can use
+    /// the realm:
     ///
     /// ```swift
     /// actor Counter {
@@ -81,11 +93,44 @@ extension Realm {
     ///     func start() async throws { realm = try await Realm(actor: self) }
     /// }
     /// ```
-    public init<A: Actor>(configuration: Configuration = .defaultConfiguration, actor: isolated A) async throws {
+    /// - Throws: `Realm.Error` for the open; `CancellationError` in a cancelled task.
+    public init<A: Actor>(configuration: Configuration = .defaultConfiguration, actor: A,
+                          downloadBeforeOpen: OpenBehavior = .never) async throws {
+        if Task.isCancelled { throw CancellationError() }
         let file = try await Realm.openInBackground(configuration)
-        core = try withExtendedLifetime(file) { () throws(Realm.Error) -> RealmCore in
-            try RealmCore.open(configuration, actor: actor)
+        let opened = try await Realm.openConfined(configuration, to: actor)
+        core = withExtendedLifetime(file) { opened.core }
+    }
+
+    /// Spec C15: the realm of `configuration` isolated to the calling actor (the main actor's
+    /// realm on the main actor), opened off the actor first (Spec X7).
+    /// - Throws: `Realm.Error` for the open; `CancellationError` in a cancelled task.
+    public static func open(configuration: Configuration = .defaultConfiguration,
+                            _isolation actor: isolated any Actor = #isolation,
+                            downloadBeforeOpen: OpenBehavior = .never) async throws -> Realm {
+        if Task.isCancelled { throw CancellationError() }
+        let file = try await openInBackground(configuration)
+        return try withExtendedLifetime(file) { () throws(Realm.Error) -> Realm in
+            Realm(core: try RealmCore.open(configuration, actor: actor))
         }
+    }
+
+    /// The main actor's realm of `configuration` (the main thread's), opened off the main
+    /// thread first (Spec X7).
+    @MainActor
+    public init(configuration: Configuration = .defaultConfiguration, downloadBeforeOpen: OpenBehavior) async throws {
+        self = try await Realm.open(configuration: configuration, downloadBeforeOpen: downloadBeforeOpen)
+    }
+
+    /// A realm core made in `actor`'s isolation for a caller that may be elsewhere: the core
+    /// never leaves the actor's use (every entry point checks its confinement, Spec C15).
+    private struct ConfinedCore: @unchecked Sendable {
+        let core: RealmCore
+    }
+
+    private static func openConfined<A: Actor>(_ configuration: Configuration,
+                                               to actor: isolated A) throws(Realm.Error) -> ConfinedCore {
+        ConfinedCore(core: try RealmCore.open(configuration, actor: actor))
     }
 
     /// Opens the file of `configuration` on a background queue; the caller keeps it open (and

@@ -94,6 +94,8 @@ enum RealmScheduler: Sendable {
     case runLoop(RunLoopReference)
     case queue(DispatchQueue)
     case actor(ActorScheduler)
+    /// The main thread's realm: its run loop, also when it spins inside a main-queue block.
+    case mainThread
 
     /// The scheduler of the calling context for a realm with `confinement`.
     static func current(for confinement: Confinement, queue: DispatchQueue?) -> RealmScheduler? {
@@ -106,7 +108,7 @@ enum RealmScheduler: Sendable {
             guard let actor = token.actor else { return nil }
             return .actor(ActorScheduler(actor))
         case .thread:
-            if Thread.isMainThread { return .queue(DispatchQueue.main) }
+            if Thread.isMainThread { return .mainThread }
             return .runLoop(RunLoopReference(loop: RunLoop.current))
         }
     }
@@ -116,7 +118,30 @@ enum RealmScheduler: Sendable {
         case .runLoop(let reference): reference.loop.perform(work)
         case .queue(let queue): queue.async(execute: work)
         case .actor(let scheduler): scheduler.perform(work)
+        case .mainThread:
+            // Realm's main-thread scheduler is a run-loop source, which also fires in a run loop
+            // spun inside a main-queue block (waiting there for the realm's work is common);
+            // the main queue cannot run a second block then. A block performed on the main run
+            // loop does run there, but nothing wakes a sleeping loop for it; the main queue does.
+            // So the work goes both ways, and runs once, whichever comes first. Each way keeps
+            // its order, so turns still run in the order they were asked for.
+            let once = RunOnce(work)
+            RunLoop.main.perform { once.run() }
+            DispatchQueue.main.async { once.run() }
         }
+    }
+}
+
+/// Work that runs at most once, whichever of its schedulings comes first.
+private final class RunOnce: Sendable {
+    private let ran = Atomic<Bool>(false)
+    private let work: @Sendable () -> Void
+
+    init(_ work: @escaping @Sendable () -> Void) { self.work = work }
+
+    func run() {
+        guard !ran.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        work()
     }
 }
 

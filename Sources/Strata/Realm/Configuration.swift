@@ -126,10 +126,11 @@ extension Realm {
         }
 
         /// The settings Realm rejects before it opens anything (RealmSwift hands the whole
-        /// configuration to Realm's own first): an empty path or in-memory identifier, the
-        /// schema version reserved for unversioned files, and `readOnly` with
-        /// `deleteRealmIfMigrationNeeded` (`RealmConfigurationTests.testCannotSetMutuallyExclusiveProperties`).
-        /// Checked in this order, Realm's.
+        /// configuration to Realm's own first): an empty path or in-memory identifier, an
+        /// encryption key that is not 64 bytes (Spec X17), the schema version reserved for
+        /// unversioned files, and `readOnly` with `deleteRealmIfMigrationNeeded`
+        /// (`RealmConfigurationTests.testCannotSetMutuallyExclusiveProperties`). Checked in this
+        /// order, the order RealmSwift's `rlmConfiguration` sets them in.
         /// - Throws: `Realm.Error` with code `.programmerError` and Realm's message.
         func validate() throws(Realm.Error) {
             switch location {
@@ -138,6 +139,7 @@ extension Realm {
             case .memory(let identifier):
                 if identifier.isEmpty { throw Realm.Error.misuse("In-memory identifier must not be empty") }
             }
+            if let encryptionKey, encryptionKey.count != 64 { throw Realm.Error.encryptionKeyLength }
             if schemaVersion == UInt64.max {
                 throw Realm.Error.misuse("Cannot set schema version to \(UInt64.max) (RLMNotVersioned)")
             }

@@ -530,17 +530,9 @@ public final class Migration {
     /// this migration, or an object, dictionary or array to create from.
     func encode(_ value: Any?, for property: PropertySchema, in className: String) throws(Realm.Error) -> StrataStorage.Value {
         guard property.isList else { return try encodeElement(value, for: property, in: className) }
-        guard let value = AnyValue.flatten(value) else { return .list([]) }
-        let elements: [Any?]
-        if let list = value as? any AnyListConvertible {
-            elements = try list.anyElements()
-        } else if let array = value as? [Any?] {
-            elements = array
-        } else if let array = value as? [Any] {
-            elements = array.map { Optional($0) }
-        } else {
-            throw Realm.Error.wrongValueType(property: property.name, type: className)
-        }
+        // Realm's words for a value that is not a list (RLMValidateValueForProperty).
+        let elements = try AnyValue.listElements(AnyValue.flatten(value), _PropertyPath(className: className,
+                                                                                         property: property))
         var encoded: [StrataStorage.Value] = []
         for element in elements { encoded.append(try encodeElement(element, for: property, in: className)) }
         return .list(encoded)
@@ -554,7 +546,8 @@ public final class Migration {
             }
             return .null
         }
-        let wrong = Realm.Error.wrongValueType(property: property.name, type: className)
+        // Realm's words for a value of another type (RLMThrowTypeError).
+        let wrong = AnyValue.typeError(value, _PropertyPath(className: className, property: property))
         switch property.type {
         case .int:
             guard let number = value as? any BinaryInteger, !(value is Bool) else { throw wrong }
@@ -776,7 +769,7 @@ public final class MigrationObject {
     @_spi(StrataCheck)
     public func _setValue(_ value: Any?, forKey name: String) throws(Realm.Error) {
         guard let column = schema.index(of: name) else { throw invalidName(name) }
-        guard !isOld else { throw Realm.Error.objectSetOutsideWrite }  // the old realm is read-only (Spec X21)
+        guard !isOld else { throw Realm.Error.managedObjectsOutsideWrite }  // the old realm is read-only (Spec X21)
         try migration.set(value, column: column, of: self)
     }
 

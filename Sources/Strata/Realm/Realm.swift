@@ -93,13 +93,19 @@ public struct Realm: Hashable {
                 return core.autorefresh
             }
         }
-        nonmutating set {
-            trapping { () throws(Realm.Error) in
-                if core.isFrozen { return }
-                try core.confinement.check()
-                core.autorefresh = newValue
-            }
+        nonmutating set { trapping { () throws(Realm.Error) in try _setAutorefresh(newValue) } }
+    }
+
+    /// Setting `autorefresh`, throwing: a frozen realm refuses `true` (Spec F2; realm-core's
+    /// `Realm::set_auto_refresh`, which checks no thread).
+    @_spi(StrataCheck)
+    public func _setAutorefresh(_ value: Bool) throws(Realm.Error) {
+        if core.isFrozen {
+            if value { throw Realm.Error.frozenAutorefresh }
+            return
         }
+        try core.confinement.check()
+        core.autorefresh = value
     }
 
     /// Whether the realm is frozen (Spec F1).
@@ -107,12 +113,16 @@ public struct Realm: Hashable {
 
     // MARK: versions
 
-    /// Moves to the newest version; true exactly when the realm moved (Spec V4).
+    /// Moves to the newest version; true exactly when the realm moved (Spec V4). A read-only
+    /// realm (also frozen) refuses, before any other check, as `-[RLMRealm refresh]` (Spec X10).
     @discardableResult
-    public func refresh() -> Bool { trapping { () throws(Realm.Error) -> Bool in try core.refresh() } }
+    public func refresh() -> Bool { trapping { () throws(Realm.Error) -> Bool in try _refresh() } }
 
     @_spi(StrataCheck)
-    public func _refresh() throws(Realm.Error) -> Bool { try core.refresh() }
+    public func _refresh() throws(Realm.Error) -> Bool {
+        if core.configuration.readOnly { throw Realm.Error.readOnlyRefresh }
+        return try core.refresh()
+    }
 
     /// Ends the realm's read (and rolls back any write): objects and collections obtained
     /// before are invalidated for good; the next read starts at the newest version (Spec V13).
@@ -190,12 +200,20 @@ public struct Realm: Hashable {
     /// Adds an unmanaged object (and the unmanaged objects it links to). Adding an object this
     /// realm already manages does nothing (Spec W10).
     public func add(_ object: Object, update: UpdatePolicy = .error) {
-        trapping { () throws(Realm.Error) in try core.add(object, policy: update) }
+        trapping { () throws(Realm.Error) in try _add(object, update: update) }
     }
 
     @_spi(StrataCheck)
     public func _add(_ object: Object, update: UpdatePolicy = .error) throws(Realm.Error) {
+        if update != .error { try Self.checkHasPrimaryKey(type(of: object)) }
         try core.add(object, policy: update)
+    }
+
+    /// An update policy needs a primary key: checked first, before the realm is touched, as
+    /// RealmSwift's `add` and `create` (`RLMVerifyHasPrimaryKey`) do.
+    private static func checkHasPrimaryKey(_ type: Object.Type) throws(Realm.Error) {
+        let info = ClassInfo.of(type)
+        if info.schema.primaryKeyIndex == nil { throw Realm.Error.noPrimaryKey(type: info.className) }
     }
 
     /// Adds every object of `objects`.
@@ -212,7 +230,8 @@ public struct Realm: Hashable {
 
     @_spi(StrataCheck)
     public func _create<T: Object>(_ type: T.Type, value: Any, update: UpdatePolicy) throws(Realm.Error) -> T {
-        _ = try core.requireWrite()  // Spec W9 first, as Realm checks the write before the value
+        if update != .error { try Self.checkHasPrimaryKey(type) }
+        _ = try core.requireWrite()  // Spec W9 next, as Realm checks the write before the value
         let info = try core.classInfo(type)
         let (table, identity, inserted) = try core.createObject(info, value: value, policy: update)
         // An object just inserted was created by this write (`WriteScope`); no lookup needed.
@@ -238,7 +257,7 @@ public struct Realm: Hashable {
 
     @_spi(StrataCheck)
     public func _delete<S: Sequence>(_ objects: S) throws(Realm.Error) where S.Element: Object {
-        if let collection = objects as? any RealmCollectionBase {
+        if let collection = objects as? any RealmCollectionBase, collection.isManagedCollection {
             try collection.checkDeletable(by: core)
             let targets = try collection.targetKeys()
             try core.deleteObjects(targets)
@@ -276,7 +295,7 @@ public struct Realm: Hashable {
     public func _object<T: Object, K>(ofType type: T.Type, forPrimaryKey key: K) throws(Realm.Error) -> T? {
         let info = try core.classInfo(type)
         guard let column = info.schema.primaryKeyIndex else {
-            throw Realm.Error.misuse("'\(info.className)' does not have a primary key")
+            throw Realm.Error.primaryKeyUndefined(type: info.className)
         }
         let view = try core.view()
         guard let table = view.table(named: info.className) else { return nil }
@@ -348,7 +367,10 @@ public struct Realm: Hashable {
 
     @_spi(StrataCheck)
     public func _writeCopy(toFile fileURL: URL, encryptionKey: Data?) throws(Realm.Error) {
-        if encryptionKey != nil { throw Realm.Error.encryptionUnsupported }
+        if let encryptionKey {  // RLMRealmValidatedEncryptionKey first (Spec X17)
+            guard encryptionKey.count == 64 else { throw Realm.Error.encryptionKeyLength }
+            throw Realm.Error.encryptionUnsupported
+        }
         let view = try core.view()
         let path = fileURL.standardizedFileURL.path
         try FileChecks.checkCopyDestination(path)

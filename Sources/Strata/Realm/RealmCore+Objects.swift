@@ -136,7 +136,7 @@ extension RealmCore {
     /// array is copied in (Spec W14: deep copies across realms).
     func linkForCreate(_ any: Any, info: ClassInfo, policy: Realm.UpdatePolicy) throws(Realm.Error) -> Link {
         if let object = any as? Object, let accessor = object._accessor, accessor.core === self {
-            guard try !accessor.isInvalidated() else { throw Realm.Error.addInvalidated }
+            guard try !accessor.isInvalidated() else { throw Realm.Error.objectInvalidated }
             return Link(table: accessor.table.id, key: accessor.key)
         }
         let nestedPolicy = info.schema.primaryKeyIndex == nil ? .error : policy  // as in `link(to:)`
@@ -275,7 +275,7 @@ extension RealmCore {
             for (index, element) in array.enumerated() { provided[index] = .some(element) }
         } else {
             if let object = value as? Object, let accessor = object._accessor, try accessor.isInvalidated() {
-                throw Realm.Error.addInvalidated
+                throw Realm.Error.objectInvalidated
             }
             // Any other value is read as an object with the class's properties (Realm reads it
             // by key-value coding): a missing one is an error.

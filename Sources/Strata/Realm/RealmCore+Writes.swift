@@ -41,6 +41,7 @@ extension RealmCore {
         writeScope = WriteScope()
         writeChanges = WriteChanges()
         mutationCount &+= 1
+        writeMutationBase = mutationCount
         if moved { notify(.didChange) }  // Spec V11: after the move, before beginWrite returns
         deliverPending()  // Spec N17: observers hear of earlier commits before the write goes on
     }
@@ -49,13 +50,26 @@ extension RealmCore {
     /// synchronous commit outside an async block first settles earlier async commits (A8, D13).
     func commitWrite(skipping tokens: [NotificationToken] = []) throws(Realm.Error) {
         try checkThread()
+        let skipped = try subscriptions(skipping: tokens)  // Spec N4: before anything commits
         guard write != nil else { throw Realm.Error.noWriteToCommit }  // Spec W3
-        try commitWriteTransaction(skipping: tokens)
+        try commitWriteTransaction(skipping: skipped)
         didCommitDurably()  // Spec A8, D13: earlier async commits are durable with this one
     }
 
+    /// Spec N4: the observers of `tokens`, each registered in this realm (an `observe(on:)`
+    /// token stands for its observer on that queue's realm); a token of another realm, or one
+    /// not registered yet, is refused with Realm's message.
+    private func subscriptions(skipping tokens: [NotificationToken]) throws(Realm.Error) -> [Subscription] {
+        try tokens.map { token throws(Realm.Error) -> Subscription in
+            guard let registration = token.subscription.registration,
+                  registration.realm == ObjectIdentifier(self) || file.bugs.contains(.skipAcceptsForeignTokens)
+            else { throw Realm.Error.incorrectRealmSkip }
+            return registration.subscription
+        }
+    }
+
     /// The commit itself, for synchronous and (`durable: false`, Spec D10) async commits.
-    func commitWriteTransaction(skipping tokens: [NotificationToken] = [], durable: Bool = true) throws(Realm.Error) {
+    func commitWriteTransaction(skipping tokens: [Subscription] = [], durable: Bool = true) throws(Realm.Error) {
         guard let transaction = write else { throw Realm.Error.noWriteToCommit }  // Spec W3
         write = nil
         mutationCount &+= 1

@@ -40,6 +40,11 @@ final class RealmCore {
     var epoch = 0
     /// Bumped by every mutation, begin, commit and cancel: Results and Lists re-evaluate.
     var mutationCount: UInt64 = 0
+    /// `mutationCount` when the open write began: a write has changes once it moved on.
+    var writeMutationBase: UInt64 = 0
+
+    /// Whether the open write made a change (Spec N25).
+    var writeHasChanges: Bool { write != nil && mutationCount != writeMutationBase }
     var listener: CommitListener?
     /// The realm observers (Spec N1 to N5).
     var observers: [RealmObserver] = []

@@ -75,7 +75,7 @@ final class RealmFile: Sendable {
         let result: Result<RealmFile, Realm.Error> = Self.open.withLock { files in
             if let file = files[key]?.file {
                 guard file.readOnly == configuration.readOnly else {
-                    return .failure(.differentReadPermissions(path: configuration.path))  // Spec X11
+                    return .failure(.differentReadPermissions(path: configuration.path, period: true))  // Spec X11
                 }
                 return .success(file)
             }

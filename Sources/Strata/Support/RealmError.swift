@@ -100,42 +100,52 @@ extension Realm.Error {
     /// `add`, `create` or `delete` outside a write (RLMVerifyInWriteTransaction of a realm).
     static let realmChangeOutsideWrite = misuse(
         "Can only add, remove, or create objects in a Realm in a write transaction - call beginWriteTransaction on an RLMRealm instance first.")
-    static let listOutsideWrite = misuse("Cannot modify managed List outside of a write transaction.")
+    /// A List mutation outside a write, also on a frozen List (RLMThrowCollectionException's
+    /// translation of realm-core's `Collection::verify_in_transaction`).
+    static let listOutsideWrite = misuse("Cannot modify List outside of a write transaction.")
     static let resultsOutsideWrite = misuse("Cannot modify Results outside of a write transaction.")
+    /// A migration's old objects are set outside any write (realm-core's `Realm::verify_in_write`).
+    static let managedObjectsOutsideWrite = misuse("Cannot modify managed objects outside of a write transaction.")
     static let deleteFromOtherRealm = misuse("Can only delete an object from the Realm it belongs to.")
     static let deleteUnmanaged = misuse("Can only delete an object from the Realm it belongs to.")
+    /// `delete(results)` or `delete(list)` of another realm instance (`-[RLMRealm deleteObjects:]`).
+    static let deleteCollectionFromOtherRealm = misuse("Can only delete objects from the Realm they belong to.")
     static let objectInvalidated = misuse("Object has been deleted or invalidated.")
     static let addInvalidated = misuse("Adding a deleted or invalidated object to a Realm is not permitted")
     static let addToOtherRealm = misuse("Object is already managed by another Realm. Use create instead to copy it into this Realm.")
     static func primaryKeyExists(type: String, value: String) -> Realm.Error {
-        misuse("Attempting to create an object of type '\(type)' with an existing primary key value '\(value)'.")
+        misuse("Attempting to create an object of type '\(type)' with an existing primary key value '\(value)'")
     }
     static func noPrimaryKey(type: String) -> Realm.Error {
         misuse("'\(type)' does not have a primary key and can not be updated")
     }
-    static func primaryKeyChange(type: String) -> Realm.Error {
-        misuse("Primary key can't be changed after an object is inserted (type '\(type)').")
+    static let primaryKeyChange = misuse("Primary key can't be changed after an object is inserted.")
+    /// `object(ofType:forPrimaryKey:)` of a class without one (realm-core's
+    /// `MissingPrimaryKeyException`).
+    static func primaryKeyUndefined(type: String) -> Realm.Error {
+        misuse("'\(type)' does not have a primary key defined")
     }
     static let frozenTransaction = misuse("Can't perform transactions on a frozen Realm")
     static let readOnlyTransaction = misuse("Can't perform transactions on read-only Realms.")
-    static func linkToOtherRealm(property: String) -> Realm.Error {
-        misuse("Cannot link to an object of another Realm (property '\(property)'); use create to copy it.")
-    }
     // Versions (Spec V)
-    static let collectionInvalidated = misuse("Access to invalidated List object.")
+    /// A managed List whose owner was deleted, or whose realm was invalidated (realm-core's
+    /// `Collection::verify_attached`).
+    static let collectionInvalidated = misuse("List is no longer valid. Either the parent object was deleted or the "
+                                              + "containing Realm has been invalidated or closed.")
     static let resultsInvalidated = misuse("Access to invalidated Results objects")
     static let iteratorInvalidated = misuse("Collection is no longer valid")
-    static let realmInvalidatedRead = misuse("Object has been deleted or invalidated.")
     // Freeze (Spec F)
     static let frozenRealmInvalidated = misuse("Cannot read from a frozen Realm which has been invalidated.")
     static let unmanagedThaw = misuse("Unmanaged objects cannot be thawed.")
     static let unmanagedFreeze = misuse("Unmanaged objects cannot be frozen.")
-    static let unmanagedListFreeze = misuse("This method may only be called on RLMArray instances retrieved from an RLMRealm")
+    /// What an unmanaged List refuses: `freeze()`, `thaw()`, `where` (RLMArray's methods for
+    /// managed arrays only).
+    static let unmanagedListOnly = misuse("This method may only be called on RLMArray instances retrieved from an RLMRealm")
     static let freezeInCreatingWrite = misuse("Cannot freeze an object in the same write transaction as it was created in.")
     static let frozenModify = misuse("Attempting to modify a frozen object - call thaw on the Object instance first.")
-    static let frozenListModify = misuse("Attempting to modify a frozen List - call thaw on the List instance first.")
     // References (Spec T)
-    static let referenceToUnmanaged = misuse("Cannot construct reference to unmanaged object")
+    static let referenceToUnmanaged = misuse("Cannot construct reference to unmanaged object, "
+                                             + "which can be passed across threads directly")
     static let referenceToInvalidated = misuse("Cannot construct reference to invalidated object")
     static let resolveTwice = misuse("Can only resolve a thread safe reference once.")
     static let threadSafeUnmanaged = misuse("Only managed objects may be wrapped as thread safe.")
@@ -147,27 +157,40 @@ extension Realm.Error {
     static func outOfBounds(index: Int, count: Int) -> Realm.Error {
         misuse("Index \(index) is out of bounds (must be less than \(count)).")
     }
-    static func unknownProperty(_ name: String, type: String) -> Realm.Error {
-        misuse("Property '\(name)' not found in object of type '\(type)'")
+    /// A property name the class lacks, for `object[name]`, `value(forKey:)` and
+    /// `setValue(_:forKey:)` (`RLMDynamicGetByName`, `RLMDynamicValidatedSet`).
+    static func invalidPropertyName(_ name: String, type: String) -> Realm.Error {
+        misuse("Invalid property name '\(name)' for class '\(type)'.")
+    }
+    /// realm-core's `parse_keypath` of `Results::sort`: "Cannot sort on key path 'k': <why>.".
+    static func cannotSort(keyPath: String, _ why: String) -> Realm.Error {
+        misuse("Cannot sort on key path '\(keyPath)': \(why).")
     }
     static func typeNotManaged(_ name: String) -> Realm.Error {
         misuse("Object type '\(name)' is not managed by the Realm. If using a custom `objectClasses` / `objectTypes` "
                + "array in your configuration, add `\(name)` to the list of `objectClasses` / `objectTypes`.")
     }
-    static func wrongValueType(property: String, type: String) -> Realm.Error {
-        misuse("Invalid value for property '\(type).\(property)'")
-    }
     // Files (Spec X)
-    static func differentReadPermissions(path: String) -> Realm.Error {
-        misuse("Realm at path '\(path)' already opened with different read permissions")
+    /// The context's own cached instance (`getCachedRealm` of RLMRealm.mm); `period`: another
+    /// instance of the process has the file open (realm-core's `RealmCoordinator::get_realm`
+    /// ends its sentence).
+    static func differentReadPermissions(path: String, period: Bool = false) -> Realm.Error {
+        misuse("Realm at path '\(path)' already opened with different read permissions" + (period ? "." : ""))
     }
+    /// realm-core's `RealmCoordinator::get_realm` names no versions (`open` and `requested`
+    /// are kept for the callers).
     static func differentSchemaVersion(path: String, open: UInt64, requested: UInt64) -> Realm.Error {
-        misuse("Realm at path '\(path)' already opened with different schema version (\(open), not \(requested))")
+        misuse("Realm at path '\(path)' already opened with different schema version.")
     }
     static func alreadyOpen(path: String) -> Realm.Error {
         Realm.Error(.alreadyOpen, "Cannot delete files of an open Realm: '\(path)' is still in use.")
     }
     static let encryptionKeyLength = misuse("Encryption key must be exactly 64 bytes long")
+    /// `observe(on: actor)` of an unmanaged object or List (RealmSwift's `with(_:on:_:)`).
+    static let unmanagedActorObservation = misuse("Change notifications are only supported for managed objects")
+    // Realm (Spec F, V, X)
+    static let frozenAutorefresh = misuse("Auto-refresh cannot be enabled for frozen Realms.")
+    static let readOnlyRefresh = misuse("Read-only Realms do not change and cannot be refreshed.")
     static let encryptionUnsupported = Realm.Error(.fail, "Encryption is not supported by Strata: the key must be nil")
 }
 
@@ -182,8 +205,9 @@ func trapping<R>(_ body: () throws(Realm.Error) -> R) -> R {
     }
 }
 
-/// `trapping` for async entry points.
-func trapping<R>(_ body: () async throws(Realm.Error) -> R) async -> R {
+/// `trapping` for async entry points, in the caller's isolation.
+func trapping<R>(isolation: isolated (any Actor)? = #isolation,
+                 _ body: () async throws(Realm.Error) -> R) async -> R {
     do {
         return try await body()
     } catch {

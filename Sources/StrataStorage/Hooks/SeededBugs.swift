@@ -97,4 +97,6 @@ public struct SeededBugs: OptionSet, Sendable, Hashable {
     /// `writeCopy` inside a write transaction copies the version the write began at, not the
     /// write's data (X3).
     public static let writeCopyIgnoresOpenWrite = SeededBugs(rawValue: 1 << 49)
+    /// `commitWrite(withoutNotifying:)` accepts tokens of other realms (N4).
+    public static let skipAcceptsForeignTokens = SeededBugs(rawValue: 1 << 50)
 }
