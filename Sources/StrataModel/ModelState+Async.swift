@@ -46,6 +46,7 @@ extension ModelState {
             return .done
         case .commitAsyncWrite(let realmID, let allowGrouping, let id):
             _ = try usableRealm(realmID, in: context)
+            try checkTransactable(realmID)  // Spec W18, in Realm's order
             // Spec A5: needs an open write on this realm.
             guard realms[realmID]?.write != nil else { throw .rejected(.noWriteToCommit) }
             asyncCommit(realmID, id: id, allowGrouping: allowGrouping, hasCompletion: true)
@@ -75,9 +76,8 @@ extension ModelState {
     /// Spec A12, L3, in Realm's order. (A20's check, inside a commit completion, never arises
     /// here: the model's completions run no caller code. The messages are `ModelError`'s.)
     private func checkAsyncAllowed(_ realmID: RealmID, in context: ContextID) throws(Interruption) {
-        let realm = try usableRealm(realmID, in: context)
-        if realm.configuration.readOnly { throw .rejected(.readOnlyTransaction) }
-        if realm.isFrozen { throw .rejected(.frozenTransaction) }
+        _ = try usableRealm(realmID, in: context)
+        try checkTransactable(realmID)
         try checkActiveVersionLimit(of: realmID)  // Spec L3: when the block is queued too
         // Spec A12: a turn must come to run the block.
         if try !contextState(context).kind.hasScheduler { throw .rejected(.asyncWriteWithoutRunLoop) }

@@ -249,15 +249,25 @@ extension ModelState {
                                       epoch: try realmState(realmID).epoch)
             return id
         case .object(let object):
-            guard handle.realm == realmID else {
-                // Managed by another realm: Realm refuses to add it (W14's create copies instead).
-                throw .rejected(.addInvalidated)
+            // Realm's order (RLMAddObjectToRealm): the write, then an invalid object, then one
+            // managed by another realm instance (W14's create copies instead).
+            let target = try realmState(realmID)
+            guard target.write != nil else { throw .rejected(.notInWrite) }
+            guard let ownerID = handle.realm, ownerID != realmID, let owner = realms[ownerID] else {
+                guard handle.epoch == target.epoch, view(of: realmID)?.objects[object] != nil else {
+                    throw .rejected(.addInvalidated)  // Spec W12: 'deleted or invalidated'
+                }
+                return id
             }
-            guard try realmState(realmID).write != nil else { throw .rejected(.notInWrite) }
-            guard view(of: realmID)?.objects[object] != nil else {
-                throw .rejected(.addInvalidated)  // Spec W12: 'deleted or invalidated'
+            let invalid: Bool
+            if owner.isFrozen {
+                invalid = owner.frozenInvalidated
+            } else if owner.owner == target.owner {
+                invalid = handle.epoch != owner.epoch || view(of: ownerID)?.objects[object] == nil
+            } else {
+                invalid = false  // another context's object: not read there
             }
-            return id
+            throw .rejected(invalid ? .addInvalidated : .addToOtherRealm)
         case .results, .list:
             throw .rejected(.invalidStep("only objects can be added"))
         }

@@ -20,7 +20,9 @@ extension ModelState {
         switch operation {
         case .observeRealm(let realmID, let action, let id):
             let realm = try usableRealm(realmID, in: context)  // Spec C8
-            if realm.isFrozen { throw .rejected(.frozenObservation) }  // Spec F4
+            // Realm's order: read-only, then frozen (Spec N19, F4).
+            if realm.configuration.readOnly { throw .rejected(.readOnlyObservation) }
+            if realm.isFrozen { throw .rejected(.frozenObservation) }
             // Spec C11: observers need a scheduler.
             guard loopServes(realm, in: context) else { throw .rejected(.noRunLoop) }
             try register(id, ObserverState(
@@ -64,10 +66,10 @@ extension ModelState {
     ) throws(Interruption) -> Value {
         let handle = try handleState(handleID)
         guard let realmID = handle.realm else { throw .rejected(.unmanagedObservation) }  // N18
-        let realm = try realmState(realmID)
-        if realm.isFrozen { throw .rejected(.frozenObservation) }  // Spec F4
-        _ = try usableRealm(realmID, in: context)  // Spec C6
-        if realm.configuration.readOnly { throw .rejected(.readOnlyObservation) }  // Spec N19
+        let realm = try usableRealm(realmID, in: context)  // Spec C6
+        // Realm's order: read-only, then frozen (Spec N19, F4).
+        if realm.configuration.readOnly { throw .rejected(.readOnlyObservation) }
+        if realm.isFrozen { throw .rejected(.frozenObservation) }
         let deliveryContext = queue ?? context
         // Spec C11, N18: callbacks need a scheduler to run on: the realm's own loop, or the
         // queue given to observe(on:), which serves the realm confined to it.
@@ -104,10 +106,10 @@ extension ModelState {
         guard let realmID = handle.realm, case .object(let object) = handle.target else {
             throw .rejected(.unmanagedObservation)
         }
-        let realm = try realmState(realmID)
-        if realm.isFrozen { throw .rejected(.frozenObservation) }  // Spec F4
-        _ = try usableRealm(realmID, in: context)  // Spec C5
+        let realm = try usableRealm(realmID, in: context)  // Spec C5
+        // Realm's order: read-only, then frozen (Spec N19, F4).
         if realm.configuration.readOnly { throw .rejected(.readOnlyObservation) }
+        if realm.isFrozen { throw .rejected(.frozenObservation) }
         guard loopServes(realm, in: context) else { throw .rejected(.noRunLoop) }
         // Spec N25: not after changes in a write.
         if realm.write?.hasChanges == true { throw .rejected(.queryAfterChangesInWrite) }

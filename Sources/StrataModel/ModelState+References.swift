@@ -129,7 +129,9 @@ extension ModelState {
         } else if let current = realm.readVersion, current < value.sourceVersion,
                   realm.write == nil, !realm.isFrozen
         {
-            moveToNewest(realmID)  // Spec T4, V3, N3: a resolve from a newer version moves
+            // Spec T4, V3, N3, N12: a resolve from a newer version refreshes the realm.
+            moveToNewest(realmID)
+            deliverCollectionPass(of: realmID)
         }
         let snapshot = try readableView(of: realmID)
         switch value.target {

@@ -13,6 +13,7 @@ extension ModelState {
         case .commitWrite(let id, let skipped, let fate):
             _ = try usableRealm(id, in: context)
             try checkSkippable(skipped, by: id)  // Spec N4: before anything commits
+            try checkTransactable(id)  // Spec W18, in Realm's order
             // Spec W3: only with an open write on this realm.
             guard realms[id]?.write != nil else { throw .rejected(.noWriteToCommit) }
             flushAsync(id)  // Spec D13, A8: earlier async commits first
@@ -20,6 +21,7 @@ extension ModelState {
             return .done
         case .cancelWrite(let id):
             _ = try usableRealm(id, in: context)
+            try checkTransactable(id)  // Spec W18, in Realm's order
             guard realms[id]?.write != nil else { throw .rejected(.noWriteToCancel) }  // Spec W3
             rollback(id)  // Spec W5
             return .done
@@ -59,13 +61,20 @@ extension ModelState {
 
     // MARK: Begin
 
+    /// Spec W18, F3: a read-only or frozen realm has no transactions, checked in Realm's order
+    /// (realm-core's check_can_create_write_transaction: read-only first).
+    func checkTransactable(_ id: RealmID) throws(Interruption) {
+        let realm = try realmState(id)
+        if realm.configuration.readOnly { throw .rejected(.readOnlyTransaction) }
+        if realm.isFrozen { throw .rejected(.frozenTransaction) }
+    }
+
     /// Spec W1, W2, W18, F3, L2, V11, D13.
     mutating func beginWrite(_ id: RealmID, asyncBlock: AsyncWriteID?, flushingAsync: Bool)
         throws(Interruption)
     {
         let realm = try realmState(id)
-        if realm.isFrozen { throw .rejected(.frozenTransaction) }  // Spec W18, F3
-        if realm.configuration.readOnly { throw .rejected(.readOnlyTransaction) }  // Spec W18
+        try checkTransactable(id)  // Spec W18, F3
         if realm.write != nil { throw .rejected(.alreadyInWrite) }  // Spec W2
         let location = realm.configuration.location
         if try fileState(location).poisoned.contains(realm.process) {

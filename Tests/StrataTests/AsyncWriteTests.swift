@@ -103,6 +103,30 @@ import Testing
         }
     }
 
+    // Spec A1, D11: a writeAsync block that commits asynchronously itself completes only once
+    // that commit is durable (its group's sync), never before.
+    @Test("Spec A1, D11: a writeAsync block's own async commit is durable before the completion")
+    func A1_D11_aWriteAsyncBlockThatCommitsItselfCompletesWhenDurable() throws {
+        let configuration = testConfiguration()
+        try onLoopThread {
+            let realm = try Realm(configuration: configuration)
+            var durableAtCompletion: Bool?
+            var committedVersion: UInt64?
+            realm.writeAsync({
+                realm.create(IntObj.self)
+                realm.commitAsyncWrite(allowGrouping: true)
+                committedVersion = realm._readVersion
+            }, onComplete: { error in
+                #expect(error == nil)
+                durableAtCompletion = (realm._durableVersion ?? 0) >= (committedVersion ?? UInt64.max)
+            })
+            #expect(spinRunLoop { durableAtCompletion != nil })
+            #expect(durableAtCompletion == true, "the completion ran before the block's commit was durable")
+            #expect(spinRunLoop { !realm.isPerformingAsynchronousWriteOperations })
+        }
+        #expect(try persisted(configuration) == 1)
+    }
+
     // ASY-05 (Spec A4): a cancelled queued block never runs, nor its completion; later blocks
     // still run.
     @Test func asy05_A4_cancellingAQueuedBlock() throws {

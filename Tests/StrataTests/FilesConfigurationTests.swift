@@ -48,6 +48,23 @@ enum SchemaV2 {
         #expect(try Realm.deleteFiles(for: configuration(in: missing)) == false)
     }
 
+    // core realm.cpp "Realm::delete_files()" > "Deleting files of a closed Realm succeeds." (Spec
+    // X1): the data and note files go, the lock file stays.
+    @Test("Spec X1: deleteFiles keeps the lock file")
+    func X1_deleteFilesKeepsTheLockFile() throws {
+        let configuration = configuration(in: temporaryDirectory())
+        let path = try #require(configuration.fileURL).path
+        do {
+            let realm = try Realm(configuration: configuration)
+            try realm.write { realm.create(IntObj.self) }
+        }
+        #expect(try Realm.deleteFiles(for: configuration))
+        #expect(!FileManager.default.fileExists(atPath: path))
+        #expect(!FileManager.default.fileExists(atPath: path + ".note"))
+        #expect(FileManager.default.fileExists(atPath: path + ".lock"))
+        #expect(try Realm(configuration: configuration).objects(IntObj.self).isEmpty, "reopened anew")
+    }
+
     // FIL-04 (Spec X1)
     @Test func fil04_X1_deleteFilesWithOnlyTheMainFile() throws {
         let configuration = configuration(in: temporaryDirectory())

@@ -154,8 +154,9 @@ private enum TFR {
                 try TFR.ints(realm, [1])
                 return Unchecked(realm)
             }
-            // The opening thread has exited: configuration is readable here...
+            // The opening thread has exited: configuration and isFrozen are readable here...
             #expect(orphan.value.configuration.fileURL == configuration.fileURL)
+            #expect(!orphan.value.isFrozen)
             // ...every other use is a wrong-thread error (Spec C8)...
             expectRejected(rejection { _ = try orphan.value._isEmpty() }, TFR.incorrectThread)
             expectRejected(rejection { _ = try orphan.value._refresh() }, TFR.incorrectThread)
@@ -164,6 +165,25 @@ private enum TFR {
         let realm = try Realm(configuration: configuration)
         try TFR.ints(realm, [2])
         #expect(realm.objects(IntObj.self).count == 2)
+    }
+
+    // seed 000 "Frozen Objects": isFrozen "is always thread-safe" (Spec C6, C8).
+    @Test("Spec C6, C8: isFrozen answers from any context")
+    func C6_C8_isFrozenAnswersAnywhere() throws {
+        let configuration = testConfiguration()
+        let realm = try Realm(configuration: configuration)
+        let object = try realm.write { realm.create(IntObj.self, value: ["intCol": 1]) }
+        let list = try realm.write { () -> List<IntObj> in
+            let holder = realm.create(Holder.self)
+            holder.intArray.append(object)
+            return holder.intArray
+        }
+        let values = Unchecked((realm, realm.objects(IntObj.self), object, list, realm.freeze()))
+        let answers = try onOtherThread { () -> [Bool] in
+            let (live, results, object, list, frozen) = values.value
+            return [live.isFrozen, results.isFrozen, object.isFrozen, list.isFrozen, frozen.isFrozen]
+        }
+        #expect(answers == [false, false, false, false, true])
     }
 
     // THR-10 (Spec C3): queue-confined instances are cached per queue. The `.main` parts need
@@ -1186,6 +1206,38 @@ private enum TFR {
         #expect(realm.refresh())
         #expect(all.count == 3)
         #expect(try wrapper._get()?.map(\.stringCol) == ["E", "B"])
+    }
+
+    // `Realm.resolve(_:)`'s Note and realm-core's refresh_target_realm (Spec T4, N3, N12): a
+    // resolve that moves its realm is a refresh: the realm's observers hear of the move and
+    // pending collection callbacks run before the resolve returns.
+    @Test("Spec T4, N3, N12: a resolve from a newer version refreshes, callbacks included")
+    func T4_N12_aResolveThatMovesRunsPendingCallbacks() throws {
+        let configuration = testConfiguration()
+        try onLoopThread {
+            let realm = try Realm(configuration: configuration)
+            var counts: [Int] = []
+            let token = realm.objects(IntObj.self).observe { change in
+                if case .initial(let results) = change { counts.append(results.count) }
+                if case .update(let results, _, _, _) = change { counts.append(results.count) }
+            }
+            #expect(spinRunLoop { counts == [0] })
+            realm.autorefresh = false
+            var didChange = 0
+            let realmToken = realm.observe { _, _ in didChange += 1 }
+            let reference = try onOtherThread { () -> ThreadSafeReference<IntObj> in
+                let writer = try Realm(configuration: configuration)
+                let object = try writer.write { writer.create(IntObj.self, value: ["intCol": 7]) }
+                return ThreadSafeReference(to: object)
+            }
+            #expect(counts == [0])
+            let resolved = try realm._resolve(reference)
+            #expect(resolved?.intCol == 7)
+            #expect(didChange == 1, "the realm's observers were not told of the move")
+            #expect(counts == [0, 1], "the resolve returned before the pending callback ran")
+            token.invalidate()
+            realmToken.invalidate()
+        }
     }
 
     // `Realm.resolve(_:)`: "Will refresh this Realm if the source Realm was at a later version

@@ -26,6 +26,7 @@ extension RealmCore {
     func commitAsyncWrite(allowGrouping: Bool,
                           onComplete: ((Swift.Error?) -> Void)?) throws(Realm.Error) -> AsyncTransactionId {
         try checkThread()
+        try checkTransactable()  // Spec W18, in Realm's order
         if asyncWrites.isRunningCompletions { throw Realm.Error.commitInCompletion }  // Spec A20
         guard write != nil else { throw Realm.Error.noWriteToCommit }  // Spec A5
         let id = asyncWrites.nextID()
@@ -69,8 +70,7 @@ extension RealmCore {
     /// a commit completion, and where no turn would run the block.
     func checkAsyncWritable() throws(Realm.Error) {
         try checkThread()
-        if configuration.readOnly { throw Realm.Error.readOnlyTransaction }
-        if isFrozen { throw Realm.Error.frozenTransaction }
+        try checkTransactable()
         try checkActiveVersionLimit()  // Spec L3: also when the block is queued
         if asyncWrites.isRunningCompletions { throw Realm.Error.beginInCompletion }  // Spec A20
         if !canScheduleTurns { throw Realm.Error.asyncWriteWithoutRunLoop }  // Spec A12
@@ -144,7 +144,7 @@ extension RealmCore {
             if write != nil {
                 _ = try? commitAsyncWrite(allowGrouping: false, onComplete: block.onComplete)
             } else {
-                block.onComplete?(nil)  // Spec A3: the block ended its write itself; nothing to commit
+                completeAfterItsOwnCommits(block)  // Spec A1, A3: the block ended its write itself
             }
         } else if write != nil, !file.bugs.contains(.unfinishedAsyncBlockCommits) {
             _ = try? cancelWrite()  // Spec A19: a block that neither committed nor cancelled
@@ -154,6 +154,20 @@ extension RealmCore {
         }
         asyncWrites.running = nil
         scheduleAsyncTurn()
+    }
+
+    /// Spec A1, D11: a `writeAsync` block that ended its write itself has nothing left to
+    /// commit; its completion runs once the async commits the block made are durable (with
+    /// their group), or now if it made none (it cancelled, or committed synchronously).
+    private func completeAfterItsOwnCommits(_ block: AsyncWriteQueue.Block) {
+        let completion = AsyncWriteQueue.Commit(id: asyncWrites.nextID(), onComplete: block.onComplete, error: nil)
+        if asyncWrites.openGroup.contains(where: { $0.id > block.id }) {
+            asyncWrites.openGroup.append(completion)
+        } else if asyncWrites.awaitingSync.contains(where: { $0.id > block.id }) {
+            asyncWrites.awaitingSync.append(completion)
+        } else {
+            block.onComplete?(nil)
+        }
     }
 
     /// Spec D10: one sync, on a background thread, makes every version published so far

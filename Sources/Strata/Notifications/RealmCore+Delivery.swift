@@ -65,8 +65,9 @@ extension RealmCore {
     /// The checks of an observe call that delivers on another queue (Spec N18, N19, F4).
     func checkObservableFromAnyContext() throws(Realm.Error) {
         try checkThread()
-        if isFrozen { throw Realm.Error.frozenObservation }
+        // Realm's order (verifyNotificationsAreSupported): read-only, then frozen.
         if configuration.readOnly { throw Realm.Error.readOnlyObservation }
+        if isFrozen { throw Realm.Error.frozenObservation }
     }
 
     /// The checks of every observe call delivering on this realm's scheduler (Spec N19, F4,

@@ -27,8 +27,9 @@ extension Realm {
     @_spi(StrataCheck)
     public func _observe(_ block: @escaping NotificationBlock) throws(Realm.Error) -> NotificationToken {
         try core.checkThread()
-        if core.isFrozen { throw Realm.Error.frozenObservation }  // Spec F4, invalidated (F6) or not
+        // Realm's order (verifyNotificationsAreSupported): read-only, then frozen.
         if core.configuration.readOnly { throw Realm.Error.readOnlyObservation }
+        if core.isFrozen { throw Realm.Error.frozenObservation }  // Spec F4, invalidated (F6) or not
         if case .thread = core.confinement, !Thread.isMainThread, RunLoop.current.currentMode == nil {
             throw Realm.Error.noRunLoop  // Spec C11: only from work the thread's loop runs
         }

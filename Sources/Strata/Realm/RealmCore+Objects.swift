@@ -146,17 +146,28 @@ extension RealmCore {
 
     // MARK: add (Spec W10)
 
+    /// Spec W9, W10, W12, W14, in the order of Realm's RLMAddObjectToRealm: the write first,
+    /// then an invalid object, then one managed by another realm instance.
     func add(_ object: Object, policy: Realm.UpdatePolicy) throws(Realm.Error) {
         try checkThread()  // a write: W9, W18 refuse a frozen realm, invalidated (F6) or not
+        _ = try requireWrite()
         if let accessor = object._accessor {
             if accessor.core === self {
                 guard try !accessor.isInvalidated() else { throw Realm.Error.addInvalidated }
                 return  // Spec W10: adding a managed object again is a no-op
             }
-            if accessor.isFrozen || (try? accessor.isInvalidated()) != false { throw Realm.Error.addInvalidated }
-            throw Realm.Error.addToOtherRealm
+            // Another instance's object: its validity is read only where that is allowed (a
+            // frozen one anywhere, a live one in its own context).
+            let invalid: Bool
+            if accessor.isFrozen {
+                invalid = accessor.core.isFrozenInvalidated
+            } else if accessor.core.confinement.isCurrent {
+                invalid = (try? accessor.isInvalidated()) ?? true
+            } else {
+                invalid = false
+            }
+            throw invalid ? Realm.Error.addInvalidated : Realm.Error.addToOtherRealm
         }
-        _ = try requireWrite()
         let outer = addPolicy
         addPolicy = policy
         defer { addPolicy = outer }

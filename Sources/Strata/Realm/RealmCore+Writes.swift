@@ -7,8 +7,7 @@ extension RealmCore {
     /// first settles the realm's earlier async commits (Spec A8, D13).
     func beginWrite() throws(Realm.Error) {
         try checkThread()  // a write reads nothing before W18's checks
-        if isFrozen { throw Realm.Error.frozenTransaction }  // Spec F3, W18
-        if configuration.readOnly { throw Realm.Error.readOnlyTransaction }  // Spec W18
+        try checkTransactable()
         if write != nil { throw Realm.Error.alreadyInWrite }  // Spec W2
         flushAsyncCommits()  // Spec A8, D13
         try beginWriteTransaction()
@@ -51,6 +50,7 @@ extension RealmCore {
     func commitWrite(skipping tokens: [NotificationToken] = []) throws(Realm.Error) {
         try checkThread()
         let skipped = try subscriptions(skipping: tokens)  // Spec N4: before anything commits
+        try checkTransactable()
         guard write != nil else { throw Realm.Error.noWriteToCommit }  // Spec W3
         try commitWriteTransaction(skipping: skipped)
         didCommitDurably()  // Spec A8, D13: earlier async commits are durable with this one
@@ -93,6 +93,13 @@ extension RealmCore {
         scheduleAsyncTurn()  // Spec A7: queued async blocks waited for this write
     }
 
+    /// Spec W18, F3: a read-only or frozen realm has no transactions, checked in Realm's order
+    /// (realm-core's check_can_create_write_transaction: read-only first).
+    func checkTransactable() throws(Realm.Error) {
+        if configuration.readOnly { throw Realm.Error.readOnlyTransaction }
+        if isFrozen { throw Realm.Error.frozenTransaction }
+    }
+
     /// Spec L2: the active versions are within the configured limit.
     func checkActiveVersionLimit() throws(Realm.Error) {
         guard let limit = configuration.activeVersionLimit, !file.bugs.contains(.activeVersionLimitIgnored) else {
@@ -105,6 +112,7 @@ extension RealmCore {
     /// Spec W3, W5: discards the write; the realm reads the version the write began at.
     func cancelWrite() throws(Realm.Error) {
         try checkThread()
+        try checkTransactable()
         if asyncWrites.isRunningCompletions { throw Realm.Error.cancelInCompletion }  // Spec A20
         guard let transaction = write else { throw Realm.Error.noWriteToCancel }  // Spec W3
         transaction.rollback()

@@ -137,13 +137,13 @@ final class RealmFile: Sendable {
             if (status.st_mode & S_IFMT) == S_IFDIR { throw Realm.Error.fromErrno(EISDIR, path: path, operation: "open") }
             if status.st_size > 0 && status.st_size < 4096 {
                 throw Realm.Error(.invalidDatabase, "\(Realm.Error.openPrefix(path)): file is non-empty but too small "
-                                  + "(\(status.st_size) bytes) to be a valid Realm.")
+                                  + "(\(status.st_size) bytes) to be a valid Realm.", path: path)
             }
             let mode = readOnly ? R_OK : (R_OK | W_OK)
             if access(path, mode) != 0 {
                 if readOnly {
                     throw Realm.Error(.filePermissionDenied, "\(Realm.Error.openPrefix(path)): Permission denied. "
-                                      + "Please use a path where your app has read permissions.")
+                                      + "Please use a path where your app has read permissions.", path: path)
                 }
                 throw Realm.Error.fromErrno(errno, path: path, operation: "open")
             }
@@ -156,7 +156,8 @@ final class RealmFile: Sendable {
         if stat(parent.isEmpty ? "." : parent, &status) != 0 {
             let parentCode = errno
             if parentCode == ENOTDIR { throw Realm.Error.fromErrno(ENOTDIR, path: path, operation: "open") }
-            throw Realm.Error(.fileNotFound, "\(Realm.Error.openPrefix(path, realmFile: false)): parent directory does not exist")
+            throw Realm.Error(.fileNotFound, "\(Realm.Error.openPrefix(path, realmFile: false)): parent directory does not exist",
+                              path: path)
         }
         if (status.st_mode & S_IFMT) != S_IFDIR { throw Realm.Error.fromErrno(ENOTDIR, path: path, operation: "open") }
     }
@@ -194,7 +195,10 @@ final class RealmFile: Sendable {
             defer { close(descriptor) }
             guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { throw Realm.Error.alreadyOpen(path: path) }
         }
-        let existed = try engine(path) { try Store.deleteFiles(path: path) }
+        // Spec X1, X2: the lock file stays (realm-core's delete_files keeps it too): its lock is
+        // what keeps an open out while the files go, and a new one made by a racing open would
+        // not exclude anything.
+        let existed = try engine(path) { try Store.deleteFiles(path: path, keepingLockFile: true) }
         return existed
     }
 }

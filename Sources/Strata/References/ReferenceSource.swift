@@ -22,8 +22,12 @@ final class ReferenceSource: Sendable {
     /// A new pin of the source version, for a realm that begins reading there (Spec T4); nil
     /// when the reference no longer pins (resolved or released, Spec T8).
     func duplicatePin() throws(StorageError) -> ReadTransaction? {
-        let pin = state.withLock { $0.isEnded ? nil : $0.pin }
-        return try pin?.duplicate(kind: .live)
+        // Under the lock: an `end()` on another thread (the reference released, a `@ThreadSafe`
+        // value replaced) must not end the pin between reading it and duplicating it.
+        try state.withLock { state throws(StorageError) -> ReadTransaction? in
+            guard !state.isEnded, let pin = state.pin else { return nil }
+            return try pin.duplicate(kind: .live)
+        }
     }
 
     /// Spec T4: the write the reference was made in committed `committed`; the source is that

@@ -109,7 +109,12 @@ func resolveHandle<Confined: ThreadConfined>(_ handle: _ThreadSafeHandle, in cor
 private func place(_ core: RealmCore, at handle: _ThreadSafeHandle) throws(Realm.Error) {
     guard !core.isFrozen, core.write == nil else { return }
     if let read = core.read {
-        if read.version < handle.source.version, try core.moveToNewest() { core.notify(.didChange) }  // Spec N3
+        // Spec T4, N3, N12: a target behind the source refreshes, as `refresh()` does: it moves,
+        // its realm observers hear, and its pending collection and object callbacks run.
+        if read.version < handle.source.version, try core.moveToNewest() {
+            core.notify(.didChange)
+            core.deliverPending()
+        }
         return
     }
     guard core.epoch == 0 else {

@@ -1,3 +1,4 @@
+import Foundation
 import StrataStorage
 
 extension Realm {
@@ -49,10 +50,23 @@ extension Realm {
         public let code: Code
         /// Realm's message (tests match fragments of it).
         public let message: String
+        /// The file the error is about, for errors opening, reading or writing a file (the
+        /// realm's, its lock file's, a copy's destination); nil for the others.
+        public let fileURL: URL?
 
         public init(_ code: Code, _ message: String) {
+            self.init(code, message, fileURL: nil)
+        }
+
+        /// An error about the file at `path`.
+        init(_ code: Code, _ message: String, path: String) {
+            self.init(code, message, fileURL: URL(fileURLWithPath: path))
+        }
+
+        init(_ code: Code, _ message: String, fileURL: URL?) {
             self.code = code
             self.message = message
+            self.fileURL = fileURL
         }
 
         public var localizedDescription: String { message }

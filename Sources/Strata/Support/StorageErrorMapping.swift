@@ -18,18 +18,19 @@ extension Realm.Error {
         let prefix = openPrefix(path, realmFile: realmFile)
         switch error {
         case .fileNotFound:
-            return Realm.Error(.fileNotFound, "\(prefix): No such file or directory")
+            return Realm.Error(.fileNotFound, "\(prefix): No such file or directory", path: path)
         case .io(let operation, let code):
             return fromErrno(code, path: path, operation: operation, realmFile: realmFile)
         case .truncated(_, let foundBytes) where foundBytes < 4096:
             return Realm.Error(.invalidDatabase,
-                               "\(prefix): file is non-empty but too small (\(foundBytes) bytes) to be a valid Realm.")
+                               "\(prefix): file is non-empty but too small (\(foundBytes) bytes) to be a valid Realm.",
+                               path: path)
         case .notAStrataFile, .unsupportedFormatVersion, .unsupportedPageSize, .truncated, .corruptHeader,
              .noValidCommitSlot, .checksumMismatch, .misdirectedPage, .wrongPageType, .pageOutOfRange,
              .corruptPage, .pageFromTheFuture, .corruptRecord:
-            return Realm.Error(.invalidDatabase, "\(prefix): \(error)")
+            return Realm.Error(.invalidDatabase, "\(prefix): \(error)", path: path)
         case .incompatibleLockFile:
-            return Realm.Error(.incompatibleLockFile, "\(prefix): \(error)")
+            return Realm.Error(.incompatibleLockFile, "\(prefix): \(error)", path: path + ".lock")
         case .mapCapacityExceeded:
             return Realm.Error(.addressSpaceExhausted, "\(error)")
         case .readOnly:
@@ -59,25 +60,30 @@ extension Realm.Error {
         let prefix = openPrefix(path, realmFile: realmFile)
         switch code {
         case ENOENT:
-            return Realm.Error(.fileNotFound, "\(prefix): No such file or directory")
+            return Realm.Error(.fileNotFound, "\(prefix): No such file or directory", path: path)
         case EEXIST:
-            return Realm.Error(.fileExists, "\(prefix): File exists")
+            return Realm.Error(.fileExists, "\(prefix): File exists", path: path)
         case EACCES:
             return Realm.Error(.filePermissionDenied,
-                               "\(prefix): Permission denied. Please use a path where your app has read-write permissions.")
+                               "\(prefix): Permission denied. Please use a path where your app has read-write permissions.",
+                               path: path)
         case EPERM, EROFS:
             return Realm.Error(.filePermissionDenied,
-                               "\(prefix): Operation not permitted. Please use a path where your app has read-write permissions.")
+                               "\(prefix): Operation not permitted. Please use a path where your app has read-write permissions.",
+                               path: path)
         case EISDIR:
-            return Realm.Error(.fileOperationFailed, "\(prefix): Is a directory")
+            return Realm.Error(.fileOperationFailed, "\(prefix): Is a directory", path: path)
         case ENOTDIR:
-            return Realm.Error(.fileOperationFailed, "\(openPrefix(path + ".lock", realmFile: false)): parent path is not a directory")
+            return Realm.Error(.fileOperationFailed,
+                               "\(openPrefix(path + ".lock", realmFile: false)): parent path is not a directory",
+                               path: path + ".lock")
         case EMFILE, ENFILE:
-            return Realm.Error(.fileOperationFailed, "\(openPrefix(path, realmFile: false)): Too many open files")
+            return Realm.Error(.fileOperationFailed, "\(openPrefix(path, realmFile: false)): Too many open files",
+                               path: path)
         case ENOSPC:
             return Realm.Error(.fail, "\(operation) failed: no space left on device")
         default:
-            return Realm.Error(.fileAccess, "\(prefix): \(operation) failed with errno \(code)")
+            return Realm.Error(.fileAccess, "\(prefix): \(operation) failed with errno \(code)", path: path)
         }
     }
 }

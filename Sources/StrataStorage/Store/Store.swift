@@ -204,9 +204,9 @@ public final class Store: Sendable {
     /// Deletes a database's files. Only safe when no process has it open.
     /// - Returns: whether the database file existed.
     @discardableResult
-    public static func deleteFiles(path: String) throws(StorageError) -> Bool {
+    public static func deleteFiles(path: String, keepingLockFile: Bool = false) throws(StorageError) -> Bool {
         var existed = false
-        for (index, name) in files(for: path).enumerated() {
+        for (index, name) in files(for: path).enumerated() where !(keepingLockFile && name == path + ".lock") {
             if unlink(name) == 0 {
                 if index == 0 { existed = true }
             } else if errno != ENOENT {

@@ -145,14 +145,21 @@ struct PRThreadSafeWrapperStruct: Sendable {
 
 /// RealmSwift's `assertFails(code, message) { ... }`: `body` throws a `Realm.Error` with that code
 /// and exactly that message.
-func prAssertFails<T>(_ code: Realm.Error.Code, _ message: String, sourceLocation: SourceLocation = #_sourceLocation,
-                      _ body: () throws -> T) {
+func prAssertFails<T>(_ code: Realm.Error.Code, _ message: String,
+                      sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> T) {
+    prAssertFails(code, nil, message, sourceLocation: sourceLocation, body)
+}
+
+/// Realm's `assertFails(code, file, message)`: also the error's `fileURL`.
+func prAssertFails<T>(_ code: Realm.Error.Code, _ file: URL?, _ message: String,
+                      sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> T) {
     do {
         _ = try body()
         Issue.record("expected a Realm.Error \(code), but nothing was thrown", sourceLocation: sourceLocation)
     } catch let error as Realm.Error {
         #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
         #expect(error.message == message, sourceLocation: sourceLocation)
+        if let file { #expect(error.fileURL == file, sourceLocation: sourceLocation) }
     } catch {
         Issue.record("expected a Realm.Error \(code), but caught \(error)", sourceLocation: sourceLocation)
     }

@@ -105,7 +105,7 @@ extension RealmParityRealm {
         @Test("Spec X6: a path under a non-directory fails with fileOperationFailed")
         func testOpeningInvalidPathThrows() {
             let url = URL(fileURLWithPath: "/dev/null/foo")
-            prAssertFails(.fileOperationFailed,
+            prAssertFails(.fileOperationFailed, url.appendingPathExtension("lock"),
                           "Failed to open file at path '\(url.path).lock': parent path is not a directory") {
                 try Realm(configuration: .init(fileURL: url))
             }
@@ -113,7 +113,7 @@ extension RealmParityRealm {
 
         @Test func testReadOnlyRealmMustExist() {
             let files = PRFiles()
-            prAssertFails(.fileNotFound,
+            prAssertFails(.fileNotFound, files.defaultRealmURL,
                           "Failed to open Realm file at path '\(files.defaultRealmURL.path)': No such file or directory") {
                 try Realm(configuration: Realm.Configuration(fileURL: files.defaultRealmURL, readOnly: true))
             }
@@ -720,6 +720,49 @@ extension RealmParityRealm {
                 #expect(frozenCopy.objects(PRSwiftObject.self).isFrozen)
             }
             try FileManager.default.removeItem(at: fileURL)
+        }
+
+        @Test("Spec X3: writeCopy(configuration:) writes a copy that opens, takes writes and freezes")
+        func testWriteCopyForConfiguration() throws {
+            let files = PRFiles()
+            var localConfig = files.defaultConfiguration
+            localConfig.fileURL = files.directory.appendingPathComponent("original.realm")
+            let realm = try Realm(configuration: localConfig)
+            try realm.write { realm.add(PRBoolObject()) }
+            #expect(realm.objects(PRBoolObject.self).count == 1)
+
+            var destinationConfig = files.defaultConfiguration
+            destinationConfig.fileURL = files.directory.appendingPathComponent("destination.realm")
+            try realm.writeCopy(configuration: destinationConfig)
+
+            let destinationRealm = try Realm(configuration: destinationConfig)
+            #expect(destinationRealm.objects(PRBoolObject.self).count == 1)
+            try destinationRealm.write { destinationRealm.add(PRBoolObject()) }
+            #expect(destinationRealm.objects(PRBoolObject.self).count == 2)
+            let frozenRealm = destinationRealm.freeze()
+            #expect(frozenRealm.isFrozen)
+            #expect(frozenRealm.objects(PRBoolObject.self).isFrozen)
+        }
+
+        @Test("Spec X12: an unwritable file opens read-only, and read-write is refused with Realm's message")
+        func testReadOnlyFile() throws {
+            let files = PRFiles()
+            try onOtherThread {
+                let realm = try Realm(configuration: files.testConfiguration)
+                try realm.write { realm.create(PRStringObject.self, value: ["a"]) }
+            }
+            let path = files.testRealmURL.path
+            let file = try #require(FilesConfigurationTests.Unwritable(path: path, isDirectory: false),
+                                    "cannot make the file unwritable (root without CAP_LINUX_IMMUTABLE?)")
+            defer { file.restore() }
+            prAssertFails(.filePermissionDenied, files.testRealmURL,
+                          "Failed to open Realm file at path '\(path)': \(file.refusal). Please use a path where your app has read-write permissions.") {
+                try Realm(configuration: files.testConfiguration)
+            }
+            var readOnly = files.testConfiguration
+            readOnly.readOnly = true
+            let readOnlyConfiguration = readOnly
+            #expect(try onOtherThread { try Realm(configuration: readOnlyConfiguration).objects(PRStringObject.self).count } == 1)
         }
 
         @Test("Spec X5: the seed is copied when the file is missing, and only then")
