@@ -58,6 +58,15 @@ extension Realm {
             self.init(code, message, fileURL: nil)
         }
 
+        /// An error of `code`, as RealmSwift's `Realm.Error(_:userInfo:)` makes one: the message
+        /// from `NSLocalizedDescriptionKey` (else the code's name), the file from
+        /// `NSFilePathErrorKey`.
+        public init(_ code: Code, userInfo: [String: Any] = [:]) {
+            let path = userInfo[NSFilePathErrorKey] as? String
+            self.init(code, userInfo[NSLocalizedDescriptionKey] as? String ?? "\(code)",
+                      fileURL: path.map { URL(fileURLWithPath: $0) })
+        }
+
         /// An error about the file at `path`.
         init(_ code: Code, _ message: String, path: String) {
             self.init(code, message, fileURL: URL(fileURLWithPath: path))
