@@ -89,6 +89,11 @@ public enum ModelError: Error, Hashable, Sendable, CustomStringConvertible {
     case cancelInCompletion
     // Files (X)
     case outOfBounds(index: Int, count: Int)
+    /// Spec V19: a sort key path the class cannot be sorted by (realm-core's parse_keypath).
+    case cannotSort(keyPath: String, reason: String)
+    /// A property name the class does not have (`setValue(_:forKey:)`, `object.link = ...` of a
+    /// type without a link).
+    case invalidPropertyName(name: String, type: String)
     case fileNotFound(path: String)
     case fileExists(path: String)
     case parentDirectoryMissing(path: String)
@@ -216,6 +221,8 @@ public enum ModelError: Error, Hashable, Sendable, CustomStringConvertible {
         case .cancelled: return "CancellationError"
         case .outOfBounds(let index, let count):
             return "Index \(index) is out of bounds (must be less than \(count))."
+        case .cannotSort(let keyPath, let reason): return "Cannot sort on key path '\(keyPath)': \(reason)."
+        case .invalidPropertyName(let name, let type): return "Invalid property name '\(name)' for class '\(type)'."
         case .fileNotFound(let path): return "Failed to open Realm file at path '\(path)': No such file or directory"
         case .fileExists(let path): return "Failed to open file at path '\(path)': File exists"
         case .parentDirectoryMissing(let path):

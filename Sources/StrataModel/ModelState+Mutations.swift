@@ -48,6 +48,9 @@ extension ModelState {
                 write.snapshot.objects[object]?.written[.value] = version
             }
             return .done
+        case .setLink(let ownerID, let targetID):
+            try setLink(ownerID, to: targetID, in: context)
+            return .done
         case .append(let listID, let elementID):
             let (realmID, owner) = try writableList(listID, in: context)
             let element = try linkableObject(elementID, into: realmID)
@@ -89,6 +92,50 @@ extension ModelState {
         default:
             throw .rejected(.invalidStep("not a write operation"))
         }
+    }
+
+    /// `owner.link = target`. In the engine's order: a type without a `link` column is refused
+    /// before anything else (the property name is checked first); then the owner as any
+    /// property set checks it (Spec C5, F12, W12, W9); then the target as a List element is
+    /// checked (another realm instance's object, a deleted or invalidated one: W12, W14).
+    mutating func setLink(_ ownerID: HandleID, to targetID: HandleID?, in context: ContextID)
+        throws(Interruption)
+    {
+        let handle = try handleState(ownerID)
+        guard case .object(let object) = handle.target else {
+            throw .rejected(.invalidStep("handle \(ownerID) is not a managed object"))
+        }
+        if let type = storedType(of: object, through: handle), !(try schema(of: handle)).hasLink(type) {
+            throw .rejected(.invalidPropertyName(name: "link", type: type))
+        }
+        let (realmID, owner) = try writableObject(ownerID, in: context)
+        var target: ObjectID?
+        if let targetID {
+            target = try linkableObject(targetID, into: realmID)
+            // Links go to Items (the generators give nothing else; Realm would refuse the value).
+            guard let reached = target, view(of: realmID)?.objects[reached]?.type == "Item" else {
+                throw .rejected(.invalidStep("a link reaches an Item"))
+            }
+        }
+        try mutateWrite(realmID) { write, version throws(Interruption) in
+            write.snapshot.objects[owner]?.link = target
+            write.snapshot.objects[owner]?.written[.link] = version
+        }
+    }
+
+    /// The type of `object`, from any version of the file the accessor reads (nil once no
+    /// retained version has it).
+    func storedType(of object: ObjectID, through handle: HandleState) -> String? {
+        guard let realmID = handle.realm, let realm = realms[realmID] else { return nil }
+        if let stored = view(of: realmID)?.objects[object] { return stored.type }
+        return files[realm.configuration.location]?.versions.values
+            .first { $0.objects[object] != nil }?.objects[object]?.type
+    }
+
+    /// The declared schema of the realm an accessor reads through.
+    func schema(of handle: HandleState) throws(Interruption) -> Schema {
+        guard let realmID = handle.realm else { return .standard }
+        return try realmState(realmID).configuration.schema
     }
 
     /// Runs `body` on the realm's open write. Spec W9: mutations need a write transaction.
@@ -191,9 +238,10 @@ extension ModelState {
             }
             let object = ObjectID(nextObjectID)
             nextObjectID += 1
+            var written: [PropertyName: Version] = [.value: version, .list: version, .map: version]
+            if write.snapshot.schema.hasLink(type) { written[.link] = version }
             write.snapshot.objects[object] = StoredObject(
-                type: type, primaryKey: primaryKey, value: value,
-                written: [.value: version, .list: version, .map: version])
+                type: type, primaryKey: primaryKey, value: value, written: written)
             write.createdObjects.insert(object)
             result = object
         }
@@ -203,7 +251,8 @@ extension ModelState {
     }
 
     /// Spec W14: `create` from an object of another realm copies it deeply: the object, its List
-    /// elements and theirs become new objects in this realm; the source is unchanged.
+    /// elements and link target and theirs become new objects in this realm; the source is
+    /// unchanged.
     mutating func createCopy(_ object: ObjectID, from source: Snapshot, into realmID: RealmID,
                              sameRealm: Bool) throws(Interruption) -> ObjectID
     {
@@ -231,6 +280,16 @@ extension ModelState {
         try mutateWrite(realmID) { write, version throws(Interruption) in
             write.snapshot.objects[copy]?.list = list
             write.snapshot.objects[copy]?.written[.list] = version
+        }
+        guard try realmState(realmID).configuration.schema.hasLink(stored.type) else { return copy }
+        var linked: ObjectID?
+        if let link = stored.link, let linkData = source.objects[link] {
+            linked = try copyObject(linkData, id: link, from: source, into: realmID, copies: &copies)
+        }
+        let link = linked
+        try mutateWrite(realmID) { write, version throws(Interruption) in
+            write.snapshot.objects[copy]?.link = link
+            write.snapshot.objects[copy]?.written[.link] = version
         }
         return copy
     }
@@ -355,11 +414,15 @@ extension WriteTransaction {
         return object
     }
 
-    /// Spec W13: Lists referring to a deleted object shrink; Map values referring to it become
-    /// nil and keep their keys.
+    /// Spec W13: Lists referring to a deleted object shrink; Map values and to-one links
+    /// referring to it become nil (a Map keeps its keys).
     mutating func deleteObject(_ object: ObjectID, version: Version) {
         guard snapshot.objects.removeValue(forKey: object) != nil else { return }
         for (id, stored) in snapshot.objects {
+            if stored.link == object {
+                snapshot.objects[id]?.link = nil
+                snapshot.objects[id]?.written[.link] = version
+            }
             if stored.list.contains(object) {
                 snapshot.objects[id]?.list.removeAll { $0 == object }
                 snapshot.objects[id]?.written[.list] = version

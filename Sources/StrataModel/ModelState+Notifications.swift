@@ -114,38 +114,44 @@ extension ModelState {
         // Spec N25: not after changes in a write.
         if realm.write?.hasChanges == true { throw .rejected(.queryAfterChangesInWrite) }
         let snapshot = try readable(handle)
+        let type = snapshot.objects[object]?.type ?? ""
         var observed: Set<PropertyName>?
-        var nestedPaths: Set<PropertyName> = []
+        var nestedPaths: [PropertyName: Set<PropertyName>] = [:]
         if let keyPaths {
             // Spec N21: a nested path reports as its first property; unknown paths are refused.
             var names: Set<PropertyName> = []
             for path in keyPaths {
                 let parts = path.split(separator: ".").map(String.init)
                 let first = parts.first ?? ""
-                guard let name = PropertyName(rawValue: first) else {
-                    throw .rejected(.unknownKeyPath(property: first,
-                                                    type: snapshot.objects[object]?.type ?? ""))
+                guard let name = PropertyName(rawValue: first),
+                      name != .link || snapshot.schema.hasLink(type) else {
+                    throw .rejected(.unknownKeyPath(property: first, type: type))
                 }
                 names.insert(name)
                 if parts.count > 1 {
-                    // A nested path names a property of the List's elements.
-                    guard name == .list, parts.count == 2,
-                          let nested = PropertyName(rawValue: parts[1])
+                    // A nested path names a property of the List's elements or of the link's
+                    // target: both are Items.
+                    guard name == .list || name == .link, parts.count == 2,
+                          let nested = PropertyName(rawValue: parts[1]),
+                          snapshot.schema.types["Item"]?.contains(parts[1]) == true
                     else {
                         throw .rejected(.unknownKeyPath(property: parts.dropFirst()
                             .joined(separator: "."), type: "Item"))
                     }
-                    nestedPaths.insert(nested)
+                    nestedPaths[name, default: []].insert(nested)
                 }
             }
             observed = names
         }
-        try register(id, ObserverState(
+        var state = ObserverState(
             realm: realmID, target: .object(object), keyPaths: observed, action: .none,
             deliveryContext: context, isActive: true, isDead: false, initialDelivered: true,
             baselineVersion: try frozenVersion(of: realmID), baselineContents: [],
             baselineObject: snapshot.objects[object], waitsForNextPass: false,
-            nestedListPaths: nestedPaths))
+            nestedListPaths: nestedPaths[.list] ?? [])
+        state.nestedLinkPaths = nestedPaths[.link] ?? []
+        state.baselineLinkKey = snapshot.linkKey(of: object)
+        try register(id, state)
         return .done
     }
 
@@ -215,8 +221,10 @@ extension ModelState {
             }
             guard observer.baselineVersion < version else { return }
             let since = observer.baselineVersion
+            // Spec N11: modified when a commit set a property of the element or of an object
+            // it links to, up to four links deep.
             let change = ChangeSet.between(old: observer.baselineContents, new: contents) {
-                (snapshot.objects[$0]?.written.values.max() ?? Version(0)) > since
+                snapshot.changed($0, since: since)
             }
             observers[id]?.baselineVersion = version
             observers[id]?.baselineContents = contents
@@ -234,14 +242,24 @@ extension ModelState {
                 return
             }
             observers[id]?.baselineObject = now
-            // Spec N21: a nested path fires when that property of a List element changes.
-            let nestedChange = now.list.contains { element in
-                observer.nestedListPaths.contains {
-                    (snapshot.objects[element]?.written[$0] ?? Version(0)) > since
+            let beforeLinkKey = observer.baselineLinkKey
+            observers[id]?.baselineLinkKey = snapshot.linkKey(of: object)
+            // Spec N21: a nested path fires when that property of a List element (or of the
+            // link's target) changes; without key paths, a change of any object the List or
+            // the link reaches, up to four links deep (N11), changes the List or the link.
+            func nestedChange(_ property: PropertyName) -> Bool {
+                if observer.keyPaths == nil {
+                    return snapshot.linkedChanged(now, since: since, through: property)
+                }
+                let paths = property == .list ? observer.nestedListPaths : observer.nestedLinkPaths
+                let reached = property == .list ? now.list : now.link.map { [$0] } ?? []
+                return reached.contains { element in
+                    paths.contains { (snapshot.objects[element]?.written[$0] ?? Version(0)) > since }
                 }
             }
             let changed = PropertyName.allCases.filter {
-                ((now.written[$0] ?? Version(0)) > since || ($0 == .list && nestedChange))
+                ((now.written[$0] ?? Version(0)) > since
+                    || (($0 == .list || $0 == .link) && nestedChange($0)))
                     && (observer.keyPaths?.contains($0) ?? true)  // Spec N21
             }
             guard !changed.isEmpty else { return }
@@ -253,9 +271,14 @@ extension ModelState {
             }
             let before = observer.baselineObject
             emit(.objectChanged(id, changed.map { name in
-                PropertyChange(name: name,
-                               oldValue: ownOnly ? nil : before.flatMap { $0.describe(name) },
-                               newValue: now.describe(name))
+                // Spec N20: a link's old value is the Item its old target's primary key names
+                // now (nil once there is none), as the engine reads the old row's link.
+                let old = name == .link ? snapshot.describeLink(toKey: beforeLinkKey)
+                    : before.flatMap { $0.describe(name) }
+                return PropertyChange(name: name, oldValue: ownOnly ? nil : old,
+                                      newValue: name == .link
+                                          ? snapshot.describeLink(toKey: snapshot.linkKey(of: object))
+                                          : now.describe(name))
             }))
         }
     }
@@ -385,12 +408,27 @@ extension ModelState {
 }
 
 extension StoredObject {
-    /// A property's value as a change notification shows it.
+    /// A property's value as a change notification shows it (a link's: `Snapshot.describeLink`).
     func describe(_ name: PropertyName) -> String? {
         switch name {
         case .value: return value.map(String.init)
         case .list: return nil  // Spec N21: a List property reports nil old and new values
+        case .link: return nil
         case .map: return "\(map.keys.sorted())"
         }
+    }
+}
+
+extension Snapshot {
+    /// The primary key of the Item `object`'s link reaches, if any.
+    public func linkKey(of object: ObjectID) -> Int? {
+        objects[object]?.link.flatMap { objects[$0]?.primaryKey }
+    }
+
+    /// A link's value as a change notification shows it: the Item with primary key `key` in
+    /// this version, "Item(k)"; nil when there is none (Spec N20).
+    public func describeLink(toKey key: Int?) -> String? {
+        guard let key, objectID(type: "Item", primaryKey: key) != nil else { return nil }
+        return "Item(\(key))"
     }
 }

@@ -8,7 +8,14 @@ extension ModelState {
         switch operation {
         case .objects(let realmID, let query, let id):
             _ = try usableRealm(realmID, in: context)
-            _ = try readableView(of: realmID)
+            let snapshot = try readableView(of: realmID)
+            // Spec V19: a sort through `link` needs a type that has one (realm-core's
+            // parse_keypath, checked when the sort is made).
+            if let keyPath = query.sort.linkKeyPath, case .table(let type) = query.source,
+               !snapshot.schema.hasLink(type) {
+                throw .rejected(.cannotSort(keyPath: keyPath,
+                                            reason: "property '\(type).link' does not exist"))
+            }
             // Spec X14: a type the file lacks reads as empty Results.
             return .handle(try newHandle(id, realm: realmID, target: .results(query)))
         case .objectForPrimaryKey(let realmID, let type, let primaryKey, let id):
@@ -248,6 +255,7 @@ extension Snapshot {
         guard let stored = objects[object] else { return nil }
         return ObjectReading(
             id: object, type: stored.type, primaryKey: stored.primaryKey, value: stored.value,
-            listKeys: stored.list.compactMap { objects[$0]?.primaryKey }, isFrozen: frozen)
+            listKeys: stored.list.compactMap { objects[$0]?.primaryKey }, isFrozen: frozen,
+            linkKey: stored.link.flatMap { objects[$0]?.primaryKey })
     }
 }

@@ -81,7 +81,7 @@ extension ModelState {
              .realmOf, .releaseHandle, .iterate, .iteratorNext, .freezeHandle, .thawHandle, .frozenEqual:
             return try dispatchReadOperation(operation, in: context)
         case .beginWrite, .commitWrite, .cancelWrite, .writeBlock, .apply, .makeUnmanaged, .add,
-             .create, .createCopy, .setValue, .append, .removeFromList, .setMapValue, .delete, .deleteAll:
+             .create, .createCopy, .setValue, .setLink, .append, .removeFromList, .setMapValue, .delete, .deleteAll:
             return try dispatchWriteOperation(operation, in: context)
         case .makeReference, .resolve, .releaseReference, .assignThreadSafe, .readThreadSafe:
             return try dispatchReferenceOperation(operation, in: context)

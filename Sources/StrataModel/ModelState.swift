@@ -191,6 +191,12 @@ public struct ObserverState: Hashable, Sendable {
     /// Object observers: properties of the List's elements named by nested key paths such as
     /// "list.value"; a change of one reports as `list` (Spec N21).
     public var nestedListPaths: Set<PropertyName> = []
+    /// Object observers: properties of the link's target named by nested key paths such as
+    /// "link.value"; a change of one reports as `link` (Spec N21).
+    public var nestedLinkPaths: Set<PropertyName> = []
+    /// Object observers: the primary key of the Item the object's link reached as last
+    /// delivered (a link's old value, Spec N20).
+    public var baselineLinkKey: Int?
 }
 
 /// An iteration over Results (Spec V15, V16).

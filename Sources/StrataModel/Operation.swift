@@ -98,6 +98,9 @@ public enum Operation: Hashable, Sendable {
     case create(RealmID, type: String, primaryKey: Int, value: Int?, update: UpdatePolicy,
                 as: HandleID)
     case setValue(HandleID, Int?)
+    /// `object.link = target` (nil: no target): the to-one link of a type that has one, to an
+    /// Item of the same realm instance (Spec V19, W9, W12).
+    case setLink(HandleID, target: HandleID?)
     case append(list: HandleID, element: HandleID)
     case removeFromList(HandleID, at: Int)
     case setMapValue(HandleID, key: String, element: HandleID?)

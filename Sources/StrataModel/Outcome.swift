@@ -10,6 +10,8 @@ public struct ObjectReading: Hashable, Sendable {
     /// The primary keys of the List's elements, in order.
     public var listKeys: [Int]
     public var isFrozen: Bool
+    /// The primary key of the Item the to-one link reaches; nil for none (or no link column).
+    public var linkKey: Int? = nil
 }
 
 /// Insertions, deletions and modifications of a collection update (Spec N13).

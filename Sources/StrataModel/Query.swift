@@ -22,6 +22,17 @@ public enum SortKey: Hashable, Sendable {
     case sourceOrder
     /// Ascending `value` (nil first), ties broken by primary key.
     case value
+    /// Spec V19: by the `value` of the object the to-one `link` reaches (`"link.value"`), then
+    /// by primary key: a null value sorts as the lowest value, and an object whose link is null
+    /// after every other object ascending, before every other descending; the primary key
+    /// breaks ties ascending either way. Only types with a `link` column can be sorted so.
+    case linkValue(ascending: Bool)
+
+    /// The key path the sort follows through a link, if it does.
+    public var linkKeyPath: String? {
+        if case .linkValue = self { return "link.value" }
+        return nil
+    }
 }
 
 /// A Results definition: `source`, filtered by `value >= minimumValue` when set, then sorted.
@@ -59,12 +70,40 @@ public struct Query: Hashable, Sendable {
         if let minimumValue {
             elements = elements.filter { (snapshot.objects[$0]?.value ?? Int.min) >= minimumValue }
         }
-        if sort == .value {
+        switch sort {
+        case .sourceOrder:
+            break
+        case .value:
             elements = elements.enumerated().sorted { a, b in
                 let va = snapshot.objects[a.element]?.value ?? Int.min
                 let vb = snapshot.objects[b.element]?.value ?? Int.min
                 return va != vb ? va < vb : a.offset < b.offset
             }.map(\.element)
+        case .linkValue(let ascending):
+            // Spec V19: nil for a null link, which sorts after every value (a null value
+            // included) ascending and before every value descending; ties by primary key.
+            func reached(_ object: ObjectID) -> Int?? {
+                guard let link = snapshot.objects[object]?.link else { return .none }
+                return .some(snapshot.objects[link]?.value)
+            }
+            func key(_ object: ObjectID) -> Int { snapshot.objects[object]?.primaryKey ?? Int.min }
+            elements = elements.sorted { a, b in
+                let ra = reached(a)
+                let rb = reached(b)
+                switch (ra, rb) {
+                case (.none, .none):
+                    return key(a) < key(b)
+                case (.none, .some):
+                    return !ascending
+                case (.some, .none):
+                    return ascending
+                case (.some(let va), .some(let vb)):
+                    let x = va ?? Int.min
+                    let y = vb ?? Int.min
+                    if x != y { return ascending ? x < y : x > y }
+                    return key(a) < key(b)
+                }
+            }
         }
         return elements
     }
