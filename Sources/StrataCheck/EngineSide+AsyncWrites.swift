@@ -74,6 +74,24 @@ final class AsyncWriteLog: @unchecked Sendable {
         lock.withLock {
             boot += 1
             entries = []
+            operationEnds = [:]
+        }
+    }
+
+    /// Where each context's last operation returned, in `entries` (before its queue's turns ran).
+    private var operationEnds: [ContextID: Int] = [:]
+
+    /// `context`'s operation returned: what was recorded so far ran inside it.
+    func markOperationEnd(of context: ContextID) {
+        lock.withLock { operationEnds[context] = entries.count }
+    }
+
+    /// The events of `realms` recorded before `context`'s last operation returned (call before
+    /// `take(of:)`, which removes them).
+    func eventsInsideOperation(of realms: Set<RealmID>, context: ContextID) -> [EngineAsyncEvent] {
+        lock.withLock {
+            let end = min(operationEnds[context] ?? 0, entries.count)
+            return entries[..<end].filter { realms.contains($0.realm) }.map(\.event)
         }
     }
 }
@@ -269,7 +287,7 @@ extension EngineSide {
     /// The engine realm `id` of boot `boot`, if that is still the current one.
     private func asyncRealm(_ id: RealmID, boot: Int) -> Realm? {
         guard asyncLog.currentBoot == boot else { return nil }
-        return try? required(id)
+        return heldOrReleased(id)
     }
 
     private func noteAsync(_ realm: RealmID, in context: ContextID) {
@@ -319,11 +337,16 @@ extension EngineSide {
     func drainAsync(on queue: DispatchQueue, context: ContextID) -> String? {
         let ids = lock.withLock { _ in asyncRealms[context] ?? [] }
         guard !ids.isEmpty else { return nil }
-        let realms = ids.sorted().compactMap { try? required($0) }
+        let sorted = ids.sorted()
         var endedBefore = groupSyncGate.endedCount
         for _ in 0..<Self.asyncTurnsMax {
             queue.sync {}
-            let states: [AsyncWriteState] = queue.sync { realms.compactMap { try? $0._asyncWriteState } }
+            // Looked up in the block each time: a realm the caller let go of lives while its
+            // context holds it for its work (Spec A21), and the last reference to it must not
+            // end on this thread outside its queue.
+            let states: [AsyncWriteState] = queue.sync {
+                sorted.compactMap { try? self.heldOrReleased($0)?._asyncWriteState }
+            }
             if states.contains(where: { $0.isSyncing }) {
                 if groupSyncGate.isHolding { return nil }
                 guard groupSyncGate.awaitHeldOrEnded(after: endedBefore, seconds: Self.groupSyncSecondsMax) else {

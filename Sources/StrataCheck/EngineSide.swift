@@ -16,7 +16,15 @@ final class EngineSide: @unchecked Sendable {
     /// threads must not park while holding it (`strata_locks_held`).
     let lock = Lock<Void>(())
     private var realms = RealmTable()
-    private var accessors = AccessorTable()
+    var accessors = AccessorTable()
+    /// Generation 5 (`EngineSide+Generation5`): the `@ThreadSafe` cells by the model's
+    /// identifiers, the copies `writeCopy` made (deleted when the run ends), what each step read
+    /// back from its copy, and where copies go.
+    var cells: [CellID: EngineCell] = [:]
+    var copies: [String] = []
+    var copyContents: [String: Observation] = [:]
+    var copyDirectory = NSTemporaryDirectory()
+    var copyStem = "strata-check"
     /// The tokens of the observers registered, by the model's identifiers.
     var tokens: [ObserverID: NotificationToken] = [:]
     /// Every callback the observers received, in order (`EngineSide+Notifications`).
@@ -52,6 +60,8 @@ final class EngineSide: @unchecked Sendable {
         let dropped = lock.withLock { _ -> [NotificationToken] in
             realms = RealmTable()
             accessors = AccessorTable()
+            cells = [:]
+            copyContents = [:]
             self.configuration = configuration
             defer { tokens = [:] }
             return Array(tokens.values)
@@ -79,6 +89,9 @@ final class EngineSide: @unchecked Sendable {
     }
 
     private func realm(_ id: RealmID) -> Realm? { lock.withLock { _ in realms[id] } }
+    /// The realm `id`, also after the caller let go of it while its instance lives on (Spec C1,
+    /// A21: its context holds it for its async work).
+    func heldOrReleased(_ id: RealmID) -> Realm? { lock.withLock { _ in realms.instance(id) } }
     func handle(_ id: HandleID) -> EngineHandle? { lock.withLock { _ in accessors.handles[id] } }
     private func store(_ handle: EngineHandle, as id: HandleID) { lock.withLock { _ in accessors.handles[id] = handle } }
 
@@ -102,7 +115,10 @@ final class EngineSide: @unchecked Sendable {
         let observation = queue.sync {
             // Let go inside the block: the turn the sync's end schedules then comes after it.
             releaseHeldSyncIfNeeded(for: step)
-            return perform(step.operation, in: step.context)
+            let observation = perform(step.operation, in: step.context)
+            // Inside the block: once it ends, the turns the operation left may run at once.
+            asyncLog.markOperationEnd(of: step.context)
+            return observation
         }
         if deliveries.isActive { queue.sync {} }
         if asyncLog.isActive, let problem = drainAsync(on: queue, context: step.context) {
@@ -123,6 +139,7 @@ final class EngineSide: @unchecked Sendable {
         do throws(Realm.Error) {
             if let observation = try dispatchNotification(operation, in: context) { return observation }
             if let observation = try dispatchAsync(operation, in: context) { return observation }
+            if let observation = try dispatchGeneration5(operation) { return observation }
             return try dispatch(operation)
         } catch {
             return .failure(code: error.modelCode, message: error.message)

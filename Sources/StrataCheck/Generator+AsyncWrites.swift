@@ -16,13 +16,18 @@ extension Generator {
         guard let realm = model.realms[own] else { return status }
         switch kind {
         case .writeAsync, .beginAsyncWrite:
-            guard Self.mayQueueAsync(own, in: model) else { return status }
+            // On a thread (generation 5) it is refused whatever else is under way (Spec A12).
+            let onThread = swarm.generation >= 5 && realm.owner.flatMap({ model.contexts[$0] })?.kind.hasScheduler != true
+            guard onThread || Self.mayQueueAsync(own, in: model) else { return status }
             let id = allocateAsyncWrite()
             let mutations = asyncMutations(id, stream: &stream)
             if kind == .writeAsync { return .writeAsync(own, mutations, as: id) }
             // Spec A3, A9: mostly commits, grouped or not; one in six cancels its write.
-            let ending: AsyncBlockEnding = stream.draw(6) == 5 ? .cancel
+            var ending: AsyncBlockEnding = stream.draw(6) == 5 ? .cancel
                 : .commit(allowGrouping: stream.chance(50))
+            // Generation 5: one block in five leaves its write open (Spec A19: rolled back when
+            // it returns, no completion, the next block runs).
+            if swarm.generation >= 5, stream.draw(5) == 4 { ending = .leaveOpen }
             return .beginAsyncWrite(own, mutations, ending: ending, as: id)
         case .commitAsyncWrite:
             // Spec A5, A6: the synchronous write of the realm committed without a sync. Outside a

@@ -23,7 +23,12 @@ public enum OperationKind: Int, CaseIterable, Sendable {
          /// `isPerformingAsynchronousWriteOperations`, and the background sync of an ended group
          /// (which the harness holds until this step lets it go). One run in two without
          /// observers or an active-version limit (`Swarm.draw`).
-         writeAsync, beginAsyncWrite, commitAsyncWrite, cancelAsyncWrite, asyncStatus, syncAsyncGroup
+         writeAsync, beginAsyncWrite, commitAsyncWrite, cancelAsyncWrite, asyncStatus, syncAsyncGroup,
+         /// Generation 5: a `ThreadSafeReference` released unresolved (Spec T8, L5: its pin
+         /// ends); `@ThreadSafe` properties assigned from any context and read in a thread
+         /// context's realm (T9, T10, T8); `writeCopy(toFile:)`, also inside a write, whose copy
+         /// is opened and read in the step (X3). Drawn after the others (`Swarm.draw`).
+         releaseReference, assignThreadSafe, readThreadSafe, writeCopy
 
     /// The kinds of the notification swarm, drawn apart from the others (generation 3).
     static let notificationKinds: [OperationKind] = [.observeCollection, .invalidateToken, .turnLoop,
@@ -31,6 +36,8 @@ public enum OperationKind: Int, CaseIterable, Sendable {
     /// The kinds of the async-write swarm, drawn apart from the others (generation 4).
     static let asyncKinds: [OperationKind] = [.writeAsync, .beginAsyncWrite, .commitAsyncWrite, .cancelAsyncWrite,
                                               .asyncStatus, .syncAsyncGroup]
+    /// The kinds generation 5 added, drawn after the others.
+    static let generation5Kinds: [OperationKind] = [.releaseReference, .assignThreadSafe, .readThreadSafe, .writeCopy]
 }
 
 /// Per-run variation of the operation mix (swarm testing: each run leaves some kinds out and
@@ -48,6 +55,9 @@ struct Swarm: Sendable, CustomStringConvertible {
     /// durable version's pages are reused only when nothing pins it (the free-space rule of
     /// Spec D10 is what such a run checks).
     var soloContext = false
+    /// The generation whose generator reads the run's stream (`CheckSettings.generation`): what
+    /// the generator does beyond the weights (generation 5's sequences) depends on it.
+    var generation = CheckSettings.currentGeneration
 
     static func draw(_ stream: inout ChoiceStream, crashes: Bool, excluding excluded: Set<String> = [],
                      generation: Int = CheckSettings.currentGeneration) -> Swarm {
@@ -60,7 +70,8 @@ struct Swarm: Sendable, CustomStringConvertible {
             }
             // Observers are drawn after the rest (`drawNotifications`): older streams never
             // drew for them, and theirs must mean what they meant.
-            if OperationKind.notificationKinds.contains(kind) || OperationKind.asyncKinds.contains(kind) {
+            if OperationKind.notificationKinds.contains(kind) || OperationKind.asyncKinds.contains(kind)
+                || OperationKind.generation5Kinds.contains(kind) {
                 weights.append(0)
                 continue
             }
@@ -89,11 +100,32 @@ struct Swarm: Sendable, CustomStringConvertible {
         if generation >= 4 {
             soloContext = drawAsyncWrites(&stream, into: &weights, activeVersionLimit: activeVersionLimit)
         }
-        for kind in OperationKind.notificationKinds + OperationKind.asyncKinds where excluded.contains("\(kind)") {
+        if generation >= 5 {
+            drawGeneration5(&stream, into: &weights)
+        }
+        for kind in OperationKind.notificationKinds + OperationKind.asyncKinds + OperationKind.generation5Kinds
+        where excluded.contains("\(kind)") {
             weights[kind.rawValue] = 0
         }
         return Swarm(weights: weights, keySpace: keySpace, crossContextPercent: crossContextPercent,
-                     activeVersionLimit: activeVersionLimit, soloContext: soloContext)
+                     activeVersionLimit: activeVersionLimit, soloContext: soloContext, generation: generation)
+    }
+
+    /// Generation 5, drawn after everything older generations drew (their streams keep their
+    /// meaning): releases of unresolved references in three runs in four that make references;
+    /// `@ThreadSafe` cells in one run in two; `writeCopy` in one run in two. The lowest draws
+    /// leave them out, so a shrinker lowering values turns them off.
+    private static func drawGeneration5(_ stream: inout ChoiceStream, into weights: inout [Int]) {
+        if weights[OperationKind.makeReference.rawValue] > 0, stream.draw(4) != 0 {
+            weights[OperationKind.releaseReference.rawValue] = 2 * (1 + stream.draw(2))
+        }
+        if stream.draw(2) == 1 {
+            weights[OperationKind.assignThreadSafe.rawValue] = 3 * (1 + stream.draw(2))
+            weights[OperationKind.readThreadSafe.rawValue] = 3 * (1 + stream.draw(2))
+        }
+        if stream.draw(2) == 1 {
+            weights[OperationKind.writeCopy.rawValue] = 1 + stream.draw(2)
+        }
     }
 
     /// Generation 3: one run in two observes collections. Never with an active-version limit:
@@ -164,6 +196,10 @@ struct Generator {
     private(set) var nextReference = 1
     private(set) var nextObserver = 1
     var nextAsyncWrite = 1
+    /// Generation 5: the next `writeCopy` destination's number, and the contexts dropping their
+    /// realm's accessors one a step before they release it (`letGo`).
+    var nextCopy = 1
+    var lettingGo: Set<ContextID> = []
 
     init(swarm: Swarm, configuration: StrataModel.Configuration) {
         self.swarm = swarm
@@ -182,13 +218,30 @@ struct Generator {
 
     mutating func next(for context: ContextID, model: ModelState, stream: inout ChoiceStream) -> StrataModel.Operation {
         let own = Self.liveRealm(of: context, in: model)
-        guard let own else { return open(in: context, model: model, stream: &stream) }
+        guard let own else {
+            lettingGo.remove(context)
+            return open(in: context, model: model, stream: &stream)
+        }
+        if swarm.generation >= 5, let operation = generation5Sequence(context, own: own, model: model, stream: &stream) {
+            return operation
+        }
         var weights = swarm.weights
         if model.realms[own]?.write != nil {
             // Inside a write: mostly mutations and the end of the write.
             for kind in [OperationKind.create, .setValue, .delete, .append, .commitWrite, .bulkWrite] {
                 weights[kind.rawValue] *= 3
             }
+            if swarm.generation >= 5 {
+                // Spec X3: a copy holds the write's data; Spec C1, W7: a realm let go inside its
+                // write is still its context's, write and all, when the context opens it again.
+                weights[OperationKind.writeCopy.rawValue] *= 3
+                weights[OperationKind.release.rawValue] *= 3
+            }
+        }
+        if swarm.generation >= 5, model.contexts[context]?.kind != .thread(hasEventLoop: false) {
+            // A `@ThreadSafe` read resolves in `Realm()` of the calling thread: a queue context's
+            // block runs on a thread whose realm is not the queue's (Spec C3).
+            weights[OperationKind.readThreadSafe.rawValue] = 0
         }
         if model.realms[own]?.write == nil, model.files.values.contains(where: { $0.writer != nil }) {
             weights[OperationKind.beginWrite.rawValue] = max(1, weights[OperationKind.beginWrite.rawValue] / 3)
@@ -204,8 +257,13 @@ struct Generator {
             }
         } else {
             // A controlled thread runs no loop that would run the blocks (Spec A12's "where no
-            // turn would run them"): async writes are a queue context's.
-            for kind in OperationKind.asyncKinds { weights[kind.rawValue] = 0 }
+            // turn would run them"): async writes are a queue context's. Generation 5 tries one
+            // now and then, which must be refused (A12).
+            for kind in OperationKind.asyncKinds {
+                let tries = kind == .writeAsync || kind == .beginAsyncWrite
+                weights[kind.rawValue] = swarm.generation >= 5 && tries && weights[kind.rawValue] > 0
+                    ? max(1, weights[kind.rawValue] / 12) : 0
+            }
         }
         let kind = OperationKind(rawValue: stream.weighted(weights)) ?? .read
         let realm = pickRealm(own: own, model: model, stream: &stream)
@@ -272,14 +330,23 @@ struct Generator {
             nextReference += 1
             return .makeReference(handle, as: id)
         case .resolve:
-            let references = model.references.keys.sorted()
-            guard !references.isEmpty else { return .refresh(realm) }
+            // Not a released reference (generation 5): the caller no longer has it.
+            let references = model.references.keys.sorted().filter { model.references[$0]?.isReleased != true }
+            guard !references.isEmpty, swarm.generation < 5 || !Self.isPoisoned(model) else { return .refresh(realm) }
             return .resolve(references[stream.draw(references.count)], in: own, as: allocateHandle())
         case .release:
             // Spec C1: an observer's token keeps its collection or object, and so its realm,
             // alive (the engine's notifier holds them), where the model closes a realm no
             // caller holds; a run never lets go of an observed realm.
             if Self.isObserved(own, in: model) { return .refresh(realm) }
+            // Generation 5: inside a write or with async work, one release in two drops the
+            // realm's accessors first, so that nothing but its context holds it (Spec C1, W7,
+            // A21); the context's next step opens it again.
+            if swarm.generation >= 5, let state = model.realms[own], state.write != nil || state.hasAsyncWork,
+               stream.chance(50) {
+                lettingGo.insert(context)
+                return letGo(own, context: context, model: model)
+            }
             return .release(own)
         case .releaseHandle:
             guard let handle = pickHandle(context, model: model, stream: &stream) else { return .refresh(realm) }
@@ -325,6 +392,8 @@ struct Generator {
             return .turnLoop
         case .writeAsync, .beginAsyncWrite, .commitAsyncWrite, .cancelAsyncWrite, .asyncStatus, .syncAsyncGroup:
             return asyncWrite(kind, own: own, model: model, stream: &stream)
+        case .releaseReference, .assignThreadSafe, .readThreadSafe, .writeCopy:
+            return generation5(kind, context: context, own: own, realm: realm, model: model, stream: &stream)
         }
     }
 
@@ -396,7 +465,7 @@ struct Generator {
         return RealmID(nextRealm)
     }
 
-    private mutating func allocateHandle() -> HandleID {
+    mutating func allocateHandle() -> HandleID {
         defer { nextHandle += 1 }
         return HandleID(nextHandle)
     }
@@ -407,7 +476,7 @@ struct Generator {
 
     /// The context's own live realm, or now and then another realm: a frozen one, or another
     /// context's (which the engine must reject, Spec C5).
-    private func pickRealm(own: RealmID, model: ModelState, stream: inout ChoiceStream) -> RealmID {
+    func pickRealm(own: RealmID, model: ModelState, stream: inout ChoiceStream) -> RealmID {
         guard stream.draw(100) < swarm.crossContextPercent + 5 else { return own }
         // A realm the caller dropped cannot be named again (`holders` counts the caller's).
         let others = model.realms.keys.sorted().filter { id in
@@ -421,7 +490,7 @@ struct Generator {
 
     /// An accessor to use: mostly one made through the context's own realms. `observable`: one
     /// to observe (a collection; an object with `objectsOnly`).
-    private func pickHandle(_ context: ContextID, model: ModelState, stream: inout ChoiceStream,
+    func pickHandle(_ context: ContextID, model: ModelState, stream: inout ChoiceStream,
                             objectsOnly: Bool = false, listsOnly: Bool = false, observable: Bool = false,
                             type: String? = nil) -> HandleID? {
         let all = model.handles.keys.sorted().filter { id in

@@ -22,6 +22,13 @@ struct RealmTable {
 
     subscript(id: RealmID) -> Realm? { realms[id] }
 
+    /// The realm `id` names, also one the caller let go of while something else (an accessor,
+    /// its context's hold for unfinished work, Spec C1, A21) keeps the instance alive.
+    func instance(_ id: RealmID) -> Realm? {
+        if let realm = realms[id] { return realm }
+        return released[id]?.instance.flatMap { Realm(_instance: $0) }
+    }
+
     /// Holds `opened`, which an `open` the model names `id` returned; returns the identifier
     /// the caller knows it by.
     mutating func hold(_ opened: Realm, openedAs id: RealmID) -> RealmID {

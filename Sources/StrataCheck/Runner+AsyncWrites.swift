@@ -33,8 +33,9 @@ extension Runner {
     /// - a step that lets a held group sync go, or queues blocks that run at once, runs only when
     ///   no thread is inside the engine or waiting for the lock and no other realm holds it (the
     ///   sync and the blocks take the lock, and the step waits for them);
-    /// - a realm with async work is not released (its completions would never run, where the
-    ///   model's close runs them).
+    /// - before generation 5, a realm with async work is not released; from generation 5 on it
+    ///   is, and its context keeps it until the work is done (Spec A21, C1): its blocks and
+    ///   completions still run in the context's steps (`EngineSide.asyncRealm` finds it).
     func asyncSubstitute(_ operation: StrataModel.Operation, in context: ContextID) -> StrataModel.Operation {
         let fallback = StrataModel.Operation.refresh(Generator.liveRealm(of: context, in: model) ?? RealmID(0))
         let quiet = inFlight.isEmpty && lockWaiter == nil
@@ -55,6 +56,8 @@ extension Runner {
             return operation
         case .writeAsync, .beginAsyncWrite, .syncAsyncGroup, .commitAsyncWrite:
             return quiet ? operation : fallback
+        case .release where swarm.generation >= 5:
+            return operation
         case .release(let id), .close(let id):
             return model.realms[id]?.hasAsyncWork == true ? fallback : operation
         default:
@@ -93,7 +96,30 @@ extension Runner {
         // The engine's events of this context's realms (closed ones too: a close runs their
         // completions); another context's stay for its own step.
         let mine = Set(model.realms.keys.filter { model.realms[$0]?.owner == step.context })
+        if swarm.generation >= 5, case .invalidate = step.operation {
+            checkCompletionsInside(step, model: modelEvents,
+                                   engine: engine.asyncLog.eventsInsideOperation(of: mine, context: step.context))
+            guard failure == nil else { return }
+        }
         compareAsyncEvents(after: step, model: expected, engine: engine.asyncLog.take(of: mine))
+    }
+
+    /// Generation 5, Spec A13: the completions of the commits `invalidate()` made durable run
+    /// before it returns, not on a later turn of the queue (which the step's drain would run,
+    /// so the events of the whole step look the same either way).
+    private func checkCompletionsInside(_ step: Step, model events: [Event], engine observed: [EngineAsyncEvent]) {
+        let expected = events.compactMap { event -> String? in
+            guard case .asyncCompleted(let id, _) = event else { return nil }
+            return "\(id)"
+        }
+        let actual = observed.compactMap { event -> String? in
+            guard case .completed(let id, _, _) = event else { return nil }
+            return "\(id)"
+        }
+        if expected != actual {
+            fail(.divergence, "completions run inside \(StepText.describe(step)): model [\(expected.joined(separator: ", "))], "
+                 + "engine [\(actual.joined(separator: ", "))] (Spec A13: they run before invalidate() returns)")
+        }
     }
 
     /// Whether the model's loop turn has async work for `realm`: completions owed, or a block

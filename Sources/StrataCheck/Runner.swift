@@ -40,9 +40,11 @@ public struct CheckSettings: Sendable, Hashable {
     public var excludedKinds: Set<String> = []
     /// Which generator the choice stream is read by (`ReplayToken`'s `sc<generation>`): a
     /// token keeps meaning what it meant when it was printed. 1: before bulk writes; 2: before
-    /// collection and object observers.
+    /// collection and object observers; 3: before async writes; 4: before reference releases,
+    /// `@ThreadSafe` cells, `writeCopy`, async blocks left open or on a thread, and realms let
+    /// go inside their writes and with async work.
     public var generation = CheckSettings.currentGeneration
-    public static let currentGeneration = 4
+    public static let currentGeneration = 5
     public static let generations = 1...currentGeneration
 
     public init(mode: CheckMode = .controlled, store: CheckStore = .sim, threads: Int = 3, operations: Int = 200,
@@ -317,7 +319,7 @@ public final class Runner: @unchecked Sendable {
         scheduler = Scheduler(kind: schedulerKind, threads: settings.threads, operations: settings.operations,
                               stream: &self.stream)
         generator = Generator(swarm: swarm, configuration: StrataModel.Configuration(
-            location: .path("check.realm"), maximumNumberOfActiveVersions: swarm.activeVersionLimit))
+            location: Runner.mainLocation, maximumNumberOfActiveVersions: swarm.activeVersionLimit))
         pending = Array(repeating: nil, count: settings.threads)
         let number = Self.runCounter.withLock { counter -> Int in
             counter += 1
@@ -364,6 +366,8 @@ public final class Runner: @unchecked Sendable {
         // in a write transaction the model does not know of (it would block other threads).
         _ = try Realm._open(configuration: configuration, queue: nil)
         engine = EngineSide(configuration: configuration)
+        engine.copyDirectory = settings.scratchDirectory
+        engine.copyStem = runName
         hooks.groupSyncGate = engine.groupSyncGate
         engine.groupSyncGate.setHolding(swarm.writesAsync)
         self.engineHooks = engineHooks
@@ -386,9 +390,14 @@ public final class Runner: @unchecked Sendable {
         if settings.store == .file, let path = configuration.fileURL?.path {
             _ = try? Store.deleteFiles(path: path)
         }
+        let engine = self.engine
+        for copy in engine.lock.withLock({ _ in engine.copies }) { _ = try? Store.deleteFiles(path: copy) }
     }
 
     func context(_ thread: Int) -> ContextID { ContextID(thread + 1) }
+
+    /// Where the model keeps the run's file (copies made with `writeCopy` are other files).
+    static let mainLocation = FileLocation.path("check.realm")
 
     /// Runs the operations and returns what happened.
     public func run() -> RunResult {
@@ -597,6 +606,11 @@ public final class Runner: @unchecked Sendable {
         // thread, inside its run loop?), which the driver cannot impersonate.
         switch operation {
         case .observeCollection, .observeObject: return false
+        // Spec A12 likewise (generation 5 tries async writes on threads): whether a turn will
+        // come to run the block is asked of the thread, and the driver is the main thread.
+        case .writeAsync where !queueContexts.contains(context(thread)),
+             .beginAsyncWrite where !queueContexts.contains(context(thread)):
+            return false
         default: break
         }
         let others = (0..<settings.threads).filter { $0 != thread && isRunnable($0) }
@@ -771,6 +785,10 @@ public final class Runner: @unchecked Sendable {
             return
         }
         markProbes(step, observed: observed, previous: previous)
+        if case .writeCopy(_, let path) = step.operation, case .done = observed {
+            checkCopy(path, step: step)
+            guard failure == nil else { return }
+        }
         // The async turns the step ran on its queue (`EngineSide.drainAsync`) are the model's
         // too before versions compare: a block may have committed after the step's own commit.
         asyncTurned(after: step, thread: thread)
@@ -821,6 +839,17 @@ public final class Runner: @unchecked Sendable {
                                               offset: versionOffset,
                                               queueNumber: { engine.queueNumber(of: $0) }) {
             fail(.divergence, problem)
+        }
+    }
+
+    /// Generation 5, Spec X3: the copy a `writeCopy` step made, opened and read in the step
+    /// (`EngineSide.contents(ofCopy:)`), holds exactly the model's copy: the realm's read
+    /// version, or inside a write the write's data as it was.
+    private func checkCopy(_ path: String, step: Step) {
+        let expected = Observation.elements(model.newestContents(of: .path(path)) ?? [])
+        let observed = engine.takeCopyContents(path) ?? .failure(code: "harness", message: "the step read no copy")
+        if observed != expected {
+            fail(.divergence, "\(StepText.describe(step)): the copy holds \(observed), the model's copy \(expected) (Spec X3)")
         }
     }
 
@@ -1192,7 +1221,7 @@ public final class Runner: @unchecked Sendable {
 
     /// After recovery the file must hold exactly the model's durable version (Spec D3, D9).
     func checkRecoveredContents() {
-        guard failure == nil, let file = model.files.values.first, let expected = model.newestContents else { return }
+        guard failure == nil, let file = model.files[Runner.mainLocation], let expected = model.newestContents else { return }
         if !trace.isEmpty { trace[trace.count - 1].facts.recovered = expected }
         let configuration = self.configuration
         let box = ObservationBox()

@@ -69,8 +69,11 @@ struct RecordedCrash: Hashable, Sendable {
 extension ModelState {
     /// The objects of the newest version of the run's one file, as the engine reads them back
     /// after a crash (`Runner.checkRecoveredContents`).
-    var newestContents: [Reading]? {
-        guard let file = files.values.first, let snapshot = file.versions[file.newest] else { return nil }
+    var newestContents: [Reading]? { newestContents(of: Runner.mainLocation) }
+
+    /// The newest contents of the file at `location` (a copy's, say), in the same order.
+    func newestContents(of location: FileLocation) -> [Reading]? {
+        guard let file = files[location], let snapshot = file.versions[file.newest] else { return nil }
         return snapshot.objects.values
             .map { object in
                 Reading(type: object.type, primaryKey: object.primaryKey, value: object.value,

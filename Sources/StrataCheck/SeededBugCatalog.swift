@@ -88,6 +88,17 @@ public enum SeededBugCatalog {
                   rules: ["A2"], summary: "queued async blocks run newest first"),
         SeededBug(name: "cancelledBlockStillRuns", bug: .cancelledBlockStillRuns, layer: "API: async writes",
                   rules: ["A4"], summary: "cancelAsyncWrite leaves a queued block queued"),
+        // Generation 5: blocks left open, realms let go of in their writes, completions inside
+        // invalidate(), copies made inside a write.
+        SeededBug(name: "unfinishedAsyncBlockCommits", bug: .unfinishedAsyncBlockCommits, layer: "API: async writes",
+                  rules: ["A19"], summary: "a beginAsyncWrite block that returns with its write open is committed"),
+        SeededBug(name: "releasedWriterNotHeld", bug: .releasedWriterNotHeld, layer: "API: realm lifetime",
+                  rules: ["C1", "W7"],
+                  summary: "a realm in a write or with async work is not held by its context: let go, it rolls back and ends"),
+        SeededBug(name: "invalidateDefersCompletions", bug: .invalidateDefersCompletions, layer: "API: async writes",
+                  rules: ["A13"], summary: "invalidate() returns before the completions of the commits it made durable ran"),
+        SeededBug(name: "writeCopyIgnoresOpenWrite", bug: .writeCopyIgnoresOpenWrite, layer: "API: files",
+                  rules: ["X3"], summary: "writeCopy inside a write copies the version the write began at"),
     ]
 
     public static func named(_ name: String) -> SeededBug? { all.first { $0.name == name } }

@@ -46,6 +46,10 @@ enum StepText {
         case .makeReference(let handle, let reference): return "reference(\(handle)) -> \(reference)"
         case .resolve(let reference, let id, let handle): return "resolve(\(reference), in: \(id)) -> \(handle)"
         case .releaseHandle(let handle): return "release(\(handle))"
+        case .releaseReference(let reference): return "release(\(reference))"
+        case .assignThreadSafe(let cell, let handle): return "\(cell) = \(handle.map { "\($0)" } ?? "nil")"
+        case .readThreadSafe(let cell, let id, let handle): return "read(\(cell), in: \(id)) -> \(handle)"
+        case .writeCopy(let id, let path): return "writeCopy(\(id), toPath: \(path))"
         case .crashMachine(let keep): return "crashMachine(keepUnsyncedSlots: \(keep))"
         case .apply(let id, let mutations):
             let shown = mutations.prefix(3).map(describe).joined(separator: ", ")

@@ -63,8 +63,11 @@ import Testing
     /// seed's first schedule passes. Which seeds' operations reach that interleaving in 10
     /// steps depends on the generator, so the search goes over seeds (within 120 s).
     @Test func theExplorationFindsTheScheduleThatBreaksAWrongRule() throws {
-        let settings = CheckSettings(mode: .controlled, store: .sim, threads: 2, operations: 10,
+        var settings = CheckSettings(mode: .controlled, store: .sim, threads: 2, operations: 10,
                                      modelMutation: .refreshNeverMoves)
+        // Measured on generation 4's streams (seed 64, about 65 s alone): generation 5's runs,
+        // whose copies sync real files, explore fewer seeds in the time (seed 50 at 120 s).
+        settings.generation = 4
         let deadline = Date().addingTimeInterval(120)
         var caught: (seed: UInt64, schedules: Int, failure: CheckFailure)?
         var seed: UInt64 = 1

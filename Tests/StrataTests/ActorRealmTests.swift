@@ -251,6 +251,37 @@ import Testing
         await #expect(throws: CancellationError.self) { try await cancelled.value }
     }
 
+    // RealmTests.testAsyncWriteTaskCancellation (Spec A16, A18): an actor realm's asyncWrite
+    // waits for a write lock another realm holds without stopping the actor: work on the actor
+    // runs meanwhile, cancelling the task there ends the asyncWrite with CancellationError and
+    // its block never runs; once the lock is free, asyncWrite works again.
+    @Test(.timeLimit(.minutes(10))) func A16_A18_anActorWaitsForTheWriteLockWithoutBlocking() async throws {
+        let configuration = testConfiguration()
+        let owner = Owner()
+        try await owner.open(configuration)
+        let holderQueue = DispatchQueue(label: "A16-holder")
+        let holder = ResultBox<Unchecked<Realm>>()
+        try holderQueue.sync {
+            let realm = try Realm(configuration: configuration, queue: holderQueue)
+            try realm._beginWrite()
+            holder.set(.success(Unchecked(realm)))
+        }
+        let waiting = Task { () async throws -> Int in try await owner.asyncWriteObjects(1) }
+        // The actor answers while the block waits for the lock.
+        var answered = false
+        for _ in 0..<500 where !answered {
+            answered = (try? await owner.count()) == 0
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(answered, "the actor stayed blocked")
+        waiting.cancel()
+        await #expect(throws: CancellationError.self) { _ = try await waiting.value }
+        holderQueue.sync { try? holder.get().value._cancelWrite() }
+        #expect(try await owner.asyncWriteObjects(2) == 2)
+        #expect(try await owner.count() == 2, "the cancelled block ran")
+        holderQueue.sync { holder.set(.failure(CancellationError())) }
+    }
+
     /// Observes a realm's Results from a task on the global executor (a realm of no actor:
     /// `Realm()` here is the calling thread's) with callbacks on `owner`.
     private func onOtherThreadResultsObserve(_ configuration: Realm.Configuration, on owner: Owner) async throws -> NotificationToken {

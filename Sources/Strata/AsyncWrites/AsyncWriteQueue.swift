@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import StrataStorage
 import Synchronization
 
 /// Identifies a queued async write block or an async commit's completion (Spec A4).
@@ -57,6 +58,8 @@ struct AsyncWriteQueue {
     var settled: [Commit] = []
     /// Set while completions run (Spec A20).
     var isRunningCompletions = false
+    /// An actor realm's wait for the write lock in the background (Spec A16).
+    var lockWaiter: WriteLockWaiter?
     private var lastID: AsyncTransactionId = 0
 
     mutating func nextID() -> AsyncTransactionId {
@@ -126,4 +129,52 @@ final class AsyncWriteCancellation: Sendable {
     func cancel() { flag.store(true, ordering: .releasing) }
 
     var isCancelled: Bool { flag.load(ordering: .acquiring) }
+}
+
+/// The write lock taken in the background for an actor realm's next async block (Spec A16):
+/// the waiting thread delivers the transaction (or the error), the realm's turn takes it. A
+/// realm that no longer wants it (its blocks were cancelled, it was invalidated or released)
+/// abandons it, and a transaction delivered after that is rolled back at once, freeing the
+/// lock. `@unchecked Sendable`: the state is guarded by `condition`; the transaction is used by
+/// one thread at a time (handed over under the lock).
+final class WriteLockWaiter: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var delivered: Result<WriteTransaction, Realm.Error>?
+    private var isAbandoned = false
+
+    func deliver(_ result: Result<WriteTransaction, Realm.Error>) {
+        condition.lock()
+        defer { condition.unlock() }
+        if isAbandoned {
+            if case .success(let transaction) = result { transaction.rollback() }
+            return
+        }
+        delivered = result
+        condition.broadcast()
+    }
+
+    /// The outcome, if delivered (taken once).
+    func outcome() -> Result<WriteTransaction, Realm.Error>? {
+        condition.lock()
+        defer { condition.unlock() }
+        defer { delivered = nil }
+        return delivered
+    }
+
+    /// Waits for the outcome (a synchronous write of the realm takes the lock this way, A7).
+    func wait() -> Result<WriteTransaction, Realm.Error> {
+        condition.lock()
+        defer { condition.unlock() }
+        while delivered == nil { condition.wait() }
+        defer { delivered = nil }
+        return delivered ?? .failure(Realm.Error(.fail, "the write lock wait ended without an outcome"))
+    }
+
+    func abandon() {
+        condition.lock()
+        defer { condition.unlock() }
+        isAbandoned = true
+        if case .success(let transaction) = delivered { transaction.rollback() }
+        delivered = nil
+    }
 }

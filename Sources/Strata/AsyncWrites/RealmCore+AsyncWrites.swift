@@ -125,13 +125,28 @@ extension RealmCore {
             startGroupSync()  // Spec A9: later blocks wait for it and its completions
             return
         }
-        guard !asyncWrites.queued.isEmpty else { return }
+        guard !asyncWrites.queued.isEmpty else {
+            asyncWrites.lockWaiter?.abandon()  // every block was cancelled meanwhile (A16)
+            asyncWrites.lockWaiter = nil
+            return
+        }
+        let lock: Result<WriteTransaction, Realm.Error>?
+        if case .actor = confinement {
+            lock = takeWriteLockWithoutBlocking()
+            guard lock != nil else { return }  // taken in the background: a turn comes with it
+        } else {
+            lock = nil  // taken on this turn, waiting for it here
+        }
         // Spec A2: FIFO (the seeded bug takes the newest).
         let block = file.bugs.contains(.asyncBlocksOutOfOrder) ? asyncWrites.queued.removeLast()
             : asyncWrites.queued.removeFirst()
         asyncWrites.running = block.id
         do {
-            try beginWriteTransaction()
+            switch lock {
+            case .success(let transaction): try beginWriteTransaction(holding: transaction)
+            case .failure(let error): throw error
+            case nil: try beginWriteTransaction()
+            }
         } catch {
             asyncWrites.running = nil
             block.onComplete?(error)  // Spec A14: the block never ran
@@ -154,6 +169,33 @@ extension RealmCore {
         }
         asyncWrites.running = nil
         scheduleAsyncTurn()
+    }
+
+    /// Spec A16, A18: an actor realm's block never waits for the write lock on the actor (it
+    /// would stop the actor, and with it the cancellation of an `asyncWrite` waiting there): the
+    /// lock is taken at once if free, else by a background wait whose transaction a later turn
+    /// takes. nil while that wait goes on.
+    private func takeWriteLockWithoutBlocking() -> Result<WriteTransaction, Realm.Error>? {
+        if let waiter = asyncWrites.lockWaiter {
+            guard let outcome = waiter.outcome() else { return nil }
+            asyncWrites.lockWaiter = nil
+            return outcome
+        }
+        do throws(Realm.Error) {
+            if let transaction = try engine(path, { try file.store.tryBeginWrite() }) { return .success(transaction) }
+        } catch {
+            return .failure(error)
+        }
+        let waiter = WriteLockWaiter()
+        asyncWrites.lockWaiter = waiter
+        let (store, path, listener) = (file.store, self.path, self.listener)
+        DispatchQueue.global().async {
+            waiter.deliver(Result { () throws(Realm.Error) -> WriteTransaction in
+                try engine(path) { try store.beginWrite() }
+            })
+            listener?.schedule(.asyncWrites)
+        }
+        return nil
     }
 
     /// Spec A1, D11: a `writeAsync` block that ended its write itself has nothing left to
@@ -259,6 +301,8 @@ extension RealmCore {
     func dropQueuedAsyncWrites() {
         let dropped = asyncWrites.queued
         asyncWrites.queued = []
+        asyncWrites.lockWaiter?.abandon()  // the lock its background wait takes goes free
+        asyncWrites.lockWaiter = nil
         for block in dropped { block.onDrop?(Realm.Error.asyncWriteDropped) }
         flushAsyncCommits(deferCompletions: file.bugs.contains(.invalidateDefersCompletions))
     }

@@ -356,9 +356,13 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
 
     public var isFrozen: Bool { binding?.core.isFrozen ?? false }
 
+    /// Realm's description: `List<string> <0x…> (` then each element, one a line.
     public var description: String {
-        let shown = (try? elements()).map { "\($0)" } ?? "[invalidated]"
-        return "List<\(Element.self)> \(shown)"
+        let kind = Element._strataKind
+        let elementType = kind.objectType.map { ClassInfo.of($0).className } ?? kind.type.description
+        let shown: [Any?] = ((try? elements()) ?? []).map { $0 }
+        return ObjectDescription.describeCollection("List", elementType: elementType, identity: self,
+                                                    elements: shown, type: kind.type)
     }
 
     /// A frozen copy at the realm's current version (Spec F1, F5, F11).

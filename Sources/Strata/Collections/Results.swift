@@ -199,7 +199,13 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
 
     public var isFrozen: Bool { storage.core.isFrozen }
 
-    public var description: String { "Results<\(storage.info.className)> (\(count) objects)" }
+    /// Realm's description: `Results<Dog> <0x…> (` then each object, one a line.
+    public var description: String {
+        // Unreadable Results (another context's, invalidated) describe no element.
+        let objects: [Any?] = (try? evaluate()) != nil ? map { $0 } : []
+        return ObjectDescription.describeCollection("Results", elementType: storage.info.className, identity: storage,
+                                                    elements: objects, type: .object)
+    }
 
     // MARK: deriving
 

@@ -48,12 +48,20 @@ enum ObjectDescription {
 
     private static func describeList(_ list: any AnyListConvertible, property: PropertySchema, depth: Int) -> String {
         if depth == 0 { return "<Maximum depth exceeded>" }
-        let elementType = property.objectClassName ?? property.type.description
-        let address = String(UInt(bitPattern: ObjectIdentifier(list as AnyObject)), radix: 16)
-        var text = "List<\(elementType)> <0x\(address)> (\n"
-        let elements = (try? list.anyElements()) ?? []
+        return describeCollection("List", elementType: property.objectClassName ?? property.type.description,
+                                  identity: list as AnyObject, elements: (try? list.anyElements()) ?? [],
+                                  type: property.type, depth: depth)
+    }
+
+    /// A collection as Realm describes it (`RLMDescriptionWithMaxDepth`): its kind and element
+    /// type, its address, then each element (objects as `describe` prints them), one a line,
+    /// indented by a tab; at most 100 elements.
+    static func describeCollection(_ kind: String, elementType: String, identity: AnyObject, elements: [Any?],
+                                   type: PropertyType, depth: Int = maximumDepth) -> String {
+        let address = String(UInt(bitPattern: ObjectIdentifier(identity)), radix: 16)
+        var text = "\(kind)<\(elementType)> <0x\(address)> (\n"
         for (index, element) in elements.prefix(maximumElements).enumerated() {
-            let shown = AnyValue.flatten(element).map { describeElement($0, property: property, depth: depth - 1) }
+            let shown = AnyValue.flatten(element).map { describeElement($0, type: type, depth: depth - 1) }
             text += "\t[\(index)] \(indented(shown ?? "(null)")),\n"
         }
         if !elements.isEmpty { text.removeLast(2) }
@@ -65,8 +73,13 @@ enum ObjectDescription {
 
     /// One value of `property` (or an element of its list).
     private static func describeElement(_ value: Any, property: PropertySchema, depth: Int) -> String {
+        describeElement(value, type: property.type, depth: depth)
+    }
+
+    /// One value of a property of `type`.
+    private static func describeElement(_ value: Any, type: PropertyType, depth: Int) -> String {
         if let object = value as? Object { return describe(object, depth: depth) }
-        switch property.type {
+        switch type {
         case .bool:
             if case .bool(let flag)? = AnyValue.number(value) { return flag ? "1" : "0" }
         case .float:

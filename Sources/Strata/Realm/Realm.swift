@@ -136,6 +136,14 @@ public struct Realm: Hashable {
     @_spi(StrataCheck)
     public var _instance: AnyObject { core }
 
+    /// The realm of an instance `_instance` returned, which the harness kept weakly: a realm it
+    /// let go of while its context still holds it (Spec C1, A21) runs the harness's async blocks.
+    @_spi(StrataCheck)
+    public init?(_instance instance: AnyObject) {
+        guard let core = instance as? RealmCore else { return nil }
+        self.init(core: core)
+    }
+
     /// The version the realm reads, or nil when it is not reading (for tests and the harness).
     @_spi(StrataCheck)
     public var _readVersion: UInt64? {

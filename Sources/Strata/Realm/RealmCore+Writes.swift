@@ -15,7 +15,18 @@ extension RealmCore {
 
     /// The write itself, for synchronous and async writes.
     func beginWriteTransaction() throws(Realm.Error) {
-        let transaction = try engine(path) { try file.store.beginWrite() }
+        if let waiter = asyncWrites.lockWaiter {
+            // Spec A7: the lock a background wait takes for this realm's blocks goes to this
+            // synchronous write first (waiting here for it, as for the lock).
+            asyncWrites.lockWaiter = nil
+            try beginWriteTransaction(holding: waiter.wait().get())
+            return
+        }
+        try beginWriteTransaction(holding: try engine(path) { try file.store.beginWrite() })
+    }
+
+    /// Begins the write on `transaction`, whose lock this realm holds.
+    func beginWriteTransaction(holding transaction: WriteTransaction) throws(Realm.Error) {
         do {
             // Spec L2: "count > limit fails", checked once the write holds the lock, so a
             // write that waited counts the versions the holder's commit added.

@@ -80,7 +80,8 @@ final class RealmCore {
 
     deinit {
         // Spec W7, C8: releasing the last holder rolls back an open write and ends the pin,
-        // from whatever thread releases it.
+        // from whatever thread releases it; a lock taken for its async blocks is let go.
+        asyncWrites.lockWaiter?.abandon()
         write?.rollback()
         writeScope?.markRolledBack()
         read?.end()

@@ -1507,6 +1507,31 @@ extension RealmParityRealm {
             #expect(realm.objects(PRStringObject.self).count == 0)
         }
 
+        @MainActor @Test("Spec A16: asyncWrite waiting for the lock is cancelled from its actor", .timeLimit(.minutes(10)))
+        func testAsyncWriteTaskCancellation() async throws {
+            let files = PRFiles()
+            let config = files.defaultConfiguration
+            let realm = try await Realm(configuration: config, actor: MainActor.shared)
+            realm.beginWrite()
+
+            let ready = ResultBox<Bool>()
+            let task = Task { @PRCustomGlobalActor in
+                let realm = try await Realm(configuration: config, actor: PRCustomGlobalActor.shared)
+                ready.set(.success(true))
+                try await realm.asyncWrite {
+                    Issue.record("Should not have been called")
+                }
+            }
+            while !ready.isSet { try await Task.sleep(for: .milliseconds(10)) }
+            Task { @PRCustomGlobalActor in
+                // Cancelled from within its actor, so the asyncWrite has suspended with its
+                // cancellation handler set (the actor is not blocked by the wait for the lock).
+                task.cancel()
+            }
+            await #expect(throws: CancellationError.self) { try await task.value }
+            realm.cancelWrite()
+        }
+
         @PRCustomGlobalActor @Test("Spec C15: asyncWrite on a realm of a global actor")
         func testAsyncWriteCustomGlobalActor() async throws {
             let files = PRFiles()
