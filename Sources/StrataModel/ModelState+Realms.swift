@@ -343,9 +343,11 @@ extension ModelState {
             realms[id]?.frozenInvalidated = true
             return
         }
-        // Spec V19: a realm that is not reading, not writing and owes no async work has nothing
-        // to release: invalidate() again (or before any read) changes nothing.
-        if realm.readVersion == nil, !realm.hasUnfinishedWork { return }
+        // Spec V19: a realm invalidated since it last read, not writing and owing no async work
+        // has nothing to release: invalidate() again changes nothing. (Before the realm ever
+        // read, the first invalidate() still counts, epoch 0 to 1: its next resolve begins at the
+        // newest version, T4.)
+        if realm.readVersion == nil, realm.epoch > 0, !realm.hasUnfinishedWork { return }
         flushAsync(id)  // Spec D13, A13: commits already made become durable, completions run
         realms[id]?.asyncQueue = []  // Spec A13: blocks not started are dropped
         if realm.write != nil { rollback(id) }  // Spec W7

@@ -993,7 +993,7 @@ private final class WVLCalls {
 }
 
 extension WritesVersionsLimitsTests {
-    @Test("Spec V19, V13, V14: invalidate() again, or before any read, changes nothing")
+    @Test("Spec V19, V13, V14, T4: invalidate() again changes nothing; before any read it only marks the realm")
     func V19_invalidateAgainChangesNothing() throws {
         let configuration = testConfiguration()
         try onLoopThread {
@@ -1017,6 +1017,22 @@ extension WritesVersionsLimitsTests {
             #expect(realm.objects(IntObj.self).count == 2)
             #expect(object.isInvalidated)
             token.invalidate()
+            // Before a realm ever read, invalidate() still counts for a resolve: it begins at the
+            // newest version, where a realm that never read begins at the reference's (T4).
+            let plain = try ThreadSafeReference._make(to: realm.objects(IntObj.self))
+            let marked = try ThreadSafeReference._make(to: realm.objects(IntObj.self))
+            try commitOnOtherThread(configuration) { $0.create(IntObj.self, value: ["intCol": 3]) }
+            let neverRead = try onOtherThread { () -> Int in
+                let fresh = try Realm(configuration: configuration)
+                return try required(try fresh._resolve(plain), "resolved Results").count
+            }
+            let invalidatedFirst = try onOtherThread { () -> Int in
+                let fresh = try Realm(configuration: configuration)
+                try fresh._invalidate()
+                return try required(try fresh._resolve(marked), "resolved Results").count
+            }
+            #expect(neverRead == 2)
+            #expect(invalidatedFirst == 3)
         }
     }
 
