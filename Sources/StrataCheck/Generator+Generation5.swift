@@ -24,8 +24,7 @@ extension Generator {
             }
             return letGo(own, context: context, model: model)
         }
-        guard let realm = model.realms[own], realm.readVersion == nil, realm.epoch == 0, !realm.isFrozen,
-              !Self.isPoisoned(model) else {
+        guard let realm = model.realms[own], realm.readVersion == nil, realm.epoch == 0, !realm.isFrozen else {
             return nil
         }
         let unresolved = model.references.keys.sorted().filter { id in
@@ -65,19 +64,12 @@ extension Generator {
                   let handle = pickHandle(context, model: model, stream: &stream) else {
                 return .assignThreadSafe(cell, nil)
             }
-            // Open findings (README, "Harness findings"): `ThreadSafe._set` asks the value's
-            // `realm`, which is nil for an invalidated value (refused as unmanaged, where
-            // Realm's wrapper refuses it as invalidated, Spec T9, T1) and traps on a poisoned
-            // file (D6) rather than throwing. Neither is generated until they are settled.
-            if Self.isPoisoned(model) || Observation(model: model.step(Step(context, .isInvalidated(handle))).1) == .bool(true) {
-                return .assignThreadSafe(cell, nil)
-            }
             return .assignThreadSafe(cell, handle)
         case .readThreadSafe:
             // Spec T10: read in the context's own realm (the thread's `Realm()`), which it moves
             // when it is behind the value.
             let cells = model.cells.keys.sorted()
-            guard !cells.isEmpty, !Self.isPoisoned(model) else { return .refresh(realm) }
+            guard !cells.isEmpty else { return .refresh(realm) }
             return .readThreadSafe(cells[stream.draw(cells.count)], in: own, as: allocateHandle())
         case .writeCopy:
             // Spec X3: a fresh destination each time (a taken one is refused with the path in
@@ -89,14 +81,6 @@ extension Generator {
         }
     }
 
-    /// Whether a failed write or sync poisoned the run's file (Spec D6). Open finding (README,
-    /// "Harness findings"): a resolve, of a reference or of a `@ThreadSafe` read, places a realm
-    /// that never read at the source version before the poisoned file refuses it, where the
-    /// model refuses first and the realm stays unread; generation 5, which makes such resolves
-    /// often, makes none on a poisoned file until that is settled.
-    static func isPoisoned(_ model: ModelState) -> Bool {
-        model.files[Runner.mainLocation].map { !$0.poisoned.isEmpty } ?? false
-    }
 
     /// The model's path of the run's `number`th copy (`EngineSide` puts it in the run's scratch
     /// directory under the run's name).

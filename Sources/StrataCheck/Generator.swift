@@ -332,7 +332,7 @@ struct Generator {
         case .resolve:
             // Not a released reference (generation 5): the caller no longer has it.
             let references = model.references.keys.sorted().filter { model.references[$0]?.isReleased != true }
-            guard !references.isEmpty, swarm.generation < 5 || !Self.isPoisoned(model) else { return .refresh(realm) }
+            guard !references.isEmpty else { return .refresh(realm) }
             return .resolve(references[stream.draw(references.count)], in: own, as: allocateHandle())
         case .release:
             // Spec C1: an observer's token keeps its collection or object, and so its realm,

@@ -63,12 +63,12 @@ open class Object: Hashable, CustomStringConvertible, SendableMetatype {
     /// The realm managing the object; nil when unmanaged or deleted (WRT-17). Readable from
     /// any thread, as Realm's is: from another context it names the object's realm without
     /// looking at the object (ObjectTests.testRealm).
+    /// The realm managing the object; nil for an unmanaged object and for one deleted through
+    /// this instance (`realm.delete(object)`). An object deleted elsewhere, or invalidated with
+    /// its realm, still names it, as in Realm. Readable from any thread; never fails.
     public var realm: Realm? {
-        guard let accessor = _accessor else { return nil }
-        guard accessor.core.confinement.isCurrent else { return accessor.realm }
-        return trapping { () throws(Realm.Error) -> Realm? in
-            try accessor.isInvalidated() ? nil : accessor.realm
-        }
+        guard let accessor = _accessor, !accessor.isDetachedByDelete else { return nil }
+        return accessor.realm
     }
 
     /// Whether the object was deleted, or its realm invalidated (Spec W12, V13). Always false

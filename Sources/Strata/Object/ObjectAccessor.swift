@@ -21,6 +21,10 @@ public final class _ObjectAccessor {
     /// that existed when the accessor was made outside that write.
     let scope: WriteScope?
     let epoch: Int
+    /// Deleted through this accessor (`realm.delete(object)`): the object no longer names a
+    /// realm (Realm's RLMDeleteObjectFromRealm clears that accessor's realm; other accessors of
+    /// the deleted object keep theirs).
+    var isDetachedByDelete = false
 
     init(core: RealmCore, info: ClassInfo, table: TableInfo, identity: ObjectIdentity, scope: WriteScope?) {
         self.core = core

@@ -248,6 +248,7 @@ public struct Realm: Hashable {
     public func _delete(_ object: Object) throws(Realm.Error) {
         let target = try core.keyForDelete(object)
         try core.deleteObjects([target])
+        object._accessor?.isDetachedByDelete = true  // Spec W12: its `realm` is nil now
     }
 
     /// Deletes every object of `objects` (a sequence, Results or List; Spec W11, W13).
@@ -266,6 +267,7 @@ public struct Realm: Hashable {
         var targets: [(TableInfo, ObjectKey)] = []
         for object in objects { targets.append(try core.keyForDelete(object)) }
         try core.deleteObjects(targets)
+        for object in objects { object._accessor?.isDetachedByDelete = true }  // Spec W12
     }
 
     /// Deletes every object of every class (Spec W12).

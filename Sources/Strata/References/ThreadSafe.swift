@@ -65,9 +65,15 @@ public final class ThreadSafe<T: ThreadConfined>: Sendable {
 
     private static func store(_ value: T?) throws(Realm.Error) -> Stored? {
         guard let value else { return nil }
-        guard let realm = value.realm else { throw Realm.Error.threadSafeUnmanaged }  // Spec T9
-        let handle = try value._threadSafeHandle()
-        return Stored(handle: handle, configuration: realm.configuration)
+        // Spec T9, T1: an unmanaged value is refused as RealmSwift's wrapper refuses it; a
+        // managed one as a reference to it would be (an invalidated one: 'invalidated').
+        let handle: _ThreadSafeHandle
+        do {
+            handle = try value._threadSafeHandle()
+        } catch where error == .referenceToUnmanaged {
+            throw Realm.Error.threadSafeUnmanaged
+        }
+        return Stored(handle: handle, configuration: handle.configuration)
     }
 
     deinit {

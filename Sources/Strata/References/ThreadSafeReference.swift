@@ -36,6 +36,8 @@ public struct _ThreadSafeHandle: Sendable {
 
     let target: Target
     let fileKey: String
+    /// The configuration of the realm the value came from (`@ThreadSafe` opens it to resolve).
+    let configuration: Realm.Configuration
     /// The version the value was read at and its pin (Spec T4, T8).
     let source: ReferenceSource
 }
@@ -97,6 +99,7 @@ public final class ThreadSafeReference<Confined: ThreadConfined>: Sendable {
 /// Resolves `handle` in `core` without consuming anything (references consume; `@ThreadSafe`
 /// resolves the same handle many times).
 func resolveHandle<Confined: ThreadConfined>(_ handle: _ThreadSafeHandle, in core: RealmCore) throws(Realm.Error) -> Confined? {
+    try core.checkThread()  // Spec C5, D6: nothing is placed on a realm that refuses the call
     // Spec T5: another file does not hold the object.
     guard handle.fileKey == core.configuration.fileKey else { return nil }
     try place(core, at: handle)
@@ -152,7 +155,7 @@ extension Object: ThreadConfined {
         try accessor.core.checkThread()  // Spec C5, before the validity check (T1)
         guard try !accessor.isInvalidated() else { throw Realm.Error.referenceToInvalidated }
         let core = accessor.core
-        return _ThreadSafeHandle(target: .object(.init(accessor)), fileKey: core.configuration.fileKey,
+        return _ThreadSafeHandle(target: .object(.init(accessor)), fileKey: core.configuration.fileKey, configuration: core.configuration,
                                  source: try core.makeReferenceSource(pinning: .object))
     }
 
@@ -186,7 +189,7 @@ extension List: ThreadConfined {
         guard try !binding.isInvalidated() else { throw Realm.Error.referenceToInvalidated }
         let core = binding.core
         return _ThreadSafeHandle(target: .list(owner: .init(binding.parent), column: binding.column),
-                                 fileKey: core.configuration.fileKey, source: try core.makeReferenceSource(pinning: .list))
+                                 fileKey: core.configuration.fileKey, configuration: core.configuration, source: try core.makeReferenceSource(pinning: .list))
     }
 
     public static func _resolve(_ handle: _ThreadSafeHandle, in realm: Realm) throws(Realm.Error) -> List<Element>? {
@@ -226,7 +229,7 @@ extension Results: ThreadConfined {
         return _ThreadSafeHandle(
             target: .results(className: storage.info.className, owner: owner, predicate: storage.predicate,
                              sort: storage.sort.map { _ThreadSafeHandle.SortKey(column: $0.column, ascending: $0.ascending) }),
-            fileKey: core.configuration.fileKey, source: try core.makeReferenceSource(pinning: .results))
+            fileKey: core.configuration.fileKey, configuration: core.configuration, source: try core.makeReferenceSource(pinning: .results))
     }
 
     public static func _resolve(_ handle: _ThreadSafeHandle, in realm: Realm) throws(Realm.Error) -> Results<Element>? {
