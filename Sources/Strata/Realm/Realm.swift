@@ -264,10 +264,16 @@ public struct Realm: Hashable {
             try core.deleteObjects(targets)
             return
         }
+        // Spec W24: the objects are taken once, before anything is deleted: a live sequence (a
+        // slice of Results or of a List) shrinks as they go, so it is not iterated again.
         var targets: [(TableInfo, ObjectKey)] = []
-        for object in objects { targets.append(try core.keyForDelete(object)) }
+        var taken: [Object] = []
+        for object in objects {
+            targets.append(try core.keyForDelete(object))
+            taken.append(object)
+        }
         try core.deleteObjects(targets)
-        for object in objects { object._accessor?.isDetachedByDelete = true }  // Spec W12
+        for object in taken { object._accessor?.isDetachedByDelete = true }  // Spec W12
     }
 
     /// Deletes every object of every class (Spec W12).
