@@ -243,6 +243,13 @@ import Testing
         Self.expectMessage(sortError(IntObj.self, "@count"),
                            "Cannot sort on key path '@count': KVC collection operators are not supported.")
         #expect(sortError(IntObj.self, "intCol") == nil)
+        // Through a link, each step is checked in the class it reaches.
+        Self.expectMessage(sortError(Owner.self, "dog.noSuchCol"),
+                           "Cannot sort on key path 'dog.noSuchCol': property 'Dog.noSuchCol' does not exist.")
+        Self.expectMessage(sortError(Owner.self, "dog."), "Cannot sort on key path 'dog.': missing property name.")
+        Self.expectMessage(sortError(Owner.self, "name.dog"), "Cannot sort on key path 'name.dog': property "
+                           + "'Owner.name' of type 'string' may only be the final property in the key path.")
+        #expect(sortError(Owner.self, "dog.age") == nil)
     }
 
     // objc QueryTests (add_link_constraint): an unmanaged object in a query is no error; it

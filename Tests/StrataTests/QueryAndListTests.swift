@@ -58,6 +58,36 @@ import Testing
     }
 
     // Spec W4, V1: Results are live, first/last/subscript/index(of:) follow writes at once.
+    // QueryTests.testSortByKeyPath: sorting through a to-one link; an owner without a dog sorts
+    // last ascending and first descending, and a second descriptor breaks ties.
+    @Test func testSortByKeyPath() throws {
+        let realm = try Realm(configuration: testConfiguration())
+        try realm.write {
+            let lucy = realm.create(Dog.self, value: ["dogName": "Lucy", "age": 7])
+            let freyja = realm.create(Dog.self, value: ["dogName": "Freyja", "age": 6])
+            let ziggy = realm.create(Dog.self, value: ["dogName": "Ziggy", "age": 9])
+            realm.create(Owner.self, value: ["name": "Mark", "dog": freyja])
+            realm.create(Owner.self, value: ["name": "Diane", "dog": lucy])
+            realm.create(Owner.self, value: ["name": "Hannah"])
+            realm.create(Owner.self, value: ["name": "Don", "dog": ziggy])
+            realm.create(Owner.self, value: ["name": "Diane Sr", "dog": ziggy])
+        }
+        let owners = realm.objects(Owner.self)
+        #expect(owners.sorted(byKeyPath: "dog.age").map(\.name) == ["Mark", "Diane", "Don", "Diane Sr", "Hannah"])
+        #expect(owners.sorted(byKeyPath: "dog.age", ascending: false).map(\.name)
+                == ["Hannah", "Don", "Diane Sr", "Diane", "Mark"])
+        #expect(owners.sorted(by: [SortDescriptor(keyPath: "dog.age"), "name"]).map(\.name)
+                == ["Mark", "Diane", "Diane Sr", "Don", "Hannah"])
+        #expect(owners.sorted(by: [SortDescriptor(keyPath: "dog.age", ascending: false), "name"]).map(\.name)
+                == ["Hannah", "Diane Sr", "Don", "Diane", "Mark"])
+        // The Swift key path forms name the same path.
+        #expect(owners.sorted(by: \.dog?.age).map(\.name) == ["Mark", "Diane", "Don", "Diane Sr", "Hannah"])
+        #expect(SortDescriptor(keyPath: \Owner.dog?.dogName).keyPath == "dog.dogName")
+        // Live: a dog's age changing reorders its owners.
+        try realm.write { owners.first { $0.name == "Mark" }?.dog?.age = 10 }
+        #expect(owners.sorted(byKeyPath: "dog.age").map(\.name) == ["Diane", "Don", "Diane Sr", "Mark", "Hannah"])
+    }
+
     @Test func liveResults() throws {
         let realm = try Realm(configuration: testConfiguration())
         try employees(realm)

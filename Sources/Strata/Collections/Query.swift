@@ -115,10 +115,22 @@ enum QueryColumns {
         let sample = T()
         sample._recorder = recorder
         _ = sample[keyPath: keyPath]
-        guard let ordinal = recorder.ordinals.last, ordinal - sample._ordinalBase < info.schema.properties.count else {
+        guard let columns = recorder.columns(), columns.count == 1, let column = columns.first?.column else {
             preconditionFailure("the key path does not name a @Persisted property of '\(info.className)'")
         }
-        return info.column(ofOrdinal: ordinal, base: sample._ordinalBase)
+        return column
+    }
+
+    /// The dotted property names a key path reads, through to-one links: `"dog.name"`.
+    static func keyPathName<T: Object, V>(of keyPath: KeyPath<T, V>, info: ClassInfo) -> String {
+        let recorder = KeyPathRecorder()
+        let sample = T()
+        sample._recorder = recorder
+        _ = sample[keyPath: keyPath]
+        guard let name = recorder.keyPathName() else {
+            preconditionFailure("the key path does not name a @Persisted property of '\(info.className)'")
+        }
+        return name
     }
 }
 

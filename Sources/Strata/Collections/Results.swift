@@ -44,14 +44,14 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         let info: ClassInfo
         let source: Source
         let predicate: Predicate?
-        let sort: [(column: Int, ascending: Bool)]
+        let sort: [SortPath]
         let epoch: Int
         /// The evaluation for one view stamp. A lock, since frozen Results are read by many
         /// threads at once (Spec C10); `@unchecked Sendable` names it.
         let cache = Lock<(stamp: ViewStamp, evaluation: Evaluation)?>(nil)
 
         init(core: RealmCore, info: ClassInfo, source: Source, predicate: Predicate?,
-             sort: [(column: Int, ascending: Bool)], epoch: Int) {
+             sort: [SortPath], epoch: Int) {
             self.core = core
             self.info = info
             self.source = source
@@ -79,7 +79,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     let storage: Storage
 
     init(core: RealmCore, info: ClassInfo, source: Source, predicate: Predicate? = nil,
-         sort: [(column: Int, ascending: Bool)] = []) {
+         sort: [SortPath] = []) {
         storage = Storage(core: core, info: info, source: source, predicate: predicate, sort: sort, epoch: core.epoch)
     }
 
@@ -98,7 +98,8 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         let table = view.table(named: storage.info.className)
         var keys: [ObjectKey] = []
         var incarnations: [Incarnation] = []
-        var sortValues: [[Value]] = []
+        var sortValues: [[Value?]] = []
+        var tablesByID: [TableID: TableInfo]? = nil  // for sorting through links, read once
         if let table {
             let reusesKeys: Bool
             if case .int = table.primaryKey { reusesKeys = true } else { reusesKeys = false }
@@ -113,7 +114,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
                     incarnations.append(row.incarnation)
                 }
                 if !storage.sort.isEmpty {
-                    sortValues.append(try storage.sort.map { $0.column < row.columnCount ? try row.value(at: $0.column) : .null })
+                    sortValues.append(try storage.sort.map { try $0.value(of: row, in: view, tables: &tablesByID) })
                 }
             }
             switch storage.source {
@@ -136,13 +137,20 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     }
 
     /// The positions of the evaluated elements in sort order.
-    private static func sortedOrder(_ count: Int, by values: [[Value]], _ sort: [(column: Int, ascending: Bool)]) -> [Int] {
-        (0..<count).sorted { a, b in
+    private static func sortedOrder(_ count: Int, by values: [[Value?]], _ sort: [SortPath]) -> [Int] {
+        // nil (a null link on the way) sorts after every value, null included: realm-core's
+        // sorter puts null links last ascending, first descending.
+        func sortsBefore(_ x: Value?, _ y: Value?) -> Bool {
+            guard let x else { return false }
+            guard let y else { return true }
+            return StoredOrder.sortsBefore(x, y)
+        }
+        return (0..<count).sorted { a, b in
             for (position, descriptor) in sort.enumerated() {
                 let x = values[a][position]
                 let y = values[b][position]
-                if StoredOrder.sortsBefore(x, y) { return descriptor.ascending }
-                if StoredOrder.sortsBefore(y, x) { return !descriptor.ascending }
+                if sortsBefore(x, y) { return descriptor.ascending }
+                if sortsBefore(y, x) { return !descriptor.ascending }
             }
             return a < b  // stable: the source order breaks ties
         }
@@ -230,8 +238,8 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
 
     /// Sorted by a property.
     public func sorted<V>(by keyPath: KeyPath<Element, V>, ascending: Bool = true) -> Results<Element> {
-        let column = QueryColumns.column(of: keyPath, info: storage.info)
-        return sorted(by: [SortDescriptor(keyPath: storage.info.schema.properties[column].name, ascending: ascending)])
+        sorted(by: [SortDescriptor(keyPath: QueryColumns.keyPathName(of: keyPath, info: storage.info),
+                                   ascending: ascending)])
     }
 
     /// Sorted by several properties, the first deciding first.
@@ -244,52 +252,59 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     @_spi(StrataCheck)
     public func _sorted<S: Sequence>(by descriptors: S) throws(Realm.Error) -> Results<Element>
     where S.Element == SortDescriptor {
-        var columns: [(column: Int, ascending: Bool)] = []
+        var columns: [SortPath] = []
         for descriptor in descriptors {
-            columns.append((try Self.sortColumn(descriptor.keyPath, info: storage.info), descriptor.ascending))
+            columns.append(SortPath(columns: try Self.sortColumns(descriptor.keyPath, info: storage.info),
+                                    ascending: descriptor.ascending))
         }
         try storage.core.checkAccess()
         return Results(storage: Storage(core: storage.core, info: storage.info, source: storage.source,
                                         predicate: storage.predicate, sort: columns, epoch: storage.epoch))
     }
 
-    /// The column a sort key path names, checked as realm-core's `parse_keypath` (of
-    /// `Results::sort`) checks it, in its order and words. Strata sorts by the class's own
-    /// properties: a key path through a link (`"dog.age"`), which Realm follows, is refused.
-    static func sortColumn(_ keyPath: String, info: ClassInfo) throws(Realm.Error) -> Int {
+    /// The columns a sort key path names (links to follow, then the sorted property), checked
+    /// as realm-core's `parse_keypath` (of `Results::sort`) checks them, in its order and words:
+    /// each step names a property of the class reached so far; a link may not end the path and
+    /// only a link may be followed.
+    static func sortColumns(_ keyPath: String, info: ClassInfo) throws(Realm.Error) -> [Int] {
         if keyPath.contains("@") {  // RLMSortDescriptorsToKeypathArray, before realm-core's parse
             throw Realm.Error.cannotSort(keyPath: keyPath, "KVC collection operators are not supported")
         }
-        let className = info.className
         let names = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         guard !keyPath.isEmpty, !names.contains("") else {
             throw Realm.Error.cannotSort(keyPath: keyPath, "missing property name")
         }
-        guard let column = info.schema.index(of: names[0]) else {
-            throw Realm.Error.cannotSort(keyPath: keyPath, "property '\(className).\(names[0])' does not exist")
-        }
-        let property = info.schema.properties[column]
-        if property.isList {
-            throw Realm.Error.cannotSort(keyPath: keyPath,
-                                         "property '\(className).\(property.name)' is of unsupported type 'array'")
-        }
-        if property.type == .data {
-            throw Realm.Error.cannotSort(keyPath: keyPath,
-                                         "property '\(className).\(property.name)' is of unsupported type 'data'")
-        }
-        if property.type == .object {
-            guard names.count > 1 else {
-                throw Realm.Error.cannotSort(keyPath: keyPath, "property '\(className).\(property.name)' of type "
-                                             + "'object' cannot be the final property in the key path")
+        var current = info
+        var columns: [Int] = []
+        for (step, name) in names.enumerated() {
+            let className = current.className
+            let isFinal = step == names.count - 1
+            guard let column = current.schema.index(of: name) else {
+                throw Realm.Error.cannotSort(keyPath: keyPath, "property '\(className).\(name)' does not exist")
             }
-            throw Realm.Error.cannotSort(keyPath: keyPath, "Strata does not sort through the link "
-                                         + "'\(className).\(property.name)'")
+            let property = current.schema.properties[column]
+            if property.isList || property.type == .data {
+                let typeName = property.isList ? "array" : "data"
+                throw Realm.Error.cannotSort(keyPath: keyPath,
+                                             "property '\(className).\(name)' is of unsupported type '\(typeName)'")
+            }
+            columns.append(column)
+            if property.type == .object {
+                guard !isFinal else {
+                    throw Realm.Error.cannotSort(keyPath: keyPath, "property '\(className).\(name)' of type "
+                                                 + "'object' cannot be the final property in the key path")
+                }
+                guard let target = current.linkTargets.lazy.map(ClassInfo.of)
+                    .first(where: { $0.className == property.objectClassName }) else {
+                    throw Realm.Error.cannotSort(keyPath: keyPath, "property '\(className).\(name)' does not exist")
+                }
+                current = target
+            } else if !isFinal {
+                throw Realm.Error.cannotSort(keyPath: keyPath, "property '\(className).\(name)' of type "
+                                             + "'\(property.realmTypeName)' may only be the final property in the key path")
+            }
         }
-        guard names.count == 1 else {
-            throw Realm.Error.cannotSort(keyPath: keyPath, "property '\(className).\(property.name)' of type "
-                                         + "'\(property.realmTypeName)' may only be the final property in the key path")
-        }
-        return column
+        return columns
     }
 
     /// The index of `object` in the Results, if it is there.

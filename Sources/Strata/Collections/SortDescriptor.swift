@@ -1,3 +1,5 @@
+import StrataStorage
+
 /// A sort key of `Results.sorted(by:)`: the name of a property and a direction.
 ///
 /// ```swift
@@ -19,6 +21,12 @@ public struct SortDescriptor: Sendable, Hashable, CustomStringConvertible, Expre
         self.ascending = ascending
     }
 
+    /// A descriptor sorting by the property a Swift key path reads, through to-one links:
+    /// `SortDescriptor(keyPath: \Person.dog?.age)` sorts by `"dog.age"`.
+    public init<Root: Object, Value>(keyPath: KeyPath<Root, Value>, ascending: Bool = true) {
+        self.init(keyPath: QueryColumns.keyPathName(of: keyPath, info: ClassInfo.of(Root.self)), ascending: ascending)
+    }
+
     /// An ascending descriptor of the property a string literal names: `"age"`.
     public init(stringLiteral value: String) {
         self.init(keyPath: value)
@@ -32,5 +40,29 @@ public struct SortDescriptor: Sendable, Hashable, CustomStringConvertible, Expre
     /// `SortDescriptor(keyPath: age, direction: ascending)`, as Realm prints it.
     public var description: String {
         "SortDescriptor(keyPath: \(keyPath), direction: \(ascending ? "ascending" : "descending"))"
+    }
+}
+
+/// A checked sort key: the columns of the links to follow, then the column sorted by, and the
+/// direction (`Results.sortColumns` makes it from a descriptor's key path).
+struct SortPath: Sendable {
+    let columns: [Int]
+    let ascending: Bool
+
+    /// The value `row` sorts by: the final column's value on the object the links reach; nil
+    /// when a link on the way is null. realm-core's sorter puts such objects after all others
+    /// ascending (even after a reached null), before them descending.
+    func value(of row: RowView, in view: VersionView, tables: inout [TableID: TableInfo]?) throws -> Value? {
+        guard let first = columns.first else { return .null }
+        var value = first < row.columnCount ? try row.value(at: first) : .null
+        for column in columns.dropFirst() {
+            if tables == nil { tables = Dictionary(view.tables().map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a }) }
+            guard case .link(let link) = value, let table = tables?[link.table] else { return nil }
+            guard let reached = try view.withRow(table, key: link.key, { target in
+                column < target.columnCount ? try target.value(at: column) : .null
+            }) else { return nil }
+            value = reached
+        }
+        return value
     }
 }

@@ -36,10 +36,10 @@ extension _ObjectObservable where Self: Object {
             let sample = Self()
             sample._recorder = recorder
             _ = sample[keyPath: keyPath]
-            guard let ordinal = recorder.ordinals.first else {
+            guard let name = recorder.keyPathName() else {
                 preconditionFailure("a key path does not name a @Persisted property of '\(info.className)'")
             }
-            return info.schema.properties[info.column(ofOrdinal: ordinal, base: sample._ordinalBase)].name
+            return name
         }
     }
 }

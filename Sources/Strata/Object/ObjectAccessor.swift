@@ -167,8 +167,29 @@ public final class _ObjectAccessor {
     func column(ofOrdinal ordinal: Int, base: Int) -> Int { info.column(ofOrdinal: ordinal, base: base) }
 }
 
-/// Collects the property a key path reads: the key path is applied to an unmanaged object
-/// holding a recorder, whose `@Persisted` getters report their ordinal here.
+/// Collects the properties a key path reads: the key path is applied to an unmanaged object
+/// holding a recorder, whose `@Persisted` getters report here. A to-one link's getter answers
+/// with a fresh object of the target class holding the same recorder, so that `\.dog?.name`
+/// records both steps (as RealmSwift's key path names do).
 final class KeyPathRecorder {
-    var ordinals: [Int] = []
+    /// Each property read, in order: the reading object's class, and the wrapper's ordinal and
+    /// the object's first ordinal (`Object._ordinalBase`).
+    var steps: [(type: Object.Type, ordinal: Int, base: Int)] = []
+
+    /// The columns of the steps, each in its own class; nil when a step names no column.
+    func columns() -> [(info: ClassInfo, column: Int)]? {
+        var columns: [(info: ClassInfo, column: Int)] = []
+        for step in steps {
+            let info = ClassInfo.of(step.type)
+            guard step.ordinal - step.base >= 0, step.ordinal - step.base < info.schema.properties.count else { return nil }
+            columns.append((info, info.column(ofOrdinal: step.ordinal, base: step.base)))
+        }
+        return columns
+    }
+
+    /// The dotted property names of the steps: `"dog.name"`.
+    func keyPathName() -> String? {
+        guard let columns = columns(), !columns.isEmpty else { return nil }
+        return columns.map { $0.info.schema.properties[$0.column].name }.joined(separator: ".")
+    }
 }

@@ -90,7 +90,14 @@ public struct Persisted<Value: _Persistable> {
                 }
             }
             if let recorder = object._recorder {
-                recorder.ordinals.append(object[keyPath: storageKeyPath].ordinal)
+                recorder.steps.append((Swift.type(of: object), object[keyPath: storageKeyPath].ordinal,
+                                       object._ordinalBase))
+                let kind = Value._strataKind
+                if !kind.isList, let target = kind.objectType {
+                    let next = target.init()
+                    next._recorder = recorder
+                    if let link = next as? Value { return link }
+                }
             }
             return object[keyPath: storageKeyPath].unmanagedValue
         }

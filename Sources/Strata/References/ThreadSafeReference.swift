@@ -7,7 +7,7 @@ public struct _ThreadSafeHandle: Sendable {
         case object(StoredObject)
         case list(owner: StoredObject, column: Int)
         case results(className: String, owner: (object: StoredObject, column: Int)?,
-                     predicate: Predicate?, sort: [SortKey])
+                     predicate: Predicate?, sort: [SortPath])
     }
 
     /// The object a reference names: its class, its identity (the key alone would name a
@@ -27,11 +27,6 @@ public struct _ThreadSafeHandle: Sendable {
 
         /// Whether the object never existed: its creating write was rolled back (Spec T5).
         var isRolledBack: Bool { scope?.isRolledBack ?? false }
-    }
-
-    struct SortKey: Sendable {
-        let column: Int
-        let ascending: Bool
     }
 
     let target: Target
@@ -228,7 +223,7 @@ extension Results: ThreadConfined {
         }
         return _ThreadSafeHandle(
             target: .results(className: storage.info.className, owner: owner, predicate: storage.predicate,
-                             sort: storage.sort.map { _ThreadSafeHandle.SortKey(column: $0.column, ascending: $0.ascending) }),
+                             sort: storage.sort),
             fileKey: core.configuration.fileKey, configuration: core.configuration, source: try core.makeReferenceSource(pinning: .results))
     }
 
@@ -245,8 +240,7 @@ extension Results: ThreadConfined {
             }
             source = .list(binding)
         }
-        return Results(core: core, info: info, source: source, predicate: predicate,
-                       sort: sort.map { ($0.column, $0.ascending) })
+        return Results(core: core, info: info, source: source, predicate: predicate, sort: sort)
     }
 }
 

@@ -13,12 +13,10 @@ import Testing
 // Not here (Strata lacks the subject): the NSPredicate and format-string forms of `filter` and
 // `index(matching:)` (the tests keep their `where` forms), `index(matching:)`, `objects(at:)`,
 // key-value coding (`value(forKey:)`, `setValue(_:forKey:)`, `value(forKeyPath:)`), min / max /
-// sum / average, `containsAny(in:)` and `contains` in queries, `SortDescriptor(keyPath:)` with
-// a Swift key path, `observe(keyPaths:)` with Swift key paths on collections, `sorted` on a
-// List, `distinct(by:)`, `==` of Results, MutableSet, LinkingObjects and AnyRealmCollection.
-// Held out because Strata traps there: `sorted(by: \.linkCol?.id)` of testSortWithSwiftKeyPath
-// (a key path through a link), and ListUnmanagedRealmCollectionTests.testFilterFormat (`where` on
-// an unmanaged List traps, as RealmSwift throws, and has no throwing form).
+// sum / average, `containsAny(in:)` and `contains` in queries, `observe(keyPaths:)` with Swift
+// key paths on collections, `sorted` on a List, `distinct(by:)`, `==` of Results, MutableSet, LinkingObjects and AnyRealmCollection.
+// Held out because Strata traps there: ListUnmanagedRealmCollectionTests.testFilterFormat (`where`
+// on an unmanaged List traps, as RealmSwift throws, and has no throwing form).
 //
 // Rejections: where RealmSwift raises an exception, the public API traps; the tests call the
 // `@_spi(StrataCheck)` throwing form of the same member and check the error. Observers run on a
@@ -255,14 +253,9 @@ extension RealmParityCollections {
                 #expect(sorted.map(\.stringCol) == ["1", "2"])
                 sorted = collection.sorted(byKeyPath: "stringCol", ascending: false)
                 #expect(sorted.map(\.stringCol) == ["2", "1"])
-                // Realm sorts through the link; Strata's public form traps where it refuses, so
-                // the throwing form shows the refusal as a failure.
-                do {
-                    sorted = try collection._sorted(by: [SortDescriptor(keyPath: "linkCol.id", ascending: true)])
-                    #expect(sorted.map(\.stringCol) == ["1", "2"])
-                } catch {
-                    Issue.record("sorting by 'linkCol.id' was refused: \(error)")
-                }
+                sorted = collection.sorted(byKeyPath: "linkCol.id", ascending: true)
+                #expect(sorted.map(\.stringCol) == ["1", "2"])
+                // Both link to the same target: the tie keeps the source order.
                 expectRejected(rejection { _ = try collection._sorted(by: [SortDescriptor(keyPath: "noSuchCol")]) },
                                "Cannot sort on key path 'noSuchCol': property "
                                + "'PCNullableStringObjectWithLink.noSuchCol' does not exist")
@@ -276,7 +269,8 @@ extension RealmParityCollections {
                 #expect(sorted.map(\.stringCol) == ["1", "2"])
                 sorted = t.collection.sorted(by: \.stringCol, ascending: false)
                 #expect(sorted.map(\.stringCol) == ["2", "1"])
-                // Realm's `sorted(by: \.linkCol?.id)` traps in Strata: held out (see the file header).
+                sorted = t.collection.sorted(by: \.linkCol?.id, ascending: true)
+                #expect(sorted.map(\.stringCol) == ["1", "2"])
                 let nonOptionalSorted = try t.aggregateableResults().sorted(by: \.intCol, ascending: true)
                 #expect(nonOptionalSorted.map(\.intCol) == [1, 2, 3])
             }
@@ -297,6 +291,20 @@ extension RealmParityCollections {
                 #expect(sorted.map(\.intCol) == [1, 2, 3])
                 expectRejected(rejection { _ = try collection._sorted(by: [SortDescriptor(keyPath: "noSuchCol")]) },
                                "Cannot sort on key path 'noSuchCol': property 'PCAggregateObject.noSuchCol' does not exist")
+            }
+        }
+
+        @Test("sorted(by:) with descriptors made from Swift key paths", arguments: results)
+        func testSortWithDescriptorBySwiftKeyPath(_ variant: PCVariant) throws {
+            try variant.runResults { t in
+                let collection = try t.aggregateableResults()
+                let noDescriptors: [Strata.SortDescriptor] = []
+                let notActuallySorted = collection.sorted(by: noDescriptors)
+                for (offset, element) in collection.enumerated() {
+                    #expect(element.isSameObject(as: notActuallySorted[offset]))
+                }
+                let sorted = collection.sorted(by: [SortDescriptor(keyPath: \PCAggregateObject.intCol, ascending: true)])
+                #expect(sorted.map(\.intCol) == [1, 2, 3])
             }
         }
 
