@@ -8,6 +8,8 @@ extension ModelState {
         case .fileExists(let configuration):
             return .bool(files[configuration.location] != nil)  // Spec X1
         case .deleteFiles(let configuration):
+            // Spec X28: the deletion is one step: an open of the path comes wholly before it
+            // (then X2 refuses the deletion) or after it (then it creates a new, empty file).
             let location = configuration.location
             // Spec X2: a file open anywhere is not deleted.
             if realms.values.contains(where: { $0.configuration.location == location && !$0.isClosed

@@ -210,8 +210,9 @@ extension ModelState {
         return (realmID, owner)
     }
 
-    /// Creates or updates the object with this primary key (Spec W10, N22). Spec W12: a new
-    /// object gets an identity no object of the file ever had.
+    /// Creates or updates the object with this primary key (Spec W10, W20, N22). Spec W12: a new
+    /// object gets an identity no object of the file ever had. (Every type of the model has a
+    /// primary key; W20's refusal of an update policy without one is the API's.)
     mutating func createObject(type: String, primaryKey: Int, value: Int?, policy: UpdatePolicy,
                                in id: RealmID) throws(Interruption) -> ObjectID
     {
@@ -220,6 +221,9 @@ extension ModelState {
         var nextObjectID = try fileState(location).nextObjectID
         try mutateWrite(id) { write, version throws(Interruption) in
             if let existing = write.snapshot.objectID(type: type, primaryKey: primaryKey) {
+                // Spec W20: an existing key is refused under `.error` (nothing changes); under
+                // `.modified` and `.all` the existing object is updated in place, keeping its
+                // identity, and is the result; nothing is inserted.
                 switch policy {
                 case .error:
                     throw .rejected(.primaryKeyExists(type: type, primaryKey: primaryKey))
@@ -308,8 +312,9 @@ extension ModelState {
                                       epoch: try realmState(realmID).epoch)
             return id
         case .object(let object):
-            // Realm's order (RLMAddObjectToRealm): the write, then an invalid object, then one
-            // managed by another realm instance (W14's create copies instead).
+            // Spec W23, in Realm's order (RLMAddObjectToRealm): the write, then an invalid
+            // object, then one managed by another realm instance, refused whatever the policy
+            // and with nothing added (W14's create copies instead).
             let target = try realmState(realmID)
             guard target.write != nil else { throw .rejected(.notInWrite) }
             guard let ownerID = handle.realm, ownerID != realmID, let owner = realms[ownerID] else {
@@ -348,6 +353,8 @@ extension ModelState {
             throw .rejected(.notInWrite)
         }
         let snapshot = try readableView(of: realmID)
+        // Spec W24: the objects are taken when the call begins (Results evaluated, a List read),
+        // then deleted, so a collection the deletions shrink is deleted whole.
         let targets: [ObjectID]
         switch handle.target {
         case .object(let object):

@@ -20,6 +20,8 @@ extension ModelState {
             return .handle(try newHandle(id, realm: realmID, target: .results(query)))
         case .objectForPrimaryKey(let realmID, let type, let primaryKey, let id):
             _ = try usableRealm(realmID, in: context)
+            // Spec W20: the object with that key at the read version (with the write's own
+            // changes inside a write), or nil. Spec F18: through a frozen realm, a frozen one.
             let snapshot = try readableView(of: realmID)
             guard let object = snapshot.objectID(type: type, primaryKey: primaryKey) else {
                 return .handle(nil)
@@ -50,8 +52,9 @@ extension ModelState {
         case .realmOf(let id):
             let handle = try handleState(id)
             try checkOwner(of: handle, in: context)
-            // Spec C2: a managed object's realm is the instance that created or fetched it;
-            // Spec W12: nil once deleted (and for unmanaged objects).
+            // Spec C2: a managed object's realm is the instance that created or fetched it
+            // (Spec F18: the frozen realm it was read through); Spec W12: nil once deleted (and
+            // for unmanaged objects).
             guard let realmID = handle.realm, !isInvalidated(handle) else { return .realm(nil) }
             return .realm(realmID)
         case .isInvalidated(let id):
@@ -167,7 +170,8 @@ extension ModelState {
         }
     }
 
-    /// Spec V1, W4: what a read returns.
+    /// Spec V1, W4: what a read returns. Spec F14, F18: an accessor of a frozen realm, whether
+    /// frozen itself or read through that realm, reads as frozen.
     mutating func read(_ handle: HandleState) throws(Interruption) -> Value {
         let frozen = handle.realm.flatMap { realms[$0]?.isFrozen } ?? false
         switch handle.target {
@@ -224,8 +228,9 @@ extension ModelState {
     {
         let handle = try handleState(id)
         guard let realmID = handle.realm else { throw .rejected(.unmanagedThaw) }  // Spec F10
-        let realm = try usableRealm(realmID, in: context)
-        guard realm.isFrozen else { return .handle(id) }
+        let realm = try usableRealm(realmID, in: context)  // Spec F19: from its context only
+        guard realm.isFrozen else { return .handle(id) }  // Spec F19: a live value is returned
+        try checkThawContext(context)
         let live = try open(realm.configuration, confinement: .callingContext,
                             as: RealmID(nextInternalRealm), in: context)
         if live == RealmID(nextInternalRealm) {
@@ -247,6 +252,18 @@ extension ModelState {
             return .handle(nil)
         }
         return .handle(try newHandle(liveID, realm: live, target: handle.target))
+    }
+}
+
+extension ModelState {
+    /// Spec F20: `thaw()` takes no actor: in an actor's isolation it opens the realm of the
+    /// thread the call happens to run on, which the model, whose actors are contexts of their
+    /// own with no thread, does not have. So the model takes no thaw in an actor context rather
+    /// than give the actor's realm, which the API does not.
+    func checkThawContext(_ context: ContextID) throws(Interruption) {
+        if try contextState(context).kind == .actor {
+            throw .rejected(.invalidStep("thaw() in an actor runs on a thread the model does not have (Spec F20)"))
+        }
     }
 }
 

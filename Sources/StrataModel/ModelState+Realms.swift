@@ -60,6 +60,7 @@ extension ModelState {
             let realm = try usableRealm(id, in: context)
             // Spec F1: thaw of a live realm returns it.
             guard realm.isFrozen else { return .realm(id) }
+            try checkThawContext(context)  // Spec F20
             // Spec F7: the context's cached live instance, or a new one; it reads its own
             // version, never the frozen one.
             return .realm(try open(realm.configuration, confinement: .callingContext, as: liveID,
@@ -342,6 +343,11 @@ extension ModelState {
             realms[id]?.frozenInvalidated = true
             return
         }
+        // Spec V19: a realm invalidated since it last read, not writing and owing no async work
+        // has nothing to release: invalidate() again changes nothing. (Before the realm ever
+        // read, the first invalidate() still counts, epoch 0 to 1: its next resolve begins at the
+        // newest version, T4.)
+        if realm.readVersion == nil, realm.epoch > 0, !realm.hasUnfinishedWork { return }
         flushAsync(id)  // Spec D13, A13: commits already made become durable, completions run
         realms[id]?.asyncQueue = []  // Spec A13: blocks not started are dropped
         if realm.write != nil { rollback(id) }  // Spec W7
@@ -444,6 +450,8 @@ extension ModelState {
         return version
     }
 
+    /// Spec F17, F21: a frozen realm is a state of its own, with its own pin on its version: it
+    /// reads on after the live realm that made it is released, closed or invalidated.
     func frozenRealm(of realm: RealmState, at version: Version) -> RealmState {
         var frozen = RealmState(
             process: realm.process, owner: nil, viaQueue: false,

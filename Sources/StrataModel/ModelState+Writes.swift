@@ -234,7 +234,9 @@ extension ModelState {
         }
     }
 
-    /// Spec W5, W7: discards the write; every read equals the start state again.
+    /// Spec W5, W7: discards the write; every read equals the start state again. Spec N26: it
+    /// makes no version and announces nothing (no `announceCommit`, no observer callback), so
+    /// no observer, of this realm or any other, hears of the cancelled write.
     mutating func rollback(_ id: RealmID) {
         guard let realm = realms[id], let write = realm.write else { return }
         realms[id]?.write = nil

@@ -2,9 +2,9 @@ import Foundation
 import Testing
 
 /// The rule files of `Spec/` are parsed by the traceability checks, so their format is a
-/// contract: every rule is `### <prefix><n>. <title>`, a statement, optionally a
-/// `Model-only: <reason>` line, and a `Source:` line; IDs are unique and numbered from 1
-/// without gaps in each area file; `coverage.md` only names rules that exist.
+/// contract: every rule is `### <prefix><n>. <title>`, a statement, optionally one mark line
+/// (`Model-only: <reason>` or `API-only: <reason>`), and a `Source:` line; IDs are unique and
+/// numbered from 1 without gaps in each area file; `coverage.md` only names rules that exist.
 @Suite struct SpecFormatTests {
     /// Area file → rule prefix.
     static let areas: [String: String] = [
@@ -26,11 +26,22 @@ import Testing
         /// (`TraceabilityTests`): after the statement, right before `Source:`.
         static let modelOnlyPrefix = "Model-only: "
 
+        /// The line that marks a rule about the API's surface, which the model does not
+        /// implement, with its reason (`TraceabilityTests`): in the same place.
+        static let apiOnlyPrefix = "API-only: "
+
+        /// Both marks; a rule has at most one.
+        static let markPrefixes = [modelOnlyPrefix, apiOnlyPrefix]
+
         /// The reason of the rule's `Model-only:` line, when it has one in its place.
-        var modelOnlyReason: String? {
-            guard body.count >= 3, body[body.count - 2].hasPrefix(Self.modelOnlyPrefix) else { return nil }
-            let reason = body[body.count - 2].dropFirst(Self.modelOnlyPrefix.count)
-            return reason.trimmingCharacters(in: .whitespaces)
+        var modelOnlyReason: String? { markReason(Self.modelOnlyPrefix) }
+
+        /// The reason of the rule's `API-only:` line, when it has one in its place.
+        var apiOnlyReason: String? { markReason(Self.apiOnlyPrefix) }
+
+        private func markReason(_ prefix: String) -> String? {
+            guard body.count >= 3, body[body.count - 2].hasPrefix(prefix) else { return nil }
+            return body[body.count - 2].dropFirst(prefix.count).trimmingCharacters(in: .whitespaces)
         }
     }
 
@@ -66,14 +77,18 @@ import Testing
         for rule in rules {
             #expect(rule.body.count >= 2, "\(rule.id) needs a statement and a source")
             #expect(rule.body.last?.hasPrefix("Source: ") == true, "\(rule.id): the last line must be 'Source: ...'")
-            // A `Model-only:` line: at most one, right before `Source:`, after a statement,
-            // with a reason.
-            let marks = rule.body.indices.filter { rule.body[$0].hasPrefix(Rule.modelOnlyPrefix) }
-            #expect(marks.count <= 1, "\(rule.id): more than one 'Model-only:' line")
+            // A mark (`Model-only:` or `API-only:`): at most one of either kind, right before
+            // `Source:`, after a statement, with a reason.
+            let marks = rule.body.indices.filter { index in
+                Rule.markPrefixes.contains { rule.body[index].hasPrefix($0) }
+            }
+            #expect(marks.count <= 1, "\(rule.id): more than one 'Model-only:' or 'API-only:' line")
             if let mark = marks.first {
+                let name = rule.body[mark].hasPrefix(Rule.modelOnlyPrefix) ? "Model-only:" : "API-only:"
                 #expect(mark == rule.body.count - 2 && mark >= 1,
-                        "\(rule.id): 'Model-only:' goes after the statement, right before 'Source:'")
-                #expect(rule.modelOnlyReason?.isEmpty == false, "\(rule.id): 'Model-only:' needs a reason")
+                        "\(rule.id): '\(name)' goes after the statement, right before 'Source:'")
+                let reason = name == "Model-only:" ? rule.modelOnlyReason : rule.apiOnlyReason
+                #expect(reason?.isEmpty == false, "\(rule.id): '\(name)' needs a reason")
             }
         }
     }
@@ -82,10 +97,22 @@ import Testing
     @Test func theModelOnlyMarkIsReadInItsPlace() {
         let marked = Rule(id: "X1", number: 1, body: ["Statement.", "Model-only: no API yet.", "Source: X"])
         #expect(marked.modelOnlyReason == "no API yet.")
+        #expect(marked.apiOnlyReason == nil)
         let misplaced = Rule(id: "X1", number: 1, body: ["Model-only: no API yet.", "Statement.", "Source: X"])
         #expect(misplaced.modelOnlyReason == nil)
         let unmarked = Rule(id: "X1", number: 1, body: ["Statement.", "Source: X"])
         #expect(unmarked.modelOnlyReason == nil)
+    }
+
+    /// The same for an `API-only:` mark, which is not a `Model-only:` one.
+    @Test func theAPIOnlyMarkIsReadInItsPlace() {
+        let marked = Rule(id: "W1", number: 1, body: ["Statement.", "API-only: no model operation.", "Source: X"])
+        #expect(marked.apiOnlyReason == "no model operation.")
+        #expect(marked.modelOnlyReason == nil)
+        let misplaced = Rule(id: "W1", number: 1, body: ["API-only: no model operation.", "Statement.", "Source: X"])
+        #expect(misplaced.apiOnlyReason == nil)
+        let unmarked = Rule(id: "W1", number: 1, body: ["Statement.", "Source: X"])
+        #expect(unmarked.apiOnlyReason == nil)
     }
 
     @Test func coverageNamesOnlyExistingRules() throws {

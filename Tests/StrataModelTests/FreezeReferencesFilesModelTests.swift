@@ -311,6 +311,91 @@ private let fzLocation = World.file.location
         #expect(fzObject(w.ok(World.thread, .read(111)))?.value == 10)
     }
 
+    @Test("Spec F18: what is read through a frozen realm is frozen and belongs to it")
+    func valuesReadThroughAFrozenRealmAreFrozen() {
+        var w = World()
+        w.open(World.main, 1)
+        w.write(World.main, 1, [item(1), item(2), fzAppend(1, 2)])
+        w.ok(World.main, .freezeRealm(1, as: 10))
+        w.ok(World.main, .objects(10, .all("Item"), as: 100))
+        w.ok(World.main, .objectForPrimaryKey(10, type: "Item", primaryKey: 1, as: 101))
+        w.ok(World.main, .element(100, at: 1, as: 102))
+        w.ok(World.main, .listOf(101, as: 103))
+        #expect(fzReadings(w.ok(World.main, .read(100)))?.allSatisfy(\.isFrozen) == true)
+        #expect(fzReadings(w.ok(World.main, .read(103)))?.allSatisfy(\.isFrozen) == true)
+        for handle: HandleID in [101, 102] {
+            #expect(fzObject(w.ok(World.main, .read(handle)))?.isFrozen == true)
+            // Its realm is the frozen realm, never a live one.
+            #expect(w.ok(World.main, .realmOf(handle)) == .realm(10))
+        }
+        // The same reads through the live realm are live.
+        w.ok(World.main, .objectForPrimaryKey(1, type: "Item", primaryKey: 1, as: 104))
+        #expect(fzObject(w.ok(World.main, .read(104)))?.isFrozen == false)
+        #expect(w.ok(World.main, .realmOf(104)) == .realm(1))
+    }
+
+    @Test("Spec F19: thaw() of a live object, List or Results returns it, in its own context")
+    func thawOfALiveValueReturnsIt() {
+        var w = World()
+        w.open(World.main, 1)
+        w.write(World.main, 1, [item(1), item(2), fzAppend(1, 2)])
+        w.ok(World.main, .objectForPrimaryKey(1, type: "Item", primaryKey: 1, as: 100))
+        w.ok(World.main, .listOf(100, as: 101))
+        w.ok(World.main, .objects(1, .all("Item"), as: 102))
+        let before = w.state.handles.count
+        for (handle, thawed): (HandleID, HandleID) in [(100, 110), (101, 111), (102, 112)] {
+            #expect(w.ok(World.main, .thawHandle(handle, as: thawed)) == .handle(handle))
+            #expect(w.state.handles[thawed] == nil)
+            // From another context: refused as every use of a live value there is (C5, C6).
+            #expect(w.fails(World.thread, .thawHandle(handle, as: thawed)) == .wrongThread)
+        }
+        #expect(w.state.handles.count == before)
+    }
+
+    @Test("Spec F20: the model takes no thaw in an actor's isolation, where the API uses the thread's realm")
+    func thawInAnActorIsNotModelled() {
+        var w = World()
+        w.open(World.main, 1)
+        w.write(World.main, 1, [item(1)])
+        w.ok(World.main, .objectForPrimaryKey(1, type: "Item", primaryKey: 1, as: 100))
+        w.ok(World.main, .freezeHandle(100, as: 101))
+        w.ok(World.main, .freezeRealm(1, as: 10))
+        w.open(World.actor, 5)
+        // Not the actor's realm: the model has no thread for the actor, so it refuses the step
+        // instead of answering what the API does not do.
+        for operation: Operation in [.thawHandle(101, as: 102), .thawRealm(10, as: 11)] {
+            guard case .invalidStep? = w.fails(World.actor, operation) else {
+                Issue.record("\(operation) in an actor should not be modelled")
+                continue
+            }
+        }
+        #expect(w.state.handles[102] == nil && w.state.realms[11] == nil)
+        // A live value thawed in its own actor is still itself (F19).
+        w.ok(World.actor, .objectForPrimaryKey(5, type: "Item", primaryKey: 1, as: 103))
+        #expect(w.ok(World.actor, .thawHandle(103, as: 104)) == .handle(103))
+    }
+
+    @Test("Spec F21, F17: frozen values read on after the live realm that made them is gone")
+    func frozenValuesOutliveTheLiveRealm() {
+        var w = World()
+        w.open(World.main, 1)
+        w.write(World.main, 1, [item(1, 1), item(2, 2)])
+        w.ok(World.main, .freezeRealm(1, as: 10))
+        w.ok(World.main, .objects(10, .all("Item"), as: 100))
+        w.ok(World.main, .objectForPrimaryKey(1, type: "Item", primaryKey: 1, as: 101))
+        w.ok(World.main, .freezeHandle(101, as: 102))
+        w.ok(World.main, .releaseHandle(101))
+        w.ok(World.main, .release(1))
+        #expect(w.state.realms[1]?.isClosed == true)  // no live instance of the file is left
+        #expect(fzKeys(w.ok(World.main, .read(100))) == [1, 2])
+        #expect(fzObject(w.ok(World.main, .read(102)))?.value == 1)
+        // From another context too, and after another process's commit.
+        w.open(World.otherProcess, 2)
+        w.write(World.otherProcess, 2, [fzDelete(1)])
+        #expect(fzKeys(w.ok(World.thread, .read(100))) == [1, 2])
+        #expect(fzObject(w.ok(World.thread, .read(102)))?.value == 1)
+    }
+
     @Test("Spec F9: thawing an object missing at the live version gives nil")
     func thawingAMissingObjectGivesNil() {
         var w = World()
@@ -1088,6 +1173,22 @@ private let fzLocation = World.file.location
         #expect(w.items(World.main, 3, handle: 100) == [1])  // every file left in place
         w.ok(World.main, .close(3))
         #expect(w.ok(World.main, .deleteFiles(World.file)) == .bool(true))
+    }
+
+    @Test("Spec X28, X2: an open and deleteFiles are each one step: an open first keeps the file, one after gets a new one")
+    func deleteFilesAndAnOpenAreOrdered() {
+        var w = World()
+        let config = Configuration(location: .path("/data/x28.realm"))
+        w.open(World.main, 1, config)
+        w.write(World.main, 1, [item(1)])
+        // The open came first: the deletion fails and the file stays.
+        #expect(w.fails(World.thread, .deleteFiles(config))?.code == .alreadyOpen)
+        w.ok(World.main, .close(1))
+        // The deletion came first: the open after it creates a new, empty file.
+        #expect(w.ok(World.thread, .deleteFiles(config)) == .bool(true))
+        w.open(World.main, 2, config)
+        #expect(w.items(World.main, 2, handle: 100) == [])
+        #expect(w.ok(World.main, .fileExists(config)) == .bool(true))
     }
 
     @Test("Spec X3: writeCopy writes the read version to a file that opens, writes and freezes")

@@ -561,6 +561,44 @@ private extension World {
         }
     }
 
+    @Test("Spec N26: a write that ends without committing calls no observer, now or on a later turn")
+    func writesThatDoNotCommitNotifyNobody() {
+        var w = World()
+        w.open(World.main, 1)
+        w.open(World.thread, 2)
+        w.write(World.main, 1, [item(1)])
+        w.ok(World.main, .observeRealm(1, action: .none, as: 1))
+        w.observe(World.main, 1, as: 2)
+        let object = w.objectHandle(World.main, 1, key: 1)
+        w.ok(World.main, .observeObject(object, keyPaths: nil, as: 3))
+        w.ok(World.thread, .observeRealm(2, action: .none, as: 4))
+        w.observe(World.thread, 2, as: 5)
+        w.turn(World.main)
+        w.turn(World.thread)
+        let observers: [ObserverID] = [1, 2, 3, 4, 5]
+        let heard = observers.map { w.events(of: $0) }
+        // cancelWrite(), a throwing block and a block that cancels: no version, no callback.
+        w.ok(World.main, .beginWrite(1))
+        w.ok(World.main, .apply(1, [item(2), setItem(1, 5)]))
+        w.ok(World.main, .cancelWrite(1))
+        w.run(World.main, .writeBlock(1, [item(3), setItem(1, 6)], ending: .throwError(code: 7),
+                                      withoutNotifying: [], fate: .success))
+        w.ok(World.main, .writeBlock(1, [deleteItem(1)], ending: .cancelInBlock, withoutNotifying: [],
+                                     fate: .success))
+        #expect(w.newest() == Version(2))
+        for _ in 0..<2 {
+            w.turn(World.main)
+            w.turn(World.thread)
+        }
+        #expect(observers.map { w.events(of: $0) } == heard)
+        // The next commit is heard as usual, with its own change only.
+        w.write(World.thread, 2, [item(9)])
+        w.turn(World.main)
+        #expect(w.events(of: 1).count == heard[0].count + 1)
+        #expect(updates(w.events, of: 2).last == change(ins: [1]))
+        #expect(w.events(of: 3).count == heard[2].count)  // the object did not change
+    }
+
     @Test("Spec N8: the initial callback is never inside observe; it shows the read version")
     func initialCallbackIsLater() {
         var w = World()

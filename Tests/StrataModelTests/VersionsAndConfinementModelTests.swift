@@ -509,6 +509,48 @@ private let wrongThreadMessage = "Realm accessed from incorrect thread"
         #expect(reading(world.ok(World.main, .read(15)))?.listKeys == [2])
     }
 
+    @Test("Spec V19, V13, V14, T4: invalidate() again changes nothing; before any read it only marks the realm")
+    func invalidateAgainChangesNothing() {
+        var world = World()
+        world.open(World.main, 1)
+        world.open(World.thread, 2)
+        // Before the realm ever read: nothing to release, no error; again, nothing at all.
+        world.ok(World.main, .invalidate(1))
+        #expect(world.readVersion(1) == nil)
+        let marked = world.state
+        world.ok(World.main, .invalidate(1))
+        #expect(world.state == marked)
+        world.write(World.main, 1, [item(1)])
+        world.ok(World.main, .objectForPrimaryKey(1, type: "Item", primaryKey: 1, as: 10))
+        world.ok(World.main, .observeRealm(1, action: .none, as: 20))
+        world.ok(World.main, .invalidate(1))
+        // Again, any number of times, with no read in between: the same state.
+        let once = world.state
+        world.ok(World.main, .invalidate(1))
+        world.ok(World.main, .invalidate(1))
+        #expect(world.state == once)
+        #expect(world.ok(World.main, .isInvalidated(10)) == .bool(true))
+        // The observer stays (V14) and the next read begins at the newest version (V10).
+        world.write(World.thread, 2, [item(2)])
+        world.ok(World.main, .turnLoop)
+        #expect(world.events(of: 20).last == .didChange(20))
+        #expect(world.items(World.main, 1, handle: 11) == [1, 2])
+        #expect(world.readVersion(1) == world.newest())
+        // Before any read, invalidate() still counts for a resolve: it begins at the newest
+        // version, where a realm that never read begins at the reference's (T4).
+        world.ok(World.main, .makeReference(11, as: 1))
+        world.ok(World.main, .makeReference(11, as: 2))
+        let source = world.readVersion(1)
+        world.write(World.thread, 2, [item(3)])
+        world.open(World.queue, 3)
+        world.ok(World.queue, .resolve(1, in: 3, as: 12))
+        #expect(world.readVersion(3) == source)
+        world.open(World.secondQueue, 4)
+        world.ok(World.secondQueue, .invalidate(4))
+        world.ok(World.secondQueue, .resolve(2, in: 4, as: 13))
+        #expect(world.readVersion(4) == world.newest())
+    }
+
     @Test("Spec V13: invalidate() ends a write transaction without committing it")
     func invalidateEndsTheWrite() {
         var world = World()

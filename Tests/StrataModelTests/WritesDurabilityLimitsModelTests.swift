@@ -735,6 +735,81 @@ private func worldWithFourActiveVersions(_ configuration: Configuration) -> Worl
 
     // MARK: D: durability and crash recovery
 
+    @Test("Spec W20: object(forPrimaryKey:) and update policies: .error refuses an existing key, .modified and .all update in place")
+    func primaryKeysAndUpdatePolicies() {
+        var w = World()
+        w.open(mainCtx, 1)
+        w.write(mainCtx, 1, [item(1, 10)])
+        // The object with the key at the read version, or nil.
+        #expect(w.ok(mainCtx, .objectForPrimaryKey(1, type: "Item", primaryKey: 1, as: 10)) == .handle(10))
+        #expect(w.ok(mainCtx, .objectForPrimaryKey(1, type: "Item", primaryKey: 9, as: 11)) == .handle(nil))
+        w.ok(mainCtx, .beginWrite(1))
+        // Inside a write, with the write's own changes.
+        w.ok(mainCtx, .apply(1, [item(2, 20)]))
+        #expect(w.ok(mainCtx, .objectForPrimaryKey(1, type: "Item", primaryKey: 2, as: 12)) == .handle(12))
+        // .error: refused, nothing changes.
+        let before = w.state
+        #expect(w.fails(mainCtx, .create(1, type: "Item", primaryKey: 1, value: 11, update: .error, as: 13))
+                == .primaryKeyExists(type: "Item", primaryKey: 1))
+        #expect(w.state == before)
+        w.ok(mainCtx, .makeUnmanaged(type: "Item", primaryKey: 1, value: 12, as: 14))
+        let unmanaged = w.state
+        #expect(w.fails(mainCtx, .add(1, 14, update: .error)) == .primaryKeyExists(type: "Item", primaryKey: 1))
+        #expect(w.state == unmanaged)
+        // .modified and .all: the existing object is updated in place and is the result.
+        w.ok(mainCtx, .create(1, type: "Item", primaryKey: 1, value: 13, update: .modified, as: 15))
+        #expect(w.state.handles[15]?.target == w.state.handles[10]?.target)
+        #expect(w.wdlObject(mainCtx, 10)?.value == 13)  // the old accessor reads the new value
+        w.ok(mainCtx, .add(1, 14, update: .all))
+        #expect(w.state.handles[14]?.target == w.state.handles[10]?.target)
+        #expect(w.wdlObject(mainCtx, 10)?.value == 12)
+        #expect(w.wdlKeys(mainCtx, 1) == [1, 2])  // nothing inserted
+        w.ok(mainCtx, .commitWrite(1, withoutNotifying: [], fate: .success))
+        #expect(w.wdlContents(mainCtx, 1) == [1: 12, 2: 20])
+    }
+
+    @Test("Spec W23: adding another realm instance's object is refused whatever the policy, and adds nothing")
+    func addingAnotherRealmsObjectIsRefused() {
+        var w = World()
+        w.open(mainCtx, 1)
+        w.open(mainCtx, 2, World.otherFile)
+        w.open(threadCtx, 3)
+        w.write(mainCtx, 1, [item(1)])
+        w.ok(mainCtx, .objectForPrimaryKey(1, type: "Item", primaryKey: 1, as: 10))  // another file's
+        w.ok(mainCtx, .freezeHandle(10, as: 11))  // a frozen one
+        w.ok(threadCtx, .objectForPrimaryKey(3, type: "Item", primaryKey: 1, as: 12))  // another context's
+        w.ok(mainCtx, .beginWrite(2))
+        let before = w.state
+        for policy: UpdatePolicy in [.error, .modified, .all] {
+            #expect(w.fails(mainCtx, .add(2, 10, update: policy)) == .addToOtherRealm)
+            #expect(w.fails(mainCtx, .add(2, 11, update: policy)) == .addToOtherRealm)
+        }
+        #expect(w.fails(mainCtx, .add(1, 12, update: .all)) == .notInWrite)  // the write is checked first
+        w.ok(mainCtx, .beginWrite(1))
+        #expect(w.fails(mainCtx, .add(1, 12, update: .all)) == .addToOtherRealm)
+        #expect(w.state.handles == before.handles)
+        #expect(w.wdlKeys(mainCtx, 2) == [])
+        #expect(w.state.handles[10]?.realm == 1)  // it stays with its realm
+    }
+
+    @Test("Spec W24: delete takes the Results or List when it begins, so a collection the deletions shrink goes whole")
+    func deleteTakesItsObjectsWhenItBegins() {
+        var w = World()
+        w.open(mainCtx, 1)
+        w.write(mainCtx, 1, [item(1, 1), item(2, 2), item(3, 3), item(4, 4), .append(
+            ownerType: "Item", ownerKey: 1, elementType: "Item", elementKey: 2)])
+        w.ok(mainCtx, .objects(1, Query(source: .table("Item"), minimumValue: 3), as: 10))
+        w.ok(mainCtx, .beginWrite(1))
+        w.ok(mainCtx, .delete(1, 10))  // every object with a value of 3 or more, each once
+        #expect(w.wdlKeys(mainCtx, 1) == [1, 2])
+        w.ok(mainCtx, .objectForPrimaryKey(1, type: "Item", primaryKey: 1, as: 11))
+        w.ok(mainCtx, .listOf(11, as: 12))
+        w.ok(mainCtx, .delete(1, 12))  // the List's objects, which leave it as they go
+        #expect(w.wdlKeys(mainCtx, 1) == [1])
+        w.ok(mainCtx, .commitWrite(1, withoutNotifying: [], fate: .success))
+        #expect(w.wdlKeys(mainCtx, 1) == [1])
+    }
+
     @Test("Spec D1: a commit syncs its slot before publishing and publishes before it returns")
     func commitOrder() {
         // By the time a successful commit returns: synced (durable), published, observers woken,

@@ -276,6 +276,47 @@ import Testing
         #expect(store.newestVersion == version.next)
     }
 
+    /// A deletion in another process holds the lock file exclusively while it removes the
+    /// files (as the API's `deleteFiles` does); an open that mapped the old data file and then
+    /// waited for that lock opens the new file instead of the deleted one.
+    @Test("Spec X28: an open that waited for a deletion's lock opens a new file, not the deleted one")
+    func anOpenThatWaitedForADeletionOpensTheNewFile() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("raced.strata")
+        do {
+            let store = try Store.open(.file(path), options: Self.options)
+            _ = try Self.populate(store, rounds: 1)
+            #expect(store.newestVersion > Version(1))
+            store.close()
+        }
+        let lock = open(path + ".lock", O_RDWR | O_CLOEXEC)
+        #expect(lock >= 0)
+        #expect(flock(lock, LOCK_EX | LOCK_NB) == 0)
+        let opened = Lock<Result<Version, StorageError>?>(nil)
+        let opener = Thread {
+            let result = Result { () throws(StorageError) -> Version in
+                let store = try Store.open(.file(path), options: Self.options)
+                defer { store.close() }
+                return store.newestVersion
+            }
+            opened.withLock { $0 = result }
+        }
+        opener.start()
+        // Time for the opener to map the old file and reach the lock, which it cannot pass.
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(opened.withLock { $0 } == nil, "the open did not wait for the deletion's lock")
+        #expect(try Store.deleteFiles(path: path, keepingLockFile: true))
+        close(lock)
+        var waited = 0
+        while opened.withLock({ $0 }) == nil && waited < 60_000 {  // a hang guard only
+            usleep(1_000)
+            waited += 1
+        }
+        let version = try #require(opened.withLock { $0 }).get()
+        #expect(version == Version(1), "the open read the deleted file")
+        #expect(Store.fileExists(path: path))
+    }
+
     /// `deleteFiles` removes the database file and its lock file, and says whether it existed.
     @Test func deleteFilesRemovesTheFileTheLockFileAndTheNote() throws {
         let directory = TemporaryDirectory()

@@ -825,3 +825,65 @@ import Testing
         }
     }
 }
+
+/// An error a write block throws (Spec N26).
+private struct CNTThrown: Error {}
+
+/// Realm and object callbacks, counted on the observing thread (Spec N26).
+private final class CNTCounts {
+    var realm = 0
+    var object = 0
+}
+
+extension CollectionNotificationTests {
+    // seed 003 Realm.cancelWrite(): a cancelled write produces no notification.
+    @Test("Spec N26, W5, W6, W7: a write that ends without committing calls no realm, collection or object observer")
+    func N26_aWriteThatDoesNotCommitNotifiesNobody() throws {
+        let configuration = testConfiguration()
+        try onLoopThread {
+            let realm = try Realm(configuration: configuration)
+            let object = try realm.write { realm.create(IntObj.self, value: ["intCol": 1]) }
+            let counts = CNTCounts()
+            let realmToken = realm.observe { _, _ in counts.realm += 1 }
+            let collection = Log()
+            let collectionToken = realm.objects(IntObj.self).observe { collection.record($0) }
+            let objectToken = object.observe { _ in counts.object += 1 }
+            #expect(spinRunLoop { collection.count == 1 })
+            // cancelWrite(), a throwing block, a block that cancels.
+            realm.beginWrite()
+            realm.create(IntObj.self, value: ["intCol": 2])
+            object.intCol = 5
+            realm.cancelWrite()
+            do {
+                try realm.write {
+                    object.intCol = 6
+                    throw CNTThrown()
+                }
+                Issue.record("the write block's error was not rethrown")
+            } catch is CNTThrown {}
+            try realm.write {
+                realm.create(IntObj.self, value: ["intCol": 3])
+                realm.cancelWrite()
+            }
+            #expect(counts.realm == 0 && counts.object == 0 && collection.count == 1)
+            // Another realm's commit: delivered in order after anything owed, it carries its own
+            // change only, so nothing of the writes above was pending.
+            try self.commitInts(configuration, [9])
+            #expect(spinRunLoop { collection.count == 2 })
+            #expect(collection.last == "update 2 d[] i[1] m[]")
+            #expect(counts.realm == 1)
+            #expect(counts.object == 0)
+            // invalidate() ending a write: the realm's observer hears only the next commit.
+            realm.beginWrite()
+            realm.create(IntObj.self, value: ["intCol": 4])
+            realm.invalidate()
+            try self.commitInts(configuration, [10])
+            #expect(spinRunLoop { counts.realm == 2 })
+            _ = spinRunLoop(seconds: 0.2) { false }
+            #expect(counts.realm == 2)
+            realmToken.invalidate()
+            collectionToken.invalidate()
+            objectToken.invalidate()
+        }
+    }
+}

@@ -579,6 +579,64 @@ enum SchemaV2 {
     }
 }
 
+// MARK: - Seed statements: Realm(fileURL:), deleteFiles racing an open
+
+extension FilesConfigurationTests {
+    @Test("Spec X27, C1, X6: Realm(fileURL:) is the default configuration's realm at that file")
+    func X27_realmFileURL() throws {
+        let url = temporaryDirectory().appendingPathComponent("x27.realm")
+        let realm = try Realm(fileURL: url)
+        #expect(realm.configuration.fileURL == url)
+        #expect(!realm.configuration.readOnly && realm.configuration.inMemoryIdentifier == nil)
+        var configuration = Realm.Configuration.defaultConfiguration
+        configuration.fileURL = url
+        #expect(try Realm(configuration: configuration) == realm)  // the context's cached instance
+        #expect(try Realm(fileURL: url) == realm)
+        #expect(Realm.fileExists(for: configuration))
+        // It throws as an open does (X6): a directory is not a realm file.
+        let error = rejection { _ = try Realm(fileURL: temporaryDirectory()) }
+        #expect(error?.code == .fileOperationFailed)
+        #expect(error?.message.contains("Is a directory") == true, "\(String(describing: error))")
+    }
+
+    @Test("Spec X28, X2: an open racing deleteFiles waits for it, then creates a new, empty file")
+    func X28_anOpenDuringDeleteFilesWaitsForIt() throws {
+        let config = configuration(in: temporaryDirectory(), "x28.realm")
+        try onOtherThread {
+            let realm = try Realm(configuration: config)
+            try realm.write { realm.create(IntObj.self, value: ["intCol": 1]) }
+        }
+        // An open that came first keeps the file: the deletion fails (X2).
+        do {
+            let open = try Realm(configuration: config)
+            #expect(rejection { _ = try Realm.deleteFiles(for: config) }?.code == .alreadyOpen)
+            #expect(open.objects(IntObj.self).count == 1)
+        }
+        // An open that starts while the deletion runs waits for it.
+        let inside = DispatchSemaphore(value: 0)
+        let count = ResultBox<Int>()
+        Realm._whileDeletingFiles(of: config) {
+            inside.signal()
+            // Give the open time to reach the file (it must wait for this deletion to end).
+            let deadline = Date().addingTimeInterval(0.5)
+            while !count.isSet && Date() < deadline { usleep(1_000) }
+        }
+        defer { Realm._whileDeletingFiles(of: config, nil) }
+        let opener = Thread {
+            inside.wait()
+            count.set(Result { try Realm(configuration: config).objects(IntObj.self).count })
+        }
+        opener.start()
+        let deleted = Result { try Realm.deleteFiles(for: config) }
+        inside.signal()  // in case the deletion failed before its hook ran
+        #expect(try deleted.get())
+        let deadline = Date().addingTimeInterval(60)  // a hang guard only
+        while !count.isSet && Date() < deadline { usleep(1_000) }
+        #expect(try count.get() == 0, "the open read the files being deleted")
+        #expect(Realm.fileExists(for: config))
+    }
+}
+
 /// `Realm.asyncOpen` (issue 7; Spec X7, FIL-13): the callback runs on its queue with a realm
 /// confined there, or with the open's error; cancel stops a callback that has not run.
 @Suite struct AsyncOpenTests {

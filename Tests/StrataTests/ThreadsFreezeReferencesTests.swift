@@ -1287,3 +1287,120 @@ private enum TFR {
         #expect(final != "before")
     }
 }
+
+// MARK: - Seed statements: frozen realms' values, thaw of live values and in actors, lifetime
+
+/// An actor with a realm of its own (Spec C15) that thaws frozen values in its isolation.
+private actor TFRThawer {
+    var realm: Realm?
+
+    func open(_ configuration: Realm.Configuration) async throws {
+        realm = try await Realm(configuration: configuration, actor: self)
+    }
+
+    /// Thaws `frozen` here, with no suspension in between: whether the value belongs to the
+    /// actor's realm, to the realm `Realm()` gives on the thread this runs on, and is live.
+    func thaw(_ frozen: Unchecked<IntObj>) throws -> (actorRealm: Bool, threadRealm: Bool, live: Bool) {
+        let actorRealm = try required(realm, "the actor's realm")
+        let thawed = try required(try frozen.value._thaw(), "the thawed object")
+        let threadRealm = try Realm(configuration: actorRealm.configuration)
+        return (thawed.realm == actorRealm, thawed.realm == threadRealm, !thawed.isFrozen)
+    }
+}
+
+extension ThreadsFreezeReferencesTests {
+    @Test("Spec F18, F2: everything read through a frozen realm is frozen, belongs to it and reads its version")
+    func F18_valuesReadThroughAFrozenRealmAreFrozen() throws {
+        let realm = try Realm(configuration: testConfiguration())
+        _ = try addHolderWithOneInt(to: realm)
+        try realm.write {
+            realm.create(PKInt.self, value: ["id": 1, "name": "a"])
+            realm.create(Owner.self, value: ["name": "o", "dog": ["dogName": "d"]])
+        }
+        let frozen = realm.freeze()
+        let results = frozen.objects(Holder.self)
+        #expect(results.isFrozen && results.realm == frozen)
+        let holder = try #require(results.first)
+        #expect(holder.isFrozen && holder.realm == frozen && holder.realm?.isFrozen == true)
+        #expect(holder.intArray.isFrozen && holder.intArray.realm == frozen)
+        #expect(holder.intArray.first?.isFrozen == true && holder.intArray.first?.realm == frozen)
+        let byKey = try #require(frozen.object(ofType: PKInt.self, forPrimaryKey: 1))
+        #expect(byKey.isFrozen && byKey.realm == frozen)
+        let dog = try #require(frozen.objects(Owner.self).first?.dog)
+        #expect(dog.isFrozen && dog.realm == frozen)
+        let query = frozen.objects(PKInt.self).where { $0.id > 0 }
+        #expect(query.isFrozen && query.first?.isFrozen == true)
+        // They read the frozen version, whatever the live realm does.
+        try realm.write { realm.delete(realm.objects(PKInt.self)) }
+        #expect(frozen.objects(PKInt.self).count == 1 && byKey.name == "a" && query.count == 1)
+        // The same reads through the live realm are live.
+        #expect(!realm.objects(Holder.self).isFrozen && realm.objects(Holder.self).first?.isFrozen == false)
+    }
+
+    @Test("Spec F19, C5, C6: thaw() of a live object, List or Results returns it, in its own context only")
+    func F19_thawOfALiveValueReturnsIt() throws {
+        let configuration = testConfiguration()
+        let realm = try Realm(configuration: configuration)
+        let holder = try addHolderWithOneInt(to: realm)
+        let list = holder.intArray
+        let results = realm.objects(IntObj.self)
+        #expect(try holder._thaw() === holder)
+        #expect(try list._thaw() === list)
+        let thawed = try #require(try results._thaw())
+        #expect(!thawed.isFrozen && thawed.realm == realm)
+        try realm.write { realm.create(IntObj.self, value: ["intCol": 2]) }
+        #expect(thawed.count == 2 && results.count == 2)  // still live, the same query
+        let elsewhere = Unchecked((holder, list, results))
+        try onOtherThread {
+            expectRejected(rejection { _ = try elsewhere.value.0._thaw() }, TFR.incorrectThread)
+            expectRejected(rejection { _ = try elsewhere.value.1._thaw() }, TFR.incorrectThread)
+            expectRejected(rejection { _ = try elsewhere.value.2._thaw() }, TFR.incorrectThread)
+        }
+    }
+
+    @Test("Spec F20, C15, C1: thaw() in an actor's isolation gives the thread's realm, not the actor's",
+          .timeLimit(.minutes(10)))
+    func F20_thawInAnActorGivesTheThreadsRealm() async throws {
+        let configuration = testConfiguration()
+        let frozen = try { () throws -> Unchecked<IntObj> in
+            let realm = try Realm(configuration: configuration)
+            let object = try realm.write { realm.create(IntObj.self, value: ["intCol": 1]) }
+            return Unchecked(object.freeze())
+        }()
+        let thawer = TFRThawer()
+        try await thawer.open(configuration)
+        let answer = try await thawer.thaw(frozen)
+        #expect(answer.live)
+        #expect(!answer.actorRealm, "thaw() gave the actor's realm")
+        #expect(answer.threadRealm, "thaw() did not give the realm of the thread it ran on")
+    }
+
+    @Test("Spec F21, F17, F15: frozen values stay readable after every live instance of the file is gone")
+    func F21_frozenValuesOutliveTheLiveRealm() throws {
+        let configuration = testConfiguration()
+        weak var live: AnyObject?
+        let (frozenRealm, frozenResults, frozenObject) = try { () throws -> (Realm, Results<IntObj>, IntObj) in
+            let realm = try Realm(configuration: configuration)
+            live = realm._instance
+            let object = try realm.write { realm.create(IntObj.self, value: ["intCol": 7]) }
+            let frozen = (realm.freeze(), realm.objects(IntObj.self).freeze(), object.freeze())
+            realm.invalidate()
+            return frozen
+        }()
+        #expect(live == nil, "a live instance of the file is still held")
+        #expect(frozenRealm.objects(IntObj.self).first?.intCol == 7)
+        #expect(frozenResults.count == 1 && frozenResults.first?.intCol == 7)
+        #expect(frozenObject.intCol == 7 && !frozenObject.isInvalidated)
+        // A new live instance's commits change nothing for them; other threads read them too.
+        try onOtherThread {
+            let realm = try Realm(configuration: configuration)
+            try realm.write { realm.deleteAll() }
+        }
+        let shared = Unchecked((frozenRealm, frozenResults, frozenObject))
+        try onOtherThread {
+            #expect(shared.value.0.objects(IntObj.self).count == 1)
+            #expect(shared.value.1.first?.intCol == 7)
+            #expect(shared.value.2.intCol == 7)
+        }
+    }
+}

@@ -953,3 +953,333 @@ private func limitedConfiguration(_ limit: UInt?) -> Realm.Configuration {
         #expect(realm.objects(IntObj.self).count == 5)
     }
 }
+
+// MARK: - Seed statements: invalidate, write's value, primary keys, create, add, delete
+
+/// A primary-keyed class with an optional property (Spec W21).
+private final class WVLNote: Object {
+    @Persisted(primaryKey: true) var id: Int
+    @Persisted var note: String?
+    @Persisted var count: Int
+}
+
+/// A primary-keyed link target (Spec W22).
+private final class WVLTag: Object {
+    @Persisted(primaryKey: true) var id: Int
+    @Persisted var label: String
+}
+
+/// Links and a List to primary-keyed objects (Spec W22); a primary key of its own, so that it
+/// can be added with an update policy (W20).
+private final class WVLTagged: Object {
+    @Persisted(primaryKey: true) var id: Int
+    @Persisted var tag: WVLTag?
+    @Persisted var tags: List<WVLTag>
+}
+
+/// Objects that can link to each other in a cycle (Spec W22).
+private final class WVLNode: Object {
+    @Persisted var name: String
+    @Persisted var next: WVLNode?
+}
+
+private func seedConfiguration() -> Realm.Configuration {
+    Realm.Configuration(fileURL: temporaryDirectory().appendingPathComponent("seed.realm"),
+                        objectTypes: allFixtureTypes + [WVLNote.self, WVLTag.self, WVLTagged.self, WVLNode.self])
+}
+
+/// Callbacks counted on the observing thread (a class, so closures share it).
+private final class WVLCalls {
+    var count = 0
+}
+
+extension WritesVersionsLimitsTests {
+    @Test("Spec V19, V13, V14, T4: invalidate() again changes nothing; before any read it only marks the realm")
+    func V19_invalidateAgainChangesNothing() throws {
+        let configuration = testConfiguration()
+        try onLoopThread {
+            let realm = try Realm(configuration: configuration)
+            try realm._invalidate()  // never read: nothing to release, no error
+            #expect(realm._readVersion == nil)
+            let object = try realm.write { realm.create(IntObj.self, value: ["intCol": 1]) }
+            let calls = WVLCalls()
+            let token = realm.observe { _, _ in calls.count += 1 }
+            realm.invalidate()
+            #expect(object.isInvalidated)
+            // Again, with no read in between: no error, the same state.
+            realm.invalidate()
+            try realm._invalidate()
+            #expect(realm._readVersion == nil)
+            #expect(object.isInvalidated)
+            #expect(!realm.isInWriteTransaction)
+            // The observer stays (V14); the next read begins at the newest version (V10).
+            try commitOnOtherThread(configuration) { $0.create(IntObj.self, value: ["intCol": 2]) }
+            #expect(spinRunLoop { calls.count == 1 })
+            #expect(realm.objects(IntObj.self).count == 2)
+            #expect(object.isInvalidated)
+            token.invalidate()
+            // Before a realm ever read, invalidate() still counts for a resolve: it begins at the
+            // newest version, where a realm that never read begins at the reference's (T4).
+            let plain = try ThreadSafeReference._make(to: realm.objects(IntObj.self))
+            let marked = try ThreadSafeReference._make(to: realm.objects(IntObj.self))
+            try commitOnOtherThread(configuration) { $0.create(IntObj.self, value: ["intCol": 3]) }
+            let neverRead = try onOtherThread { () -> Int in
+                let fresh = try Realm(configuration: configuration)
+                return try required(try fresh._resolve(plain), "resolved Results").count
+            }
+            let invalidatedFirst = try onOtherThread { () -> Int in
+                let fresh = try Realm(configuration: configuration)
+                try fresh._invalidate()
+                return try required(try fresh._resolve(marked), "resolved Results").count
+            }
+            #expect(neverRead == 2)
+            #expect(invalidatedFirst == 3)
+        }
+    }
+
+    @Test("Spec W19, N1: write returns its block's value after the commit, also when the block cancelled")
+    func W19_writeReturnsTheBlocksValue() throws {
+        let configuration = testConfiguration()
+        try onLoopThread {
+            let realm = try Realm(configuration: configuration)
+            let calls = WVLCalls()
+            let token = realm.observe { _, _ in calls.count += 1 }
+            let (object, seenInBlock) = try realm.write { () -> (StrObj, Int) in
+                (realm.create(StrObj.self, value: ["stringCol": "1"]), calls.count)
+            }
+            #expect(seenInBlock == 0)
+            #expect(calls.count == 1)  // the commit's observers ran before write returned
+            #expect(object.stringCol == "1" && !object.isInvalidated && object.realm == realm)
+            #expect(!realm.isInWriteTransaction)
+            let number = try realm.write { () -> Int in
+                realm.create(StrObj.self, value: ["stringCol": "2"])
+                realm.cancelWrite()
+                return 42
+            }
+            #expect(number == 42)
+            #expect(realm.objects(StrObj.self).count == 1)
+            token.invalidate()
+        }
+    }
+
+    @Test("Spec W20: object(forPrimaryKey:) and update policies: .error refuses, .modified and .all update in place")
+    func W20_primaryKeysAndUpdatePolicies() throws {
+        let realm = try Realm(configuration: testConfiguration())
+        let first = try realm.write { realm.create(PKInt.self, value: ["id": 1, "name": "a"]) }
+        #expect(realm.object(ofType: PKInt.self, forPrimaryKey: 1)?.isSameObject(as: first) == true)
+        #expect(realm.object(ofType: PKInt.self, forPrimaryKey: 2) == nil)
+        expectRejected(rejection { _ = try realm._object(ofType: IntObj.self, forPrimaryKey: 1) },
+                       "'IntObj' does not have a primary key defined")
+        // A policy on a type without a primary key is refused first, also outside a write.
+        let noKey = "'IntObj' does not have a primary key and can not be updated"
+        expectRejected(rejection { try realm._add(IntObj(), update: .modified) }, noKey)
+        expectRejected(rejection { _ = try realm._create(IntObj.self, value: ["intCol": 1], update: .all) }, noKey)
+        let duplicate = PKInt(value: ["id": 1, "name": "y"])
+        try realm.write {
+            realm.create(PKInt.self, value: ["id": 2, "name": "b"])
+            #expect(realm.object(ofType: PKInt.self, forPrimaryKey: 2)?.name == "b")  // the write's own (W4)
+            // .error: refused, nothing changes.
+            let exists = "Attempting to create an object of type 'PKInt' with an existing primary key value '1'"
+            expectRejected(rejection { _ = try realm._create(PKInt.self, value: ["id": 1, "name": "x"], update: .error) },
+                           exists)
+            expectRejected(rejection { try realm._add(duplicate, update: .error) }, exists)
+            #expect(duplicate.realm == nil)
+            #expect(first.name == "a")
+            // .modified and .all: the existing object, updated in place, nothing inserted.
+            let updated = realm.create(PKInt.self, value: ["id": 1, "name": "c"], update: .modified)
+            #expect(updated.isSameObject(as: first))
+            #expect(first.name == "c" && !first.isInvalidated)
+            realm.add(duplicate, update: .all)
+            #expect(duplicate.realm == realm && duplicate.isSameObject(as: first))
+            #expect(first.name == "y")
+            #expect(realm.objects(PKInt.self).count == 2)
+            expectRejected(rejection { try realm._add(IntObj(), update: .all) }, noKey)
+        }
+        #expect(realm.object(ofType: PKInt.self, forPrimaryKey: 1)?.name == "y")
+    }
+
+    @Test("Spec W21: create reads a dictionary, an array in property order or an object; nothing in it becomes managed")
+    func W21_whatCreateReadsFromItsValue() throws {
+        let realm = try Realm(configuration: seedConfiguration())
+        try realm.write {
+            // A dictionary: what it lacks takes the initial value in a new object...
+            let note = realm.create(WVLNote.self, value: ["id": 1, "note": "x"])
+            #expect(note.note == "x" && note.count == 0)
+            // ...and keeps its value in an updated one; nil and NSNull set an optional to nil.
+            realm.create(WVLNote.self, value: ["id": 1, "count": 5], update: .modified)
+            #expect(note.note == "x" && note.count == 5)
+            realm.create(WVLNote.self, value: ["id": 1, "note": NSNull()], update: .all)
+            #expect(note.note == nil && note.count == 5)
+            realm.create(WVLNote.self, value: ["id": 1, "note": "y"], update: .all)
+            realm.create(WVLNote.self, value: ["id": 1, "note": nil] as [String: Any?], update: .modified)
+            #expect(note.note == nil)
+            // An array, in declaration order: values it lacks are as absent keys; more are refused.
+            let fromArray = realm.create(WVLNote.self, value: [2, "z"])
+            #expect(fromArray.id == 2 && fromArray.note == "z" && fromArray.count == 0)
+            expectRejected(rejection { _ = try realm._create(WVLNote.self, value: [3, "w", 1, 9], update: .error) },
+                           "Invalid array input: more values (4) than properties (3).")
+            #expect(realm.objects(WVLNote.self).count == 2)
+            // An object, managed or not: every property is read; the object stays as it was.
+            let unmanaged = WVLNote(value: ["id": 4, "note": "u", "count": 7])
+            let copy = realm.create(WVLNote.self, value: unmanaged)
+            #expect(unmanaged.realm == nil && copy.realm == realm)
+            #expect(copy.id == 4 && copy.note == "u" && copy.count == 7)
+            // Nested values take the same forms and are created with it; an object of this
+            // realm given there is linked as it is.
+            let company = realm.create(Company.self, value: ["name": "c", "employees": [
+                ["name": "e1", "age": 30, "hired": true], ["e2", 31, false]] as [Any]])
+            #expect(company.employees.map(\.name) == ["e1", "e2"])
+            let existing = try #require(company.employees.first)
+            let other = realm.create(Company.self, value: ["name": "d", "employees": [existing]])
+            #expect(other.employees.first?.isSameObject(as: existing) == true)
+            #expect(realm.objects(Employee.self).count == 2)
+        }
+    }
+
+    @Test("Spec W22: add takes its unmanaged links and List elements along, each once, under its policy")
+    func W22_addTakesItsLinksAlong() throws {
+        let configuration = seedConfiguration()
+        let realm = try Realm(configuration: configuration)
+        let kept = try realm.write { realm.create(Employee.self, value: ["name": "kept", "age": 1]) }
+        try realm.write {
+            let company = Company(value: ["name": "c"])
+            let newcomer = Employee(value: ["name": "new"])
+            company.employees.append(newcomer)
+            company.employees.append(kept)
+            company.employees.append(newcomer)
+            realm.add(company)
+            #expect(company.realm == realm && newcomer.realm == realm)
+            #expect(company.employees.map(\.name) == ["new", "kept", "new"])
+            #expect(realm.objects(Employee.self).count == 2)  // the newcomer once, the kept one as it was
+            // A cycle of unmanaged objects: each added once.
+            let a = WVLNode(value: ["name": "a"])
+            let b = WVLNode(value: ["name": "b"])
+            a.next = b
+            b.next = a
+            realm.add(a)
+            #expect(realm.objects(WVLNode.self).count == 2)
+            #expect(b.realm == realm && b.next?.isSameObject(as: a) == true)
+        }
+        // Linked objects with a primary key follow the policy; a managed one is linked unchanged.
+        try realm.write { realm.create(WVLTag.self, value: ["id": 1, "label": "old"]) }
+        let existingTag = try #require(realm.object(ofType: WVLTag.self, forPrimaryKey: 1))
+        try realm.write {
+            let tagged = WVLTagged(value: ["id": 1])
+            tagged.tag = WVLTag(value: ["id": 1, "label": "new"])
+            tagged.tags.append(WVLTag(value: ["id": 2, "label": "two"]))
+            expectRejected(rejection { try realm._add(tagged, update: .error) },
+                           "Attempting to create an object of type 'WVLTag' with an existing primary key value '1'")
+            realm.cancelWrite()
+        }
+        try realm.write {
+            let tagged = WVLTagged(value: ["id": 2])
+            tagged.tag = WVLTag(value: ["id": 1, "label": "new"])
+            tagged.tags.append(WVLTag(value: ["id": 2, "label": "two"]))
+            realm.add(tagged, update: .modified)
+            #expect(existingTag.label == "new")
+            #expect(realm.objects(WVLTag.self).count == 2)
+            let linking = WVLTagged(value: ["id": 3])
+            linking.tag = existingTag
+            realm.add(linking, update: .all)
+            #expect(linking.tag?.isSameObject(as: existingTag) == true && existingTag.label == "new")
+        }
+        // A linked object of another realm instance is refused with W23's message.
+        let other = try Realm(configuration: testConfiguration("other.realm"))
+        let foreign = try other.write { other.create(Dog.self, value: ["dogName": "f"]) }
+        try realm.write {
+            let owner = Owner(value: ["name": "o"])
+            owner.dog = foreign
+            expectRejected(rejection { try realm._add(owner) }, "Object is already managed by another Realm")
+            #expect(foreign.realm == other)
+            realm.cancelWrite()
+        }
+        #expect(realm.objects(Owner.self).count == 0)
+    }
+
+    @Test("Spec W23, W14: add of another realm instance's object is refused whatever the policy, and adds nothing")
+    func W23_addOfAnotherRealmsObject() throws {
+        let configuration = testConfiguration()
+        let realm = try Realm(configuration: configuration)
+        let other = try Realm(configuration: testConfiguration("other.realm"))
+        let foreign = try other.write { other.create(PKInt.self, value: ["id": 1, "name": "f"]) }
+        let own = try realm.write { realm.create(PKInt.self, value: ["id": 2, "name": "o"]) }
+        let frozen = own.freeze()
+        let elsewhere = try onOtherThread { () -> Unchecked<PKInt> in
+            let there = try Realm(configuration: configuration)
+            return Unchecked(try required(there.object(ofType: PKInt.self, forPrimaryKey: 2), "object"))
+        }
+        let message = "Object is already managed by another Realm. Use create instead to copy it into this Realm."
+        expectRejected(rejection { try realm._add(foreign) }, "write transaction")  // the write first
+        try realm.write {
+            for policy: Realm.UpdatePolicy in [.error, .modified, .all] {
+                expectRejected(rejection { try realm._add(foreign, update: policy) }, message)
+                expectRejected(rejection { try realm._add(frozen, update: policy) }, message)
+                expectRejected(rejection { try realm._add(elsewhere.value, update: policy) }, message)
+            }
+            #expect(realm.objects(PKInt.self).count == 1)
+            #expect(foreign.realm == other)
+            // create copies it instead (W14).
+            let copy = realm.create(PKInt.self, value: foreign)
+            #expect(copy.realm == realm && copy.name == "f")
+        }
+        #expect(other.objects(PKInt.self).count == 1)
+        // An invalid object is refused as such before the other realm.
+        try other.write { other.delete(foreign) }
+        try realm.write {
+            expectRejected(rejection { try realm._add(foreign) }, "deleted or invalidated")
+        }
+    }
+
+    @Test("Spec W24, W11: delete takes its objects when it begins: shrinking Results, Lists and slices go whole")
+    func W24_deleteTakesItsObjectsWhenItBegins() throws {
+        let realm = try Realm(configuration: testConfiguration())
+        try realm.write { for value in 0..<10 { realm.create(IntObj.self, value: ["intCol": value]) } }
+        let live = realm.objects(IntObj.self)
+        try realm.write {
+            // Results every deletion shrinks.
+            realm.delete(live.where { $0.intCol < 4 })
+            #expect(live.count == 6)
+            // A slice and a prefix of live Results.
+            realm.delete(live[0..<3])
+            #expect(live.map(\.intCol) == [7, 8, 9])
+            realm.delete(live.prefix(2))
+            #expect(live.map(\.intCol) == [9])
+            // An element W11 refuses: refused before anything is deleted.
+            let survivor = try #require(live.first)
+            expectRejected(rejection { try realm._delete([survivor, IntObj()]) }, "Can only delete an object from the Realm it belongs to.")
+            #expect(live.count == 1 && !survivor.isInvalidated)
+        }
+        let holder = try realm.write { () -> Holder in
+            let holder = Holder()
+            for value in 0..<4 { holder.intArray.append(IntObj(value: ["intCol": value])) }
+            realm.add(holder)
+            return holder
+        }
+        try realm.write {
+            realm.delete(holder.intArray[1...])  // a slice of a List, which shrinks as they go
+            #expect(holder.intArray.map(\.intCol) == [0])
+            realm.delete(holder.intArray)
+            #expect(holder.intArray.isEmpty)
+        }
+        #expect(live.count == 1)
+    }
+
+    @Test("Spec W25, C5: an unmanaged object's List is never invalidated and belongs to no realm")
+    func W25_anUnmanagedObjectsListIsNeverInvalidated() throws {
+        var holder: Holder? = Holder()
+        let list = try #require(holder?.intArray)
+        list.append(IntObj())
+        #expect(!list.isInvalidated && list.realm == nil)
+        holder = nil
+        #expect(!list.isInvalidated && list.count == 1)
+        let realm = try Realm(configuration: testConfiguration())
+        #expect(realm.objects(IntObj.self).count == 0)
+        realm.invalidate()
+        #expect(!list.isInvalidated)
+        let sendable = Unchecked(list)
+        try onOtherThread {
+            #expect(!sendable.value.isInvalidated && sendable.value.realm == nil)
+            #expect(sendable.value.count == 1)
+        }
+    }
+}

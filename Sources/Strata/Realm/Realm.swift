@@ -264,10 +264,16 @@ public struct Realm: Hashable {
             try core.deleteObjects(targets)
             return
         }
+        // Spec W24: the objects are taken once, before anything is deleted: a live sequence (a
+        // slice of Results or of a List) shrinks as they go, so it is not iterated again.
         var targets: [(TableInfo, ObjectKey)] = []
-        for object in objects { targets.append(try core.keyForDelete(object)) }
+        var taken: [Object] = []
+        for object in objects {
+            targets.append(try core.keyForDelete(object))
+            taken.append(object)
+        }
         try core.deleteObjects(targets)
-        for object in objects { object._accessor?.isDetachedByDelete = true }  // Spec W12
+        for object in taken { object._accessor?.isDetachedByDelete = true }  // Spec W12
     }
 
     /// Deletes every object of every class (Spec W12).
@@ -396,7 +402,17 @@ public struct Realm: Hashable {
         return Store.fileExists(path: configuration.path)
     }
 
-    /// Deletes the realm's files; true if the main file existed (Spec X1).
+    /// Runs `hook` inside every later `deleteFiles(for:)` of `configuration`'s file, once the
+    /// deletion holds its locks and before it deletes anything (nil removes it): for tests of
+    /// an open racing a deletion (Spec X28).
+    @_spi(StrataCheck)
+    public static func _whileDeletingFiles(of configuration: Configuration, _ hook: (@Sendable () -> Void)?) {
+        let path = configuration.path
+        RealmFile.whileDeleting.withLock { $0[path] = hook }
+    }
+
+    /// Deletes the realm's files; true if the main file existed (Spec X1). An open of the file
+    /// on another thread while this runs waits, then creates a new file (Spec X28).
     /// - Throws: `.alreadyOpen` while any process has it open (Spec X2).
     @discardableResult
     public static func deleteFiles(for configuration: Configuration) throws -> Bool {

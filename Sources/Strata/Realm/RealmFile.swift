@@ -188,13 +188,29 @@ final class RealmFile: Sendable {
 
     /// Spec X1, X2: removes a closed realm's files; throws `.alreadyOpen` while any process
     /// has it open (every opener holds the lock file's session lock shared).
+    ///
+    /// Spec X28: the deletion runs under the lock of the process's open files, which every open
+    /// takes to find or open its file: an open of the path on another thread waits until the
+    /// files are gone and then creates a new file, instead of opening the files being deleted.
+    /// (Other processes wait on the lock file's lock instead, and the engine reopens a data
+    /// file deleted while they waited.)
     static func deleteFiles(path: String) throws(Realm.Error) -> Bool {
+        try Self.open.withLock { (_) throws(Realm.Error) -> Bool in try deleteFilesWhileLocked(path: path) }
+    }
+
+    /// What runs while `deleteFiles` holds the lock of the open files, after the lock file's
+    /// check and before anything is deleted, for one path: a test's way to open the path then.
+    static let whileDeleting = Lock<[String: @Sendable () -> Void]>([:])
+
+    private static func deleteFilesWhileLocked(path: String) throws(Realm.Error) -> Bool {
         let lockPath = path + ".lock"
         let descriptor = Glibc.open(lockPath, O_RDWR | O_CLOEXEC)
-        if descriptor >= 0 {
-            defer { close(descriptor) }
-            guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { throw Realm.Error.alreadyOpen(path: path) }
-        }
+        // Held until the files are gone (closing the descriptor releases the lock): an opener in
+        // another process that reaches the session lock meanwhile waits for the deletion, then
+        // opens the new file (the engine reopens a data file deleted while it waited, Spec X28).
+        defer { if descriptor >= 0 { close(descriptor) } }
+        if descriptor >= 0, flock(descriptor, LOCK_EX | LOCK_NB) != 0 { throw Realm.Error.alreadyOpen(path: path) }
+        if let hook = whileDeleting.withLock({ $0[path] }) { hook() }
         // Spec X1, X2: the lock file stays (realm-core's delete_files keeps it too): its lock is
         // what keeps an open out while the files go, and a new one made by a racing open would
         // not exclude anything.

@@ -137,6 +137,15 @@ enum SystemCalls {
         return String(path[path.startIndex..<slash])
     }
 
+    /// Whether `descriptor` is still the file named `path`: not deleted, nor replaced by
+    /// another file, since it was opened.
+    static func isFile(_ descriptor: Int32, named path: String) -> Bool {
+        var opened = stat()
+        var named = stat()
+        guard fstat(descriptor, &opened) == 0, stat(path, &named) == 0 else { return false }
+        return opened.st_dev == named.st_dev && opened.st_ino == named.st_ino
+    }
+
     /// Reserves disk blocks for `[0, byteCount)` so a later write cannot fail with ENOSPC.
     static func allocate(_ descriptor: Int32, byteCount: Int) throws(StorageError) {
         let result = posix_fallocate(descriptor, 0, off_t(byteCount))

@@ -91,6 +91,23 @@ final class SharedFile: @unchecked Sendable {
     // MARK: opening
 
     static func openFile(path: String, options: StoreOptions) throws(StorageError) -> SharedFile {
+        // Spec X28: the data file is mapped before the lock file's session lock is taken, so a
+        // deletion (which holds that lock exclusively while it removes the files) can remove the
+        // file this opener mapped while it waits for the lock: then it opens again, and gets
+        // the new file. Twice at most, so that a path deleted over and over still opens.
+        for _ in 0..<2 {
+            if let opened = try openFile(path: path, options: options, acceptDeleted: false) { return opened }
+        }
+        guard let opened = try openFile(path: path, options: options, acceptDeleted: true) else {
+            throw StorageError.invalidArgument("\(path) could not be opened")
+        }
+        return opened
+    }
+
+    /// One attempt of `openFile`: nil when the file was deleted or replaced while this waited
+    /// for the lock file (unless `acceptDeleted`).
+    private static func openFile(path: String, options: StoreOptions,
+                                 acceptDeleted: Bool) throws(StorageError) -> SharedFile? {
         if access(path, F_OK) != 0 {
             guard options.create && !options.readOnly else { throw StorageError.fileNotFound(path: path) }
             try FileCreation.createFile(path: path, pageSizeBytes: options.pageSizeBytes)
@@ -117,6 +134,7 @@ final class SharedFile: @unchecked Sendable {
             privateRegion = PrivateVersionRegion(fileIdentity: header.fileIdentity, pageSizeBytes: header.pageSizeBytes,
                                                  slotCount: 64, record: VersionRecord(slot: slots.newest))
         }
+        if lockFile != nil, !acceptDeleted, !SystemCalls.isFile(store.descriptor, named: path) { return nil }
         return try SharedFile(store: store, header: header, options: options, readOnly: options.readOnly,
                               generation: store.generation, slots: slots, lockFile: lockFile, privateRegion: privateRegion,
                               note: lockFile == nil ? nil : CommitNote(databasePath: path, readOnly: options.readOnly))
