@@ -6,6 +6,8 @@ enum EngineHandle {
     case object(Object)
     case itemResults(Results<Item>)
     case otherResults(Results<Other>)
+    /// Generation 6: Results of Linkers, which sort through the link (Spec V20).
+    case linkerResults(Results<Linker>)
     case list(List<Item>)
 }
 
@@ -14,6 +16,7 @@ enum EngineReference {
     case object(ThreadSafeReference<Object>)
     case itemResults(ThreadSafeReference<Results<Item>>)
     case otherResults(ThreadSafeReference<Results<Other>>)
+    case linkerResults(ThreadSafeReference<Results<Linker>>)
     case list(ThreadSafeReference<List<Item>>)
 }
 

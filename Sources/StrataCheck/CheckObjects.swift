@@ -1,7 +1,8 @@
 import Strata
 
 // The engine-side classes of the model's object schema (StrataModel `Schema.standard`): two
-// types with an Int primary key, an optional Int `value` and a List of links. The model's Map
+// types with an Int primary key, an optional Int `value` and a List of links, and in generation
+// 6's linking runs a third with a to-one link too (`Schema.linking`). The model's Map
 // column has no API yet (README, "Limits"), so the generators never touch it.
 
 /// What both classes have: the model's columns.
@@ -25,8 +26,37 @@ final class Other: Object, CheckObject {
     @Persisted var list: List<Item>
 }
 
+/// The model's type "Linker" (generation 6, `Schema.linking`): the columns of the others and a
+/// to-one `link` to an Item, which Results of Linkers sort through (Spec V20).
+final class Linker: Object, CheckObject {
+    @Persisted(primaryKey: true) var primaryKey: Int
+    @Persisted var value: Int?
+    @Persisted var list: List<Item>
+    @Persisted var link: Item?
+}
+
 /// The model's type names and the classes that store them.
 enum CheckTypes {
     static let names = ["Item", "Other"]
     static let classes: [Object.Type] = [Item.self, Other.self]
+    /// Generation 6's runs that link (`Swarm.links`): the schema with "Linker" (the model's
+    /// `Schema.linking`). Older runs keep the two classes, and so their files.
+    static let linkingNames = ["Item", "Other", "Linker"]
+    static let linkingClasses: [Object.Type] = [Item.self, Other.self, Linker.self]
+
+    /// The class that stores the model's type `name`.
+    static func type(named name: String) -> Object.Type {
+        switch name {
+        case "Item": return Item.self
+        case "Linker": return Linker.self
+        default: return Other.self
+        }
+    }
+
+    /// The model's name of `object`'s type.
+    static func name(of object: Object) -> String {
+        if object is Item { return "Item" }
+        if object is Linker { return "Linker" }
+        return "Other"
+    }
 }

@@ -16,6 +16,7 @@ enum EngineCell {
     case object(ThreadSafe<Object>)
     case itemResults(ThreadSafe<Results<Item>>)
     case otherResults(ThreadSafe<Results<Other>>)
+    case linkerResults(ThreadSafe<Results<Linker>>)
     case list(ThreadSafe<List<Item>>)
 }
 
@@ -45,6 +46,9 @@ extension EngineSide {
             case .otherResults(let wrapper):
                 let value = try wrapper._get()
                 (resolved, resolvedRealm) = (value.map { .otherResults($0) }, value?.realm)
+            case .linkerResults(let wrapper):
+                let value = try wrapper._get()
+                (resolved, resolvedRealm) = (value.map { .linkerResults($0) }, value?.realm)
             case .list(let wrapper):
                 let value = try wrapper._get()
                 (resolved, resolvedRealm) = (value.map { .list($0) }, value?.realm)
@@ -61,7 +65,7 @@ extension EngineSide {
             let realm = try required(realmID)
             let destination = copyFile(path)
             try realm._writeCopy(toFile: URL(fileURLWithPath: destination), encryptionKey: nil)
-            let contents = Self.contents(ofCopy: destination)
+            let contents = Self.contents(ofCopy: destination, objectTypes: configuration.objectTypes)
             lock.withLock { _ in
                 copies.append(destination)
                 copyContents[path] = contents
@@ -81,6 +85,7 @@ extension EngineSide {
             case .object(let wrapper): try wrapper._set(nil)
             case .itemResults(let wrapper): try wrapper._set(nil)
             case .otherResults(let wrapper): try wrapper._set(nil)
+            case .linkerResults(let wrapper): try wrapper._set(nil)
             case .list(let wrapper): try wrapper._set(nil)
             case nil: break
             }
@@ -110,6 +115,13 @@ extension EngineSide {
             let wrapper = ThreadSafe<Results<Other>>(wrappedValue: nil)
             try wrapper._set(value)
             replacement = .otherResults(wrapper)
+        case (.linkerResults(let value), .linkerResults(let wrapper)?):
+            try wrapper._set(value)
+            replacement = nil
+        case (.linkerResults(let value), _):
+            let wrapper = ThreadSafe<Results<Linker>>(wrappedValue: nil)
+            try wrapper._set(value)
+            replacement = .linkerResults(wrapper)
         case (.list(let value), .list(let wrapper)?):
             try wrapper._set(value)
             replacement = nil
@@ -140,14 +152,12 @@ extension EngineSide {
 
     /// The copy at `path` opened in the calling context (its own realm of that file, with no
     /// hooks: no switch points) and read whole, as `Runner.checkRecoveredContents` reads.
-    static func contents(ofCopy path: String) -> Observation {
-        var configuration = Realm.Configuration(objectTypes: CheckTypes.classes)
+    static func contents(ofCopy path: String, objectTypes: [Object.Type]?) -> Observation {
+        var configuration = Realm.Configuration(objectTypes: objectTypes ?? CheckTypes.classes)
         configuration.fileURL = URL(fileURLWithPath: path)
         do throws(Realm.Error) {
             let realm = try Realm._open(configuration: configuration, queue: nil)
-            let items = try readings(try realm._objects(Item.self))
-            let others = try readings(try realm._objects(Other.self))
-            return .elements((items + others).sorted { ($0.type, $0.primaryKey) < ($1.type, $1.primaryKey) })
+            return .elements(try allReadings(in: realm))
         } catch {
             return .failure(code: error.modelCode, message: error.message)
         }

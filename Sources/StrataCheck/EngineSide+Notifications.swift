@@ -224,6 +224,11 @@ extension EngineSide {
                 log.record(id, change, read: { results throws(Realm.Error) in try EngineSide.readings(results) },
                            version: { $0.realm?._readVersion })
             }
+        case .linkerResults(let results):
+            return try results._observe(keyPaths: nil) { change in
+                log.record(id, change, read: { results throws(Realm.Error) in try EngineSide.readings(results) },
+                           version: { $0.realm?._readVersion })
+            }
         case .list(let list):
             return try list._observe(keyPaths: nil) { change in
                 log.record(id, change, read: { list throws(Realm.Error) in

@@ -31,7 +31,7 @@ final class EngineSide: @unchecked Sendable {
     let deliveries = DeliveryLog()
     /// The configuration of the current boot (a crash moves to a new simulated disk); every
     /// model `open` means this.
-    private var configuration: Realm.Configuration
+    private(set) var configuration: Realm.Configuration
     /// The serial queue of each context that is one: every operation of such a context runs
     /// in a block on its queue (`perform(_:)`), as an app's would.
     private var queues: [ContextID: DispatchQueue] = [:]
@@ -196,17 +196,15 @@ final class EngineSide: @unchecked Sendable {
         case .objects(let realmID, let query, let id):
             let realm = try required(realmID)
             guard case .table(let type) = query.source else { return unsupported(operation) }
-            if type == "Item" {
-                store(.itemResults(Self.shape(try realm._objects(Item.self), query)), as: id)
-            } else {
-                store(.otherResults(Self.shape(try realm._objects(Other.self), query)), as: id)
+            switch type {
+            case "Item": store(.itemResults(try Self.shape(try realm._objects(Item.self), query)), as: id)
+            case "Linker": store(.linkerResults(try Self.shape(try realm._objects(Linker.self), query)), as: id)
+            default: store(.otherResults(try Self.shape(try realm._objects(Other.self), query)), as: id)
             }
             return .handle(id)
         case .objectForPrimaryKey(let realmID, let type, let primaryKey, let id):
             let realm = try required(realmID)
-            let object: Object? = type == "Item"
-                ? try realm._object(ofType: Item.self, forPrimaryKey: primaryKey)
-                : try realm._object(ofType: Other.self, forPrimaryKey: primaryKey)
+            let object = try realm._object(ofType: CheckTypes.type(named: type), forPrimaryKey: primaryKey)
             guard let object else { return .handle(nil) }
             store(.object(object), as: id)
             return .handle(id)
@@ -214,9 +212,7 @@ final class EngineSide: @unchecked Sendable {
             let realm = try required(realmID)
             let fields: [String: Any] = ["primaryKey": primaryKey, "value": value as Any]
             let update = Self.updatePolicy(policy)
-            let object: Object = type == "Item"
-                ? try realm._create(Item.self, value: fields, update: update)
-                : try realm._create(Other.self, value: fields, update: update)
+            let object = try realm._create(CheckTypes.type(named: type), value: fields, update: update)
             store(.object(object), as: id)
             return .handle(id)
         case .read(let id):
@@ -225,11 +221,22 @@ final class EngineSide: @unchecked Sendable {
             case .object(let object): return .object(try Self.reading(object))
             case .itemResults(let results): return .elements(try Self.readings(results))
             case .otherResults(let results): return .elements(try Self.readings(results))
+            case .linkerResults(let results): return .elements(try Self.readings(results))
             case .list(let list): return .elements(try Self.readings(list))
             }
         case .setValue(let id, let value):
             guard case .object(let object) = handle(id) else { return unsupported(operation) }
             try object._setValue(value, forKey: "value")
+            return .done
+        case .setLink(let ownerID, let targetID):
+            // Spec V20, W9, W12: `owner.link = target` as an app sets it, by key.
+            guard case .object(let owner) = handle(ownerID) else { return unsupported(operation) }
+            var target: Object?
+            if let targetID {
+                guard case .object(let object) = handle(targetID) else { return unsupported(operation) }
+                target = object
+            }
+            try owner._setValue(target, forKey: "link")
             return .done
         case .delete(let realmID, let id):
             let realm = try required(realmID)
@@ -261,6 +268,8 @@ final class EngineSide: @unchecked Sendable {
                 return collection(.itemResults(try results._freeze()), from: id, sourceWasTarget: results.isFrozen, as: frozenID)
             case .otherResults(let results):
                 return collection(.otherResults(try results._freeze()), from: id, sourceWasTarget: results.isFrozen, as: frozenID)
+            case .linkerResults(let results):
+                return collection(.linkerResults(try results._freeze()), from: id, sourceWasTarget: results.isFrozen, as: frozenID)
             case .list(let list):
                 return collection(.list(try list._freeze()), from: id, sourceWasTarget: list.isFrozen, as: frozenID)
             }
@@ -276,6 +285,9 @@ final class EngineSide: @unchecked Sendable {
             case .otherResults(let results):
                 guard let thawed = try results._thaw() else { return .handle(nil) }
                 return collection(.otherResults(thawed), from: id, sourceWasTarget: !results.isFrozen, as: thawedID)
+            case .linkerResults(let results):
+                guard let thawed = try results._thaw() else { return .handle(nil) }
+                return collection(.linkerResults(thawed), from: id, sourceWasTarget: !results.isFrozen, as: thawedID)
             case .list(let list):
                 guard let thawed = try list._thaw() else { return .handle(nil) }
                 return collection(.list(thawed), from: id, sourceWasTarget: !list.isFrozen, as: thawedID)
@@ -287,6 +299,7 @@ final class EngineSide: @unchecked Sendable {
             case .object(let object): reference = .object(try ThreadSafeReference._make(to: object))
             case .itemResults(let results): reference = .itemResults(try ThreadSafeReference._make(to: results))
             case .otherResults(let results): reference = .otherResults(try ThreadSafeReference._make(to: results))
+            case .linkerResults(let results): reference = .linkerResults(try ThreadSafeReference._make(to: results))
             case .list(let list): reference = .list(try ThreadSafeReference._make(to: list))
             }
             lock.withLock { _ in accessors.references[referenceID] = reference }
@@ -299,6 +312,7 @@ final class EngineSide: @unchecked Sendable {
             case .object(let reference): resolved = try realm._resolve(reference).map { .object($0) }
             case .itemResults(let reference): resolved = try realm._resolve(reference).map { .itemResults($0) }
             case .otherResults(let reference): resolved = try realm._resolve(reference).map { .otherResults($0) }
+            case .linkerResults(let reference): resolved = try realm._resolve(reference).map { .linkerResults($0) }
             case .list(let reference): resolved = try realm._resolve(reference).map { .list($0) }
             }
             guard let resolved else { return .handle(nil) }
@@ -321,13 +335,12 @@ final class EngineSide: @unchecked Sendable {
         switch mutation {
         case .create(let type, let primaryKey, let value):
             let fields: [String: Any] = ["primaryKey": primaryKey, "value": value as Any]
-            _ = type == "Item" ? try realm._create(Item.self, value: fields, update: .error) as Object
-                               : try realm._create(Other.self, value: fields, update: .error)
+            _ = try realm._create(CheckTypes.type(named: type), value: fields, update: .error)
         case .setValue(let type, let primaryKey, let value):
-            try existing(type == "Item" ? Item.self : Other.self, primaryKey, in: realm)
+            try existing(CheckTypes.type(named: type), primaryKey, in: realm)
                 ._setValue(value, forKey: "value")
         case .delete(let type, let primaryKey):
-            try realm._delete(existing(type == "Item" ? Item.self : Other.self, primaryKey, in: realm))
+            try realm._delete(existing(CheckTypes.type(named: type), primaryKey, in: realm))
         case .append, .setMapValue:
             throw Realm.Error(.programmerError, "strata-check: the engine side does not apply \(mutation)")
         }
@@ -373,8 +386,12 @@ final class EngineSide: @unchecked Sendable {
     }
 
     /// The model's query on engine Results: `value >= minimum`, then value order with ties by
-    /// primary key (nil first), or the table's primary-key order.
-    private static func shape<T: CheckObject>(_ results: Results<T>, _ query: StrataModel.Query) -> Results<T> {
+    /// primary key (nil first), the order of the linked Item's value (Spec V20: the key path
+    /// "link.value" as an app writes it, refused for a type without a link), or the table's
+    /// primary-key order.
+    private static func shape<T: CheckObject>(_ results: Results<T>, _ query: StrataModel.Query)
+        throws(Realm.Error) -> Results<T>
+    {
         var shaped = results
         if let minimum = query.minimumValue {
             shaped = shaped.where { $0.value >= minimum }
@@ -384,6 +401,9 @@ final class EngineSide: @unchecked Sendable {
         case .value:
             return shaped.sorted(by: [SortDescriptor(keyPath: "value", ascending: true),
                                       SortDescriptor(keyPath: "primaryKey", ascending: true)])
+        case .linkValue(let ascending):
+            return try shaped._sorted(by: [SortDescriptor(keyPath: "link.value", ascending: ascending),
+                                           SortDescriptor(keyPath: "primaryKey", ascending: true)])
         }
     }
 
@@ -398,9 +418,25 @@ final class EngineSide: @unchecked Sendable {
                 listKeys.append(try list._element(at: index).primaryKey)
             }
         }
-        let type = object is Item ? "Item" : "Other"
-        return Reading(type: type, primaryKey: primaryKey, value: value, listKeys: listKeys,
-                       isFrozen: object.isFrozen)
+        var linkKey: Int?
+        if let linker = object as? Linker {
+            // Spec V20: the Item the link reaches, read through the property as an app reads it.
+            linkKey = try (linker._value(forKey: "link") as? Item).map { item throws(Realm.Error) in
+                try item._value(forKey: "primaryKey") as? Int
+            } ?? nil
+        }
+        return Reading(type: CheckTypes.name(of: object), primaryKey: primaryKey, value: value, listKeys: listKeys,
+                       isFrozen: object.isFrozen, linkKey: linkKey)
+    }
+
+    /// Every object `realm` holds, by type then primary key: Items, Others, and the Linkers of
+    /// a linking schema (generation 6).
+    static func allReadings(in realm: Realm) throws(Realm.Error) -> [Reading] {
+        var all = try readings(try realm._objects(Item.self)) + readings(try realm._objects(Other.self))
+        if realm.configuration.objectTypes?.contains(where: { $0 == Linker.self }) == true {
+            all += try readings(try realm._objects(Linker.self))
+        }
+        return all.sorted { ($0.type, $0.primaryKey) < ($1.type, $1.primaryKey) }
     }
 
     static func readings<T: Object>(_ results: Results<T>) throws(Realm.Error) -> [Reading] {

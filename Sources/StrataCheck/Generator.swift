@@ -28,7 +28,11 @@ public enum OperationKind: Int, CaseIterable, Sendable {
          /// ends); `@ThreadSafe` properties assigned from any context and read in a thread
          /// context's realm (T9, T10, T8); `writeCopy(toFile:)`, also inside a write, whose copy
          /// is opened and read in the step (X3). Drawn after the others (`Swarm.draw`).
-         releaseReference, assignThreadSafe, readThreadSafe, writeCopy
+         releaseReference, assignThreadSafe, readThreadSafe, writeCopy,
+         /// Generation 6: a Linker's to-one link set to an Item or cleared (Spec V20, W9, W12),
+         /// in runs whose schema has Linkers (`Swarm.links`); those runs also create Linkers and
+         /// sort Results through the link.
+         setLink
 
     /// The kinds of the notification swarm, drawn apart from the others (generation 3).
     static let notificationKinds: [OperationKind] = [.observeCollection, .invalidateToken, .turnLoop,
@@ -38,6 +42,8 @@ public enum OperationKind: Int, CaseIterable, Sendable {
                                               .asyncStatus, .syncAsyncGroup]
     /// The kinds generation 5 added, drawn after the others.
     static let generation5Kinds: [OperationKind] = [.releaseReference, .assignThreadSafe, .readThreadSafe, .writeCopy]
+    /// The kinds generation 6 added, drawn after generation 5's.
+    static let generation6Kinds: [OperationKind] = [.setLink]
 }
 
 /// Per-run variation of the operation mix (swarm testing: each run leaves some kinds out and
@@ -71,7 +77,7 @@ struct Swarm: Sendable, CustomStringConvertible {
             // Observers are drawn after the rest (`drawNotifications`): older streams never
             // drew for them, and theirs must mean what they meant.
             if OperationKind.notificationKinds.contains(kind) || OperationKind.asyncKinds.contains(kind)
-                || OperationKind.generation5Kinds.contains(kind) {
+                || OperationKind.generation5Kinds.contains(kind) || OperationKind.generation6Kinds.contains(kind) {
                 weights.append(0)
                 continue
             }
@@ -103,7 +109,11 @@ struct Swarm: Sendable, CustomStringConvertible {
         if generation >= 5 {
             drawGeneration5(&stream, into: &weights)
         }
+        if generation >= 6 {
+            drawGeneration6(&stream, into: &weights)
+        }
         for kind in OperationKind.notificationKinds + OperationKind.asyncKinds + OperationKind.generation5Kinds
+            + OperationKind.generation6Kinds
         where excluded.contains("\(kind)") {
             weights[kind.rawValue] = 0
         }
@@ -127,6 +137,21 @@ struct Swarm: Sendable, CustomStringConvertible {
             weights[OperationKind.writeCopy.rawValue] = 1 + stream.draw(2)
         }
     }
+
+    /// Generation 6, drawn after generation 5: three runs in four without observers link (their
+    /// schema has Linkers, `CheckTypes.linkingClasses`). Not with observers: a change of an
+    /// Item reaches the observers of the Linkers and Results that link it (Spec N11, N21),
+    /// which the delivery oracle does not follow yet. The lowest draw leaves links out, so a
+    /// shrinker lowering values turns them off.
+    private static func drawGeneration6(_ stream: inout ChoiceStream, into weights: inout [Int]) {
+        guard weights[OperationKind.observeCollection.rawValue] == 0,
+              weights[OperationKind.observeObject.rawValue] == 0, stream.draw(4) != 0 else { return }
+        weights[OperationKind.setLink.rawValue] = 8 * (1 + stream.draw(3))
+    }
+
+    /// Whether the run's schema has Linkers, which it creates, links and sorts through
+    /// (generation 6).
+    var links: Bool { weights[OperationKind.setLink.rawValue] > 0 }
 
     /// Generation 3: one run in two observes collections. Never with an active-version limit:
     /// each observer pins the version it last delivered until its next delivery (README,
@@ -181,7 +206,8 @@ struct Swarm: Sendable, CustomStringConvertible {
         let enabled = OperationKind.allCases.filter { weights[$0.rawValue] > 0 }.map { "\($0)" }
         let limit = activeVersionLimit.map { ", at most \($0) active versions" } ?? ""
         let solo = soloContext ? ", the first context alone" : ""
-        return "keys 0..<\(keySpace), cross-context \(crossContextPercent)%\(limit)\(solo), kinds: \(enabled.joined(separator: " "))"
+        let linking = links ? ", Linkers" : ""
+        return "keys 0..<\(keySpace), cross-context \(crossContextPercent)%\(limit)\(solo)\(linking), kinds: \(enabled.joined(separator: " "))"
     }
 }
 
@@ -231,6 +257,9 @@ struct Generator {
             for kind in [OperationKind.create, .setValue, .delete, .append, .commitWrite, .bulkWrite] {
                 weights[kind.rawValue] *= 3
             }
+            if swarm.generation >= 6 {
+                weights[OperationKind.setLink.rawValue] *= 3  // Spec V20: links are set in writes
+            }
             if swarm.generation >= 5 {
                 // Spec X3: a copy holds the write's data; Spec C1, W7: a realm let go inside its
                 // write is still its context's, write and all, when the context opens it again.
@@ -275,20 +304,28 @@ struct Generator {
         case .commitWrite: return commitWrite(own, model: model, stream: &stream)
         case .cancelWrite: return .cancelWrite(own)
         case .create:
-            let type = stream.draw(4) == 3 ? "Other" : "Item"
+            let type = drawType(&stream)
             let policy: UpdatePolicy = [.error, .modified, .all][stream.draw(3)]
             return .create(realm, type: type, primaryKey: stream.draw(swarm.keySpace),
                            value: drawValue(&stream), update: policy, as: allocateHandle())
         case .objectForPrimaryKey:
-            return .objectForPrimaryKey(realm, type: stream.draw(4) == 3 ? "Other" : "Item",
+            return .objectForPrimaryKey(realm, type: drawType(&stream),
                                         primaryKey: stream.draw(swarm.keySpace), as: allocateHandle())
         case .objects:
-            let type = stream.draw(4) == 3 ? "Other" : "Item"
+            let type = drawType(&stream)
             let minimum: Int? = stream.chance(30) ? stream.draw(8) : nil
-            let sort: SortKey = stream.chance(40) ? .value : .sourceOrder
+            var sort: SortKey = stream.chance(40) ? .value : .sourceOrder
+            // Generation 6 (Spec V20): Linkers mostly sort through their link, either way; now
+            // and then another type tries to, which Realm refuses.
+            if swarm.links, type == "Linker" ? stream.chance(60) : stream.draw(8) == 0 {
+                sort = .linkValue(ascending: stream.draw(2) == 0)
+            }
             return .objects(realm, Query(source: .table(type), minimumValue: minimum, sort: sort),
                             as: allocateHandle())
         case .read:
+            if swarm.links, let sorted = linkSortedResults(own, model: model, stream: &stream) {
+                return .read(sorted)
+            }
             guard let handle = pickHandle(context, model: model, stream: &stream) else { return .refresh(realm) }
             return .read(handle)
         case .setValue:
@@ -394,6 +431,8 @@ struct Generator {
             return asyncWrite(kind, own: own, model: model, stream: &stream)
         case .releaseReference, .assignThreadSafe, .readThreadSafe, .writeCopy:
             return generation5(kind, context: context, own: own, realm: realm, model: model, stream: &stream)
+        case .setLink:
+            return setLink(context, own: own, realm: realm, model: model, stream: &stream)
         }
     }
 
@@ -470,7 +509,7 @@ struct Generator {
         return HandleID(nextHandle)
     }
 
-    private func drawValue(_ stream: inout ChoiceStream) -> Int? {
+    func drawValue(_ stream: inout ChoiceStream) -> Int? {
         stream.draw(8) == 7 ? nil : stream.draw(10)
     }
 

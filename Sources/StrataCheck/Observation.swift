@@ -8,24 +8,29 @@ public struct Reading: Hashable, Sendable, CustomStringConvertible {
     public var value: Int?
     public var listKeys: [Int]
     public var isFrozen: Bool
+    /// The primary key of the Item the to-one link reaches (a Linker's, Spec V20); nil for a
+    /// null link and for types without one.
+    public var linkKey: Int?
 
-    init(type: String, primaryKey: Int, value: Int?, listKeys: [Int], isFrozen: Bool) {
+    init(type: String, primaryKey: Int, value: Int?, listKeys: [Int], isFrozen: Bool, linkKey: Int? = nil) {
         self.type = type
         self.primaryKey = primaryKey
         self.value = value
         self.listKeys = listKeys
         self.isFrozen = isFrozen
+        self.linkKey = linkKey
     }
 
     init(_ model: ObjectReading) {
         self.init(type: model.type, primaryKey: model.primaryKey, value: model.value,
-                  listKeys: model.listKeys, isFrozen: model.isFrozen)
+                  listKeys: model.listKeys, isFrozen: model.isFrozen, linkKey: model.linkKey)
     }
 
     public var description: String {
         let value = self.value.map(String.init) ?? "nil"
         let list = listKeys.isEmpty ? "" : " list \(listKeys)"
-        return "\(type)(\(primaryKey)) = \(value)\(list)\(isFrozen ? " frozen" : "")"
+        let link = linkKey.map { " link Item(\($0))" } ?? ""
+        return "\(type)(\(primaryKey)) = \(value)\(list)\(link)\(isFrozen ? " frozen" : "")"
     }
 }
 

@@ -42,9 +42,10 @@ public struct CheckSettings: Sendable, Hashable {
     /// token keeps meaning what it meant when it was printed. 1: before bulk writes; 2: before
     /// collection and object observers; 3: before async writes; 4: before reference releases,
     /// `@ThreadSafe` cells, `writeCopy`, async blocks left open or on a thread, and realms let
-    /// go inside their writes and with async work.
+    /// go inside their writes and with async work; 5: before Linkers, their to-one links and
+    /// sorts through them (Spec V20).
     public var generation = CheckSettings.currentGeneration
-    public static let currentGeneration = 5
+    public static let currentGeneration = 6
     public static let generations = 1...currentGeneration
 
     public init(mode: CheckMode = .controlled, store: CheckStore = .sim, threads: Int = 3, operations: Int = 200,
@@ -220,6 +221,8 @@ public struct RunResult: Sendable {
     var queueContexts: Set<ContextID> = []
     /// The run's active-version limit (the generated test configures the same).
     var activeVersionLimit: Int?
+    /// Whether the run's schema has Linkers (generation 6, `Swarm.links`).
+    var links = false
     /// A commit whose crash images failed their check: it has no trace entry (the run ended
     /// inside it), but the generated test performs it and checks the failing image.
     var failedCrash: TraceEntry?
@@ -319,7 +322,8 @@ public final class Runner: @unchecked Sendable {
         scheduler = Scheduler(kind: schedulerKind, threads: settings.threads, operations: settings.operations,
                               stream: &self.stream)
         generator = Generator(swarm: swarm, configuration: StrataModel.Configuration(
-            location: Runner.mainLocation, maximumNumberOfActiveVersions: swarm.activeVersionLimit))
+            location: Runner.mainLocation, maximumNumberOfActiveVersions: swarm.activeVersionLimit,
+            schema: swarm.links ? .linking : .standard))
         pending = Array(repeating: nil, count: settings.threads)
         let number = Self.runCounter.withLock { counter -> Int in
             counter += 1
@@ -339,7 +343,8 @@ public final class Runner: @unchecked Sendable {
         }, decide: { thread, point in decision.call((thread, point)) }, onInlineHang: { hangReport.call(()) })
         let threadsForHook = threads
         hooks.onYield = { point in threadsForHook.park(at: point) }
-        var configuration = Realm.Configuration(objectTypes: CheckTypes.classes)
+        // Generation 6's linking runs declare Linkers too (the model's `Schema.linking`).
+        var configuration = Realm.Configuration(objectTypes: swarm.links ? CheckTypes.linkingClasses : CheckTypes.classes)
         configuration.maximumNumberOfActiveVersions = swarm.activeVersionLimit.map { UInt($0) }
         let probeCounter = self.probeCounter
         let engineHooks = EngineHooks(yield: { point in hooks.yield(point) }, fault: { site in hooks.fault(site) }, probe: { probe in
@@ -452,6 +457,7 @@ public final class Runner: @unchecked Sendable {
         result.queueContexts = queueContexts
         result.failedCrash = failedCrash
         result.activeVersionLimit = swarm.activeVersionLimit
+        result.links = swarm.links
         return result
     }
 
@@ -1228,9 +1234,7 @@ public final class Runner: @unchecked Sendable {
         threads.runInline(0) {
             do throws(Realm.Error) {
                 let realm = try Realm._open(configuration: configuration, queue: nil)
-                let items = try EngineSide.readings(try realm._objects(Item.self))
-                let others = try EngineSide.readings(try realm._objects(Other.self))
-                box.set(.elements((items + others).sorted { ($0.type, $0.primaryKey) < ($1.type, $1.primaryKey) }))
+                box.set(.elements(try EngineSide.allReadings(in: realm)))
             } catch {
                 box.set(.failure(code: error.modelCode, message: error.message))
             }

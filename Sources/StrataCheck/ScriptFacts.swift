@@ -77,7 +77,8 @@ extension ModelState {
         return snapshot.objects.values
             .map { object in
                 Reading(type: object.type, primaryKey: object.primaryKey, value: object.value,
-                        listKeys: object.list.compactMap { snapshot.objects[$0]?.primaryKey }, isFrozen: false)
+                        listKeys: object.list.compactMap { snapshot.objects[$0]?.primaryKey }, isFrozen: false,
+                        linkKey: object.link.flatMap { snapshot.objects[$0]?.primaryKey })
             }
             .sorted { ($0.type, $0.primaryKey) < ($1.type, $1.primaryKey) }
     }

@@ -80,6 +80,10 @@ extension ScriptRenderer {
             return read(id)
         case .setValue(let id, let value):
             return done("try s.object(\(id.rawValue))._setValue(\(Self.literal(value)), forKey: \"value\")")
+        case .setLink(let id, let target):
+            // Spec V20: `owner.link = target` by key, as `EngineSide` sets it.
+            let value = target.map { "s.object(\($0.rawValue))" } ?? "nil"
+            return done("try s.object(\(id.rawValue))._setValue(\(value), forKey: \"link\")")
         case .delete(let realm, let id):
             return done("try s.realm(\(realm.rawValue))._delete(s.object(\(id.rawValue)))")
         case .listOf(let owner, let id):
@@ -169,14 +173,20 @@ extension ScriptRenderer {
     /// order with ties by primary key, or the table's primary-key order.
     private func objects(realm: RealmID, type: String, query: StrataModel.Query, id: HandleID) -> [String] {
         let table = "try s.realm(\(realm.rawValue))._objects(\(type).self)"
-        if query.minimumValue == nil && query.sort != .value { return ["s.keep(\(table), as: \(id.rawValue))"] }
+        if query.minimumValue == nil && query.sort == .sourceOrder { return ["s.keep(\(table), as: \(id.rawValue))"] }
         var lines = ["var results = \(table)"]
         if let minimum = query.minimumValue {
             lines.append("results = results.where { $0.value >= \(minimum) }")
         }
-        if query.sort == .value {
+        switch query.sort {
+        case .sourceOrder: break
+        case .value:
             lines.append("results = results.sorted(by: [SortDescriptor(keyPath: \"value\", ascending: true),")
             lines.append("                             SortDescriptor(keyPath: \"primaryKey\", ascending: true)])")
+        case .linkValue(let ascending):
+            // Spec V20: through the link, the throwing entry point (another type has no link).
+            lines.append("results = try results._sorted(by: [SortDescriptor(keyPath: \"link.value\", ascending: \(ascending)),")
+            lines.append("                                   SortDescriptor(keyPath: \"primaryKey\", ascending: true)])")
         }
         return lines + ["return s.keep(results, as: \(id.rawValue))"]
     }

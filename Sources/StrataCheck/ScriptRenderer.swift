@@ -43,6 +43,7 @@ struct ScriptRenderer {
                    "// through the harness."]
         if let note = unchecked(result.failure) { header += ["//", "// " + note] }
         let limit = result.activeVersionLimit.map { ", activeVersionLimit: \($0)" } ?? ""
+            + (result.links ? ", linking: true" : "")
         var text = header + ["", imports, "", "@Suite struct \(name) {",
                              "    static func script(bugs: SeededBugs) throws {",
                              "        let script = try ScriptWorld(store: .\(settings.store.rawValue), bugs: bugs\(limit))",

@@ -65,9 +65,7 @@ extension ScriptWorld {
     func recoveredContents() -> Observation {
         do throws(Realm.Error) {
             let realm = try Realm._open(configuration: configuration, queue: nil)
-            let items = try EngineSide.readings(try realm._objects(Item.self))
-            let others = try EngineSide.readings(try realm._objects(Other.self))
-            return .elements((items + others).sorted { ($0.type, $0.primaryKey) < ($1.type, $1.primaryKey) })
+            return .elements(try EngineSide.allReadings(in: realm))
         } catch {
             return .failure(code: error.modelCode, message: error.message)
         }

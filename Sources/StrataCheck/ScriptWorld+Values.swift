@@ -52,6 +52,7 @@ extension ScriptWorld {
         switch handle(id) {
         case .itemResults(let results as Results<T>): return results
         case .otherResults(let results as Results<T>): return results
+        case .linkerResults(let results as Results<T>): return results
         default: throw missing(id, "a Results of \(type)")
         }
     }
@@ -126,6 +127,7 @@ extension ScriptWorld {
         case let object as ThreadSafeReference<Object>: kept = .object(object)
         case let results as ThreadSafeReference<Results<Item>>: kept = .itemResults(results)
         case let results as ThreadSafeReference<Results<Other>>: kept = .otherResults(results)
+        case let results as ThreadSafeReference<Results<Linker>>: kept = .linkerResults(results)
         case let list as ThreadSafeReference<List<Item>>: kept = .list(list)
         default: return .failure(code: "harness", message: "no reference of \(Confined.self)")
         }
@@ -140,6 +142,7 @@ extension ScriptWorld {
         case .object(let object): reference = object
         case .itemResults(let results): reference = results
         case .otherResults(let results): reference = results
+        case .linkerResults(let results): reference = results
         case .list(let list): reference = list
         case nil: reference = nil
         }
@@ -168,6 +171,7 @@ extension ScriptWorld {
     private static func handle<T: Object>(of results: Results<T>) -> EngineHandle? {
         if let items = results as? Results<Item> { return .itemResults(items) }
         if let others = results as? Results<Other> { return .otherResults(others) }
+        if let linkers = results as? Results<Linker> { return .linkerResults(linkers) }
         return nil
     }
 }

@@ -31,9 +31,9 @@ final class ScriptWorld: @unchecked Sendable {
 
     private static let worldCounter = Lock(0)
 
-    /// A new file with the harness's schema, on the store kind of the run, with the engine
-    /// bugs of the run switched on.
-    init(store: CheckStore, bugs: SeededBugs, activeVersionLimit: UInt? = nil) throws {
+    /// A new file with the harness's schema (with Linkers for a generation 6 run that links),
+    /// on the store kind of the run, with the engine bugs of the run switched on.
+    init(store: CheckStore, bugs: SeededBugs, activeVersionLimit: UInt? = nil, linking: Bool = false) throws {
         let number = Self.worldCounter.withLock { count -> Int in
             count += 1
             return count
@@ -41,7 +41,7 @@ final class ScriptWorld: @unchecked Sendable {
         name = "script-\(getpid())-\(number)"
         let hooks = self.hooks
         engineHooks = EngineHooks(yield: { hooks.yield($0) }, fault: { hooks.fault($0) }, bugs: bugs)
-        var configuration = Realm.Configuration(objectTypes: CheckTypes.classes)
+        var configuration = Realm.Configuration(objectTypes: linking ? CheckTypes.linkingClasses : CheckTypes.classes)
         configuration.maximumNumberOfActiveVersions = activeVersionLimit
         switch store {
         case .sim:

@@ -99,6 +99,9 @@ public enum SeededBugCatalog {
                   rules: ["A13"], summary: "invalidate() returns before the completions of the commits it made durable ran"),
         SeededBug(name: "writeCopyIgnoresOpenWrite", bug: .writeCopyIgnoresOpenWrite, layer: "API: files",
                   rules: ["X3"], summary: "writeCopy inside a write copies the version the write began at"),
+        // Generation 6: sorts through a to-one link.
+        SeededBug(name: "nullLinksSortFirst", bug: .nullLinksSortFirst, layer: "API: queries",
+                  rules: ["V20"], summary: "a sort through a to-one link puts null links first ascending, last descending"),
     ]
 
     public static func named(_ name: String) -> SeededBug? { all.first { $0.name == name } }

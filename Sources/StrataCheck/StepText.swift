@@ -29,7 +29,11 @@ enum StepText {
         case .objects(let id, let query, let handle):
             var text = "objects(\(id), \(describe(query.source))"
             if let minimum = query.minimumValue { text += " where value >= \(minimum)" }
-            if query.sort == .value { text += " sorted by value" }
+            switch query.sort {
+            case .sourceOrder: break
+            case .value: text += " sorted by value"
+            case .linkValue(let ascending): text += " sorted by link.value\(ascending ? "" : " descending")"
+            }
             return text + ") -> \(handle)"
         case .objectForPrimaryKey(let id, let type, let key, let handle):
             return "object(\(id), \(type) \(key)) -> \(handle)"
@@ -37,6 +41,7 @@ enum StepText {
             return "create(\(id), \(type) \(key) = \(value.map(String.init) ?? "nil"), update \(policy)) -> \(handle)"
         case .read(let handle): return "read(\(handle))"
         case .setValue(let handle, let value): return "set(\(handle).value = \(value.map(String.init) ?? "nil"))"
+        case .setLink(let handle, let target): return "set(\(handle).link = \(target.map { "\($0)" } ?? "nil"))"
         case .delete(let id, let handle): return "delete(\(id), \(handle))"
         case .listOf(let handle, let list): return "list(\(handle)) -> \(list)"
         case .append(let list, let element): return "append(\(list), \(element))"

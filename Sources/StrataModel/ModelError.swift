@@ -89,7 +89,7 @@ public enum ModelError: Error, Hashable, Sendable, CustomStringConvertible {
     case cancelInCompletion
     // Files (X)
     case outOfBounds(index: Int, count: Int)
-    /// Spec V19: a sort key path the class cannot be sorted by (realm-core's parse_keypath).
+    /// Spec V20: a sort key path the class cannot be sorted by (realm-core's parse_keypath).
     case cannotSort(keyPath: String, reason: String)
     /// A property name the class does not have (`setValue(_:forKey:)`, `object.link = ...` of a
     /// type without a link).

@@ -125,7 +125,7 @@ extension ModelState {
 
     /// The type of `object`, from any version of the file the accessor reads (nil once no
     /// retained version has it).
-    func storedType(of object: ObjectID, through handle: HandleState) -> String? {
+    public func storedType(of object: ObjectID, through handle: HandleState) -> String? {
         guard let realmID = handle.realm, let realm = realms[realmID] else { return nil }
         if let stored = view(of: realmID)?.objects[object] { return stored.type }
         return files[realm.configuration.location]?.versions.values

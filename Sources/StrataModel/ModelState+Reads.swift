@@ -9,12 +9,13 @@ extension ModelState {
         case .objects(let realmID, let query, let id):
             _ = try usableRealm(realmID, in: context)
             let snapshot = try readableView(of: realmID)
-            // Spec V19: a sort through `link` needs a type that has one (realm-core's
-            // parse_keypath, checked when the sort is made).
+            // Spec V20: a sort through `link` needs a type that has one (realm-core's
+            // parse_keypath, checked when the sort is made, after `objects` began the read,
+            // which stands).
             if let keyPath = query.sort.linkKeyPath, case .table(let type) = query.source,
                !snapshot.schema.hasLink(type) {
-                throw .rejected(.cannotSort(keyPath: keyPath,
-                                            reason: "property '\(type).link' does not exist"))
+                throw .failedAfterEffects(.cannotSort(keyPath: keyPath,
+                                                      reason: "property '\(type).link' does not exist"))
             }
             // Spec X14: a type the file lacks reads as empty Results.
             return .handle(try newHandle(id, realm: realmID, target: .results(query)))

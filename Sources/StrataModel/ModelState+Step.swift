@@ -166,7 +166,7 @@ extension ModelState {
     }
 
     /// The data a realm reads: its write transaction's working copy, or its read version.
-    func view(of id: RealmID) -> Snapshot? {
+    public func view(of id: RealmID) -> Snapshot? {
         guard let realm = realms[id] else { return nil }
         if let write = realm.write { return write.snapshot }
         guard let version = realm.readVersion else { return nil }

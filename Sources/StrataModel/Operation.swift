@@ -99,7 +99,7 @@ public enum Operation: Hashable, Sendable {
                 as: HandleID)
     case setValue(HandleID, Int?)
     /// `object.link = target` (nil: no target): the to-one link of a type that has one, to an
-    /// Item of the same realm instance (Spec V19, W9, W12).
+    /// Item of the same realm instance (Spec V20, W9, W12).
     case setLink(HandleID, target: HandleID?)
     case append(list: HandleID, element: HandleID)
     case removeFromList(HandleID, at: Int)

@@ -22,7 +22,7 @@ public enum SortKey: Hashable, Sendable {
     case sourceOrder
     /// Ascending `value` (nil first), ties broken by primary key.
     case value
-    /// Spec V19: by the `value` of the object the to-one `link` reaches (`"link.value"`), then
+    /// Spec V20: by the `value` of the object the to-one `link` reaches (`"link.value"`), then
     /// by primary key: a null value sorts as the lowest value, and an object whose link is null
     /// after every other object ascending, before every other descending; the primary key
     /// breaks ties ascending either way. Only types with a `link` column can be sorted so.
@@ -80,7 +80,7 @@ public struct Query: Hashable, Sendable {
                 return va != vb ? va < vb : a.offset < b.offset
             }.map(\.element)
         case .linkValue(let ascending):
-            // Spec V19: nil for a null link, which sorts after every value (a null value
+            // Spec V20: nil for a null link, which sorts after every value (a null value
             // included) ascending and before every value descending; ties by primary key.
             func reached(_ object: ObjectID) -> Int?? {
                 guard let link = snapshot.objects[object]?.link else { return .none }

@@ -1,6 +1,6 @@
 // The data of one committed version: every object of every type. The model's object schema is
 // deliberately small but has each shape the rules talk about: a scalar (`value`), a List of links
-// (`list`), a Map of links (`map`) and, in types that declare it, a to-one link (`link`, Spec V19,
+// (`list`), a Map of links (`map`) and, in types that declare it, a to-one link (`link`, Spec V20,
 // W13), in any number of named types with an Int primary key.
 
 /// Property names as the rules and change sets use them, in the order object change
@@ -44,7 +44,7 @@ public struct Schema: Hashable, Sendable {
     public static let standardColumns: Set<String> = ["primaryKey", "value", "list", "map"]
     public static let standard = Schema(types: ["Item": standardColumns, "Other": standardColumns])
     /// The standard types and "Linker", whose objects also have a to-one link to an Item
-    /// (`link`): what sorting through a link needs (Spec V19).
+    /// (`link`): what sorting through a link needs (Spec V20).
     public static let linkerColumns: Set<String> = standardColumns.union(["link"])
     public static let linking = Schema(types: ["Item": standardColumns, "Other": standardColumns,
                                                "Linker": linkerColumns])

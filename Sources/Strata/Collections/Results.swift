@@ -127,7 +127,8 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
             }
         }
         if !storage.sort.isEmpty {
-            let order = Self.sortedOrder(keys.count, by: sortValues, storage.sort)
+            let order = Self.sortedOrder(keys.count, by: sortValues, storage.sort,
+                                         nullLinksFirst: core.file.bugs.contains(.nullLinksSortFirst))
             keys = order.map { keys[$0] }
             if !incarnations.isEmpty { incarnations = order.map { incarnations[$0] } }
         }
@@ -137,12 +138,15 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     }
 
     /// The positions of the evaluated elements in sort order.
-    private static func sortedOrder(_ count: Int, by values: [[Value?]], _ sort: [SortPath]) -> [Int] {
+    /// `nullLinksFirst` is the seeded bug `nullLinksSortFirst` (a null link sorts as the lowest
+    /// value).
+    private static func sortedOrder(_ count: Int, by values: [[Value?]], _ sort: [SortPath],
+                                    nullLinksFirst: Bool = false) -> [Int] {
         // nil (a null link on the way) sorts after every value, null included: realm-core's
-        // sorter puts null links last ascending, first descending.
+        // sorter puts null links last ascending, first descending (Spec V20).
         func sortsBefore(_ x: Value?, _ y: Value?) -> Bool {
-            guard let x else { return false }
-            guard let y else { return true }
+            guard let x else { return nullLinksFirst && y != nil }
+            guard let y else { return !nullLinksFirst }
             return StoredOrder.sortsBefore(x, y)
         }
         return (0..<count).sorted { a, b in

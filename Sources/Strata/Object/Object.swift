@@ -196,7 +196,7 @@ extension Object {
             try setUnmanaged(value, column: column, info: info)
             return
         }
-        try accessor.checkWritable()
+        try accessor.checkSettable(value)
         let stored = try AnyValue.encode(value, property: info.schema.properties[column], className: info.className,
                                          core: accessor.core, policy: accessor.core.addPolicy ?? .error,
                                          addsObjects: true)

@@ -146,6 +146,15 @@ public final class _ObjectAccessor {
         return write
     }
 
+    /// `checkWritable` before setting `value`: an object value (a link) is checked only after
+    /// the owner, a deleted owner included, as Realm's RLMVerifyInWriteTransaction verifies the
+    /// object is attached before the setter looks at the value (Spec W12, V20).
+    func checkSettable(_ value: Any?) throws(Realm.Error) {
+        let write = try checkWritable()
+        guard let value, value is Object else { return }
+        guard try currentRow(.write(write)) != nil else { throw Realm.Error.objectInvalidated }
+    }
+
     /// Sets `column` (Spec W9: only inside a write; F12: never on a frozen object).
     func setValue(_ value: StrataStorage.Value, column: Int) throws(Realm.Error) {
         let write = try checkWritable()

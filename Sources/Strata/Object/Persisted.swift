@@ -226,7 +226,7 @@ extension _Persistable {
 
     /// Sets `column` of a managed object. Lists override this to replace their elements.
     public static func _strataSet(_ value: Self, _ accessor: _ObjectAccessor, column: Int) throws(Realm.Error) {
-        try accessor.checkWritable()
+        try accessor.checkSettable(value)
         try accessor.setValue(try value._strataEncode(realm: accessor.realm), column: column)
     }
 }

@@ -99,4 +99,7 @@ public struct SeededBugs: OptionSet, Sendable, Hashable {
     public static let writeCopyIgnoresOpenWrite = SeededBugs(rawValue: 1 << 49)
     /// `commitWrite(withoutNotifying:)` accepts tokens of other realms (N4).
     public static let skipAcceptsForeignTokens = SeededBugs(rawValue: 1 << 50)
+    /// A sort through a to-one link puts objects whose link is null first ascending and last
+    /// descending, as if a null link were the lowest value (V20).
+    public static let nullLinksSortFirst = SeededBugs(rawValue: 1 << 51)
 }
