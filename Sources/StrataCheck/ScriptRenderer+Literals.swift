@@ -20,7 +20,8 @@ extension ScriptRenderer {
 
     static func literal(_ reading: Reading) -> String {
         "Reading(type: \(literal(reading.type)), primaryKey: \(reading.primaryKey), value: \(literal(reading.value)), "
-            + "listKeys: \(reading.listKeys), isFrozen: \(reading.isFrozen))"
+            + "listKeys: \(reading.listKeys), isFrozen: \(reading.isFrozen)"
+            + (reading.linkKey.map { ", linkKey: \($0)" } ?? "") + ")"
     }
 
     static func literal(_ value: Int?) -> String { value.map(String.init) ?? "nil" }

@@ -42,13 +42,13 @@ let openFindingKinds: Set<String> = []
         #expect(decoded.settings.engineBugs == .singleCommitSlot && decoded.settings.modelMutation == .refreshNeverMoves)
         #expect(decoded.settings.excludedKinds == ["delete", "resolve"])
         #expect(ReplayToken.decode("sc1.crash.sim.4") == nil)
-        #expect(token.hasPrefix("sc5.") && decoded.settings.generation == 5)
-        #expect(ReplayToken.decode(token.replacingOccurrences(of: "sc5.", with: "sc9.")) == nil)
+        #expect(token.hasPrefix("sc6.") && decoded.settings.generation == 6)
+        #expect(ReplayToken.decode(token.replacingOccurrences(of: "sc6.", with: "sc9.")) == nil)
         // A token printed before bulk writes (sc1), before observers (sc2), before async
-        // writes (sc3) or before generation 5's kinds (sc4) keeps its generation, and so its
-        // meaning.
-        for generation in 1...4 {
-            let old = try #require(ReplayToken.decode(token.replacingOccurrences(of: "sc5.", with: "sc\(generation).")))
+        // writes (sc3), before generation 5's kinds (sc4) or before Linkers (sc5) keeps its
+        // generation, and so its meaning.
+        for generation in 1...5 {
+            let old = try #require(ReplayToken.decode(token.replacingOccurrences(of: "sc6.", with: "sc\(generation).")))
             #expect(old.settings.generation == generation && old.choices == choices)
             #expect(ReplayToken.encode(settings: old.settings, choices: old.choices).hasPrefix("sc\(generation)."))
         }

@@ -25,6 +25,10 @@ import Testing
         // `retryingASyncAfterEIOIsCaught`'s run: an injected EIO, and a commit that retries its sync.
         Golden(file: "RetriedSyncAfterEIO.swift",
                token: "sc1.crash.sim.1.200.128.-.-.AQAAAQAAAAAAAAAAAAAAAAADAwMAAAAAAAAAAAAAAwMDAAAAAAABAAAZAC0AAFwBAA"),
+        // `nullLinksSortFirstIsCaughtAndShrunk`'s run (generation 6): Linkers, a link set, and
+        // Results sorted through the link, where a null link sorts first (Spec V20).
+        Golden(file: "NullLinksSortFirst.swift",
+               token: "sc6.controlled.sim.3.200.2251799813685248.-.-.AQMAAAAAAgAAAAEAAwABAwMAAAAAAwAAAAADAAADAAADAAAAAAAAAAABAAEBAAAAAAAADAAAJgAAAAAHADUAAQABAAAAngEAAgABAQAAJgABAAAAAAASAAAvAAEAACgAADsAAAAA"),
         // Clean runs, whose scripts must pass: queue contexts, `beginWrite`s that wait for the
         // write lock, power losses, a crash inside a commit, a step the model took before its
         // operation returned, an injected EIO and the poisoned steps after it.

@@ -58,8 +58,8 @@ import Testing
     }
 
     // Spec W4, V1: Results are live, first/last/subscript/index(of:) follow writes at once.
-    // QueryTests.testSortByKeyPath: sorting through a to-one link; an owner without a dog sorts
-    // last ascending and first descending, and a second descriptor breaks ties.
+    // Spec V20, QueryTests.testSortByKeyPath: sorting through a to-one link; an owner without a
+    // dog sorts last ascending and first descending, and a second descriptor breaks ties.
     @Test func testSortByKeyPath() throws {
         let realm = try Realm(configuration: testConfiguration())
         try realm.write {
@@ -86,6 +86,25 @@ import Testing
         // Live: a dog's age changing reorders its owners.
         try realm.write { owners.first { $0.name == "Mark" }?.dog?.age = 10 }
         #expect(owners.sorted(byKeyPath: "dog.age").map(\.name) == ["Diane", "Don", "Diane Sr", "Mark", "Hannah"])
+    }
+
+    // Spec V20, W12: setting a link checks its owner before the value, as Realm's setter
+    // verifies the object is attached first: a deleted owner is refused as deleted also when
+    // the value is another realm's object (the harness's generation 6 found the other order).
+    @Test("Spec V20, W12: a link set on a deleted owner is refused for the owner before the value")
+    func linkSetChecksTheOwnerFirst() throws {
+        let realm = try Realm(configuration: testConfiguration())
+        let other = try Realm(configuration: testConfiguration("other.realm"))
+        try other.write { other.create(Dog.self, value: ["dogName": "Rex", "age": 3]) }
+        let foreign = try #require(other.objects(Dog.self).first)
+        try realm._beginWrite()
+        let owner = realm.create(Owner.self, value: ["name": "Ann"])
+        #expect(rejection { try owner._setValue(foreign, forKey: "dog") }?.message
+                == "Object is already managed by another Realm. Use create instead to copy it into this Realm.")
+        realm.delete(owner)
+        #expect(rejection { try owner._setValue(foreign, forKey: "dog") }?.message == "Object has been deleted or invalidated.")
+        #expect(rejection { try owner._setValue(nil, forKey: "dog") }?.message == "Object has been deleted or invalidated.")
+        try realm._cancelWrite()
     }
 
     @Test func liveResults() throws {
