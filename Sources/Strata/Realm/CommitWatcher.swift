@@ -56,26 +56,35 @@ final class CommitWatcher: Sendable {
         return timer
     }
 
+    /// Called from `RealmCore.deinit`, which may run on an exiting thread: the source is
+    /// cancelled on the teardown thread (`TeardownThread`).
     func remove(_ listener: CommitListener) {
-        state.withLock { state in
+        let idle = state.withLock { state -> (any DispatchSourceProtocol)? in
             state.listeners[ObjectIdentifier(listener)] = nil
-            if state.listeners.isEmpty, let source = state.source {
-                source.cancel()
-                state.source = nil
-            }
+            guard state.listeners.isEmpty else { return nil }
+            defer { state.source = nil }
+            return state.source
         }
+        if let idle { Self.cancelElsewhere(idle) }
+    }
+
+    private static func cancelElsewhere(_ source: any DispatchSourceProtocol) {
+        let source = UncheckedSource(source: source)
+        TeardownThread.shared.run { source.source.cancel() }
     }
 
     /// A commit of this process published a version: wake the other realms now.
     func didCommit() { check() }
 
+    /// Called from `RealmFile.deinit` (see `remove`).
     func stop() {
-        state.withLock { state in
+        let source = state.withLock { state -> (any DispatchSourceProtocol)? in
             state.stopped = true
             state.listeners = [:]
-            state.source?.cancel()
-            state.source = nil
+            defer { state.source = nil }
+            return state.source
         }
+        if let source { Self.cancelElsewhere(source) }
     }
 
     private func check() {
@@ -164,7 +173,12 @@ final class ActorScheduler: Sendable {
         }
     }
 
-    deinit { continuation.finish() }
+    /// Finishing resumes the task, which uses Dispatch: not on a releasing thread that may be
+    /// exiting (`TeardownThread`).
+    deinit {
+        let continuation = self.continuation
+        TeardownThread.shared.run { continuation.finish() }
+    }
 
     func perform(_ work: @escaping @Sendable () -> Void) { continuation.yield(work) }
 }
@@ -219,9 +233,12 @@ final class CommitListener: Sendable {
 
     /// Drops the realm's invalidated observers on its own scheduler (a token is invalidated
     /// from any thread; the observer list is confined).
+    /// Asked by a token's invalidation, also from its `deinit` on a thread that may be
+    /// exiting: the scheduling itself happens on the teardown thread (`TeardownThread`).
     func schedulePrune() {
         let target = self.target
-        scheduler.perform { target.core?.pruneNotifiers() }
+        let scheduler = self.scheduler
+        TeardownThread.shared.run { scheduler.perform { target.core?.pruneNotifiers() } }
     }
 }
 
@@ -230,4 +247,10 @@ final class CommitListener: Sendable {
 /// compiler cannot see that confinement.
 struct WeakRealmCore: @unchecked Sendable {
     weak var core: RealmCore?
+}
+
+/// A Dispatch source handed to the teardown thread to cancel (Dispatch sources are
+/// thread-safe; the protocol existential is not marked `Sendable`).
+private struct UncheckedSource: @unchecked Sendable {
+    let source: any DispatchSourceProtocol
 }

@@ -71,6 +71,7 @@ final class RealmFile: Sendable {
     /// The open file of `configuration`, opening it if no realm of this process has it open.
     /// - Throws: X11's error when it is open with the other access mode; X5 to X12's open errors.
     static func open(_ configuration: Realm.Configuration) throws(Realm.Error) -> RealmFile {
+        TeardownThread.shared.start()  // before any realm can be released on an exiting thread
         let key = configuration.fileKey
         let result: Result<RealmFile, Realm.Error> = Self.open.withLock { files in
             if let file = files[key]?.file {

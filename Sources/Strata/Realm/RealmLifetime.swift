@@ -22,11 +22,8 @@ import StrataStorage
 /// and a thread's exit removes that thread's realms (a thread-specific value whose destructor
 /// runs at exit, set on the first hold of each thread).
 ///
-/// An exiting thread does not end its realms itself: it hands them to the reaper thread. Ending
-/// a realm may use Dispatch (a rollback wakes waiters, notifiers cancel), and Dispatch must not
-/// be used from a thread-specific destructor: libdispatch frees the exiting thread's
-/// continuation cache in its own destructor, which runs first, and a later use refills a cache
-/// that its next destructor pass frees again (a double free in `_dispatch_cache_cleanup`).
+/// An exiting thread does not end its realms itself: it hands them to `TeardownThread`, since
+/// ending a realm may use Dispatch, which a thread-specific destructor must not.
 enum RealmLifetime {
     private static let holds = Lock<[ObjectIdentifier: RealmCore]>([:])
 
@@ -41,13 +38,10 @@ enum RealmLifetime {
         return key
     }()
 
-    /// Ends the realms exiting threads hand over (`threadExited`), on a thread of its own.
-    private static let reaper = Reaper()
-
     /// Holds `core` for its context until `release(_:)` (or its thread's exit).
     static func hold(_ core: RealmCore) {
         if case .thread(let identity) = core.confinement, pthread_getspecific(exitKey) == nil {
-            reaper.start()  // here, not in the destructor, which must not start threads either
+            TeardownThread.shared.start()  // here, not in the destructor, which must not start threads
             pthread_setspecific(exitKey, UnsafeRawPointer(bitPattern: UInt(identity &+ 1)))
         }
         holds.withLock { $0[ObjectIdentifier(core)] = core }
@@ -58,53 +52,18 @@ enum RealmLifetime {
         _ = holds.withLock { $0.removeValue(forKey: ObjectIdentifier(core)) }
     }
 
-    /// The realms of the thread `identity`, which exited: handed to the reaper, which ends
-    /// them (outside the lock, since their `deinit` rolls back and takes other locks).
+    /// The realms of the thread `identity`, which exited: handed to the teardown thread, which
+    /// clears their hold and drops the table's reference, so that a realm nobody else holds
+    /// ends there (W7), outside the lock, since `deinit` rolls back and takes other locks.
     private static func threadExited(_ identity: UInt64) {
         let released = holds.withLock { holds -> [RealmCore] in
             let leaving = holds.filter { $0.value.confinement == .thread(identity) }
             for key in leaving.keys { holds[key] = nil }
             return Array(leaving.values)
         }
-        if !released.isEmpty { reaper.end(released) }
-    }
-
-    /// A thread that ends the realms of exited threads: it clears their hold and drops the
-    /// last reference the table had, so that a realm nobody else holds ends there (W7).
-    /// Only a mutex and a condition variable pass work to it: nothing the exiting thread
-    /// does may touch Dispatch.
-    private final class Reaper: @unchecked Sendable {
-        private let condition = NSCondition()
-        private var pending: [RealmCore] = []  // under `condition`
-        private var started = false  // under `condition`
-
-        func start() {
-            condition.lock()
-            defer { condition.unlock() }
-            guard !started else { return }
-            started = true
-            let thread = Thread { [self] in run() }
-            thread.name = "Strata realm reaper"
-            thread.start()
-        }
-
-        func end(_ cores: [RealmCore]) {
-            condition.lock()
-            pending += cores
-            condition.signal()
-            condition.unlock()
-        }
-
-        private func run() {
-            while true {
-                condition.lock()
-                while pending.isEmpty { condition.wait() }
-                let batch = pending
-                pending = []
-                condition.unlock()
-                for core in batch { core.isHeldForWork = false }
-            }
-        }
+        guard !released.isEmpty else { return }
+        let handed = UncheckedCores(cores: released)
+        TeardownThread.shared.run { for core in handed.cores { core.isHeldForWork = false } }
     }
 
     /// Releases every realm of the file `fileKey` held for its work, as if each context had
@@ -142,4 +101,10 @@ extension Realm {
     public static func _releaseContextHolds(of configuration: Configuration) {
         RealmLifetime.releaseAll(ofFile: configuration.fileKey)
     }
+}
+
+/// Realms handed to the teardown thread, which then alone touches them (`RealmCore` is
+/// confined, so the compiler cannot see that the handover is the last use here).
+private struct UncheckedCores: @unchecked Sendable {
+    let cores: [RealmCore]
 }
