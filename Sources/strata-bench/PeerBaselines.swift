@@ -1,9 +1,9 @@
-/// The peers' figures from the team's notes, as data, each entry citing the row it comes from.
+/// The peers' figures of `Docs/peer-baselines.md`, as data, each entry citing the row it comes from.
 ///
 /// Sources (measured on the project machine with the same record shape and workloads):
-/// - `shared/notes/peer-baselines.md`: LMDB 0.9.24 (default flags, every commit durable) and
+/// - `Docs/peer-baselines.md`, part 1: LMDB 0.9.24 (default flags, every commit durable) and
 ///   SQLite 3.40.1 in WAL mode with `synchronous=FULL`; medians of 3 runs, batch 1.
-/// - `shared/notes/realm-core-baselines.md`: realm-core 20.1.5, `Durability::Full`, with the
+/// - `Docs/peer-baselines.md`, part 2: realm-core 20.1.5, `Durability::Full`, with the
 ///   in-realm history (the SDK configuration, column "realm"); medians of 6 runs.
 ///
 /// Figures marked *derived* are computed from the notes' own numbers, as the comment says;
@@ -30,9 +30,9 @@ enum PeerBaselines {
 
     /// Printed under the table.
     static let citation = [
-        "LMDB, SQLite FULL: shared/notes/peer-baselines.md (LMDB 0.9.24; SQLite 3.40.1 WAL,",
+        "LMDB, SQLite FULL: Docs/peer-baselines.md part 1 (LMDB 0.9.24; SQLite 3.40.1 WAL,",
         "  synchronous=FULL; medians of 3 runs on this machine, when fdatasync took 127 us).",
-        "Realm: shared/notes/realm-core-baselines.md (realm-core 20.1.5, Durability::Full,",
+        "Realm: Docs/peer-baselines.md part 2 (realm-core 20.1.5, Durability::Full,",
         "  in-realm history; medians of 6 runs). Realm's latency_over_fsync_floor is derived:",
         "  1,160 us over the 104-112 us fdatasync of its notes.",
         "Durable commit and concurrent rates depend on the disk's minute: compare",

@@ -33,7 +33,7 @@ let spec = CommandSpec(
         Durable commit rates depend on the disk's minute, so durable_commit also measures the \
         fsync floor (4 KiB pwrite + fdatasync beside the database, once after every commit) \
         and prints latency_over_fsync_floor: compare that with LMDB's 2.4x and SQLite FULL's \
-        1.4x. The LMDB, SQLite FULL and Realm columns come from shared/notes and are shown only \
+        1.4x. The LMDB, SQLite FULL and Realm columns come from Docs/peer-baselines.md and are shown only \
         for the default 100000 records and 1000 commits. A full default run takes about 30 s \
         in a release build (15 s of it concurrent); debug figures are not comparable.
 

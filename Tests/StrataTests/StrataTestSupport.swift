@@ -3,7 +3,7 @@ import Foundation
 import Testing
 @_exported import StrataTestThreads
 
-// Fixtures named as in shared/realm-behaviours.md.
+// Fixtures named as in the behaviour catalog that Spec/coverage.md maps to rules.
 
 final class IntObj: Object {
     @Persisted var intCol: Int

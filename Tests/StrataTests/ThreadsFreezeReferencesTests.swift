@@ -2,7 +2,7 @@ import Foundation
 @_spi(StrataCheck) import Strata
 import Testing
 
-// Behaviours THR, FRZ, TSR and TSW of shared/realm-behaviours.md (sections 3 to 5), one test
+// Behaviours THR, FRZ, TSR and TSW of the behaviour catalog (Spec/coverage.md), one test
 // per behaviour ID, each citing the Spec rules (confinement.md, freeze.md, references.md) it
 // checks. Rejections are observed through the throwing `@_spi(StrataCheck)` entry points; no
 // test calls an API in a way that traps. Work on "another thread" runs through `onOtherThread`

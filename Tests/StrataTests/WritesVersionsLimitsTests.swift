@@ -2,7 +2,7 @@ import Foundation
 @_spi(StrataCheck) import Strata
 import Testing
 
-// Behaviours WRT, VER and AVL of shared/realm-behaviours.md, against Spec/writes.md (W),
+// Behaviours WRT, VER and AVL of the behaviour catalog (Spec/coverage.md), against Spec/writes.md (W),
 // versions.md (V) and limits.md (L). Rejections are observed through the throwing
 // `@_spi(StrataCheck)` entry points; nothing here calls an API in a way that traps, except
 // inside exit tests (VER-20), which run in a child process.
