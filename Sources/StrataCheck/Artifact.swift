@@ -95,7 +95,7 @@ public enum ReplayToken {
     }
 }
 
-/// What a failure leaves behind (DESIGN §5 "Reports"): a directory with the token, the
+/// What a failure leaves behind (Docs/architecture.md §5 "Reports"): a directory with the token, the
 /// failure, the per-thread timeline and a ready-to-paste Swift test (`ScriptRenderer`).
 public enum Artifact {
     public static let tokenFile = "token.txt"

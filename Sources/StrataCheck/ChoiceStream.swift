@@ -1,6 +1,6 @@
 import StrataStorage
 
-/// Every random decision of a run, as one recorded sequence of bounded integers (DESIGN §5).
+/// Every random decision of a run, as one recorded sequence of bounded integers (Docs/architecture.md §5).
 ///
 /// A fresh stream draws from a seeded SplitMix64 and records each draw; a replayed stream
 /// returns its recorded values and, once they run out, zeros. Zero is every draw's simplest

@@ -2,7 +2,7 @@ import CStrataSupport
 import Foundation
 import StrataStorage
 
-/// Real threads of which at most one runs harness code at a time (DESIGN §5 "Threads").
+/// Real threads of which at most one runs harness code at a time (Docs/architecture.md §5 "Threads").
 ///
 /// The driver gives a thread a job and waits until the job finishes or the thread parks at a
 /// yield point inside the engine (the engine's `EngineHooks.yield` calls `park`). At a switch

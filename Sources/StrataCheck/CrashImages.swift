@@ -1,7 +1,7 @@
 import StrataModel
 import StrataStorage
 
-/// Where in a commit the disk was captured for a crash (DESIGN §2's windows, at the engine's
+/// Where in a commit the disk was captured for a crash (Docs/architecture.md §2's windows, at the engine's
 /// yield points).
 enum CapturePoint: Hashable, Sendable, CustomStringConvertible {
     /// Before the `index`-th page write of phase 1 (earlier page writes are pending).
@@ -78,7 +78,7 @@ struct CrashImage: Hashable, Sendable, CustomStringConvertible {
 
 /// Builds crash images from a captured disk and checks every one: recovery must open, verify
 /// clean, and hold exactly the old or (only when the slot survived) the new version
-/// (Spec D2, D3, D4; DESIGN §5 "Crash windows").
+/// (Spec D2, D3, D4; Docs/architecture.md §5 "Crash windows").
 struct CrashCampaign {
     let state: SimStore.State
     let point: CapturePoint
@@ -160,7 +160,7 @@ struct CrashCampaign {
         try SimStore(crashing: state, plan: image.plan, name: name, reservationBytes: 64 << 20)
     }
 
-    /// Damage at rest on a recovered disk (DESIGN §5's sixth fault class): one flipped bit, or
+    /// Damage at rest on a recovered disk (Docs/architecture.md §5's sixth fault class): one flipped bit, or
     /// one sector's bytes written at another sector.
     static func drawDamage(_ stream: inout ChoiceStream, fileBytes: Int) -> SimStore.DurableCorruption {
         let sectors = max(1, fileBytes / SimStore.sectorSizeBytes)

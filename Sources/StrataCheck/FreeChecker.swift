@@ -1,4 +1,4 @@
-// The free-mode oracle (DESIGN §5 "Oracles"): an exact isolation check from version stamps.
+// The free-mode oracle (Docs/architecture.md §5 "Oracles"): an exact isolation check from version stamps.
 //
 // Free threads run unsynchronised, so nobody knows the interleaving; but every read recorded
 // the version it read and every commit the version it made, and the Spec fixes what each

@@ -1,4 +1,4 @@
-// The event log of a free-mode run (DESIGN §5 "Threads", "Oracles"): what each real thread
+// The event log of a free-mode run (Docs/architecture.md §5 "Threads", "Oracles"): what each real thread
 // observed, stamped with the engine version it observed it at and, where real time matters,
 // with a monotonic clock reading. `FreeChecker` judges a log afterwards; tests hand-make logs
 // to prove that it can fail.

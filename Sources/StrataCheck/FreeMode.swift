@@ -2,7 +2,7 @@ import Foundation
 @_spi(StrataCheck) import Strata
 import StrataStorage
 
-// Free mode (DESIGN §5 "Threads"): K real threads, left to the OS, run random programs on one
+// Free mode (Docs/architecture.md §5 "Threads"): K real threads, left to the OS, run random programs on one
 // file through the Realm API at the same time, with no harness lock between them; each logs
 // what it observed with version stamps, and `FreeChecker` judges the logs afterwards. Then a
 // fresh realm reads the final contents and `Store.verify()` walks the file.

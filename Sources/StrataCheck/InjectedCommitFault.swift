@@ -1,7 +1,7 @@
 import StrataModel
 import StrataStorage
 
-/// An I/O error injected into one commit (DESIGN §5's fourth fault class: a write or sync
+/// An I/O error injected into one commit (Docs/architecture.md §5's fourth fault class: a write or sync
 /// returns EIO, or the disk is full). The commit must fail (Spec W17) and poison the file
 /// (Spec D6); the run then loses power, and recovery must find the version before the commit.
 struct InjectedCommitFault: Hashable, Sendable, CustomStringConvertible {

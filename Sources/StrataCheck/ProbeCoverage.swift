@@ -1,6 +1,6 @@
 import StrataStorage
 
-/// Must-hit probes (DESIGN §5 "Probes and seeded bugs"): rare paths a campaign must reach, or
+/// Must-hit probes (Docs/architecture.md §5 "Probes and seeded bugs"): rare paths a campaign must reach, or
 /// it tests less than it seems to. The engine marks its own (`Probe`, through
 /// `EngineHooks.probe`); the harness names the ones only it can see (where a crash landed,
 /// how a resolve placed its realm, a refused write over the active-version limit).

@@ -29,7 +29,7 @@ public struct CheckSettings: Sendable, Hashable {
     public var threads: Int
     /// Operations per run (the stream may end a run earlier only by exhausting a replay).
     public var operations: Int
-    /// Engine bugs switched on (harness validation, issue 6).
+    /// Engine bugs switched on (harness validation).
     public var engineBugs: SeededBugs
     /// A deliberately wrong model rule (harness validation).
     public var modelMutation: ModelMutation?

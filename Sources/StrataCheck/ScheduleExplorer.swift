@@ -1,6 +1,6 @@
 import StrataStorage
 
-/// The bounded-exhaustive scheduler for tiny cases (issue 5 item 3): for one seed, every
+/// The bounded-exhaustive scheduler for tiny cases: for one seed, every
 /// schedule of the random scheduler's decisions (which runnable thread goes next; at each
 /// switch point inside a commit, stay or switch) up to a preemption bound, depth first.
 ///

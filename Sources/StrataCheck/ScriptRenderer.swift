@@ -1,7 +1,7 @@
 import StrataModel
 import StrataStorage
 
-/// Renders a failing run as a ready-to-paste Swift Testing suite (DESIGN §5 "Reports"): the
+/// Renders a failing run as a ready-to-paste Swift Testing suite (Docs/architecture.md §5 "Reports"): the
 /// shrunk concrete script as Realm API calls, plus the replay of its token.
 ///
 /// The script performs the run's operations, each on its context (a thread of its own, or a

@@ -1,7 +1,7 @@
 import Foundation
 import StrataStorage
 
-/// The seeded-bug catalog (DESIGN §5 "Probes and seeded bugs"): every deliberate bug the
+/// The seeded-bug catalog (Docs/architecture.md §5 "Probes and seeded bugs"): every deliberate bug the
 /// engine and the Realm API can switch on, with the layer it lives in and the Spec rules it
 /// breaks. `strata-fuzz bugs --check` runs the harness's ordinary mix against each one alone:
 /// a bug it misses is a harness defect (improve generators, schedulers or oracles), never a

@@ -1,4 +1,4 @@
-// Bounded exhaustive exploration of the model's own state space (DESIGN §4): every
+// Bounded exhaustive exploration of the model's own state space (Docs/architecture.md §4): every
 // interleaving of a small alphabet of operations over a few contexts, objects and versions,
 // breadth first up to a depth, checking the invariants after every transition.
 
@@ -82,7 +82,7 @@ public enum Explorer {
         return report
     }
 
-    /// The invariants of DESIGN §4 after one transition: a read sees exactly its pinned version;
+    /// The invariants of Docs/architecture.md §4 after one transition: a read sees exactly its pinned version;
     /// a pinned version is never reclaimed; one writer at a time; versions only grow; a resolved
     /// reference is never resolved again; the durable version never goes back.
     static func check(before: ModelState, after: ModelState, step: Step, outcome: Outcome)

@@ -19,7 +19,7 @@ public enum CommitFate: Hashable, Sendable {
     case processKilled(CommitWindow)
 }
 
-/// The windows of DESIGN §2's commit where a crash can strike.
+/// The windows of Docs/architecture.md §2's commit where a crash can strike.
 public enum CommitWindow: Hashable, Sendable, CaseIterable {
     case duringPageWrites
     case afterPhaseOneSync

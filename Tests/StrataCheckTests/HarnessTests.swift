@@ -193,14 +193,14 @@ let openFindingKinds: Set<String> = []
         #expect(total.checkedCallbacks > 0)
         #expect(total.checkedObjectCallbacks > 0)
         #expect(total.checkedDeliveryPoints > 0)
-        // Must-hit probes (issue 6): every one must be reached within this budget (the B+tree's
+        // Must-hit probes: every one must be reached within this budget (the B+tree's
         // root split and merge through the generator's bulk writes).
         let never = ProbeCoverage.neverHit(total.probes)
         print("harness probes: \(ProbeCoverage.mustHit.count - never.count) of \(ProbeCoverage.mustHit.count) must-hit probes hit; never hit: \(never); counts: \(total.probes.sorted { $0.key < $1.key })")
         #expect(never.isEmpty, "must-hit probes never hit: \(never)")
     }
 
-    /// EIO and ENOSPC injected into commits (DESIGN §5's fourth fault class) and damage at rest
+    /// EIO and ENOSPC injected into commits (Docs/architecture.md §5's fourth fault class) and damage at rest
     /// (the sixth) must be exercised, and a clean engine must pass them: the commit fails as
     /// Spec W17 says, and after the power loss recovery finds the version before it (D7).
     @Test func injectedIOErrorsAndDamageAtRestPassOnACleanEngine() throws {

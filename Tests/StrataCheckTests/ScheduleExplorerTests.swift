@@ -3,7 +3,7 @@ import StrataStorage
 import Testing
 @testable import StrataCheck
 
-/// The bounded-exhaustive scheduler (issue 5 item 3): its depth-first order visits every path
+/// The bounded-exhaustive scheduler: its depth-first order visits every path
 /// of a decision tree once, a seed's exploration is exhaustive and repeatable, and each
 /// explored path is an ordinary recording that replays bit-identically.
 @Suite struct ScheduleExplorerTests {

@@ -1,7 +1,7 @@
 import Testing
 @testable import StrataModel
 
-/// The bounded exhaustive exploration DESIGN §4 asks for: every interleaving of two threads'
+/// The bounded exhaustive exploration Docs/architecture.md §4 asks for: every interleaving of two threads'
 /// operations on three objects, up to version 4, breadth first to a fixed depth, with the
 /// invariants checked after every transition (Spec V1, D5, W1, W16, T2, D3).
 @Suite struct ExplorationTests {

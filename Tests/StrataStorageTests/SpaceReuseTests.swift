@@ -3,7 +3,7 @@ import Foundation
 import Testing
 @testable import StrataStorage
 
-/// Version-aware free space (DESIGN §2 "Versions, pins and space"; Spec D): a page released
+/// Version-aware free space (Docs/architecture.md §2 "Versions, pins and space"; Spec D): a page released
 /// by commit R is reused only when R ≤ the oldest pinned version, a commit never reuses its
 /// own releases, and growing the file never moves or invalidates what readers hold. Two seeded
 /// bugs prove that the checks here can see a violation.

@@ -399,7 +399,7 @@ import Testing
     }
 
     /// A failed growing commit must leave a file that opens again with the same options:
-    /// "reopen recovers" (DESIGN §2) should not need a larger map.
+    /// "reopen recovers" (Docs/architecture.md §2) should not need a larger map.
     @Test func reopenWithTheSameOptionsAfterAFailedGrowth() throws {
         let directory = TemporaryDirectory()
         let path = directory.file("capacity-reopen.strata")

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 @testable import StrataStorage
 
-/// Transactions at the engine level (DESIGN §2 "Commit", "Versions, pins and space"):
+/// Transactions at the engine level (Docs/architecture.md §2 "Commit", "Versions, pins and space"):
 /// snapshot isolation, the single writer across threads and handles, rollback, pins and their
 /// counts, and a free-running many-readers / one-writer run whose readers check an invariant
 /// the writer keeps in every commit.

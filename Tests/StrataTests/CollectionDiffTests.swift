@@ -3,7 +3,7 @@ import StrataStorage
 import Testing
 @testable import Strata
 
-/// The change sets collection notifications will report (issue 7; Spec N7, N13), on random
+/// The change sets collection notifications will report (Spec N7, N13), on random
 /// changes: applying them to the old contents gives the new ones, they keep as much as the
 /// model's own longest common subsequence (`ChangeSet`, written separately), and they mark
 /// exactly the kept elements that changed, at old indices.

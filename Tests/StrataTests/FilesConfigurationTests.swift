@@ -637,7 +637,7 @@ extension FilesConfigurationTests {
     }
 }
 
-/// `Realm.asyncOpen` (issue 7; Spec X7, FIL-13): the callback runs on its queue with a realm
+/// `Realm.asyncOpen` (Spec X7, FIL-13): the callback runs on its queue with a realm
 /// confined there, or with the open's error; cancel stops a callback that has not run.
 @Suite struct AsyncOpenTests {
     /// The callback's outcome, handed to the test's thread.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// `strata-fuzz run --mode process` (issue 6): writer processes of the built strata-fuzz,
+/// `strata-fuzz run --mode process`: writer processes of the built strata-fuzz,
 /// SIGKILLed at random moments, with the file verified and every acknowledged commit checked
 /// after each kill; and the two defects the campaign must catch, which show that its checks
 /// can fail.

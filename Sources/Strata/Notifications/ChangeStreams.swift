@@ -1,6 +1,6 @@
 import StrataStorage
 
-// Notifications as AsyncSequences, for Swift concurrency (issue 7): each element carries a
+// Notifications as AsyncSequences, for Swift concurrency: each element carries a
 // frozen snapshot, which any thread or task may read (Spec C10), so the consumer need not run
 // on the observed realm's thread. The stream ends its observation when it terminates.
 

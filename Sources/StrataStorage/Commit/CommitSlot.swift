@@ -1,4 +1,4 @@
-/// A commit slot: the root of one committed version (DESIGN §2). Two live in page 0, at
+/// A commit slot: the root of one committed version (Docs/architecture.md §2). Two live in page 0, at
 /// sectors 1 and 2. A commit writes the *inactive* slot (the one not holding the newest durable
 /// version), so a torn slot write can only lose the commit in flight, never the previous one.
 ///
@@ -70,7 +70,7 @@ public struct CommitSlot: Equatable, Sendable {
     }
 
     /// Decodes and validates the slot at `sector`: checksum good and every reference within the
-    /// file (DESIGN §2 "Open picks the valid slot").
+    /// file (Docs/architecture.md §2 "Open picks the valid slot").
     static func decode(_ sector: UnsafeRawPointer, fileIdentity: UInt64, filePageCount: Int,
                        checkChecksum: Bool) -> Result<CommitSlot, RejectionError> {
         let allZero = (0..<FileHeader.sectorByteCount).allSatisfy {

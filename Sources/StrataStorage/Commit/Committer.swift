@@ -1,4 +1,4 @@
-/// The commit protocol (DESIGN §2; Spec W and D).
+/// The commit protocol (Docs/architecture.md §2; Spec W and D).
 ///
 /// ```
 ///   active ──flushCatalog──▶ catalog written into private pages

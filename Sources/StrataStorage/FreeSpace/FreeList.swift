@@ -1,5 +1,5 @@
 /// The free pages of one version, each tagged with the version of the commit that released it
-/// (DESIGN §2 "Versions, pins and space").
+/// (Docs/architecture.md §2 "Versions, pins and space").
 ///
 /// Invariants (Spec D, the space rules):
 /// - a page released by commit R is reusable only when R ≤ the oldest pinned version, because

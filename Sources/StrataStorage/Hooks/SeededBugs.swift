@@ -1,4 +1,4 @@
-/// Deliberate bugs for measuring the harness (DESIGN §5 "Probes and seeded bugs").
+/// Deliberate bugs for measuring the harness (Docs/architecture.md §5 "Probes and seeded bugs").
 ///
 /// Each member switches one wrong behaviour on. All are off in production (`EngineHooks.none`);
 /// a switch is read only at commit, open and lock granularity, so it costs nothing when off.

@@ -1,4 +1,4 @@
-/// The storage seam (DESIGN §5 "Storage seam"): the engine reads and writes the database file
+/// The storage seam (Docs/architecture.md §5 "Storage seam"): the engine reads and writes the database file
 /// only through a `PageStore`.
 ///
 /// Gives above: a stable base address from which committed pages are read zero-copy, batched

@@ -4,7 +4,7 @@ import Glibc
 import Synchronization
 
 /// A deterministic simulated disk: a durable image plus the writes made since the last sync
-/// (DESIGN §5 "Storage seam"; TigerBeetle keeps truth and faults apart the same way).
+/// (Docs/architecture.md §5 "Storage seam"; TigerBeetle keeps truth and faults apart the same way).
 ///
 /// What the engine sees (the visible image, read through `base`) is what the OS page cache
 /// would show: the durable image with every pending write applied. `crash(_:)` builds the next
@@ -12,7 +12,7 @@ import Synchronization
 /// 512-byte sectors, or garbled), optionally drops an unsynced size change, and starts a new
 /// boot: every engine handle of the previous boot fails with `.crashed` from then on.
 ///
-/// Fault classes (issue 2, item 8), all chosen by the caller so that the harness can drive
+/// Fault classes, all chosen by the caller so that the harness can drive
 /// them from its choice stream:
 /// - write EIO / ENOSPC and sync EIO: `EngineHooks.fault` answers for each `FaultSite`; a
 ///   failed sync follows Linux "fsyncgate" semantics (`syncFailureFates` says which pending

@@ -15,7 +15,7 @@ protocol PageSource {
 /// matched its contents (checked once per content, see `ChecksumCache`); its own number in its
 /// header (misdirected writes); a version no newer than the reader's; and, for tree nodes,
 /// a structure that `NodeValidation` accepted. A page failing any of these is an error naming
-/// the page; it is never returned as data (issue 2, item 1).
+/// the page; it is never returned as data .
 struct PageReader: PageSource {
     let base: UnsafeRawPointer
     let pageSizeBytes: Int

@@ -7,7 +7,7 @@ import Glibc
 /// Why: readers hold raw pointers into the map while the writer grows the file. Reserving the
 /// whole range up front (`PROT_NONE`, no backing) and mapping the file into its prefix with
 /// `MAP_FIXED` as it grows means the base address never moves, so growth never invalidates a
-/// reader still using the old extent (issue 2, item 6). Reserved but unmapped space costs no
+/// reader still using the old extent . Reserved but unmapped space costs no
 /// memory.
 ///
 /// Two backings share this type: a file (`mapFile`) for `FileStore`, and anonymous memory

@@ -4,7 +4,7 @@ import Glibc
 import CStrataSupport
 
 /// `<file>.lock`: the shared memory map holding the `VersionTable`, plus the two kernel locks
-/// that coordinate processes (DESIGN §2).
+/// that coordinate processes (Docs/architecture.md §2).
 ///
 /// - Session lock (`flock`): every process holds it shared while the file is open. An opener
 ///   that can take it exclusively is alone, so it (re)initialises the table from the data

@@ -1,6 +1,6 @@
 import Synchronization
 
-/// How a version is pinned; the counts are kept apart in the reader slots (DESIGN §2).
+/// How a version is pinned; the counts are kept apart in the reader slots (Docs/architecture.md §2).
 public enum PinKind: Sendable, Hashable {
     /// A read transaction of a live realm.
     case live
