@@ -77,6 +77,8 @@ public enum ModelError: Error, Hashable, Sendable, CustomStringConvertible {
     // Notifications (N)
     case readOnlyObservation
     case unmanagedObservation
+    /// Spec N19: `observe` on an object without a realm (unmanaged, or deleted through itself).
+    case unmanagedObjectObservation
     case unknownKeyPath(property: String, type: String)
     // Async (A)
     case realmClosed
@@ -215,6 +217,7 @@ public enum ModelError: Error, Hashable, Sendable, CustomStringConvertible {
         case .readOnlyObservation:
             return "Read-only Realms do not change and do not have change notifications."
         case .unmanagedObservation: return "Change notifications are only supported on managed collections."
+        case .unmanagedObjectObservation: return "Only objects which are managed by a Realm support change notifications"
         case .unknownKeyPath(let property, let type):
             return "Invalid property name: property '\(property)' not found in object of type '\(type)'"
         case .realmClosed: return "Cannot access realm that has been closed."

@@ -373,6 +373,7 @@ extension ModelState {
         try mutateWrite(realmID) { write, version throws(Interruption) in
             for object in targets { write.deleteObject(object, version: version) }
         }
+        if case .object = handle.target { handles[id]?.detachedByDelete = true }  // Spec N19
     }
 
     /// Applies a `Mutation` (objects named by type and primary key) in the realm's open write.

@@ -102,9 +102,10 @@ extension ModelState {
         _ handleID: HandleID, keyPaths: [String]?, as id: ObserverID, in context: ContextID
     ) throws(Interruption) -> Value {
         let handle = try handleState(handleID)
-        // Spec N19: an unmanaged object cannot be observed ('managed').
-        guard let realmID = handle.realm, case .object(let object) = handle.target else {
-            throw .rejected(.unmanagedObservation)
+        // Spec N19: an unmanaged object, or one deleted through this accessor, cannot be
+        // observed ('managed').
+        guard let realmID = handle.realm, !handle.detachedByDelete, case .object(let object) = handle.target else {
+            throw .rejected(.unmanagedObjectObservation)
         }
         let realm = try usableRealm(realmID, in: context)  // Spec C5
         // Realm's order: read-only, then frozen (Spec N19, F4).

@@ -121,6 +121,9 @@ public struct HandleState: Hashable, Sendable {
     public var target: HandleTarget
     /// The realm's epoch when the accessor was made (Spec V13).
     public var epoch: Int
+    /// Deleted through this accessor (`realm.delete(object)`): its `realm` is nil from then on,
+    /// also when the write is cancelled, so it cannot be observed (Spec N19).
+    public var detachedByDelete = false
 }
 
 /// What a thread-safe reference designates.

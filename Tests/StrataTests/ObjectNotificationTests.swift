@@ -52,6 +52,33 @@ import Testing
         expectRejected(rejection { _ = try object._observe(keyPaths: ["intCol"]) { _ in } }, "managed")
     }
 
+    /// Spec N19: deleting through an instance clears its realm for good, as Realm's delete does:
+    /// after the write is cancelled the object exists again, the instance is not invalidated,
+    /// but its `realm` stays nil and it cannot be observed; another instance of the same object
+    /// can. (Found by the harness: the instance was observed, and its callbacks had no realm.)
+    @Test func N19_anInstanceDeletedThroughItselfCannotBeObservedAfterACancel() throws {
+        let configuration = testConfiguration()
+        try onLoopThread {
+            let realm = try Realm(configuration: configuration)
+            let object = try realm.write { realm.create(SwiftObject.self, value: ["intCol": 1]) }
+            let other = try #require(realm.objects(SwiftObject.self).first)
+            realm.beginWrite()
+            realm.delete(object)
+            realm.cancelWrite()
+            #expect(!object.isInvalidated)
+            #expect(object.realm == nil)
+            #expect(other.realm == realm)
+            expectRejected(rejection { _ = try object._observe { _ in } }, "managed")
+            expectRejected(rejection { _ = try object._observe(keyPaths: ["intCol"]) { _ in } }, "managed")
+            let log = Log()
+            let token = try other._observe { log.record($0) }
+            try realm.write { other.intCol = 2 }
+            #expect(settle(log, count: 1))
+            #expect(log.entries == ["intCol nil→2"])
+            token.invalidate()
+        }
+    }
+
     // NOT-43 (Spec N20): a commit by the observing realm itself gives no old value.
     @Test func not43_N20_localWriteGivesNoOldValue() throws {
         let configuration = testConfiguration()

@@ -183,7 +183,10 @@ extension _ObjectObservable where Self: Object {
     @_spi(StrataCheck)
     public func _observe(keyPaths: [String]? = nil,
                          _ block: @escaping (ObjectChange<Self>) -> Void) throws(Realm.Error) -> NotificationToken {
-        guard let accessor = _accessor else { throw Realm.Error.unmanagedObjectObservation }  // Spec N19
+        // Spec N19: also an object deleted through this instance (its `realm` is nil).
+        guard let accessor = _accessor, !accessor.isDetachedByDelete else {
+            throw Realm.Error.unmanagedObjectObservation
+        }
         let core = accessor.core
         let paths = try WatchedPaths.parse(keyPaths, info: accessor.info, core: core)
         try core.checkObservable()
@@ -217,7 +220,10 @@ extension _ObjectObservable where Self: Object {
     @_spi(StrataCheck)
     public func _observe(keyPaths: [String]? = nil, on queue: DispatchQueue,
                          _ block: @escaping @Sendable (ObjectChange<Self>) -> Void) throws(Realm.Error) -> NotificationToken {
-        guard let accessor = _accessor else { throw Realm.Error.unmanagedObjectObservation }  // Spec N19
+        // Spec N19: also an object deleted through this instance (its `realm` is nil).
+        guard let accessor = _accessor, !accessor.isDetachedByDelete else {
+            throw Realm.Error.unmanagedObjectObservation
+        }
         let core = accessor.core
         _ = try WatchedPaths.parse(keyPaths, info: accessor.info, core: core)  // Spec N21: rejected here
         try core.checkObservableFromAnyContext()

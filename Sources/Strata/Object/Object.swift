@@ -60,12 +60,10 @@ open class Object: Hashable, CustomStringConvertible, SendableMetatype {
     /// The class name objects of this class are stored under.
     open class func className() -> String { ObjectSchema.className(of: self) }
 
-    /// The realm managing the object; nil when unmanaged or deleted (WRT-17). Readable from
-    /// any thread, as Realm's is: from another context it names the object's realm without
-    /// looking at the object (ObjectTests.testRealm).
     /// The realm managing the object; nil for an unmanaged object and for one deleted through
-    /// this instance (`realm.delete(object)`). An object deleted elsewhere, or invalidated with
-    /// its realm, still names it, as in Realm. Readable from any thread; never fails.
+    /// this instance (`realm.delete(object)`), also once that write was cancelled: Realm clears
+    /// the accessor's realm in `delete` for good. An object deleted elsewhere, or invalidated
+    /// with its realm, still names it. Readable from any thread; never fails (ObjectTests.testRealm).
     public var realm: Realm? {
         guard let accessor = _accessor, !accessor.isDetachedByDelete else { return nil }
         return accessor.realm
