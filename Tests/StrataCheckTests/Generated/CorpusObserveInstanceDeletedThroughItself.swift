@@ -1,0 +1,1 @@
+../../../fuzz/corpus/observe-instance-deleted-through-itself/ReplayTest.swift
