@@ -686,7 +686,7 @@ public func _schemaVersionAtURL(_ fileURL: URL, encryptionKey: Data? = nil) thro
         return read.schemaVersion
     }
     guard Store.fileExists(path: path) else {
-        throw Realm.Error(.invalidDatabase, "Realm at path '\(path)' has not been initialized.")
+        throw Realm.Error(.invalidDatabase, "Realm at path '\(path)' has not been initialized.", path: path)
     }
     let store = try engine(path) { try Store.open(.file(path), options: StoreOptions(create: false, readOnly: true)) }
     defer { store.close() }

@@ -130,6 +130,7 @@ extension RealmParityMigration {
             let missing = rejection { _ = try schemaVersionAtURL(files.defaultURL) }
             expectRejected(missing, "Realm at path '\(files.defaultURL.path)' has not been initialized.",
                            code: .invalidDatabase)
+            #expect(missing?.fileURL?.path == files.defaultURL.path, "the error names the file")
             #expect(!FileManager.default.fileExists(atPath: files.defaultURL.path), "asking created the file")
             try files.prepare(pmAllTypes)
             #expect(try schemaVersionAtURL(files.defaultURL) == 0, "initial version should be 0")
