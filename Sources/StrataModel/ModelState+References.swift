@@ -52,8 +52,17 @@ extension ModelState {
             // then keeps a fresh one made there (nil once the value is gone).
             guard let value = cells[cell] else { return .handle(nil) }
             let resolved = try resolve(value, in: realmID, as: id)
-            cells[cell] = try resolved.map { handle throws(Interruption) in
-                try threadSafeValue(of: handle, in: context, unmanagedError: .threadSafeUnmanaged)
+            do {
+                cells[cell] = try resolved.map { handle throws(Interruption) in
+                    try threadSafeValue(of: handle, in: context, unmanagedError: .threadSafeUnmanaged)
+                }
+            } catch {
+                // The fresh reference is made after the resolve, as RealmSwift's getter makes
+                // it (a List whose owner is gone cannot have one): the resolve's placing or
+                // refreshing of the realm stands; the value is not handed out.
+                guard case .rejected(let refusal) = error else { throw error }
+                if let resolved { handles[resolved] = nil }
+                throw .failedAfterEffects(refusal)
             }
             return .handle(resolved)
         default:

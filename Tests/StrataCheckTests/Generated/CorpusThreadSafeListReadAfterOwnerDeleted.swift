@@ -1,0 +1,1 @@
+../../../fuzz/corpus/threadsafe-list-read-after-owner-deleted/ReplayTest.swift
