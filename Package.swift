@@ -5,7 +5,7 @@
 import PackageDescription
 
 /// Settings every Swift target shares: Swift 6 mode (strict concurrency), warnings are errors,
-/// and `STRATA_CHECKS` (invariant checks, see STYLE rule 8) in debug builds.
+/// and `STRATA_CHECKS` (invariant checks, see Docs/style.md rule 8) in debug builds.
 let strictSettings: [SwiftSetting] = [
     .treatAllWarnings(as: .error),
     .define("STRATA_CHECKS", .when(configuration: .debug)),

@@ -154,7 +154,7 @@ struct Swarm: Sendable, CustomStringConvertible {
     var links: Bool { weights[OperationKind.setLink.rawValue] > 0 }
 
     /// Generation 3: one run in two observes collections. Never with an active-version limit:
-    /// each observer pins the version it last delivered until its next delivery (README,
+    /// each observer pins the version it last delivered until its next delivery (`Docs/limits.md`,
     /// "Current limits"), a pin the model does not count (Spec L1), so a limited write would
     /// see one more active version in the engine than in the model. The highest draw turns
     /// them on, so a shrinker lowering values turns them off.
@@ -400,7 +400,7 @@ struct Generator {
         case .observeCollection:
             // Not inside a write: Strata's delivery turn finds the realm in the write and drops
             // the initial callback until the realm's next commit, refresh() or beginWrite (a
-            // cancelled write leaves it owed; README, "Harness findings"), where the model
+            // cancelled write leaves it owed; `Docs/harness-findings.md`), where the model
             // delivers it on the next turn and, the realm invalidated meanwhile, begins a read.
             guard model.realms[own]?.write == nil,
                   let handle = pickHandle(context, model: model, stream: &stream, observable: true) else {

@@ -545,7 +545,7 @@ public final class Runner: @unchecked Sendable {
             if case .releaseHandle = operation, !inFlight.isEmpty {
                 operation = .refresh(Generator.liveRealm(of: context(thread), in: model) ?? RealmID(0))
             }
-            // Open finding (README): Strata checks a token before a delivery's work and calls
+            // Open finding (`Docs/harness-findings.md`): Strata checks a token before a delivery's work and calls
             // back after it, so an invalidate() returning meanwhile on another thread does not
             // stop that callback (Spec N2, C13). Not while the observer's context is inside an
             // operation, until that is settled.

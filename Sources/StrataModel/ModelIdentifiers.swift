@@ -1,4 +1,4 @@
-// Identities of the model's entities. Each is a tiny struct (STYLE rule 4) so that a realm
+// Identities of the model's entities. Each is a tiny struct (Docs/style.md rule 4) so that a realm
 // cannot be passed where a handle is expected. The harness chooses every identifier itself (an
 // operation names the identifier its result gets), so a history from the engine replays through
 // the model with the same names.

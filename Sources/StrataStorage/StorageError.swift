@@ -2,7 +2,7 @@
 import Glibc
 #endif
 
-/// Every error the engine reports (STYLE rule 12): what the disk, the OS or a caller can cause.
+/// Every error the engine reports (Docs/style.md rule 12): what the disk, the OS or a caller can cause.
 /// Engine bugs are not errors: they trap through `invariant`.
 ///
 /// A file that is not ours, of an unsupported version, truncated or corrupt always produces

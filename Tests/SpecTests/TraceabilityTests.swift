@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Spec traceability (STYLE rule 11): every rule of `Spec/` is cited in `Sources/StrataModel`
+/// Spec traceability (Docs/style.md rule 11): every rule of `Spec/` is cited in `Sources/StrataModel`
 /// (the code that implements it) unless the rule is marked `API-only: <reason>`, in at least
 /// one test, and in at least one test of the engine or the API (any test outside
 /// `Tests/StrataModelTests`) unless the rule is marked `Model-only: <reason>`; a marked rule

@@ -5,7 +5,7 @@ import Testing
 @testable import StrataCheck
 
 /// Operation kinds implicated in divergences the harness found and that are still open
-/// (README, "Harness findings"). The time-boxed suite leaves them out so that it guards what
+/// (`Docs/harness-findings.md`). The time-boxed suite leaves them out so that it guards what
 /// is fixed; `strata-fuzz run` runs the whole mix and finds them. None is open now.
 let openFindingKinds: Set<String> = []
 
@@ -257,7 +257,7 @@ let openFindingKinds: Set<String> = []
                                 shrinkSeconds: 30)
         campaign.excludedKinds = openFindingKinds
         // Measured on generation 3's streams: on generation 4's, seed 200's first failure is a
-        // run with an observer whose shrinking stops at a fixpoint of 15 (README, limits).
+        // run with an observer whose shrinking stops at a fixpoint of 15 (`Docs/limits.md`).
         campaign.generation = 3
         let report = campaign.run()
         let found = try #require(report.failures.first, "skipping the phase-1 sync was not caught")

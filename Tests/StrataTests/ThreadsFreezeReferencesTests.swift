@@ -223,7 +223,7 @@ private enum TFR {
                        "Realm opened from incorrect dispatch queue.")
         // A concurrent queue, from a block running on it.
         // Strata tells a concurrent queue by a probe block that only a concurrent queue can
-        // start while this block runs (Linux Dispatch cannot report a queue's width; README).
+        // start while this block runs (Linux Dispatch cannot report a queue's width; `Docs/limits.md`).
         // The probe needs a free worker of the queue's root pool: target the user-interactive
         // pool, which the other tests running in parallel do not fill with blocked workers.
         let concurrent = DispatchQueue(label: "concurrent queue", qos: .userInteractive, attributes: .concurrent)

@@ -48,7 +48,7 @@ public struct Persisted<Value: _Persistable> {
         self.init(value: wrappedValue, primaryKey: false, indexed: false, typeDefault: false)
     }
 
-    /// Strata records `indexed` in the schema; queries do not use an index yet (README).
+    /// Strata records `indexed` in the schema; queries do not use an index yet (`Docs/limits.md`).
     public init(indexed: Bool) {
         self.init(value: Value._strataDefault(), primaryKey: false, indexed: indexed, typeDefault: true)
     }

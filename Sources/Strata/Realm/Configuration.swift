@@ -33,7 +33,7 @@ extension Realm {
         /// Delete the file instead of failing when its schema differs and no migration applies.
         public var deleteRealmIfMigrationNeeded: Bool
         /// The classes of the realm. nil means every class the process uses (Linux has no class
-        /// enumeration, so each class joins the schema when first used; see README).
+        /// enumeration, so each class joins the schema when first used; see `Docs/limits.md`).
         public var objectTypes: [Object.Type]?
         /// Fail writes once more versions than this are pinned (Spec L1, L2); nil or 0: no limit.
         public var maximumNumberOfActiveVersions: UInt?

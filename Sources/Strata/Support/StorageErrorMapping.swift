@@ -3,7 +3,7 @@ import Glibc
 #endif
 import StrataStorage
 
-// The one place engine errors become `Realm.Error` (STYLE rule 12).
+// The one place engine errors become `Realm.Error` (Docs/style.md rule 12).
 
 extension Realm.Error {
     /// Realm's prefix of an error opening a realm file (Spec X6); a copy's destination and the

@@ -1,5 +1,5 @@
 /// Searching a B+tree without changing it: point lookups and the in-node binary searches the
-/// writer shares. Iterative (no recursion, STYLE rule 9) and bounded by `depthMax`, so a
+/// writer shares. Iterative (no recursion, Docs/style.md rule 9) and bounded by `depthMax`, so a
 /// corrupt file with a cycle of child pointers ends in an error, not a hang.
 enum TreeSearch {
     /// No tree deeper than this can exist: even 4 KiB pages with 4 entries each would need

@@ -1,4 +1,4 @@
-/// The one seam through which test-only behaviour enters the engine (STYLE rule 17).
+/// The one seam through which test-only behaviour enters the engine (Docs/style.md rule 17).
 ///
 /// Production uses `.none`: every hook is nil and every bug switch is off, so a hook site costs
 /// one predictable branch. Hooks sit at lock, commit and I/O granularity, never in per-key

@@ -1,4 +1,4 @@
-/// Engine-bug check (STYLE rule 6): traps with `STRATA_CHECKS` (debug, test and fuzz builds),
+/// Engine-bug check (Docs/style.md rule 6): traps with `STRATA_CHECKS` (debug, test and fuzz builds),
 /// compiles away otherwise. Never use it for anything a corrupt file, the OS or a caller can
 /// make false: those throw.
 @inline(__always)
