@@ -111,23 +111,15 @@ public struct Query<T> {
 /// Finds which column a key path reads: applies it to an unmanaged object holding a recorder.
 enum QueryColumns {
     static func column<T: Object, V>(of keyPath: KeyPath<T, V>, info: ClassInfo) -> Int {
-        let recorder = KeyPathRecorder()
-        let sample = T()
-        sample._recorder = recorder
-        _ = sample[keyPath: keyPath]
-        guard let columns = recorder.columns(), columns.count == 1, let column = columns.first?.column else {
+        guard let columns = KeyPathRecorder.recording(keyPath).columns(), columns.count == 1, let column = columns.first?.column else {
             preconditionFailure("the key path does not name a @Persisted property of '\(info.className)'")
         }
         return column
     }
 
     /// The dotted property names a key path reads, through to-one links: `"dog.name"`.
-    static func keyPathName<T: Object, V>(of keyPath: KeyPath<T, V>, info: ClassInfo) -> String {
-        let recorder = KeyPathRecorder()
-        let sample = T()
-        sample._recorder = recorder
-        _ = sample[keyPath: keyPath]
-        guard let name = recorder.keyPathName() else {
+    static func keyPathName<T: Object>(of keyPath: PartialKeyPath<T>, info: ClassInfo) -> String {
+        guard let name = KeyPathRecorder.recording(keyPath).keyPathName() else {
             preconditionFailure("the key path does not name a @Persisted property of '\(info.className)'")
         }
         return name

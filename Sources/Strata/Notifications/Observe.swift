@@ -172,6 +172,15 @@ public protocol _ObjectObservable: AnyObject {}
 extension Object: _ObjectObservable {}
 
 extension _ObjectObservable where Self: Object {
+    /// Spec N19: the accessor to observe through; an unmanaged object, or one deleted through
+    /// this instance (its `realm` is nil), has none.
+    fileprivate func observableAccessor() throws(Realm.Error) -> _ObjectAccessor {
+        guard let accessor = _accessor, !accessor.isDetachedByDelete else {
+            throw Realm.Error.unmanagedObjectObservation
+        }
+        return accessor
+    }
+
     /// Calls `block` on the realm's scheduler after every commit that changes a watched property
     /// of this object (`.change` with the changed properties, Spec N20 to N22), or deletes it
     /// (`.deleted`), until the token is invalidated. No initial callback.
@@ -183,10 +192,7 @@ extension _ObjectObservable where Self: Object {
     @_spi(StrataCheck)
     public func _observe(keyPaths: [String]? = nil,
                          _ block: @escaping (ObjectChange<Self>) -> Void) throws(Realm.Error) -> NotificationToken {
-        // Spec N19: also an object deleted through this instance (its `realm` is nil).
-        guard let accessor = _accessor, !accessor.isDetachedByDelete else {
-            throw Realm.Error.unmanagedObjectObservation
-        }
+        let accessor = try observableAccessor()
         let core = accessor.core
         let paths = try WatchedPaths.parse(keyPaths, info: accessor.info, core: core)
         try core.checkObservable()
@@ -220,10 +226,7 @@ extension _ObjectObservable where Self: Object {
     @_spi(StrataCheck)
     public func _observe(keyPaths: [String]? = nil, on queue: DispatchQueue,
                          _ block: @escaping @Sendable (ObjectChange<Self>) -> Void) throws(Realm.Error) -> NotificationToken {
-        // Spec N19: also an object deleted through this instance (its `realm` is nil).
-        guard let accessor = _accessor, !accessor.isDetachedByDelete else {
-            throw Realm.Error.unmanagedObjectObservation
-        }
+        let accessor = try observableAccessor()
         let core = accessor.core
         _ = try WatchedPaths.parse(keyPaths, info: accessor.info, core: core)  // Spec N21: rejected here
         try core.checkObservableFromAnyContext()

@@ -31,15 +31,6 @@ extension _ObjectObservable where Self: Object {
     /// records which wrapper answers).
     static func propertyNames(_ keyPaths: [PartialKeyPath<Self>]) -> [String] {
         let info = ClassInfo.of(self)
-        return keyPaths.map { keyPath in
-            let recorder = KeyPathRecorder()
-            let sample = Self()
-            sample._recorder = recorder
-            _ = sample[keyPath: keyPath]
-            guard let name = recorder.keyPathName() else {
-                preconditionFailure("a key path does not name a @Persisted property of '\(info.className)'")
-            }
-            return name
-        }
+        return keyPaths.map { QueryColumns.keyPathName(of: $0, info: info) }
     }
 }

@@ -185,6 +185,15 @@ final class KeyPathRecorder {
     /// the object's first ordinal (`Object._ordinalBase`).
     var steps: [(type: Object.Type, ordinal: Int, base: Int)] = []
 
+    /// The recorder of `keyPath` applied to a fresh unmanaged `Root`.
+    static func recording<Root: Object>(_ keyPath: PartialKeyPath<Root>) -> KeyPathRecorder {
+        let recorder = KeyPathRecorder()
+        let sample = Root()
+        sample._recorder = recorder
+        _ = sample[keyPath: keyPath]
+        return recorder
+    }
+
     /// The columns of the steps, each in its own class; nil when a step names no column.
     func columns() -> [(info: ClassInfo, column: Int)]? {
         var columns: [(info: ClassInfo, column: Int)] = []
