@@ -132,4 +132,176 @@ import Testing
         try pristine.write(to: URL(fileURLWithPath: path))
         #expect(try Self.read(configuration).get() == [1, 2, 3])
     }
+
+    // MARK: Spec D15: what damage says
+
+    /// A realm file whose first StrObj holds a string longer than a page (an overflow chain,
+    /// read only when the property is read) and two short ones; no handle left open on it.
+    static let longString = String(repeating: "strata overflow ", count: 1500)
+    static let strings = [longString, "a", "b"]
+
+    static func fileWithALongString() throws -> (configuration: Realm.Configuration, path: String) {
+        let configuration = testConfiguration()
+        let path = try #require(configuration.fileURL).path
+        try onOtherThread {
+            let realm = try Realm(configuration: configuration)
+            try realm.write { for string in strings { realm.create(StrObj.self, value: ["stringCol": string]) } }
+        }
+        return (configuration, path)
+    }
+
+    /// How far a fresh realm of a damaged file got: open, read every string through the
+    /// throwing getter (`_value(forKey:)`, what the trapping getter runs), commit one object,
+    /// write a copy to `copy`; the first stage that threw and its error.
+    enum Outcome {
+        case clean(strings: [String])
+        case failed(stage: String, error: Realm.Error)
+    }
+
+    static func readStrings(_ configuration: Realm.Configuration, copy: URL) -> Outcome {
+        let outcome = Result { () throws -> Outcome in
+            try onOtherThread { () -> Outcome in
+                let realm: Realm
+                do throws(Realm.Error) {
+                    realm = try Realm._open(configuration: configuration, queue: nil)
+                } catch {
+                    return .failed(stage: "open", error: error)
+                }
+                var strings: [String] = []
+                do throws(Realm.Error) {
+                    let results = try realm._objects(StrObj.self)
+                    _ = try results._count()
+                    for object in results { strings.append(try object._value(forKey: "stringCol") as? String ?? "?") }
+                } catch {
+                    return .failed(stage: "read", error: error)
+                }
+                do throws(Realm.Error) {
+                    try realm._beginWrite()
+                    _ = try realm._create(StrObj.self, value: ["stringCol": "c"], update: .error)
+                    try realm._commitWrite()
+                } catch {
+                    return .failed(stage: "write", error: error)
+                }
+                do throws(Realm.Error) {
+                    try realm._writeCopy(toFile: copy, encryptionKey: nil)
+                } catch {
+                    return .failed(stage: "copy", error: error)
+                }
+                return .clean(strings: strings.sorted())
+            }
+        }
+        switch outcome {
+        case .success(let outcome): return outcome
+        case .failure(let error): return .failed(stage: "thread", error: Realm.Error(.fail, "\(error)"))
+        }
+    }
+
+    // Spec D15, D8: one bit flipped in each committed page in turn. Damage is never data, never
+    // "Failed to open" once the file is open, never a deleted object: a damaged page met by
+    // Realm(), a read, a write or writeCopy is `.invalidDatabase` "Realm file at path '<p>' is
+    // corrupted: page <n>: ..." naming the realm's own file. The overflow chain is read only by
+    // the getter: the message a getter traps with is checked here through its throwing form.
+    @Test func D15_aDamagedPageReadsAsACorruptFileNamingThePage() throws {
+        let (configuration, path) = try Self.fileWithALongString()
+        let pristine = try Data(contentsOf: URL(fileURLWithPath: path))
+        let statistics = try {
+            let store = try Store.open(.file(path), options: StoreOptions(create: false))
+            defer { store.close() }
+            return try store.statistics()
+        }()
+        let pageSize = statistics.pageSizeBytes
+        var stages: [String: Int] = [:]
+        for page in 1..<statistics.pageCount {
+            let copy = temporaryDirectory().appendingPathComponent("copy-\(page).realm")
+            try pristine.write(to: URL(fileURLWithPath: path))
+            try Self.rewrite(path) { $0[page * pageSize + 200 + page % 2000] ^= 0x10 }
+            switch Self.readStrings(configuration, copy: copy) {
+            case .clean(let strings):
+                #expect(strings == Self.strings.sorted(), "page \(page): the damage was read as data")
+            case .failed(let stage, let error):
+                stages[stage, default: 0] += 1
+                let message = error.message
+                #expect(error.code == .invalidDatabase, "page \(page), \(stage): \(error)")
+                #expect(message.hasPrefix("Realm file at path '\(path)' is corrupted: page \(page): "),
+                        "page \(page), \(stage): \(message)")
+                #expect(error.fileURL?.path == path, "page \(page), \(stage): \(error)")
+                #expect(!message.contains("Failed to open") && !message.contains("deleted or invalidated"),
+                        "page \(page), \(stage): \(message)")
+                #expect(!FileManager.default.fileExists(atPath: copy.path) || stage != "copy")
+            }
+            try? FileManager.default.removeItem(at: copy)
+        }
+        // The getter is what finds a damaged overflow page: the message it traps with is the one
+        // checked above.
+        #expect((stages["read"] ?? 0) >= 1, "\(stages)")
+    }
+
+    /// The child of `D15_aGetterTrapsNamingTheCorruptFile`: damages the first page of the long
+    /// string's overflow chain (the first page whose damage only its getter finds), then reads
+    /// the property through the trapping getter.
+    static func readDamagedStringThroughTheGetter() throws {
+        let (configuration, path) = try fileWithALongString()
+        let pristine = try Data(contentsOf: URL(fileURLWithPath: path))
+        let pageSize = 4096
+        for page in 1..<(pristine.count / pageSize) {
+            try pristine.write(to: URL(fileURLWithPath: path))
+            try rewrite(path) { $0[page * pageSize + 200] ^= 0x10 }
+            let found = try onOtherThread { () -> Bool in
+                let realm = try Realm._open(configuration: configuration, queue: nil)
+                let results = try realm._objects(StrObj.self)
+                _ = try results._count()
+                for object in results {
+                    do throws(Realm.Error) {
+                        _ = try object._value(forKey: "stringCol")
+                    } catch {
+                        return true
+                    }
+                }
+                return false
+            }
+            if !found { continue }
+            try onOtherThread {
+                let realm = try Realm(configuration: configuration)
+                FileHandle.standardError.write(Data("reading \(path)\n".utf8))
+                for object in realm.objects(StrObj.self) { _ = object.stringCol.count }
+                FileHandle.standardError.write(Data("every string read\n".utf8))
+            }
+            return
+        }
+        FileHandle.standardError.write(Data("no page found whose damage only the getter meets\n".utf8))
+    }
+
+    // Spec D15: a getter cannot throw; meeting a damaged page, it traps with the message that
+    // names the file as corrupt and the page (run in a child process: the trap ends it).
+    @Test func D15_aGetterTrapsNamingTheCorruptFile() async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            try DamagedFileTests.readDamagedStringThroughTheGetter()
+        }
+        let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        let path = stderr.split(separator: "\n").first { $0.hasPrefix("reading ") }.map { $0.dropFirst("reading ".count) }
+        let readPath = try #require(path, "\(stderr)")
+        #expect(stderr.contains("Realm file at path '\(readPath)' is corrupted: page "), "\(stderr)")
+        #expect(!stderr.contains("every string read"), "\(stderr)")
+        #expect(!stderr.contains("Failed to open") && !stderr.contains("deleted or invalidated"), "\(stderr)")
+    }
+
+    // Spec D15, X6: damage of the header or of both commit slots, met when the file is opened,
+    // keeps Realm's open message.
+    @Test func D15_X6_damagedSlotsKeepRealmsOpenMessage() throws {
+        let (configuration, path) = try Self.fileWithTwoCommits()
+        try Self.rewrite(path) { bytes in
+            bytes[Self.insideSlot(0)] ^= 0xFF
+            bytes[Self.insideSlot(1)] ^= 0xFF
+        }
+        let error = try #require(Self.read(configuration).failureValue)
+        #expect(error.code == .invalidDatabase)
+        #expect(error.message.hasPrefix("Failed to open Realm file at path '\(path)': no valid commit slot"), "\(error)")
+    }
+}
+
+extension Result {
+    var failureValue: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
 }

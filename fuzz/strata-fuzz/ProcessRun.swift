@@ -183,8 +183,7 @@ struct ProcessOutput {
             ("seed", String(settings.seed)),
             ("plan", report.plan.description),
             ("artifact", artifact ?? "not written (see the error below)"),
-            ("rerun the plan", "strata-fuzz run --mode process --seed \(settings.seed) "
-                + "--threads \(settings.children)"),
+            (ProcessArtifact.rerunLabel, ProcessArtifact.rerunCommand(settings).joined(separator: " ")),
         ])
         lines.append("note: \(ProcessArtifact.replayNote)")
         FuzzFormat.write(lines)
