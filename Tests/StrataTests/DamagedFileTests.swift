@@ -285,6 +285,47 @@ import Testing
         #expect(!stderr.contains("Failed to open") && !stderr.contains("deleted or invalidated"), "\(stderr)")
     }
 
+    // Spec D15, W13: deleting an object removes the links to it, so a link that names no object
+    // is damage (an older copy of a page read back, a lost write), never "deleted or
+    // invalidated". The damage is made here by deleting the targets' rows through the engine,
+    // which leaves the links in place.
+    @Test func D15_W13_aLinkToAMissingObjectReadsAsACorruptFile() throws {
+        let configuration = testConfiguration()
+        let path = try #require(configuration.fileURL).path
+        try onOtherThread {
+            let realm = try Realm(configuration: configuration)
+            try realm.write {
+                let company = realm.create(Company.self, value: ["name": "c"])
+                company.employees.append(realm.create(Employee.self, value: ["name": "e", "age": 1, "hired": true]))
+                realm.create(Owner.self, value: ["name": "o", "dog": ["dogName": "d", "age": 2]])
+            }
+        }
+        do {
+            let store = try Store.open(.file(path), options: StoreOptions(create: false))
+            defer { store.close() }
+            let write = try store.beginWrite()
+            for name in ["Employee", "Dog"] {
+                _ = try write.deleteAll(try #require(write.table(named: name)).id)
+            }
+            _ = try write.commit()
+        }
+        let messages = try onOtherThread { () -> [String] in
+            let realm = try Realm._open(configuration: configuration, queue: nil)
+            var messages: [String] = []
+            let company = try #require(try realm._objects(Company.self).first)
+            let employees = try #require(try company._value(forKey: "employees") as? List<Employee>)
+            messages.append(rejection { _ = try employees._element(at: 0)._value(forKey: "name") }?.message ?? "read")
+            let owner = try #require(try realm._objects(Owner.self).first)
+            messages.append(rejection { _ = try (owner._value(forKey: "dog") as? Dog)?._value(forKey: "dogName") }?.message
+                            ?? "read")
+            return messages
+        }
+        #expect(messages == [
+            "Realm file at path '\(path)' is corrupted: a link names object 0 of 'Employee', which does not exist",
+            "Realm file at path '\(path)' is corrupted: a link names object 0 of 'Dog', which does not exist",
+        ])
+    }
+
     // Spec D15, X6: damage of the header or of both commit slots, met when the file is opened,
     // keeps Realm's open message.
     @Test func D15_X6_damagedSlotsKeepRealmsOpenMessage() throws {

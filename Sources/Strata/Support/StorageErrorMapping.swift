@@ -58,6 +58,15 @@ extension Realm.Error {
         "Realm file at path '\(path)' is corrupted: \(detail)"
     }
 
+    /// Spec W13, D15: a link names an object that is not there. Deleting an object removes
+    /// the links to it, so only a damaged file (an older copy of a page read back, a lost
+    /// write) can hold one.
+    static func linkToMissingObject(path: String, className: String, key: ObjectKey) -> Realm.Error {
+        Realm.Error(.invalidDatabase,
+                    corruptedMessage(path: path, detail: "a link names object \(key.rawValue) of '\(className)', which does not exist"),
+                    path: path)
+    }
+
     /// What is damaged, page first when the error names one ("page 17: checksum mismatch
     /// (stored 0x..., computed 0x...)", `namesPage` true); nil for an error that is not damage,
     /// and for the file too small to be a realm, whose message is Realm's own (Spec X6).
