@@ -7,9 +7,9 @@ enum DumpCommand: ToolCommand {
         name: "dump",
         summary: "Print the rows of FILE's newest version, table by table.",
         discussion: """
-            Each table is introduced by 'table NAME (N rows)' and its columns \
-            ('  columns: NAME, ...'), then one line per object, in key order: \
-            '  KEY: NAME=VALUE, ...'. Column names come from the schema the Realm API \
+            Each table is introduced by 'table NAME (N rows)' and an indented \
+            'columns: NAME, ...' line, then one indented line per object, in key order: \
+            'KEY: NAME=VALUE, ...'. Column names come from the schema the Realm API \
             stores with a table; a table without one names its columns by position \
             (#0, #1, ...). Strings longer than \(OutputFormat.stringCharacterCountShown) \
             characters are cut (their length is shown); binary values show their size; \

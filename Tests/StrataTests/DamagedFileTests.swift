@@ -234,6 +234,7 @@ import Testing
         // The getter is what finds a damaged overflow page: the message it traps with is the one
         // checked above.
         #expect((stages["read"] ?? 0) >= 1, "\(stages)")
+        print("D15: \(statistics.pageCount - 1) pages flipped one at a time; detected by stage: \(stages.sorted { $0.key < $1.key })")
     }
 
     /// The child of `D15_aGetterTrapsNamingTheCorruptFile`: damages the first page of the long

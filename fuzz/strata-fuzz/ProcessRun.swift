@@ -136,7 +136,7 @@ struct ProcessOutput {
             settings.commits.map { TextFields.counted($0, "acknowledged commit") }
             ?? FuzzFormat.seconds(settings.seconds ?? 0)
         let origin =
-            plan.seedIsRandom ? " (random; --seed \(settings.seed) repeats this plan)" : ""
+            plan.seedIsRandom ? " (random; the same arguments with --seed \(settings.seed) repeat this plan)" : ""
         FuzzFormat.write([
             "strata-fuzz run: mode process, store file, \(settings.children) writer processes, "
                 + "budget \(budget)",

@@ -7,14 +7,23 @@ import StrataCommandLine
 enum ReplayCommand: FuzzCommand {
     /// How the tokens this build prints start (`ReplayToken`: `sc<generation>.`).
     static let tokenPrefix = ReplayToken.currentPrefix
+    /// What the help says of tokens of earlier generators (`CheckSettings.generations`).
+    static let olderTokens: String = {
+        let older = CheckSettings.generations.dropLast()
+        guard let first = older.first, let last = older.last else { return "no earlier generator printed tokens" }
+        let range = first == last
+            ? ReplayToken.prefix(generation: first)
+            : "\(ReplayToken.prefix(generation: first)) to \(ReplayToken.prefix(generation: last))"
+        return "tokens printed by earlier generators, \(range), still replay as they did"
+    }()
 
     static let spec = CommandSpec(
         name: "replay",
         summary: "Run a recorded failure again and say whether it still fails.",
         discussion: """
             Takes an artifact directory written by 'run' or 'shrink' (its token.txt is read) \
-            or the one-line replay token itself (it starts with \(tokenPrefix), or an older \
-            sc<generation>. for one printed by an earlier generator). The token holds the \
+            or the one-line replay token itself (it starts with \(tokenPrefix); \(olderTokens)). \
+            The token holds the \
             settings and the whole choice stream, so the run repeats exactly, on any machine. \
             A free-mode token (\(tokenPrefix)free....) re-runs the same thread programs under a new \
             interleaving, which may pass: the artifact's failure.txt and events.txt hold the \
@@ -26,8 +35,8 @@ enum ReplayCommand: FuzzCommand {
             a new artifact beside it if that run fails too.
 
             Exits 1 when the run still fails, printing the failure, and 0 when it passes now. \
-            A malformed token, a missing directory or a directory without token.txt is a \
-            usage error (exit 2).
+            A malformed token, a missing directory or a directory that holds neither \
+            token.txt nor a process campaign's failure.txt is a usage error (exit 2).
             """,
         positionals: [
             .required(

@@ -71,7 +71,9 @@ struct ReplayInput {
                         + "'strata-fuzz replay \(directory)' re-runs its plan")
             }
             throw command.usageError(
-                "'\(directory)' holds no \(Artifact.tokenFile): not an artifact directory")
+                "'\(directory)' holds no \(Artifact.tokenFile)"
+                    + (command.commandPath.last == ReplayCommand.spec.name ? " and no process campaign's failure.txt" : "")
+                    + ": not an artifact directory")
         }
         let text: String
         do {
