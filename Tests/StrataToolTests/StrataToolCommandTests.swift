@@ -329,7 +329,7 @@ import Testing
             let output = try ChildProcess.run("strata-tool", [command, path])
             #expect(output.exitCode == 1, "\(command): \(output)")
             #expect(
-                output.standardError.contains("corrupt: \(path): not a Strata file"), "\(output)")
+                output.standardError.contains("\(command): corrupt: not a Strata file: \(path)\n"), "\(output)")
         }
     }
 
