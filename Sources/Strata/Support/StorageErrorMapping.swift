@@ -35,10 +35,6 @@ extension Realm.Error {
             return Realm.Error(.invalidDatabase,
                                "\(prefix): file is non-empty but too small (\(foundBytes) bytes) to be a valid Realm.",
                                path: path)
-        case .notAStrataFile, .unsupportedFormatVersion, .unsupportedPageSize, .truncated, .corruptHeader,
-             .noValidCommitSlot, .checksumMismatch, .misdirectedPage, .wrongPageType, .pageOutOfRange,
-             .corruptPage, .pageFromTheFuture, .corruptRecord:
-            return Realm.Error(.invalidDatabase, "\(prefix): \(error)", path: path)
         case .incompatibleLockFile:
             return Realm.Error(.incompatibleLockFile, "\(prefix): \(error)", path: path + ".lock")
         case .mapCapacityExceeded:
@@ -87,11 +83,9 @@ extension Realm.Error {
             return page(number, reason)
         case .pageFromTheFuture(let number, let pageVersion, let readVersion):
             return page(number, "written by version \(pageVersion), newer than version \(readVersion) that references it")
-        case .notAStrataFile, .unsupportedFormatVersion, .unsupportedPageSize, .truncated, .corruptHeader,
-             .noValidCommitSlot, .corruptRecord:
-            return ("\(error)", false)
         default:
-            return nil
+            // The header, the slots, a record; and any damage a later engine names: its own text.
+            return error.isCorruption ? ("\(error)", false) : nil
         }
     }
 
