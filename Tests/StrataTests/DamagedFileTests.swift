@@ -237,6 +237,51 @@ import Testing
         print("D15: \(statistics.pageCount - 1) pages flipped one at a time; detected by stage: \(stages.sorted { $0.key < $1.key })")
     }
 
+    // Spec D15: a realm that refreshes to a newer version whose pages are damaged meets the
+    // damage as the corrupt-file error, at the refresh or at the reads after it (the refresh
+    // reads only what it needs to move). A realm stays open at the first commit while another
+    // thread commits a second; each page the second commit wrote is damaged in turn.
+    @Test func D15_damageOfANewerVersionReadsAsACorruptFileAfterRefresh() throws {
+        let (configuration, path) = try Self.fileWithALongString()
+        let before = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        var failures = 0
+        for page in 1... {
+            let outcome = try onOtherThread { () -> (pages: Int, error: Realm.Error?, atRefresh: Bool)? in
+                let realm = try Realm(configuration: configuration)
+                realm.autorefresh = false
+                try onOtherThread {
+                    let writer = try Realm(configuration: configuration)
+                    try writer.write { writer.create(StrObj.self, value: ["stringCol": Self.longString + "2"]) }
+                }
+                var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+                let pages = bytes.count / 4096
+                let range = page * 4096..<(page + 1) * 4096
+                guard page < pages else { return nil }
+                // Only pages the second commit wrote: the open realm has read the others.
+                if range.upperBound <= before.count && Array(before[range]) == Array(bytes[range]) {
+                    return (pages, nil, false)
+                }
+                bytes[page * 4096 + 300] ^= 0x04
+                try Self.rewrite(path) { $0 = bytes }
+                if let error = rejection({ _ = try realm._refresh() }) { return (pages, error, true) }
+                let error = rejection {
+                    let results = try realm._objects(StrObj.self)
+                    _ = try results._count()
+                    for object in results { _ = try object._value(forKey: "stringCol") }
+                }
+                return (pages, error, false)
+            }
+            guard let outcome else { break }
+            if let error = outcome.error {
+                failures += 1
+                #expect(error.code == .invalidDatabase, "page \(page): \(error)")
+                #expect(error.message.hasPrefix("Realm file at path '\(path)' is corrupted: "), "page \(page): \(error)")
+            }
+            try Data(before).write(to: URL(fileURLWithPath: path))
+        }
+        #expect(failures >= 1)
+    }
+
     /// The child of `D15_aGetterTrapsNamingTheCorruptFile`: damages the first page of the long
     /// string's overflow chain (the first page whose damage only its getter finds), then reads
     /// the property through the trapping getter.
