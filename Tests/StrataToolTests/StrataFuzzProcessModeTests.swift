@@ -145,6 +145,7 @@ import Testing
         let events = try Events(output)
         let failure = try #require(events.first("failure"), "\(output)")
         let artifact = try #require(failure["artifact"] as? String, "\(failure)")
+        #expect((failure["rerun"] as? String)?.hasSuffix("--defect \(defect)") == true, "\(failure)")
         try checkArtifact(artifact)
         #expect(Events.int("failures", in: events.first("summary")) == 1, "\(output)")
         return failure

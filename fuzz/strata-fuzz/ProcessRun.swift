@@ -175,6 +175,7 @@ struct ProcessOutput {
             line.add("message", failure?.message)
             line.add("seed", settings.seed)
             line.add("artifact", artifact)
+            line.add("rerun", ProcessArtifact.rerunCommand(settings).joined(separator: " "))
             StandardStreams.writeLine(line.render())
             return
         }
