@@ -138,7 +138,7 @@ struct ProcessOutput {
         let origin =
             plan.seedIsRandom ? " (random; the same arguments with --seed \(settings.seed) repeat this plan)" : ""
         FuzzFormat.write([
-            "strata-fuzz run: mode process, store file, \(settings.children) writer processes, "
+            "strata-fuzz run: mode process, store file, \(settings.children) writer process\(settings.children == 1 ? "" : "es"), "
                 + "budget \(budget)",
             "seed: \(settings.seed)\(origin)",
             "plan: \(campaign.plan)",
