@@ -133,7 +133,7 @@ import Testing
         #expect(try Self.read(configuration).get() == [1, 2, 3])
     }
 
-    // MARK: Spec D15: what damage says
+    // MARK: Spec D17: what damage says
 
     /// A realm file whose first StrObj holds a string longer than a page (an overflow chain,
     /// read only when the property is read) and two short ones; no handle left open on it.
@@ -196,12 +196,12 @@ import Testing
         }
     }
 
-    // Spec D15, D8: one bit flipped in each committed page in turn. Damage is never data, never
+    // Spec D17, D8: one bit flipped in each committed page in turn. Damage is never data, never
     // "Failed to open" once the file is open, never a deleted object: a damaged page met by
     // Realm(), a read, a write or writeCopy is `.invalidDatabase` "Realm file at path '<p>' is
     // corrupted: page <n>: ..." naming the realm's own file. The overflow chain is read only by
     // the getter: the message a getter traps with is checked here through its throwing form.
-    @Test func D15_aDamagedPageReadsAsACorruptFileNamingThePage() throws {
+    @Test func D17_aDamagedPageReadsAsACorruptFileNamingThePage() throws {
         let (configuration, path) = try Self.fileWithALongString()
         let pristine = try Data(contentsOf: URL(fileURLWithPath: path))
         let statistics = try {
@@ -234,14 +234,14 @@ import Testing
         // The getter is what finds a damaged overflow page: the message it traps with is the one
         // checked above.
         #expect((stages["read"] ?? 0) >= 1, "\(stages)")
-        print("D15: \(statistics.pageCount - 1) pages flipped one at a time; detected by stage: \(stages.sorted { $0.key < $1.key })")
+        print("D17: \(statistics.pageCount - 1) pages flipped one at a time; detected by stage: \(stages.sorted { $0.key < $1.key })")
     }
 
-    // Spec D15: a realm that refreshes to a newer version whose pages are damaged meets the
+    // Spec D17: a realm that refreshes to a newer version whose pages are damaged meets the
     // damage as the corrupt-file error, at the refresh or at the reads after it (the refresh
     // reads only what it needs to move). A realm stays open at the first commit while another
     // thread commits a second; each page the second commit wrote is damaged in turn.
-    @Test func D15_damageOfANewerVersionReadsAsACorruptFileAfterRefresh() throws {
+    @Test func D17_damageOfANewerVersionReadsAsACorruptFileAfterRefresh() throws {
         let (configuration, path) = try Self.fileWithALongString()
         let before = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         var failures = 0
@@ -282,7 +282,7 @@ import Testing
         #expect(failures >= 1)
     }
 
-    /// The child of `D15_aGetterTrapsNamingTheCorruptFile`: damages the first page of the long
+    /// The child of `D17_aGetterTrapsNamingTheCorruptFile`: damages the first page of the long
     /// string's overflow chain (the first page whose damage only its getter finds), then reads
     /// the property through the trapping getter.
     static func readDamagedStringThroughTheGetter() throws {
@@ -317,9 +317,9 @@ import Testing
         FileHandle.standardError.write(Data("no page found whose damage only the getter meets\n".utf8))
     }
 
-    // Spec D15: a getter cannot throw; meeting a damaged page, it traps with the message that
+    // Spec D17: a getter cannot throw; meeting a damaged page, it traps with the message that
     // names the file as corrupt and the page (run in a child process: the trap ends it).
-    @Test func D15_aGetterTrapsNamingTheCorruptFile() async throws {
+    @Test func D17_aGetterTrapsNamingTheCorruptFile() async throws {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             try DamagedFileTests.readDamagedStringThroughTheGetter()
         }
@@ -331,11 +331,11 @@ import Testing
         #expect(!stderr.contains("Failed to open") && !stderr.contains("deleted or invalidated"), "\(stderr)")
     }
 
-    // Spec D15, W13: deleting an object removes the links to it, so a link that names no object
+    // Spec D17, W13: deleting an object removes the links to it, so a link that names no object
     // is damage (an older copy of a page read back, a lost write), never "deleted or
     // invalidated". The damage is made here by deleting the targets' rows through the engine,
     // which leaves the links in place.
-    @Test func D15_W13_aLinkToAMissingObjectReadsAsACorruptFile() throws {
+    @Test func D17_W13_aLinkToAMissingObjectReadsAsACorruptFile() throws {
         let configuration = testConfiguration()
         let path = try #require(configuration.fileURL).path
         try onOtherThread {
@@ -372,9 +372,9 @@ import Testing
         ])
     }
 
-    // Spec D15, X6: damage of the header or of both commit slots, met when the file is opened,
+    // Spec D17, X6: damage of the header or of both commit slots, met when the file is opened,
     // keeps Realm's open message.
-    @Test func D15_X6_damagedSlotsKeepRealmsOpenMessage() throws {
+    @Test func D17_X6_damagedSlotsKeepRealmsOpenMessage() throws {
         let (configuration, path) = try Self.fileWithTwoCommits()
         try Self.rewrite(path) { bytes in
             bytes[Self.insideSlot(0)] ^= 0xFF

@@ -309,7 +309,7 @@ extension Object: _RealmValue, RealmCollectionValue {
             throw Realm.Error(.fail, "a link to table \(link.table) is not a link to '\(info.className)'")
         }
         guard let identity = try core.linkedIdentity(table, key: link.key, view: view) else {
-            // Spec W13 removes links to deleted objects: a link to none is damage (Spec D15).
+            // Spec W13 removes links to deleted objects: a link to none is damage (Spec D17).
             throw Realm.Error.linkToMissingObject(path: core.path, className: info.className, key: link.key)
         }
         let object = try core.makeObject(self, info: info, table: table, identity: identity)

@@ -27,7 +27,7 @@ public final class _ObjectAccessor {
     var isDetachedByDelete = false
     /// The view at which a link (a to-one property or a List element) named this object, for
     /// accessors made from one. Spec W13: a link never outlives its target, so at that very
-    /// view a missing object is a damaged file (Spec D15), not a deleted object.
+    /// view a missing object is a damaged file (Spec D17), not a deleted object.
     var linkStamp: ViewStamp?
 
     init(core: RealmCore, info: ClassInfo, table: TableInfo, identity: ObjectIdentity, scope: WriteScope?) {
@@ -108,7 +108,7 @@ public final class _ObjectAccessor {
     }
 
     /// Why the object is not at the realm's view: deleted (Spec W12), or, for an accessor a
-    /// link made at this very view, a damaged file (Spec W13, D15).
+    /// link made at this very view, a damaged file (Spec W13, D17).
     private func missingObject() -> Realm.Error {
         guard let linkStamp, linkStamp == core.stamp else { return Realm.Error.objectInvalidated }
         return Realm.Error.linkToMissingObject(path: core.path, className: info.className, key: key)

@@ -27,7 +27,7 @@ enum ObjectDescription {
             do {
                 if try accessor.isInvalidated() { return "[invalid object]" }
             } catch where error.code == .invalidDatabase {
-                return "<\(error.message)>"  // Spec D15: damage is not an invalid object
+                return "<\(error.message)>"  // Spec D17: damage is not an invalid object
             } catch {
                 return "[invalid object]"
             }

@@ -398,7 +398,7 @@ public struct Realm: Hashable {
             case .write(let write): try core.file.store.writeCompactedCopy(toPath: path, fromWrite: write)
             }
         } catch let error as StorageError where error.isCorruption {
-            throw Realm.Error.from(error, path: core.path)  // Spec D15: the source is damaged
+            throw Realm.Error.from(error, path: core.path)  // Spec D17: the source is damaged
         } catch let error as StorageError {
             throw Realm.Error.from(error, path: fileURL.path, realmFile: false)  // Spec X4
         } catch {

@@ -15,7 +15,7 @@ extension Realm.Error {
     /// The API error for an engine error met while opening, reading or writing the realm file
     /// at `path` (`realmFile` false: another file, such as a copy's destination).
     ///
-    /// Damage (Spec D8, D15) is code `.invalidDatabase` naming the file and what is damaged:
+    /// Damage (Spec D8, D17) is code `.invalidDatabase` naming the file and what is damaged:
     /// a damaged page, wherever it is met, "Realm file at path 'p' is corrupted: page 17: ...";
     /// a damaged header or commit slots met by the engine's open of the file (`opening`),
     /// Realm's open message (Spec X6) "Failed to open Realm file at path 'p': ...". Never an
@@ -49,12 +49,12 @@ extension Realm.Error {
         }
     }
 
-    /// Spec D15: the message of damage found in the open realm file at `path`.
+    /// Spec D17: the message of damage found in the open realm file at `path`.
     static func corruptedMessage(path: String, detail: String) -> String {
         "Realm file at path '\(path)' is corrupted: \(detail)"
     }
 
-    /// Spec W13, D15: a link names an object that is not there. Deleting an object removes
+    /// Spec W13, D17: a link names an object that is not there. Deleting an object removes
     /// the links to it, so only a damaged file (an older copy of a page read back, a lost
     /// write) can hold one.
     static func linkToMissingObject(path: String, className: String, key: ObjectKey) -> Realm.Error {
