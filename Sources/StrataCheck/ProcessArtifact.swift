@@ -11,6 +11,28 @@ public enum ProcessArtifact {
         "a process campaign cannot replay its interleaving: the same --seed re-runs the same "
         + "plan and kill plan, whose kills land elsewhere; the evidence is in this directory"
 
+    /// The label of `failure.txt`'s line with the command that re-runs the plan (`replay`
+    /// reads it back).
+    public static let rerunLabel = "rerun the plan"
+
+    /// The command that re-runs the campaign of `settings`: every option that shapes it (seed,
+    /// writer processes, budget, kill limit, defect), so the same plan and kill plan run again.
+    public static func rerunCommand(_ settings: ProcessSettings) -> [String] {
+        var words = ["strata-fuzz", "run", "--mode", "process", "--seed", String(settings.seed),
+                     "--threads", String(settings.children)]
+        if let commits = settings.commits {
+            words += ["--ops", String(commits)]
+        } else if let seconds = settings.seconds {
+            words += ["--seconds", seconds == seconds.rounded() && abs(seconds) < 1e15 ? String(Int64(seconds)) : String(seconds)]
+        }
+        if let kills = settings.kills { words += ["--kills", String(kills)] }
+        if let bug = SeededBugCatalog.all.first(where: { !$0.bug.isEmpty && settings.engineBugs.isSuperset(of: $0.bug) }) {
+            words += ["--defect", bug.name]
+        }
+        if let mutation = settings.mutation { words += ["--defect", mutation.rawValue] }
+        return words
+    }
+
     /// Writes the artifact of `report` under `directory`; returns its path.
     @discardableResult
     public static func write(_ report: ProcessReport, into directory: String) throws -> String {
@@ -54,9 +76,7 @@ public enum ProcessArtifact {
         lines.append(
             "after: \(counts.kills) kills, \(counts.acknowledgedCommits) acknowledged commits, "
                 + "\(counts.verifies) verifications, \(String(format: "%.1f", report.seconds)) s")
-        lines.append(
-            "rerun the plan: strata-fuzz run --mode process --seed \(settings.seed) "
-                + "--threads \(settings.children)")
+        lines.append("\(rerunLabel): \(rerunCommand(settings).joined(separator: " "))")
         lines.append("note: \(replayNote)")
         lines.append("file: \(report.path) (copied here as campaign.realm)")
         return lines.joined(separator: "\n") + "\n"

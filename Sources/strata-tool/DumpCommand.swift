@@ -7,10 +7,15 @@ enum DumpCommand: ToolCommand {
         name: "dump",
         summary: "Print the rows of FILE's newest version, table by table.",
         discussion: """
-            Each table is introduced by 'table NAME (N rows)' and followed by one line per \
-            object: '  KEY: [VALUES]', in key order. Strings longer than \
-            \(OutputFormat.stringCharacterCountShown) characters are cut (their length is \
-            shown); binary values show their size.
+            Each table is introduced by 'table NAME (N rows)' and an indented \
+            'columns: NAME, ...' line, then one indented line per object, in key order: \
+            'KEY: NAME=VALUE, ...'. Column names come from the schema the Realm API \
+            stores with a table; a table without one names its columns by position \
+            (#0, #1, ...). Strings longer than \(OutputFormat.stringCharacterCountShown) \
+            characters are cut (their length is shown); binary values show their size; \
+            timestamps are @SECONDS.NANOSECONDS. A link shows its target's table and \
+            primary key ('-> Person[id=5]'), or its object key when that table has no \
+            primary key ('-> Dog[2]'); '(missing)' marks a link whose target is not there.
             """,
         options: [
             .value("table", valueName: "NAME", help: "Dump only this table."),
@@ -45,20 +50,45 @@ enum DumpCommand: ToolCommand {
         return ExitCode.ok
     }
 
-    /// Prints `table`'s header line and up to `limit` rows (all when nil).
+    /// Prints `table`'s header lines and up to `limit` rows (all when nil).
     private static func dump(_ table: TableInfo, of read: ReadTransaction, limit: Int?) throws {
         StandardStreams.writeLine(
             "table \(table.name) (\(TextFields.counted(table.rowCount, "row")))")
+        let names = ColumnNames(table)
+        if !names.names.isEmpty {
+            StandardStreams.writeLine("  columns: " + names.names.indices.map { names[$0] }.joined(separator: ", "))
+        }
         var printed = 0
         try read.forEachRow(table) { key, row in
             if let limit, printed >= limit { return false }
-            StandardStreams.writeLine("  \(key.rawValue): \(OutputFormat.row(try row.values()))")
+            let values = try row.values()
+            let text = try OutputFormat.row(values, names: names) { link in try Self.link(link, in: read) }
+            StandardStreams.writeLine("  \(key.rawValue): \(text)")
             printed += 1
             return true
         }
         if printed < table.rowCount {
             StandardStreams.writeLine(
                 "  ... \(TextFields.counted(table.rowCount - printed, "more row"))")
+        }
+    }
+
+    /// A link as `dump` prints it: `-> Dog[2]` (object key), `-> Person[id=5]` (the target
+    /// table's primary key), `(missing)` after it when the target is not there, `-> table 7[2]`
+    /// for a table id the catalog does not know.
+    static func link(_ link: Link, in read: ReadTransaction) throws -> String {
+        guard let target = read.table(id: link.table) else {
+            return "-> table \(link.table.rawValue)[\(link.key.rawValue)] (missing)"
+        }
+        guard let row = try read.row(target, key: link.key) else {
+            return "-> \(target.name)[\(link.key.rawValue)] (missing)"
+        }
+        switch target.primaryKey {
+        case .none:
+            return "-> \(target.name)[\(link.key.rawValue)]"
+        case .int(let column), .string(let column):
+            let key = column < row.count ? try OutputFormat.value(row[column]) : "null"
+            return "-> \(target.name)[\(ColumnNames(target)[column])=\(key)]"
         }
     }
 }

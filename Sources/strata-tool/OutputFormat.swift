@@ -12,17 +12,21 @@ enum OutputFormat {
         return String(repeating: "0", count: 16 - digits.count) + digits
     }
 
-    /// `value` for `dump`: like `Value.description`, with long strings cut and lists expanded
-    /// the same way.
-    static func value(_ value: Value) -> String {
+    /// `value` for `dump`: like `Value.description`, with long strings cut, links named by
+    /// `link` and lists expanded the same way.
+    static func value(
+        _ value: Value, link: (Link) throws -> String = { "-> table \($0.table.rawValue)[\($0.key.rawValue)]" }
+    ) rethrows -> String {
         switch value {
         case .string(let string) where string.count > stringCharacterCountShown:
             let shown = string.prefix(stringCharacterCountShown)
             return "\"\(escaped(String(shown)))...\" (\(string.count) characters)"
         case .string(let string):
             return "\"\(escaped(string))\""
+        case .link(let target):
+            return try link(target)
         case .list(let elements):
-            return "[" + elements.map { Self.value($0) }.joined(separator: ", ") + "]"
+            return "[" + (try elements.map { try Self.value($0, link: link) }).joined(separator: ", ") + "]"
         default:
             return value.description
         }
@@ -33,9 +37,9 @@ enum OutputFormat {
         .array(tables.map { table -> JSONValue in [.string(table.name), .int(table.rowCount)] })
     }
 
-    /// A row for `dump`: `[v0, v1, ...]`.
-    static func row(_ values: [Value]) -> String {
-        "[" + values.map { value($0) }.joined(separator: ", ") + "]"
+    /// A row for `dump`: `name=value` for each column, comma-separated (`ColumnNames`).
+    static func row(_ values: [Value], names: ColumnNames, link: (Link) throws -> String) rethrows -> String {
+        try values.indices.map { "\(names[$0])=\(try value(values[$0], link: link))" }.joined(separator: ", ")
     }
 
     /// `string` with quotes, backslashes and control characters escaped, so one row stays one

@@ -10,10 +10,11 @@ enum StatCommand: ToolCommand {
             Shows the newest version and the version in each commit slot, the page size, \
             pages in use, free pages reusable by the next commit and free pages still held \
             for pinned versions, the file size, every pinned version with its live and \
-            frozen pin counts, the number of processes holding reader slots, and the row \
-            count of every table.
+            frozen pin counts, the number of reader processes (processes pinning a \
+            version), and the row count of every table.
 
-            stat's own short read of the newest version is not counted among the pins.
+            stat's own short read of the newest version is not counted: neither among the \
+            pins nor among the reader processes.
             """,
         options: [.flag("json", help: "Print one JSON object instead of text.")],
         positionals: [.databaseFile],
@@ -51,7 +52,7 @@ enum StatCommand: ToolCommand {
             ("pages used", String(statistics.usedPageCount)),
             ("pages free", "\(statistics.reusablePageCount) reusable"),
             ("pages pinned-free", "\(statistics.pinnedFreePageCount) held for pinned versions"),
-            ("reader processes", "\(statistics.readerProcessCount) (this one included)"),
+            ("reader processes", "\(statistics.readerProcessCount) (stat itself not counted)"),
         ])
         lines.append("pinned versions:")
         var pins = TextTable(

@@ -45,8 +45,10 @@ enum ToolFailure {
             return try body()
         } catch let error as StorageError {
             let path = command.commandPath.joined(separator: " ")
-            StandardStreams.writeErrorLine(
-                "\(path): \(label(for: error)): \(command.filePath): \(error)")
+            // The file is named once: first, unless the error's own text names it.
+            let text = "\(error)"
+            let subject = text.contains(command.filePath) ? text : "\(command.filePath): \(text)"
+            StandardStreams.writeErrorLine("\(path): \(label(for: error)): \(subject)")
             return exitCode(for: error)
         }
     }

@@ -222,6 +222,20 @@ import Testing
         try realm._cancelWrite()
     }
 
+    // objc ObjectTests.testObjectForKey: a primary key of the wrong type is refused naming the
+    // class and the property (RLMValidateValueForProperty), never the type where the class goes.
+    @Test func testObjectForKeyOfTheWrongType() throws {
+        let realm = try Realm(configuration: testConfiguration())
+        Self.expectMessage(rejection { _ = try realm._object(ofType: PKInt.self, forPrimaryKey: "") },
+                           "Invalid value '' of type 'String' for 'int' property 'PKInt.id'.")
+        Self.expectMessage(rejection { _ = try realm._object(ofType: PKStr.self, forPrimaryKey: 0) },
+                           "Invalid value '0' of type 'Int' for 'string' property 'PKStr.stringCol'.")
+        Self.expectMessage(rejection { _ = try realm._object(ofType: PKInt.self, forPrimaryKey: Optional<Int>.none) },
+                           "Invalid value '(null)' of type '(null)' for 'int' property 'PKInt.id'.")
+        #expect(try realm._object(ofType: PKInt.self, forPrimaryKey: 1) == nil)
+        #expect(try realm._object(ofType: PKStr.self, forPrimaryKey: "a") == nil)
+    }
+
     // RealmCollectionTypeTests.testSortWithProperty, QueryTests.testSortByUnspportedKeyPath:
     // realm-core's key path checks of a sort, in its words.
     @Test func testSortByUnspportedKeyPath() throws {

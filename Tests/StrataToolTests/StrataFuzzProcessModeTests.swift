@@ -145,6 +145,7 @@ import Testing
         let events = try Events(output)
         let failure = try #require(events.first("failure"), "\(output)")
         let artifact = try #require(failure["artifact"] as? String, "\(failure)")
+        #expect((failure["rerun"] as? String)?.hasSuffix("--defect \(defect)") == true, "\(failure)")
         try checkArtifact(artifact)
         #expect(Events.int("failures", in: events.first("summary")) == 1, "\(output)")
         return failure
@@ -155,6 +156,8 @@ import Testing
         let failure = try String(contentsOfFile: path + "/failure.txt", encoding: .utf8)
         #expect(failure.contains("seed: 5"), "\(failure)")
         #expect(failure.contains("rerun the plan: strata-fuzz run --mode process --seed 5"))
+        // The rerun command reproduces the campaign: the defect and the budget are in it.
+        #expect(failure.contains("--threads 3 --seconds 40 --defect "), "\(failure)")
         let timeline = try String(contentsOfFile: path + "/timeline.txt", encoding: .utf8)
         #expect(timeline.contains("kill c"), "\(timeline)")
         let children = try FileManager.default.contentsOfDirectory(atPath: path + "/children")

@@ -127,7 +127,74 @@ import Testing
         let directory = StrataToolDirectory()
         let output = try ChildProcess.run("strata-fuzz", ["replay", directory.path])
         #expect(output.exitCode == 2, "\(output)")
-        #expect(output.standardError.contains("holds no token.txt"), "\(output)")
+        #expect(
+            output.standardError.contains("holds no token.txt and no process campaign's failure.txt"),
+            "\(output)")
+    }
+
+    // replay's help derives its token versions from the build: this generation's prefix, and
+    // the earlier generations' range, never a literal.
+    @Test func replayHelpNamesThisBuildsTokens() throws {
+        let output = try ChildProcess.run("strata-fuzz", ["replay", "--help"])
+        let text = output.standardOutput.replacingOccurrences(of: "\n", with: " ")
+        let older = CheckSettings.generations.dropLast()
+        #expect(text.contains("it starts with \(Self.tokenPrefix);"), "\(output)")
+        if let first = older.first, let last = older.last, first < last {
+            #expect(text.contains("sc\(first). to sc\(last)."), "\(output)")
+        }
+        #expect(text.contains("process campaign"), "\(output)")
+    }
+
+    /// A process campaign's artifact as `ProcessArtifact.write` leaves it: no token, a
+    /// failure.txt whose "rerun the plan:" line is the command (a small budget here).
+    static func processArtifact(in directory: StrataToolDirectory) throws -> String {
+        let artifact = directory.file("failure-process-1")
+        try FileManager.default.createDirectory(atPath: artifact, withIntermediateDirectories: true)
+        let settings = ProcessSettings(
+            children: 1, seconds: nil, commits: 3, kills: 1, seed: 3, childCommand: ["unused"],
+            scratchDirectory: NSTemporaryDirectory())
+        let rerun = ProcessArtifact.rerunCommand(settings).joined(separator: " ")
+        try "failure: (recorded)\nseed: 3\n\(ProcessArtifact.rerunLabel): \(rerun)\n".write(
+            toFile: artifact + "/failure.txt", atomically: true, encoding: .utf8)
+        return artifact
+    }
+
+    // A process campaign's artifact has no token: replay re-runs the command it records;
+    // shrink refuses it, naming replay.
+    @Test func aProcessArtifactReplaysByRerunningItsPlan() throws {
+        let directory = StrataToolDirectory()
+        let artifact = try Self.processArtifact(in: directory)
+        let output = try ChildProcess.run("strata-fuzz", ["replay", artifact], timeout: .seconds(300))
+        #expect(output.exitCode == 0, "\(output)")
+        #expect(
+            Self.field("re-running", in: output)
+                == "strata-fuzz run --mode process --seed 3 --threads 1 --ops 3 --kills 1 --out \(directory.path)",
+            "\(output)")
+        #expect(output.standardOutput.contains("campaign: clean"), "\(output)")
+        let shrink = try ChildProcess.run("strata-fuzz", ["shrink", artifact])
+        #expect(shrink.exitCode == 2, "\(shrink)")
+        #expect(shrink.standardError.contains("is a process campaign's artifact"), "\(shrink)")
+        #expect(shrink.standardError.contains("'strata-fuzz replay \(artifact)' re-runs its plan"), "\(shrink)")
+    }
+
+    // The rerun command of a process campaign keeps every option that shapes it: the seed,
+    // the writer processes, the budget, the kill limit and the defect.
+    @Test func theProcessRerunCommandKeepsEveryOption() {
+        var settings = ProcessSettings(
+            children: 2, seconds: 40, commits: nil, kills: 9, seed: 5, childCommand: ["unused"],
+            scratchDirectory: NSTemporaryDirectory(), engineBugs: .neverReclaimDeadReaders)
+        #expect(
+            ProcessArtifact.rerunCommand(settings).joined(separator: " ")
+                == "strata-fuzz run --mode process --seed 5 --threads 2 --seconds 40 --kills 9 "
+                + "--defect neverReclaimDeadReaders")
+        settings.engineBugs = []
+        settings.mutation = .acknowledgeBeforeCommit
+        settings.seconds = 2.5
+        settings.kills = nil
+        #expect(
+            ProcessArtifact.rerunCommand(settings).joined(separator: " ")
+                == "strata-fuzz run --mode process --seed 5 --threads 2 --seconds 2.5 "
+                + "--defect acknowledgeBeforeCommit")
     }
 
     @Test func anUnknownCommandSuggestsTheNearestOne() throws {

@@ -107,6 +107,24 @@ import Testing
         #expect(text.contains("pinned versions:"))
     }
 
+    // stat counts the processes that pin a version, itself never: none while nobody reads,
+    // one while this test process holds a read.
+    @Test func statCountsReaderProcessesWithoutItself() throws {
+        let directory = StrataToolDirectory()
+        let sample = try SampleDatabase.make(at: directory.file("sample.strata"))
+        let idle = try strataTool("stat", sample.path)
+        #expect(idle.lines.contains("reader processes:  0 (stat itself not counted)"), "\(idle)")
+        let store = try Store.open(.file(sample.path), options: StoreOptions(create: false))
+        defer { store.close() }
+        let read = try store.beginRead()
+        defer { read.end() }
+        let reading = try strataTool("stat", sample.path)
+        #expect(reading.lines.contains("reader processes:  1 (stat itself not counted)"), "\(reading)")
+        let json = try jsonObject(try strataTool("stat", sample.path, "--json").lines[0])
+        #expect(json["readerProcessCount"] as? Int == 1)
+        #expect(!reading.standardOutput.contains("this one included"))
+    }
+
     @Test func statJSONMatchesTheEngine() throws {
         let directory = StrataToolDirectory()
         let sample = try SampleDatabase.make(at: directory.file("sample.strata"))
@@ -158,14 +176,69 @@ import Testing
         let output = try strataTool("dump", sample.path)
         #expect(output.exitCode == 0, "\(output)")
         let lines = output.lines
+        // Tables made through the engine alone store no schema: columns are named by position.
         #expect(lines.first == "table notes (2 rows)")
-        #expect(lines[1].hasPrefix("  0: [\"long note long note "))
-        #expect(lines[1].hasSuffix("...\" (10000 characters)]"))
-        #expect(lines[2] == "  1: [\"short\\nnote\", <3 bytes>]")
+        #expect(lines[1].hasPrefix("  0: #0=\"long note long note "))
+        #expect(lines[1].hasSuffix("...\" (10000 characters)"))
+        #expect(lines[2] == "  1: #0=\"short\\nnote\", #1=<3 bytes>")
         #expect(lines[3] == "table people (200 rows)")
-        #expect(lines[4] == "  0: [0, \"person 0\", 20]")
+        #expect(lines[4] == "  0: #0=0, #1=\"person 0\", #2=20")
         #expect(lines.count == 4 + SampleDatabase.peopleCount)
-        #expect(lines.last == "  199: [199, \"person 199\", 69]")
+        #expect(lines.last == "  199: #0=199, #1=\"person 199\", #2=69")
+    }
+
+    /// A file whose tables store schemas as the Realm API writes them (`strata-schema 1`, one
+    /// `name<TAB>type<TAB>target<TAB>flags` line per column): Person (string primary key),
+    /// Tag (integer primary key), Dog (no primary key, links and a list of links).
+    static func makeLinkedDatabase(at path: String) throws {
+        func schema(_ columns: [String]) -> [UInt8] {
+            Array(("strata-schema 1\n" + columns.map { $0 + "\n" }.joined()).utf8)
+        }
+        let store = try Store.open(.file(path))
+        defer { store.close() }
+        let write = try store.beginWrite()
+        let person = try write.createTable(
+            "Person", primaryKey: .string(column: 0), schema: schema(["name\t4\t\tp", "age\t0\t\t"]))
+        let tag = try write.createTable(
+            "Tag", primaryKey: .int(column: 0), schema: schema(["id\t0\t\tp", "label\t4\t\t"]))
+        let dog = try write.createTable(
+            "Dog",
+            schema: schema(["dogName\t4\t\t", "owner\t8\tPerson\to", "tag\t8\tTag\to", "friends\t8\tDog\tl"]))
+        let ann = try write.insert(person.id, values: [.string("Ann"), .int(30)])
+        let tagKey = try write.insert(tag.id, values: [.int(5), .string("good")])
+        let rex = try write.insert(
+            dog.id,
+            values: [.string("Rex"), .link(Link(table: person.id, key: ann)), .link(Link(table: tag.id, key: tagKey)),
+                     .list([])])
+        _ = try write.insert(
+            dog.id,
+            values: [.string("Fido"), .link(Link(table: person.id, key: ObjectKey(99))), .null,
+                     .list([.link(Link(table: dog.id, key: rex))])])
+        _ = try write.commit()
+    }
+
+    // dump names every column (from the stored schema) and shows links by their target's
+    // table and primary key, or object key, never as table-id:key pairs.
+    @Test func dumpNamesColumnsAndShowsLinksReadably() throws {
+        let directory = StrataToolDirectory()
+        let path = directory.file("linked.strata")
+        try Self.makeLinkedDatabase(at: path)
+        let output = try strataTool("dump", path)
+        #expect(output.exitCode == 0, "\(output)")
+        #expect(
+            output.lines == [
+                "table Dog (2 rows)",
+                "  columns: dogName, owner, tag, friends",
+                "  0: dogName=\"Rex\", owner=-> Person[name=\"Ann\"], tag=-> Tag[id=5], friends=[]",
+                "  1: dogName=\"Fido\", owner=-> Person[99] (missing), tag=null, friends=[-> Dog[0]]",
+                "table Person (1 row)",
+                "  columns: name, age",
+                "  0: name=\"Ann\", age=30",
+                "table Tag (1 row)",
+                "  columns: id, label",
+                "  5: id=5, label=\"good\"",
+            ], "\(output)")
+        #expect(!output.standardOutput.contains("->1:") && !output.standardOutput.contains("->2:"))
     }
 
     @Test func dumpOneTableWithALimit() throws {
@@ -176,8 +249,8 @@ import Testing
         #expect(
             output.lines == [
                 "table people (200 rows)",
-                "  0: [0, \"person 0\", 20]",
-                "  1: [1, \"person 1\", 21]",
+                "  0: #0=0, #1=\"person 0\", #2=20",
+                "  1: #0=1, #1=\"person 1\", #2=21",
                 "  ... 198 more rows",
             ])
     }
@@ -256,7 +329,7 @@ import Testing
             let output = try ChildProcess.run("strata-tool", [command, path])
             #expect(output.exitCode == 1, "\(command): \(output)")
             #expect(
-                output.standardError.contains("corrupt: \(path): not a Strata file"), "\(output)")
+                output.standardError.contains("\(command): corrupt: not a Strata file: \(path)\n"), "\(output)")
         }
     }
 
@@ -275,8 +348,10 @@ import Testing
         let path = directory.file("absent.strata")
         let output = try ChildProcess.run("strata-tool", [command, path])
         #expect(output.exitCode == 3, "\(output)")
+        // The path is named once.
         #expect(
-            output.standardError.contains("I/O error: \(path): no such file: \(path)"), "\(output)")
+            output.standardError.contains("\(command): I/O error: no such file: \(path)\n"), "\(output)")
+        #expect(output.standardError.components(separatedBy: path).count == 2, "\(output)")
         #expect(!Store.fileExists(path: path), "inspection must not create the file")
     }
 }

@@ -136,9 +136,9 @@ struct ProcessOutput {
             settings.commits.map { TextFields.counted($0, "acknowledged commit") }
             ?? FuzzFormat.seconds(settings.seconds ?? 0)
         let origin =
-            plan.seedIsRandom ? " (random; --seed \(settings.seed) repeats this plan)" : ""
+            plan.seedIsRandom ? " (random; the same arguments with --seed \(settings.seed) repeat this plan)" : ""
         FuzzFormat.write([
-            "strata-fuzz run: mode process, store file, \(settings.children) writer processes, "
+            "strata-fuzz run: mode process, store file, \(settings.children) writer process\(settings.children == 1 ? "" : "es"), "
                 + "budget \(budget)",
             "seed: \(settings.seed)\(origin)",
             "plan: \(campaign.plan)",
@@ -175,6 +175,7 @@ struct ProcessOutput {
             line.add("message", failure?.message)
             line.add("seed", settings.seed)
             line.add("artifact", artifact)
+            line.add("rerun", ProcessArtifact.rerunCommand(settings).joined(separator: " "))
             StandardStreams.writeLine(line.render())
             return
         }
@@ -183,8 +184,7 @@ struct ProcessOutput {
             ("seed", String(settings.seed)),
             ("plan", report.plan.description),
             ("artifact", artifact ?? "not written (see the error below)"),
-            ("rerun the plan", "strata-fuzz run --mode process --seed \(settings.seed) "
-                + "--threads \(settings.children)"),
+            (ProcessArtifact.rerunLabel, ProcessArtifact.rerunCommand(settings).joined(separator: " ")),
         ])
         lines.append("note: \(ProcessArtifact.replayNote)")
         FuzzFormat.write(lines)

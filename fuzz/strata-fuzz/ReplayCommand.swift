@@ -1,3 +1,4 @@
+import Foundation
 import StrataCheck
 import StrataCommandLine
 
@@ -6,22 +7,36 @@ import StrataCommandLine
 enum ReplayCommand: FuzzCommand {
     /// How the tokens this build prints start (`ReplayToken`: `sc<generation>.`).
     static let tokenPrefix = ReplayToken.currentPrefix
+    /// What the help says of tokens of earlier generators (`CheckSettings.generations`).
+    static let olderTokens: String = {
+        let older = CheckSettings.generations.dropLast()
+        guard let first = older.first, let last = older.last else { return "no earlier generator printed tokens" }
+        let range = first == last
+            ? ReplayToken.prefix(generation: first)
+            : "\(ReplayToken.prefix(generation: first)) to \(ReplayToken.prefix(generation: last))"
+        return "tokens printed by earlier generators, \(range), still replay as they did"
+    }()
 
     static let spec = CommandSpec(
         name: "replay",
         summary: "Run a recorded failure again and say whether it still fails.",
         discussion: """
             Takes an artifact directory written by 'run' or 'shrink' (its token.txt is read) \
-            or the one-line replay token itself (it starts with \(tokenPrefix), or an older \
-            sc<generation>. for one printed by an earlier generator). The token holds the \
+            or the one-line replay token itself (it starts with \(tokenPrefix); \(olderTokens)). \
+            The token holds the \
             settings and the whole choice stream, so the run repeats exactly, on any machine. \
             A free-mode token (\(tokenPrefix)free....) re-runs the same thread programs under a new \
             interleaving, which may pass: the artifact's failure.txt and events.txt hold the \
             evidence of the original failure.
 
+            The artifact of a process campaign ('run --mode process') holds no token: the OS \
+            chose its interleaving. replay re-runs its plan instead, with the command its \
+            failure.txt records (seed, writer processes, budget, kills, defect), and writes \
+            a new artifact beside it if that run fails too.
+
             Exits 1 when the run still fails, printing the failure, and 0 when it passes now. \
-            A malformed token, a missing directory or a directory without token.txt is a \
-            usage error (exit 2).
+            A malformed token, a missing directory or a directory that holds neither \
+            token.txt nor a process campaign's failure.txt is a usage error (exit 2).
             """,
         positionals: [
             .required(
@@ -36,6 +51,7 @@ enum ReplayCommand: FuzzCommand {
 
     static func run(_ command: ParsedCommand) throws -> Int32 {
         let argument = command.positional("ARTIFACT|TOKEN") ?? ""
+        if let rerun = ReplayInput.processRerun(argument) { return try replayProcessCampaign(argument, rerun, command) }
         let input = try ReplayInput.resolve(argument, acceptsToken: true, command: command)
         var fields = [
             ("replaying", input.directory ?? "token"),
@@ -59,5 +75,26 @@ enum ReplayCommand: FuzzCommand {
             "trace digest: \(FuzzFormat.digest(result.digest))",
         ])
         return ExitCode.failure
+    }
+
+    /// A process campaign's artifact: its interleaving was the OS's, so its plan runs again
+    /// (`ProcessArtifact.rerunCommand`), writing any new failure's artifact beside this one.
+    private static func replayProcessCampaign(_ directory: String, _ rerun: [String], _ command: ParsedCommand)
+        throws -> Int32
+    {
+        let out = (directory as NSString).deletingLastPathComponent
+        let arguments = rerun + ["--out", out.isEmpty ? "." : out]
+        let root = CommandSpec(name: "strata-fuzz", summary: "", subcommands: [RunCommand.spec])
+        guard case .command(let parsed) = try CommandLineParser.parse(arguments, spec: root),
+              parsed.commandPath.last == RunCommand.spec.name, parsed.value("mode") == ProcessRunPlan.modeName
+        else {
+            throw command.usageError("'\(directory)/failure.txt' does not hold a process campaign's command")
+        }
+        FuzzFormat.write(TextFields.fields([
+            ("replaying", directory),
+            ("kind", "process campaign"),
+            ("re-running", "strata-fuzz " + arguments.joined(separator: " ")),
+        ]) + ["note: \(ProcessArtifact.replayNote)"])
+        return try ProcessRun.run(parsed)
     }
 }

@@ -64,8 +64,16 @@ struct ReplayInput {
         }
         let tokenPath = (directory as NSString).appendingPathComponent(Artifact.tokenFile)
         guard FileManager.default.fileExists(atPath: tokenPath) else {
+            if processRerun(directory) != nil {
+                throw command.usageError(
+                    "'\(directory)' is a process campaign's artifact: the OS chose its interleaving, so "
+                        + "it has no token to \(command.commandPath.last ?? "replay"); "
+                        + "'strata-fuzz replay \(directory)' re-runs its plan")
+            }
             throw command.usageError(
-                "'\(directory)' holds no \(Artifact.tokenFile): not an artifact directory")
+                "'\(directory)' holds no \(Artifact.tokenFile)"
+                    + (command.commandPath.last == ReplayCommand.spec.name ? " and no process campaign's failure.txt" : "")
+                    + ": not an artifact directory")
         }
         let text: String
         do {
@@ -81,6 +89,21 @@ struct ReplayInput {
         return ReplayInput(
             token: token, decoded: decoded, directory: directory,
             seed: recordedSeed(in: directory))
+    }
+
+    /// The command that re-runs a process campaign's artifact (`ProcessArtifact`: no token, a
+    /// `failure.txt` whose "rerun the plan:" line holds the command), without the program name;
+    /// nil for any other argument.
+    static func processRerun(_ argument: String) -> [String]? {
+        let tokenPath = (argument as NSString).appendingPathComponent(Artifact.tokenFile)
+        let failurePath = (argument as NSString).appendingPathComponent("failure.txt")
+        guard !FileManager.default.fileExists(atPath: tokenPath),
+              let text = try? String(contentsOfFile: failurePath, encoding: .utf8) else { return nil }
+        let label = ProcessArtifact.rerunLabel + ": "
+        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(label) }) else { return nil }
+        let words = line.dropFirst(label.count).split(separator: " ").map(String.init)
+        guard words.first == "strata-fuzz" else { return nil }
+        return Array(words.dropFirst())
     }
 
     /// The `seed: N` line `Artifact.write` puts in `failure.txt`, if there is one.

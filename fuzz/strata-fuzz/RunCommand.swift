@@ -43,7 +43,10 @@ enum RunCommand: FuzzCommand {
             which is the same on every machine for the same --ops, --seed, --mode \
             controlled and --store sim. On a failure, the run is shrunk, written as an \
             artifact directory under --out, its replay token is printed, and the exit code \
-            is 1.
+            is 1. A process campaign's failure is neither shrunk nor given a token (the OS \
+            chose its interleaving): its artifact records the command that re-runs its plan, \
+            every option that shapes the campaign included, and 'replay' of the artifact \
+            runs that command.
             """,
         options: options,
         examples: [
@@ -57,7 +60,9 @@ enum RunCommand: FuzzCommand {
 
     private static let options: [OptionSpec] = [
         .value("seconds", valueName: "N", help: "Stop after N seconds.", default: "60"),
-        .value("ops", valueName: "N", help: "Stop after N checked operations in all."),
+        .value(
+            "ops", valueName: "N",
+            help: "Stop after N checked operations in all (process mode: N acknowledged commits)."),
         .value("seed", valueName: "S", help: "The campaign seed.", default: "random"),
         .value(
             "threads", valueName: "K",

@@ -34,7 +34,7 @@ struct RunOutput {
             return
         }
         let seed = campaign.seed
-        let origin = plan.seedIsRandom ? " (random; --seed \(seed) repeats this campaign)" : ""
+        let origin = plan.seedIsRandom ? " (random; the same arguments with --seed \(seed) repeat this campaign)" : ""
         FuzzFormat.write([
             "strata-fuzz run: mode \(campaign.mix.rawValue), store \(storeName), "
                 + "threads \(campaign.threads), \(campaign.operationsPerRun) ops per run, "

@@ -19,7 +19,8 @@ enum ShrinkCommand: FuzzCommand {
 
             Exits 1 when the failure reproduces (an artifact was written), 0 when the \
             recorded run passes now (nothing to shrink), 2 on a usage error, including a \
-            free-mode artifact (a free run's interleaving is not recorded, so it cannot shrink).
+            free-mode or process-campaign artifact (their interleavings are not recorded, so \
+            they cannot shrink; 'replay' re-runs them).
             """,
         options: [
             .value(

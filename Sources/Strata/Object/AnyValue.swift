@@ -69,7 +69,7 @@ enum AnyValue {
     /// The stored form of `any` for `property` of class `className`. Links add or copy objects
     /// into `core`: `create` copies every object it is given (Spec W14); a property set on a
     /// managed object (`addsObjects`) adds an unmanaged object itself, as assigning it would.
-    static func encode(_ any: Any?, property: PropertySchema, className: String = "", core: RealmCore,
+    static func encode(_ any: Any?, property: PropertySchema, className: String, core: RealmCore,
                        policy: Realm.UpdatePolicy, addsObjects: Bool = false) throws(Realm.Error) -> StrataStorage.Value {
         let path = _PropertyPath(className: className, property: property)
         if property.isList {

@@ -309,9 +309,12 @@ extension Object: _RealmValue, RealmCollectionValue {
             throw Realm.Error(.fail, "a link to table \(link.table) is not a link to '\(info.className)'")
         }
         guard let identity = try core.linkedIdentity(table, key: link.key, view: view) else {
-            throw Realm.Error.objectInvalidated  // Spec W13 removes links to deleted objects
+            // Spec W13 removes links to deleted objects: a link to none is damage (Spec D17).
+            throw Realm.Error.linkToMissingObject(path: core.path, className: info.className, key: link.key)
         }
-        return try core.makeObject(self, info: info, table: table, identity: identity)
+        let object = try core.makeObject(self, info: info, table: table, identity: identity)
+        object._accessor?.linkStamp = core.stamp
+        return object
     }
 
     /// An object for a link of an unmanaged object: an object of this class as it is, any

@@ -25,6 +25,10 @@ public final class _ObjectAccessor {
     /// realm (Realm's RLMDeleteObjectFromRealm clears that accessor's realm; other accessors of
     /// the deleted object keep theirs).
     var isDetachedByDelete = false
+    /// The view at which a link (a to-one property or a List element) named this object, for
+    /// accessors made from one. Spec W13: a link never outlives its target, so at that very
+    /// view a missing object is a damaged file (Spec D17), not a deleted object.
+    var linkStamp: ViewStamp?
 
     init(core: RealmCore, info: ClassInfo, table: TableInfo, identity: ObjectIdentity, scope: WriteScope?) {
         self.core = core
@@ -91,16 +95,23 @@ public final class _ObjectAccessor {
                     return column < row.columnCount ? try row.value(at: column) : .null
                 }
             }
-            guard let found = found ?? nil else { throw Realm.Error.objectInvalidated }  // Spec W12
+            guard let found = found ?? nil else { throw missingObject() }  // Spec W12
             return found
         }
         let stamp = core.stamp
         if let cached = cachedRow, cached.stamp == stamp {
             return column < cached.values.count ? cached.values[column] : .null
         }
-        guard let row = try currentRow(view) else { throw Realm.Error.objectInvalidated }  // Spec W12
+        guard let row = try currentRow(view) else { throw missingObject() }  // Spec W12
         cachedRow = (stamp, row)
         return column < row.count ? row[column] : .null
+    }
+
+    /// Why the object is not at the realm's view: deleted (Spec W12), or, for an accessor a
+    /// link made at this very view, a damaged file (Spec W13, D17).
+    private func missingObject() -> Realm.Error {
+        guard let linkStamp, linkStamp == core.stamp else { return Realm.Error.objectInvalidated }
+        return Realm.Error.linkToMissingObject(path: core.path, className: info.className, key: key)
     }
 
     /// The object's stored values at `view`; nil when its key holds no object or another one
@@ -121,7 +132,7 @@ public final class _ObjectAccessor {
     /// Every stored value of the object.
     func values() throws(Realm.Error) -> [StrataStorage.Value] {
         let view = try checkedView()
-        guard let row = try currentRow(view) else { throw Realm.Error.objectInvalidated }
+        guard let row = try currentRow(view) else { throw missingObject() }
         return row
     }
 

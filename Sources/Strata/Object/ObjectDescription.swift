@@ -23,7 +23,15 @@ enum ObjectDescription {
 
     static func describe(_ object: Object, depth: Int) -> String {
         if depth == 0 { return "<Maximum depth exceeded>" }
-        if let accessor = object._accessor, (try? accessor.isInvalidated()) ?? true { return "[invalid object]" }
+        if let accessor = object._accessor {
+            do {
+                if try accessor.isInvalidated() { return "[invalid object]" }
+            } catch where error.code == .invalidDatabase {
+                return "<\(error.message)>"  // Spec D17: damage is not an invalid object
+            } catch {
+                return "[invalid object]"
+            }
+        }
         let info = ClassInfo.of(type(of: object))
         var text = "\(info.className) {\n"
         for property in info.schema.properties {

@@ -307,14 +307,22 @@ public struct Realm: Hashable {
         }
         let view = try core.view()
         guard let table = view.table(named: info.className) else { return nil }
+        let property = info.schema.properties[column]
         let value: StrataStorage.Value
-        if let direct = key as? any _RealmValue, !(key is Object) {
+        if let direct = key as? any _RealmValue, !(key is Object), Self.fits(Swift.type(of: direct)._strataKind, property) {
             value = try direct._strataEncode(realm: nil)  // one cast, not AnyValue's search
         } else {
-            value = try AnyValue.encode(key, property: info.schema.properties[column], core: core, policy: .error)
+            // Realm's RLMValidateValueForProperty: a key of another type is rejected naming
+            // the class and the property ("... for 'int' property 'Dog.id'.").
+            value = try AnyValue.encode(key, property: property, className: info.className, core: core, policy: .error)
         }
         guard let found = try engine(core.path, { try view.objectIdentity(table, primaryKey: value) }) else { return nil }
         return try core.makeObject(type, info: info, table: table, identity: found)
+    }
+
+    /// Whether a value of `kind` is stored as `property` stores its values as they are.
+    private static func fits(_ kind: _PropertyKind, _ property: PropertySchema) -> Bool {
+        kind.type == property.type && !kind.isList && !property.isList && (property.isOptional || !kind.isOptional)
     }
 
     // MARK: freeze and thaw (Spec F)
@@ -389,6 +397,8 @@ public struct Realm: Hashable {
                 try core.file.store.writeCompactedCopy(toPath: path, from: core.read)  // seeded bug: X3 broken
             case .write(let write): try core.file.store.writeCompactedCopy(toPath: path, fromWrite: write)
             }
+        } catch let error as StorageError where error.isCorruption {
+            throw Realm.Error.from(error, path: core.path)  // Spec D17: the source is damaged
         } catch let error as StorageError {
             throw Realm.Error.from(error, path: fileURL.path, realmFile: false)  // Spec X4
         } catch {

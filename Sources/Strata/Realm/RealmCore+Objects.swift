@@ -91,11 +91,15 @@ extension RealmCore {
     }
 
     /// The object a link names, as its class's accessor; nil if the class is unknown here.
+    /// - Throws: `.invalidDatabase` when the link names no object (Spec W13, D17).
     func object(at link: Link) throws(Realm.Error) -> Object? {
         let view = try self.view()
         guard let table = view.tables().first(where: { $0.id == link.table }),
               let info = knownClass(named: table.name) else { return nil }
-        guard let incarnation = try engine(path, { try view.incarnation(table, key: link.key) }) else { return nil }
+        guard let incarnation = try engine(path, { try view.incarnation(table, key: link.key) }) else {
+            // Spec W13 removes links to deleted objects: a link to none is damage (Spec D17).
+            throw Realm.Error.linkToMissingObject(path: path, className: info.className, key: link.key)
+        }
         return try makeObject(info.type, info: info, table: table,
                               identity: ObjectIdentity(key: link.key, incarnation: incarnation))
     }

@@ -104,14 +104,14 @@ final class RealmFile: Sendable {
         let path = configuration.path
         let hooks = configuration._engine?.hooks ?? .none
         if let sim = configuration._engine?.simulatedStore {
-            let store = try engine(path) { try Store.open(.simulated(sim), options: StoreOptions(hooks: hooks)) }
+            let store = try engine(path, opening: true) { try Store.open(.simulated(sim), options: StoreOptions(hooks: hooks)) }
             return RealmFile(key: configuration.fileKey, path: path, store: store, readOnly: false, isInMemory: false)
         }
         if let identifier = configuration.inMemoryIdentifier {
             // Spec X8, N24: shared with every process that has the identifier open.
             let membership = try InMemoryMembership.join(identifier: identifier)
             do throws(Realm.Error) {
-                let store = try engine(path) {
+                let store = try engine(path, opening: true) {
                     try Store.open(.file(membership.path), options: StoreOptions(create: true, hooks: hooks))
                 }
                 return RealmFile(key: configuration.fileKey, path: path, store: store, readOnly: false, isInMemory: true,
@@ -126,7 +126,7 @@ final class RealmFile: Sendable {
             try copySeed(from: seed.path, to: path)  // Spec X5
         }
         let options = StoreOptions(create: !configuration.readOnly, readOnly: configuration.readOnly, hooks: hooks)
-        let store = try engine(path) { try Store.open(.file(path), options: options) }
+        let store = try engine(path, opening: true) { try Store.open(.file(path), options: options) }
         return RealmFile(key: configuration.fileKey, path: path, store: store, readOnly: configuration.readOnly,
                          isInMemory: false)
     }

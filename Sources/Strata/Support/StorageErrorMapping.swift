@@ -14,8 +14,18 @@ extension Realm.Error {
 
     /// The API error for an engine error met while opening, reading or writing the realm file
     /// at `path` (`realmFile` false: another file, such as a copy's destination).
-    static func from(_ error: StorageError, path: String, realmFile: Bool = true) -> Realm.Error {
+    ///
+    /// Damage (Spec D8, D17) is code `.invalidDatabase` naming the file and what is damaged:
+    /// a damaged page, wherever it is met, "Realm file at path 'p' is corrupted: page 17: ...";
+    /// a damaged header or commit slots met by the engine's open of the file (`opening`),
+    /// Realm's open message (Spec X6) "Failed to open Realm file at path 'p': ...". Never an
+    /// open failure after the open, never an object that looks deleted.
+    static func from(_ error: StorageError, path: String, realmFile: Bool = true, opening: Bool = false) -> Realm.Error {
         let prefix = openPrefix(path, realmFile: realmFile)
+        if error.isCorruption, let (detail, namesPage) = corruptionDetail(error) {
+            let message = opening && !namesPage ? "\(openPrefix(path)): \(detail)" : corruptedMessage(path: path, detail: detail)
+            return Realm.Error(.invalidDatabase, message, path: path)
+        }
         switch error {
         case .fileNotFound:
             return Realm.Error(.fileNotFound, "\(prefix): No such file or directory", path: path)
@@ -25,10 +35,6 @@ extension Realm.Error {
             return Realm.Error(.invalidDatabase,
                                "\(prefix): file is non-empty but too small (\(foundBytes) bytes) to be a valid Realm.",
                                path: path)
-        case .notAStrataFile, .unsupportedFormatVersion, .unsupportedPageSize, .truncated, .corruptHeader,
-             .noValidCommitSlot, .checksumMismatch, .misdirectedPage, .wrongPageType, .pageOutOfRange,
-             .corruptPage, .pageFromTheFuture, .corruptRecord:
-            return Realm.Error(.invalidDatabase, "\(prefix): \(error)", path: path)
         case .incompatibleLockFile:
             return Realm.Error(.incompatibleLockFile, "\(prefix): \(error)", path: path + ".lock")
         case .mapCapacityExceeded:
@@ -41,6 +47,51 @@ extension Realm.Error {
         default:
             return Realm.Error(.fail, "\(error)")
         }
+    }
+
+    /// Spec D17: the message of damage found in the open realm file at `path`.
+    static func corruptedMessage(path: String, detail: String) -> String {
+        "Realm file at path '\(path)' is corrupted: \(detail)"
+    }
+
+    /// Spec W13, D17: a link names an object that is not there. Deleting an object removes
+    /// the links to it, so only a damaged file (an older copy of a page read back, a lost
+    /// write) can hold one.
+    static func linkToMissingObject(path: String, className: String, key: ObjectKey) -> Realm.Error {
+        Realm.Error(.invalidDatabase,
+                    corruptedMessage(path: path, detail: "a link names object \(key.rawValue) of '\(className)', which does not exist"),
+                    path: path)
+    }
+
+    /// What is damaged, page first when the error names one ("page 17: checksum mismatch
+    /// (stored 0x..., computed 0x...)", `namesPage` true); nil for an error that is not damage,
+    /// and for the file too small to be a realm, whose message is Realm's own (Spec X6).
+    static func corruptionDetail(_ error: StorageError) -> (detail: String, namesPage: Bool)? {
+        func page(_ number: PageNumber, _ reason: String) -> (String, Bool) { ("page \(number.rawValue): \(reason)", true) }
+        switch error {
+        case .truncated(_, let foundBytes) where foundBytes < 4096:
+            return nil
+        case .checksumMismatch(let number, let expected, let found):
+            return page(number, "checksum mismatch (stored \(hex32(expected)), computed \(hex32(found)))")
+        case .misdirectedPage(let number, let found):
+            return page(number, "holds the contents of page \(found) (misdirected write)")
+        case .wrongPageType(let number, let expected, let found):
+            return page(number, "has page type \(found), expected \(expected)")
+        case .pageOutOfRange(let number, let count):
+            return page(number, "is beyond the committed page count \(count)")
+        case .corruptPage(let number, let reason):
+            return page(number, reason)
+        case .pageFromTheFuture(let number, let pageVersion, let readVersion):
+            return page(number, "written by version \(pageVersion), newer than version \(readVersion) that references it")
+        default:
+            // The header, the slots, a record; and any damage a later engine names: its own text.
+            return error.isCorruption ? ("\(error)", false) : nil
+        }
+    }
+
+    private static func hex32(_ value: UInt32) -> String {
+        let digits = String(value, radix: 16)
+        return "0x" + String(repeating: "0", count: max(0, 8 - digits.count)) + digits
     }
 
     /// The API error for a commit the engine failed (Spec W17): a failed write or sync is
@@ -88,13 +139,14 @@ extension Realm.Error {
     }
 }
 
-/// Runs an engine call, turning its errors into `Realm.Error` for `path`.
+/// Runs an engine call, turning its errors into `Realm.Error` for `path` (`opening`: the
+/// call opens the file, `Realm.Error.from`).
 @inline(__always)
-func engine<R>(_ path: String, _ body: () throws -> R) throws(Realm.Error) -> R {
+func engine<R>(_ path: String, opening: Bool = false, _ body: () throws -> R) throws(Realm.Error) -> R {
     do {
         return try body()
     } catch let error as StorageError {
-        throw Realm.Error.from(error, path: path)
+        throw Realm.Error.from(error, path: path, opening: opening)
     } catch let error as Realm.Error {
         throw error
     } catch {
