@@ -106,14 +106,19 @@ public struct DamageGenerator: Sendable {
     public let pageSizeBytes: Int
     public let seed: UInt64
     public let classes: [DamageClass]
+    /// Pages the newest version uses: most damage lands there (the rest of a file is growth
+    /// slack, where damage is harmless by construction).
+    public let usedPageCount: Int
 
     /// The file layout's fixed sectors (Docs/engine.md "File format"): the header at 0, the
     /// two commit slots at 512 and 1024, each 512 bytes.
     static let headerRange = 0..<512
     static let slotRanges = [512..<1024, 1024..<1536]
 
-    public init(original: [UInt8], olderImages: [[UInt8]], pageSizeBytes: Int, seed: UInt64, classes: [DamageClass]) {
+    public init(original: [UInt8], olderImages: [[UInt8]], pageSizeBytes: Int, seed: UInt64, classes: [DamageClass],
+                usedPageCount: Int = 0) {
         self.original = original
+        self.usedPageCount = min(max(usedPageCount, 1), original.count / pageSizeBytes)
         self.olderImages = olderImages
         self.pageSizeBytes = pageSizeBytes
         self.seed = seed
@@ -121,6 +126,16 @@ public struct DamageGenerator: Sendable {
     }
 
     var pageCount: Int { original.count / pageSizeBytes }
+
+    /// A byte offset: in the used pages nine times in ten, else anywhere.
+    func offset(_ random: inout DamageRandom) -> Int {
+        random.below(10) < 9 ? random.below(usedPageCount * pageSizeBytes) : random.below(original.count)
+    }
+
+    /// A page: a used one nine times in ten, else any.
+    func page(_ random: inout DamageRandom) -> Int {
+        random.below(10) < 9 ? random.below(usedPageCount) : random.below(pageCount)
+    }
 
     public func variant(_ index: Int) -> DamageVariant {
         var random = DamageRandom(seed: seed ^ (UInt64(truncatingIfNeeded: index) &* 0x9E37_79B9_7F4A_7C15))
@@ -132,14 +147,14 @@ public struct DamageGenerator: Sendable {
             let count = 1 + random.below(8)
             var offsets: [Int] = []
             for _ in 0..<count {
-                let offset = random.below(bytes.count)
+                let offset = self.offset(&random)
                 bytes[offset] ^= UInt8(1 << random.below(8))
                 offsets.append(offset)
             }
             detail = "bits flipped at " + offsets.map(String.init).joined(separator: ",")
         case .byteRun:
             let length = 1 + random.below(512)
-            let start = random.below(bytes.count)
+            let start = offset(&random)
             let end = min(bytes.count, start + length)
             let fill = random.below(3)
             for offset in start..<end {
@@ -147,7 +162,7 @@ public struct DamageGenerator: Sendable {
             }
             detail = "\(end - start) bytes at \(start) set to \(["zeros", "ones", "noise"][fill])"
         case .truncation:
-            let length = random.below(2) == 0 ? random.below(pageCount) * pageSizeBytes : random.below(bytes.count)
+            let length = random.below(2) == 0 ? random.below(usedPageCount) * pageSizeBytes : offset(&random)
             bytes.removeSubrange(length...)
             detail = "truncated to \(length) bytes"
         case .extension_:
@@ -156,16 +171,16 @@ public struct DamageGenerator: Sendable {
             bytes += (0..<length).map { _ in noise ? UInt8(truncatingIfNeeded: random.next()) : 0 }
             detail = "\(length) \(noise ? "noise" : "zero") bytes appended"
         case .swappedPages:
-            let a = random.below(pageCount)
-            var b = random.below(pageCount)
+            let a = page(&random)
+            var b = page(&random)
             if a == b { b = (b + 1) % pageCount }
             for offset in 0..<pageSizeBytes {
                 bytes.swapAt(a * pageSizeBytes + offset, b * pageSizeBytes + offset)
             }
             detail = "pages \(a) and \(b) swapped"
         case .duplicatedPage:
-            let from = random.below(pageCount)
-            var to = random.below(pageCount)
+            let from = page(&random)
+            var to = page(&random)
             if from == to { to = (to + 1) % pageCount }
             bytes.replaceSubrange(to * pageSizeBytes..<(to + 1) * pageSizeBytes,
                                   with: original[from * pageSizeBytes..<(from + 1) * pageSizeBytes])
@@ -218,7 +233,7 @@ public struct DamageGenerator: Sendable {
         for _ in 0..<64 {
             let image = random.below(olderImages.count)
             let older = olderImages[image]
-            let page = 1 + random.below(max(1, pageCount - 1))
+            let page = 1 + random.below(max(1, usedPageCount - 1))
             let range = page * pageSizeBytes..<(page + 1) * pageSizeBytes
             guard range.upperBound <= older.count, older[range] != original[range] else { continue }
             bytes.replaceSubrange(range, with: older[range])
