@@ -106,7 +106,9 @@ public final class SystemCallFaultPlan: @unchecked Sendable {
 
 /// The system-call fault hook (Spec D15): the one seam where a test makes the real file
 /// store's `pwrite`, `pwritev`, `fdatasync`, `fsync`, `fallocate` and `ftruncate` fail, on a
-/// real file, without LD_PRELOAD.
+/// real file, without LD_PRELOAD. `EngineHooks.fault` works a level up, per store and per
+/// commit step; this one sees every call, including those on files no store's hooks reach (a
+/// file being created, the lock file, a compaction's target), Docs/style.md rule 17.
 ///
 /// How it is armed, and why production cannot reach it by accident: the only entry point is
 /// `SystemCallFaults.run(_:_:)`, declared `@_spi(FaultInjection)`, so code that does not write
