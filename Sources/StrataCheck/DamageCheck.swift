@@ -6,7 +6,7 @@ import StrataStorage
     import Glibc
 #endif
 
-/// What a damaged variant came to (Spec D8, X29).
+/// What a damaged variant came to (Spec D8, X31).
 public enum DamageOutcome: String, CaseIterable, Sendable {
     /// A typed error (StorageError, Realm.Error) or a verify finding, and no path read wrong data.
     case detected

@@ -5,7 +5,7 @@ import StrataStorage
     import Glibc
 #endif
 
-/// The kinds of damage `strata-fuzz damage` makes (Spec D8, X29).
+/// The kinds of damage `strata-fuzz damage` makes (Spec D8, X31).
 public enum DamageClass: String, CaseIterable, Sendable {
     /// 1 to 8 bits flipped anywhere in the file.
     case bitFlip = "bit-flip"

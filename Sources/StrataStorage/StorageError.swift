@@ -47,7 +47,7 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The reserved address space cannot hold a file this large (raise `maximumFileSizeBytes`).
     case mapCapacityExceeded(requestedBytes: Int, capacityBytes: Int)
     /// The path names a FIFO, device, socket or other special file, never opened as a database
-    /// (Spec X29: a blocking open of a FIFO would hang).
+    /// (Spec X31: a blocking open of a FIFO would hang).
     case notARegularFile(path: String, kind: String)
     /// The lock file has an incompatible layout (another build of Strata has it open).
     case incompatibleLockFile(reason: String)

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import StrataStorage
 
-/// Spec X29 in the engine: paths that are not regular files are refused without blocking,
+/// Spec X31 in the engine: paths that are not regular files are refused without blocking,
 /// a symlink loop is ELOOP. (The file size limit and permissions need a child process with its
 /// own limits and user: `SpecialFileToolTests`.)
 @Suite struct SpecialFileTests {
@@ -16,7 +16,7 @@ import Testing
         }
     }
 
-    @Test("Spec X29: a FIFO is refused as not a regular file, read-only or not, without blocking")
+    @Test("Spec X31: a FIFO is refused as not a regular file, read-only or not, without blocking")
     func fifoIsRefusedWithoutBlocking() throws {
         let directory = TemporaryDirectory()
         let path = directory.file("fifo.strata")
@@ -33,12 +33,12 @@ import Testing
         #expect(!Store.fileExists(path: path + ".lock"), "nothing was created beside the FIFO")
     }
 
-    @Test("Spec X29: a character device (/dev/zero) is refused as not a regular file")
+    @Test("Spec X31: a character device (/dev/zero) is refused as not a regular file")
     func deviceIsRefused() {
         Self.expectRefused("/dev/zero", kind: "character device", readOnly: true)
     }
 
-    @Test("Spec X6, X29: a directory is EISDIR")
+    @Test("Spec X6, X31: a directory is EISDIR")
     func directoryIsEISDIR() {
         let directory = TemporaryDirectory()
         for readOnly in [true, false] {
@@ -56,7 +56,7 @@ import Testing
         }
     }
 
-    @Test("Spec X29: a symlink loop is ELOOP, not 'no such file', with or without create")
+    @Test("Spec X31: a symlink loop is ELOOP, not 'no such file', with or without create")
     func symlinkLoopIsELOOP() {
         let directory = TemporaryDirectory()
         let a = directory.file("a.strata")
@@ -78,7 +78,7 @@ import Testing
         }
     }
 
-    @Test("Spec X29: a write beyond the file size limit is EFBIG before the call (no SIGXFSZ)")
+    @Test("Spec X31: a write beyond the file size limit is EFBIG before the call (no SIGXFSZ)")
     func fileSizeLimitIsCheckedBeforeTheCall() throws {
         // The limit of this test process is not lowered (other tests write beside it): the
         // check is exercised with the limit the process has, which must be unlimited or above

@@ -3,13 +3,13 @@ import Synchronization
 import Testing
 @_spi(FaultInjection) @testable import StrataStorage
 
-/// Spec D15 on real files: a scripted workload (file creation, commits of different sizes, a
+/// Spec D18 on real files: a scripted workload (file creation, commits of different sizes, a
 /// growth, overflow values, deletes that feed the free list, a compacted copy, reuse of freed
 /// pages) is run once cleanly to count its system calls of each kind, then once for every N,
 /// every call kind and every fault (EIO, ENOSPC, a short write) with the Nth call failing. Each
 /// run must end in a typed error (or complete, for a short write), lose no acknowledged commit,
 /// leave a file that verifies, and accept writes after a reopen (in the same process too, where
-/// D15 says writes go on: after a failed copy). Count-bounded: the number of runs is the number
+/// D18 says writes go on: after a failed copy). Count-bounded: the number of runs is the number
 /// of calls the clean run made times the faults, whatever the machine's speed.
 @Suite(.serialized) struct SystemCallFaultTests {
     static let options = StoreOptions(maximumFileSizeBytes: 64 << 20, readerSlotCount: 16, growthChunkBytesMin: 64 << 10)
@@ -126,7 +126,7 @@ import Testing
         } catch {
             ledger.failedStep = step.rawValue
             ledger.error = error
-            // Spec D6: a failed commit poisons the file (D15: a failed copy does not, checked by
+            // Spec D6: a failed commit poisons the file (D18: a failed copy does not, checked by
             // the caller).
             if step == .commit, let store = opened {
                 var refused = false
@@ -209,7 +209,7 @@ import Testing
         #expect(try model.matches(read), "a copy left at the destination holds the source's contents")
     }
 
-    @Test("Spec D6, D7, D9, D15: every system call of a scripted workload on a real file fails once, with each fault")
+    @Test("Spec D6, D7, D9, D18: every system call of a scripted workload on a real file fails once, with each fault")
     func everyCallOfEveryKindFailsOnce() throws {
         // The clean run: how many calls of each kind there are to fail.
         let clean = TemporaryDirectory()
@@ -273,7 +273,7 @@ import Testing
             #expect(fault == .shortWrite, "\(label): the run did not fail")
         }
         if ledger.failedStep == Step.copy.rawValue {
-            // Spec D15: a failed copy does not poison the source; writes on it go on in this
+            // Spec D18: a failed copy does not poison the source; writes on it go on in this
             // process.
             let store = try Store.open(.file(directory.file("db.strata")), options: Self.options)
             #expect(!store.isPoisoned)

@@ -6,7 +6,7 @@ import Testing
     import Glibc
 #endif
 
-/// Spec X29 through the Realm API: special files and symlink loops get Realm-style errors, and
+/// Spec X31 through the Realm API: special files and symlink loops get Realm-style errors, and
 /// opening a FIFO never blocks.
 @Suite struct SpecialFileRealmTests {
     private func open(_ url: URL, readOnly: Bool) -> Realm.Error? {
@@ -15,7 +15,7 @@ import Testing
         return rejection { _ = try Realm._open(configuration: configuration, queue: nil) }
     }
 
-    @Test("Spec X29: a FIFO is .fileAccess 'not a regular file (it is a FIFO)', read-only or not, without blocking")
+    @Test("Spec X31: a FIFO is .fileAccess 'not a regular file (it is a FIFO)', read-only or not, without blocking")
     func fifo() {
         let url = temporaryDirectory().appendingPathComponent("fifo.realm")
         #expect(mkfifo(url.path, 0o644) == 0)
@@ -26,7 +26,7 @@ import Testing
         }
     }
 
-    @Test("Spec X29: a link to /dev/zero is .fileAccess 'not a regular file (it is a character device)'")
+    @Test("Spec X31: a link to /dev/zero is .fileAccess 'not a regular file (it is a character device)'")
     func device() {
         let url = temporaryDirectory().appendingPathComponent("zero.realm")
         #expect(symlink("/dev/zero", url.path) == 0)
@@ -35,7 +35,7 @@ import Testing
         #expect(error?.message.hasSuffix("not a regular file (it is a character device)") == true)
     }
 
-    @Test("Spec X29: a symlink loop is 'Too many levels of symbolic links', never 'No such file'")
+    @Test("Spec X31: a symlink loop is 'Too many levels of symbolic links', never 'No such file'")
     func symlinkLoop() {
         let directory = temporaryDirectory()
         let a = directory.appendingPathComponent("a.realm")

@@ -8,7 +8,7 @@ import Testing
     import Glibc
 #endif
 
-/// Spec D15 through the Realm API on a real file: every write-side system call of a small
+/// Spec D18 through the Realm API on a real file: every write-side system call of a small
 /// workload (writes of different sizes, a growth, `writeCopy(toFile:)`) fails once with EIO;
 /// the failing call surfaces as a `Realm.Error` (never a trap), and the file, reopened, holds
 /// the last acknowledged commit (or the failed one, when it failed at phase 2), verifies and
@@ -60,7 +60,7 @@ import Testing
         return ledger
     }
 
-    @Test("Spec D15: every pwrite, pwritev, fdatasync, fsync and fallocate of a Realm workload fails once: Realm.Error, nothing acknowledged lost")
+    @Test("Spec D18: every pwrite, pwritev, fdatasync, fsync and fallocate of a Realm workload fails once: Realm.Error, nothing acknowledged lost")
     func everyCallFailsOnceThroughTheAPI() throws {
         let clean = temporaryDirectory()
         let counting = SystemCallFaultPlan(directory: clean.path)

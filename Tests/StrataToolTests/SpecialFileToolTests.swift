@@ -7,13 +7,13 @@ import Testing
     import Glibc
 #endif
 
-/// Spec X29 through strata-tool, in child processes: a FIFO and a symlink loop for every
+/// Spec X31 through strata-tool, in child processes: a FIFO and a symlink loop for every
 /// inspection command, the file size limit (`ulimit -f`) crossed by a writer, and a mode-000
 /// file opened by an unprivileged user.
 @Suite struct SpecialFileToolTests {
     static let commands = ["verify", "digest", "stat", "dump"]
 
-    @Test("Spec X29: every inspection command refuses a FIFO at once (exit 3, 'not a regular file')")
+    @Test("Spec X31: every inspection command refuses a FIFO at once (exit 3, 'not a regular file')")
     func everyCommandRefusesAFIFO() throws {
         let directory = StrataToolDirectory()
         let path = directory.file("fifo.strata")
@@ -26,7 +26,7 @@ import Testing
         }
     }
 
-    @Test("Spec X29: every inspection command reports a symlink loop as ELOOP, not 'no such file'")
+    @Test("Spec X31: every inspection command reports a symlink loop as ELOOP, not 'no such file'")
     func everyCommandReportsASymlinkLoop() throws {
         let directory = StrataToolDirectory()
         let a = directory.file("a.strata")
@@ -76,7 +76,7 @@ import Testing
         return (ChildTermination(waitStatus: status), output)
     }
 
-    @Test("Spec X29: a writer crossing ulimit -f gets 'file size limit exceeded' and exits, no SIGXFSZ; the file keeps every commit")
+    @Test("Spec X31: a writer crossing ulimit -f gets 'file size limit exceeded' and exits, no SIGXFSZ; the file keeps every commit")
     func writerBeyondTheFileSizeLimitGetsATypedError() throws {
         let directory = StrataToolDirectory()
         let path = directory.file("limited.strata")
@@ -99,7 +99,7 @@ import Testing
         #expect(more.exitCode == 0, "\(more)")
     }
 
-    @Test("Spec X6, X29: a mode-000 file opened by an unprivileged user is EACCES naming the data file")
+    @Test("Spec X6, X31: a mode-000 file opened by an unprivileged user is EACCES naming the data file")
     func modeZeroFileAsAnUnprivilegedUser() throws {
         let directory = StrataToolDirectory()
         // The directory and the tool's copy must be reachable by the unprivileged user.

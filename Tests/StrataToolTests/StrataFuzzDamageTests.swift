@@ -3,7 +3,7 @@ import Testing
 
 /// `strata-fuzz damage` as a child process: a small campaign over every class but stale pages
 /// ends with no failure; a planted crash and a planted hang in a checking child are each
-/// counted, kept as an artifact that reproduces, and the campaign goes on (Spec D8, X29).
+/// counted, kept as an artifact that reproduces, and the campaign goes on (Spec D8, X31).
 @Suite(.serialized) struct StrataFuzzDamageTests {
     static func count(_ outcome: String, in output: ChildOutput) -> Int? {
         guard let line = output.lines.first(where: { $0.hasPrefix("damage: ") && $0.contains(" variants in ") }),
@@ -11,7 +11,7 @@ import Testing
         return Int(line[range.upperBound...].prefix { $0.isNumber })
     }
 
-    @Test("Spec D8, X29: 120 variants of every class but stale pages: detected or harmless, none undetected, crashed or hung")
+    @Test("Spec D8, X31: 120 variants of every class but stale pages: detected or harmless, none undetected, crashed or hung")
     func smallCampaignHasNoFailure() throws {
         let directory = StrataToolDirectory()
         let output = try ChildProcess.run("strata-fuzz", ["damage", "--generate", "--variants", "120", "--seed", "5",

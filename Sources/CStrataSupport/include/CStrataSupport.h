@@ -127,7 +127,7 @@ int64_t strata_persisted_take_expected(uintptr_t type);
 /// the concurrency runtime's own check with no flags: it answers false instead of trapping.
 bool strata_is_current_executor(const void *identity, uintptr_t implementation);
 
-/// Test support for the special-file tests (Spec X29): forks and runs `path` with `argv`
+/// Test support for the special-file tests (Spec X31): forks and runs `path` with `argv`
 /// (NULL-terminated) in a child whose stdout and stderr go to `output_fd`, with SIGXFSZ at its
 /// default action and unblocked, RLIMIT_FSIZE set to `file_size_limit` bytes when it is >= 0,
 /// and running as user and group `uid` (supplementary groups cleared) when `uid` >= 0. Only

@@ -30,7 +30,7 @@ extension Realm.Error {
              .corruptPage, .pageFromTheFuture, .corruptRecord:
             return Realm.Error(.invalidDatabase, "\(prefix): \(error)", path: path)
         case .notARegularFile(_, let kind):
-            // Spec X29: never opened (a FIFO would block the open).
+            // Spec X31: never opened (a FIFO would block the open).
             return Realm.Error(.fileAccess, "\(prefix): not a regular file (it is a \(kind))", path: path)
         case .incompatibleLockFile:
             return Realm.Error(.incompatibleLockFile, "\(prefix): \(error)", path: path + ".lock")
@@ -86,10 +86,10 @@ extension Realm.Error {
         case ENOSPC:
             return Realm.Error(.fail, "\(operation) failed: no space left on device")
         case ELOOP:
-            // Spec X29: a symlink loop is not a missing file.
+            // Spec X31: a symlink loop is not a missing file.
             return Realm.Error(.fileAccess, "\(prefix): Too many levels of symbolic links", path: path)
         case EFBIG:
-            // Spec X29: the file size limit (ulimit -f), reported instead of SIGXFSZ.
+            // Spec X31: the file size limit (ulimit -f), reported instead of SIGXFSZ.
             return Realm.Error(.fail, "\(operation) failed: file size limit exceeded")
         default:
             return Realm.Error(.fileAccess, "\(prefix): \(operation) failed with errno \(code)", path: path)

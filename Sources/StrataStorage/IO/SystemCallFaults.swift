@@ -4,7 +4,7 @@ import Glibc
 import Dispatch
 import Synchronization
 
-/// A system call of the real file store that a test can make fail (Spec D15).
+/// A system call of the real file store that a test can make fail (Spec D18).
 @_spi(FaultInjection)
 public enum SystemCall: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     case pwrite, pwritev, fdatasync, fsync, fallocate, ftruncate
@@ -104,7 +104,7 @@ public final class SystemCallFaultPlan: @unchecked Sendable {
     }
 }
 
-/// The system-call fault hook (Spec D15): the one seam where a test makes the real file
+/// The system-call fault hook (Spec D18): the one seam where a test makes the real file
 /// store's `pwrite`, `pwritev`, `fdatasync`, `fsync`, `fallocate` and `ftruncate` fail, on a
 /// real file, without LD_PRELOAD. `EngineHooks.fault` works a level up, per store and per
 /// commit step; this one sees every call, including those on files no store's hooks reach (a

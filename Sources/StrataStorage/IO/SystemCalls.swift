@@ -6,7 +6,7 @@ import Glibc
 /// retrying only EINTR (never a failed sync: Spec D, fsyncgate).
 enum SystemCalls {
     /// Opens `path`. `regularFileOnly`: the open never blocks (O_NONBLOCK, so a FIFO cannot
-    /// hang it) and anything but a regular file is refused (Spec X29): a directory with EISDIR,
+    /// hang it) and anything but a regular file is refused (Spec X31): a directory with EISDIR,
     /// a FIFO, device or socket with `.notARegularFile`. A symlink loop is ELOOP, not "no such
     /// file".
     static func open(_ path: String, flags: Int32, mode: mode_t = 0o644,
@@ -59,7 +59,7 @@ enum SystemCalls {
         }
     }
 
-    /// Spec X29: a write or growth that would cross the soft file size limit (RLIMIT_FSIZE,
+    /// Spec X31: a write or growth that would cross the soft file size limit (RLIMIT_FSIZE,
     /// `ulimit -f`) fails with EFBIG before the call is made, so the kernel never raises
     /// SIGXFSZ (whose default action kills the process) and the engine changes no signal state.
     static func checkFileSizeLimit(endOffset: Int, operation: String) throws(StorageError) {

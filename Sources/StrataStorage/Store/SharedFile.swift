@@ -109,7 +109,7 @@ final class SharedFile: @unchecked Sendable {
     private static func openFile(path: String, options: StoreOptions,
                                  acceptDeleted: Bool) throws(StorageError) -> SharedFile? {
         if access(path, F_OK) != 0 {
-            // Spec X29: only a missing file is "not found" (a symlink loop is ELOOP, a
+            // Spec X31: only a missing file is "not found" (a symlink loop is ELOOP, a
             // forbidden directory EACCES).
             let code = errno
             if code != ENOENT { throw StorageError.io(operation: "open \(path)", errno: code) }
