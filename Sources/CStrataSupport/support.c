@@ -2,6 +2,10 @@
 #include "CStrataSupport.h"
 #include <fcntl.h>
 #include <string.h>
+#include <grp.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #if defined(__x86_64__)
 #include <cpuid.h>
@@ -113,4 +117,28 @@ extern bool swift_task_isCurrentExecutorWithFlags(const void *identity, uintptr_
 
 bool strata_is_current_executor(const void *identity, uintptr_t implementation) {
     return swift_task_isCurrentExecutorWithFlags(identity, implementation, 0);
+}
+
+int strata_spawn_restricted(const char *path, char *const argv[], int output_fd, long long file_size_limit, int uid) {
+    pid_t pid = fork();
+    if (pid != 0) return (int)pid;
+    // The child: async-signal-safe calls only until exec.
+    if (dup2(output_fd, 1) < 0 || dup2(output_fd, 2) < 0) _exit(126);
+    signal(SIGXFSZ, SIG_DFL);
+    sigset_t unblock;
+    sigemptyset(&unblock);
+    sigaddset(&unblock, SIGXFSZ);
+    sigprocmask(SIG_UNBLOCK, &unblock, NULL);
+    if (file_size_limit >= 0) {
+        struct rlimit limit = { (rlim_t)file_size_limit, (rlim_t)file_size_limit };
+        if (setrlimit(RLIMIT_FSIZE, &limit) != 0) _exit(124);
+    }
+    if (uid >= 0) {
+        if (setgroups(0, NULL) != 0 && geteuid() == 0) _exit(125);
+        if (setgid((gid_t)uid) != 0 || setuid((uid_t)uid) != 0) _exit(125);
+        if (getuid() != (uid_t)uid || geteuid() != (uid_t)uid) _exit(125);
+        if (uid != 0 && setuid(0) == 0) _exit(125);
+    }
+    execv(path, argv);
+    _exit(127);
 }

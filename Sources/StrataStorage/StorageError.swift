@@ -46,6 +46,9 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
     case poisoned(cause: String)
     /// The reserved address space cannot hold a file this large (raise `maximumFileSizeBytes`).
     case mapCapacityExceeded(requestedBytes: Int, capacityBytes: Int)
+    /// The path names a FIFO, device, socket or other special file, never opened as a database
+    /// (Spec X31: a blocking open of a FIFO would hang).
+    case notARegularFile(path: String, kind: String)
     /// The lock file has an incompatible layout (another build of Strata has it open).
     case incompatibleLockFile(reason: String)
     /// Every reader slot of the lock file is in use.
@@ -101,6 +104,7 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
             return "the handle is poisoned by an earlier I/O failure (\(cause)); reopen to recover"
         case .mapCapacityExceeded(let requested, let capacity):
             return "file of \(requested) bytes exceeds the reserved map of \(capacity) bytes"
+        case .notARegularFile(let path, let kind): return "not a regular file: \(path) is a \(kind)"
         case .incompatibleLockFile(let reason): return "incompatible lock file: \(reason)"
         case .tooManyReaders(let count): return "all \(count) reader slots are in use"
         case .readOnly: return "the store is read-only"
@@ -145,6 +149,9 @@ func errnoName(_ code: Int32) -> String {
     case EROFS: return "EROFS (read-only file system)"
     case EAGAIN: return "EAGAIN (resource temporarily unavailable)"
     case EINTR: return "EINTR (interrupted)"
+    case ELOOP: return "ELOOP (too many levels of symbolic links)"
+    case EFBIG: return "EFBIG (file size limit exceeded)"
+    case EISDIR: return "EISDIR (is a directory)"
     default:
         if let text = strerror(code) { return "errno \(code) (\(String(cString: text)))" }
         return "errno \(code)"

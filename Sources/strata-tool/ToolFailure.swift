@@ -7,7 +7,8 @@ import StrataStorage
 /// |----------------------------------------------------------------|-----:|
 /// | `isCorruption` (not a Strata file, checksum, truncated, ...)   |    1 |
 /// | `.invalidArgument`, `.tableNotFound`                           |    2 |
-/// | file missing, OS and lock-file errors, poisoned, read-only     |    3 |
+/// | file missing or not a regular file, OS and lock-file errors,   |    3 |
+/// | poisoned, read-only                                            |      |
 /// | anything else (an engine rejection the tool did not expect)    |    1 |
 ///
 /// "Not a Strata file" counts as damage (exit 1), not as an I/O error: the file was read,
@@ -19,7 +20,7 @@ enum ToolFailure {
         switch error {
         case .invalidArgument, .tableNotFound:
             return ExitCode.usage
-        case .fileNotFound, .io, .noSpace, .poisoned, .mapCapacityExceeded, .incompatibleLockFile,
+        case .fileNotFound, .io, .noSpace, .notARegularFile, .poisoned, .mapCapacityExceeded, .incompatibleLockFile,
             .tooManyReaders, .readOnly, .closed, .crashed:
             return ExitCode.ioError
         default:

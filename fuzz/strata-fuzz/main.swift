@@ -20,7 +20,9 @@ let fuzzCommands: [any FuzzCommand.Type] = [
     ShrinkCommand.self,
     ExploreCommand.self,
     BugsCommand.self,
+    DamageCommand.self,
     ChildWriterCommand.self,
+    ChildDamageCommand.self,
     ChildRealmCommand.self,
 ]
 
@@ -41,6 +43,7 @@ let fuzzSpec = CommandSpec(
         "strata-fuzz shrink fuzz/artifacts/failure-1f2e3d4c5b6a7980 --seconds 300",
         "strata-fuzz explore --seeds 20 --ops 8",
         "strata-fuzz bugs --check",
+        "strata-fuzz damage --generate --variants 10000",
     ]
 )
 

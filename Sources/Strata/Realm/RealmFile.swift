@@ -152,6 +152,8 @@ final class RealmFile: Sendable {
         }
         let code = errno
         if code == ENOTDIR { throw Realm.Error.fromErrno(ENOTDIR, path: path, operation: "open") }
+        // Spec X31: a symlink loop (ELOOP) or a forbidden directory is not a missing file.
+        if code != ENOENT { throw Realm.Error.fromErrno(code, path: path, operation: "open") }
         if readOnly { throw Realm.Error.fromErrno(ENOENT, path: path, operation: "open") }
         let parent = (path as NSString).deletingLastPathComponent
         if stat(parent.isEmpty ? "." : parent, &status) != 0 {

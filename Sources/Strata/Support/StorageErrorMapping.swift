@@ -35,6 +35,9 @@ extension Realm.Error {
             return Realm.Error(.invalidDatabase,
                                "\(prefix): file is non-empty but too small (\(foundBytes) bytes) to be a valid Realm.",
                                path: path)
+        case .notARegularFile(_, let kind):
+            // Spec X31: never opened (a FIFO would block the open).
+            return Realm.Error(.fileAccess, "\(prefix): not a regular file (it is a \(kind))", path: path)
         case .incompatibleLockFile:
             return Realm.Error(.incompatibleLockFile, "\(prefix): \(error)", path: path + ".lock")
         case .mapCapacityExceeded:
@@ -133,6 +136,12 @@ extension Realm.Error {
                                path: path)
         case ENOSPC:
             return Realm.Error(.fail, "\(operation) failed: no space left on device")
+        case ELOOP:
+            // Spec X31: a symlink loop is not a missing file.
+            return Realm.Error(.fileAccess, "\(prefix): Too many levels of symbolic links", path: path)
+        case EFBIG:
+            // Spec X31: the file size limit (ulimit -f), reported instead of SIGXFSZ.
+            return Realm.Error(.fail, "\(operation) failed: file size limit exceeded")
         default:
             return Realm.Error(.fileAccess, "\(prefix): \(operation) failed with errno \(code)", path: path)
         }

@@ -195,6 +195,11 @@ enum Committer {
         var target = max(needed, current + chunk)
         let alignment = max(growthAlignmentBytes, file.pageSizeBytes)
         target = min((target + alignment - 1) / alignment * alignment, file.capacityBytes)
+        // Spec X31: a growth chunk never crosses the file size limit (ulimit -f) when the pages
+        // themselves fit under it, so the last commits that fit still succeed.
+        if let limit = SystemCalls.fileSizeLimitBytes(), needed <= limit, target > limit {
+            target = max(needed, limit / file.pageSizeBytes * file.pageSizeBytes)
+        }
         invariant(target >= needed, "growth covers the pages")
         invariant(target % file.pageSizeBytes == 0, "the file holds whole pages")
         do {

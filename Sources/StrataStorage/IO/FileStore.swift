@@ -36,13 +36,13 @@ final class FileStore: PageStore, @unchecked Sendable {
             let size = try SystemCalls.fileSize(descriptor)
             try extendMap(toByteCount: size)
         } catch {
-            Glibc.close(descriptor)
+            SystemCalls.close(descriptor)
             throw error
         }
     }
 
     deinit {
-        Glibc.close(descriptor)
+        SystemCalls.close(descriptor)
     }
 
     func fileByteCount() throws(StorageError) -> Int {

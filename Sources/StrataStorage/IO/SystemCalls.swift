@@ -5,15 +5,74 @@ import Glibc
 /// Thin wrappers over the system calls the engine uses, each checking its return code and
 /// retrying only EINTR (never a failed sync: Spec D, fsyncgate).
 enum SystemCalls {
-    static func open(_ path: String, flags: Int32, mode: mode_t = 0o644) throws(StorageError) -> Int32 {
+    /// Opens `path`. `regularFileOnly`: the open never blocks (O_NONBLOCK, so a FIFO cannot
+    /// hang it) and anything but a regular file is refused (Spec X31): a directory with EISDIR,
+    /// a FIFO, device or socket with `.notARegularFile`. A symlink loop is ELOOP, not "no such
+    /// file".
+    static func open(_ path: String, flags: Int32, mode: mode_t = 0o644,
+                     regularFileOnly: Bool = true) throws(StorageError) -> Int32 {
         while true {
-            let descriptor = Glibc.open(path, flags | O_CLOEXEC, mode)
-            if descriptor >= 0 { return descriptor }
+            let descriptor = Glibc.open(path, flags | O_CLOEXEC | (regularFileOnly ? O_NONBLOCK : 0), mode)
+            if descriptor >= 0 {
+                if regularFileOnly {
+                    var info = stat()
+                    guard fstat(descriptor, &info) == 0 else {
+                        let code = errno
+                        Glibc.close(descriptor)
+                        throw StorageError.io(operation: "fstat \(path)", errno: code)
+                    }
+                    let type = info.st_mode & S_IFMT
+                    if type != S_IFREG {
+                        Glibc.close(descriptor)
+                        if type == S_IFDIR { throw StorageError.io(operation: "open \(path)", errno: EISDIR) }
+                        throw StorageError.notARegularFile(path: path, kind: fileTypeName(type))
+                    }
+                    // Regular files ignore O_NONBLOCK; cleared anyway so the descriptor is plain.
+                    _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
+                }
+                SystemCallFaults.opened(descriptor, path: path)
+                return descriptor
+            }
             let code = errno
             if code == EINTR { continue }
             if code == ENOENT { throw StorageError.fileNotFound(path: path) }
             throw StorageError.io(operation: "open \(path)", errno: code)
         }
+    }
+
+    /// Closes a descriptor `open` returned.
+    static func close(_ descriptor: Int32) {
+        SystemCallFaults.closed(descriptor)
+        _ = Glibc.close(descriptor)
+    }
+
+    /// "a FIFO", "a directory" ... for messages.
+    static func fileTypeName(_ type: mode_t) -> String {
+        switch type {
+        case S_IFIFO: return "FIFO"
+        case S_IFDIR: return "directory"
+        case S_IFCHR: return "character device"
+        case S_IFBLK: return "block device"
+        case S_IFSOCK: return "socket"
+        case S_IFLNK: return "symbolic link"
+        default: return "special file"
+        }
+    }
+
+    /// Spec X31: a write or growth that would cross the soft file size limit (RLIMIT_FSIZE,
+    /// `ulimit -f`) fails with EFBIG before the call is made, so the kernel never raises
+    /// SIGXFSZ (whose default action kills the process) and the engine changes no signal state.
+    static func checkFileSizeLimit(endOffset: Int, operation: String) throws(StorageError) {
+        guard let limit = fileSizeLimitBytes(), endOffset > limit else { return }
+        throw StorageError.io(operation: "\(operation) to \(endOffset) bytes (the file size limit, ulimit -f, is "
+                              + "\(limit) bytes)", errno: EFBIG)
+    }
+
+    /// The soft RLIMIT_FSIZE in bytes; nil when unlimited.
+    static func fileSizeLimitBytes() -> Int? {
+        var limit = rlimit()
+        guard getrlimit(__rlimit_resource_t(RLIMIT_FSIZE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max else { return nil }
+        return Int(clamping: UInt64(limit.rlim_cur))
     }
 
     static func fileSize(_ descriptor: Int32) throws(StorageError) -> Int {
@@ -27,9 +86,16 @@ enum SystemCalls {
     /// Writes all of `count` bytes at `offset`, continuing after short writes.
     static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawPointer, count: Int,
                          offset: Int) throws(StorageError) {
+        try checkFileSizeLimit(endOffset: offset &+ count, operation: "pwrite")
         var done = 0
         while done < count {
-            let result = pwrite(descriptor, bytes + done, count - done, off_t(offset + done))
+            var result: Int
+            switch SystemCallFaults.fault(.pwrite, descriptor: descriptor) {
+            case nil: result = pwrite(descriptor, bytes + done, count - done, off_t(offset + done))
+            case .fail(let code)?: result = -1; errno = code
+            case .shortWrite?:
+                result = pwrite(descriptor, bytes + done, max(1, (count - done) / 2), off_t(offset + done))
+            }
             if result < 0 {
                 let code = errno
                 if code == EINTR { continue }
@@ -49,6 +115,7 @@ enum SystemCalls {
         var offsetInBuffer = 0
         var fileOffset = offset
         let batchMax = 1024
+        try checkFileSizeLimit(endOffset: offset &+ buffers.reduce(0) { $0 &+ $1.1 }, operation: "pwritev")
         while index < buffers.count {
             var vectors: [iovec] = []
             vectors.reserveCapacity(min(batchMax, buffers.count - index))
@@ -62,8 +129,27 @@ enum SystemCalls {
                 first = false
                 i += 1
             }
-            let result = vectors.withUnsafeBufferPointer { vectorBuffer in
-                pwritev(descriptor, vectorBuffer.baseAddress, Int32(vectorBuffer.count), off_t(fileOffset))
+            let fault = SystemCallFaults.fault(.pwritev, descriptor: descriptor)
+            if fault == .shortWrite {
+                // Half of the bytes: drop the second half of the vectors, halving the last kept one.
+                let total = vectors.reduce(0) { $0 + $1.iov_len }
+                var keep = max(1, total / 2)
+                var kept: [iovec] = []
+                for vector in vectors where keep > 0 {
+                    let length = min(vector.iov_len, keep)
+                    kept.append(iovec(iov_base: vector.iov_base, iov_len: length))
+                    keep -= length
+                }
+                vectors = kept
+            }
+            var result: Int
+            if case .fail(let code)? = fault {
+                result = -1
+                errno = code
+            } else {
+                result = vectors.withUnsafeBufferPointer { vectorBuffer in
+                    pwritev(descriptor, vectorBuffer.baseAddress, Int32(vectorBuffer.count), off_t(fileOffset))
+                }
             }
             if result < 0 {
                 let code = errno
@@ -107,15 +193,22 @@ enum SystemCalls {
     static func dataSync(_ descriptor: Int32) throws(StorageError) {
         // No retry on failure: after a failed fdatasync the kernel may have dropped the dirty
         // pages and a second call would report success (fsyncgate).
-        guard fdatasync(descriptor) == 0 else {
-            throw StorageError.io(operation: "fdatasync", errno: errno)
+        if case .fail(let code)? = SystemCallFaults.fault(.fdatasync, descriptor: descriptor) {
+            throw syncError("fdatasync", code)
         }
+        guard fdatasync(descriptor) == 0 else { throw syncError("fdatasync", errno) }
     }
 
     static func fullSync(_ descriptor: Int32) throws(StorageError) {
-        guard fsync(descriptor) == 0 else {
-            throw StorageError.io(operation: "fsync", errno: errno)
+        if case .fail(let code)? = SystemCallFaults.fault(.fsync, descriptor: descriptor) {
+            throw syncError("fsync", code)
         }
+        guard fsync(descriptor) == 0 else { throw syncError("fsync", errno) }
+    }
+
+    /// A sync that failed: ENOSPC is reported as such, as for writes.
+    private static func syncError(_ operation: String, _ code: Int32) -> StorageError {
+        code == ENOSPC ? .noSpace(operation: operation) : .io(operation: operation, errno: code)
     }
 
     /// Makes a directory entry change (create, rename) durable.
@@ -125,7 +218,10 @@ enum SystemCalls {
         guard descriptor >= 0 else {
             throw StorageError.io(operation: "open directory \(directory)", errno: errno)
         }
-        defer { close(descriptor) }
+        defer { Glibc.close(descriptor) }
+        if case .fail(let code)? = SystemCallFaults.fault(.fsync, descriptor: descriptor, path: directory) {
+            throw StorageError.io(operation: "fsync directory \(directory)", errno: code)
+        }
         guard fsync(descriptor) == 0 else {
             throw StorageError.io(operation: "fsync directory \(directory)", errno: errno)
         }
@@ -148,17 +244,30 @@ enum SystemCalls {
 
     /// Reserves disk blocks for `[0, byteCount)` so a later write cannot fail with ENOSPC.
     static func allocate(_ descriptor: Int32, byteCount: Int) throws(StorageError) {
-        let result = posix_fallocate(descriptor, 0, off_t(byteCount))
+        try checkFileSizeLimit(endOffset: byteCount, operation: "fallocate")
+        var result: Int32
+        if case .fail(let code)? = SystemCallFaults.fault(.fallocate, descriptor: descriptor) {
+            result = code
+        } else {
+            result = posix_fallocate(descriptor, 0, off_t(byteCount))
+        }
         if result == 0 { return }
         if result == ENOSPC { throw StorageError.noSpace(operation: "fallocate") }
         if result == EOPNOTSUPP || result == EINVAL {
             // Filesystems without fallocate: fall back to a sparse extension.
-            guard ftruncate(descriptor, off_t(byteCount)) == 0 else {
-                throw StorageError.io(operation: "ftruncate", errno: errno)
-            }
+            try truncate(descriptor, byteCount: byteCount, operation: "ftruncate")
             return
         }
         throw StorageError.io(operation: "fallocate", errno: result)
+    }
+
+    /// Sets the file's size (`ftruncate`).
+    static func truncate(_ descriptor: Int32, byteCount: Int, operation: String) throws(StorageError) {
+        try checkFileSizeLimit(endOffset: byteCount, operation: operation)
+        if case .fail(let code)? = SystemCallFaults.fault(.ftruncate, descriptor: descriptor) {
+            throw syncError(operation, code)
+        }
+        guard ftruncate(descriptor, off_t(byteCount)) == 0 else { throw syncError(operation, errno) }
     }
 
     /// The process identifier and its kernel start time (clock ticks since boot), which

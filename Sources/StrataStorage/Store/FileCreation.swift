@@ -37,7 +37,7 @@ enum FileCreation {
         let descriptor = try SystemCalls.open(temporary, flags: O_RDWR | O_CREAT | O_EXCL, mode: 0o644)
         defer { unlink(temporary) }
         do {
-            defer { close(descriptor) }
+            defer { SystemCalls.close(descriptor) }
             let image = initialImage(pageSizeBytes: pageSizeBytes, fileIdentity: newFileIdentity())
             try withBytes(image) { raw throws(StorageError) in
                 guard let base = raw.baseAddress else { return }

@@ -109,6 +109,10 @@ final class SharedFile: @unchecked Sendable {
     private static func openFile(path: String, options: StoreOptions,
                                  acceptDeleted: Bool) throws(StorageError) -> SharedFile? {
         if access(path, F_OK) != 0 {
+            // Spec X31: only a missing file is "not found" (a symlink loop is ELOOP, a
+            // forbidden directory EACCES).
+            let code = errno
+            if code != ENOENT { throw StorageError.io(operation: "open \(path)", errno: code) }
             guard options.create && !options.readOnly else { throw StorageError.fileNotFound(path: path) }
             try FileCreation.createFile(path: path, pageSizeBytes: options.pageSizeBytes)
         }

@@ -46,9 +46,8 @@ final class LockFile: @unchecked Sendable {
             }
             let byteCount = VersionTable.byteCount(slotCount: slotCount)
             if alone {
-                guard ftruncate(fd, 0) == 0, ftruncate(fd, off_t(byteCount)) == 0 else {
-                    throw StorageError.io(operation: "ftruncate \(path)", errno: errno)
-                }
+                try SystemCalls.truncate(fd, byteCount: 0, operation: "ftruncate \(path)")
+                try SystemCalls.truncate(fd, byteCount: byteCount, operation: "ftruncate \(path)")
             } else {
                 // Shared: never blocks, since exclusive holders hold the init lock, which we have.
                 guard flock(fd, LOCK_SH) == 0 else {
@@ -80,14 +79,14 @@ final class LockFile: @unchecked Sendable {
             initialisedByThisOpener = alone
         } catch {
             if let mappedRegion { munmap(mappedRegion, mappedByteCount) }
-            Glibc.close(fd)
+            SystemCalls.close(fd)
             throw error
         }
     }
 
     deinit {
         munmap(region, regionByteCount)
-        Glibc.close(descriptor)  // drops the session lock and any OFD lock
+        SystemCalls.close(descriptor)  // drops the session lock and any OFD lock
     }
 
     /// Takes the cross-process write lock. Returns false when `blocking` is false and another
