@@ -20,7 +20,7 @@ enum ToolFailure {
         case .invalidArgument, .tableNotFound:
             return ExitCode.usage
         case .fileNotFound, .io, .noSpace, .poisoned, .mapCapacityExceeded, .incompatibleLockFile,
-            .tooManyReaders, .readOnly, .closed, .crashed:
+            .lockFileUnavailable, .tooManyReaders, .readOnly, .closed, .crashed:
             return ExitCode.ioError
         default:
             return ExitCode.failure

@@ -27,6 +27,7 @@ enum VerifyCommand: ToolCommand {
         options: [
             .flag("json", help: "Print one JSON object instead of text."),
             .flag("allow-fallback", help: "Exit 0 for a file that fell back to its older commit slot."),
+            StoreAccess.assumeImmutableOption,
         ],
         positionals: [.databaseFile],
         examples: [
@@ -39,7 +40,7 @@ enum VerifyCommand: ToolCommand {
         let path = command.filePath
         let json = command.flag("json")
         let report: VerificationReport
-        switch verifyFile(path) {
+        switch verifyFile(path, assumeImmutable: command.flag("assume-immutable")) {
         case .success(let verified):
             report = verified
         case .failure(let error) where error.isCorruption:
@@ -59,10 +60,10 @@ enum VerifyCommand: ToolCommand {
     }
 
     /// Opens `path` read-only where possible and verifies it.
-    private static func verifyFile(_ path: String) -> Result<VerificationReport, StorageError> {
+    private static func verifyFile(_ path: String, assumeImmutable: Bool) -> Result<VerificationReport, StorageError> {
         let store: Store
         do {
-            store = try StoreAccess.openForReading(path)
+            store = try StoreAccess.openForReading(path, assumeImmutable: assumeImmutable)
         } catch {
             return .failure(error)
         }

@@ -52,8 +52,16 @@ public enum OtherUser {
             close(pipeEnds[0])
             guard setgroups(0, nil) == 0, setgid(uid) == 0, setuid(uid) == 0,
                   getuid() == uid, geteuid() == uid, setuid(0) != 0 else { _exit(126) }
+            // ETXTBSY: another thread of the test process may be forking while a copy of the
+            // executable is still open for writing; the child inherits that descriptor only
+            // until its own exec, so the refusal passes.
             argv.withUnsafeBufferPointer { pointers in
-                if let first = pointers.baseAddress { execv(path, first) }
+                guard let first = pointers.baseAddress else { return }
+                for _ in 0..<500 {
+                    execv(path, first)
+                    if errno != ETXTBSY { return }
+                    usleep(10_000)
+                }
             }
             _exit(127)
         }

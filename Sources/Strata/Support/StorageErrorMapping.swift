@@ -29,6 +29,13 @@ extension Realm.Error {
              .noValidCommitSlot, .checksumMismatch, .misdirectedPage, .wrongPageType, .pageOutOfRange,
              .corruptPage, .pageFromTheFuture, .corruptRecord:
             return Realm.Error(.invalidDatabase, "\(prefix): \(error)", path: path)
+        case .lockFileUnavailable(let lockPath, _, _, let code, _):
+            // Spec X30: the lock file is named, not the realm file, with Realm's advice.
+            let reason = code == EACCES ? "Permission denied" : code == EROFS ? "Read-only file system" : "Operation not permitted"
+            return Realm.Error(.filePermissionDenied,
+                               "\(openPrefix(lockPath, realmFile: false)): \(reason): \(error). "
+                                   + "Please use a path where your app has read-write permissions.",
+                               path: lockPath)
         case .incompatibleLockFile:
             return Realm.Error(.incompatibleLockFile, "\(prefix): \(error)", path: path + ".lock")
         case .mapCapacityExceeded:
