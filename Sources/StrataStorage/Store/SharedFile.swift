@@ -268,6 +268,23 @@ final class SharedFile: @unchecked Sendable {
         return true
     }
 
+    /// Takes the write lock only if it is free, without the hooks' yield points or probes (for
+    /// inspection that must not disturb a harness's schedule: `Store.slotFallback()`). Release
+    /// with `unlockWriterQuietly()`.
+    func tryLockWriterQuietly() -> Bool {
+        guard writerGate.wait(timeout: .now()) == .success else { return false }
+        if let lockFile, (try? lockFile.lockWriter(blocking: false, onWait: {})) != true {
+            writerGate.signal()
+            return false
+        }
+        return true
+    }
+
+    func unlockWriterQuietly() {
+        lockFile?.unlockWriter()
+        writerGate.signal()
+    }
+
     func unlockWriter() {
         if hooks.has(.writersDoNotExclude) {
             let bypassed = bypassingWriters.withLock { count -> Bool in

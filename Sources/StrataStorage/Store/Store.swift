@@ -70,8 +70,8 @@ public final class Store: Sendable {
         }
         guard var seen = try look() else { return nil }
         for _ in 0..<3 {
-            if try file.lockWriter(blocking: false) {
-                defer { file.unlockWriter() }
+            if file.tryLockWriterQuietly() {
+                defer { file.unlockWriterQuietly() }
                 return try look()
             }
             usleep(10_000)
