@@ -162,6 +162,29 @@ import Glibc
         #expect(try store.slotFallback() == nil)
     }
 
+    @Test("Spec D4: a sound newer slot past the end of a stale map is read again once the file has grown, not called truncated")
+    func slotsReadAfterTheFileGrewAreNotTruncation() throws {
+        let directory = TemporaryDirectory()
+        let path = try Self.makeFile(directory)
+        // This process's view of the file: its size and map before another writer's commit.
+        let stale = try FileStore(path: path, readOnly: true, reservationBytes: 1 << 30, hooks: .none)
+        let header = try FileHeader.decode(stale.base, fileByteCount: stale.mappedByteCount, path: path)
+        let sizeBefore = stale.mappedByteCount
+        let writer = try Store.open(.file(path))
+        defer { writer.close() }
+        let write = try writer.beginWrite()
+        let table = try #require(write.table(named: "items"))
+        for id in 0..<2000 { try write.insert(table.id, values: [.int(Int64(10_000 + id)), .string(String(repeating: "y", count: 200))]) }
+        let committed = try write.commit()
+        #expect(try stale.fileByteCount() > sizeBefore)
+        #expect(throws: StorageError.self) {
+            _ = try SlotChoice.choose(base: stale.base, header: header, fileByteCount: sizeBefore, checkChecksum: true)
+        }
+        let choice = try SlotChoice.choose(store: stale, header: header, checkChecksum: true)
+        #expect(choice.newest.version == committed)
+        #expect(stale.mappedByteCount > sizeBefore)
+    }
+
     /// Every field of the newest slot (or of both) set to each extreme value, with a good
     /// checksum: the open, `verify`, `statistics`, a read of every row and a commit either
     /// work or throw a `StorageError`; none traps (a trap ends the test process).

@@ -157,6 +157,26 @@ struct SlotChoice: Sendable {
     /// The slot a new commit must write: never the one holding the newest durable version.
     var inactiveIndex: Int { 1 - newestIndex }
 
+    /// `choose` on `store`'s map, where another process may grow the file and commit between
+    /// this one reading the file's size and reading the slots: a sound newer slot past the
+    /// end of the map is truncation only if the file is still that short. When it has grown,
+    /// the map is extended and the slots read again (Spec D4).
+    static func choose(store: PageStore, header: FileHeader, checkChecksum: Bool) throws(StorageError) -> SlotChoice {
+        var attempt = 0
+        while true {
+            do {
+                return try choose(base: store.base, header: header, fileByteCount: store.mappedByteCount,
+                                  checkChecksum: checkChecksum)
+            } catch {
+                guard case .truncated = error, attempt < 8 else { throw error }
+                let fileBytes = try store.fileByteCount()
+                guard fileBytes > store.mappedByteCount else { throw error }
+                try store.extendMap(toByteCount: fileBytes)
+                attempt += 1
+            }
+        }
+    }
+
     /// Reads both slots of the header page at `base` and picks the valid one with the highest
     /// version.
     static func choose(base: UnsafeRawPointer, header: FileHeader, fileByteCount: Int,

@@ -116,8 +116,7 @@ final class SharedFile: @unchecked Sendable {
                                   reservationBytes: options.maximumFileSizeBytes, hooks: options.hooks)
         let fileByteCount = store.mappedByteCount
         let header = try FileHeader.decode(store.base, fileByteCount: fileByteCount, path: path)
-        let slots = try SlotChoice.choose(base: store.base, header: header, fileByteCount: fileByteCount,
-                                          checkChecksum: !options.hooks.has(.skipSlotChecksum))
+        let slots = try SlotChoice.choose(store: store, header: header, checkChecksum: !options.hooks.has(.skipSlotChecksum))
         let lockPath = path + ".lock"
         var lockFile: LockFile?
         var privateRegion: PrivateVersionRegion?

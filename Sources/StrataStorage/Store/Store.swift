@@ -51,8 +51,7 @@ public final class Store: Sendable {
     /// than `newestVersion` while commits made without a slot wait for one (Spec D10).
     public func durableVersion() throws(StorageError) -> Version {
         try file.refreshMap()
-        return try SlotChoice.choose(base: file.store.base, header: file.header, fileByteCount: file.store.mappedByteCount,
-                                     checkChecksum: true).newest.version
+        return try SlotChoice.choose(store: file.store, header: file.header, checkChecksum: true).newest.version
     }
     /// The fallback to the older commit slot that opening the file now would make (Spec D15):
     /// the slot with the higher version is damaged, so the file recovers the other slot's
@@ -65,7 +64,7 @@ public final class Store: Sendable {
         try checkOpen()
         func look() throws(StorageError) -> SlotFallback? {
             try file.refreshMap()
-            return try SlotChoice.choose(base: file.store.base, header: file.header, fileByteCount: file.store.mappedByteCount,
+            return try SlotChoice.choose(store: file.store, header: file.header,
                                          checkChecksum: !file.hooks.has(.skipSlotChecksum)).fallback
         }
         guard var seen = try look() else { return nil }
