@@ -53,6 +53,11 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
     case incompatibleLockFile(reason: String)
     /// Every reader slot of the lock file is in use.
     case tooManyReaders(slotCount: Int)
+    /// The lock file `<file>.lock` cannot be created (`exists` false: its directory, `directory`,
+    /// may not be written) or opened for writing, failing with `errno` (Spec X30). A read-only
+    /// open without it is refused unless the file system is read-only or the caller set
+    /// `StoreOptions.assumeImmutable` (`readOnlyOpen` true).
+    case lockFileUnavailable(lockPath: String, directory: String, exists: Bool, errno: Int32, readOnlyOpen: Bool)
 
     // MARK: the caller
     /// The store was opened read-only.
@@ -107,6 +112,14 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
         case .notARegularFile(let path, let kind): return "not a regular file: \(path) is a \(kind)"
         case .incompatibleLockFile(let reason): return "incompatible lock file: \(reason)"
         case .tooManyReaders(let count): return "all \(count) reader slots are in use"
+        case .lockFileUnavailable(let lockPath, let directory, let exists, let code, let readOnlyOpen):
+            let cause = exists
+                ? "the lock file '\(lockPath)' exists, but this process may not open it for writing (\(errnoName(code)))"
+                : "the lock file '\(lockPath)' cannot be created: this process may not write its directory '\(directory)' (\(errnoName(code)))"
+            guard readOnlyOpen else { return cause }
+            return cause + "; a read-only open without the lock file cannot pin the version it reads, so a writer "
+                + "could reuse its pages: it is allowed only on a read-only file system, or with assumeImmutable "
+                + "when no process writes the file"
         case .readOnly: return "the store is read-only"
         case .closed: return "the store or transaction is closed"
         case .fileNotFound(let path): return "no such file: \(path)"

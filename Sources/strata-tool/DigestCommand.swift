@@ -16,12 +16,13 @@ enum DigestCommand: ToolCommand {
             newer version than readers see until the next writer adopts it; digest then \
             says so on stderr.
             """,
+        options: [StoreAccess.assumeImmutableOption],
         positionals: [.databaseFile],
         examples: ["strata-tool digest db.strata"]
     )
 
     static func run(_ command: ParsedCommand) throws -> Int32 {
-        let store = try StoreAccess.openForReading(command.filePath)
+        let store = try StoreAccess.openForReading(command.filePath, assumeImmutable: command.flag("assume-immutable"))
         defer { store.close() }
         let read = try store.beginRead(.frozen)
         defer { read.end() }

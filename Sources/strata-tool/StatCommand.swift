@@ -54,6 +54,7 @@ enum StatCommand: ToolCommand {
             ("pages pinned-free", "\(statistics.pinnedFreePageCount) held for pinned versions"),
             ("reader processes", "\(statistics.readerProcessCount) (stat itself not counted)"),
         ])
+        if let fallback = statistics.slotFallback { lines.append("note: " + fallback.description) }
         lines.append("pinned versions:")
         var pins = TextTable(
             header: ["version", "live pins", "frozen pins", "processes"],
@@ -86,6 +87,15 @@ enum StatCommand: ToolCommand {
         line.add("reusablePageCount", statistics.reusablePageCount)
         line.add("pinnedFreePageCount", statistics.pinnedFreePageCount)
         line.add("readerProcessCount", statistics.readerProcessCount)
+        if let fallback = statistics.slotFallback {
+            // Spec D15: [damaged slot, version it names, version recovered].
+            line.add(
+                "slotFallback",
+                JSONValue.array([
+                    .int(fallback.damagedSlot), .uint64(fallback.claimedVersion),
+                    .uint64(fallback.recoveredVersion.rawValue),
+                ]))
+        }
         // Arrays of [version, live, frozen, processes]: JSONLine has no nested objects.
         line.add(
             "pinnedVersions",

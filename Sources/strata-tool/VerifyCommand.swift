@@ -16,17 +16,31 @@ enum VerifyCommand: ToolCommand {
             problem; a file that cannot even be opened because it is damaged or is not a \
             Strata file also exits 1, with the error as the only problem. A missing file \
             exits 3.
+
+            A file whose newest commit slot is damaged opens at the version in the other \
+            slot, and the commits after it are gone (acknowledged ones too, unless a crash \
+            tore the slot while it was written). verify then prints a note naming the \
+            damaged slot, the version recovered and the version lost, and exits 1 even \
+            when every page is sound; with --allow-fallback such a file exits 0 (the note \
+            is still printed). The next commit overwrites the damaged slot.
             """,
-        options: [.flag("json", help: "Print one JSON object instead of text.")],
+        options: [
+            .flag("json", help: "Print one JSON object instead of text."),
+            .flag("allow-fallback", help: "Exit 0 for a file that fell back to its older commit slot."),
+            StoreAccess.assumeImmutableOption,
+        ],
         positionals: [.databaseFile],
-        examples: ["strata-tool verify db.strata", "strata-tool verify db.strata --json"]
+        examples: [
+            "strata-tool verify db.strata", "strata-tool verify db.strata --json",
+            "strata-tool verify db.strata --allow-fallback",
+        ]
     )
 
     static func run(_ command: ParsedCommand) throws -> Int32 {
         let path = command.filePath
         let json = command.flag("json")
         let report: VerificationReport
-        switch verifyFile(path) {
+        switch verifyFile(path, assumeImmutable: command.flag("assume-immutable")) {
         case .success(let verified):
             report = verified
         case .failure(let error) where error.isCorruption:
@@ -40,14 +54,16 @@ enum VerifyCommand: ToolCommand {
         }
         let output = json ? [self.json(report, path: path).render()] : text(report, path: path)
         for line in output { StandardStreams.writeLine(line) }
-        return report.isClean ? ExitCode.ok : ExitCode.failure
+        guard report.isClean else { return ExitCode.failure }
+        // Spec D15: a fallback to the older slot fails unless the caller accepts it.
+        return report.slotFallback == nil || command.flag("allow-fallback") ? ExitCode.ok : ExitCode.failure
     }
 
     /// Opens `path` read-only where possible and verifies it.
-    private static func verifyFile(_ path: String) -> Result<VerificationReport, StorageError> {
+    private static func verifyFile(_ path: String, assumeImmutable: Bool) -> Result<VerificationReport, StorageError> {
         let store: Store
         do {
-            store = try StoreAccess.openForReading(path)
+            store = try StoreAccess.openForReading(path, assumeImmutable: assumeImmutable)
         } catch {
             return .failure(error)
         }
@@ -68,9 +84,15 @@ enum VerifyCommand: ToolCommand {
 
     static func text(_ report: VerificationReport, path: String) -> [String] {
         let (damage, notes) = split(report)
-        let verdict = damage.isEmpty ? "clean" : TextFields.counted(damage.count, "problem")
+        let verdict =
+            !damage.isEmpty
+            ? TextFields.counted(damage.count, "problem")
+            : report.slotFallback == nil ? "clean" : "pages clean, but the newest commit slot is damaged"
         var lines = ["\(path): \(verdict)"]
-        let versions = report.versionsChecked.map { String($0.rawValue) }.joined(separator: ", ")
+        // A count, then which versions (the newest and every pinned one).
+        let versions =
+            "\(report.versionsChecked.count) ("
+            + report.versionsChecked.map { "v\($0.rawValue)" }.joined(separator: ", ") + ")"
         let tables = report.tables.map { "\($0.name) (\($0.rowCount) rows)" }
         lines += TextFields.fields([
             ("newest version", String(report.newestVersion.rawValue)),
@@ -82,6 +104,7 @@ enum VerifyCommand: ToolCommand {
         ])
         lines += damage.map { "problem: " + $0 }
         lines += notes.map { "note: " + $0 }
+        if let fallback = report.slotFallback { lines.append("note: " + fallback.description) }
         return lines
     }
 
@@ -92,7 +115,17 @@ enum VerifyCommand: ToolCommand {
         line.add("clean", damage.isEmpty)
         line.add("problemCount", damage.count)
         line.add("problems", damage)
-        line.add("notes", notes)
+        line.add("notes", notes + (report.slotFallback.map { [$0.description] } ?? []))
+        if let fallback = report.slotFallback {
+            // Spec D15: [damaged slot, version it names, version recovered].
+            line.add(
+                "slotFallback",
+                JSONValue.array([
+                    .int(fallback.damagedSlot), .uint64(fallback.claimedVersion),
+                    .uint64(fallback.recoveredVersion.rawValue),
+                ]))
+        }
+        line.add("versionCount", report.versionsChecked.count)
         line.add("newestVersion", report.newestVersion.rawValue)
         line.add("versionsChecked", report.versionsChecked.map(\.rawValue))
         line.add("pageCount", report.pageCount)

@@ -26,6 +26,14 @@ extension Realm {
 
         /// Whether the realm is opened without the ability to write (Spec X10).
         public var readOnly: Bool
+        /// Strata's addition for `readOnly` realms: asserts that no process writes the file
+        /// while it is open, so a read-only realm may open it although this process cannot
+        /// write its lock file (another user's file, a directory it may not write). Without it
+        /// such an open throws `.filePermissionDenied` naming the lock file, unless the file
+        /// system is read-only (Spec X30): the lock file is where a reader pins the version it
+        /// reads, and without a pin a writer may reuse the pages under it. Realm's own
+        /// read-only mode always assumes this; Strata assumes it only when told. Default false.
+        public var assumeImmutable: Bool = false
         /// The schema version of the classes; a higher one than the file's runs the migration.
         public var schemaVersion: UInt64
         /// Runs when the file's schema version is lower than `schemaVersion`.

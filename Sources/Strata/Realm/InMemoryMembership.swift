@@ -26,7 +26,7 @@ final class InMemoryMembership: Sendable {
 
     /// Joins the users of `identifier`'s database, emptying it first if nobody else has it open.
     static func join(identifier: String) throws(Realm.Error) -> InMemoryMembership {
-        let path = try directory() + "/" + fileName(for: identifier)
+        let path = try directory() + "/" + fileName(for: identifier)  // Spec X29
         let usersPath = path + ".users"
         while true {
             let users = open(usersPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
@@ -73,14 +73,64 @@ final class InMemoryMembership: Sendable {
 
     /// This user's directory of in-memory databases: on `/dev/shm` where it is writable, else
     /// under the temporary directory (where commits pay for their syncs).
-    private static func directory() throws(Realm.Error) -> String {
-        let name = "strata-memory-\(getuid())"
-        let base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : FileManager.default.temporaryDirectory.path
-        let directory = base + "/" + name
+    ///
+    /// Spec X29: the directory is private. Its name is predictable (every process of the user
+    /// must find it), so another user may plant something there first; `mkdir` with mode 0700
+    /// is followed by an `open` with `O_NOFOLLOW | O_DIRECTORY` and an `fstat` of what was
+    /// opened, which must be a directory owned by this process's effective uid with no group or
+    /// other permission bits. A name that fails is never used (nothing is written under it, no
+    /// mode is changed); the next name of a fixed sequence is tried instead (`-1`, `-2`, ...), so
+    /// a planted name denies nothing and every process of the user, walking the same sequence,
+    /// agrees on the first sound one (a name once made by the user cannot be taken over: the
+    /// sticky base directory keeps others from removing or renaming it). When every name is
+    /// taken, the open fails naming the first one and what is wrong with it.
+    static func directory(base: String? = nil) throws(Realm.Error) -> String {
+        let base = base ?? (access("/dev/shm", W_OK) == 0 ? "/dev/shm" : FileManager.default.temporaryDirectory.path)
+        let stem = base + "/strata-memory-\(geteuid())"
+        var firstProblem: (path: String, problem: String)?
+        for attempt in 0..<directoryAttempts {
+            let directory = attempt == 0 ? stem : "\(stem)-\(attempt)"
+            guard let problem = try privateDirectoryProblem(directory) else { return directory }
+            if firstProblem == nil { firstProblem = (directory, problem) }
+        }
+        let (path, problem) = firstProblem ?? (stem, "unusable")
+        throw Realm.Error(.filePermissionDenied,
+                          "\(Realm.Error.openPrefix(path, realmFile: false)): the directory for in-memory realms is not "
+                              + "this user's private directory: \(problem); neither is any other name up to "
+                              + "'\(stem)-\(directoryAttempts - 1)'. Remove what another user left there.",
+                          path: path)
+    }
+
+    /// How many names `directory` tries.
+    static let directoryAttempts = 8
+
+    /// Makes `directory` (mode 0700) if missing and checks it is this user's private directory:
+    /// nil when it is, else what is wrong, for the error message.
+    /// - Throws: a system call failing for another reason than what was planted there.
+    private static func privateDirectoryProblem(_ directory: String) throws(Realm.Error) -> String? {
         if mkdir(directory, 0o700) != 0 && errno != EEXIST {
             throw Realm.Error.fromErrno(errno, path: directory, operation: "mkdir")
         }
-        return directory
+        let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            let code = errno
+            var link = stat()
+            if lstat(directory, &link) == 0 && link.st_mode & S_IFMT == S_IFLNK { return "it is a symbolic link" }
+            switch code {
+            case ELOOP, ENOTDIR: return "it is not a directory"
+            case EACCES: return "this user may not open it (another user's directory)"
+            default: throw Realm.Error.fromErrno(code, path: directory, operation: "open")
+            }
+        }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw Realm.Error.fromErrno(errno, path: directory, operation: "fstat") }
+        guard info.st_mode & S_IFMT == S_IFDIR else { return "it is not a directory" }
+        guard info.st_uid == geteuid() else { return "it is owned by uid \(info.st_uid), not by this user (uid \(geteuid()))" }
+        guard info.st_mode & 0o077 == 0 else {
+            return "its mode \(String(info.st_mode & 0o7777, radix: 8)) lets other users in (0700 expected)"
+        }
+        return nil
     }
 
     /// A file name naming `identifier` alone: its bytes in hex (any identifier is a safe name),

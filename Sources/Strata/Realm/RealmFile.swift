@@ -125,7 +125,8 @@ final class RealmFile: Sendable {
         if let seed = configuration.seedFilePath, !Store.fileExists(path: path) {
             try copySeed(from: seed.path, to: path)  // Spec X5
         }
-        let options = StoreOptions(create: !configuration.readOnly, readOnly: configuration.readOnly, hooks: hooks)
+        let options = StoreOptions(create: !configuration.readOnly, readOnly: configuration.readOnly,
+                                   assumeImmutable: configuration.assumeImmutable, hooks: hooks)  // Spec X30
         let store = try engine(path, opening: true) { try Store.open(.file(path), options: options) }
         return RealmFile(key: configuration.fileKey, path: path, store: store, readOnly: configuration.readOnly,
                          isInMemory: false)

@@ -38,6 +38,13 @@ extension Realm.Error {
         case .notARegularFile(_, let kind):
             // Spec X31: never opened (a FIFO would block the open).
             return Realm.Error(.fileAccess, "\(prefix): not a regular file (it is a \(kind))", path: path)
+        case .lockFileUnavailable(let lockPath, _, _, let code, _):
+            // Spec X30: the lock file is named, not the realm file, with Realm's advice.
+            let reason = code == EACCES ? "Permission denied" : code == EROFS ? "Read-only file system" : "Operation not permitted"
+            return Realm.Error(.filePermissionDenied,
+                               "\(openPrefix(lockPath, realmFile: false)): \(reason): \(error). "
+                                   + "Please use a path where your app has read-write permissions.",
+                               path: lockPath)
         case .incompatibleLockFile:
             return Realm.Error(.incompatibleLockFile, "\(prefix): \(error)", path: path + ".lock")
         case .mapCapacityExceeded:

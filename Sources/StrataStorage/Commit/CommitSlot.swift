@@ -54,7 +54,7 @@ public struct CommitSlot: Equatable, Sendable {
         case badChecksum
         case wrongFile
         case referencesBeyondFile(pageCount: UInt32, filePageCount: Int)
-        case impossibleValues
+        case impossibleValues(String)
 
         var description: String {
             switch self {
@@ -64,7 +64,7 @@ public struct CommitSlot: Equatable, Sendable {
             case .wrongFile: return "belongs to another file"
             case .referencesBeyondFile(let count, let filePages):
                 return "needs \(count) pages, file has \(filePages)"
-            case .impossibleValues: return "impossible values"
+            case .impossibleValues(let detail): return "impossible values: \(detail)"
             }
         }
     }
@@ -94,10 +94,32 @@ public struct CommitSlot: Equatable, Sendable {
             fileIdentity: loadUInt64(sector, 48),
             freeListEntryCount: loadUInt64(sector, 56))
         guard slot.fileIdentity == fileIdentity else { return .failure(RejectionError(rejection: .wrongFile)) }
-        guard slot.version > .none, slot.pageCount >= 1,
-              loadUInt64(sector, 16) < UInt64(slot.pageCount), loadUInt64(sector, 24) < UInt64(slot.pageCount),
-              loadUInt64(sector, 32) <= UInt64(UInt32.max) else {
-            return .failure(RejectionError(rejection: .impossibleValues))
+        // Spec D16: every field is range-checked before anything uses it. A version is in
+        // 1...Version.maximum; the logical page count fits 32 bits and covers the header page;
+        // the catalog root and the free-list head lie within it and are never the header
+        // page (0 means none); the free list has no more entries than there are pages (each
+        // entry names at least one page).
+        let rawPageCount = loadUInt64(sector, 32)
+        let rawCatalogRoot = loadUInt64(sector, 16)
+        let rawFreeListHead = loadUInt64(sector, 24)
+        func impossible(_ detail: String) -> Result<CommitSlot, RejectionError> {
+            .failure(RejectionError(rejection: .impossibleValues(detail)))
+        }
+        guard slot.version > .none else { return impossible("version 0") }
+        guard slot.version <= .maximum else {
+            return impossible("version \(slot.version.rawValue) above the largest, \(Version.maximum.rawValue)")
+        }
+        guard rawPageCount >= 1, rawPageCount <= UInt64(UInt32.max) else {
+            return impossible("page count \(rawPageCount)")
+        }
+        guard rawCatalogRoot < rawPageCount else {
+            return impossible("catalog root \(rawCatalogRoot) outside \(rawPageCount) pages")
+        }
+        guard rawFreeListHead < rawPageCount else {
+            return impossible("free-list head \(rawFreeListHead) outside \(rawPageCount) pages")
+        }
+        guard slot.freeListEntryCount < rawPageCount else {
+            return impossible("\(slot.freeListEntryCount) free-list entries in \(rawPageCount) pages")
         }
         guard Int(slot.pageCount) <= filePageCount else {
             return .failure(RejectionError(rejection: .referencesBeyondFile(pageCount: slot.pageCount,
@@ -123,8 +145,37 @@ struct SlotChoice: Sendable {
     /// can only come from a torn or corrupt slot write.
     let recoveredFromOlderSlot: Bool
 
+    /// What a fallback to the older slot gave up (Spec D15), nil when none happened.
+    var fallback: SlotFallback? {
+        guard recoveredFromOlderSlot, let otherRejection else { return nil }
+        return SlotFallback(damagedSlot: inactiveIndex, reason: otherRejection.description,
+                            claimedVersion: claimedVersions[inactiveIndex], recoveredVersion: newest.version)
+    }
+    /// The raw version field of each slot, whatever its checks said.
+    let claimedVersions: [UInt64]
+
     /// The slot a new commit must write: never the one holding the newest durable version.
     var inactiveIndex: Int { 1 - newestIndex }
+
+    /// `choose` on `store`'s map, where another process may grow the file and commit between
+    /// this one reading the file's size and reading the slots: a sound newer slot past the
+    /// end of the map is truncation only if the file is still that short. When it has grown,
+    /// the map is extended and the slots read again (Spec D4).
+    static func choose(store: PageStore, header: FileHeader, checkChecksum: Bool) throws(StorageError) -> SlotChoice {
+        var attempt = 0
+        while true {
+            do {
+                return try choose(base: store.base, header: header, fileByteCount: store.mappedByteCount,
+                                  checkChecksum: checkChecksum)
+            } catch {
+                guard case .truncated = error, attempt < 8 else { throw error }
+                let fileBytes = try store.fileByteCount()
+                guard fileBytes > store.mappedByteCount else { throw error }
+                try store.extendMap(toByteCount: fileBytes)
+                attempt += 1
+            }
+        }
+    }
 
     /// Reads both slots of the header page at `base` and picks the valid one with the highest
     /// version.
@@ -157,13 +208,15 @@ struct SlotChoice: Sendable {
             let newestIndex = a.version >= b.version ? 0 : 1
             return SlotChoice(newest: newestIndex == 0 ? a : b, newestIndex: newestIndex,
                               other: newestIndex == 0 ? b : a, otherRejection: nil,
-                              recoveredFromOlderSlot: false)
+                              recoveredFromOlderSlot: false, claimedVersions: rawVersions)
         case (.success(let a), .failure(let rejected)):
             return SlotChoice(newest: a, newestIndex: 0, other: nil, otherRejection: rejected.rejection,
-                              recoveredFromOlderSlot: rejected.rejection != .empty && rawVersions[1] > a.version.rawValue)
+                              recoveredFromOlderSlot: rejected.rejection != .empty && rawVersions[1] > a.version.rawValue,
+                              claimedVersions: rawVersions)
         case (.failure(let rejected), .success(let b)):
             return SlotChoice(newest: b, newestIndex: 1, other: nil, otherRejection: rejected.rejection,
-                              recoveredFromOlderSlot: rejected.rejection != .empty && rawVersions[0] > b.version.rawValue)
+                              recoveredFromOlderSlot: rejected.rejection != .empty && rawVersions[0] > b.version.rawValue,
+                              claimedVersions: rawVersions)
         case (.failure(let first), .failure(let second)):
             // Both slots otherwise sound but pointing past the end: the file was cut short.
             for rejection in [first.rejection, second.rejection] {
@@ -174,5 +227,27 @@ struct SlotChoice: Sendable {
             }
             throw StorageError.noValidCommitSlot(reason: "slot 0: \(first.rejection); slot 1: \(second.rejection)")
         }
+    }
+}
+
+/// A fallback to the older commit slot (Spec D15): the slot with the higher version was
+/// damaged, so the file opened at the older slot's version, and the commit the damaged slot
+/// named is gone. A crash while that slot was being written loses only a commit that never
+/// returned to its caller; damage to a slot already written loses an acknowledged one, and
+/// the file alone cannot tell which.
+public struct SlotFallback: Sendable, Equatable, CustomStringConvertible {
+    /// The damaged slot (0 or 1).
+    public let damagedSlot: Int
+    /// Why it was rejected ("checksum mismatch", ...).
+    public let reason: String
+    /// The version its version field holds (damaged: it may itself be wrong).
+    public let claimedVersion: UInt64
+    /// The version the file opened at, from the other slot.
+    public let recoveredVersion: Version
+
+    public var description: String {
+        "commit slot \(damagedSlot) is damaged (\(reason)) and names version \(claimedVersion); "
+            + "the file fell back to version \(recoveredVersion.rawValue) in slot \(1 - damagedSlot), "
+            + "losing every commit after it (acknowledged ones too, unless a crash tore the slot while it was written)"
     }
 }

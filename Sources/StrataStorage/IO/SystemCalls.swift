@@ -75,6 +75,14 @@ enum SystemCalls {
         return Int(clamping: UInt64(limit.rlim_cur))
     }
 
+    /// Whether the file system holding `descriptor` is mounted read-only (`ST_RDONLY`): then no
+    /// process can write the file (Spec X30).
+    static func isOnReadOnlyFileSystem(_ descriptor: Int32) -> Bool {
+        var info = statvfs()
+        guard fstatvfs(descriptor, &info) == 0 else { return false }
+        return info.f_flag & UInt(ST_RDONLY) != 0
+    }
+
     static func fileSize(_ descriptor: Int32) throws(StorageError) -> Int {
         var info = stat()
         guard fstat(descriptor, &info) == 0 else {

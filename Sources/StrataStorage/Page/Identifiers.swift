@@ -20,7 +20,12 @@ public struct Version: RawRepresentable, Hashable, Comparable, Sendable, CustomS
     public static let none = Version(0)
     public static func < (a: Version, b: Version) -> Bool { a.rawValue < b.rawValue }
     public var description: String { "v\(rawValue)" }
-    public var next: Version { Version(rawValue + 1) }
+    /// The largest version a commit slot may name (Spec D16): a slot naming more is damaged,
+    /// so every version the engine reads fits an `Int64` and `next` of one never overflows.
+    public static let maximum = Version(UInt64(Int64.max))
+    /// The version after this one. Never traps: versions read from a file are at most
+    /// `maximum` (Spec D16), and a write refuses to begin at `maximum`.
+    public var next: Version { Version(rawValue &+ 1) }
 }
 
 /// The key of an object (row) within its table.

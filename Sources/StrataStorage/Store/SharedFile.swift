@@ -120,8 +120,7 @@ final class SharedFile: @unchecked Sendable {
                                   reservationBytes: options.maximumFileSizeBytes, hooks: options.hooks)
         let fileByteCount = store.mappedByteCount
         let header = try FileHeader.decode(store.base, fileByteCount: fileByteCount, path: path)
-        let slots = try SlotChoice.choose(base: store.base, header: header, fileByteCount: fileByteCount,
-                                          checkChecksum: !options.hooks.has(.skipSlotChecksum))
+        let slots = try SlotChoice.choose(store: store, header: header, checkChecksum: !options.hooks.has(.skipSlotChecksum))
         let lockPath = path + ".lock"
         var lockFile: LockFile?
         var privateRegion: PrivateVersionRegion?
@@ -130,11 +129,22 @@ final class SharedFile: @unchecked Sendable {
                                     slotCount: options.readerSlotCount,
                                     initialRecord: { () throws(StorageError) in VersionRecord(slot: slots.newest) })
         } catch {
-            // A read-only file on read-only media, or in a directory this process may not
-            // write (EACCES by its mode, EPERM when immutable, Spec X12): no lock file can be
-            // made, and no other process can be writing it.
-            guard options.readOnly, case .io(_, let code) = error, code == EACCES || code == EPERM || code == EROFS
-            else { throw error }
+            guard case .io(_, let code) = error, code == EACCES || code == EPERM || code == EROFS else { throw error }
+            // Spec X30: without write access to the lock file this process cannot pin the
+            // version it reads (reader slots live in the lock file), so a writer could reuse
+            // the pages under it. Reading goes on only where no writer can exist: on a
+            // read-only file system; when the lock file is missing and nobody can create it
+            // (EPERM from an immutable directory, EROFS: every writer holds the lock file, and
+            // none can make it); or when the caller asserts it. EACCES from a missing lock
+            // file is not enough: another user may have the right to create it.
+            let exists = access(lockPath, F_OK) == 0
+            let noWriterCanExist = SystemCalls.isOnReadOnlyFileSystem(store.descriptor)
+                || (!exists && (code == EPERM || code == EROFS))
+            guard options.readOnly, options.assumeImmutable || noWriterCanExist else {
+                let directory = lockPath.lastIndex(of: "/").map { String(lockPath[..<$0]) }.map { $0.isEmpty ? "/" : $0 } ?? "."
+                throw StorageError.lockFileUnavailable(lockPath: lockPath, directory: directory, exists: exists,
+                                                       errno: code, readOnlyOpen: options.readOnly)
+            }
             privateRegion = PrivateVersionRegion(fileIdentity: header.fileIdentity, pageSizeBytes: header.pageSizeBytes,
                                                  slotCount: 64, record: VersionRecord(slot: slots.newest))
         }
@@ -259,6 +269,23 @@ final class SharedFile: @unchecked Sendable {
         }
         hooks.at(.writeLockAcquired)
         return true
+    }
+
+    /// Takes the write lock only if it is free, without the hooks' yield points or probes (for
+    /// inspection that must not disturb a harness's schedule: `Store.slotFallback()`). Release
+    /// with `unlockWriterQuietly()`.
+    func tryLockWriterQuietly() -> Bool {
+        guard writerGate.wait(timeout: .now()) == .success else { return false }
+        if let lockFile, (try? lockFile.lockWriter(blocking: false, onWait: {})) != true {
+            writerGate.signal()
+            return false
+        }
+        return true
+    }
+
+    func unlockWriterQuietly() {
+        lockFile?.unlockWriter()
+        writerGate.signal()
     }
 
     func unlockWriter() {

@@ -51,9 +51,35 @@ public final class Store: Sendable {
     /// than `newestVersion` while commits made without a slot wait for one (Spec D10).
     public func durableVersion() throws(StorageError) -> Version {
         try file.refreshMap()
-        return try SlotChoice.choose(base: file.store.base, header: file.header, fileByteCount: file.store.mappedByteCount,
-                                     checkChecksum: true).newest.version
+        return try SlotChoice.choose(store: file.store, header: file.header, checkChecksum: true).newest.version
     }
+    /// The fallback to the older commit slot that opening the file now would make (Spec D15):
+    /// the slot with the higher version is damaged, so the file recovers the other slot's
+    /// version and every commit after it is gone. Nil when the newest slot is sound.
+    ///
+    /// A writer of another process writing its slot at this moment looks like such damage for
+    /// the microseconds the write takes, so a fallback seen is checked again while holding the
+    /// write lock (or, when a writer holds it, read again after a pause) before it is reported.
+    public func slotFallback() throws(StorageError) -> SlotFallback? {
+        try checkOpen()
+        func look() throws(StorageError) -> SlotFallback? {
+            try file.refreshMap()
+            return try SlotChoice.choose(store: file.store, header: file.header,
+                                         checkChecksum: !file.hooks.has(.skipSlotChecksum)).fallback
+        }
+        guard var seen = try look() else { return nil }
+        for _ in 0..<3 {
+            if file.tryLockWriterQuietly() {
+                defer { file.unlockWriterQuietly() }
+                return try look()
+            }
+            usleep(10_000)
+            guard let again = try look() else { return nil }
+            seen = again
+        }
+        return seen
+    }
+
     /// The deliberate bugs switched on for this file (harness validation; empty in production).
     public var seededBugs: SeededBugs { file.hooks.bugs }
 

@@ -23,6 +23,13 @@ public struct StoreOptions: Sendable {
     public var create: Bool
     /// Open without the ability to write (no write transactions).
     public var readOnly: Bool
+    /// For a read-only open: the caller asserts that no process writes the file while it is
+    /// open, so it may be read without a lock file when this process cannot write one (another
+    /// user's database, a directory it may not write). Without it such an open is refused
+    /// unless the file system is read-only (Spec X30): a reader that cannot write the lock file
+    /// cannot pin its version, and a writer would reuse the pages it reads. Ignored when the
+    /// lock file can be used.
+    public var assumeImmutable: Bool
     /// Page size of a newly created file (a power of two, 4 KiB ... 32 KiB).
     public var pageSizeBytes: Int
     /// Address space reserved for the map: the largest the file can grow while open.
@@ -35,11 +42,12 @@ public struct StoreOptions: Sendable {
     /// Test hooks; `.none` in production. Fixed by the first open of a file in a process.
     public var hooks: EngineHooks
 
-    public init(create: Bool = true, readOnly: Bool = false, pageSizeBytes: Int = 4096,
+    public init(create: Bool = true, readOnly: Bool = false, assumeImmutable: Bool = false, pageSizeBytes: Int = 4096,
                 maximumFileSizeBytes: Int = 64 << 30, readerSlotCount: Int = 1024,
                 growthChunkBytesMin: Int = 64 << 10, hooks: EngineHooks = .none) {
         self.create = create
         self.readOnly = readOnly
+        self.assumeImmutable = assumeImmutable
         self.pageSizeBytes = pageSizeBytes
         self.maximumFileSizeBytes = maximumFileSizeBytes
         self.readerSlotCount = readerSlotCount

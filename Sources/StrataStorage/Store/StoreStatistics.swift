@@ -18,6 +18,9 @@ public struct StoreStatistics: Sendable {
     /// Processes holding reader slots.
     public let readerProcessCount: Int
     public let tables: [VerificationReport.TableSummary]
+    /// Set when the file's newest commit slot is damaged and it opens at the older slot's
+    /// version (Spec D15).
+    public let slotFallback: SlotFallback?
 }
 
 extension Store {
@@ -41,6 +44,7 @@ extension Store {
             if case .success(let slot) = decoded { return slot.version }
             return nil
         }
+        let fallback = try slotFallback()
         let tables = read.tables().map { VerificationReport.TableSummary(name: $0.name, rowCount: $0.rowCount) }
         // Our own pin is not a reader: drop it before counting pins and reader processes.
         read.end()
@@ -49,6 +53,6 @@ extension Store {
             slotVersions: slotVersions, fileByteCount: try file.store.fileByteCount(), pageCount: Int(read.record.pageCount),
             reusablePageCount: reusable, pinnedFreePageCount: pinned, pinnedVersions: pinnedVersions(),
             readerProcessCount: Set(file.versions.pinningSlots().map(\.pid)).count,
-            tables: tables)
+            tables: tables, slotFallback: fallback)
     }
 }

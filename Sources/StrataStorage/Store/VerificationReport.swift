@@ -66,6 +66,10 @@ public struct VerificationReport: Sendable {
     public var pendingFreePageCount = 0
     public var tables: [TableSummary] = []
     public var problems: [VerificationProblem] = []
+    /// Set when the newest commit slot is damaged and the file opens at the older slot's
+    /// version (Spec D15). Not counted as damage by `isClean` (the version checked is
+    /// intact); `strata-tool verify` fails on it unless `--allow-fallback`.
+    public var slotFallback: SlotFallback?
 
     /// True when nothing is damaged.
     public var isClean: Bool { !problems.contains { $0.isDamage } }

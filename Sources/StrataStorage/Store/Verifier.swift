@@ -11,7 +11,8 @@ struct Verifier {
 
     init(file: SharedFile) { self.file = file }
 
-    mutating func run() throws(StorageError) -> VerificationReport {
+    mutating func run(slotFallback: SlotFallback?) throws(StorageError) -> VerificationReport {
+        report.slotFallback = slotFallback
         let newest = try ReadTransaction(file: file, kind: .frozen)
         defer { newest.end() }
         report.newestVersion = newest.version
@@ -301,10 +302,12 @@ struct Verifier {
 }
 
 extension Store {
-    /// Checks the whole file (every pinned version) and reports what is wrong.
+    /// Checks the whole file (every pinned version) and reports what is wrong, and whether the
+    /// file fell back to its older commit slot (Spec D15).
     /// - Complexity: O(pages reachable from all pinned versions).
     public func verify() throws(StorageError) -> VerificationReport {
+        let fallback = try slotFallback()
         var verifier = Verifier(file: file)
-        return try verifier.run()
+        return try verifier.run(slotFallback: fallback)
     }
 }

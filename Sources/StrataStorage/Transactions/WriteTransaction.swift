@@ -236,6 +236,11 @@ struct WriteBegin {
         guard slots.newest.version <= base.version else {
             throw StorageError.noValidCommitSlot(reason: "published version \(base.version.rawValue) is older than the slots' \(slots.newest.version.rawValue)")
         }
+        // Spec D16: the slots name at most `Version.maximum`; a commit after it would name a
+        // version no open accepts.
+        guard base.version < .maximum else {
+            throw StorageError.corruptRecord(reason: "version \(base.version.rawValue) is the largest a file may reach: no commit can follow it")
+        }
         try file.ensureMapped(pageCount: base.pageCount)
         let reader = file.reader(for: base)
         let slotToWrite = file.hooks.has(.singleCommitSlot) ? 0 : slots.inactiveIndex
