@@ -365,3 +365,44 @@ enum BuiltProducts {
         return entries.filter { $0.hasPrefix(".build") }.sorted().map { "\(root.path)/\($0)/debug" }
     }
 }
+
+extension BuiltProducts {
+    private static let shareableCopies = Mutex<[String: String]>([:])
+
+    /// A copy of the built executable `product` that every user may run (the build directory
+    /// may not be reachable by the unprivileged users some tests become), made once per test
+    /// process. Written through a close-on-exec descriptor and closed before anything runs it:
+    /// a copy written while other tests fork would leak a writable descriptor into their
+    /// children, and exec of a file open for writing fails (ETXTBSY).
+    static func shareableCopy(of product: String) throws -> String {
+        try shareableCopies.withLock { copies in
+            if let path = copies[product] { return path }
+            let source = try path(of: product)
+            let directory = NSTemporaryDirectory() + "strata-shared-products-\(getpid())"
+            mkdir(directory, 0o755)
+            chmod(directory, 0o755)
+            let destination = directory + "/" + product
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: source))
+            let descriptor = open(destination, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
+            guard descriptor >= 0 else {
+                throw ChildProcessError(description: "cannot create \(destination): errno \(errno)")
+            }
+            let written = bytes.withUnsafeBytes { buffer -> Int in
+                var offset = 0
+                while offset < buffer.count {
+                    let result = write(descriptor, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
+                    if result <= 0 { break }
+                    offset += result
+                }
+                return offset
+            }
+            close(descriptor)
+            guard written == bytes.count else {
+                throw ChildProcessError(description: "short copy of \(source) to \(destination)")
+            }
+            chmod(destination, 0o755)
+            copies[product] = destination
+            return destination
+        }
+    }
+}

@@ -40,15 +40,11 @@ import Testing
         }
     }
 
-    /// Runs a copy of `strata-tool` (in `directory`, readable by every user) in a child with
+    /// Runs a copy of `strata-tool` every user may run in a child with
     /// `fileSizeLimit` bytes of RLIMIT_FSIZE and as `uid`; returns how it ended and its output.
     static func runRestricted(_ arguments: [String], in directory: String, fileSizeLimit: Int64 = -1,
                               uid: Int32 = -1) throws -> (termination: ChildTermination, output: String) {
-        let tool = directory + "/strata-tool"
-        if !FileManager.default.fileExists(atPath: tool) {
-            try FileManager.default.copyItem(atPath: try BuiltProducts.path(of: "strata-tool"), toPath: tool)
-            chmod(tool, 0o755)
-        }
+        let tool = try BuiltProducts.shareableCopy(of: "strata-tool")
         let outputPath = directory + "/output-\(UInt32.random(in: 0...UInt32.max))"
         let descriptor = open(outputPath, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
         #expect(descriptor >= 0)
@@ -116,7 +112,7 @@ import Testing
             let run = try Self.runRestricted(arguments, in: directory.path, uid: uid)
             #expect(run.termination != .exited(125), "the child could not drop root privileges to uid 65534")
             #expect(run.termination == .exited(3), "\(command): \(run.termination)\n\(run.output)")
-            #expect(run.output.contains("\(path): "), "\(command) names the data file: \(run.output)")
+            #expect(run.output.contains(path), "\(command) names the data file: \(run.output)")
             #expect(run.output.contains("EACCES (permission denied)"), "\(command): \(run.output)")
             #expect(!run.output.contains(".lock"), "\(command) blames the data file, not the lock file: \(run.output)")
         }

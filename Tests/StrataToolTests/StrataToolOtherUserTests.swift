@@ -25,9 +25,7 @@ import Testing
             #expect(chmod(directory.path, 0o755) == 0)
             sample = try SampleDatabase.make(at: directory.file("owner.strata"))
             for path in [sample.path, sample.path + ".lock"] { #expect(chmod(path, 0o644) == 0) }
-            tool = directory.file("strata-tool")
-            try FileManager.default.copyItem(atPath: try BuiltProducts.path(of: "strata-tool"), toPath: tool)
-            #expect(chmod(tool, 0o755) == 0)
+            tool = try BuiltProducts.shareableCopy(of: "strata-tool")
         }
 
         func asOtherUser(_ arguments: String...) throws -> OtherUser.Output {
