@@ -27,7 +27,7 @@ extension Realm.Error {
                                path: path)
         case .notAStrataFile, .unsupportedFormatVersion, .unsupportedPageSize, .truncated, .corruptHeader,
              .noValidCommitSlot, .checksumMismatch, .misdirectedPage, .wrongPageType, .pageOutOfRange,
-             .corruptPage, .pageFromTheFuture, .corruptRecord:
+             .corruptPage, .pageFromTheFuture, .referenceMismatch, .corruptRecord:
             return Realm.Error(.invalidDatabase, "\(prefix): \(error)", path: path)
         case .incompatibleLockFile:
             return Realm.Error(.incompatibleLockFile, "\(prefix): \(error)", path: path + ".lock")
