@@ -271,3 +271,64 @@ import Testing
         #expect(Self.readError(history.path) == .unsupportedFormatVersion(found: 1, supported: 2))
     }
 }
+
+/// The simulated disk's lost-write fault classes (Spec D15) themselves: an older durable copy
+/// coming back in a crash, and a pending write landing at another address.
+@Suite struct SimStoreLostWriteFaultTests {
+    static let pageSize = 4096
+
+    /// A disk with two pages, each written twice (filled with `first`, synced, then `second`,
+    /// synced), so each holds an older copy.
+    static func disk(first: UInt8, second: UInt8) throws -> SimStore {
+        let sim = try SimStore(name: "lost-write-faults", reservationBytes: 1 << 20)
+        try sim.setFileByteCount(3 * pageSize, site: .grow(toBytes: 3 * pageSize))
+        for fill in [first, second] {
+            for page in 1...2 {
+                let bytes = [UInt8](repeating: fill &+ UInt8(page), count: pageSize)
+                try bytes.withUnsafeBytes { raw in
+                    let base = try #require(raw.baseAddress)
+                    try sim.write([WritePiece(offset: page * pageSize, bytes: base, byteCount: pageSize,
+                                              site: .pageWrite(PageNumber(UInt32(page))))])
+                }
+            }
+            try sim.sync(.full, site: .phaseOneSync)
+        }
+        return sim
+    }
+
+    @Test("Spec D15: a crash plan brings a region's older durable copy back")
+    func revertedOffsetsBringTheOlderCopyBack() throws {
+        let sim = try Self.disk(first: 10, second: 20)
+        #expect(sim.olderCopyOffsets == [Self.pageSize, 2 * Self.pageSize])
+        try sim.crash(SimStore.CrashPlan(fates: [], revertedOffsets: [Self.pageSize]))
+        let bytes = sim.durableBytes
+        #expect(bytes[Self.pageSize] == 11 && bytes[2 * Self.pageSize - 1] == 11, "page 1 holds its older copy")
+        #expect(bytes[2 * Self.pageSize] == 22, "page 2 keeps its newest copy")
+    }
+
+    @Test("Spec D15: a misdirected pending write lands at another address and leaves its own stale")
+    func misdirectedWriteLeavesItsOwnAddressStale() throws {
+        let sim = try Self.disk(first: 10, second: 20)
+        let bytes = [UInt8](repeating: 99, count: Self.pageSize)
+        try bytes.withUnsafeBytes { raw in
+            let base = try #require(raw.baseAddress)
+            try sim.write([WritePiece(offset: Self.pageSize, bytes: base, byteCount: Self.pageSize,
+                                      site: .pageWrite(PageNumber(1)))])
+        }
+        try sim.crash(SimStore.CrashPlan(fates: [.misdirected(toOffset: 2 * Self.pageSize)]))
+        let durable = sim.durableBytes
+        #expect(durable[Self.pageSize] == 21, "page 1 keeps what it held before the write")
+        #expect(durable[2 * Self.pageSize] == 99, "page 2 holds the write meant for page 1")
+    }
+
+    @Test("Spec D15: damage at rest brings an older copy back, or writes it at another page")
+    func durableCorruptionsUseTheOlderCopies() throws {
+        let sim = try Self.disk(first: 10, second: 20)
+        sim.corruptDurableImage(.olderCopyMisdirected(sourceOffset: Self.pageSize, targetOffset: 2 * Self.pageSize))
+        sim.corruptDurableImage(.revertToOlderCopy(offset: Self.pageSize))
+        try sim.reboot()
+        let durable = sim.durableBytes
+        #expect(durable[Self.pageSize] == 11)
+        #expect(durable[2 * Self.pageSize] == 11)
+    }
+}
