@@ -162,7 +162,7 @@ struct CrashCampaign {
     }
 
     /// Damage at rest on a recovered disk (Docs/architecture.md §5's sixth fault class): one flipped bit,
-    /// one sector's bytes written at another sector, or (Spec D15) a lost write, where a
+    /// one sector's bytes written at another sector, or (Spec D19) a lost write, where a
     /// region's older durable copy comes back, or an older copy of a page written at another
     /// page's address (`olderCopyOffsets`: the regions the disk has older copies of).
     static func drawDamage(_ stream: inout ChoiceStream, fileBytes: Int, olderCopyOffsets: [Int] = []) -> SimStore.DurableCorruption {
@@ -184,7 +184,7 @@ struct CrashCampaign {
     /// open or a read fails, and then `verify()` reports it too; or recovery falls back to an
     /// older slot when the damage hit the newest) or it hit nothing that matters (the contents
     /// are a version the crash could leave); damaged bytes must never come back as data from a
-    /// read, whatever `verify()` would say (Spec D8, D15).
+    /// read, whatever `verify()` would say (Spec D8, D19).
     func checkDamaged(_ image: CrashImage, damage: SimStore.DurableCorruption, name: String,
                       oldVersion: StrataStorage.Version, oldDigest: UInt64, newDigest: UInt64) -> String? {
         let disk: SimStore

@@ -44,7 +44,7 @@ public enum SeededBugCatalog {
         // B+tree (storage).
         SeededBug(name: "treeSplitOffByOne", bug: .treeSplitOffByOne, layer: "B+tree", rules: ["W4", "V1"],
                   summary: "a leaf split drops one entry"),
-        SeededBug(name: "skipReferenceCheck", bug: .skipReferenceCheck, layer: "file format", rules: ["D15", "D8"],
+        SeededBug(name: "skipReferenceCheck", bug: .skipReferenceCheck, layer: "file format", rules: ["D19", "D8"],
                   summary: "page references are followed without checking the version and checksum they expect"),
         // Transactions (storage).
         SeededBug(name: "writersDoNotExclude", bug: .writersDoNotExclude, layer: "transactions", rules: ["W1", "W16"],

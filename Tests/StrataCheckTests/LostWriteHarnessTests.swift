@@ -3,12 +3,12 @@ import Testing
 import StrataCheck
 import StrataStorage
 
-/// Spec D15 through the harness: crash images damaged at rest by a lost write (an older copy of
+/// Spec D19 through the harness: crash images damaged at rest by a lost write (an older copy of
 /// a data page comes back) or an older page written at another page's address must be caught on
 /// read or leave the old or new version intact. The seeded bug `skipReferenceCheck` follows
 /// references without checking what they expect; the harness must see the older data it reads.
 @Suite struct LostWriteHarnessTests {
-    @Test("Spec D15: crash campaigns catch the seeded bug skipReferenceCheck by a count budget")
+    @Test("Spec D19: crash campaigns catch the seeded bug skipReferenceCheck by a count budget")
     func skippedReferenceCheckIsCaught() throws {
         let bug = try #require(SeededBugCatalog.named("skipReferenceCheck"))
         // Seed 1's crash mix first meets a lost write that reads as data within a few dozen
@@ -23,7 +23,7 @@ import StrataStorage
                 "\(failure.description)")
     }
 
-    @Test("Spec D15: the same crash campaign without the bug stays clean")
+    @Test("Spec D19: the same crash campaign without the bug stays clean")
     func lostWritesAreCaughtOrHarmlessInCrashCampaigns() throws {
         let campaign = Campaign(mix: .crash, operationsPerRun: 200, seconds: nil, operations: 20_000, seed: 1, shrinks: false)
         let report = campaign.run()

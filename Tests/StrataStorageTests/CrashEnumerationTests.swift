@@ -314,7 +314,7 @@ struct ContentModel: Sendable {
         // printed above). Per commit: at least one page write, the phase-1 sync, the slot
         // write, the phase-2 sync, publish and the moment after make 6 crash points; the
         // smallest commit measured (commit 8, one page) gives 38 images. The figures moved from
-        // 731 and 68,178 with the page expectations of Spec D15 (wider branch entries: more
+        // 731 and 68,178 with the page expectations of Spec D19 (wider branch entries: more
         // pages per commit).
         #expect(result.crashPointsPerCommit.count == commitCount)
         #expect(result.crashPointsPerCommit.allSatisfy { $0 >= 6 }, "\(result.crashPointsPerCommit)")
@@ -340,7 +340,7 @@ struct ContentModel: Sendable {
         print("seeded bug \(name) caught after \(result.images) crash images: \(result.failures[0])")
     }
 
-    // MARK: lost and misdirected writes (Spec D15)
+    // MARK: lost and misdirected writes (Spec D19)
 
     /// Recovers `point`'s disk after `damage` (a lost write of a durable page, or an older
     /// page written at another page's address) and judges the outcome. Reads of every row must
@@ -433,7 +433,7 @@ struct ContentModel: Sendable {
         return result
     }
 
-    /// Spec D15: a lost write of any data page after any commit, or an older page written at
+    /// Spec D19: a lost write of any data page after any commit, or an older page written at
     /// another page's address, is detected or harmless (it hit a page no version reaches):
     /// never wrong data.
     @Test func lostAndMisdirectedWritesAreDetectedOrHarmless() throws {

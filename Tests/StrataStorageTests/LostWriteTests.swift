@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import StrataStorage
 
-/// Spec D15: a page that passes its own checks (checksum, number, version) but is not the page
+/// Spec D19: a page that passes its own checks (checksum, number, version) but is not the page
 /// its reference expects (a lost write left an older copy of it, or a write of an older page
 /// landed at its address) is detected on read and by `verify()`. Every test damages a real
 /// file the way a disk would: it keeps the file's image after each commit, commits more, and
@@ -185,7 +185,7 @@ import Testing
         return free
     }
 
-    @Test("Spec D15: a table page reverted to an older copy of itself is detected on read and by verify")
+    @Test("Spec D19: a table page reverted to an older copy of itself is detected on read and by verify")
     func revertedTreePage() throws {
         let history = try Self.makeHistory()
         let live = try Self.reachable(history)
@@ -199,7 +199,7 @@ import Testing
         }
     }
 
-    @Test("Spec D15: a write of an older page at another page's address is detected on read and by verify")
+    @Test("Spec D19: a write of an older page at another page's address is detected on read and by verify")
     func misdirectedOlderPage() throws {
         let history = try Self.makeHistory()
         let live = try Self.reachable(history)
@@ -228,7 +228,7 @@ import Testing
                 "verify found \(findings)")
     }
 
-    @Test("Spec D15: a stale overflow page is detected on read and by verify")
+    @Test("Spec D19: a stale overflow page is detected on read and by verify")
     func staleOverflowPage() throws {
         let history = try Self.makeHistory()
         let live = try Self.reachable(history)
@@ -237,7 +237,7 @@ import Testing
         try Self.checkReverted(target, in: history, kind: "overflow")
     }
 
-    @Test("Spec D15: a stale free-list page is detected on read and by verify")
+    @Test("Spec D19: a stale free-list page is detected on read and by verify")
     func staleFreeListPage() throws {
         let history = try Self.makeHistory()
         let newest = try #require(history.images.last)
@@ -249,7 +249,7 @@ import Testing
         try Self.checkReverted(target, in: history, kind: "free-list")
     }
 
-    @Test("Spec D15: a stale catalog page is detected on read and by verify")
+    @Test("Spec D19: a stale catalog page is detected on read and by verify")
     func staleCatalogPage() throws {
         let history = try Self.makeHistory()
         let newest = try #require(history.images.last)
@@ -258,7 +258,7 @@ import Testing
         try Self.checkReverted(catalogRoot, in: history, kind: "catalog")
     }
 
-    @Test("Spec D15: a file of the format before page expectations is refused with a typed error")
+    @Test("Spec D19: a file of the format before page expectations is refused with a typed error")
     func olderFormatIsRefused() throws {
         let history = try Self.makeHistory(commits: 1)
         var bytes = try #require(history.images.last)
@@ -272,7 +272,7 @@ import Testing
     }
 }
 
-/// The simulated disk's lost-write fault classes (Spec D15) themselves: an older durable copy
+/// The simulated disk's lost-write fault classes (Spec D19) themselves: an older durable copy
 /// coming back in a crash, and a pending write landing at another address.
 @Suite struct SimStoreLostWriteFaultTests {
     static let pageSize = 4096
@@ -296,7 +296,7 @@ import Testing
         return sim
     }
 
-    @Test("Spec D15: a crash plan brings a region's older durable copy back")
+    @Test("Spec D19: a crash plan brings a region's older durable copy back")
     func revertedOffsetsBringTheOlderCopyBack() throws {
         let sim = try Self.disk(first: 10, second: 20)
         #expect(sim.olderCopyOffsets == [Self.pageSize, 2 * Self.pageSize])
@@ -306,7 +306,7 @@ import Testing
         #expect(bytes[2 * Self.pageSize] == 22, "page 2 keeps its newest copy")
     }
 
-    @Test("Spec D15: a misdirected pending write lands at another address and leaves its own stale")
+    @Test("Spec D19: a misdirected pending write lands at another address and leaves its own stale")
     func misdirectedWriteLeavesItsOwnAddressStale() throws {
         let sim = try Self.disk(first: 10, second: 20)
         let bytes = [UInt8](repeating: 99, count: Self.pageSize)
@@ -321,7 +321,7 @@ import Testing
         #expect(durable[2 * Self.pageSize] == 99, "page 2 holds the write meant for page 1")
     }
 
-    @Test("Spec D15: damage at rest brings an older copy back, or writes it at another page")
+    @Test("Spec D19: damage at rest brings an older copy back, or writes it at another page")
     func durableCorruptionsUseTheOlderCopies() throws {
         let sim = try Self.disk(first: 10, second: 20)
         sim.corruptDurableImage(.olderCopyMisdirected(sourceOffset: Self.pageSize, targetOffset: 2 * Self.pageSize))

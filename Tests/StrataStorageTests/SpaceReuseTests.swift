@@ -293,7 +293,7 @@ import Testing
         let crashed = try SimStore(
             state: slotWriteState, name: "own-frees-crash", reservationBytes: 128 << 20)
         try crashed.crash(.allLost)
-        // Open checks the tables' roots against the catalog (Spec D15): an overwritten root
+        // Open checks the tables' roots against the catalog (Spec D19): an overwritten root
         // is found there already.
         let recovered: Store
         do {

@@ -56,7 +56,7 @@ struct NodeView {
                                       + PageLayout.branchChildOffset)
     }
 
-    /// What the branch expects of child `index` (Spec D15). In a node being built by a write
+    /// What the branch expects of child `index` (Spec D19). In a node being built by a write
     /// transaction, the expectation of a child that is itself dirty is filled in by the commit.
     @inline(__always) func childExpectation(_ index: Int) -> PageExpectation {
         index == 0 ? PageExpectation.load(base, PageLayout.leftmostExpectationOffset)

@@ -6,7 +6,7 @@ import Glibc
 /// bytes, which point into a scratch copy or a caller's buffer that outlives the rebuild.
 struct NodeEntry {
     var image: UInt64
-    /// Branches: the child and what this node expects of it (Spec D15); leaves: `.none`.
+    /// Branches: the child and what this node expects of it (Spec D19); leaves: `.none`.
     var child: PageRef
     var cell: UnsafeRawBufferPointer
 }
@@ -129,7 +129,7 @@ enum NodeEdit {
     }
 
     /// Sets child `index` of a branch. A child this transaction copied gets `.none` as its
-    /// expectation, which the commit fills in when it seals the child (Spec D15); a committed
+    /// expectation, which the commit fills in when it seals the child (Spec D19); a committed
     /// child moved from elsewhere keeps the expectation its old parent held.
     static func setChild(_ buffer: UnsafeMutableRawPointer, index: Int, ref: PageRef) {
         if index == 0 {

@@ -494,7 +494,7 @@ struct TreeWriter {
             guard node.count == 0 else { return }
             let only = node.childRef(0)
             // The only child becomes the root: its reference moves to the catalog, which reads
-            // the expectation back from the page, so check it against the branch's first (D15).
+            // the expectation back from the page, so check it against the branch's first (D19).
             try space.checkCommitted(only)
             space.free(root)
             root = only.page

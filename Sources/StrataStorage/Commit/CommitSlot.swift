@@ -12,7 +12,7 @@
 /// |     40 |    8 | schema version                                               |
 /// |     48 |    8 | file identity (must equal the header's)                      |
 /// |     56 |    8 | free-list entry count                                        |
-/// |     64 |    8 | catalog root's version (Spec D15; 0 with no catalog root)    |
+/// |     64 |    8 | catalog root's version (Spec D19; 0 with no catalog root)    |
 /// |     72 |    4 | catalog root's checksum (0 with no catalog root)             |
 /// |     76 |    4 | free-list head's checksum (its version is the slot's)        |
 /// |     80 |  428 | zero                                                         |
@@ -27,10 +27,10 @@ public struct CommitSlot: Equatable, Sendable {
     public var schemaVersion: UInt64
     public var fileIdentity: UInt64
     public var freeListEntryCount: UInt64
-    /// What the slot expects of the catalog root (Spec D15).
+    /// What the slot expects of the catalog root (Spec D19).
     var catalogRootExpectation = PageExpectation.none
     /// The free-list head's checksum; every commit writes the free list, so the head's
-    /// version is the slot's version (Spec D15).
+    /// version is the slot's version (Spec D19).
     var freeListHeadChecksum: UInt32 = 0
 
     func encode(into sector: UnsafeMutableRawPointer) {

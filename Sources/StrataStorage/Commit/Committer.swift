@@ -20,7 +20,7 @@ enum Committer {
         let file = transaction.file
         let space = transaction.space
         let newVersion = space.newVersion
-        // Spec D15: pages are sealed bottom-up, so that every reference records the final
+        // Spec D19: pages are sealed bottom-up, so that every reference records the final
         // checksum and version of the page it names: the tables' trees, then the catalog (whose
         // leaves hold the tables' roots), then the free list (written last, its head in the slot).
         var sealer = TreeSealer(space: space)
@@ -294,7 +294,7 @@ enum Committer {
     }
 }
 
-/// Seals a commit's dirty tree pages bottom-up (Spec D15): a branch is sealed only after its
+/// Seals a commit's dirty tree pages bottom-up (Spec D19): a branch is sealed only after its
 /// dirty children, and records each one's final checksum and version. Committed (clean)
 /// children keep the expectation their parent already holds: the tree writer carries it with
 /// the child through every split, merge and move. Iterative (Docs/style.md rule 9).

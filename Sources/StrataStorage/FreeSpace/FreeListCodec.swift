@@ -3,7 +3,7 @@
 /// Written whole by every commit (into pages taken from the new free list itself or the file
 /// end); the slot records the first page with its checksum and the entry count, and each
 /// page's link carries what it expects of the next page, so a truncated, looping or stale chain
-/// is detected (Spec D15).
+/// is detected (Spec D19).
 enum FreeListCodec {
     typealias Entry = (run: FreeList.Run, releasedBy: Version)
 
@@ -74,7 +74,7 @@ enum FreeListCodec {
     }
 
     /// Seals the chain's pages last first, each link recording the next page's final checksum
-    /// and version (Spec D15). Returns the head's checksum (0 for an empty chain).
+    /// and version (Spec D19). Returns the head's checksum (0 for an empty chain).
     static func seal(_ pages: [(page: UInt32, buffer: UnsafeMutableRawPointer)], pageSizeBytes: Int,
                      version: Version) -> UInt32 {
         var next = PageExpectation.none

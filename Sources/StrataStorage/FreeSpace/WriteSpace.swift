@@ -87,7 +87,7 @@ final class WriteSpace {
     func dirtyBuffer(_ page: UInt32) -> UnsafeMutableRawPointer? { dirtyTable.pointee[page] }
 
     /// A private, modifiable copy of the page `ref` names, possibly under a new number. A
-    /// committed page must be the one the reference expects (Spec D15); a dirty page is this
+    /// committed page must be the one the reference expects (Spec D19); a dirty page is this
     /// transaction's own, whose expectation the commit fills in.
     func writable(_ ref: PageRef) throws(StorageError) -> (page: UInt32, buffer: UnsafeMutableRawPointer) {
         if let buffer = dirtyTable.pointee[ref.page] { return (ref.page, buffer) }

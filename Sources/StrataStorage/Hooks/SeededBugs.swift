@@ -35,7 +35,7 @@ public struct SeededBugs: OptionSet, Sendable, Hashable {
     public static let writersDoNotExclude = SeededBugs(rawValue: 1 << 11)
     /// Readers and the writer follow page references without checking the version and checksum
     /// the reference expects, so a lost or misdirected write of an older page reads as data
-    /// (D15).
+    /// (D19).
     public static let skipReferenceCheck = SeededBugs(rawValue: 1 << 12)
 
     // The Realm API layer's bugs.

@@ -25,7 +25,7 @@ import Synchronization
 ///   written region (`State.olderCopyOffsets`);
 /// - misdirected write of a pending page: `WriteFate.misdirected(toOffset:)` (the page's own
 ///   address keeps its older copy, another page's address gets this page's image).
-/// Reading these back must end in a detected error, never in wrong data (Spec D15).
+/// Reading these back must end in a detected error, never in wrong data (Spec D19).
 ///
 /// Thread safety: all state is behind `state`; the visible image is written only by the
 /// engine's single writer.

@@ -17,7 +17,7 @@
 struct FileHeader: Equatable, Sendable {
     static let magic: [UInt8] = Array("STRATADB".utf8)
     /// 2: every page reference carries the expected version and checksum of the page it names
-    /// (Spec D15); format 1 files are refused with `unsupportedFormatVersion`.
+    /// (Spec D19); format 1 files are refused with `unsupportedFormatVersion`.
     static let formatVersion: UInt32 = 2
     static let sectorByteCount = 512
     static let checksumOffset = 508

@@ -13,7 +13,7 @@
 /// |     20 |    4 | link: branch = leftmost child; overflow, free list = next page    |
 ///
 /// Every reference from one page to another carries what the referring page expects of the
-/// page it names (Spec D15, ZFS-style block pointers): the page number, the version of the
+/// page it names (Spec D19, ZFS-style block pointers): the page number, the version of the
 /// commit that wrote it and its checksum, so a page that is intact but not the copy its parent
 /// wrote (a lost write, a misdirected write of an older page) is detected. A `PageRef` in
 /// the layout below is {page u32, checksum u32, version u64} (16 bytes) or, where the page
@@ -120,7 +120,7 @@ func sealPage(_ page: UnsafeMutableRawPointer, pageSizeBytes: Int, number: PageN
     invariant(loadUInt32(page, PageLayout.checksumOffset) == checksum, "seal stored its checksum")
 }
 
-/// What a reference expects of the page it names (Spec D15): the version of the commit that
+/// What a reference expects of the page it names (Spec D19): the version of the commit that
 /// wrote the page and the page's checksum. Stored as {checksum u32, version u64}.
 struct PageExpectation: Hashable, Sendable {
     var checksum: UInt32
@@ -157,7 +157,7 @@ struct PageExpectation: Hashable, Sendable {
     }
 }
 
-/// A reference to a page: its number and what the referrer expects of it (Spec D15).
+/// A reference to a page: its number and what the referrer expects of it (Spec D19).
 struct PageRef: Equatable, Sendable {
     var page: UInt32
     var expectation: PageExpectation

@@ -8,9 +8,9 @@ protocol PageSource {
     /// A validated page of `type` (overflow or free list).
     func page(_ page: UInt32, type: PageType) throws(StorageError) -> UnsafeRawPointer
     /// Child `index` of the branch `parent`, validated and, if committed, checked against the
-    /// parent's expectation (Spec D15).
+    /// parent's expectation (Spec D19).
     func child(of parent: NodeView, _ index: Int) throws(StorageError) -> NodeView
-    /// A validated page of `type` that is, if committed, the page `ref` expects (Spec D15).
+    /// A validated page of `type` that is, if committed, the page `ref` expects (Spec D19).
     func page(_ ref: PageRef, type: PageType) throws(StorageError) -> UnsafeRawPointer
 }
 
@@ -21,7 +21,7 @@ protocol PageSource {
 /// header (misdirected writes); a version no newer than the reader's; for tree nodes,
 /// a structure that `NodeValidation` accepted; and, when reached through a reference (`child`,
 /// `page(_:type:)` with a `PageRef`), the version and checksum the reference expects (Spec
-/// D15: a lost write or a misdirected write of an older page). A page failing any of these is an error naming
+/// D19: a lost write or a misdirected write of an older page). A page failing any of these is an error naming
 /// the page; it is never returned as data .
 struct PageReader: PageSource {
     let base: UnsafeRawPointer

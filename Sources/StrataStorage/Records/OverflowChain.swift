@@ -6,7 +6,7 @@ import Glibc
 /// chain header, header link = next page with its expectation, 0 ends the chain). The
 /// referencing record stores the byte length and a reference to the first page, so a reader
 /// knows exactly how many pages to expect: a chain that is longer, shorter or loops is reported
-/// as corruption, and every page must be the one its reference expects (Spec D15).
+/// as corruption, and every page must be the one its reference expects (Spec D19).
 enum OverflowChain {
     static func pageCount(byteCount: Int, pageSizeBytes: Int) -> Int {
         let payload = PageLayout.overflowPayloadByteCount(pageSizeBytes: pageSizeBytes)
@@ -15,7 +15,7 @@ enum OverflowChain {
 
     /// Writes `bytes` into new pages; returns a reference to the first page. The pages are
     /// sealed here, last first, so that each link and the returned reference carry the final
-    /// checksum of the page they name (Spec D15); nothing changes them before the commit, whose
+    /// checksum of the page they name (Spec D19); nothing changes them before the commit, whose
     /// own sealing rewrites the same bytes.
     static func write(_ bytes: UnsafeRawBufferPointer, space: WriteSpace) throws(StorageError) -> PageRef {
         let payload = PageLayout.overflowPayloadByteCount(pageSizeBytes: space.pageSizeBytes)

@@ -12,7 +12,7 @@
 ///
 /// A row still too large after moving its large values out (very many columns) is stored
 /// whole in an overflow chain: format 0x02, varint byte length, the first page's reference
-/// (u32 page, u32 checksum, u64 version: Spec D15); the chain
+/// (u32 page, u32 checksum, u64 version: Spec D19); the chain
 /// holds an inline row (0x01 or 0x03, so the incarnation travels with it).
 ///
 /// Incarnations (`Incarnation`) are stored only by tables with an integer primary key, whose
@@ -235,7 +235,7 @@ enum RowCodec {
         return writer.bytes
     }
 
-    /// Appends a reference to an overflow chain's first page (Spec D15).
+    /// Appends a reference to an overflow chain's first page (Spec D19).
     private static func appendReference(_ ref: PageRef, into writer: inout ByteWriter) {
         writer.appendUInt32(ref.page)
         writer.appendUInt32(ref.expectation.checksum)

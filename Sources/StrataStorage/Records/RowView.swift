@@ -321,7 +321,7 @@ func wholeRowOverflow(_ cell: UnsafeRawBufferPointer) throws(StorageError) -> (f
 
 extension ByteReader {
     /// A reference to an overflow chain's first page: u32 page, u32 checksum, u64 version
-    /// (Spec D15).
+    /// (Spec D19).
     mutating func readPageRef() throws(DecodeError) -> PageRef {
         let page = try readUInt32()
         let checksum = try readUInt32()

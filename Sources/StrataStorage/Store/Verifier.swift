@@ -1,6 +1,6 @@
 /// `Store.verify()`: walks every page reachable from every pinned version, re-checking each
 /// page's checksum (the cache is bypassed), number, type and structure, that each page is the
-/// one its reference expects (version and checksum, Spec D15: lost and misdirected writes), key order and
+/// one its reference expects (version and checksum, Spec D19: lost and misdirected writes), key order and
 /// bounds, leaf depth, row counts, primary keys and their index, incarnations (only tables
 /// with an integer primary key store them, none beyond the table's counter), and the free
 /// space rules:

@@ -36,7 +36,7 @@ public struct TableInfo: Sendable, Hashable {
     /// `Incarnation`; 0 in files written before incarnations existed, which is right: they
     /// stored only incarnation 0). It only grows, so no committed identity is given out again.
     var nextKey: Int64
-    /// What the catalog expects of the roots (Spec D15). Inside a write transaction a root the
+    /// What the catalog expects of the roots (Spec D19). Inside a write transaction a root the
     /// transaction copied has a stale expectation until the commit seals it.
     var rowRootExpectation = PageExpectation.none
     var indexRootExpectation = PageExpectation.none
@@ -149,7 +149,7 @@ enum CatalogCodec {
         }
         return [.int(Int64(table.id.rawValue)), .int(kind), .int(column), .int(Int64(table.rowRoot)),
                 .int(Int64(table.indexRoot)), .int(Int64(table.rowCount)), .int(table.nextKey),
-                // Spec D15: what the catalog expects of the two roots.
+                // Spec D19: what the catalog expects of the two roots.
                 .int(Int64(bitPattern: table.rowRootExpectation.version)), .int(Int64(table.rowRootExpectation.checksum)),
                 .int(Int64(bitPattern: table.indexRootExpectation.version)), .int(Int64(table.indexRootExpectation.checksum))]
     }

@@ -15,7 +15,7 @@ struct TableReads<Source: PageSource> {
     }
 
     /// Loads the catalog of the tree at `root`, checking the root and every table's roots
-    /// against what their references expect (Spec D15): the tree code below the roots checks
+    /// against what their references expect (Spec D19): the tree code below the roots checks
     /// each child against its parent.
     func loadCatalog(root: PageRef) throws(StorageError) -> Catalog {
         var catalog = Catalog()

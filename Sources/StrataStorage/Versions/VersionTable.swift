@@ -300,7 +300,7 @@ final class VersionTable: @unchecked Sendable {
 ///
 /// Stored as seven words: the version; the catalog root (low 32 bits) and its checksum (high);
 /// the free-list head (low) and its checksum (high); the page count; the schema version; the
-/// free-list entry count; the catalog root's version (Spec D15).
+/// free-list entry count; the catalog root's version (Spec D19).
 struct VersionRecord: Sendable, Equatable {
     static let fieldCount = 7
 
@@ -310,7 +310,7 @@ struct VersionRecord: Sendable, Equatable {
     var pageCount: UInt32
     var schemaVersion: UInt64
     var freeListEntryCount: UInt64
-    /// What the version expects of its catalog root and free-list head (Spec D15).
+    /// What the version expects of its catalog root and free-list head (Spec D19).
     var catalogRootExpectation: PageExpectation
     var freeListHeadChecksum: UInt32
 
