@@ -70,6 +70,7 @@ struct CrashImage: Hashable, Sendable, CustomStringConvertible {
             case .tornSectors(let mask): return "torn(sectors \(String(mask, radix: 2)))"
             case .tornPrefix(let count): return "torn(prefix \(count) B)"
             case .garbled(let mask, _): return "garbled(sectors \(String(mask, radix: 2)))"
+            case .misdirected(let offset): return "misdirected(to \(offset))"
             }
         }
         return "[\(fates.joined(separator: ", "))]\(plan.keepsUnsyncedSize ? "" : " size lost")"
@@ -140,7 +141,7 @@ struct CrashCampaign {
             switch fate {
             case .applied: return true
             case .tornSectors(let mask): return mask & 1 == 1 && state.pendingWrites[index].byteCount <= SimStore.sectorSizeBytes
-            case .lost, .tornPrefix, .garbled: return false
+            case .lost, .tornPrefix, .garbled, .misdirected: return false
             }
         }
     }
@@ -160,11 +161,18 @@ struct CrashCampaign {
         try SimStore(crashing: state, plan: image.plan, name: name, reservationBytes: 64 << 20)
     }
 
-    /// Damage at rest on a recovered disk (Docs/architecture.md §5's sixth fault class): one flipped bit, or
-    /// one sector's bytes written at another sector.
-    static func drawDamage(_ stream: inout ChoiceStream, fileBytes: Int) -> SimStore.DurableCorruption {
+    /// Damage at rest on a recovered disk (Docs/architecture.md §5's sixth fault class): one flipped bit,
+    /// one sector's bytes written at another sector, or (Spec D19) a lost write, where a
+    /// region's older durable copy comes back, or an older copy of a page written at another
+    /// page's address (`olderCopyOffsets`: the regions the disk has older copies of).
+    static func drawDamage(_ stream: inout ChoiceStream, fileBytes: Int, olderCopyOffsets: [Int] = []) -> SimStore.DurableCorruption {
         let sectors = max(1, fileBytes / SimStore.sectorSizeBytes)
-        if stream.chance(50) {
+        if !olderCopyOffsets.isEmpty && stream.chance(40) {
+            let source = olderCopyOffsets[stream.draw(olderCopyOffsets.count)]
+            if stream.chance(75) { return .revertToOlderCopy(offset: source) }
+            return .olderCopyMisdirected(sourceOffset: source, targetOffset: olderCopyOffsets[stream.draw(olderCopyOffsets.count)])
+        }
+        if stream.chance(60) {
             return .flipBit(byteOffset: stream.draw(max(1, fileBytes)), bit: stream.draw(8))
         }
         return .misdirectedWrite(intendedOffset: stream.draw(sectors) * SimStore.sectorSizeBytes,
@@ -172,10 +180,11 @@ struct CrashCampaign {
                                  byteCount: SimStore.sectorSizeBytes)
     }
 
-    /// Recovers `image` after `damage` to what reached the disk: checksums must catch it (the
-    /// open or `verify()` fails, or recovery falls back to an older slot when the damage hit
-    /// the newest) or it hit nothing that matters (the contents are a version the crash could
-    /// leave); damaged bytes must never come back as data.
+    /// Recovers `image` after `damage` to what reached the disk: the checks must catch it (the
+    /// open or a read fails, and then `verify()` reports it too; or recovery falls back to an
+    /// older slot when the damage hit the newest) or it hit nothing that matters (the contents
+    /// are a version the crash could leave); damaged bytes must never come back as data from a
+    /// read, whatever `verify()` would say (Spec D8, D19).
     func checkDamaged(_ image: CrashImage, damage: SimStore.DurableCorruption, name: String,
                       oldVersion: StrataStorage.Version, oldDigest: UInt64, newDigest: UInt64) -> String? {
         let disk: SimStore
@@ -190,13 +199,24 @@ struct CrashCampaign {
             let store = try Store.open(.simulated(disk), options: StoreOptions(create: false, pageSizeBytes: pageSizeBytes,
                                                                                hooks: hooks))
             defer { store.close() }
-            guard try store.verify().problems.isEmpty else { return nil }
-            let read = try store.beginRead()
-            let digest = try read.contentDigest()
+            let version: StrataStorage.Version
+            let digest: UInt64
+            do {
+                let read = try store.beginRead()
+                defer { read.end() }
+                version = read.version
+                digest = try read.contentDigest()
+            } catch {
+                // Found by a read: `verify()` must find it as well.
+                if (try? store.verify().problems.isEmpty) == true {
+                    return "crash \(point) \(image) then \(damage): a read failed (\(error)) but verify() is clean"
+                }
+                return nil
+            }
             // Two slots hold the two newest versions; damage to the newer one leaves the other.
-            if read.version < oldVersion { return nil }
+            if version < oldVersion { return nil }
             if digest != oldDigest && digest != newDigest {
-                return "crash \(point) \(image) then \(damage): verify() is clean but the contents are neither version (damage returned as data)"
+                return "crash \(point) \(image) then \(damage): reads return contents that are neither version (damage returned as data)"
             }
             return nil
         } catch {

@@ -1038,7 +1038,9 @@ public final class Runner: @unchecked Sendable {
         // One image in eight, damaged at rest as well.
         for (number, image) in images.enumerated() where stream.chance(12) {
             statistics.damagedImages += 1
-            let damage = CrashCampaign.drawDamage(&stream, fileBytes: state.durableByteCount)
+            let damage = CrashCampaign.drawDamage(&stream, fileBytes: state.durableByteCount,
+                                                  // Data pages only: a lost slot write is D4's fallback.
+                                                  olderCopyOffsets: state.olderCopyOffsets.filter { $0 >= campaign.pageSizeBytes })
             if let problem = campaign.checkDamaged(image, damage: damage, name: "\(runName)-damaged\(number)",
                                                    oldVersion: oldVersion, oldDigest: oldDigest, newDigest: newDigest) {
                 fail(.crashImage, problem, at: trace.count)

@@ -61,6 +61,7 @@ extension ScriptRenderer {
         case .tornSectors(let mask): return ".tornSectors(newSectorMask: \(mask))"
         case .tornPrefix(let count): return ".tornPrefix(byteCount: \(count))"
         case .garbled(let mask, let seed): return ".garbled(garbageSectorMask: \(mask), seed: \(seed))"
+        case .misdirected(let offset): return ".misdirected(toOffset: \(offset))"
         }
     }
 

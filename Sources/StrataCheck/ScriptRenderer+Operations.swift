@@ -23,6 +23,7 @@ extension ScriptRenderer {
     /// The closure body for `operation` (its last line returns the observation), or nil when
     /// the engine side cannot perform it either or a handle's kind is not known.
     mutating func body(_ operation: StrataModel.Operation) -> [String]? {
+        if case .open(_, .queue(let context), _) = operation { openedOnContexts.insert(context) }
         if let lines = realmBody(operation) { return lines }
         return accessorBody(operation)
     }

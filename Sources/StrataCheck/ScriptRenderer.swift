@@ -21,6 +21,9 @@ struct ScriptRenderer {
     /// Hand-offs begun and not waited for yet, by trace index.
     var waiting: [Int] = []
     var contexts: Set<ContextID> = []
+    /// Queue contexts an open names (`open(queue:)`) that may take no step themselves: the
+    /// script must still make their queue.
+    var openedOnContexts: Set<ContextID> = []
     var lines: [String] = []
 
     /// The Swift source of the test for `result`, whose token is `token`.
@@ -51,6 +54,10 @@ struct ScriptRenderer {
         text += renderer.contexts.sorted().map { context in
             let kind = result.queueContexts.contains(context) ? "queue" : "thread"
             return "        let c\(context.rawValue) = script.\(kind)(\(context.rawValue))"
+        }
+        text += renderer.openedOnContexts.subtracting(renderer.contexts).sorted().map { context in
+            let kind = result.queueContexts.contains(context) ? "queue" : "thread"
+            return "        _ = script.\(kind)(\(context.rawValue))"
         }
         text += renderer.lines.map { $0.isEmpty ? "" : "        " + $0 }
         text += ["    }", ""] + concreteTest(result, settings: settings) + [""]

@@ -44,6 +44,8 @@ public enum SeededBugCatalog {
         // B+tree (storage).
         SeededBug(name: "treeSplitOffByOne", bug: .treeSplitOffByOne, layer: "B+tree", rules: ["W4", "V1"],
                   summary: "a leaf split drops one entry"),
+        SeededBug(name: "skipReferenceCheck", bug: .skipReferenceCheck, layer: "file format", rules: ["D19", "D8"],
+                  summary: "page references are followed without checking the version and checksum they expect"),
         // Transactions (storage).
         SeededBug(name: "writersDoNotExclude", bug: .writersDoNotExclude, layer: "transactions", rules: ["W1", "W16"],
                   summary: "a second writer in the process goes ahead on the same base: a lost update"),

@@ -112,6 +112,6 @@ public enum PathCondition: Hashable, Sendable {
     case immutable
     case tooSmall(byteCount: Int)
     case noFileDescriptors
-    /// The file's pages or slots fail their checks (Spec D4, D8).
+    /// The file's pages or slots fail their checks (Spec D4, D8, D19).
     case corrupted
 }

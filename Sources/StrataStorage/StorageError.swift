@@ -33,6 +33,10 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
     case corruptPage(page: PageNumber, reason: String)
     /// A page was written by a version newer than the one that references it.
     case pageFromTheFuture(page: PageNumber, pageVersion: UInt64, readVersion: UInt64)
+    /// A page passed its own checks but is not the page its reference expects (Spec F13): a
+    /// lost write left an older copy, or a write of another, older page landed at its address.
+    case referenceMismatch(page: PageNumber, expectedVersion: UInt64, expectedChecksum: UInt32,
+                           foundVersion: UInt64, foundChecksum: UInt32)
     /// A stored record could not be decoded.
     case corruptRecord(reason: String)
 
@@ -102,6 +106,10 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
         case .corruptPage(let page, let reason): return "corrupt page \(page.rawValue): \(reason)"
         case .pageFromTheFuture(let page, let pageVersion, let readVersion):
             return "page \(page.rawValue) was written by version \(pageVersion), newer than version \(readVersion) that references it"
+        case .referenceMismatch(let page, let expectedVersion, let expectedChecksum, let foundVersion, let foundChecksum):
+            return "corrupt page \(page.rawValue): not the page its reference expects (lost or misdirected write): "
+                + "expected version \(expectedVersion) checksum \(hex(expectedChecksum)), "
+                + "found version \(foundVersion) checksum \(hex(foundChecksum))"
         case .corruptRecord(let reason): return "corrupt record: \(reason)"
         case .io(let operation, let code): return "\(operation) failed: \(errnoName(code))"
         case .noSpace(let operation): return "\(operation) failed: no space left on device"
@@ -140,7 +148,8 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .notAStrataFile, .unsupportedFormatVersion, .unsupportedPageSize, .truncated,
              .corruptHeader, .noValidCommitSlot, .checksumMismatch, .misdirectedPage,
-             .wrongPageType, .pageOutOfRange, .corruptPage, .pageFromTheFuture, .corruptRecord:
+             .wrongPageType, .pageOutOfRange, .corruptPage, .pageFromTheFuture, .referenceMismatch,
+             .corruptRecord:
             return true
         default:
             return false

@@ -91,6 +91,11 @@ extension Realm.Error {
             return page(number, "is beyond the committed page count \(count)")
         case .corruptPage(let number, let reason):
             return page(number, reason)
+        case .referenceMismatch(let number, let expectedVersion, let expectedChecksum, let foundVersion, let foundChecksum):
+            // Spec D19: a lost or misdirected write.
+            return page(number, "not the page its reference expects (lost or misdirected write): expected version "
+                            + "\(expectedVersion) checksum \(hex32(expectedChecksum)), found version \(foundVersion) "
+                            + "checksum \(hex32(foundChecksum))")
         case .pageFromTheFuture(let number, let pageVersion, let readVersion):
             return page(number, "written by version \(pageVersion), newer than version \(readVersion) that references it")
         default:

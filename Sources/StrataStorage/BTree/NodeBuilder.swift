@@ -6,7 +6,8 @@ import Glibc
 /// bytes, which point into a scratch copy or a caller's buffer that outlives the rebuild.
 struct NodeEntry {
     var image: UInt64
-    var child: UInt32
+    /// Branches: the child and what this node expects of it (Spec D19); leaves: `.none`.
+    var child: PageRef
     var cell: UnsafeRawBufferPointer
 }
 
@@ -14,19 +15,19 @@ struct NodeEntry {
 /// (`fits(...)`); these functions assume it does.
 enum NodeEdit {
     static func initialise(_ buffer: UnsafeMutableRawPointer, pageSizeBytes: Int, type: PageType,
-                           byteKeys: Bool, leftmostChild: UInt32) {
+                           byteKeys: Bool, leftmostChild: PageRef) {
         buffer.storeBytes(of: type.rawValue, toByteOffset: PageLayout.typeOffset, as: UInt8.self)
         buffer.storeBytes(of: byteKeys ? NodeFlags.byteKeys : 0, toByteOffset: PageLayout.flagsOffset, as: UInt8.self)
         storeUInt16(buffer, PageLayout.countOffset, 0)
-        storeUInt32(buffer, PageLayout.linkOffset, leftmostChild)
+        storeUInt32(buffer, PageLayout.linkOffset, leftmostChild.page)
         storeUInt16(buffer, PageLayout.cellStartOffset, UInt16(truncatingIfNeeded: pageSizeBytes))
         storeUInt16(buffer, PageLayout.deadBytesOffset, 0)
-        storeUInt32(buffer, 28, 0)
+        leftmostChild.expectation.store(buffer, PageLayout.leftmostExpectationOffset)
     }
 
     /// Builds a node from `entries`, cells packed at the page end, unused bytes zeroed.
     static func build(_ buffer: UnsafeMutableRawPointer, pageSizeBytes: Int, type: PageType,
-                      byteKeys: Bool, leftmostChild: UInt32, entries: ArraySlice<NodeEntry>) {
+                      byteKeys: Bool, leftmostChild: PageRef, entries: ArraySlice<NodeEntry>) {
         initialise(buffer, pageSizeBytes: pageSizeBytes, type: type, byteKeys: byteKeys, leftmostChild: leftmostChild)
         let stride = type == .leaf ? PageLayout.leafEntryStride : PageLayout.branchEntryStride
         var cellStart = pageSizeBytes
@@ -49,10 +50,13 @@ enum NodeEdit {
 
     @inline(__always)
     static func writeEntry(_ buffer: UnsafeMutableRawPointer, index: Int, stride: Int, image: UInt64,
-                           child: UInt32, cellOffset: Int, cellLength: Int) {
+                           child: PageRef, cellOffset: Int, cellLength: Int) {
         let at = PageLayout.entriesOffset + index * stride
         storeUInt64(buffer, at, image)
-        if stride == PageLayout.branchEntryStride { storeUInt32(buffer, at + 8, child) }
+        if stride == PageLayout.branchEntryStride {
+            storeUInt32(buffer, at + PageLayout.branchChildOffset, child.page)
+            child.expectation.store(buffer, at + PageLayout.branchExpectationOffset)
+        }
         storeUInt16(buffer, at + stride - 4, UInt16(truncatingIfNeeded: cellOffset))
         storeUInt16(buffer, at + stride - 2, UInt16(truncatingIfNeeded: cellLength))
     }
@@ -65,7 +69,7 @@ enum NodeEdit {
     /// Inserts an entry at `index`, compacting first if the free gap is too small.
     /// Precondition: `fits(node, cellLength: cell.count)`.
     static func insert(_ buffer: UnsafeMutableRawPointer, pageSizeBytes: Int, scratch: UnsafeMutableRawPointer,
-                       index: Int, image: UInt64, child: UInt32, cell: UnsafeRawBufferPointer) {
+                       index: Int, image: UInt64, child: PageRef, cell: UnsafeRawBufferPointer) {
         var node = NodeView(base: UnsafeRawPointer(buffer), pageSizeBytes: pageSizeBytes)
         let stride = node.stride
         if node.gapByteCount < stride + cell.count {
@@ -117,26 +121,39 @@ enum NodeEdit {
         entries.reserveCapacity(old.count)
         for index in 0..<old.count {
             entries.append(NodeEntry(image: old.keyImage(index),
-                                     child: old.isLeaf ? 0 : old.child(index + 1),
+                                     child: old.isLeaf ? .none : old.childRef(index + 1),
                                      cell: old.cell(index)))
         }
         build(buffer, pageSizeBytes: pageSizeBytes, type: old.isLeaf ? .leaf : .branch,
-              byteKeys: old.hasByteKeys, leftmostChild: old.isLeaf ? 0 : old.child(0), entries: entries[...])
+              byteKeys: old.hasByteKeys, leftmostChild: old.isLeaf ? .none : old.childRef(0), entries: entries[...])
     }
 
-    static func setChild(_ buffer: UnsafeMutableRawPointer, index: Int, page: UInt32) {
+    /// Sets child `index` of a branch. A child this transaction copied gets `.none` as its
+    /// expectation, which the commit fills in when it seals the child (Spec D19); a committed
+    /// child moved from elsewhere keeps the expectation its old parent held.
+    static func setChild(_ buffer: UnsafeMutableRawPointer, index: Int, ref: PageRef) {
         if index == 0 {
-            storeUInt32(buffer, PageLayout.linkOffset, page)
+            storeUInt32(buffer, PageLayout.linkOffset, ref.page)
+            ref.expectation.store(buffer, PageLayout.leftmostExpectationOffset)
         } else {
-            storeUInt32(buffer, PageLayout.entriesOffset + (index - 1) * PageLayout.branchEntryStride + 8, page)
+            let at = PageLayout.entriesOffset + (index - 1) * PageLayout.branchEntryStride
+            storeUInt32(buffer, at + PageLayout.branchChildOffset, ref.page)
+            ref.expectation.store(buffer, at + PageLayout.branchExpectationOffset)
         }
+    }
+
+    /// Records what a branch expects of child `index`, sealed by this commit.
+    static func setChildExpectation(_ buffer: UnsafeMutableRawPointer, index: Int, _ expectation: PageExpectation) {
+        let at = index == 0 ? PageLayout.leftmostExpectationOffset
+            : PageLayout.entriesOffset + (index - 1) * PageLayout.branchEntryStride + PageLayout.branchExpectationOffset
+        expectation.store(buffer, at)
     }
 
     /// The entries of `node` (which must not change while the result is used).
     static func entries(of node: NodeView, into result: inout [NodeEntry]) {
         for index in 0..<node.count {
             result.append(NodeEntry(image: node.keyImage(index),
-                                    child: node.isLeaf ? 0 : node.child(index + 1),
+                                    child: node.isLeaf ? .none : node.childRef(index + 1),
                                     cell: node.cell(index)))
         }
     }

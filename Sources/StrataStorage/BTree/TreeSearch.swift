@@ -64,7 +64,7 @@ enum TreeSearch {
             guard depth < depthMax else {
                 throw StorageError.corruptPage(page: PageNumber(root), reason: "tree deeper than \(depthMax)")
             }
-            node = try source.node(node.child(branchChildIndex(node, key)))
+            node = try source.child(of: node, branchChildIndex(node, key))
         }
         let (index, found) = leafLowerBound(node, key)
         return found ? (node, index) : nil
@@ -103,7 +103,7 @@ struct TreeCursor<Source: PageSource> {
             let childIndex = key.map { TreeSearch.branchChildIndex(node, $0) } ?? 0
             nodes.append(node)
             indexes.append(childIndex)
-            node = try source.node(node.child(childIndex))
+            node = try source.child(of: node, childIndex)
         }
         let start = key.map { TreeSearch.leafLowerBound(node, $0).index } ?? 0
         nodes.append(node)
@@ -149,14 +149,14 @@ struct TreeCursor<Source: PageSource> {
             if indexes[parentLast] <= nodes[parentLast].count { break }
         }
         // Descend leftmost.
-        var node = try source.node(nodes[nodes.count - 1].child(indexes[indexes.count - 1]))
+        var node = try source.child(of: nodes[nodes.count - 1], indexes[indexes.count - 1])
         while !node.isLeaf {
             guard nodes.count < TreeSearch.depthMax else {
                 throw StorageError.corruptPage(page: .header, reason: "tree deeper than \(TreeSearch.depthMax)")
             }
             nodes.append(node)
             indexes.append(0)
-            node = try source.node(node.child(0))
+            node = try source.child(of: node, 0)
         }
         nodes.append(node)
         indexes.append(0)

@@ -64,7 +64,7 @@ struct TreeWriter {
         if mode != .update, let leafBuffer = appendLeaf(root: root, key: key, cellByteCount: cell.count) {
             let count = NodeView(base: UnsafeRawPointer(leafBuffer), pageSizeBytes: pageSizeBytes).count
             NodeEdit.insert(leafBuffer, pageSizeBytes: pageSizeBytes, scratch: space.scratch, index: count,
-                            image: key.image, child: 0, cell: cell)
+                            image: key.image, child: .none, cell: cell)
             space.hooks.mark(.treeAppendPath)
             return .inserted
         }
@@ -72,9 +72,9 @@ struct TreeWriter {
         if root == 0 {
             if mode == .update { return .keyMissing }
             let (page, buffer) = try space.allocate()
-            NodeEdit.initialise(buffer, pageSizeBytes: pageSizeBytes, type: .leaf, byteKeys: byteKeys, leftmostChild: 0)
+            NodeEdit.initialise(buffer, pageSizeBytes: pageSizeBytes, type: .leaf, byteKeys: byteKeys, leftmostChild: .none)
             NodeEdit.insert(buffer, pageSizeBytes: pageSizeBytes, scratch: space.scratch, index: 0,
-                            image: key.image, child: 0, cell: cell)
+                            image: key.image, child: .none, cell: cell)
             root = page
             space.appendHint.pointee = AppendHint(root: page, leafPage: page, leafBuffer: buffer, byteKeys: byteKeys)
             return .inserted
@@ -95,7 +95,7 @@ struct TreeWriter {
             return .keyMissing
         }
         let inPlace = try insertEntry(root: &root, level: path.count, page: leafPage, buffer: leafBuffer,
-                                      index: index, image: key.image, child: 0, cell: cell,
+                                      index: index, image: key.image, child: .none, cell: cell,
                                       allowAppendSplit: !found, path: path)
         if inPlace && onRightEdge(level: path.count, path: path) {
             space.appendHint.pointee = AppendHint(root: root, leafPage: leafPage, leafBuffer: leafBuffer, byteKeys: byteKeys)
@@ -195,9 +195,9 @@ struct TreeWriter {
                 throw StorageError.corruptPage(page: PageNumber(page), reason: "tree deeper than \(TreeSearch.depthMax)")
             }
             let childIndex = TreeSearch.branchChildIndex(node, key)
-            let child = node.child(childIndex)
+            let child = node.childRef(childIndex)
             let (childPage, childBuffer) = try space.writable(child)
-            if childPage != child { NodeEdit.setChild(buffer, index: childIndex, page: childPage) }
+            if childPage != child.page { NodeEdit.setChild(buffer, index: childIndex, ref: PageRef(page: childPage, expectation: .none)) }
             path.append(page: page, buffer: buffer, childIndex: childIndex)
             page = childPage
             buffer = childBuffer
@@ -229,7 +229,7 @@ struct TreeWriter {
     @discardableResult
     private func insertEntry(root: inout UInt32, level startLevel: Int, page startPage: UInt32,
                              buffer startBuffer: UnsafeMutableRawPointer, index startIndex: Int,
-                             image startImage: UInt64, child startChild: UInt32,
+                             image startImage: UInt64, child startChild: PageRef,
                              cell startCell: UnsafeRawBufferPointer, allowAppendSplit: Bool,
                              path: TreePath) throws(StorageError) -> Bool {
         var level = startLevel
@@ -254,10 +254,10 @@ struct TreeWriter {
             if level == 0 {
                 let (newRoot, rootBuffer) = try space.allocate()
                 NodeEdit.initialise(rootBuffer, pageSizeBytes: pageSizeBytes, type: .branch, byteKeys: byteKeys,
-                                    leftmostChild: page)
+                                    leftmostChild: PageRef(page: page, expectation: .none))
                 split.separatorKey.withUnsafeBytes { key in
                     NodeEdit.insert(rootBuffer, pageSizeBytes: pageSizeBytes, scratch: space.scratch, index: 0,
-                                    image: split.separatorImage, child: split.rightPage, cell: key)
+                                    image: split.separatorImage, child: PageRef(page: split.rightPage, expectation: .none), cell: key)
                 }
                 root = newRoot
                 space.hooks.mark(.treeRootSplit)
@@ -268,7 +268,7 @@ struct TreeWriter {
             buffer = path.buffers[level]
             index = path.childIndexes[level]
             image = split.separatorImage
-            child = split.rightPage
+            child = PageRef(page: split.rightPage, expectation: .none)
             // `splitNode` has consumed the previous `cell`, so the buffer can be reused.
             let keyBuffer = separatorBuffer
                 ?? UnsafeMutableRawBufferPointer.allocate(byteCount: pageSizeBytes, alignment: 8)
@@ -286,7 +286,7 @@ struct TreeWriter {
     }
 
     /// Splits the full node in `buffer` while inserting one entry at `index`.
-    private func splitNode(_ buffer: UnsafeMutableRawPointer, index: Int, image: UInt64, child: UInt32,
+    private func splitNode(_ buffer: UnsafeMutableRawPointer, index: Int, image: UInt64, child: PageRef,
                            cell: UnsafeRawBufferPointer, append: Bool) throws(StorageError) -> Split {
         if append {
             let node = NodeView(base: UnsafeRawPointer(buffer), pageSizeBytes: pageSizeBytes)
@@ -296,7 +296,7 @@ struct TreeWriter {
                 invariant(index == node.count, "an append split adds the last entry")
                 let (right, rightBuffer) = try space.allocate()
                 NodeEdit.initialise(rightBuffer, pageSizeBytes: pageSizeBytes, type: .leaf, byteKeys: byteKeys,
-                                    leftmostChild: 0)
+                                    leftmostChild: .none)
                 NodeEdit.insert(rightBuffer, pageSizeBytes: pageSizeBytes, scratch: space.scratch, index: 0,
                                 image: image, child: child, cell: cell)
                 let separatorKey = byteKeys ? Array(leafKey(cell)) : []
@@ -318,9 +318,9 @@ struct TreeWriter {
             if space.hooks.has(.treeSplitOffByOne) && entries.count - middle >= 2 { rightStart += 1 }
             let separatorKey = byteKeys ? Array(leafKey(entries[middle].cell)) : []
             NodeEdit.build(buffer, pageSizeBytes: pageSizeBytes, type: .leaf, byteKeys: byteKeys,
-                           leftmostChild: 0, entries: entries[0..<middle])
+                           leftmostChild: .none, entries: entries[0..<middle])
             NodeEdit.build(rightBuffer, pageSizeBytes: pageSizeBytes, type: .leaf, byteKeys: byteKeys,
-                           leftmostChild: 0, entries: entries[rightStart...])
+                           leftmostChild: .none, entries: entries[rightStart...])
             return Split(rightPage: right, separatorImage: entries[middle].image, separatorKey: separatorKey)
         }
         // Branch: the middle entry moves up; its child becomes the right node's leftmost child.
@@ -329,7 +329,7 @@ struct TreeWriter {
         let up = entries[middle]
         let separatorKey = Array(up.cell)
         NodeEdit.build(buffer, pageSizeBytes: pageSizeBytes, type: .branch, byteKeys: byteKeys,
-                       leftmostChild: old.child(0), entries: entries[0..<middle])
+                       leftmostChild: old.childRef(0), entries: entries[0..<middle])
         NodeEdit.build(rightBuffer, pageSizeBytes: pageSizeBytes, type: .branch, byteKeys: byteKeys,
                        leftmostChild: up.child, entries: entries[(middle + 1)...])
         return Split(rightPage: right, separatorImage: up.image, separatorKey: separatorKey)
@@ -387,7 +387,7 @@ struct TreeWriter {
     private func removeChild(_ parentBuffer: UnsafeMutableRawPointer, childIndex: Int) {
         if childIndex == 0 {
             let parent = NodeView(base: UnsafeRawPointer(parentBuffer), pageSizeBytes: pageSizeBytes)
-            NodeEdit.setChild(parentBuffer, index: 0, page: parent.child(1))
+            NodeEdit.setChild(parentBuffer, index: 0, ref: parent.childRef(1))
             NodeEdit.remove(parentBuffer, pageSizeBytes: pageSizeBytes, index: 0)
         } else {
             NodeEdit.remove(parentBuffer, pageSizeBytes: pageSizeBytes, index: childIndex - 1)
@@ -401,9 +401,11 @@ struct TreeWriter {
         let parent = NodeView(base: UnsafeRawPointer(parentBuffer), pageSizeBytes: pageSizeBytes)
         let siblingIndex = childIndex > 0 ? childIndex - 1 : childIndex + 1
         invariant(siblingIndex <= parent.count, "a branch has at least two children")
-        let siblingChild = parent.child(siblingIndex)
+        let siblingChild = parent.childRef(siblingIndex)
         let (siblingPage, siblingBuffer) = try space.writable(siblingChild)
-        if siblingPage != siblingChild { NodeEdit.setChild(parentBuffer, index: siblingIndex, page: siblingPage) }
+        if siblingPage != siblingChild.page {
+            NodeEdit.setChild(parentBuffer, index: siblingIndex, ref: PageRef(page: siblingPage, expectation: .none))
+        }
         let leftIsNode = childIndex < siblingIndex
         let leftBuffer = leftIsNode ? buffer : siblingBuffer
         let rightBuffer = leftIsNode ? siblingBuffer : buffer
@@ -427,7 +429,7 @@ struct TreeWriter {
         NodeEdit.entries(of: left, into: &entries)
         return try withBytes(parentSeparatorKey) { separatorCell throws(StorageError) -> Bool in
             if !isLeaf {
-                entries.append(NodeEntry(image: parentSeparatorImage, child: right.child(0), cell: separatorCell))
+                entries.append(NodeEntry(image: parentSeparatorImage, child: right.childRef(0), cell: separatorCell))
             }
             NodeEdit.entries(of: right, into: &entries)
             let stride = isLeaf ? PageLayout.leafEntryStride : PageLayout.branchEntryStride
@@ -435,7 +437,7 @@ struct TreeWriter {
             let type: PageType = isLeaf ? .leaf : .branch
             if combined <= pageSizeBytes {
                 NodeEdit.build(leftBuffer, pageSizeBytes: pageSizeBytes, type: type, byteKeys: byteKeys,
-                               leftmostChild: isLeaf ? 0 : left.child(0), entries: entries[...])
+                               leftmostChild: isLeaf ? .none : left.childRef(0), entries: entries[...])
                 NodeEdit.remove(parentBuffer, pageSizeBytes: pageSizeBytes, index: separatorIndex)
                 space.free(rightPage)
                 space.hooks.mark(.treeNodeMerge)
@@ -450,16 +452,16 @@ struct TreeWriter {
                 newSeparatorImage = entries[middle].image
                 newSeparatorKey = byteKeys ? Array(leafKey(entries[middle].cell)) : []
                 NodeEdit.build(leftBuffer, pageSizeBytes: pageSizeBytes, type: .leaf, byteKeys: byteKeys,
-                               leftmostChild: 0, entries: entries[0..<middle])
+                               leftmostChild: .none, entries: entries[0..<middle])
                 NodeEdit.build(rightBuffer, pageSizeBytes: pageSizeBytes, type: .leaf, byteKeys: byteKeys,
-                               leftmostChild: 0, entries: entries[middle...])
+                               leftmostChild: .none, entries: entries[middle...])
             } else {
                 middle = splitPoint(entries, stride: stride, low: 1, high: entries.count - 2)
                 let up = entries[middle]
                 newSeparatorImage = up.image
                 newSeparatorKey = Array(up.cell)
                 NodeEdit.build(leftBuffer, pageSizeBytes: pageSizeBytes, type: .branch, byteKeys: byteKeys,
-                               leftmostChild: left.child(0), entries: entries[0..<middle])
+                               leftmostChild: left.childRef(0), entries: entries[0..<middle])
                 NodeEdit.build(rightBuffer, pageSizeBytes: pageSizeBytes, type: .branch, byteKeys: byteKeys,
                                leftmostChild: up.child, entries: entries[(middle + 1)...])
             }
@@ -470,7 +472,7 @@ struct TreeWriter {
             try withBytes(newSeparatorKey) { key throws(StorageError) in
                 _ = try insertEntry(root: &root, level: level - 1, page: path.pages[level - 1],
                                 buffer: parentBuffer, index: separatorIndex, image: newSeparatorImage,
-                                child: rightPage, cell: key, allowAppendSplit: false, path: path)
+                                child: PageRef(page: rightPage, expectation: .none), cell: key, allowAppendSplit: false, path: path)
             }
             return true
         }
@@ -490,9 +492,12 @@ struct TreeWriter {
                 return
             }
             guard node.count == 0 else { return }
-            let only = node.child(0)
+            let only = node.childRef(0)
+            // The only child becomes the root: its reference moves to the catalog, which reads
+            // the expectation back from the page, so check it against the branch's first (D19).
+            try space.checkCommitted(only)
             space.free(root)
-            root = only
+            root = only.page
             space.hooks.mark(.treeRootCollapse)
         }
     }

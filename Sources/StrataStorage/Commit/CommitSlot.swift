@@ -12,7 +12,10 @@
 /// |     40 |    8 | schema version                                               |
 /// |     48 |    8 | file identity (must equal the header's)                      |
 /// |     56 |    8 | free-list entry count                                        |
-/// |     64 |  444 | zero                                                         |
+/// |     64 |    8 | catalog root's version (Spec D19; 0 with no catalog root)    |
+/// |     72 |    4 | catalog root's checksum (0 with no catalog root)             |
+/// |     76 |    4 | free-list head's checksum (its version is the slot's)        |
+/// |     80 |  428 | zero                                                         |
 /// |    508 |    4 | CRC32C of bytes [0, 508)                                     |
 public struct CommitSlot: Equatable, Sendable {
     static let magic: [UInt8] = Array("STRSLOT1".utf8)
@@ -24,6 +27,11 @@ public struct CommitSlot: Equatable, Sendable {
     public var schemaVersion: UInt64
     public var fileIdentity: UInt64
     public var freeListEntryCount: UInt64
+    /// What the slot expects of the catalog root (Spec D19).
+    var catalogRootExpectation = PageExpectation.none
+    /// The free-list head's checksum; every commit writes the free list, so the head's
+    /// version is the slot's version (Spec D19).
+    var freeListHeadChecksum: UInt32 = 0
 
     func encode(into sector: UnsafeMutableRawPointer) {
         for index in 0..<FileHeader.sectorByteCount { sector.storeBytes(of: 0, toByteOffset: index, as: UInt8.self) }
@@ -35,6 +43,9 @@ public struct CommitSlot: Equatable, Sendable {
         storeUInt64(sector, 40, schemaVersion)
         storeUInt64(sector, 48, fileIdentity)
         storeUInt64(sector, 56, freeListEntryCount)
+        storeUInt64(sector, 64, catalogRootExpectation.version)
+        storeUInt32(sector, 72, catalogRootExpectation.checksum)
+        storeUInt32(sector, 76, freeListHeadChecksum)
         let crc = CRC32C.checksum(UnsafeRawPointer(sector), count: FileHeader.checksumOffset)
         storeUInt32(sector, FileHeader.checksumOffset, crc)
     }
@@ -92,7 +103,9 @@ public struct CommitSlot: Equatable, Sendable {
             pageCount: UInt32(truncatingIfNeeded: loadUInt64(sector, 32)),
             schemaVersion: loadUInt64(sector, 40),
             fileIdentity: loadUInt64(sector, 48),
-            freeListEntryCount: loadUInt64(sector, 56))
+            freeListEntryCount: loadUInt64(sector, 56),
+            catalogRootExpectation: PageExpectation(checksum: loadUInt32(sector, 72), version: loadUInt64(sector, 64)),
+            freeListHeadChecksum: loadUInt32(sector, 76))
         guard slot.fileIdentity == fileIdentity else { return .failure(RejectionError(rejection: .wrongFile)) }
         // Spec D16: every field is range-checked before anything uses it. A version is in
         // 1...Version.maximum; the logical page count fits 32 bits and covers the header page;

@@ -1,9 +1,11 @@
 /// The commit protocol (Docs/architecture.md §2; Spec W and D).
 ///
 /// ```
-///   active ──flushCatalog──▶ catalog written into private pages
-///          ──rebuildFreeList──▶ releases tagged with the new version, list written
-///          ──seal──▶ every dirty page gets version, own number, checksum
+///   active ──seal table trees──▶ each dirty tree page sealed after its dirty children
+///          ──flushCatalog──▶ catalog written into private pages (with the tables' roots' expectations)
+///          ──seal catalog tree──▶ its root's expectation goes to the slot
+///          ──rebuildFreeList──▶ releases tagged with the new version, list written, sealed last page first
+///          ──seal──▶ every other dirty page gets version, own number, checksum
 ///          ──phase 1: writePages, syncPages (fsync if the file grew, else fdatasync)
 ///          ──phase 2: writeSlot (the inactive slot), syncSlot (fdatasync)
 ///          ──publish──▶ readers see the new version
@@ -18,15 +20,31 @@ enum Committer {
         let file = transaction.file
         let space = transaction.space
         let newVersion = space.newVersion
+        // Spec D19: pages are sealed bottom-up, so that every reference records the final
+        // checksum and version of the page it names: the tables' trees, then the catalog (whose
+        // leaves hold the tables' roots), then the free list (written last, its head in the slot).
+        var sealer = TreeSealer(space: space)
+        for id in transaction.dirtyTables.sorted() {
+            guard var table = transaction.catalog.table(id) else { continue }
+            table.rowRootExpectation = try sealer.seal(root: table.rowRoot)
+            table.indexRootExpectation = try sealer.seal(root: table.indexRoot)
+            transaction.catalog.set(table)
+        }
         try flushCatalog(transaction)
+        let catalogRootExpectation = try sealer.seal(root: transaction.catalogRoot)
         let (list, listPages) = try rebuildFreeList(transaction)
+        let freeListHeadChecksum = FreeListCodec.seal(listPages, pageSizeBytes: file.pageSizeBytes, version: newVersion)
+        for (page, _) in listPages { sealer.sealed.insert(page) }
         let entryCount = list.entries().count
         let record = VersionRecord(version: newVersion, catalogRoot: transaction.catalogRoot,
-                                   freeListHead: listPages.first ?? 0, pageCount: space.pageCount,
-                                   schemaVersion: transaction.schemaVersion, freeListEntryCount: UInt64(entryCount))
+                                   freeListHead: listPages.first?.page ?? 0, pageCount: space.pageCount,
+                                   schemaVersion: transaction.schemaVersion, freeListEntryCount: UInt64(entryCount),
+                                   catalogRootExpectation: catalogRootExpectation,
+                                   freeListHeadChecksum: freeListHeadChecksum)
         invariant(record.pageCount >= transaction.base.pageCount, "the logical page count never shrinks")
         let pages = space.dirty.sorted { $0.key < $1.key }
-        for (page, buffer) in pages {
+        // The rest: overflow pages (sealed when written; sealing again writes the same bytes).
+        for (page, buffer) in pages where !sealer.sealed.contains(page) {
             sealPage(buffer, pageSizeBytes: file.pageSizeBytes, number: PageNumber(page), version: newVersion)
         }
         do {
@@ -42,7 +60,7 @@ enum Committer {
         file.hooks.at(.publish)
         if !file.hooks.has(.publishBeforeSlotSync) { file.versions.publish(record) }
         file.note?.ring()  // other processes' realms hear of it (after the publish they will read)
-        file.withState { state in state.freeListCache = (newVersion, list, listPages) }
+        file.withState { state in state.freeListCache = (newVersion, list, listPages.map(\.page)) }
         file.remember(transaction.catalog, for: newVersion)
         return newVersion
     }
@@ -103,7 +121,8 @@ enum Committer {
 
     /// Tags this commit's releases with the new version and writes the list into pages taken
     /// from its reusable part (or the file end), never from this commit's own releases.
-    private static func rebuildFreeList(_ transaction: WriteTransaction) throws(StorageError) -> (FreeList, [UInt32]) {
+    private static func rebuildFreeList(_ transaction: WriteTransaction) throws(StorageError)
+        -> (FreeList, [(page: UInt32, buffer: UnsafeMutableRawPointer)]) {
         let space = transaction.space
         var (list, released) = space.finishFreeList()
         list.release(released + transaction.baseFreeListChain, by: space.newVersion)
@@ -115,7 +134,7 @@ enum Committer {
         let entries = list.entries()
         invariant(entries.count <= listPages.count * perPage, "the free list fits its pages")
         FreeListCodec.write(entries, into: listPages, pageSizeBytes: space.pageSizeBytes)
-        return (list, listPages.map(\.page))
+        return (list, listPages)
     }
 
     // MARK: deferred durability (Spec D10)
@@ -253,7 +272,9 @@ enum Committer {
         let slot = CommitSlot(version: record.version, catalogRoot: PageNumber(record.catalogRoot),
                               freeListHead: PageNumber(record.freeListHead), pageCount: record.pageCount,
                               schemaVersion: record.schemaVersion, fileIdentity: file.header.fileIdentity,
-                              freeListEntryCount: record.freeListEntryCount)
+                              freeListEntryCount: record.freeListEntryCount,
+                              catalogRootExpectation: record.catalogRootExpectation,
+                              freeListHeadChecksum: record.freeListHeadChecksum)
         let bytes = slot.encode()
         do {
             try withBytes(bytes) { raw throws(StorageError) in
@@ -275,5 +296,55 @@ enum Committer {
             file.hooks.mark(.phaseTwoSyncFailed)
             throw error
         }
+    }
+}
+
+/// Seals a commit's dirty tree pages bottom-up (Spec D19): a branch is sealed only after its
+/// dirty children, and records each one's final checksum and version. Committed (clean)
+/// children keep the expectation their parent already holds: the tree writer carries it with
+/// the child through every split, merge and move. Iterative (Docs/style.md rule 9).
+struct TreeSealer {
+    let space: WriteSpace
+    /// Pages sealed so far.
+    var sealed = Set<UInt32>()
+
+    init(space: WriteSpace) { self.space = space }
+
+    /// Seals the dirty part of the tree at `root` and returns what a reference to the root
+    /// must expect. A committed root is the page its reference was checked against (when the
+    /// catalog was loaded, or by `TreeWriter` when a collapse promoted it), so its own header
+    /// is its expectation.
+    mutating func seal(root: UInt32) throws(StorageError) -> PageExpectation {
+        guard root != 0 else { return .none }
+        guard let rootBuffer = space.dirtyBuffer(root) else {
+            return PageExpectation.of(try space.reader.verifiedPage(root))
+        }
+        let pageSizeBytes = space.pageSizeBytes
+        var stack: [(page: UInt32, buffer: UnsafeMutableRawPointer, next: Int)] = [(root, rootBuffer, 0)]
+        while let top = stack.last {
+            let node = NodeView(base: UnsafeRawPointer(top.buffer), pageSizeBytes: pageSizeBytes)
+            if !node.isLeaf && top.next <= node.count {
+                stack[stack.count - 1].next += 1
+                let child = node.child(top.next)
+                if let childBuffer = space.dirtyBuffer(child), !sealed.contains(child) {
+                    guard stack.count < TreeSearch.depthMax else {
+                        throw StorageError.corruptPage(page: PageNumber(child), reason: "tree deeper than \(TreeSearch.depthMax)")
+                    }
+                    stack.append((child, childBuffer, 0))
+                }
+                continue
+            }
+            if !node.isLeaf {
+                for index in 0...node.count {
+                    if let childBuffer = space.dirtyBuffer(node.child(index)) {
+                        NodeEdit.setChildExpectation(top.buffer, index: index, PageExpectation.of(UnsafeRawPointer(childBuffer)))
+                    }
+                }
+            }
+            sealPage(top.buffer, pageSizeBytes: pageSizeBytes, number: PageNumber(top.page), version: space.newVersion)
+            sealed.insert(top.page)
+            stack.removeLast()
+        }
+        return PageExpectation.of(UnsafeRawPointer(rootBuffer))
     }
 }

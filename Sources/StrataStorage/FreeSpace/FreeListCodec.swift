@@ -1,30 +1,31 @@
 /// The free list on disk: a chain of free-list pages (`PageLayout`), each holding up to
 /// `freeListEntriesPerPage` entries {first page u32, page count u32, released-by u64}.
 /// Written whole by every commit (into pages taken from the new free list itself or the file
-/// end); the slot records the first page and the entry count, so a truncated or looping chain
-/// is detected.
+/// end); the slot records the first page with its checksum and the entry count, and each
+/// page's link carries what it expects of the next page, so a truncated, looping or stale chain
+/// is detected (Spec D19).
 enum FreeListCodec {
     typealias Entry = (run: FreeList.Run, releasedBy: Version)
 
     /// Reads the free list of a version; returns its entries and the pages of the chain.
-    static func read(head: UInt32, entryCount: UInt64, reader: PageReader) throws(StorageError) -> (entries: [Entry], chain: [UInt32]) {
+    static func read(head: PageRef, entryCount: UInt64, reader: PageReader) throws(StorageError) -> (entries: [Entry], chain: [UInt32]) {
         var entries: [Entry] = []
         var chain: [UInt32] = []
-        var page = head
+        var ref = head
         let perPage = PageLayout.freeListEntriesPerPage(pageSizeBytes: reader.pageSizeBytes)
         guard entryCount <= UInt64(reader.pageCount) else {
             throw StorageError.corruptRecord(reason: "free list of \(entryCount) entries in \(reader.pageCount) pages")
         }
-        while page != 0 {
+        while ref.page != 0 {
             guard chain.count < Int(reader.pageCount) else {
                 throw StorageError.corruptRecord(reason: "free-list chain loops")
             }
-            let bytes = try reader.page(page, type: .freeList)
-            chain.append(page)
+            let bytes = try reader.page(ref, type: .freeList)
+            chain.append(ref.page)
             let count = Int(loadUInt16(bytes, PageLayout.countOffset))
             invariant(count <= perPage, "validated by PageReader")
             for index in 0..<count {
-                let at = PageLayout.headerByteCount + index * PageLayout.freeListEntryStride
+                let at = PageLayout.chainPayloadOffset + index * PageLayout.freeListEntryStride
                 let start = loadUInt32(bytes, at)
                 let length = loadUInt32(bytes, at + 4)
                 let releasedBy = Version(loadUInt64(bytes, at + 8))
@@ -36,7 +37,7 @@ enum FreeListCodec {
                 }
                 entries.append((FreeList.Run(start: start, count: length), releasedBy))
             }
-            page = loadUInt32(bytes, PageLayout.linkOffset)
+            ref = OverflowChain.nextRef(bytes)
         }
         guard UInt64(entries.count) == entryCount else {
             throw StorageError.corruptRecord(reason: "free list has \(entries.count) entries, slot says \(entryCount)")
@@ -62,7 +63,7 @@ enum FreeListCodec {
             storeUInt16(buffer, PageLayout.countOffset, UInt16(count))
             for index in 0..<count {
                 let (run, releasedBy) = entries[next + index]
-                let at = PageLayout.headerByteCount + index * PageLayout.freeListEntryStride
+                let at = PageLayout.chainPayloadOffset + index * PageLayout.freeListEntryStride
                 storeUInt32(buffer, at, run.start)
                 storeUInt32(buffer, at + 4, run.count)
                 storeUInt64(buffer, at + 8, releasedBy.rawValue)
@@ -70,5 +71,18 @@ enum FreeListCodec {
             next += count
         }
         invariant(next == entries.count, "every entry written")
+    }
+
+    /// Seals the chain's pages last first, each link recording the next page's final checksum
+    /// and version (Spec D19). Returns the head's checksum (0 for an empty chain).
+    static func seal(_ pages: [(page: UInt32, buffer: UnsafeMutableRawPointer)], pageSizeBytes: Int,
+                     version: Version) -> UInt32 {
+        var next = PageExpectation.none
+        for (page, buffer) in pages.reversed() {
+            next.store(buffer, PageLayout.nextExpectationOffset)
+            sealPage(buffer, pageSizeBytes: pageSizeBytes, number: PageNumber(page), version: version)
+            next = PageExpectation.of(UnsafeRawPointer(buffer))
+        }
+        return next.checksum
     }
 }

@@ -86,10 +86,30 @@ final class WriteSpace {
     @inline(__always)
     func dirtyBuffer(_ page: UInt32) -> UnsafeMutableRawPointer? { dirtyTable.pointee[page] }
 
-    /// A private, modifiable copy of `page`, possibly under a new number.
+    /// A private, modifiable copy of the page `ref` names, possibly under a new number. A
+    /// committed page must be the one the reference expects (Spec D19); a dirty page is this
+    /// transaction's own, whose expectation the commit fills in.
+    func writable(_ ref: PageRef) throws(StorageError) -> (page: UInt32, buffer: UnsafeMutableRawPointer) {
+        if let buffer = dirtyTable.pointee[ref.page] { return (ref.page, buffer) }
+        let committed = try reader.verifiedPage(ref.page)
+        if reader.checkReferences { try ref.expectation.check(committed, number: ref.page) }
+        return try copy(ref.page, committed)
+    }
+
+    /// A private copy of a root (whose expectation was checked when the catalog was loaded).
     func writable(_ page: UInt32) throws(StorageError) -> (page: UInt32, buffer: UnsafeMutableRawPointer) {
         if let buffer = dirtyTable.pointee[page] { return (page, buffer) }
-        let committed = try reader.verifiedPage(page)
+        return try copy(page, try reader.verifiedPage(page))
+    }
+
+    /// Checks that a committed page is the one `ref` expects (dirty pages pass: their
+    /// expectation is filled in by the commit).
+    func checkCommitted(_ ref: PageRef) throws(StorageError) {
+        guard ref.page != 0, dirtyTable.pointee[ref.page] == nil, reader.checkReferences else { return }
+        try ref.expectation.check(try reader.verifiedPage(ref.page), number: ref.page)
+    }
+
+    private func copy(_ page: UInt32, _ committed: UnsafeRawPointer) throws(StorageError) -> (page: UInt32, buffer: UnsafeMutableRawPointer) {
         let (newPage, buffer) = try allocate()
         memcpy(buffer, committed, pageSizeBytes)
         #if STRATA_CHECKS
@@ -194,8 +214,23 @@ struct WritePages: PageSource {
         return try reader.node(page)
     }
 
+    /// Child `index` of `parent`; a committed child must be the page the parent expects.
+    @inline(__always)
+    func child(of parent: NodeView, _ index: Int) throws(StorageError) -> NodeView {
+        let page = parent.child(index)
+        if let buffer = space.dirtyBuffer(page) {
+            return NodeView(base: UnsafeRawPointer(buffer), pageSizeBytes: reader.pageSizeBytes)
+        }
+        return try reader.child(of: parent, index)
+    }
+
     func page(_ page: UInt32, type: PageType) throws(StorageError) -> UnsafeRawPointer {
         if let buffer = space.dirtyBuffer(page) { return UnsafeRawPointer(buffer) }
         return try reader.page(page, type: type)
+    }
+
+    func page(_ ref: PageRef, type: PageType) throws(StorageError) -> UnsafeRawPointer {
+        if let buffer = space.dirtyBuffer(ref.page) { return UnsafeRawPointer(buffer) }
+        return try reader.page(ref, type: type)
     }
 }

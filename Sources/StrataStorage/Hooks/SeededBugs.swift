@@ -33,6 +33,10 @@ public struct SeededBugs: OptionSet, Sendable, Hashable {
     /// Two writers in one process do not exclude each other: a write begun while another is
     /// open goes ahead on the same base, and one commit's changes are lost (W1, W16).
     public static let writersDoNotExclude = SeededBugs(rawValue: 1 << 11)
+    /// Readers and the writer follow page references without checking the version and checksum
+    /// the reference expects, so a lost or misdirected write of an older page reads as data
+    /// (D19).
+    public static let skipReferenceCheck = SeededBugs(rawValue: 1 << 12)
 
     // The Realm API layer's bugs.
 

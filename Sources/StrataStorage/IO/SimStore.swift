@@ -19,7 +19,13 @@ import Synchronization
 ///   writes reached the disk; all are then considered clean, so a retried sync "succeeds");
 /// - file-size change not durable: `.data` syncs never make a size change durable, only
 ///   `.full` syncs do; a crash keeps or drops the unsynced size (`CrashPlan.keepsUnsyncedSize`);
-/// - bit flip or misdirected write on the durable image: `corruptDurableImage(_:)`.
+/// - bit flip or misdirected write on the durable image: `corruptDurableImage(_:)`;
+/// - lost write of a page already durable (the device acknowledged it, then an older copy
+///   comes back): `CrashPlan.revertedOffsets`, from the older copies the disk keeps of each
+///   written region (`State.olderCopyOffsets`);
+/// - misdirected write of a pending page: `WriteFate.misdirected(toOffset:)` (the page's own
+///   address keeps its older copy, another page's address gets this page's image).
+/// Reading these back must end in a detected error, never in wrong data (Spec D19).
 ///
 /// Thread safety: all state is behind `state`; the visible image is written only by the
 /// engine's single writer.
@@ -44,6 +50,17 @@ public final class SimStore: PageStore, @unchecked Sendable {
         case tornPrefix(byteCount: Int)
         /// Sectors set in `garbageSectorMask` hold pseudo-random garbage, the rest the new data.
         case garbled(garbageSectorMask: UInt64, seed: UInt64)
+        /// The write landed at `toOffset` instead: its own address keeps the older copy (a lost
+        /// write) and `toOffset` holds an image of another page.
+        case misdirected(toOffset: Int)
+
+        /// Whether any of the write's bytes reach its own offset.
+        var writesItsOwnRegion: Bool {
+            switch self {
+            case .lost, .misdirected: return false
+            case .applied, .tornSectors, .tornPrefix, .garbled: return true
+            }
+        }
     }
 
     /// How to build the next durable image.
@@ -52,10 +69,15 @@ public final class SimStore: PageStore, @unchecked Sendable {
         public var fates: [WriteFate]
         /// Whether a file-size change not yet made durable by a `.full` sync survives.
         public var keepsUnsyncedSize: Bool
+        /// Regions (by the offset they were written at) whose durable content reverts to the
+        /// copy they held before their latest write: a lost write the device had acknowledged.
+        /// Applied after the fates; an offset without an older copy is left alone.
+        public var revertedOffsets: [Int]
 
-        public init(fates: [WriteFate], keepsUnsyncedSize: Bool = true) {
+        public init(fates: [WriteFate], keepsUnsyncedSize: Bool = true, revertedOffsets: [Int] = []) {
             self.fates = fates
             self.keepsUnsyncedSize = keepsUnsyncedSize
+            self.revertedOffsets = revertedOffsets
         }
 
         public static let allLost = CrashPlan(fates: [], keepsUnsyncedSize: false)
@@ -69,7 +91,16 @@ public final class SimStore: PageStore, @unchecked Sendable {
         case flipBit(byteOffset: Int, bit: Int)
         /// The bytes meant for `intendedOffset` landed at `actualOffset` instead.
         case misdirectedWrite(intendedOffset: Int, actualOffset: Int, byteCount: Int)
+        /// A lost write: the region written at `offset` holds its older copy again (see
+        /// `State.olderCopyOffsets`; nothing happens without one).
+        case revertToOlderCopy(offset: Int)
+        /// A misdirected write of an older page: the older copy of the region written at
+        /// `sourceOffset` lands at `targetOffset`.
+        case olderCopyMisdirected(sourceOffset: Int, targetOffset: Int)
     }
+
+    /// Offsets with an older durable copy (`DurableCorruption.revertToOlderCopy`).
+    public var olderCopyOffsets: [Int] { state.withLock { $0.olderCopies.keys.sorted() } }
 
     /// Everything needed to rebuild this disk: used to branch many crash images from one state.
     public struct State: Sendable {
@@ -77,7 +108,10 @@ public final class SimStore: PageStore, @unchecked Sendable {
         fileprivate var durableSize: Int
         fileprivate var visibleSize: Int
         fileprivate var pending: [PendingRecord]
+        fileprivate var olderCopies: [Int: [UInt8]]
         public var pendingWrites: [PendingWrite] { pending.map(\.info) }
+        /// Offsets with an older durable copy that `CrashPlan.revertedOffsets` can bring back.
+        public var olderCopyOffsets: [Int] { olderCopies.keys.sorted() }
         public var durableByteCount: Int { durableSize }
     }
 
@@ -91,6 +125,8 @@ public final class SimStore: PageStore, @unchecked Sendable {
         var durableSize = 0
         var visibleSize = 0
         var pending: [PendingRecord] = []
+        /// For each written region, the durable bytes it held before its latest durable write.
+        var olderCopies: [Int: [UInt8]] = [:]
         var hooks = EngineHooks.none
         var writeCount = 0
         var syncCount = 0
@@ -127,6 +163,7 @@ public final class SimStore: PageStore, @unchecked Sendable {
             mutable.durableSize = state.durableSize
             mutable.visibleSize = state.visibleSize
             mutable.pending = state.pending
+            mutable.olderCopies = state.olderCopies
         }
     }
 
@@ -136,7 +173,8 @@ public final class SimStore: PageStore, @unchecked Sendable {
                             reservationBytes: Int = 1 << 30) throws(StorageError) {
         try self.init(name: name, reservationBytes: reservationBytes)
         var durable = state.durable
-        Self.apply(state.pending, plan: plan, to: &durable)
+        var olderCopies = state.olderCopies
+        Self.apply(state.pending, plan: plan, to: &durable, olderCopies: &olderCopies)
         let newSize = plan.keepsUnsyncedSize ? state.visibleSize : state.durableSize
         Self.resize(&durable, to: newSize)
         try image.replace(with: durable)
@@ -144,6 +182,7 @@ public final class SimStore: PageStore, @unchecked Sendable {
             mutable.durable = durable
             mutable.durableSize = newSize
             mutable.visibleSize = newSize
+            mutable.olderCopies = olderCopies
             mutable.crashCount = 1
         }
         bootGeneration.add(1, ordering: .acquiringAndReleasing)
@@ -153,7 +192,8 @@ public final class SimStore: PageStore, @unchecked Sendable {
 
     public func captureState() -> State {
         state.withLock { m in
-            State(durable: m.durable, durableSize: m.durableSize, visibleSize: m.visibleSize, pending: m.pending)
+            State(durable: m.durable, durableSize: m.durableSize, visibleSize: m.visibleSize, pending: m.pending,
+                  olderCopies: m.olderCopies)
         }
     }
 
@@ -175,7 +215,7 @@ public final class SimStore: PageStore, @unchecked Sendable {
     /// Ends the current boot: the durable image becomes the disk, built per `plan`.
     public func crash(_ plan: CrashPlan) throws(StorageError) {
         let visible = try state.withLock { m throws(StorageError) -> [UInt8] in
-            Self.apply(m.pending, plan: plan, to: &m.durable)
+            Self.apply(m.pending, plan: plan, to: &m.durable, olderCopies: &m.olderCopies)
             let newSize = plan.keepsUnsyncedSize ? m.visibleSize : m.durableSize
             Self.resize(&m.durable, to: newSize)
             m.durableSize = newSize
@@ -205,6 +245,12 @@ public final class SimStore: PageStore, @unchecked Sendable {
                       actual + count <= m.durableSize else { return }
                 let moved = Array(m.durable[intended..<(intended + count)])
                 m.durable.replaceSubrange(actual..<(actual + count), with: moved)
+            case .revertToOlderCopy(let offset):
+                guard let older = m.olderCopies[offset], offset + older.count <= m.durableSize else { return }
+                m.durable.replaceSubrange(offset..<(offset + older.count), with: older)
+            case .olderCopyMisdirected(let source, let target):
+                guard let older = m.olderCopies[source], target >= 0, target + older.count <= m.durableSize else { return }
+                m.durable.replaceSubrange(target..<(target + older.count), with: older)
             }
         }
     }
@@ -259,14 +305,14 @@ public final class SimStore: PageStore, @unchecked Sendable {
             let pending = state.withLock { $0.pending }
             let fates = syncFailureFates?(pending.map(\.info)) ?? []
             state.withLock { m in
-                Self.apply(m.pending, plan: CrashPlan(fates: fates), to: &m.durable)
+                Self.apply(m.pending, plan: CrashPlan(fates: fates), to: &m.durable, olderCopies: &m.olderCopies)
                 m.pending = []
                 m.syncCount += 1
             }
             throw StorageError.io(operation: kind == .data ? "fdatasync" : "fsync", errno: EIO)
         }
         state.withLock { m in
-            Self.apply(m.pending, plan: .allApplied(count: m.pending.count), to: &m.durable)
+            Self.apply(m.pending, plan: .allApplied(count: m.pending.count), to: &m.durable, olderCopies: &m.olderCopies)
             m.pending = []
             if kind == .full { m.durableSize = m.visibleSize }
             m.syncCount += 1
@@ -286,11 +332,25 @@ public final class SimStore: PageStore, @unchecked Sendable {
 
     /// Applies each pending write per its fate in `plan` (missing fates: lost). The image
     /// grows once to the furthest write first: growing per write copied it again each time.
-    private static func apply(_ pending: [PendingRecord], plan: CrashPlan, to durable: inout [UInt8]) {
+    private static func apply(_ pending: [PendingRecord], plan: CrashPlan, to durable: inout [UInt8],
+                              olderCopies: inout [Int: [UInt8]]) {
         let end = pending.reduce(durable.count) { max($0, $1.info.offset + $1.info.byteCount) }
         resize(&durable, to: end)
         for (index, record) in pending.enumerated() {
-            apply(record, fate: index < plan.fates.count ? plan.fates[index] : .lost, to: &durable)
+            let fate = index < plan.fates.count ? plan.fates[index] : .lost
+            let offset = record.info.offset
+            let count = record.info.byteCount
+            if fate.writesItsOwnRegion, offset + count <= durable.count {
+                // Keep what the region held, unless this write changes nothing there.
+                let old = Array(durable[offset..<(offset + count)])
+                if old != record.bytes { olderCopies[offset] = old }
+            }
+            apply(record, fate: fate, to: &durable)
+        }
+        for offset in plan.revertedOffsets {
+            guard let older = olderCopies[offset], offset >= 0 else { continue }
+            if durable.count < offset + older.count { resize(&durable, to: offset + older.count) }
+            copy(older, from: 0..<older.count, into: &durable, at: offset)
         }
     }
 
@@ -301,6 +361,10 @@ public final class SimStore: PageStore, @unchecked Sendable {
         switch fate {
         case .lost:
             return
+        case .misdirected(let target):
+            guard target >= 0 else { return }
+            if durable.count < target + count { resize(&durable, to: target + count) }
+            copy(record.bytes, from: 0..<count, into: &durable, at: target)
         case .applied:
             copy(record.bytes, from: 0..<count, into: &durable, at: offset)
         case .tornSectors(let mask):

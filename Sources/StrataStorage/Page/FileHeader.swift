@@ -16,7 +16,9 @@
 /// Sectors 1 and 2: commit slots 0 and 1 (`CommitSlot`).
 struct FileHeader: Equatable, Sendable {
     static let magic: [UInt8] = Array("STRATADB".utf8)
-    static let formatVersion: UInt32 = 1
+    /// 2: every page reference carries the expected version and checksum of the page it names
+    /// (Spec D19); format 1 files are refused with `unsupportedFormatVersion`.
+    static let formatVersion: UInt32 = 2
     static let sectorByteCount = 512
     static let checksumOffset = 508
     static let slotOffsets = [512, 1024]

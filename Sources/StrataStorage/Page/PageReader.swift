@@ -7,14 +7,21 @@ protocol PageSource {
     func node(_ page: UInt32) throws(StorageError) -> NodeView
     /// A validated page of `type` (overflow or free list).
     func page(_ page: UInt32, type: PageType) throws(StorageError) -> UnsafeRawPointer
+    /// Child `index` of the branch `parent`, validated and, if committed, checked against the
+    /// parent's expectation (Spec D19).
+    func child(of parent: NodeView, _ index: Int) throws(StorageError) -> NodeView
+    /// A validated page of `type` that is, if committed, the page `ref` expects (Spec D19).
+    func page(_ ref: PageRef, type: PageType) throws(StorageError) -> UnsafeRawPointer
 }
 
 /// Verified, zero-copy read access to the committed pages of one version.
 ///
 /// Every page handed out has: a number in [1, pageCount) of its version; a checksum that
 /// matched its contents (checked once per content, see `ChecksumCache`); its own number in its
-/// header (misdirected writes); a version no newer than the reader's; and, for tree nodes,
-/// a structure that `NodeValidation` accepted. A page failing any of these is an error naming
+/// header (misdirected writes); a version no newer than the reader's; for tree nodes,
+/// a structure that `NodeValidation` accepted; and, when reached through a reference (`child`,
+/// `page(_:type:)` with a `PageRef`), the version and checksum the reference expects (Spec
+/// D19: a lost write or a misdirected write of an older page). A page failing any of these is an error naming
 /// the page; it is never returned as data .
 struct PageReader: PageSource {
     let base: UnsafeRawPointer
@@ -29,9 +36,13 @@ struct PageReader: PageSource {
     /// When false (the writer's seeded bug switches, `verify` re-checking on purpose) every
     /// access re-verifies.
     let trustCache: Bool
+    /// False only under the seeded bug `skipReferenceCheck`: references are followed without
+    /// checking what they expect.
+    let checkReferences: Bool
 
     init(base: UnsafeRawPointer, pageSizeBytes: Int, pageCount: UInt32, readVersion: Version,
-         cache: ChecksumCache, trustCache: Bool = true) {
+         cache: ChecksumCache, trustCache: Bool = true, checkReferences: Bool = true) {
+        self.checkReferences = checkReferences
         self.base = base
         self.pageSizeBytes = pageSizeBytes
         self.pageShift = pageSizeBytes.trailingZeroBitCount
@@ -66,6 +77,27 @@ struct PageReader: PageSource {
             throw StorageError.wrongPageType(page: PageNumber(number), expected: PageType.leaf.rawValue, found: type)
         }
         return NodeView(base: page, pageSizeBytes: pageSizeBytes)
+    }
+
+    @inline(__always)
+    func child(of parent: NodeView, _ index: Int) throws(StorageError) -> NodeView {
+        let number = parent.child(index)
+        let child = try node(number)
+        if checkReferences { try parent.childExpectation(index).check(child.base, number: number) }
+        return child
+    }
+
+    func page(_ ref: PageRef, type: PageType) throws(StorageError) -> UnsafeRawPointer {
+        let page = try self.page(ref.page, type: type)
+        if checkReferences { try ref.expectation.check(page, number: ref.page) }
+        return page
+    }
+
+    /// A tree root named by `ref` (from a commit slot or the catalog), checked against it.
+    func root(_ ref: PageRef) throws(StorageError) -> NodeView {
+        let root = try node(ref.page)
+        if checkReferences { try ref.expectation.check(root.base, number: ref.page) }
+        return root
     }
 
     func page(_ number: UInt32, type: PageType) throws(StorageError) -> UnsafeRawPointer {

@@ -11,7 +11,8 @@
 /// | …          | the values, each a tag byte and a payload                      |
 ///
 /// A row still too large after moving its large values out (very many columns) is stored
-/// whole in an overflow chain: format 0x02, varint byte length, u32 first page; the chain
+/// whole in an overflow chain: format 0x02, varint byte length, the first page's reference
+/// (u32 page, u32 checksum, u64 version: Spec D19); the chain
 /// holds an inline row (0x01 or 0x03, so the incarnation travels with it).
 ///
 /// Incarnations (`Incarnation`) are stored only by tables with an integer primary key, whose
@@ -22,8 +23,8 @@
 /// Value tags: 0 null; 1 false; 2 true; 3 int (zigzag varint); 4 double (8 bytes, IEEE bit
 /// pattern); 5 string and 6 binary (varint length, bytes); 7 timestamp (zigzag varints seconds,
 /// nanoseconds); 8 link (varint table id, zigzag varint key); 9 list (varint count, tagged
-/// elements); 10, 11, 12: string, binary, list in an overflow chain (varint byte length, u32
-/// first page). Column offsets make reading one column O(1): a scan that sums one integer
+/// elements); 10, 11, 12: string, binary, list in an overflow chain (varint byte length, the
+/// first page's reference: u32 page, u32 checksum, u64 version). Column offsets make reading one column O(1): a scan that sums one integer
 /// column decodes nothing else.
 enum RowCodec {
     static let inlineFormat: UInt8 = 0x01
@@ -207,7 +208,7 @@ enum RowCodec {
         var writer = ByteWriter()
         writer.append(overflowFormat)
         writer.appendVarint(UInt64(inline.count))
-        writer.appendUInt32(first)
+        appendReference(first, into: &writer)
         return writer.bytes
     }
 
@@ -234,6 +235,13 @@ enum RowCodec {
         return writer.bytes
     }
 
+    /// Appends a reference to an overflow chain's first page (Spec D19).
+    private static func appendReference(_ ref: PageRef, into writer: inout ByteWriter) {
+        writer.appendUInt32(ref.page)
+        writer.appendUInt32(ref.expectation.checksum)
+        writer.appendUInt64(ref.expectation.version)
+    }
+
     /// Replaces an inline string / binary / list encoding with an overflow reference.
     private static func moveToOverflow(_ encoded: [UInt8], space: WriteSpace) throws(StorageError) -> [UInt8] {
         let tag = encoded[0]
@@ -252,7 +260,7 @@ enum RowCodec {
         let overflowTag: Tag = tag == Tag.string.rawValue ? .stringOverflow : tag == Tag.binary.rawValue ? .binaryOverflow : .listOverflow
         writer.append(overflowTag.rawValue)
         writer.appendVarint(UInt64(payload.count))
-        writer.appendUInt32(first)
+        appendReference(first, into: &writer)
         return writer.bytes
     }
 

@@ -112,10 +112,10 @@ public struct RowView {
         }
         var header = ByteReader(base: base, offset: 1, endOffset: cell.count)
         let length: UInt64
-        let first: UInt32
+        let first: PageRef
         do {
             length = try header.readVarint()
-            first = try header.readUInt32()
+            first = try header.readPageRef()
         } catch {
             throw StorageError.corruptRecord(reason: "overflow row header: \(error)")
         }
@@ -128,7 +128,7 @@ public struct RowView {
         }
     }
 
-    static func readOverflow(first: UInt32, byteCount: Int, reader: PageReader, space: WriteSpace?) throws(StorageError) -> [UInt8] {
+    static func readOverflow(first: PageRef, byteCount: Int, reader: PageReader, space: WriteSpace?) throws(StorageError) -> [UInt8] {
         if let space { return try OverflowChain.read(first: first, byteCount: byteCount, source: WritePages(reader: reader, space: space)) }
         return try OverflowChain.read(first: first, byteCount: byteCount, source: reader)
     }
@@ -256,7 +256,7 @@ public struct RowView {
         case .stringOverflow, .binaryOverflow, .listOverflow:
             guard !nested else { throw StorageError.corruptRecord(reason: "overflow value inside a list") }
             let length = try cursor.readVarint()
-            let first = try cursor.readUInt32()
+            let first = try cursor.readPageRef()
             guard length <= UInt64(Int32.max) else { throw DecodeError.malformed }
             let stored = try Self.readOverflow(first: first, byteCount: Int(length), reader: reader, space: space)
             switch tag {
@@ -284,8 +284,8 @@ public struct RowView {
 
     /// The overflow chains this row references (whole-row overflow excluded), as
     /// (first page, byte length): used to free them and to verify them.
-    func overflowReferences() throws(StorageError) -> [(first: UInt32, byteCount: Int)] {
-        var result: [(UInt32, Int)] = []
+    func overflowReferences() throws(StorageError) -> [(first: PageRef, byteCount: Int)] {
+        var result: [(PageRef, Int)] = []
         guard let base = bytes.baseAddress else { return [] }
         for column in 0..<columnCount {
             guard let offset = try _valueOffset(column) else { continue }
@@ -294,7 +294,7 @@ public struct RowView {
             var cursor = ByteReader(base: base, offset: offset + 1, endOffset: bytes.count)
             do {
                 let length = try cursor.readVarint()
-                let first = try cursor.readUInt32()
+                let first = try cursor.readPageRef()
                 guard length <= UInt64(Int32.max) else { throw DecodeError.malformed }
                 result.append((first, Int(length)))
             } catch {
@@ -306,15 +306,26 @@ public struct RowView {
 }
 
 /// The whole-row overflow chain of a stored row cell, if it has one.
-func wholeRowOverflow(_ cell: UnsafeRawBufferPointer) throws(StorageError) -> (first: UInt32, byteCount: Int)? {
+func wholeRowOverflow(_ cell: UnsafeRawBufferPointer) throws(StorageError) -> (first: PageRef, byteCount: Int)? {
     guard cell.count >= 1, cell[0] == RowCodec.overflowFormat, let base = cell.baseAddress else { return nil }
     var header = ByteReader(base: base, offset: 1, endOffset: cell.count)
     do {
         let length = try header.readVarint()
-        let first = try header.readUInt32()
+        let first = try header.readPageRef()
         guard length <= UInt64(UInt16.max) else { throw DecodeError.malformed }
         return (first, Int(length))
     } catch {
         throw StorageError.corruptRecord(reason: "overflow row header: \(error)")
+    }
+}
+
+extension ByteReader {
+    /// A reference to an overflow chain's first page: u32 page, u32 checksum, u64 version
+    /// (Spec D19).
+    mutating func readPageRef() throws(DecodeError) -> PageRef {
+        let page = try readUInt32()
+        let checksum = try readUInt32()
+        let version = try readUInt64()
+        return PageRef(page: page, expectation: PageExpectation(checksum: checksum, version: version))
     }
 }

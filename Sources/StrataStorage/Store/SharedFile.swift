@@ -213,7 +213,8 @@ final class SharedFile: @unchecked Sendable {
 
     func reader(for record: VersionRecord) -> PageReader {
         PageReader(base: store.base, pageSizeBytes: header.pageSizeBytes, pageCount: record.pageCount,
-                   readVersion: record.version, cache: checksumCache)
+                   readVersion: record.version, cache: checksumCache,
+                   checkReferences: !hooks.has(.skipReferenceCheck))
     }
 
     /// The catalog of `record`'s version, from the cache when possible.
@@ -221,7 +222,7 @@ final class SharedFile: @unchecked Sendable {
         if let cached = state.withLock({ s in s.catalogCache.first { $0.version == record.version }?.catalog }) {
             return cached
         }
-        let catalog = try TableReads(source: reader, reader: reader, space: nil).loadCatalog(root: record.catalogRoot)
+        let catalog = try TableReads(source: reader, reader: reader, space: nil).loadCatalog(root: record.catalogRootRef)
         remember(catalog, for: record.version)
         return catalog
     }

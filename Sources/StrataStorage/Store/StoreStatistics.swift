@@ -29,7 +29,7 @@ extension Store {
     public func statistics() throws(StorageError) -> StoreStatistics {
         let read = try beginRead(.frozen)
         defer { read.end() }
-        let (entries, _) = try FreeListCodec.read(head: read.record.freeListHead, entryCount: read.record.freeListEntryCount,
+        let (entries, _) = try FreeListCodec.read(head: read.record.freeListHeadRef, entryCount: read.record.freeListEntryCount,
                                                   reader: read.reader)
         let oldest = min(file.versions.oldestPinnedVersion() ?? read.version, read.version)
         var reusable = 0

@@ -1,5 +1,6 @@
 /// `Store.verify()`: walks every page reachable from every pinned version, re-checking each
-/// page's checksum (the cache is bypassed), number, type and structure, key order and
+/// page's checksum (the cache is bypassed), number, type and structure, that each page is the
+/// one its reference expects (version and checksum, Spec D19: lost and misdirected writes), key order and
 /// bounds, leaf depth, row counts, primary keys and their index, incarnations (only tables
 /// with an integer primary key store them, none beyond the table's counter), and the free
 /// space rules:
@@ -32,7 +33,7 @@ struct Verifier {
         var free: [UInt32: Version] = [:]
         var freeChain: [UInt32] = []
         do {
-            let (entries, chain) = try FreeListCodec.read(head: newest.record.freeListHead,
+            let (entries, chain) = try FreeListCodec.read(head: newest.record.freeListHeadRef,
                                                           entryCount: newest.record.freeListEntryCount, reader: newestReader)
             freeChain = chain
             for (run, releasedBy) in entries {
@@ -62,7 +63,8 @@ struct Verifier {
 
     private func reader(_ record: VersionRecord) -> PageReader {
         PageReader(base: file.store.base, pageSizeBytes: file.pageSizeBytes, pageCount: record.pageCount,
-                   readVersion: record.version, cache: file.checksumCache, trustCache: false)
+                   readVersion: record.version, cache: file.checksumCache, trustCache: false,
+                   checkReferences: !file.hooks.has(.skipReferenceCheck))
     }
 
     private mutating func markReachable(_ page: UInt32, in reachable: inout Set<UInt32>, version: Version) {
@@ -85,12 +87,12 @@ struct Verifier {
         var reachable = Set<UInt32>()
         let catalog: Catalog
         do {
-            catalog = try TableReads(source: reader, reader: reader, space: nil).loadCatalog(root: record.catalogRoot)
+            catalog = try TableReads(source: reader, reader: reader, space: nil).loadCatalog(root: record.catalogRootRef)
         } catch {
             report.report(.unreadable(version: record.version, error: error))
             return reachable
         }
-        _ = walkTree(record.catalogRoot, byteKeys: true, reader: reader, version: record.version, reachable: &reachable) {
+        _ = walkTree(record.catalogRootRef, byteKeys: true, reader: reader, version: record.version, reachable: &reachable) {
             verifier, leaf, index, reachable in
             // Catalog values may hold large schemas in overflow pages.
             let cell = leaf.value(index)
@@ -106,7 +108,7 @@ struct Verifier {
     private mutating func walkTable(_ table: TableInfo, reader: PageReader, version: Version,
                                     reachable: inout Set<UInt32>) throws(StorageError) {
         var primaryKeys: [[UInt8]: ObjectKey] = [:]
-        let counted = walkTree(table.rowRoot, byteKeys: false, reader: reader, version: version, reachable: &reachable) {
+        let counted = walkTree(PageRef(page: table.rowRoot, expectation: table.rowRootExpectation), byteKeys: false, reader: reader, version: version, reachable: &reachable) {
             verifier, leaf, index, reachable in
             let key = ObjectKey(intKeyFromImage(leaf.keyImage(index)))
             let cell = leaf.cell(index)
@@ -123,7 +125,7 @@ struct Verifier {
             return
         }
         var indexed: [[UInt8]: ObjectKey] = [:]
-        _ = walkTree(table.indexRoot, byteKeys: true, reader: reader, version: version, reachable: &reachable) {
+        _ = walkTree(PageRef(page: table.indexRoot, expectation: table.indexRootExpectation), byteKeys: true, reader: reader, version: version, reachable: &reachable) {
             verifier, leaf, index, _ in
             let value = leaf.value(index)
             guard value.count == 8, let base = value.baseAddress else {
@@ -218,6 +220,8 @@ struct Verifier {
 
     private struct Pending {
         let page: UInt32
+        /// What the page's reference (its parent, the catalog or the slot) expects of it.
+        let expectation: PageExpectation
         let depth: Int
         /// Inclusive lower and exclusive upper bound, as memcmp-ordered bytes.
         let low: [UInt8]?
@@ -226,11 +230,12 @@ struct Verifier {
 
     /// Walks a tree, checking structure and bounds; calls `visit` for each leaf entry.
     /// Returns the number of leaf entries.
-    private mutating func walkTree(_ root: UInt32, byteKeys: Bool, reader: PageReader, version: Version,
+    private mutating func walkTree(_ rootRef: PageRef, byteKeys: Bool, reader: PageReader, version: Version,
                                    reachable: inout Set<UInt32>,
                                    visit: (inout Verifier, NodeView, Int, inout Set<UInt32>) -> Void) -> Int {
+        let root = rootRef.page
         guard root != 0 else { return 0 }
-        var stack = [Pending(page: root, depth: 0, low: nil, high: nil)]
+        var stack = [Pending(page: root, expectation: rootRef.expectation, depth: 0, low: nil, high: nil)]
         var leafDepth: Int?
         var entries = 0
         while let pending = stack.popLast() {
@@ -241,6 +246,7 @@ struct Verifier {
             let node: NodeView
             do {
                 node = try reader.node(pending.page)
+                if reader.checkReferences { try pending.expectation.check(node.base, number: pending.page) }
             } catch {
                 report.report(.unreadable(version: version, error: error))
                 continue
@@ -267,7 +273,8 @@ struct Verifier {
             for child in stride(from: node.count, through: 0, by: -1) {
                 let low = child == 0 ? pending.low : sortableKey(node, child - 1)
                 let high = child == node.count ? pending.high : sortableKey(node, child)
-                stack.append(Pending(page: node.child(child), depth: pending.depth + 1, low: low, high: high))
+                stack.append(Pending(page: node.child(child), expectation: node.childExpectation(child),
+                                     depth: pending.depth + 1, low: low, high: high))
             }
         }
         return entries

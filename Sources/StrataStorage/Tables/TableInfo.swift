@@ -36,6 +36,10 @@ public struct TableInfo: Sendable, Hashable {
     /// `Incarnation`; 0 in files written before incarnations existed, which is right: they
     /// stored only incarnation 0). It only grows, so no committed identity is given out again.
     var nextKey: Int64
+    /// What the catalog expects of the roots (Spec D19). Inside a write transaction a root the
+    /// transaction copied has a stale expectation until the commit seals it.
+    var rowRootExpectation = PageExpectation.none
+    var indexRootExpectation = PageExpectation.none
 
     /// Object key used for a null integer primary key.
     static let nullIntPrimaryKey = ObjectKey(Int64.min)
@@ -49,6 +53,8 @@ public struct TableInfo: Sendable, Hashable {
         rowCount = other.rowCount
         rowRoot = other.rowRoot
         indexRoot = other.indexRoot
+        rowRootExpectation = other.rowRootExpectation
+        indexRootExpectation = other.indexRootExpectation
         nextKey = other.nextKey
     }
 }
@@ -124,7 +130,7 @@ struct Catalog: Sendable {
 /// | key                | value (a `RowCodec` row)                                        |
 /// |--------------------|-----------------------------------------------------------------|
 /// | 0x00               | [next table id]                                                 |
-/// | 0x01 + name UTF-8  | [id, primary key kind (0 none, 1 int, 2 string), primary key column, row root, index root, row count, next key] |
+/// | 0x01 + name UTF-8  | [id, primary key kind (0 none, 1 int, 2 string), primary key column, row root, index root, row count, next key, row root version, row root checksum, index root version, index root checksum] |
 /// | 0x02 + name UTF-8  | [schema bytes]                                                  |
 enum CatalogCodec {
     static let metadataKey: [UInt8] = [0x00]
@@ -142,21 +148,26 @@ enum CatalogCodec {
         case .string(let c): (kind, column) = (2, Int64(c))
         }
         return [.int(Int64(table.id.rawValue)), .int(kind), .int(column), .int(Int64(table.rowRoot)),
-                .int(Int64(table.indexRoot)), .int(Int64(table.rowCount)), .int(table.nextKey)]
+                .int(Int64(table.indexRoot)), .int(Int64(table.rowCount)), .int(table.nextKey),
+                // Spec D19: what the catalog expects of the two roots.
+                .int(Int64(bitPattern: table.rowRootExpectation.version)), .int(Int64(table.rowRootExpectation.checksum)),
+                .int(Int64(bitPattern: table.indexRootExpectation.version)), .int(Int64(table.indexRootExpectation.checksum))]
     }
 
     /// Rebuilds a descriptor from its stored values; nil when they are malformed.
     static func table(name: String, values: [Value], schema: [UInt8]) -> TableInfo? {
-        guard values.count >= 7 else { return nil }
+        guard values.count >= 11 else { return nil }
         var numbers: [Int64] = []
-        for value in values.prefix(7) {
+        for value in values.prefix(11) {
             guard case .int(let number) = value else { return nil }
             numbers.append(number)
         }
         guard numbers[0] > 0 && numbers[0] <= Int64(UInt32.max),
               numbers[3] >= 0 && numbers[3] <= Int64(UInt32.max),
               numbers[4] >= 0 && numbers[4] <= Int64(UInt32.max),
-              numbers[5] >= 0, numbers[2] >= 0 && numbers[2] < Int64(RowCodec.columnCountMax) else { return nil }
+              numbers[5] >= 0, numbers[2] >= 0 && numbers[2] < Int64(RowCodec.columnCountMax),
+              numbers[8] >= 0 && numbers[8] <= Int64(UInt32.max),
+              numbers[10] >= 0 && numbers[10] <= Int64(UInt32.max) else { return nil }
         let primaryKey: PrimaryKey
         switch numbers[1] {
         case 0: primaryKey = .none
@@ -166,6 +177,8 @@ enum CatalogCodec {
         }
         return TableInfo(id: TableID(UInt32(numbers[0])), name: name, primaryKey: primaryKey,
                          rowCount: Int(numbers[5]), schema: schema, rowRoot: UInt32(numbers[3]),
-                         indexRoot: UInt32(numbers[4]), nextKey: numbers[6])
+                         indexRoot: UInt32(numbers[4]), nextKey: numbers[6],
+                         rowRootExpectation: PageExpectation(checksum: UInt32(numbers[8]), version: UInt64(bitPattern: numbers[7])),
+                         indexRootExpectation: PageExpectation(checksum: UInt32(numbers[10]), version: UInt64(bitPattern: numbers[9])))
     }
 }

@@ -14,9 +14,14 @@ struct TableReads<Source: PageSource> {
         self.spaceRef = space.map { Unmanaged.passUnretained($0) }
     }
 
-    func loadCatalog(root: UInt32) throws(StorageError) -> Catalog {
+    /// Loads the catalog of the tree at `root`, checking the root and every table's roots
+    /// against what their references expect (Spec D19): the tree code below the roots checks
+    /// each child against its parent.
+    func loadCatalog(root: PageRef) throws(StorageError) -> Catalog {
         var catalog = Catalog()
-        guard root != 0 else { return catalog }
+        guard root.page != 0 else { return catalog }
+        _ = try reader.root(root)
+        let root = root.page
         var descriptors: [(String, [Value])] = []
         var schemas: [String: [UInt8]] = [:]
         var cursor = TreeCursor(source: source)
@@ -54,6 +59,10 @@ struct TableReads<Source: PageSource> {
             }
             guard !catalog.contains(id: table.id), table.id.rawValue < catalog.nextTableID else {
                 throw StorageError.corruptRecord(reason: "table id \(table.id.rawValue) of '\(name)' reused or beyond next id")
+            }
+            if table.rowRoot != 0 { _ = try reader.root(PageRef(page: table.rowRoot, expectation: table.rowRootExpectation)) }
+            if table.indexRoot != 0 {
+                _ = try reader.root(PageRef(page: table.indexRoot, expectation: table.indexRootExpectation))
             }
             catalog.set(table)
         }

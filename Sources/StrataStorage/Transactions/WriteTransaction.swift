@@ -277,7 +277,7 @@ struct WriteBegin {
             list = cached.list
             chain = cached.chain
         } else {
-            let (entries, pages) = try FreeListCodec.read(head: base.freeListHead, entryCount: base.freeListEntryCount,
+            let (entries, pages) = try FreeListCodec.read(head: base.freeListHeadRef, entryCount: base.freeListEntryCount,
                                                           reader: reader)
             list = FreeList.fromEntries(entries, oldestPinned: oldest)
             chain = pages

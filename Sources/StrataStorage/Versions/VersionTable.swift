@@ -20,7 +20,7 @@ import CStrataSupport
 /// |     24 |         8 | page size                                                      |
 /// |     32 |         8 | newest published version                                       |
 /// |     40 |        24 | zero                                                           |
-/// |     64 |   16 × 64 | version records, ring indexed by version mod 16 (`VersionRecord`, seqlock) |
+/// |     64 |   16 × 64 | version records, ring indexed by version mod 16 (sequence u64, then the seven words of `VersionRecord`; seqlock) |
 /// |   1088 |    S × 32 | reader slots {pid u64, start time u64, version u64, pins u64 (live low 32, frozen high 32)} |
 ///
 /// Pin protocol (Spec D, "a page released by commit R is reused only when R ≤ the oldest
@@ -45,7 +45,7 @@ import CStrataSupport
 /// two reclaimers, or a reclaimer and a new owner, never interfere.
 final class VersionTable: @unchecked Sendable {
     static let magic: [UInt8] = Array("STRLOCK1".utf8)
-    static let layoutVersion: UInt32 = 1
+    static let layoutVersion: UInt32 = 2
     static let ringCapacity = 16
     static let recordByteCount = 64
     static let ringOffset = 64
@@ -145,13 +145,18 @@ final class VersionTable: @unchecked Sendable {
         for _ in 0..<1000 {
             let before = strata_atomic_load_u64_acquire(slot)
             if before & 1 == 1 { continue }
+            let catalogWord = strata_atomic_load_u64_relaxed(slot + 16)
+            let freeListWord = strata_atomic_load_u64_relaxed(slot + 24)
             let record = VersionRecord(
                 version: Version(strata_atomic_load_u64_relaxed(slot + 8)),
-                catalogRoot: UInt32(truncatingIfNeeded: strata_atomic_load_u64_relaxed(slot + 16)),
-                freeListHead: UInt32(truncatingIfNeeded: strata_atomic_load_u64_relaxed(slot + 24)),
+                catalogRoot: UInt32(truncatingIfNeeded: catalogWord),
+                freeListHead: UInt32(truncatingIfNeeded: freeListWord),
                 pageCount: UInt32(truncatingIfNeeded: strata_atomic_load_u64_relaxed(slot + 32)),
                 schemaVersion: strata_atomic_load_u64_relaxed(slot + 40),
-                freeListEntryCount: strata_atomic_load_u64_relaxed(slot + 48))
+                freeListEntryCount: strata_atomic_load_u64_relaxed(slot + 48),
+                catalogRootExpectation: PageExpectation(checksum: UInt32(truncatingIfNeeded: catalogWord >> 32),
+                                                        version: strata_atomic_load_u64_relaxed(slot + 56)),
+                freeListHeadChecksum: UInt32(truncatingIfNeeded: freeListWord >> 32))
             strata_atomic_fence_acquire()
             let after = strata_atomic_load_u64_relaxed(slot)
             guard before == after else { continue }
@@ -292,8 +297,12 @@ final class VersionTable: @unchecked Sendable {
 }
 
 /// What a reader needs to open a version: the contents of its commit slot.
+///
+/// Stored as seven words: the version; the catalog root (low 32 bits) and its checksum (high);
+/// the free-list head (low) and its checksum (high); the page count; the schema version; the
+/// free-list entry count; the catalog root's version (Spec D19).
 struct VersionRecord: Sendable, Equatable {
-    static let fieldCount = 6
+    static let fieldCount = 7
 
     var version: Version
     var catalogRoot: UInt32
@@ -301,9 +310,21 @@ struct VersionRecord: Sendable, Equatable {
     var pageCount: UInt32
     var schemaVersion: UInt64
     var freeListEntryCount: UInt64
+    /// What the version expects of its catalog root and free-list head (Spec D19).
+    var catalogRootExpectation: PageExpectation
+    var freeListHeadChecksum: UInt32
+
+    var catalogRootRef: PageRef { PageRef(page: catalogRoot, expectation: catalogRootExpectation) }
+    var freeListHeadRef: PageRef {
+        PageRef(page: freeListHead, expectation: freeListHead == 0 ? .none
+                    : PageExpectation(checksum: freeListHeadChecksum, version: version.rawValue))
+    }
 
     init(version: Version, catalogRoot: UInt32, freeListHead: UInt32, pageCount: UInt32,
-         schemaVersion: UInt64, freeListEntryCount: UInt64) {
+         schemaVersion: UInt64, freeListEntryCount: UInt64,
+         catalogRootExpectation: PageExpectation = .none, freeListHeadChecksum: UInt32 = 0) {
+        self.catalogRootExpectation = catalogRootExpectation
+        self.freeListHeadChecksum = freeListHeadChecksum
         self.version = version
         self.catalogRoot = catalogRoot
         self.freeListHead = freeListHead
@@ -314,7 +335,8 @@ struct VersionRecord: Sendable, Equatable {
 
     init(slot: CommitSlot) {
         self.init(version: slot.version, catalogRoot: slot.catalogRoot.rawValue, freeListHead: slot.freeListHead.rawValue,
-                  pageCount: slot.pageCount, schemaVersion: slot.schemaVersion, freeListEntryCount: slot.freeListEntryCount)
+                  pageCount: slot.pageCount, schemaVersion: slot.schemaVersion, freeListEntryCount: slot.freeListEntryCount,
+                  catalogRootExpectation: slot.catalogRootExpectation, freeListHeadChecksum: slot.freeListHeadChecksum)
     }
 
     init(fields: [UInt64]) {
@@ -324,9 +346,13 @@ struct VersionRecord: Sendable, Equatable {
         pageCount = UInt32(truncatingIfNeeded: fields[3])
         schemaVersion = fields[4]
         freeListEntryCount = fields[5]
+        catalogRootExpectation = PageExpectation(checksum: UInt32(truncatingIfNeeded: fields[1] >> 32), version: fields[6])
+        freeListHeadChecksum = UInt32(truncatingIfNeeded: fields[2] >> 32)
     }
 
     var fields: [UInt64] {
-        [version.rawValue, UInt64(catalogRoot), UInt64(freeListHead), UInt64(pageCount), schemaVersion, freeListEntryCount]
+        [version.rawValue, UInt64(catalogRoot) | UInt64(catalogRootExpectation.checksum) << 32,
+         UInt64(freeListHead) | UInt64(freeListHeadChecksum) << 32, UInt64(pageCount), schemaVersion, freeListEntryCount,
+         catalogRootExpectation.version]
     }
 }

@@ -12,11 +12,12 @@ import Testing
 @_spi(StrataCheck) import Strata
 @testable import StrataCheck
 
-@Suite struct ReplayFailurecdb3a9c6da68b77 {
+@Suite struct ReplayFailureeebf2ab4f48aab79 {
     static func script(bugs: SeededBugs) throws {
         let script = try ScriptWorld(store: .sim, bugs: bugs, activeVersionLimit: 5)
         defer { script.finish() }
         let c2 = script.queue(2)
+        _ = script.queue(1)
 
         // 0. c2 open(queue: c2) -> r1
         let o0 = c2.run { s in
@@ -236,7 +237,7 @@ import Testing
         script.armCapture(.pageWrite(index: 1))
         let o37 = c2.run { s in try s.realm(2)._commitWrite(); return .done }
         #expect(Observation.done.accepts(o37), "step 37: engine \(o37)")
-        let crash37 = RecordedCrash(fates: [(offset: 8192, fate: .tornSectors(newSectorMask: 7))], keepsUnsyncedSize: true)
+        let crash37 = RecordedCrash(fates: [(offset: 8192, fate: .tornSectors(newSectorMask: 127))], keepsUnsyncedSize: true)
         #expect(script.crash(crash37) == .done, "step 37: the crash")
         let recovered37 = script.recoveredContents()
         let expected37: Observation = .elements([])
@@ -253,43 +254,50 @@ import Testing
 
         // 39. c2 setAutorefresh(r7, false): the harness's, in the block of the open above
 
-        // 40. c2 invalidate(r7)
-        let o40 = c2.run { s in try s.realm(7)._invalidate(); return .done }
+        // 40. c2 beginWrite(r7)
+        let o40 = c2.run { s in try s.realm(7)._beginWrite(); return .done }
         #expect(Observation.done.accepts(o40), "step 40: engine \(o40)")
 
-        // 41. c2 create(r7, Item 20 = 9, update all) -> h11
+        // 41. c2 open(queue: c1) -> r8
         let o41 = c2.run { s in
-            let created = try s.realm(7)._create(
-                Item.self, value: ["primaryKey": 20, "value": 9], update: .all)
-            return s.keep(created, as: 11)
+            let realm = try Realm._open(configuration: s.configuration, queue: s.queue(of: 1))
+            // The harness's step: a queue realm's autorefresh turns run when no schedule orders them.
+            realm.autorefresh = false
+            return s.hold(realm, openedAs: 8)
         }
         let expected41: Observation = .failure(
-            code: "programmerError", message: "write transaction")
+            code: "programmerError", message: "Realm opened from incorrect dispatch queue.")
         #expect(expected41.accepts(o41), "step 41: engine \(o41)")
 
-        // 42. c2 commitWrite(r7)
-        let o42 = c2.run { s in try s.realm(7)._commitWrite(); return .done }
-        let expected42: Observation = .failure(
-            code: "programmerError", message: "Can't commit a non-existing write transaction")
-        #expect(expected42.accepts(o42), "step 42: engine \(o42)")
+        // 42. c2 open(queue: c2) -> r9
+        let o42 = c2.run { s in
+            let realm = try Realm._open(configuration: s.configuration, queue: s.queue(of: 2))
+            // The harness's step: a queue realm's autorefresh turns run when no schedule orders them.
+            realm.autorefresh = false
+            return s.hold(realm, openedAs: 9)
+        }
+        #expect(Observation.realm(7).accepts(o42), "step 42: engine \(o42)")
 
-        // 43. c2 commitWrite(r7)
-        let o43 = c2.run { s in try s.realm(7)._commitWrite(); return .done }
-        let expected43: Observation = .failure(
-            code: "programmerError", message: "Can't commit a non-existing write transaction")
-        #expect(expected43.accepts(o43), "step 43: engine \(o43)")
+        // 43. c2 setAutorefresh(r7, false): the harness's, in the block of the open above
 
-        // 44. c2 refresh(r7)
-        let o44 = c2.run { s in .bool(try s.realm(7)._refresh()) }
-        #expect(Observation.bool(false).accepts(o44), "step 44: engine \(o44)")
+        // 44. c2 open(queue: c2) -> r10
+        let o44 = c2.run { s in
+            let realm = try Realm._open(configuration: s.configuration, queue: s.queue(of: 2))
+            // The harness's step: a queue realm's autorefresh turns run when no schedule orders them.
+            realm.autorefresh = false
+            return s.hold(realm, openedAs: 10)
+        }
+        #expect(Observation.realm(7).accepts(o44), "step 44: engine \(o44)")
 
-        // 45. c2 refresh(r7)
-        let o45 = c2.run { s in .bool(try s.realm(7)._refresh()) }
-        #expect(Observation.bool(false).accepts(o45), "step 45: engine \(o45)")
+        // 45. c2 setAutorefresh(r7, false): the harness's, in the block of the open above
 
-        // 46. c2 refresh(r7)
-        let o46 = c2.run { s in .bool(try s.realm(7)._refresh()) }
-        #expect(Observation.bool(false).accepts(o46), "step 46: engine \(o46)")
+        // 46. c2 create(r7, Item 14 = 0, update all) -> h11
+        let o46 = c2.run { s in
+            let created = try s.realm(7)._create(
+                Item.self, value: ["primaryKey": 14, "value": 0], update: .all)
+            return s.keep(created, as: 11)
+        }
+        #expect(Observation.handle(11).accepts(o46), "step 46: engine \(o46)")
     }
 
     @Test func concreteScript() throws {
