@@ -156,6 +156,7 @@ public struct Campaign: Sendable {
                 settings.mode = .controlled
             }
             let seed = seed(forRun: run)
+            FlightRecorder.current?.noteCampaignRun(seed: seed, index: run)
             firstSeed = firstSeed ?? seed
             lastSeed = seed
             run += 1

@@ -298,7 +298,7 @@ extension SeededBugCatalog {
         let errorPath = (scratchDirectory as NSString).appendingPathComponent("bugs-replay-\(getpid())-\(UUID().uuidString).err")
         defer { try? FileManager.default.removeItem(atPath: errorPath) }
         guard let child = try? SpawnedChild(child: 0, incarnation: 0, executable: executable,
-                                            arguments: ["replay", token], errorPath: errorPath) else {
+                                            arguments: ["replay", token, "--in-process"], errorPath: errorPath) else {
             return nil
         }
         _ = child.drain()

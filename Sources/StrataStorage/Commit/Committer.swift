@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The commit protocol (Docs/architecture.md §2; Spec W and D).
 ///
 /// ```
@@ -18,6 +22,7 @@ enum Committer {
         let file = transaction.file
         let space = transaction.space
         let newVersion = space.newVersion
+        if file.hooks.has(.plantedCrashInCommit) { plantedCrash() }
         try flushCatalog(transaction)
         let (list, listPages) = try rebuildFreeList(transaction)
         let entryCount = list.entries().count
@@ -45,6 +50,13 @@ enum Committer {
         file.withState { state in state.freeListCache = (newVersion, list, listPages) }
         file.remember(transaction.catalog, for: newVersion)
         return newVersion
+    }
+
+    /// `SeededBugs.plantedCrashInCommit`: a store through a bad pointer (the first page of the
+    /// address space is never mapped), which the kernel answers with SIGSEGV.
+    @inline(never)
+    private static func plantedCrash() {
+        if let bad = UnsafeMutableRawPointer(bitPattern: 64) { memset(bad, 0x5A, 8) }
     }
 
     // MARK: preparing the pages
