@@ -12,10 +12,17 @@ public struct Campaign: Sendable {
     public var store: CheckStore?
     public var threads: Int
     public var operationsPerRun: Int
-    /// Stop after this many seconds, or
+    /// Stop after this many seconds (once `minimumRuns` runs are done), or
     public var seconds: Double?
-    /// after this many checked operations in all (whichever comes first).
+    /// after this many checked operations in all, or
     public var operations: Int?
+    /// after this many runs (whichever comes first). A test's budget is a count (`runs`,
+    /// `operations`) so its verdict does not depend on the machine's speed; `seconds` is for
+    /// the command line, and a test that time-boxes a campaign keeps a count floor
+    /// (`minimumRuns`) and reports the time rather than failing on it (Docs/testing.md).
+    public var runs: Int?
+    /// The count floor of a time-boxed campaign: `seconds` cannot end it before this many runs.
+    public var minimumRuns: Int
     public var seed: UInt64
     /// This process runs seeds `seed + k·count + index` (`--shard index/count`).
     public var shardIndex: Int
@@ -25,7 +32,11 @@ public struct Campaign: Sendable {
     public var scratchDirectory: String
     /// Shrink failures before reporting them.
     public var shrinks: Bool
-    public var shrinkSeconds: Double
+    /// Shrinking stops after `shrinkAttempts` re-runs or `shrinkSeconds` (nil: no time bound),
+    /// whichever comes first: a test bounds it by attempts alone, so its shrunk size does not
+    /// depend on the machine's speed (runs are deterministic, and so is the shrinker).
+    public var shrinkSeconds: Double?
+    public var shrinkAttempts: Int
     /// Operation kinds no run generates (see `CheckSettings.excludedKinds`).
     public var excludedKinds: Set<String> = []
     /// The generator generation of every run (`CheckSettings.generation`): a test measured on
@@ -33,15 +44,19 @@ public struct Campaign: Sendable {
     public var generation = CheckSettings.currentGeneration
 
     public init(mix: Mix = .mixed, store: CheckStore? = nil, threads: Int = 3, operationsPerRun: Int = 200,
-                seconds: Double? = 60, operations: Int? = nil, seed: UInt64 = 1, shardIndex: Int = 0, shardCount: Int = 1,
+                seconds: Double? = 60, operations: Int? = nil, runs: Int? = nil, minimumRuns: Int = 0, seed: UInt64 = 1,
+                shardIndex: Int = 0, shardCount: Int = 1,
                 engineBugs: SeededBugs = [], modelMutation: ModelMutation? = nil,
-                scratchDirectory: String = NSTemporaryDirectory(), shrinks: Bool = true, shrinkSeconds: Double = 60) {
+                scratchDirectory: String = NSTemporaryDirectory(), shrinks: Bool = true, shrinkSeconds: Double? = 60,
+                shrinkAttempts: Int = Shrinker.defaultRunLimit) {
         self.mix = mix
         self.store = store
         self.threads = threads
         self.operationsPerRun = operationsPerRun
         self.seconds = seconds
         self.operations = operations
+        self.runs = runs
+        self.minimumRuns = minimumRuns
         self.seed = seed
         self.shardIndex = shardIndex
         self.shardCount = shardCount
@@ -50,6 +65,7 @@ public struct Campaign: Sendable {
         self.scratchDirectory = scratchDirectory
         self.shrinks = shrinks
         self.shrinkSeconds = shrinkSeconds
+        self.shrinkAttempts = shrinkAttempts
     }
 
     /// One failure a campaign found.
@@ -131,14 +147,16 @@ public struct Campaign: Sendable {
         var lastSeed: UInt64?
         while true {
             let elapsed = Date().timeIntervalSince(start)
-            if let seconds, elapsed >= seconds { break }
+            if let seconds, elapsed >= seconds, run >= minimumRuns { break }
             if let operations, statistics.operations >= operations { break }
-            if seconds == nil && operations == nil && run > 0 { break }
+            if let runs, run >= runs { break }
+            if seconds == nil && operations == nil && runs == nil && run > 0 { break }
             var settings = settings(forRun: run)
             if settings.mode == .free && untilShrinkable && failures.contains(where: { $0.free != nil }) {
                 settings.mode = .controlled
             }
             let seed = seed(forRun: run)
+            FlightRecorder.current?.noteCampaignRun(seed: seed, index: run)
             firstSeed = firstSeed ?? seed
             lastSeed = seed
             run += 1
@@ -166,7 +184,8 @@ public struct Campaign: Sendable {
                 found.foundAfterSeconds = Date().timeIntervalSince(start)
                 // A free run's stream fixes its programs, not its interleaving: nothing to shrink.
                 if shrinks && free == nil {
-                    let outcome = Shrinker(settings: settings, timeLimit: shrinkSeconds).shrink(result)
+                    let outcome = Shrinker(settings: settings, runLimit: shrinkAttempts,
+                                           timeLimit: shrinkSeconds ?? .infinity).shrink(result)
                     found.shrunk = outcome.result
                     found.settings = outcome.settings
                     found.shrinkRuns = outcome.runs

@@ -106,6 +106,7 @@ final class GroupSyncGate: @unchecked Sendable {
     private var released = 0
     private var ended = 0
     private var inSync = false
+    private var idleTimeouts = 0
 
     /// Holds syncs from now on (a lockstep run with async writes), or lets every one through.
     func setHolding(_ flag: Bool) {
@@ -140,6 +141,10 @@ final class GroupSyncGate: @unchecked Sendable {
     var isHolding: Bool { condition.withLock { arrived > released } }
     var holdsSyncs: Bool { condition.withLock { holds } }
     var endedCount: Int { condition.withLock { ended } }
+    /// Waits for an idle gate that ran out of time (a let-go sync that did not end): a run
+    /// counts them (`CheckStatistics.groupSyncWaitsTimedOut`), so a test checks that no run
+    /// waited a sync out by a count, not by timing the run.
+    var idleTimeoutCount: Int { condition.withLock { idleTimeouts } }
 
     /// Lets the held sync go; false if none was held.
     func release() -> Bool {
@@ -167,7 +172,10 @@ final class GroupSyncGate: @unchecked Sendable {
         let deadline = Date(timeIntervalSinceNow: seconds)
         return condition.withLock {
             while inSync && arrived <= released {
-                if !condition.wait(until: deadline) { return false }
+                if !condition.wait(until: deadline) {
+                    idleTimeouts += 1
+                    return false
+                }
             }
             return true
         }

@@ -164,7 +164,7 @@ final class EngineSide: @unchecked Sendable {
             // thread commits, at moments the schedule does not order; the harness switches it
             // off in the same block as the open, and the model takes the same step
             // (`Runner.queueRealmOpened`).
-            if queue != nil { opened.autorefresh = false }
+            if queue != nil { try opened._setAutorefresh(false) }
             return .realm(lock.withLock { _ in realms.hold(opened, openedAs: id) })
         case .release(let id):
             lock.withLock { _ in realms.release(id) }

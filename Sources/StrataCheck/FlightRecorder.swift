@@ -18,9 +18,14 @@ import Synchronization
 public final class FlightRecorder: @unchecked Sendable {
     /// "SCFLIGHT", little-endian.
     static let magic: UInt64 = 0x5448_4749_4C46_4353
-    /// Header: magic, state (0 idle, 1 a run in flight), draws, prefix length, then the prefix.
+    /// Header: magic, state (0 idle, 1 a run in flight), draws, prefix length, then the prefix;
+    /// its last 24 bytes note the campaign run in flight (`noteCampaignRun`).
     static let headerByteCount = 4096
     static let prefixOffset = 32
+    /// "SCRUNSEE", little-endian: the campaign-run note below is set.
+    static let runNoteMagic: UInt64 = 0x4545_534E_5552_4353
+    static let runNoteOffset = headerByteCount - 24
+    static let prefixByteCountMax = runNoteOffset - prefixOffset
     /// Draws kept per run; a run that draws more is not recorded (its state says overflowed).
     static let capacity = 1 << 22
     static let byteCount = headerByteCount + capacity * MemoryLayout<UInt32>.size
@@ -46,7 +51,17 @@ public final class FlightRecorder: @unchecked Sendable {
         guard let mapped, mapped != MAP_FAILED else { throw CocoaError(.fileWriteUnknown, userInfo: ["errno": errno]) }
         base = mapped
         base.storeBytes(of: Self.magic, toByteOffset: 0, as: UInt64.self)
+        base.storeBytes(of: UInt64(0), toByteOffset: Self.runNoteOffset, as: UInt64.self)
         setState(.idle)
+    }
+
+    /// A campaign starts its run number `index`, from `seed` (`Campaign.run`): a parent that
+    /// finds the process dead reports the run by its seed as well as its token.
+    func noteCampaignRun(seed: UInt64, index: Int) {
+        base.storeBytes(of: UInt64(0), toByteOffset: Self.runNoteOffset, as: UInt64.self)
+        base.storeBytes(of: seed, toByteOffset: Self.runNoteOffset + 8, as: UInt64.self)
+        base.storeBytes(of: UInt64(max(0, index)), toByteOffset: Self.runNoteOffset + 16, as: UInt64.self)
+        base.storeBytes(of: Self.runNoteMagic, toByteOffset: Self.runNoteOffset, as: UInt64.self)
     }
 
     deinit { munmap(base, Self.byteCount) }
@@ -56,7 +71,7 @@ public final class FlightRecorder: @unchecked Sendable {
     /// A run with `settings` starts: its draws follow.
     func begin(settings: CheckSettings) {
         setState(.idle)  // a half-written prefix is never read as a run
-        let prefix = Array(ReplayToken.prefix(of: settings).utf8.prefix(Self.headerByteCount - Self.prefixOffset))
+        let prefix = Array(ReplayToken.prefix(of: settings).utf8.prefix(Self.prefixByteCountMax))
         for (offset, byte) in prefix.enumerated() {
             base.storeBytes(of: byte, toByteOffset: Self.prefixOffset + offset, as: UInt8.self)
         }
@@ -93,6 +108,10 @@ public final class FlightRecorder: @unchecked Sendable {
         public var token: String
         public var draws: Int
         public var mode: CheckMode
+        /// The campaign seed of the run and its number in the campaign, when a campaign ran it
+        /// (nil for a replay or a shrink's candidate outside any campaign).
+        public var seed: UInt64?
+        public var campaignRun: Int?
     }
 
     /// The run in flight recorded at `path`, or nil when none was (the process died between
@@ -107,7 +126,7 @@ public final class FlightRecorder: @unchecked Sendable {
         guard word(0) == magic, word(8) == State.running.rawValue else { return nil }
         let draws = Int(word(16))
         let prefixCount = Int(word(24))
-        guard draws <= capacity, prefixCount > 0, prefixOffset + prefixCount <= headerByteCount else { return nil }
+        guard draws <= capacity, prefixCount > 0, prefixCount <= prefixByteCountMax else { return nil }
         let prefix = String(decoding: header[prefixOffset..<(prefixOffset + prefixCount)], as: UTF8.self)
         guard let body = try? handle.read(upToCount: draws * 4) ?? Data(), body.count == draws * 4 else { return nil }
         let choices = body.withUnsafeBytes { bytes in
@@ -115,6 +134,11 @@ public final class FlightRecorder: @unchecked Sendable {
         }
         let token = prefix + ReplayToken.stream(choices)
         guard let decoded = ReplayToken.decode(token) else { return nil }
-        return InFlight(token: token, draws: draws, mode: decoded.settings.mode)
+        var inFlight = InFlight(token: token, draws: draws, mode: decoded.settings.mode)
+        if word(runNoteOffset) == runNoteMagic {
+            inFlight.seed = word(runNoteOffset + 8)
+            inFlight.campaignRun = Int(truncatingIfNeeded: word(runNoteOffset + 16))
+        }
+        return inFlight
     }
 }

@@ -155,6 +155,9 @@ public struct CheckStatistics: Sendable, Hashable {
     public var pendingGroupPowerLosses = 0
     /// Durable versions verified before a held group sync was let go (Spec D10).
     public var durableImageChecks = 0
+    /// Ends of a run that waited a let-go group sync out (`GroupSyncGate.idleTimeoutCount`):
+    /// a run must end at once, so this stays 0.
+    public var groupSyncWaitsTimedOut = 0
 
     public init() {}
 
@@ -183,6 +186,7 @@ public struct CheckStatistics: Sendable, Hashable {
         groupCrashImages += other.groupCrashImages
         pendingGroupPowerLosses += other.pendingGroupPowerLosses
         durableImageChecks += other.durableImageChecks
+        groupSyncWaitsTimedOut += other.groupSyncWaitsTimedOut
     }
 }
 
@@ -439,7 +443,9 @@ public final class Runner: @unchecked Sendable {
         // replay takes them too rather than stopping where the draws ran out (which lost the
         // failure of a run that found it there).
         if !recordingEnded { _ = stream.draw(1) }
+        let idleTimeoutsBefore = engine.groupSyncGate.idleTimeoutCount
         finish()
+        statistics.groupSyncWaitsTimedOut += engine.groupSyncGate.idleTimeoutCount - idleTimeoutsBefore
         statistics.switches = scheduler.switches
         statistics.probes = probeCounter.snapshot
         statistics.checkedCallbacks = deliveryOracle.checkedCallbacks

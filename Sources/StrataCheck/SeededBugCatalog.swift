@@ -147,16 +147,17 @@ public struct SeededBugResult: Sendable {
 
 extension SeededBugCatalog {
     /// Runs the harness's whole mix (`Campaign.Mix.mixed`) with `bug` alone switched on until
-    /// the first failure or `seconds`; a bug that needs processes runs a SIGKILL campaign
-    /// (`ProcessCampaign`, children started with `childCommand`) instead.
-    public static func check(_ bug: SeededBug, seconds: Double, seed: UInt64, shrinkSeconds: Double,
+    /// the first failure or `seconds` (or `runs` runs, when given: a count, for tests, whose
+    /// verdict must not depend on the machine's speed); a bug that needs processes runs a
+    /// SIGKILL campaign (`ProcessCampaign`, children started with `childCommand`) instead.
+    public static func check(_ bug: SeededBug, seconds: Double, runs: Int? = nil, seed: UInt64, shrinkSeconds: Double,
                              childCommand: [String]? = nil,
                              scratchDirectory: String = NSTemporaryDirectory()) -> SeededBugResult {
         if bug.needsProcesses {
             return checkInProcesses(bug, seconds: seconds, seed: seed, childCommand: childCommand,
                                     scratchDirectory: scratchDirectory)
         }
-        let campaign = Campaign(mix: .mixed, seconds: seconds, seed: seed, engineBugs: bug.bug,
+        let campaign = Campaign(mix: .mixed, seconds: runs == nil ? seconds : nil, runs: runs, seed: seed, engineBugs: bug.bug,
                                 scratchDirectory: scratchDirectory, shrinks: true, shrinkSeconds: shrinkSeconds)
         let report = campaign.run(untilShrinkable: true)
         guard let first = report.failures.first else {
@@ -299,7 +300,7 @@ extension SeededBugCatalog {
         let errorPath = (scratchDirectory as NSString).appendingPathComponent("bugs-replay-\(getpid())-\(UUID().uuidString).err")
         defer { try? FileManager.default.removeItem(atPath: errorPath) }
         guard let child = try? SpawnedChild(child: 0, incarnation: 0, executable: executable,
-                                            arguments: ["replay", token], errorPath: errorPath) else {
+                                            arguments: ["replay", token, "--in-process"], errorPath: errorPath) else {
             return nil
         }
         _ = child.drain()

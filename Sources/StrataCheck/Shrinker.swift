@@ -12,11 +12,13 @@ import Foundation
 /// to zero, halve them or lower them by one; at a fixpoint, delete a context's steps with a run of another's.
 public struct Shrinker: Sendable {
     public var settings: CheckSettings
-    /// At most this many re-runs, and no longer than `timeLimit` seconds.
+    /// At most this many re-runs, and no longer than `timeLimit` seconds (`.infinity`: bounded
+    /// by re-runs alone, so the outcome is the same on any machine; tests use that).
     public var runLimit: Int
     public var timeLimit: TimeInterval
+    public static let defaultRunLimit = 20_000
 
-    public init(settings: CheckSettings, runLimit: Int = 20_000, timeLimit: TimeInterval = 60) {
+    public init(settings: CheckSettings, runLimit: Int = Shrinker.defaultRunLimit, timeLimit: TimeInterval = 60) {
         self.settings = settings
         self.runLimit = runLimit
         self.timeLimit = timeLimit

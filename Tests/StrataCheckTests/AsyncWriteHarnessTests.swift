@@ -15,12 +15,11 @@ import Testing
         var settings = CheckSettings(mode: .crash, store: .sim, threads: 3, operations: 200)
         settings.generation = 4
         for seed in 1...40 {
-            let start = Date()
             let result = try Runner(settings: settings, stream: ChoiceStream(seed: UInt64(seed))).run()
             // A run ends at once: the end of a run drops its realms before it lets a held group
             // sync go (it needs the write lock a realm left inside a write holds), rather than
-            // waiting the sync's 20 s out.
-            #expect(Date().timeIntervalSince(start) < 10, "seed \(seed) took \(Date().timeIntervalSince(start)) s")
+            // waiting the sync out. Counted, not timed (a busy machine is slow, not wrong).
+            #expect(result.statistics.groupSyncWaitsTimedOut == 0, "seed \(seed) waited a group sync out")
             #expect(result.failure == nil, "seed \(seed): \(result.failure?.description ?? "")")
             total.add(result.statistics)
             if result.statistics.asyncBlocks > (busiest?.statistics.asyncBlocks ?? 0) { busiest = result }
@@ -71,8 +70,8 @@ import Testing
     ])
     func anAsyncBugIsCaughtAndShrunk(_ name: String, mix: Campaign.Mix, signature: String) throws {
         let bug = try #require(SeededBugCatalog.named(name))
-        let campaign = Campaign(mix: mix, operationsPerRun: 200, seconds: 30, seed: 1, engineBugs: bug.bug,
-                                shrinkSeconds: 4)
+        let campaign = Campaign(mix: mix, operationsPerRun: 200, seconds: nil, runs: 400, seed: 1, engineBugs: bug.bug,
+                                shrinkSeconds: nil, shrinkAttempts: 1000)
         let report = campaign.run()
         let found = try #require(report.failures.first, "\(name) was not caught in \(report.runs) runs")
         let shrunk = try #require(found.shrunk.failure)

@@ -262,10 +262,11 @@ enum FreeLogs {
     /// Pages a pinned version still uses, reused by a commit, are caught by the lockstep
     /// harness: a reader left at its pin meets the newer version's pages (Spec D5, V1).
     @Test func reusedPinnedPagesAreCaughtInLockstep() throws {
-        let campaign = Campaign(mix: .controlled, seconds: 60, seed: 1, engineBugs: .reusePinnedPages, shrinkSeconds: 20)
+        let campaign = Campaign(mix: .controlled, seconds: nil, runs: 400, seed: 1, engineBugs: .reusePinnedPages,
+                                shrinkSeconds: nil, shrinkAttempts: 1500)
         let report = campaign.run()
         let found = try #require(report.failures.first, "reusePinnedPages was not caught in \(report.runs) lockstep runs")
-        print("lockstep caught reusePinnedPages after \(report.runs) runs, shrunk to \(found.shrunk.trace.count) operations: \(found.shrunk.failure?.description ?? "")")
+        print("lockstep caught reusePinnedPages after \(report.runs) runs, shrunk to \(found.shrunk.trace.count) operations in \(found.shrinkRuns) runs: \(found.shrunk.failure?.description ?? "")")
         #expect(found.shrunk.trace.count <= 20, "shrunk to \(found.shrunk.trace.count) operations")
     }
 
@@ -276,7 +277,7 @@ enum FreeLogs {
             .appendingPathComponent("free-campaign-\(getpid())")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let campaign = Campaign(
-            mix: .free, store: .sim, threads: 4, operationsPerRun: 1200, seconds: 60, seed: 1,
+            mix: .free, store: .sim, threads: 4, operationsPerRun: 1200, seconds: nil, runs: 400, seed: 1,
             engineBugs: .reusePinnedPages)
         let report = campaign.run()
         let found = try #require(report.failures.first, "reusePinnedPages was not caught")

@@ -106,8 +106,8 @@ import Testing
     ])
     func aGeneration5BugIsCaughtAndShrunk(_ name: String, mix: Campaign.Mix, signature: String) throws {
         let bug = try #require(SeededBugCatalog.named(name))
-        var campaign = Campaign(mix: mix, operationsPerRun: 200, seconds: 30, seed: 1, engineBugs: bug.bug,
-                                shrinkSeconds: 15)
+        var campaign = Campaign(mix: mix, operationsPerRun: 200, seconds: nil, runs: 400, seed: 1, engineBugs: bug.bug,
+                                shrinkSeconds: nil, shrinkAttempts: 1000)
         campaign.generation = 5  // measured on generation 5's streams
         let report = campaign.run()
         let found = try #require(report.failures.first, "\(name) was not caught in \(report.runs) runs")

@@ -99,8 +99,8 @@ import Testing
     @Test("Spec V20: null links sorted first ascending (as the lowest value) are caught and shrunk")
     func nullLinksSortFirstIsCaughtAndShrunk() throws {
         let bug = try #require(SeededBugCatalog.named("nullLinksSortFirst"))
-        let campaign = Campaign(mix: .controlled, operationsPerRun: 200, seconds: 30, seed: 1, engineBugs: bug.bug,
-                                shrinkSeconds: 15)
+        let campaign = Campaign(mix: .controlled, operationsPerRun: 200, seconds: nil, runs: 400, seed: 1,
+                                       engineBugs: bug.bug, shrinkSeconds: nil, shrinkAttempts: 1000)
         let report = campaign.run()
         let found = try #require(report.failures.first, "nullLinksSortFirst was not caught in \(report.runs) runs")
         let shrunk = try #require(found.shrunk.failure)

@@ -162,25 +162,38 @@ let openFindingKinds: Set<String> = []
                 "the timeline marks the step taken early")
     }
 
-    /// The time-boxed harness run of `swift test`: fixed seeds, then fresh ones, over every
-    /// mode; prints the seeds and the counts.
+    /// Runs of seeds 1... (a count: the same runs on any machine). Every must-hit probe is hit
+    /// within them: `strata-fuzz run --seed 1 --mode mixed --ops 60000` (308 runs) hits all 17,
+    /// and 150 runs miss the B+tree's node merge.
+    static let fixedRuns = 320
+    /// Fresh runs done however long they take.
+    static let freshRunsFloor = 20
+
+    /// The harness run of `swift test`: a fixed count of fixed seeds (the must-hit probes are
+    /// asserted on those), then fresh seeds time-boxed with a count floor, over every mode;
+    /// prints the seeds, the counts and the time. The time is reported, never asserted: on a
+    /// busy machine the fresh part runs its floor and stops (Docs/testing.md).
     @Test func timeBoxedCampaignFindsNoFailureInTheGuardedMix() throws {
         let fresh = UInt64(Date().timeIntervalSince1970 * 1000) & 0xFFFF_FFFF
         var total = CheckStatistics()
+        var fixedStatistics = CheckStatistics()
         var runs = 0
-        for (label, seed, seconds) in [("fixed", UInt64(1), 50.0), ("fresh", fresh, 70.0)] {
-            var campaign = Campaign(mix: .mixed, operationsPerRun: 200, seconds: seconds, seed: seed, shrinks: true,
-                                    shrinkSeconds: 30)
+        let fixed = Campaign(mix: .mixed, operationsPerRun: 200, seconds: nil, runs: Self.fixedRuns, seed: 1,
+                             shrinkSeconds: nil, shrinkAttempts: 1500)
+        let timeBoxed = Campaign(mix: .mixed, operationsPerRun: 200, seconds: 30, minimumRuns: Self.freshRunsFloor,
+                                 seed: fresh, shrinkSeconds: nil, shrinkAttempts: 1500)
+        for (label, var campaign) in [("fixed", fixed), ("fresh", timeBoxed)] {
             campaign.excludedKinds = openFindingKinds
             let report = campaign.run()
             total.add(report.statistics)
+            if label == "fixed" { fixedStatistics = report.statistics }
             runs += report.runs
-            print("harness \(label) seeds \(report.seeds.map { "\($0.lowerBound)...\($0.upperBound)" } ?? "none"): \(report.runs) runs, \(report.statistics.operations) checked operations, \(report.statistics.commits) commits, \(report.statistics.crashes) crashes, \(report.statistics.crashImages) crash images, \(report.statistics.schedulingSteps) scheduling steps, \(report.statistics.switches) switches")
+            print("harness \(label) (\(String(format: "%.1f", report.seconds)) s) seeds \(report.seeds.map { "\($0.lowerBound)...\($0.upperBound)" } ?? "none"): \(report.runs) runs, \(report.statistics.operations) checked operations, \(report.statistics.commits) commits, \(report.statistics.crashes) crashes, \(report.statistics.crashImages) crash images, \(report.statistics.schedulingSteps) scheduling steps, \(report.statistics.switches) switches")
             for found in report.failures {
                 Issue.record("seed \(found.seed): \(found.shrunk.failure?.description ?? "") replay: \(found.token)\n\(Artifact.timeline(found.shrunk, threads: found.settings.threads))")
             }
         }
-        #expect(runs > 10)
+        #expect(runs >= Self.fixedRuns + Self.freshRunsFloor)
         #expect(total.operations > 1000)
         #expect(total.commits > 50)
         #expect(total.crashes > 0)
@@ -194,8 +207,9 @@ let openFindingKinds: Set<String> = []
         #expect(total.checkedObjectCallbacks > 0)
         #expect(total.checkedDeliveryPoints > 0)
         // Must-hit probes: every one must be reached within this budget (the B+tree's
-        // root split and merge through the generator's bulk writes).
-        let never = ProbeCoverage.neverHit(total.probes)
+        // root split and merge through the generator's bulk writes); the fixed runs alone
+        // reach them, so the verdict does not depend on how many fresh runs fit in the time.
+        let never = ProbeCoverage.neverHit(fixedStatistics.probes)
         print("harness probes: \(ProbeCoverage.mustHit.count - never.count) of \(ProbeCoverage.mustHit.count) must-hit probes hit; never hit: \(never); counts: \(total.probes.sorted { $0.key < $1.key })")
         #expect(never.isEmpty, "must-hit probes never hit: \(never)")
     }
@@ -222,26 +236,26 @@ let openFindingKinds: Set<String> = []
     /// An engine that retries a sync after EIO (Linux's fsyncgate: the retry "succeeds" with
     /// nothing written) reports a commit that never reached the disk: it must be caught.
     @Test func retryingASyncAfterEIOIsCaught() throws {
-        var campaign = Campaign(mix: .crash, operationsPerRun: 200, seconds: 40, seed: 300, engineBugs: .retrySyncAfterEIO,
-                                shrinkSeconds: 30)
+        var campaign = Campaign(mix: .crash, operationsPerRun: 200, seconds: nil, runs: 400, seed: 300,
+                                engineBugs: .retrySyncAfterEIO, shrinkSeconds: nil, shrinkAttempts: 1500)
         campaign.excludedKinds = openFindingKinds
         let report = campaign.run()
         let found = try #require(report.failures.first, "retrying the sync after EIO was not caught")
-        print("sync retried after EIO: caught at seed \(found.seed) after \(report.runs) runs; shrunk \(found.original.trace.count) -> \(found.shrunk.trace.count) operations: \(found.shrunk.failure?.description ?? ""); replay token: \(found.token)")
+        print("sync retried after EIO: caught at seed \(found.seed) after \(report.runs) runs; shrunk \(found.original.trace.count) -> \(found.shrunk.trace.count) operations in \(found.shrinkRuns) runs: \(found.shrunk.failure?.description ?? ""); replay token: \(found.token)")
         #expect(found.shrunk.trace.count <= 10, "shrunk to \(found.shrunk.trace.count) operations")
     }
 
     /// A deliberately wrong model rule must be caught, and shrunk to a handful of operations.
     @Test func aWrongModelRuleIsCaughtAndShrunk() throws {
-        var campaign = Campaign(mix: .controlled, operationsPerRun: 200, seconds: 30, seed: 100, modelMutation: .refreshNeverMoves,
-                                shrinkSeconds: 30)
+        var campaign = Campaign(mix: .controlled, operationsPerRun: 200, seconds: nil, runs: 400, seed: 100,
+                                modelMutation: .refreshNeverMoves, shrinkSeconds: nil, shrinkAttempts: 1500)
         campaign.excludedKinds = openFindingKinds
         let report = campaign.run()
         let found = try #require(report.failures.first, "the wrong rule was not caught")
         #expect(found.shrunk.failure?.kind == .divergence)
-        // The fixpoint this campaign reaches (its third run, seed 102) is 6 operations (the
-        // smallest would be 4: open, another context's write, refresh); the bound says "a
-        // handful", not "minimal".
+        // Caught at seed 103 and shrunk to 9 operations in its 1,500 re-runs (the smallest
+        // would be 4: open, another context's write, refresh); the bound says "a handful", not
+        // "minimal", and the re-run count makes the size the same on any machine.
         #expect(found.shrunk.trace.count <= 15, "shrunk to \(found.shrunk.trace.count) operations")
         print("wrong model rule: the shrunk run uses \(found.settings.threads) threads")
         print("wrong model rule: caught at seed \(found.seed) after \(report.runs) runs; shrunk \(found.original.trace.count) -> \(found.shrunk.trace.count) operations in \(found.shrinkRuns) runs, \(found.shrinkSeconds) s")
@@ -253,8 +267,8 @@ let openFindingKinds: Set<String> = []
     /// A deliberately broken engine path (the commit skips its phase-1 sync) must be caught by
     /// the crash images and shrunk.
     @Test func aBrokenCommitPathIsCaughtByCrashImages() throws {
-        var campaign = Campaign(mix: .crash, operationsPerRun: 200, seconds: 40, seed: 200, engineBugs: .skipPhaseOneSync,
-                                shrinkSeconds: 30)
+        var campaign = Campaign(mix: .crash, operationsPerRun: 200, seconds: nil, runs: 400, seed: 200,
+                                engineBugs: .skipPhaseOneSync, shrinkSeconds: nil, shrinkAttempts: 1500)
         campaign.excludedKinds = openFindingKinds
         // Measured on generation 3's streams: on generation 4's, seed 200's first failure is a
         // run with an observer whose shrinking stops at a fixpoint of 15 (`Docs/limits.md`).
@@ -262,7 +276,7 @@ let openFindingKinds: Set<String> = []
         let report = campaign.run()
         let found = try #require(report.failures.first, "skipping the phase-1 sync was not caught")
         #expect(found.shrunk.failure?.kind == .crashImage)
-        print("broken commit path: caught at seed \(found.seed) after \(report.runs) runs, \(report.statistics.crashImages) crash images; shrunk \(found.original.trace.count) -> \(found.shrunk.trace.count) operations in \(found.shrinkSeconds) s: \(found.shrunk.failure?.description ?? ""); replay token: \(found.token)")
+        print("broken commit path: caught at seed \(found.seed) after \(report.runs) runs, \(report.statistics.crashImages) crash images; shrunk \(found.original.trace.count) -> \(found.shrunk.trace.count) operations in \(found.shrinkRuns) runs, \(found.shrinkSeconds) s: \(found.shrunk.failure?.description ?? ""); replay token: \(found.token)")
         #expect(found.shrunk.trace.count <= 10, "shrunk to \(found.shrunk.trace.count) operations")
     }
 }

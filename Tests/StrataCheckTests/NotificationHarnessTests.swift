@@ -170,8 +170,8 @@ extension DeliveryOracleTests {
     @Test(arguments: ["modificationsAtNewIndices", "skippedTokenStillNotified", "refreshSkipsCallbacks"])
     func aNotificationBugIsCaughtAndShrunk(_ name: String) throws {
         let bug = try #require(SeededBugCatalog.named(name))
-        var campaign = Campaign(mix: .controlled, operationsPerRun: 200, seconds: 60, seed: 1, engineBugs: bug.bug,
-                                shrinkSeconds: 30)
+        var campaign = Campaign(mix: .controlled, operationsPerRun: 200, seconds: nil, runs: 400, seed: 1,
+                                engineBugs: bug.bug, shrinkSeconds: nil, shrinkAttempts: 1500)
         // Measured on generation 4's streams (generation 5's runs with observers shrink
         // `refreshSkipsCallbacks` to a few more steps within the same budget).
         campaign.generation = 4
@@ -179,7 +179,7 @@ extension DeliveryOracleTests {
         let found = try #require(report.failures.first, "\(name) was not caught in \(report.runs) runs")
         #expect(found.shrunk.failure?.signature.hasPrefix("divergence: callback") == true,
                 "\(found.shrunk.failure?.description ?? "")")
-        print("\(name): caught after \(report.runs) runs, \(String(format: "%.1f", found.foundAfterSeconds)) s; shrunk \(found.original.trace.count) -> \(found.shrunk.trace.count) steps: \(found.shrunk.failure?.description ?? ""); replay token: \(found.token)")
+        print("\(name): caught after \(report.runs) runs, \(String(format: "%.1f", found.foundAfterSeconds)) s; shrunk \(found.original.trace.count) -> \(found.shrunk.trace.count) steps in \(found.shrinkRuns) runs: \(found.shrunk.failure?.description ?? ""); replay token: \(found.token)")
         #expect(found.shrunk.trace.count <= 20, "shrunk to \(found.shrunk.trace.count) steps")
         #expect(try StrataCheck.replay(token: found.token)?.signature == found.shrunk.failure?.signature)
     }

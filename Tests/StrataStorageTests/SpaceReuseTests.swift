@@ -446,7 +446,7 @@ import Testing
                     let same = try row.withInlineBytes(at: 1) { bytes -> Bool in
                         let copy = Array(bytes)
                         holding.signal()
-                        _ = grown.wait(timeout: .now() + .seconds(60))
+                        _ = grown.wait(timeout: .now() + .seconds(TransactionTests.hangGuardSeconds))
                         return Array(bytes) == copy
                             && .string(String(decoding: bytes, as: UTF8.self)) == expectedText
                     }
@@ -458,7 +458,7 @@ import Testing
             }
             done.signal()
         }.start()
-        #expect(holding.wait(timeout: .now() + .seconds(30)) == .success)
+        #expect(holding.wait(timeout: .now() + .seconds(TransactionTests.hangGuardSeconds)) == .success)
 
         for generation in 1...30 {
             try store.write { write in
@@ -477,7 +477,7 @@ import Testing
             }
         }
         grown.signal()
-        #expect(done.wait(timeout: .now() + .seconds(60)) == .success)
+        #expect(done.wait(timeout: .now() + .seconds(TransactionTests.hangGuardSeconds)) == .success)
         #expect(outcomeBox.value == "ok")
 
         let bytesAfter = try store.file.store.fileByteCount()

@@ -573,7 +573,7 @@ import Testing
         let watch = try #require(CommitNoteWatch(notePath: notePath))
         #expect(!readable(watch.descriptor, within: 0), "nothing was committed yet")
         try store.write { write in _ = try write.createTable("items") }
-        #expect(readable(watch.descriptor, within: 5000), "the commit did not ring the note")
+        #expect(readable(watch.descriptor, within: Int32(TransactionTests.hangGuardSeconds * 1000)), "the commit did not ring the note")
         watch.drain()
         #expect(!readable(watch.descriptor, within: 0), "drain leaves nothing pending")
         // A read-only opener hears commits but never rings.
@@ -583,7 +583,7 @@ import Testing
         defer { reader.close() }
         #expect(reader.notePath == notePath)
         try store.write { write in _ = try write.createTable("more") }
-        #expect(readable(watch.descriptor, within: 5000))
+        #expect(readable(watch.descriptor, within: Int32(TransactionTests.hangGuardSeconds * 1000)))
     }
 
     @Test func memoryStoresHaveNoNote() throws {

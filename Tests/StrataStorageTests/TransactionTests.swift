@@ -36,9 +36,14 @@ import Testing
         return done
     }
 
+    /// How long a test waits for something that must happen before calling it a hang: far
+    /// above any plausible time on a loaded machine, never waited out by a passing test (the
+    /// waits end when their condition holds), so no verdict depends on speed (Docs/testing.md).
+    static let hangGuardSeconds = 600
+
     /// Waits for a thread started by `startThread`; a hang becomes a test failure, not a hang.
     static func join(
-        _ done: DispatchSemaphore, seconds: Int = 60, _ what: String,
+        _ done: DispatchSemaphore, seconds: Int = hangGuardSeconds, _ what: String,
         sourceLocation: SourceLocation = #_sourceLocation
     ) {
         let result = done.wait(timeout: .now() + .seconds(seconds))
@@ -374,7 +379,7 @@ import Testing
         }
         // The probe fires just before the second writer blocks on the lock.
         #expect(
-            blocked.wait(timeout: .now() + .seconds(30)) == .success,
+            blocked.wait(timeout: .now() + .seconds(Self.hangGuardSeconds)) == .success,
             "the second writer never waited for the lock")
         let attempt = try second.tryBeginWrite()
         #expect(attempt == nil, "tryBeginWrite succeeded while another writer holds the lock")

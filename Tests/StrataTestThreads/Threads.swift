@@ -10,6 +10,14 @@ public struct Unchecked<Value>: @unchecked Sendable {
     public init(_ value: Value) { self.value = value }
 }
 
+/// How long a test waits for something that must happen before it calls it a hang (10
+/// minutes). A wait on a condition ends as soon as the condition holds, so a passing test never
+/// waits this out; it is far above any plausible time on a loaded 2-core machine, where other
+/// tests and CPU burners run beside the one waiting (`.ci/run`'s loaded leg). A test's verdict
+/// must not depend on the machine's speed (Docs/testing.md): a short deadline may only guard a
+/// negative check ("nothing arrives in 0.3 s"), which a slow machine cannot turn into a failure.
+public let hangGuardSeconds: Double = 600
+
 /// Runs `body` on a new thread (no run loop turned) and waits for it.
 public func onOtherThread<R>(_ body: @escaping @Sendable () throws -> R) throws -> R {
     guard let result = onOtherThreadWithin(seconds: nil, body) else { throw CancellationError() }
@@ -43,7 +51,7 @@ public func onLoopThread(_ body: @escaping @Sendable () throws -> Void) throws {
         let keepAlive = Timer(timeInterval: 3600, repeats: true) { _ in }
         RunLoop.current.add(start, forMode: .default)
         RunLoop.current.add(keepAlive, forMode: .default)
-        let deadline = Date().addingTimeInterval(30)
+        let deadline = Date().addingTimeInterval(hangGuardSeconds)
         while !box.isSet && Date() < deadline {
             _ = RunLoop.current.run(mode: .default, before: Date().addingTimeInterval(0.01))
         }

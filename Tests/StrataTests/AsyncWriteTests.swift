@@ -67,7 +67,7 @@ import Testing
                 }
             }
         }
-        #expect(done.wait(timeout: .now() + 10) == .success)
+        #expect(done.wait(timeout: .now() + hangGuardSeconds) == .success)
         #expect(main.refresh())
         #expect(main.objects(IntObj.self).count == 1)
         queue.sync { held.set(.failure(CancellationError())) }
@@ -191,7 +191,7 @@ import Testing
                     completed.append(index)
                 })
             }
-            #expect(spinRunLoop(seconds: 60) { completed.count == 1000 })
+            #expect(spinRunLoop(seconds: hangGuardSeconds) { completed.count == 1000 })
             #expect(seen == Array(0..<1000))
             #expect(completed == Array(1...1000))
             _ = spinRunLoop(seconds: 0.1) { false }
@@ -641,7 +641,7 @@ import Testing
                     committed.append(version)
                 }
             }
-            #expect(spinRunLoop(seconds: 30) { completionsDurable.count == 41 })
+            #expect(spinRunLoop(seconds: hangGuardSeconds) { completionsDurable.count == 41 })
             #expect(completionsDurable.allSatisfy { $0 })
             try #require(committed.count == 41)
             let expected = (0..<41).map { index -> UInt64 in

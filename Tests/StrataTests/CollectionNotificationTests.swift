@@ -380,7 +380,7 @@ import Testing
                 }
             }
         }
-        for _ in 0..<10 { #expect(log.arrived.wait(timeout: .now() + 10) == .success) }
+        for _ in 0..<10 { #expect(log.arrived.wait(timeout: .now() + hangGuardSeconds) == .success) }
         #expect(log.all.sorted() == (0..<10).map { "\($0): 10" }.sorted())
         for (index, queue) in queues.enumerated() {
             queue.sync {
@@ -420,14 +420,14 @@ import Testing
                 },
             ]
         }
-        #expect(results.arrived.wait(timeout: .now() + 10) == .success)
-        #expect(list.arrived.wait(timeout: .now() + 10) == .success)
+        #expect(results.arrived.wait(timeout: .now() + hangGuardSeconds) == .success)
+        #expect(list.arrived.wait(timeout: .now() + hangGuardSeconds) == .success)
         try onOtherThread {
             let realm = try Realm(configuration: configuration)
             try realm.write { realm.delete(realm.objects(IntObj.self)) }
         }
-        #expect(results.arrived.wait(timeout: .now() + 10) == .success)
-        #expect(list.arrived.wait(timeout: .now() + 10) == .success)
+        #expect(results.arrived.wait(timeout: .now() + hangGuardSeconds) == .success)
+        #expect(list.arrived.wait(timeout: .now() + hangGuardSeconds) == .success)
         #expect(results.all == ["initial 2", "update 0 d[0, 1] i[]"])
         #expect(list.all == ["initial 1", "update 0"])
         for token in tokens { token.invalidate() }
@@ -764,11 +764,11 @@ import Testing
                         log.record(change)
                         blockedCalls.update { $0 += 1 }
                     }
-                    let initial = spinRunLoop(seconds: 30) { log.count == 1 }
+                    let initial = spinRunLoop(seconds: hangGuardSeconds) { log.count == 1 }
                     ready.signal()
                     guard initial else { throw CancellationError() }
                     release.wait()  // blocked: this thread's loop does not turn
-                    _ = spinRunLoop(seconds: 30) { log.count == 2 }
+                    _ = spinRunLoop(seconds: hangGuardSeconds) { log.count == 2 }
                     entries.set(.success(log.entries))
                     token.invalidate()
                 }
@@ -781,14 +781,14 @@ import Testing
             let log = Log()
             let token = realm.objects(IntObj.self).observe { log.record($0) }
             #expect(spinRunLoop { log.count == 1 })
-            #expect(ready.wait(timeout: .now() + 60) == .success, "thread A never registered its observer")
+            #expect(ready.wait(timeout: .now() + hangGuardSeconds) == .success, "thread A never registered its observer")
             try commitInts(configuration, [1])
-            #expect(spinRunLoop(seconds: 30) { log.count == 2 }, "the blocked thread held up this observer")
+            #expect(spinRunLoop(seconds: hangGuardSeconds) { log.count == 2 }, "the blocked thread held up this observer")
             #expect(log.entries == ["initial 0", "update 1 d[] i[0] m[]"])
             #expect(try blockedCalls.get() == 1, "the blocked thread ran a callback")
             token.invalidate()
         }
-        #expect(finished.wait(timeout: .now() + 60) == .success, "thread A did not finish")
+        #expect(finished.wait(timeout: .now() + hangGuardSeconds) == .success, "thread A did not finish")
         #expect(try blocked.get() == ["initial 0", "update 1 d[] i[0] m[]"])
     }
 

@@ -16,7 +16,7 @@ import Testing
 
     // ASY-32 (Spec A15, A17): inside the block both flags are true; the block's value comes
     // back after the commit; afterwards both are false; a second asyncWrite changes it.
-    @Test(.timeLimit(.minutes(10))) func asy32_A15_asyncWriteReturnsTheBlocksValue() async throws {
+    @Test(.hangGuard) func asy32_A15_asyncWriteReturnsTheBlocksValue() async throws {
         let realm = try Realm(configuration: testConfiguration())
         var flags: [Bool] = []
         let object = try await realm.asyncWrite {
@@ -35,7 +35,7 @@ import Testing
     // ASY-34, ASY-31 (Spec A15, A14): a throwing block rolls back (not in a write, no object)
     // and its error is rethrown, also after a cancelWrite inside it; a later async write then
     // works (ASY-31: Swift's async block that throws is asyncWrite's).
-    @Test(.timeLimit(.minutes(10))) func asy34_asy31_A15_A14_aThrowingBlockRollsBack() async throws {
+    @Test(.hangGuard) func asy34_asy31_A15_A14_aThrowingBlockRollsBack() async throws {
         let realm = try Realm(configuration: testConfiguration())
         for cancelFirst in [false, true] {
             do {
@@ -57,7 +57,7 @@ import Testing
 
     // ASY-35 (Spec A16): a task cancelled before asyncWrite, or while its block waits behind a
     // synchronous write, throws CancellationError and never runs the block.
-    @Test(.timeLimit(.minutes(10))) func asy35_A16_cancelledTasksNeverRunTheBlock() async throws {
+    @Test(.hangGuard) func asy35_A16_cancelledTasksNeverRunTheBlock() async throws {
         let realm = try Realm(configuration: testConfiguration())
         var ran = 0
         let early = Task { @MainActor in
@@ -78,7 +78,7 @@ import Testing
 
     // VER-22, VER-23 (Spec V4): asyncRefresh is false with nothing newer; after two commits
     // elsewhere it returns true at the newest (with autorefresh on or off).
-    @Test(.timeLimit(.minutes(10)), arguments: [true, false])
+    @Test(.hangGuard, arguments: [true, false])
     func ver22_ver23_V4_asyncRefreshMovesToTheNewest(autorefresh: Bool) async throws {
         let configuration = testConfiguration()
         let realm = try Realm(configuration: configuration)
@@ -100,7 +100,7 @@ import Testing
     // returns true at the second (the newest when it was called, not the first one), with
     // autorefresh on or off, with or without a collection observer, which has been handed the
     // new contents by the time it returns (N12).
-    @Test(.timeLimit(.minutes(10)), arguments: [(true, false), (false, false), (true, true), (false, true)])
+    @Test(.hangGuard, arguments: [(true, false), (false, false), (true, true), (false, true)])
     func V17_asyncRefreshReachesTheNewestVersionOfTheCall(autorefresh: Bool, observed: Bool) async throws {
         let configuration = testConfiguration()
         let realm = try Realm(configuration: configuration)
@@ -149,7 +149,7 @@ import Testing
 
     // FIL-13 (Spec X7): the async form of asyncOpen returns a realm of the caller's context;
     // a read-only open of a missing file throws fileNotFound and creates nothing.
-    @Test(.timeLimit(.minutes(10))) func fil13_X7_asyncOpenAwaitsTheOpen() async throws {
+    @Test(.hangGuard) func fil13_X7_asyncOpenAwaitsTheOpen() async throws {
         let configuration = testConfiguration()
         try commitElsewhere(configuration)
         let realm = try await Realm.asyncOpen(configuration: configuration)

@@ -102,7 +102,7 @@ import Testing
         }
         let realm = try holder.get().value
         var seen = 0
-        let deadline = Date().addingTimeInterval(5)
+        let deadline = Date().addingTimeInterval(hangGuardSeconds)
         while seen == 0 && Date() < deadline {
             Thread.sleep(forTimeInterval: 0.01)
             seen = queue.sync { realm.objects(IntObj.self).count }

@@ -27,7 +27,7 @@ import Testing
     /// opening or reading (on a thread of its own, so nothing stays open here). With
     /// `thenWrite`, it then commits one more object (which reads the free-space pages too).
     static func read(_ configuration: Realm.Configuration, thenWrite: Bool = false) -> Result<[Int], Realm.Error> {
-        let outcome = onOtherThreadWithin(seconds: 60) { () -> Result<[Int], Realm.Error> in
+        let outcome = onOtherThreadWithin(seconds: hangGuardSeconds) { () -> Result<[Int], Realm.Error> in
             do throws(Realm.Error) {
                 let realm = try Realm._open(configuration: configuration, queue: nil)
                 let results = try realm._objects(IntObj.self)

@@ -630,7 +630,7 @@ extension FilesConfigurationTests {
         let deleted = Result { try Realm.deleteFiles(for: config) }
         inside.signal()  // in case the deletion failed before its hook ran
         #expect(try deleted.get())
-        let deadline = Date().addingTimeInterval(60)  // a hang guard only
+        let deadline = Date().addingTimeInterval(hangGuardSeconds)  // a hang guard only
         while !count.isSet && Date() < deadline { usleep(1_000) }
         #expect(try count.get() == 0, "the open read the files being deleted")
         #expect(Realm.fileExists(for: config))
@@ -661,7 +661,7 @@ extension FilesConfigurationTests {
             if case .failure(let error) = result { outcome.error = error }
             outcome.done.signal()
         }
-        #expect(outcome.done.wait(timeout: .now() + 20) == .success)
+        #expect(outcome.done.wait(timeout: .now() + hangGuardSeconds) == .success)
         #expect((outcome.error as? Realm.Error)?.code == .fileNotFound, "\(String(describing: outcome.error))")
         #expect(!FileManager.default.fileExists(atPath: url.path), "a failed read-only open created the file")
     }
@@ -684,7 +684,7 @@ extension FilesConfigurationTests {
             }
             outcome.done.signal()
         }
-        #expect(outcome.done.wait(timeout: .now() + 20) == .success)
+        #expect(outcome.done.wait(timeout: .now() + hangGuardSeconds) == .success)
         #expect(outcome.error == nil, "\(String(describing: outcome.error))")
         #expect(outcome.onQueue && outcome.count == 0 && outcome.sameInstance)
         #expect(FileManager.default.fileExists(atPath: url.path))
@@ -707,6 +707,6 @@ extension FilesConfigurationTests {
         // The same open, not cancelled, does call back on that queue.
         let control = Outcome()
         Realm.asyncOpen(configuration: configuration, callbackQueue: queue) { _ in control.done.signal() }
-        #expect(control.done.wait(timeout: .now() + 20) == .success)
+        #expect(control.done.wait(timeout: .now() + hangGuardSeconds) == .success)
     }
 }

@@ -28,7 +28,7 @@ final class MainThreadTests: XCTestCase {
                 }
                 let cancelled = realm.beginAsyncWrite { ran.append("cancelled block ran") }
                 try realm.cancelAsyncWrite(cancelled)
-                let deadline = Date().addingTimeInterval(60)
+                let deadline = Date().addingTimeInterval(hangGuardSeconds)
                 while (ran.count < 2 || realm.isPerformingAsynchronousWriteOperations) && Date() < deadline {
                     _ = RunLoop.current.run(mode: .default, before: Date().addingTimeInterval(0.05))
                 }
@@ -37,7 +37,7 @@ final class MainThreadTests: XCTestCase {
             })
             finished.fulfill()
         }
-        wait(for: [finished], timeout: 120)
+        wait(for: [finished], timeout: hangGuardSeconds + 60)
         XCTAssertEqual(try outcome.get(), ["rolled back", "committed", "count 1"])
     }
 

@@ -100,7 +100,7 @@ import Testing
 
         /// Waits for the observer, giving the actor up between looks.
         func waitForCounts(_ expected: [Int]) async -> [Int] {
-            for _ in 0..<500 where counts != expected { try? await Task.sleep(for: .milliseconds(10)) }
+            for _ in 0..<Int(hangGuardSeconds * 100) where counts != expected { try? await Task.sleep(for: .milliseconds(10)) }
             return counts
         }
     }

@@ -294,7 +294,7 @@ import Testing
                 try realm.write { realm.create(IntObj.self, value: ["intCol": value]) }
                 #expect(!realm.isInWriteTransaction)
                 #expect(realm.objects(IntObj.self).count == value)
-                #expect(spinRunLoop(seconds: 30) { collectionCalls == value + 1 })
+                #expect(spinRunLoop(seconds: hangGuardSeconds) { collectionCalls == value + 1 })
             }
             #expect(calls.didChange == 3)
             #expect(calls.log.count == 3 + 4, "\(calls.log)")

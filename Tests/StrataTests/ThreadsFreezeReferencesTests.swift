@@ -1359,7 +1359,7 @@ extension ThreadsFreezeReferencesTests {
     }
 
     @Test("Spec F20, C15, C1: thaw() in an actor's isolation gives the thread's realm, not the actor's",
-          .timeLimit(.minutes(10)))
+          .hangGuard)
     func F20_thawInAnActorGivesTheThreadsRealm() async throws {
         let configuration = testConfiguration()
         let frozen = try { () throws -> Unchecked<IntObj> in

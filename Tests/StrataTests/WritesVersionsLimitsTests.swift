@@ -154,7 +154,7 @@ private func limitedConfiguration(_ limit: UInt?) -> Realm.Configuration {
         try realm._invalidate()
         #expect(!realm.isInWriteTransaction)
         #expect(realm.objects(IntObj.self).count == 0)
-        let other = onOtherThreadWithin(seconds: 10) { () throws -> Int in
+        let other = onOtherThreadWithin(seconds: hangGuardSeconds) { () throws -> Int in
             let bg = try Realm(configuration: configuration)
             try bg.write { try addIntObj(bg, 2) }
             return bg.objects(IntObj.self).count
@@ -172,7 +172,7 @@ private func limitedConfiguration(_ limit: UInt?) -> Realm.Configuration {
         }
         let reopened = try Realm(configuration: configuration)
         #expect(reopened.objects(IntObj.self).count == 0)
-        let other = onOtherThreadWithin(seconds: 10) { () throws -> Int in
+        let other = onOtherThreadWithin(seconds: hangGuardSeconds) { () throws -> Int in
             let bg = try Realm(configuration: configuration)
             try bg.write { try addIntObj(bg, 2) }
             return bg.objects(IntObj.self).count
@@ -209,7 +209,7 @@ private func limitedConfiguration(_ limit: UInt?) -> Realm.Configuration {
             try realm._beginWrite()
             try addIntObj(realm, 1)
         }
-        let written = onOtherThreadWithin(seconds: 30) { () throws -> Int in
+        let written = onOtherThreadWithin(seconds: hangGuardSeconds) { () throws -> Int in
             let other = try Realm(configuration: configuration)
             try other.write { try addIntObj(other, 2) }
             return other.objects(IntObj.self).count
@@ -575,7 +575,7 @@ private func limitedConfiguration(_ limit: UInt?) -> Realm.Configuration {
             _ = try bg._create(StrObj.self, value: ["stringCol": "string"], update: .error)
         }
         #expect(strings.count == 0)  // not moved during bg's commit
-        #expect(spinRunLoop(seconds: 10) { strings.count == 1 })
+        #expect(spinRunLoop(seconds: hangGuardSeconds) { strings.count == 1 })
         #expect(strings.count == 1)
         #expect(strings.first?.stringCol == "string")
         #expect(try realm._refresh() == false)  // autorefresh already moved it to the newest
@@ -781,7 +781,7 @@ private func limitedConfiguration(_ limit: UInt?) -> Realm.Configuration {
         try realm.write { try addIntObj(realm, 1) }
         try realm._beginWrite()
         try addIntObj(realm, 2)
-        let read = onOtherThreadWithin(seconds: 60) { () -> [Int] in
+        let read = onOtherThreadWithin(seconds: hangGuardSeconds) { () -> [Int] in
             let reader = try Realm(configuration: configuration)
             return reader.objects(IntObj.self).map(\.intCol)
         }
@@ -892,7 +892,7 @@ private func limitedConfiguration(_ limit: UInt?) -> Realm.Configuration {
             }
             #expect(queued == nil, "queued with three versions active: \(String(describing: queued))")
             try realm.write {}  // four versions active now: three frozen, the newest
-            #expect(spinRunLoop(seconds: 30) { !completions.isEmpty })
+            #expect(spinRunLoop(seconds: hangGuardSeconds) { !completions.isEmpty })
             #expect(!ran, "the block ran over the limit")
             let error = try #require(completions.first ?? nil, "the completion had no error")
             #expect(error.code == .fail)

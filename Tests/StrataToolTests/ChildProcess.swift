@@ -6,6 +6,7 @@
 // a child's stdout line by line while it runs, and kill it with any signal at any moment.
 import Foundation
 import StrataCheck
+import StrataTestThreads
 import StrataStorage
 import Synchronization
 
@@ -146,7 +147,7 @@ final class ChildProcess: Sendable {
     static func run(
         _ product: String,
         _ arguments: [String],
-        timeout: Duration = .seconds(120)
+        timeout: Duration = .seconds(hangGuardSeconds)
     ) throws -> ChildOutput {
         let child = try ChildProcess(product: product, arguments: arguments)
         guard let output = child.output(timeout: timeout) else {

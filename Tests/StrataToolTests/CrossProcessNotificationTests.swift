@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import StrataTestThreads
 @_spi(StrataCheck) import Strata
 @testable import StrataCheck
 import Testing
@@ -46,7 +47,7 @@ import Testing
             "child-writer", "--file", path, "--seed", "5", "--id", "1", "--commits", "3",
         ])
         #expect(child.exitCode == 0, "\(child)")
-        #expect(heard.first.wait(timeout: .now() + 20) == .success,
+        #expect(heard.first.wait(timeout: .now() + hangGuardSeconds) == .success,
                 "no .didChange arrived after another process committed")
         // The realm reads what the child committed (its batch counter among the Others).
         let others = queue.sync { (try? heard.realm?._objects(Other.self)._count()) ?? 0 }
@@ -94,13 +95,13 @@ import Testing
                 updates.realm = nil
             }
         }
-        #expect(updates.arrived.wait(timeout: .now() + 20) == .success, "no initial callback")
+        #expect(updates.arrived.wait(timeout: .now() + hangGuardSeconds) == .success, "no initial callback")
         for round in 0..<2 {
             let child = try ChildProcess.run("strata-fuzz", [
                 "child-writer", "--file", path, "--seed", "5", "--id", "1", "--commits", "1",
             ])
             #expect(child.exitCode == 0, "\(child)")
-            #expect(updates.arrived.wait(timeout: .now() + 20) == .success, "round \(round): no update arrived")
+            #expect(updates.arrived.wait(timeout: .now() + hangGuardSeconds) == .success, "round \(round): no update arrived")
         }
         let entries = updates.lock.withLock { updates.entries }
         try #require(entries.count == 3, "\(entries)")

@@ -39,7 +39,7 @@ import Testing
         let bug = try #require(SeededBugCatalog.named("publishBeforeSlotSync"))
         let result = SeededBugCatalog.checkInChild(bug, command: [
             executable, "bugs", "--check", "--in-process", "--json", "--only", bug.name,
-            "--seconds-per-bug", "30", "--shrink-seconds", "1", "--seed", "1",
+            "--runs-per-bug", "200", "--shrink-seconds", "1", "--seed", "1",
         ], scratchDirectory: directory.path)
         #expect(result.caught, "\(String(describing: result.failure))")
         let token = try #require(result.token, "\(String(describing: result.failure))")

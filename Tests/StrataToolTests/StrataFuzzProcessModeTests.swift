@@ -1,4 +1,5 @@
 import Foundation
+import StrataTestThreads
 import Testing
 
 /// `strata-fuzz run --mode process`: writer processes of the built strata-fuzz,
@@ -35,10 +36,12 @@ import Testing
         let output = try ChildProcess.run(
             "strata-fuzz",
             [
-                "run", "--mode", "process", "--kills", "100", "--seconds", "90", "--seed", "7",
+                // A count budget (kills); the seconds are a hang guard only, so a busy machine
+                // takes longer and the verdict is the same.
+                "run", "--mode", "process", "--kills", "100", "--seconds", "500", "--seed", "7",
                 "--threads", "3", "--json", "--out", directory.path,
             ],
-            timeout: .seconds(150))
+            timeout: .seconds(hangGuardSeconds))
         let events = try Events(output)
         #expect(output.exitCode == 0, "\(output)\n\(Self.evidence(events))")
         let summary = try #require(events.first("summary"), "\(output)")
@@ -137,10 +140,10 @@ import Testing
         let output = try ChildProcess.run(
             "strata-fuzz",
             [
-                "run", "--mode", "process", "--defect", defect, "--seconds", "40", "--seed", "5",
+                "run", "--mode", "process", "--defect", defect, "--kills", "200", "--seconds", "500", "--seed", "5",
                 "--json", "--out", directory.path,
             ],
-            timeout: .seconds(120))
+            timeout: .seconds(hangGuardSeconds))
         #expect(output.exitCode == 1, "\(output)")
         let events = try Events(output)
         let failure = try #require(events.first("failure"), "\(output)")

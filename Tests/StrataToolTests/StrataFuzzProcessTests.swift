@@ -320,4 +320,54 @@ import Testing
         let digest = try #require(summary["traceDigest"] as? String, "\(output)")
         #expect(digest.count == 16 && digest.allSatisfy(\.isHexDigit), "\(output)")
     }
+
+    // MARK: a crash inside a run
+
+    /// A run that crashes its process is a failure like any other (Docs/harness.md "A crash
+    /// inside a run"): with the planted crash (`--defect plantedCrashInCommit`, a commit that
+    /// dereferences a bad pointer: SIGSEGV inside the engine), `run` reports the failure with
+    /// its seed and replay token and writes an artifact; `replay` of the token and of the
+    /// artifact reports the crash (exit 1) instead of dying; `shrink` reports it too.
+    @Test func aCrashInsideARunIsReportedWithATokenThatReplays() throws {
+        let directory = StrataToolDirectory()
+        let output = try ChildProcess.run(
+            "strata-fuzz",
+            [
+                "run", "--ops", "300", "--seed", "4", "--mode", "controlled", "--store", "sim",
+                "--defect", "plantedCrashInCommit", "--json", "--out", directory.path,
+            ])
+        #expect(output.exitCode == 1, "\(output)")
+        var failure: [String: Any]?
+        var summary: [String: Any]?
+        for line in output.lines {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+                continue
+            }
+            if object["event"] as? String == "failure" { failure = object }
+            if object["event"] as? String == "summary" { summary = object }
+        }
+        let reported = try #require(failure, "no failure event: \(output)")
+        #expect(reported["kind"] as? String == "crash", "\(output)")
+        #expect((reported["signal"] as? NSNumber)?.intValue == Int(SIGSEGV), "\(output)")
+        #expect((reported["seed"] as? NSNumber)?.intValue == 4, "the first run's seed: \(output)")
+        #expect((summary?["failures"] as? NSNumber)?.intValue == 1, "\(output)")
+        let token = try #require(reported["token"] as? String, "\(output)")
+        #expect(token.hasPrefix(Self.tokenPrefix), "\(token)")
+        let artifact = try #require(reported["artifact"] as? String, "\(output)")
+        let saved = try String(contentsOfFile: artifact + "/" + Artifact.tokenFile, encoding: .utf8)
+        #expect(saved.trimmingCharacters(in: .whitespacesAndNewlines) == token)
+        let text = try String(contentsOfFile: artifact + "/failure.txt", encoding: .utf8)
+        #expect(text.contains("seed: 4"), "\(text)")
+
+        for replayed in [token, artifact] {
+            let replay = try ChildProcess.run("strata-fuzz", ["replay", replayed])
+            #expect(replay.exitCode == 1, "\(replay)")
+            #expect(replay.standardOutput.contains("still fails: the run crashed the process (signal \(SIGSEGV))"),
+                    "\(replay)")
+        }
+        let shrink = try ChildProcess.run("strata-fuzz", ["shrink", artifact, "--seconds", "5"])
+        #expect(shrink.exitCode == 1, "\(shrink)")
+        #expect(shrink.standardOutput.contains("crashes: the run crashed the process (signal \(SIGSEGV))"),
+                "\(shrink)")
+    }
 }

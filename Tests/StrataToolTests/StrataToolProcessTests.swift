@@ -1,4 +1,5 @@
 import Foundation
+import StrataTestThreads
 import StrataStorage
 import Testing
 
@@ -47,7 +48,7 @@ import Testing
                 "--pause-before-commit-ms", "10",
             ])
         var observed: [(version: UInt64, digest: String)] = []
-        let deadline = ContinuousClock.now + .seconds(120)
+        let deadline = ContinuousClock.now + .seconds(hangGuardSeconds)
         var childEnded = false
         // One more read after the child ends, so the last version is seen too.
         while !childEnded && ContinuousClock.now < deadline {
@@ -63,13 +64,13 @@ import Testing
             guard version >= 2 else { continue }  // version 1: the empty file made above
             // The child printed `prepared` before committing, hence before this version was
             // visible; its line may still be on its way through the pipe.
-            let printed = child.waitForLine(timeout: .seconds(10)) {
+            let printed = child.waitForLine(timeout: .seconds(hangGuardSeconds)) {
                 $0.hasPrefix("prepared \(version) ")
             }
             #expect(
                 printed?.text == "prepared \(version) \(digest)", "v\(version) read as \(digest)")
         }
-        let output = try #require(child.output(timeout: .seconds(60)))
+        let output = try #require(child.output(timeout: .seconds(hangGuardSeconds)))
         #expect(output.exitCode == 0, "\(output)")
         let printed = Printed(WriterLine.parse(output.lines))
         #expect(printed.committedMax == 41)
@@ -106,7 +107,7 @@ import Testing
                 "--pause-before-commit-ms", "1500",
             ])
         let firstPrepared = try #require(
-            first.waitForLine(timeout: .seconds(30)) { $0.hasPrefix("prepared ") },
+            first.waitForLine(timeout: .seconds(hangGuardSeconds)) { $0.hasPrefix("prepared ") },
             "\(first.standardError)")
         // The first child holds the write lock from before `prepared` until its commit returns.
         #expect(try store.tryBeginWrite() == nil, "this process took the lock a child holds")
@@ -119,8 +120,8 @@ import Testing
             "the second writer ran while the first held the lock: \(early?.text ?? "")")
         #expect(try store.tryBeginWrite() == nil)
 
-        let firstOutput = try #require(first.output(timeout: .seconds(60)))
-        let secondOutput = try #require(second.output(timeout: .seconds(60)))
+        let firstOutput = try #require(first.output(timeout: .seconds(hangGuardSeconds)))
+        let secondOutput = try #require(second.output(timeout: .seconds(hangGuardSeconds)))
         #expect(firstOutput.exitCode == 0, "\(firstOutput)")
         #expect(secondOutput.exitCode == 0, "\(secondOutput)")
         #expect(
@@ -229,7 +230,7 @@ import Testing
         let early = child.waitForExit(timeout: runTime)
         #expect(early == nil, "the writer ended before it was killed: \(child.standardError)")
         child.signal(SIGKILL)
-        let termination = child.waitForExit(timeout: .seconds(30))
+        let termination = child.waitForExit(timeout: .seconds(hangGuardSeconds))
         #expect(termination == .signaled(SIGKILL))
         // Only complete lines count: a line cut by the kill was never acknowledged.
         return Printed(WriterLine.parse(child.lines.map(\.text)))

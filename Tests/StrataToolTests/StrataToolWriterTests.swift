@@ -1,4 +1,5 @@
 import Foundation
+import StrataTestThreads
 import StrataStorage
 import Testing
 
@@ -144,8 +145,8 @@ import Testing
                 "writer", path, "--commits", "1", "--seed", "1", "--pause-before-commit-ms", "300",
             ])
         let prepared = try #require(
-            child.waitForLine(timeout: .seconds(30)) { $0.hasPrefix("prepared ") })
-        let output = try #require(child.output(timeout: .seconds(30)))
+            child.waitForLine(timeout: .seconds(hangGuardSeconds)) { $0.hasPrefix("prepared ") })
+        let output = try #require(child.output(timeout: .seconds(hangGuardSeconds)))
         #expect(output.exitCode == 0, "\(output)")
         let committed = try #require(child.lines.first { $0.text.hasPrefix("committed ") })
         #expect(committed.arrival - prepared.arrival >= .milliseconds(290))

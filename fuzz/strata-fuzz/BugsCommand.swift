@@ -29,6 +29,9 @@ enum BugsCommand: FuzzCommand {
             .flag("list", help: "Print the catalog."),
             .flag("check", help: "Run the harness against each bug."),
             .value("seconds-per-bug", valueName: "N", help: "Give up on a bug after N seconds.", default: "30"),
+            .value("runs-per-bug", valueName: "N",
+                   help: "Give up on a bug after N runs instead (a count: the same on any machine).",
+                   default: "none"),
             .value("seed", valueName: "S", help: "The campaign seed of every bug's check.", default: "1"),
             .value("only", valueName: "NAMES", help: "Check only these bugs, comma-separated.", default: "all"),
             .value("shrink-seconds", valueName: "N", help: "Shrink each failure for at most N seconds.", default: "20"),
@@ -68,6 +71,8 @@ enum BugsCommand: FuzzCommand {
             throw command.usageError("--seconds-per-bug and --shrink-seconds must be more than 0")
         }
         let seed = try command.uint64("seed") ?? 1
+        let runs = try command.int("runs-per-bug")
+        if let runs, runs < 1 { throw command.usageError("--runs-per-bug must be at least 1 (got \(runs))") }
         if let path = command.value("flight-recorder") {
             do {
                 FlightRecorder.install(try FlightRecorder(path: path))
@@ -83,9 +88,9 @@ enum BugsCommand: FuzzCommand {
                 result = SeededBugCatalog.checkInChild(bug, command: [
                     executable, "bugs", "--check", "--in-process", "--json", "--only", bug.name,
                     "--seconds-per-bug", String(seconds), "--shrink-seconds", String(shrinkSeconds), "--seed", String(seed),
-                ], scratchDirectory: NSTemporaryDirectory())
+                ] + (runs.map { ["--runs-per-bug", String($0)] } ?? []), scratchDirectory: NSTemporaryDirectory())
             } else {
-                result = SeededBugCatalog.check(bug, seconds: seconds, seed: seed, shrinkSeconds: shrinkSeconds,
+                result = SeededBugCatalog.check(bug, seconds: seconds, runs: runs, seed: seed, shrinkSeconds: shrinkSeconds,
                                                 childCommand: executable.map { [$0, ChildWriterCommand.spec.name] })
             }
             results.append(result)

@@ -35,9 +35,20 @@ enum ReplayCommand: FuzzCommand {
             a new artifact beside it if that run fails too.
 
             Exits 1 when the run still fails, printing the failure, and 0 when it passes now. \
+            The run goes in a child process: a run that crashes the process (signal N) still \
+            fails, and is reported as "the run crashed the process (signal N)". \
             A malformed token, a missing directory or a directory that holds neither \
             token.txt nor a process campaign's failure.txt is a usage error (exit 2).
             """,
+        options: [
+            .flag(
+                "in-process",
+                help: "Run in this process. By default the run goes in a child process, so a run "
+                    + "that crashes the process is reported (exit 1), not fatal."),
+            .value(
+                "flight-recorder", valueName: "FILE",
+                help: "With --in-process: record the run in flight in FILE.", default: "none"),
+        ],
         positionals: [
             .required(
                 "ARTIFACT|TOKEN",
@@ -53,6 +64,24 @@ enum ReplayCommand: FuzzCommand {
         let argument = command.positional("ARTIFACT|TOKEN") ?? ""
         if let rerun = ReplayInput.processRerun(argument) { return try replayProcessCampaign(argument, rerun, command) }
         let input = try ReplayInput.resolve(argument, acceptsToken: true, command: command)
+        if !command.flag(Supervised.inProcessFlag) {
+            // The replay runs in a child: a run that crashes the process is reported as still
+            // failing (Docs/harness.md "A crash inside a run").
+            switch Supervised.runInChild(Array(CommandLine.arguments.dropFirst())) {
+            case .exited(let code)?:
+                return code
+            case .crashed(let crash)?:
+                FuzzFormat.write(["still fails: \(crash.headline): \(crash.said)"])
+                return ExitCode.failure
+            case nil:
+                break
+            }
+        }
+        do {
+            try Supervised.installRecorder(path: command.value(Supervised.flightRecorderOption))
+        } catch {
+            throw command.usageError("cannot make the flight recorder: \(error)")
+        }
         var fields = [
             ("replaying", input.directory ?? "token"),
             ("settings", FuzzFormat.settings(input.decoded.settings)),

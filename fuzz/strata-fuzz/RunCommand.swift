@@ -15,6 +15,8 @@ enum RunCommand: FuzzCommand {
     static let threadsRange = 1...16
     static let operationsPerRunDefault = 200
     static let shrinkSecondsDefault = 60.0
+    /// `--defect plantedCrashInCommit`: `SeededBugs.plantedCrashInCommit`.
+    static let plantedCrashDefect = "plantedCrashInCommit"
     static let outDefault = "fuzz/artifacts"
 
     static let spec = CommandSpec(
@@ -98,12 +100,22 @@ enum RunCommand: FuzzCommand {
             "kills", valueName: "N",
             help: "Process mode: stop after N kills as well (whichever budget ends first).",
             default: "no limit"),
+        .flag(
+            "in-process",
+            help: "Run the campaign in this process. By default it runs in a child process, so "
+                + "a run that crashes the process (a trap, a bad pointer) is reported as a "
+                + "failure with its seed and replay token."),
+        .value(
+            "flight-recorder", valueName: "FILE",
+            help: "With --in-process: record each run in flight in FILE (what the supervising "
+                + "parent reads when this process dies).",
+            default: "none"),
         .value(
             "defect", valueName: "NAME",
             help: "To measure the harness: run with a known defect that it must catch. Process "
                 + "mode: neverReclaimDeadReaders (a seeded engine bug in every child) or "
                 + "acknowledgeBeforeCommit (children report a commit before making it); other "
-                + "modes: any seeded bug of 'strata-fuzz bugs --list' not marked (processes).",
+                + "modes: any seeded bug of 'strata-fuzz bugs --list' not marked (processes), or plantedCrashInCommit (a commit that dereferences a bad pointer: a test of the crash report).",
             default: "none"),
     ]
 
@@ -113,6 +125,31 @@ enum RunCommand: FuzzCommand {
             throw command.usageError("--kills applies to --mode process only")
         }
         let plan = try RunPlan(command)
+        if !command.flag(Supervised.inProcessFlag) {
+            // The campaign runs in a child, so a run that crashes the process is reported as a
+            // failure with its seed and token (Docs/harness.md "A crash inside a run").
+            var arguments = Array(CommandLine.arguments.dropFirst())
+            if plan.seedIsRandom { arguments += ["--seed", String(plan.campaign.seed)] }
+            switch Supervised.runInChild(arguments) {
+            case .exited(let code)?:
+                return code
+            case .crashed(let crash)?:
+                let artifact = Result { try Supervised.writeArtifact(crash, into: plan.outDirectory) }
+                RunOutput(plan: plan).crash(crash, artifact: (try? artifact.get()) ?? nil)
+                if case .failure(let error) = artifact {
+                    throw FuzzFailure.artifactNotWritten(
+                        directory: plan.outDirectory, reason: error.localizedDescription)
+                }
+                return ExitCode.failure
+            case nil:
+                break  // this program's path is unknown: run here, unsupervised
+            }
+        }
+        do {
+            try Supervised.installRecorder(path: command.value(Supervised.flightRecorderOption))
+        } catch {
+            throw command.usageError("cannot make the flight recorder: \(error)")
+        }
         let output = RunOutput(plan: plan)
         output.start()
         let report = plan.campaign.run(
@@ -196,6 +233,9 @@ struct RunPlan {
     /// `--defect` outside process mode: a seeded bug of the catalog that one process shows.
     private static func seededBug(_ command: ParsedCommand) throws(UsageError) -> SeededBugs {
         guard let name = command.value("defect") else { return [] }
+        // The planted crash (test-only, not a bug of the catalog): proves that a crash inside
+        // a run is reported (Docs/harness.md "A crash inside a run").
+        if name == RunCommand.plantedCrashDefect { return .plantedCrashInCommit }
         guard let bug = SeededBugCatalog.named(name), !bug.needsProcesses else {
             throw command.usageError(
                 "--defect expects a seeded bug of 'strata-fuzz bugs --list' that one process shows "

@@ -73,6 +73,44 @@ struct RunOutput {
             "progress \(FuzzFormat.seconds(seconds)): " + parts.joined(separator: ", "))
     }
 
+    /// A run that killed the campaign's process (`Supervised`): the crash is the campaign's
+    /// failure, reported by the parent with the run's seed and replay token, then a summary
+    /// (the child's counts died with it).
+    func crash(_ crash: Supervised.Crash, artifact: String?) {
+        let inFlight = crash.inFlight
+        if plan.json {
+            var line = event("failure")
+            line.add("kind", "crash")
+            line.add("signal", Int(crash.signal))
+            line.add("message", "\(crash.headline): \(crash.said)")
+            line.add("seed", inFlight?.seed)
+            line.add("campaignRun", inFlight?.campaignRun)
+            line.add("token", inFlight?.token)
+            line.add("artifact", artifact)
+            StandardStreams.writeLine(line.render())
+            var summary = event("summary")
+            summary.add("seed", campaign.seed)
+            summary.add("mode", campaign.mix.rawValue)
+            summary.add("failures", 1)
+            summary.add("crashed", true)
+            StandardStreams.writeLine(summary.render())
+            return
+        }
+        var lines = ["FAILURE: crash: \(crash.headline): \(crash.said)"]
+        var fields: [(String, String)] = []
+        if let seed = inFlight?.seed { fields.append(("seed", String(seed))) }
+        if let run = inFlight?.campaignRun { fields.append(("campaign run", String(run))) }
+        if let inFlight {
+            fields.append(("run", "\(inFlight.mode.rawValue), \(inFlight.draws) draws before the crash"))
+        }
+        fields.append(("artifact", artifact ?? "not written (no run was in flight)"))
+        fields.append(("replay token", inFlight?.token ?? "none: the process died outside any run"))
+        lines += TextFields.fields(fields)
+        if let artifact { lines.append("replay with: strata-fuzz replay \(artifact)") }
+        lines.append("summary: 1 failure (the campaign's process crashed; its counts died with it)")
+        FuzzFormat.write(lines)
+    }
+
     /// The first failure: what broke, how far it shrank, where its artifact is.
     func failure(_ found: Campaign.Found, artifact: String?) {
         if let free = found.free {

@@ -25,7 +25,14 @@ enum ShrinkCommand: FuzzCommand {
         options: [
             .value(
                 "seconds", valueName: "N", help: "Shrink for at most N seconds.",
-                default: "60")
+                default: "60"),
+            .flag(
+                "in-process",
+                help: "Run in this process. By default the run goes in a child process, so a run "
+                    + "that crashes the process is reported (exit 1), not fatal."),
+            .value(
+                "flight-recorder", valueName: "FILE",
+                help: "With --in-process: record the run in flight in FILE.", default: "none"),
         ],
         positionals: [
             .required("ARTIFACT", help: "An artifact directory written by 'run' or 'shrink'.")
@@ -48,6 +55,31 @@ enum ShrinkCommand: FuzzCommand {
             throw command.usageError(
                 "'\(argument)' is a free-mode artifact, which cannot be shrunk: "
                     + FreeArtifact.replayNote)
+        }
+        if !command.flag(Supervised.inProcessFlag) {
+            // Shrinking runs in a child: a run that crashes the process (the artifact's own or
+            // a candidate's) is reported with its token and an artifact beside the old one
+            // (Docs/harness.md "A crash inside a run"); a crash is not shrunk further.
+            switch Supervised.runInChild(Array(CommandLine.arguments.dropFirst())) {
+            case .exited(let code)?:
+                return code
+            case .crashed(let crash)?:
+                var lines = ["crashes: \(crash.headline): \(crash.said)"]
+                let parent = (argument as NSString).deletingLastPathComponent
+                if let path = try? Supervised.writeArtifact(crash, into: parent.isEmpty ? "." : parent),
+                   let token = crash.inFlight?.token {
+                    lines += TextFields.fields([("artifact", path), ("replay token", token)])
+                }
+                FuzzFormat.write(lines)
+                return ExitCode.failure
+            case nil:
+                break
+            }
+        }
+        do {
+            try Supervised.installRecorder(path: command.value(Supervised.flightRecorderOption))
+        } catch {
+            throw command.usageError("cannot make the flight recorder: \(error)")
         }
         FuzzFormat.write(
             TextFields.fields([

@@ -12,8 +12,25 @@ struct NodeEntry {
 }
 
 /// In-place edits of a dirty node buffer. Callers check that the edit fits first
-/// (`fits(...)`); these functions assume it does.
+/// (`fits(...)`). Every length that reaches `memmove` or `memset` is checked here in every
+/// build, not only by `invariant` (compiled out in release): a node whose entries and cells
+/// overlap (an engine bug, or damage that got past `NodeValidation`) throws
+/// `StorageError.corruptPage` (Spec D8) instead of handing the C library a negative or oversized
+/// length.
+/// The checks are integer comparisons on the edit's own path.
 enum NodeEdit {
+    /// Throws unless `condition` holds: the node in `buffer` is not what an edit may work on.
+    @inline(__always)
+    static func check(_ condition: Bool, _ buffer: UnsafeRawPointer, _ what: @autoclosure () -> String)
+        throws(StorageError)
+    {
+        guard condition else {
+            // The page number the node's header carries (the page it was read from).
+            throw StorageError.corruptPage(page: PageNumber(loadUInt32(buffer, 16)),
+                                           reason: "a node being edited \(what())")
+        }
+    }
+
     static func initialise(_ buffer: UnsafeMutableRawPointer, pageSizeBytes: Int, type: PageType,
                            byteKeys: Bool, leftmostChild: PageRef) {
         buffer.storeBytes(of: type.rawValue, toByteOffset: PageLayout.typeOffset, as: UInt8.self)
@@ -27,13 +44,15 @@ enum NodeEdit {
 
     /// Builds a node from `entries`, cells packed at the page end, unused bytes zeroed.
     static func build(_ buffer: UnsafeMutableRawPointer, pageSizeBytes: Int, type: PageType,
-                      byteKeys: Bool, leftmostChild: PageRef, entries: ArraySlice<NodeEntry>) {
+                      byteKeys: Bool, leftmostChild: PageRef, entries: ArraySlice<NodeEntry>) throws(StorageError) {
         initialise(buffer, pageSizeBytes: pageSizeBytes, type: type, byteKeys: byteKeys, leftmostChild: leftmostChild)
         let stride = type == .leaf ? PageLayout.leafEntryStride : PageLayout.branchEntryStride
         var cellStart = pageSizeBytes
         var index = 0
         for entry in entries {
             cellStart -= entry.cell.count
+            try check(cellStart >= PageLayout.entriesOffset + (index + 1) * stride, buffer,
+                      "does not fit its page: \(entries.count) entries")
             if entry.cell.count > 0, let source = entry.cell.baseAddress {
                 memmove(buffer + cellStart, source, entry.cell.count)
             }
@@ -43,6 +62,7 @@ enum NodeEdit {
         }
         let entriesEnd = PageLayout.entriesOffset + index * stride
         invariant(entriesEnd <= cellStart, "a built node fits its page")
+        try check(entriesEnd <= cellStart, buffer, "does not fit its page: entries end at \(entriesEnd), cells start at \(cellStart)")
         memset(buffer + entriesEnd, 0, cellStart - entriesEnd)
         storeUInt16(buffer, PageLayout.countOffset, UInt16(index))
         storeUInt16(buffer, PageLayout.cellStartOffset, UInt16(truncatingIfNeeded: cellStart))
@@ -69,15 +89,18 @@ enum NodeEdit {
     /// Inserts an entry at `index`, compacting first if the free gap is too small.
     /// Precondition: `fits(node, cellLength: cell.count)`.
     static func insert(_ buffer: UnsafeMutableRawPointer, pageSizeBytes: Int, scratch: UnsafeMutableRawPointer,
-                       index: Int, image: UInt64, child: PageRef, cell: UnsafeRawBufferPointer) {
+                       index: Int, image: UInt64, child: PageRef, cell: UnsafeRawBufferPointer) throws(StorageError) {
         var node = NodeView(base: UnsafeRawPointer(buffer), pageSizeBytes: pageSizeBytes)
         let stride = node.stride
+        try checkShape(node, buffer, pageSizeBytes: pageSizeBytes)
         if node.gapByteCount < stride + cell.count {
-            compact(buffer, pageSizeBytes: pageSizeBytes, scratch: scratch)
+            try compact(buffer, pageSizeBytes: pageSizeBytes, scratch: scratch)
             node = NodeView(base: UnsafeRawPointer(buffer), pageSizeBytes: pageSizeBytes)
         }
         invariant(node.gapByteCount >= stride + cell.count, "insert only where it fits")
         let count = node.count
+        try check(node.gapByteCount >= stride + cell.count && index >= 0 && index <= count, buffer,
+                  "has no room for entry \(index) of \(count) with a \(cell.count)-byte cell")
         let at = PageLayout.entriesOffset + index * stride
         if index < count {
             memmove(buffer + at + stride, buffer + at, (count - index) * stride)
@@ -91,13 +114,17 @@ enum NodeEdit {
     }
 
     /// Removes entry `index`; its cell becomes dead space.
-    static func remove(_ buffer: UnsafeMutableRawPointer, pageSizeBytes: Int, index: Int) {
+    static func remove(_ buffer: UnsafeMutableRawPointer, pageSizeBytes: Int, index: Int) throws(StorageError) {
         let node = NodeView(base: UnsafeRawPointer(buffer), pageSizeBytes: pageSizeBytes)
         let stride = node.stride
         let count = node.count
         invariant(index >= 0 && index < count, "remove an existing entry")
+        try checkShape(node, buffer, pageSizeBytes: pageSizeBytes)
+        try check(index >= 0 && index < count, buffer, "has no entry \(index) of \(count) to remove")
         let cellOffset = node.cellOffset(index)
         let cellLength = node.cellLength(index)
+        try check(cellOffset >= node.cellStart && cellOffset + cellLength <= pageSizeBytes, buffer,
+                  "has entry \(index)'s cell outside its cell area")
         let at = PageLayout.entriesOffset + index * stride
         if index + 1 < count {
             memmove(buffer + at, buffer + at + stride, (count - index - 1) * stride)
@@ -114,7 +141,9 @@ enum NodeEdit {
     }
 
     /// Rewrites the node with its cells packed, reclaiming dead bytes.
-    static func compact(_ buffer: UnsafeMutableRawPointer, pageSizeBytes: Int, scratch: UnsafeMutableRawPointer) {
+    static func compact(_ buffer: UnsafeMutableRawPointer, pageSizeBytes: Int, scratch: UnsafeMutableRawPointer)
+        throws(StorageError)
+    {
         memcpy(scratch, buffer, pageSizeBytes)
         let old = NodeView(base: UnsafeRawPointer(scratch), pageSizeBytes: pageSizeBytes)
         var entries: [NodeEntry] = []
@@ -124,8 +153,22 @@ enum NodeEdit {
                                      child: old.isLeaf ? .none : old.childRef(index + 1),
                                      cell: old.cell(index)))
         }
-        build(buffer, pageSizeBytes: pageSizeBytes, type: old.isLeaf ? .leaf : .branch,
+        try checkShape(old, buffer, pageSizeBytes: pageSizeBytes)
+        for index in 0..<old.count {
+            let offset = old.cellOffset(index)
+            try check(offset >= old.cellStart && offset + old.cellLength(index) <= pageSizeBytes, buffer,
+                      "has entry \(index)'s cell outside its cell area")
+        }
+        try build(buffer, pageSizeBytes: pageSizeBytes, type: old.isLeaf ? .leaf : .branch,
               byteKeys: old.hasByteKeys, leftmostChild: old.isLeaf ? .none : old.childRef(0), entries: entries[...])
+    }
+
+    /// The header's lengths agree with each other and the page: entries end before the cells,
+    /// the cells end at the page's end.
+    static func checkShape(_ node: NodeView, _ buffer: UnsafeRawPointer, pageSizeBytes: Int) throws(StorageError) {
+        let entriesEnd = PageLayout.entriesOffset + node.count * node.stride
+        try check(entriesEnd <= node.cellStart && node.cellStart <= pageSizeBytes, buffer,
+                  "has entries ending at \(entriesEnd) past its cells' start \(node.cellStart)")
     }
 
     /// Sets child `index` of a branch. A child this transaction copied gets `.none` as its

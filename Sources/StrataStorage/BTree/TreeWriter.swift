@@ -63,7 +63,7 @@ struct TreeWriter {
         invariant(cell.count <= PageLayout.leafCellByteCountMax(pageSizeBytes: pageSizeBytes), "cells fit a quarter page")
         if mode != .update, let leafBuffer = appendLeaf(root: root, key: key, cellByteCount: cell.count) {
             let count = NodeView(base: UnsafeRawPointer(leafBuffer), pageSizeBytes: pageSizeBytes).count
-            NodeEdit.insert(leafBuffer, pageSizeBytes: pageSizeBytes, scratch: space.scratch, index: count,
+            try NodeEdit.insert(leafBuffer, pageSizeBytes: pageSizeBytes, scratch: space.scratch, index: count,
                             image: key.image, child: .none, cell: cell)
             space.hooks.mark(.treeAppendPath)
             return .inserted
@@ -73,7 +73,7 @@ struct TreeWriter {
             if mode == .update { return .keyMissing }
             let (page, buffer) = try space.allocate()
             NodeEdit.initialise(buffer, pageSizeBytes: pageSizeBytes, type: .leaf, byteKeys: byteKeys, leftmostChild: .none)
-            NodeEdit.insert(buffer, pageSizeBytes: pageSizeBytes, scratch: space.scratch, index: 0,
+            try NodeEdit.insert(buffer, pageSizeBytes: pageSizeBytes, scratch: space.scratch, index: 0,
                             image: key.image, child: .none, cell: cell)
             root = page
             space.appendHint.pointee = AppendHint(root: page, leafPage: page, leafBuffer: buffer, byteKeys: byteKeys)
@@ -90,7 +90,7 @@ struct TreeWriter {
         if found {
             if mode == .insert { return .keyExists }
             try onOldCell?(leaf.cell(index))
-            NodeEdit.remove(leafBuffer, pageSizeBytes: pageSizeBytes, index: index)
+            try NodeEdit.remove(leafBuffer, pageSizeBytes: pageSizeBytes, index: index)
         } else if mode == .update {
             return .keyMissing
         }
@@ -116,7 +116,7 @@ struct TreeWriter {
         invariant(found, "a key found before the descent is found after it")
         guard found else { return false }
         try onOldCell?(leaf.cell(index))
-        NodeEdit.remove(leafBuffer, pageSizeBytes: pageSizeBytes, index: index)
+        try NodeEdit.remove(leafBuffer, pageSizeBytes: pageSizeBytes, index: index)
         try rebalance(root: &root, leafPage: leafPage, leafBuffer: leafBuffer, path: path)
         return true
     }
@@ -245,7 +245,7 @@ struct TreeWriter {
         while true {
             let node = NodeView(base: UnsafeRawPointer(buffer), pageSizeBytes: pageSizeBytes)
             if NodeEdit.fits(node, cellLength: cell.count) {
-                NodeEdit.insert(buffer, pageSizeBytes: pageSizeBytes, scratch: space.scratch, index: index,
+                try NodeEdit.insert(buffer, pageSizeBytes: pageSizeBytes, scratch: space.scratch, index: index,
                                 image: image, child: child, cell: cell)
                 return level == startLevel
             }
@@ -255,8 +255,8 @@ struct TreeWriter {
                 let (newRoot, rootBuffer) = try space.allocate()
                 NodeEdit.initialise(rootBuffer, pageSizeBytes: pageSizeBytes, type: .branch, byteKeys: byteKeys,
                                     leftmostChild: PageRef(page: page, expectation: .none))
-                split.separatorKey.withUnsafeBytes { key in
-                    NodeEdit.insert(rootBuffer, pageSizeBytes: pageSizeBytes, scratch: space.scratch, index: 0,
+                try withBytes(split.separatorKey) { key throws(StorageError) in
+                    try NodeEdit.insert(rootBuffer, pageSizeBytes: pageSizeBytes, scratch: space.scratch, index: 0,
                                     image: split.separatorImage, child: PageRef(page: split.rightPage, expectation: .none), cell: key)
                 }
                 root = newRoot
@@ -297,7 +297,7 @@ struct TreeWriter {
                 let (right, rightBuffer) = try space.allocate()
                 NodeEdit.initialise(rightBuffer, pageSizeBytes: pageSizeBytes, type: .leaf, byteKeys: byteKeys,
                                     leftmostChild: .none)
-                NodeEdit.insert(rightBuffer, pageSizeBytes: pageSizeBytes, scratch: space.scratch, index: 0,
+                try NodeEdit.insert(rightBuffer, pageSizeBytes: pageSizeBytes, scratch: space.scratch, index: 0,
                                 image: image, child: child, cell: cell)
                 let separatorKey = byteKeys ? Array(leafKey(cell)) : []
                 return Split(rightPage: right, separatorImage: image, separatorKey: separatorKey)
@@ -317,9 +317,9 @@ struct TreeWriter {
             var rightStart = middle
             if space.hooks.has(.treeSplitOffByOne) && entries.count - middle >= 2 { rightStart += 1 }
             let separatorKey = byteKeys ? Array(leafKey(entries[middle].cell)) : []
-            NodeEdit.build(buffer, pageSizeBytes: pageSizeBytes, type: .leaf, byteKeys: byteKeys,
+            try NodeEdit.build(buffer, pageSizeBytes: pageSizeBytes, type: .leaf, byteKeys: byteKeys,
                            leftmostChild: .none, entries: entries[0..<middle])
-            NodeEdit.build(rightBuffer, pageSizeBytes: pageSizeBytes, type: .leaf, byteKeys: byteKeys,
+            try NodeEdit.build(rightBuffer, pageSizeBytes: pageSizeBytes, type: .leaf, byteKeys: byteKeys,
                            leftmostChild: .none, entries: entries[rightStart...])
             return Split(rightPage: right, separatorImage: entries[middle].image, separatorKey: separatorKey)
         }
@@ -328,9 +328,9 @@ struct TreeWriter {
                             : splitPoint(entries, stride: PageLayout.branchEntryStride, low: 1, high: entries.count - 2)
         let up = entries[middle]
         let separatorKey = Array(up.cell)
-        NodeEdit.build(buffer, pageSizeBytes: pageSizeBytes, type: .branch, byteKeys: byteKeys,
+        try NodeEdit.build(buffer, pageSizeBytes: pageSizeBytes, type: .branch, byteKeys: byteKeys,
                        leftmostChild: old.childRef(0), entries: entries[0..<middle])
-        NodeEdit.build(rightBuffer, pageSizeBytes: pageSizeBytes, type: .branch, byteKeys: byteKeys,
+        try NodeEdit.build(rightBuffer, pageSizeBytes: pageSizeBytes, type: .branch, byteKeys: byteKeys,
                        leftmostChild: up.child, entries: entries[(middle + 1)...])
         return Split(rightPage: right, separatorImage: up.image, separatorKey: separatorKey)
     }
@@ -368,7 +368,7 @@ struct TreeWriter {
             let parentBuffer = path.buffers[level - 1]
             let childIndex = path.childIndexes[level - 1]
             if node.isLeaf && node.count == 0 {
-                removeChild(parentBuffer, childIndex: childIndex)
+                try removeChild(parentBuffer, childIndex: childIndex)
                 space.free(page)
                 space.hooks.mark(.treeNodeMerge)
             } else {
@@ -384,13 +384,13 @@ struct TreeWriter {
     }
 
     /// Removes child `childIndex` (and the key that bounds it) from a branch.
-    private func removeChild(_ parentBuffer: UnsafeMutableRawPointer, childIndex: Int) {
+    private func removeChild(_ parentBuffer: UnsafeMutableRawPointer, childIndex: Int) throws(StorageError) {
         if childIndex == 0 {
             let parent = NodeView(base: UnsafeRawPointer(parentBuffer), pageSizeBytes: pageSizeBytes)
             NodeEdit.setChild(parentBuffer, index: 0, ref: parent.childRef(1))
-            NodeEdit.remove(parentBuffer, pageSizeBytes: pageSizeBytes, index: 0)
+            try NodeEdit.remove(parentBuffer, pageSizeBytes: pageSizeBytes, index: 0)
         } else {
-            NodeEdit.remove(parentBuffer, pageSizeBytes: pageSizeBytes, index: childIndex - 1)
+            try NodeEdit.remove(parentBuffer, pageSizeBytes: pageSizeBytes, index: childIndex - 1)
         }
     }
 
@@ -436,9 +436,9 @@ struct TreeWriter {
             let combined = PageLayout.entriesOffset + entries.reduce(0) { $0 + stride + $1.cell.count }
             let type: PageType = isLeaf ? .leaf : .branch
             if combined <= pageSizeBytes {
-                NodeEdit.build(leftBuffer, pageSizeBytes: pageSizeBytes, type: type, byteKeys: byteKeys,
+                try NodeEdit.build(leftBuffer, pageSizeBytes: pageSizeBytes, type: type, byteKeys: byteKeys,
                                leftmostChild: isLeaf ? .none : left.childRef(0), entries: entries[...])
-                NodeEdit.remove(parentBuffer, pageSizeBytes: pageSizeBytes, index: separatorIndex)
+                try NodeEdit.remove(parentBuffer, pageSizeBytes: pageSizeBytes, index: separatorIndex)
                 space.free(rightPage)
                 space.hooks.mark(.treeNodeMerge)
                 return false
@@ -451,22 +451,22 @@ struct TreeWriter {
                 middle = splitPoint(entries, stride: stride, low: 1, high: entries.count - 1)
                 newSeparatorImage = entries[middle].image
                 newSeparatorKey = byteKeys ? Array(leafKey(entries[middle].cell)) : []
-                NodeEdit.build(leftBuffer, pageSizeBytes: pageSizeBytes, type: .leaf, byteKeys: byteKeys,
+                try NodeEdit.build(leftBuffer, pageSizeBytes: pageSizeBytes, type: .leaf, byteKeys: byteKeys,
                                leftmostChild: .none, entries: entries[0..<middle])
-                NodeEdit.build(rightBuffer, pageSizeBytes: pageSizeBytes, type: .leaf, byteKeys: byteKeys,
+                try NodeEdit.build(rightBuffer, pageSizeBytes: pageSizeBytes, type: .leaf, byteKeys: byteKeys,
                                leftmostChild: .none, entries: entries[middle...])
             } else {
                 middle = splitPoint(entries, stride: stride, low: 1, high: entries.count - 2)
                 let up = entries[middle]
                 newSeparatorImage = up.image
                 newSeparatorKey = Array(up.cell)
-                NodeEdit.build(leftBuffer, pageSizeBytes: pageSizeBytes, type: .branch, byteKeys: byteKeys,
+                try NodeEdit.build(leftBuffer, pageSizeBytes: pageSizeBytes, type: .branch, byteKeys: byteKeys,
                                leftmostChild: left.childRef(0), entries: entries[0..<middle])
-                NodeEdit.build(rightBuffer, pageSizeBytes: pageSizeBytes, type: .branch, byteKeys: byteKeys,
+                try NodeEdit.build(rightBuffer, pageSizeBytes: pageSizeBytes, type: .branch, byteKeys: byteKeys,
                                leftmostChild: up.child, entries: entries[(middle + 1)...])
             }
             space.hooks.mark(.treeNodeBorrow)
-            NodeEdit.remove(parentBuffer, pageSizeBytes: pageSizeBytes, index: separatorIndex)
+            try NodeEdit.remove(parentBuffer, pageSizeBytes: pageSizeBytes, index: separatorIndex)
             // The new separator may be longer than the old (byte keys): inserting it can split
             // the parent, which ends the rebalancing (both halves are then half full).
             try withBytes(newSeparatorKey) { key throws(StorageError) in

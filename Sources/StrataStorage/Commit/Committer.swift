@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The commit protocol (Docs/architecture.md §2; Spec W and D).
 ///
 /// ```
@@ -20,6 +24,7 @@ enum Committer {
         let file = transaction.file
         let space = transaction.space
         let newVersion = space.newVersion
+        if file.hooks.has(.plantedCrashInCommit) { plantedCrash() }
         // Spec D19: pages are sealed bottom-up, so that every reference records the final
         // checksum and version of the page it names: the tables' trees, then the catalog (whose
         // leaves hold the tables' roots), then the free list (written last, its head in the slot).
@@ -63,6 +68,13 @@ enum Committer {
         file.withState { state in state.freeListCache = (newVersion, list, listPages.map(\.page)) }
         file.remember(transaction.catalog, for: newVersion)
         return newVersion
+    }
+
+    /// `SeededBugs.plantedCrashInCommit`: a store through a bad pointer (the first page of the
+    /// address space is never mapped), which the kernel answers with SIGSEGV.
+    @inline(never)
+    private static func plantedCrash() {
+        if let bad = UnsafeMutableRawPointer(bitPattern: 64) { memset(bad, 0x5A, 8) }
     }
 
     // MARK: preparing the pages

@@ -89,6 +89,12 @@ public struct SeededBugs: OptionSet, Sendable, Hashable {
     /// A reference to an object or a List pins nothing: a realm that has not read resolves it at
     /// the newest version, where the object may be gone (T4, T8).
     public static let objectReferenceDoesNotPin = SeededBugs(rawValue: 1 << 45)
+    /// Test-only, not a bug of the catalog: the commit dereferences a bad pointer before it
+    /// writes anything, so the process dies of SIGSEGV inside the engine. It proves that a crash
+    /// inside a run is reported by `strata-fuzz run` as a failure with a replay token
+    /// (Docs/harness.md "A crash inside a run"); only the harness sets engine bugs
+    /// (`EngineHooks`), and only `strata-fuzz run --defect plantedCrashInCommit` sets this one.
+    public static let plantedCrashInCommit = SeededBugs(rawValue: 1 << 63)
     /// A `beginAsyncWrite` block that returns with its write open is committed, not rolled
     /// back (A19).
     public static let unfinishedAsyncBlockCommits = SeededBugs(rawValue: 1 << 46)

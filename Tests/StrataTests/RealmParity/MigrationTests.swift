@@ -71,7 +71,7 @@ enum PMWay: String, CaseIterable, Sendable {
                 if case .failure(let error) = result { outcome.failure.withLock { $0 = error } }
                 outcome.done.signal()
             }
-            guard outcome.done.wait(timeout: .now() + 120) == .success else {
+            guard outcome.done.wait(timeout: .now() + hangGuardSeconds) == .success else {
                 throw Absent(description: "the async open's callback")
             }
             queue.sync {}  // the callback has returned: its realm is closed

@@ -640,7 +640,7 @@ extension RealmParityObjects {
         }
         queue.sync {}
         try realm.write { object.intCol = 2 }
-        #expect(received.wait(timeout: .now() + 10) == .success)
+        #expect(received.wait(timeout: .now() + hangGuardSeconds) == .success)
         #expect(log.entries == ["intCol 1→2"])
         token.invalidate()
         queue.sync {}
@@ -662,7 +662,7 @@ extension RealmParityObjects {
         }
         queue.sync {}
         try realm.write { object.intCol = 2 }
-        #expect(received.wait(timeout: .now() + 10) == .success)
+        #expect(received.wait(timeout: .now() + hangGuardSeconds) == .success)
         #expect(log.entries == ["intCol 1→2"])
         token.invalidate()
         queue.sync {}
@@ -685,7 +685,7 @@ extension RealmParityObjects {
         gate.signal()
         queue.sync {}
         try realm.write { object.intCol = 2 }
-        #expect(received.wait(timeout: .now() + 10) == .success)
+        #expect(received.wait(timeout: .now() + hangGuardSeconds) == .success)
         #expect(first.entries == [])
         #expect(second.entries == ["intCol 1→2"])
         token2.invalidate()
@@ -709,7 +709,7 @@ extension RealmParityObjects {
         let token1 = try await Self.observe(configuration, index: 0, log1, typed: false)
         let token2 = try await Self.observe(configuration, index: 1, log2, typed: true)
         try await ParityActorWrites.writeBoth(configuration)
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(hangGuardSeconds)
         while (log1.entries.isEmpty || log2.entries.isEmpty) && Date() < deadline {
             try await Task.sleep(nanoseconds: 10_000_000)
         }

@@ -32,9 +32,10 @@ private func onLoop<R>(_ body: @escaping @Sendable () throws -> R) throws -> R {
     return try box.get()
 }
 
-/// Waits (giving up the thread between checks) until `condition` holds or a minute passes.
+/// Waits (giving up the thread between checks) until `condition` holds, for at most
+/// `hangGuardSeconds` of 10 ms sleeps.
 private func waitAsync(_ condition: @Sendable () -> Bool) async -> Bool {
-    for _ in 0..<6000 {
+    for _ in 0..<Int(hangGuardSeconds * 100) {
         if condition() { return true }
         try? await Task.sleep(nanoseconds: 10_000_000)
     }
@@ -596,9 +597,9 @@ extension RealmParityCollections {
                 log.record(change)
                 arrived.signal()
             }
-            _ = arrived.wait(timeout: .now() + 60)
+            _ = arrived.wait(timeout: .now() + hangGuardSeconds)
             try t.realm.write { t.realm.delete(t.collection) }
-            _ = arrived.wait(timeout: .now() + 60)
+            _ = arrived.wait(timeout: .now() + hangGuardSeconds)
             token.invalidate()
             queue.sync {}
             #expect(log.entries == ["initial 2", "update 0 d[0, 1] i[] m[]"])

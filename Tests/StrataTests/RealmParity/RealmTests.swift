@@ -49,7 +49,7 @@ extension RealmParityRealm {
         /// A condition the realm's own thread waits for, turning its loop; generous, since the
         /// verdict comes after it.
         private static func waitOnLoop(_ condition: () -> Bool) -> Bool {
-            spinRunLoop(seconds: 30, until: condition)
+            spinRunLoop(seconds: hangGuardSeconds, until: condition)
         }
 
         /// Runs `work` on a later turn of the calling thread's run loop (Realm's
@@ -1507,7 +1507,7 @@ extension RealmParityRealm {
             #expect(realm.objects(PRStringObject.self).count == 0)
         }
 
-        @MainActor @Test("Spec A16: asyncWrite waiting for the lock is cancelled from its actor", .timeLimit(.minutes(10)))
+        @MainActor @Test("Spec A16: asyncWrite waiting for the lock is cancelled from its actor", .hangGuard)
         func testAsyncWriteTaskCancellation() async throws {
             let files = PRFiles()
             let config = files.defaultConfiguration
@@ -1645,9 +1645,9 @@ actor PRTestActor {
 }
 
 /// Waits (suspending, so the caller's actor keeps running other work) until `condition` holds,
-/// for at most about 30 seconds; the verdict comes after.
+/// for at most `hangGuardSeconds` of 10 ms sleeps; the verdict comes after.
 func prWait(isolation: isolated (any Actor)? = #isolation, _ condition: () -> Bool) async -> Bool {
-    for _ in 0..<3000 {
+    for _ in 0..<Int(hangGuardSeconds * 100) {
         if condition() { return true }
         try? await Task.sleep(for: .milliseconds(10))
     }
