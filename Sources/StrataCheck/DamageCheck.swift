@@ -12,8 +12,9 @@ public enum DamageOutcome: String, CaseIterable, Sendable {
     case detected
     /// Every path read exactly the original's data (the damage hit unused space).
     case harmless
-    /// The newest commit slot was damaged and every path read the older slot's version, intact
-    /// (Spec D4's recovery of a torn slot; `verify` does not report it yet).
+    /// The newest commit slot was damaged, every path read the older slot's version, intact
+    /// (Spec D4's recovery of a torn slot), and `verify` reported the fallback (Spec D15). A
+    /// fallback `verify` does not report is `undetected`.
     case fallback
     /// A path read data that differs from the original without an error: a failure.
     case undetected
@@ -85,6 +86,8 @@ public enum DamageCheck {
         var version: UInt64?
         var digest: UInt64?
         var pageCount = 0
+        /// `verify`'s report of a fallback to the older commit slot (Spec D15).
+        var fallbackNote: String?
     }
 
     static func storage(_ path: String) -> StorageView {
@@ -95,6 +98,7 @@ public enum DamageCheck {
             // verify
             let report = try store.verify()
             if let problem = report.problems.first(where: \.isDamage) { view.finding = "verify: \(problem)" }
+            if let fallback = report.slotFallback { view.fallbackNote = "verify: \(fallback)" }
             // stat
             view.pageCount = try store.statistics().pageCount
             // digest and dump: every row of every table
@@ -201,7 +205,13 @@ public enum DamageCheck {
                         + (findings.isEmpty ? "" : " (other paths found: \(findings.joined(separator: "; ")))"))
         }
         if let finding = storage.finding ?? apiFinding { return (.detected, finding) }
-        if fellBack { return (.fallback, "read the older slot's version \(expectation.olderVersion ?? 0), intact") }
+        if fellBack {
+            guard let note = storage.fallbackNote else {
+                return (.undetected, "read the older slot's version \(expectation.olderVersion ?? 0) and verify did not "
+                            + "report the fallback (Spec D15)")
+            }
+            return (.fallback, "read the older slot's version \(expectation.olderVersion ?? 0), intact; \(note)")
+        }
         return (.harmless, "every path read the original's data")
     }
 }

@@ -145,6 +145,49 @@ import Glibc
         #expect(fallback.description.contains("fell back to version \(older) in slot \(1 - newest)"))
     }
 
+    /// Zeroes slot `index` whole, as a lost sector or a zeroing fault would.
+    static func zero(_ path: String, slot index: Int) throws {
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.seek(toOffset: UInt64(FileHeader.slotOffsets[index]))
+        try handle.write(contentsOf: Data(count: FileHeader.sectorByteCount))
+        try handle.close()
+    }
+
+    @Test("Spec D15: a zeroed slot in a file that committed since its creation is reported, whichever slot it was")
+    func zeroedSlotAfterCommitsIsReported() throws {
+        for zeroNewest in [true, false] {
+            let directory = TemporaryDirectory()
+            let path = try Self.makeFile(directory)
+            let newest = try Self.newestSlot(path)
+            let zeroed = zeroNewest ? newest : 1 - newest
+            let kept = Self.field(try Self.readSlot(path, 1 - zeroed), .version)
+            try Self.zero(path, slot: zeroed)
+            let store = try Store.open(.file(path), options: StoreOptions(create: false, readOnly: true))
+            defer { store.close() }
+            // An all-zero slot carries no version: the file cannot tell whether it held the newer
+            // one, so the open at the other slot is reported either way.
+            let fallback = try #require(try store.verify().slotFallback, "zeroed slot \(zeroed)")
+            #expect(fallback.damagedSlot == zeroed && fallback.claimedVersion == 0)
+            #expect(fallback.recoveredVersion == Version(kept))
+            #expect(fallback.description.contains("its version cannot be read"), "\(fallback)")
+        }
+    }
+
+    @Test("Spec D15: a new file's empty second slot is no fallback")
+    func emptySlotOfANewFileIsNoFallback() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("new.strata")
+        do {
+            let store = try Store.open(.file(path))
+            store.close()
+        }
+        #expect(Self.field(try Self.readSlot(path, 1), .version) == 0)
+        let store = try Store.open(.file(path), options: StoreOptions(create: false, readOnly: true))
+        defer { store.close() }
+        #expect(try store.verify().slotFallback == nil)
+        #expect(try store.slotFallback() == nil)
+    }
+
     @Test("Spec D15: an intact pair of slots reports no fallback, nor does a damaged older slot")
     func noFallbackWhenTheNewestSlotIsSound() throws {
         let directory = TemporaryDirectory()

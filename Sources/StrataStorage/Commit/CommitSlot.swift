@@ -167,6 +167,16 @@ struct SlotChoice: Sendable {
     /// The raw version field of each slot, whatever its checks said.
     let claimedVersions: [UInt64]
 
+    /// Whether a rejected slot may have held a version newer than the chosen `slot` (Spec D15).
+    /// A damaged slot says so by its raw version field. An empty (all-zero) slot is sound only
+    /// in a file that never committed after its creation: creation writes version 1 to slot 0
+    /// and every commit writes the slot not holding the newest version, so once a version above
+    /// 1 exists both slots were written, and a zeroed one may have held the newer version.
+    static func mayHaveHeldNewer(_ rejection: CommitSlot.Rejection, _ rawVersion: UInt64, than slot: CommitSlot) -> Bool {
+        if rejection == .empty { return slot.version.rawValue > FileCreation.initialVersion.rawValue }
+        return rawVersion > slot.version.rawValue
+    }
+
     /// The slot a new commit must write: never the one holding the newest durable version.
     var inactiveIndex: Int { 1 - newestIndex }
 
@@ -224,11 +234,11 @@ struct SlotChoice: Sendable {
                               recoveredFromOlderSlot: false, claimedVersions: rawVersions)
         case (.success(let a), .failure(let rejected)):
             return SlotChoice(newest: a, newestIndex: 0, other: nil, otherRejection: rejected.rejection,
-                              recoveredFromOlderSlot: rejected.rejection != .empty && rawVersions[1] > a.version.rawValue,
+                              recoveredFromOlderSlot: mayHaveHeldNewer(rejected.rejection, rawVersions[1], than: a),
                               claimedVersions: rawVersions)
         case (.failure(let rejected), .success(let b)):
             return SlotChoice(newest: b, newestIndex: 1, other: nil, otherRejection: rejected.rejection,
-                              recoveredFromOlderSlot: rejected.rejection != .empty && rawVersions[0] > b.version.rawValue,
+                              recoveredFromOlderSlot: mayHaveHeldNewer(rejected.rejection, rawVersions[0], than: b),
                               claimedVersions: rawVersions)
         case (.failure(let first), .failure(let second)):
             // Both slots otherwise sound but pointing past the end: the file was cut short.
@@ -259,8 +269,13 @@ public struct SlotFallback: Sendable, Equatable, CustomStringConvertible {
     public let recoveredVersion: Version
 
     public var description: String {
-        "commit slot \(damagedSlot) is damaged (\(reason)) and names version \(claimedVersion); "
-            + "the file fell back to version \(recoveredVersion.rawValue) in slot \(1 - damagedSlot), "
+        let fellBack = "the file fell back to version \(recoveredVersion.rawValue) in slot \(1 - damagedSlot), "
+        guard claimedVersion != 0 else {
+            return "commit slot \(damagedSlot) is damaged (\(reason), though the file has committed since its creation) "
+                + "and its version cannot be read; " + fellBack
+                + "losing the commit after it if the damaged slot held it (acknowledged or not, the file cannot tell)"
+        }
+        return "commit slot \(damagedSlot) is damaged (\(reason)) and names version \(claimedVersion); " + fellBack
             + "losing every commit after it (acknowledged ones too, unless a crash tore the slot while it was written)"
     }
 }
