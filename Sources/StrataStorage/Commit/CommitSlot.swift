@@ -168,13 +168,16 @@ struct SlotChoice: Sendable {
     let claimedVersions: [UInt64]
 
     /// Whether a rejected slot may have held a version newer than the chosen `slot` (Spec D15).
-    /// A damaged slot says so by its raw version field. An empty (all-zero) slot is sound only
-    /// in a file that never committed after its creation: creation writes version 1 to slot 0
-    /// and every commit writes the slot not holding the newest version, so once a version above
-    /// 1 exists both slots were written, and a zeroed one may have held the newer version.
+    /// Creation writes version 1 to slot 0 and every commit writes the slot not holding the
+    /// newest version, so slot 0 holds odd versions and slot 1 even ones, and a rejected slot
+    /// beside version V held V - 1 or V + 1. Only a version field still reading V - 1 says it
+    /// held the older one; any other damage (a torn or zeroed version field, a forged one) may
+    /// have lost V + 1. An empty (all-zero) slot is sound only beside version 1: the unwritten
+    /// second slot of a file that never committed after its creation.
     static func mayHaveHeldNewer(_ rejection: CommitSlot.Rejection, _ rawVersion: UInt64, than slot: CommitSlot) -> Bool {
-        if rejection == .empty { return slot.version.rawValue > FileCreation.initialVersion.rawValue }
-        return rawVersion > slot.version.rawValue
+        let version = slot.version.rawValue
+        if rejection == .empty { return version > FileCreation.initialVersion.rawValue }
+        return rawVersion != version &- 1
     }
 
     /// The slot a new commit must write: never the one holding the newest durable version.
