@@ -68,7 +68,7 @@ public struct DamageExpectation: Sendable {
         }
         newestVersion = newest
         self.digest = digest
-        pageCount = Int(values["page-count"] ?? 0)
+        pageCount = Int(clamping: values["page-count"] ?? 0)
         olderVersion = values["older-version"]
         olderDigest = values["older-digest"]
         apiDigest = values["api-digest"]

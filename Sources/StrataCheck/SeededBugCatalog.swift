@@ -268,8 +268,13 @@ extension SeededBugCatalog {
         // A free run replays its programs under a new interleaving: give it a few tries.
         let tries = inFlight.mode == .free ? 3 : 1
         var reproduced: String?
-        for _ in 0..<tries where reproduced == nil {
-            reproduced = replayFails(inFlight.token, executable: executable, scratchDirectory: scratchDirectory)
+        do {
+            for _ in 0..<tries where reproduced == nil {
+                reproduced = try replayFails(inFlight.token, executable: executable, scratchDirectory: scratchDirectory)
+            }
+        } catch {
+            return SeededBugResult(bug: bug, caught: false, secondsToCatch: nil, runs: 0, shrunkOperations: nil,
+                                   failure: "\(death) in a \(inFlight.mode.rawValue) run, and \(error)", token: inFlight.token)
         }
         let run = "a \(inFlight.mode.rawValue) run (\(inFlight.draws) draws)"
         guard let again = reproduced else {
@@ -282,8 +287,16 @@ extension SeededBugCatalog {
             settings.engineBugs = []
             return ReplayToken.encode(settings: settings, choices: decoded.choices)
         }
-        if let cleanToken, let withoutBug = replayFails(cleanToken, executable: executable,
-                                                        scratchDirectory: scratchDirectory) {
+        let withoutBug: String?
+        do {
+            withoutBug = try cleanToken.flatMap { token throws(ReplayNotRun) in
+                try replayFails(token, executable: executable, scratchDirectory: scratchDirectory)
+            }
+        } catch {
+            return SeededBugResult(bug: bug, caught: false, secondsToCatch: nil, runs: 0, shrunkOperations: nil,
+                                   failure: "\(death) in \(run), and without the bug \(error)", token: inFlight.token)
+        }
+        if let withoutBug {
             return SeededBugResult(bug: bug, caught: false, secondsToCatch: nil, runs: 0, shrunkOperations: nil,
                                    failure: "\(death) in \(run) that fails without the bug too (\(withoutBug)): \(said)",
                                    token: inFlight.token)
@@ -294,14 +307,24 @@ extension SeededBugCatalog {
                                token: inFlight.token)
     }
 
+    /// A replay child that could not be started: neither a pass nor a failure.
+    struct ReplayNotRun: Error, CustomStringConvertible {
+        let reason: String
+        var description: String { "the replay could not be run: \(reason)" }
+    }
+
     /// How replaying `token` in a child (`strata-fuzz replay`) fails: "traps again (signal N)"
-    /// or "still fails"; nil when it passes.
-    static func replayFails(_ token: String, executable: String, scratchDirectory: String) -> String? {
+    /// or "still fails"; nil when it passes. Throws when the child cannot be started, so a
+    /// replay that never ran is never taken for one that passed.
+    static func replayFails(_ token: String, executable: String, scratchDirectory: String) throws(ReplayNotRun) -> String? {
         let errorPath = (scratchDirectory as NSString).appendingPathComponent("bugs-replay-\(getpid())-\(UUID().uuidString).err")
         defer { try? FileManager.default.removeItem(atPath: errorPath) }
-        guard let child = try? SpawnedChild(child: 0, incarnation: 0, executable: executable,
-                                            arguments: ["replay", token, "--in-process"], errorPath: errorPath) else {
-            return nil
+        let child: SpawnedChild
+        do {
+            child = try SpawnedChild(child: 0, incarnation: 0, executable: executable,
+                                     arguments: ["replay", token, "--in-process"], errorPath: errorPath)
+        } catch {
+            throw ReplayNotRun(reason: "\(executable): \(error)")
         }
         _ = child.drain()
         let status = child.reap(blocking: true) ?? 0

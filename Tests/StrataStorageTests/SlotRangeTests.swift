@@ -173,6 +173,36 @@ import Glibc
         }
     }
 
+    @Test("Spec D15: after commits without a slot write (durable: false), a damaged older slot is no fallback")
+    func damagedOlderSlotAfterNonDurableCommitsIsNoFallback() throws {
+        let directory = TemporaryDirectory()
+        let path = try Self.makeFile(directory)
+        do {
+            // Versions the slots skip: two commits that write no slot, then a durable one.
+            let store = try Store.open(.file(path))
+            defer { store.close() }
+            for round in 0..<3 {
+                let write = try store.beginWrite()
+                let table = try #require(write.table(named: "items"))
+                try write.insert(table.id, values: [.int(Int64(5_000 + round)), .string("z")])
+                _ = try write.commit(durable: round == 2)
+            }
+        }
+        let newest = try Self.newestSlot(path)
+        let newestVersion = Self.field(try Self.readSlot(path, newest), .version)
+        let olderVersion = Self.field(try Self.readSlot(path, 1 - newest), .version)
+        #expect(newestVersion > olderVersion + 1, "the slots must skip versions for this test")
+        var sector = try Self.readSlot(path, 1 - newest)
+        sector[200] ^= 0x10
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.seek(toOffset: UInt64(FileHeader.slotOffsets[1 - newest]))
+        try handle.write(contentsOf: sector)
+        try handle.close()
+        let store = try Store.open(.file(path), options: StoreOptions(create: false, readOnly: true))
+        defer { store.close() }
+        #expect(try store.verify().slotFallback == nil)
+    }
+
     @Test("Spec D15: a new file's empty second slot is no fallback")
     func emptySlotOfANewFileIsNoFallback() throws {
         let directory = TemporaryDirectory()

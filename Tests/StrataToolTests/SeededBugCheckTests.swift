@@ -49,7 +49,7 @@ import Testing
             #expect(result.failure?.contains("invariant violated: a pin taken under the write lock reads the commit") == true,
                     "\(String(describing: result.failure))")
             #expect(result.shrunkOperations == nil)
-            let again = SeededBugCatalog.replayFails(token, executable: executable, scratchDirectory: directory.path)
+            let again = try SeededBugCatalog.replayFails(token, executable: executable, scratchDirectory: directory.path)
             #expect(again == "traps again (signal 4)")
         #else
             #expect(result.shrunkOperations != nil, "\(String(describing: result.failure))")
@@ -73,7 +73,7 @@ import Testing
     @Test func aDeathItsRunDoesNotReproduceIsNotACatch() throws {
         let bug = try #require(SeededBugCatalog.named("treeSplitOffByOne"))
         let token = ReplayToken.encode(settings: CheckSettings(operations: 20), choices: [])
-        #expect(SeededBugCatalog.replayFails(token, executable: try BuiltProducts.path(of: "strata-fuzz"),
+        #expect(try SeededBugCatalog.replayFails(token, executable: try BuiltProducts.path(of: "strata-fuzz"),
                                              scratchDirectory: directory.path) == nil, "the clean run fails")
         let result = SeededBugCatalog.explainDeath(
             bug, status: SIGILL, stderr: "Fatal error: somewhere\n",

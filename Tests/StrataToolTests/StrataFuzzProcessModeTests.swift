@@ -160,7 +160,7 @@ import Testing
         #expect(failure.contains("seed: 5"), "\(failure)")
         #expect(failure.contains("rerun the plan: strata-fuzz run --mode process --seed 5"))
         // The rerun command reproduces the campaign: the defect and the budget are in it.
-        #expect(failure.contains("--threads 3 --seconds 40 --defect "), "\(failure)")
+        #expect(failure.contains("--threads 3 --seconds 500 --kills 200 --defect "), "\(failure)")
         let timeline = try String(contentsOfFile: path + "/timeline.txt", encoding: .utf8)
         #expect(timeline.contains("kill c"), "\(timeline)")
         let children = try FileManager.default.contentsOfDirectory(atPath: path + "/children")

@@ -80,10 +80,11 @@ final class InMemoryMembership: Sendable {
     /// opened, which must be a directory owned by this process's effective uid with no group or
     /// other permission bits. A name that fails is never used (nothing is written under it, no
     /// mode is changed); the next name of a fixed sequence is tried instead (`-1`, `-2`, ...), so
-    /// a planted name denies nothing and every process of the user, walking the same sequence,
+    /// a few planted names deny nothing and every process of the user, walking the same sequence,
     /// agrees on the first sound one (a name once made by the user cannot be taken over: the
     /// sticky base directory keeps others from removing or renaming it). When every name is
-    /// taken, the open fails naming the first one and what is wrong with it.
+    /// taken, the open fails naming the first one and what is wrong with it (Spec X29's known
+    /// gaps: eight plants deny, and a plant removed between two opens splits processes).
     static func directory(base: String? = nil) throws(Realm.Error) -> String {
         let base = base ?? (access("/dev/shm", W_OK) == 0 ? "/dev/shm" : FileManager.default.temporaryDirectory.path)
         let stem = base + "/strata-memory-\(geteuid())"

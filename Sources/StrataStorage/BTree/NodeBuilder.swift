@@ -26,7 +26,7 @@ enum NodeEdit {
     {
         guard condition else {
             // The page number the node's header carries (the page it was read from).
-            throw StorageError.corruptPage(page: PageNumber(loadUInt32(buffer, 16)),
+            throw StorageError.corruptPage(page: PageNumber(loadUInt32(buffer, PageLayout.pageNumberOffset)),
                                            reason: "a node being edited \(what())")
         }
     }

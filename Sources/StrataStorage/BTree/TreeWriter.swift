@@ -121,7 +121,10 @@ struct TreeWriter {
         return true
     }
 
-    /// Frees every page of the tree (dropping a table).
+    /// Frees every page of the tree (dropping a table). Each committed child is checked
+    /// against what its parent expects before it is freed (Spec D19): a stale branch names pages
+    /// of an older version, which may belong to other trees now, and freeing them would turn one
+    /// detected lost write into damage elsewhere. The caller checks the root against the catalog.
     func freeAll(root: UInt32) throws(StorageError) {
         space.appendHint.pointee = AppendHint()
         guard root != 0 else { return }
@@ -132,7 +135,10 @@ struct TreeWriter {
             }
             let node = try space.source.node(page)
             if !node.isLeaf {
-                for child in 0...node.count { stack.append((node.child(child), depth + 1)) }
+                for child in 0...node.count {
+                    _ = try space.source.child(of: node, child)
+                    stack.append((node.child(child), depth + 1))
+                }
             }
             space.free(page)
         }

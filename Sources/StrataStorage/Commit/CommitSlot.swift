@@ -168,16 +168,15 @@ struct SlotChoice: Sendable {
     let claimedVersions: [UInt64]
 
     /// Whether a rejected slot may have held a version newer than the chosen `slot` (Spec D15).
-    /// Creation writes version 1 to slot 0 and every commit writes the slot not holding the
-    /// newest version, so slot 0 holds odd versions and slot 1 even ones, and a rejected slot
-    /// beside version V held V - 1 or V + 1. Only a version field still reading V - 1 says it
-    /// held the older one; any other damage (a torn or zeroed version field, a forged one) may
-    /// have lost V + 1. An empty (all-zero) slot is sound only beside version 1: the unwritten
-    /// second slot of a file that never committed after its creation.
+    /// Every slot write goes to the slot not holding the newest durable version, so the rejected
+    /// slot held an older version or the newer one. Its version field tells which unless the
+    /// damage reached it: a field reading 0 (zeroed, torn before it) cannot say, so it is
+    /// reported. An empty (all-zero) slot is sound only beside version 1: creation writes
+    /// version 1 to slot 0, and the first slot write after it goes to slot 1.
     static func mayHaveHeldNewer(_ rejection: CommitSlot.Rejection, _ rawVersion: UInt64, than slot: CommitSlot) -> Bool {
         let version = slot.version.rawValue
         if rejection == .empty { return version > FileCreation.initialVersion.rawValue }
-        return rawVersion != version &- 1
+        return rawVersion == 0 || rawVersion > version
     }
 
     /// The slot a new commit must write: never the one holding the newest durable version.

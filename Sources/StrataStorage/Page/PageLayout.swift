@@ -41,8 +41,8 @@
 /// | offset | size | meaning                                                          |
 /// |-------:|-----:|------------------------------------------------------------------|
 /// |     24 |    4 | next page's checksum (0 when the link is 0)                       |
-/// |     28 |    4 | zero                                                             |
-/// |     32 |    8 | next page's version (0 when the link is 0)                        |
+/// |     28 |    8 | next page's version (0 when the link is 0)                        |
+/// |     36 |    4 | zero                                                             |
 /// |     40 |    … | overflow: bytes of a large value; free list: 16-byte entries      |
 /// |        |      | {first page u32, page count u32, released-by u64}                 |
 enum PageLayout {

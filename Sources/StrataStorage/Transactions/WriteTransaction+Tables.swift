@@ -348,6 +348,7 @@ extension WriteTransaction {
 
     private func freeAllRows(_ table: TableInfo) throws(StorageError) {
         if table.rowRoot != 0 {
+            try space.checkCommitted(PageRef(page: table.rowRoot, expectation: table.rowRootExpectation))
             var cursor = TreeCursor(source: space.source)
             try cursor.seek(root: table.rowRoot, atLeast: nil)
             var cells: [[UInt8]] = []
@@ -364,6 +365,8 @@ extension WriteTransaction {
             try TreeWriter(space: space, byteKeys: false).freeAll(root: table.rowRoot)
         }
         if table.indexRoot != 0 {
+            // Spec D19: the root as the catalog expects it, then each child as its parent does.
+            try space.checkCommitted(PageRef(page: table.indexRoot, expectation: table.indexRootExpectation))
             try TreeWriter(space: space, byteKeys: true).freeAll(root: table.indexRoot)
         }
     }
