@@ -353,7 +353,7 @@ enum RealmParityObjects {
 /// Waits on the calling thread's run loop until `condition` holds (generous), then a little
 /// longer so that callbacks that should not come have had their chance.
 func settleRunLoop(until condition: () -> Bool) -> Bool {
-    let reached = spinRunLoop(seconds: hangGuardSeconds, until: condition)
+    let reached = spinRunLoop(seconds: 10, until: condition)
     _ = spinRunLoop(seconds: 0.2) { false }
     return reached && condition()
 }
