@@ -64,23 +64,13 @@ enum ReplayCommand: FuzzCommand {
         let argument = command.positional("ARTIFACT|TOKEN") ?? ""
         if let rerun = ReplayInput.processRerun(argument) { return try replayProcessCampaign(argument, rerun, command) }
         let input = try ReplayInput.resolve(argument, acceptsToken: true, command: command)
-        if !command.flag(Supervised.inProcessFlag) {
-            // The replay runs in a child: a run that crashes the process is reported as still
-            // failing (Docs/harness.md "A crash inside a run").
-            switch Supervised.runInChild(Array(CommandLine.arguments.dropFirst())) {
-            case .exited(let code)?:
-                return code
-            case .crashed(let crash)?:
-                FuzzFormat.write(["still fails: \(crash.headline): \(crash.said)"])
-                return ExitCode.failure
-            case nil:
-                break
-            }
-        }
-        do {
-            try Supervised.installRecorder(path: command.value(Supervised.flightRecorderOption))
-        } catch {
-            throw command.usageError("cannot make the flight recorder: \(error)")
+        // The replay runs in a child: a run that crashes the process is reported as still
+        // failing.
+        if let code = try Supervision.superviseOrPrepare(command, onCrash: { crash in
+            FuzzFormat.write(["still fails: \(crash.headline): \(crash.said)"])
+            return ExitCode.failure
+        }) {
+            return code
         }
         var fields = [
             ("replaying", input.directory ?? "token"),

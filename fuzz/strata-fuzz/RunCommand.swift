@@ -125,30 +125,19 @@ enum RunCommand: FuzzCommand {
             throw command.usageError("--kills applies to --mode process only")
         }
         let plan = try RunPlan(command)
-        if !command.flag(Supervised.inProcessFlag) {
-            // The campaign runs in a child, so a run that crashes the process is reported as a
-            // failure with its seed and token (Docs/harness.md "A crash inside a run").
-            var arguments = Array(CommandLine.arguments.dropFirst())
-            if plan.seedIsRandom { arguments += ["--seed", String(plan.campaign.seed)] }
-            switch Supervised.runInChild(arguments) {
-            case .exited(let code)?:
-                return code
-            case .crashed(let crash)?:
-                let artifact = Result { try Supervised.writeArtifact(crash, into: plan.outDirectory) }
-                RunOutput(plan: plan).crash(crash, artifact: (try? artifact.get()) ?? nil)
-                if case .failure(let error) = artifact {
-                    throw FuzzFailure.artifactNotWritten(
-                        directory: plan.outDirectory, reason: error.localizedDescription)
-                }
-                return ExitCode.failure
-            case nil:
-                break  // this program's path is unknown: run here, unsupervised
+        // The campaign runs in a child, so a run that crashes the process is reported as a
+        // failure with its seed and token.
+        var arguments = Array(CommandLine.arguments.dropFirst())
+        if plan.seedIsRandom { arguments += ["--seed", String(plan.campaign.seed)] }
+        if let code = try Supervision.superviseOrPrepare(command, arguments: arguments, onCrash: { crash in
+            let artifact = Result { try Supervised.writeArtifact(crash, into: plan.outDirectory) }
+            RunOutput(plan: plan).crash(crash, artifact: (try? artifact.get()) ?? nil)
+            if case .failure(let error) = artifact {
+                throw FuzzFailure.artifactNotWritten(directory: plan.outDirectory, reason: error.localizedDescription)
             }
-        }
-        do {
-            try Supervised.installRecorder(path: command.value(Supervised.flightRecorderOption))
-        } catch {
-            throw command.usageError("cannot make the flight recorder: \(error)")
+            return ExitCode.failure
+        }) {
+            return code
         }
         let output = RunOutput(plan: plan)
         output.start()

@@ -56,30 +56,20 @@ enum ShrinkCommand: FuzzCommand {
                 "'\(argument)' is a free-mode artifact, which cannot be shrunk: "
                     + FreeArtifact.replayNote)
         }
-        if !command.flag(Supervised.inProcessFlag) {
-            // Shrinking runs in a child: a run that crashes the process (the artifact's own or
-            // a candidate's) is reported with its token and an artifact beside the old one
-            // (Docs/harness.md "A crash inside a run"); a crash is not shrunk further.
-            switch Supervised.runInChild(Array(CommandLine.arguments.dropFirst())) {
-            case .exited(let code)?:
-                return code
-            case .crashed(let crash)?:
-                var lines = ["crashes: \(crash.headline): \(crash.said)"]
-                let parent = (argument as NSString).deletingLastPathComponent
-                if let path = try? Supervised.writeArtifact(crash, into: parent.isEmpty ? "." : parent),
-                   let token = crash.inFlight?.token {
-                    lines += TextFields.fields([("artifact", path), ("replay token", token)])
-                }
-                FuzzFormat.write(lines)
-                return ExitCode.failure
-            case nil:
-                break
+        // Shrinking runs in a child: a run that crashes the process (the artifact's own or a
+        // candidate's) is reported with its token and an artifact beside the old one; a crash
+        // is not shrunk further.
+        if let code = try Supervision.superviseOrPrepare(command, onCrash: { crash in
+            var lines = ["crashes: \(crash.headline): \(crash.said)"]
+            let parent = (argument as NSString).deletingLastPathComponent
+            if let path = try? Supervised.writeArtifact(crash, into: parent.isEmpty ? "." : parent),
+               let token = crash.inFlight?.token {
+                lines += TextFields.fields([("artifact", path), ("replay token", token)])
             }
-        }
-        do {
-            try Supervised.installRecorder(path: command.value(Supervised.flightRecorderOption))
-        } catch {
-            throw command.usageError("cannot make the flight recorder: \(error)")
+            FuzzFormat.write(lines)
+            return ExitCode.failure
+        }) {
+            return code
         }
         FuzzFormat.write(
             TextFields.fields([
