@@ -96,6 +96,13 @@ import Testing
         }
     }
 
+    /// The engine's statistics of the undamaged file at `path`.
+    static func statistics(_ path: String) throws -> StoreStatistics {
+        let store = try Store.open(.file(path), options: StoreOptions(create: false))
+        defer { store.close() }
+        return try store.statistics()
+    }
+
     // Spec D8: one bit flipped in each committed page in turn. Opening, reading every object
     // and committing one more either fails as an invalid database naming a page, or (a free
     // page) succeeds with exactly the committed objects: damage never comes back as data.
@@ -103,11 +110,7 @@ import Testing
     @Test func D8_aDamagedPageIsAnErrorNeverData() throws {
         let (configuration, path) = try Self.fileWithTwoCommits()
         let pristine = try Data(contentsOf: URL(fileURLWithPath: path))
-        let statistics = try {
-            let store = try Store.open(.file(path), options: StoreOptions(create: false))
-            defer { store.close() }
-            return try store.statistics()
-        }()
+        let statistics = try Self.statistics(path)
         let pageSize = statistics.pageSizeBytes
         let pageCount = statistics.pageCount  // the committed pages; the rest of the file is unused
         // Pages in use by the newest version, the header page (never flipped here) left out.
@@ -204,11 +207,7 @@ import Testing
     @Test func D17_aDamagedPageReadsAsACorruptFileNamingThePage() throws {
         let (configuration, path) = try Self.fileWithALongString()
         let pristine = try Data(contentsOf: URL(fileURLWithPath: path))
-        let statistics = try {
-            let store = try Store.open(.file(path), options: StoreOptions(create: false))
-            defer { store.close() }
-            return try store.statistics()
-        }()
+        let statistics = try Self.statistics(path)
         let pageSize = statistics.pageSizeBytes
         var stages: [String: Int] = [:]
         for page in 1..<statistics.pageCount {
