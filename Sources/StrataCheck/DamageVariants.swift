@@ -243,16 +243,11 @@ public struct DamageGenerator: Sendable {
     }
 }
 
-/// SplitMix64, the campaign's only source of randomness.
+/// The campaign's only source of randomness: the engine's SplitMix64, drawing bounds by modulo
+/// (a bound of 0 or 1 draws 0), so variant I of seed S stays the same variant.
 struct DamageRandom {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    private var generator: SplitMix64
+    init(seed: UInt64) { generator = SplitMix64(seed: seed) }
+    mutating func next() -> UInt64 { generator.next() }
     mutating func below(_ bound: Int) -> Int { bound <= 1 ? 0 : Int(next() % UInt64(bound)) }
 }
