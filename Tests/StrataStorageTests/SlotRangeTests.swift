@@ -53,8 +53,8 @@ import Glibc
     static func forge(_ path: String, slot index: Int, _ field: Field, _ value: UInt64) throws {
         var sector = try readSlot(path, index)
         for byte in 0..<8 { sector[field.rawValue + byte] = UInt8(truncatingIfNeeded: value >> (8 * UInt64(byte))) }
-        let crc = sector.withUnsafeBytes { CRC32C.checksum($0.baseAddress!, count: FileHeader.checksumOffset) }
-        for byte in 0..<4 { sector[FileHeader.checksumOffset + byte] = UInt8(truncatingIfNeeded: crc >> (8 * UInt32(byte))) }
+        // A forger computes the version field's own checksum as well as the slot's.
+        sector.withUnsafeMutableBytes { CommitSlot.seal($0.baseAddress!) }
         let descriptor = open(path, O_RDWR)
         #expect(descriptor >= 0)
         defer { close(descriptor) }
@@ -143,6 +143,30 @@ import Glibc
                                          recoveredVersion: Version(older)))
         #expect(fallback.description.contains("commit slot \(newest) is damaged (checksum mismatch) and names version \(lost)"))
         #expect(fallback.description.contains("fell back to version \(older) in slot \(1 - newest)"))
+    }
+
+    @Test("Spec D15: damage to the newest slot's version field that makes it read older than the other slot is still reported")
+    func flippedVersionFieldOfTheNewestSlotIsReported() throws {
+        let directory = TemporaryDirectory()
+        let path = try Self.makeFile(directory)
+        let newest = try Self.newestSlot(path)
+        let older = Self.field(try Self.readSlot(path, 1 - newest), .version)
+        var sector = try Self.readSlot(path, newest)
+        // Damage that leaves the field naming a version below the other slot's, neither
+        // checksum mended: only the field's own checksum can tell it held the newer version.
+        let misread = older - 1
+        #expect(misread > 0)
+        for byte in 0..<8 { sector[Field.version.rawValue + byte] = UInt8(truncatingIfNeeded: misread >> (8 * UInt64(byte))) }
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.seek(toOffset: UInt64(FileHeader.slotOffsets[newest]))
+        try handle.write(contentsOf: sector)
+        try handle.close()
+        let store = try Store.open(.file(path), options: StoreOptions(create: false, readOnly: true))
+        defer { store.close() }
+        let fallback = try #require(try store.verify().slotFallback)
+        #expect(fallback.damagedSlot == newest && fallback.claimedVersion == 0, "\(fallback)")
+        #expect(fallback.recoveredVersion == Version(older))
+        #expect(fallback.description.contains("its version cannot be read"), "\(fallback)")
     }
 
     /// Zeroes slot `index` whole, as a lost sector or a zeroing fault would.

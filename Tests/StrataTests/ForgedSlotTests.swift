@@ -11,10 +11,7 @@ import Testing
         try DamagedFileTests.rewrite(path) { bytes in
             let offset = FileHeader.slotOffsets[slot]
             for byte in 0..<8 { bytes[offset + 8 + byte] = UInt8(truncatingIfNeeded: version >> (8 * UInt64(byte))) }
-            let crc = bytes.withUnsafeBytes { CRC32C.checksum($0.baseAddress! + offset, count: FileHeader.checksumOffset) }
-            for byte in 0..<4 {
-                bytes[offset + FileHeader.checksumOffset + byte] = UInt8(truncatingIfNeeded: crc >> (8 * UInt32(byte)))
-            }
+            bytes.withUnsafeMutableBytes { CommitSlot.seal($0.baseAddress! + offset) }
         }
     }
 

@@ -27,8 +27,7 @@ import Testing
         let offset = off_t(FileHeader.slotOffsets[index])
         #expect(sector.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, offset) } == sector.count)
         for byte in 0..<8 { sector[8 + byte] = UInt8(truncatingIfNeeded: version >> (8 * UInt64(byte))) }
-        let crc = sector.withUnsafeBytes { CRC32C.checksum($0.baseAddress!, count: FileHeader.checksumOffset) }
-        for byte in 0..<4 { sector[FileHeader.checksumOffset + byte] = UInt8(truncatingIfNeeded: crc >> (8 * UInt32(byte))) }
+        sector.withUnsafeMutableBytes { CommitSlot.seal($0.baseAddress!) }
         #expect(sector.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, offset) } == sector.count)
     }
 

@@ -15,10 +15,29 @@
 /// |     64 |    8 | catalog root's version (Spec D19; 0 with no catalog root)    |
 /// |     72 |    4 | catalog root's checksum (0 with no catalog root)             |
 /// |     76 |    4 | free-list head's checksum (its version is the slot's)        |
-/// |     80 |  428 | zero                                                         |
+/// |     80 |  420 | zero                                                         |
+/// |    500 |    4 | CRC32C of the version field, bytes [8, 16) (Spec D15)        |
+/// |    504 |    4 | zero                                                         |
 /// |    508 |    4 | CRC32C of bytes [0, 508)                                     |
 public struct CommitSlot: Equatable, Sendable {
     static let magic: [UInt8] = Array("STRSLOT1".utf8)
+    /// Where the version field's own checksum lives: far from the field, so one damaged run
+    /// of bytes rarely reaches both.
+    static let versionGuardOffset = 500
+
+    /// The checksum of the version field alone, which lets a slot that fails its whole
+    /// checksum still say which version it held (Spec D15).
+    static func versionGuard(_ sector: UnsafeRawPointer) -> UInt32 {
+        CRC32C.checksum(sector + 8, count: 8)
+    }
+
+    /// The version field of a slot, whatever its other checks say, if the field is intact by its
+    /// own checksum; nil when the damage reached the field (or its checksum), or the slot was
+    /// written before the field had one.
+    static func readableVersion(_ sector: UnsafeRawPointer) -> UInt64? {
+        guard loadUInt32(sector, versionGuardOffset) == versionGuard(sector) else { return nil }
+        return loadUInt64(sector, 8)
+    }
 
     public var version: Version
     public var catalogRoot: PageNumber
@@ -46,8 +65,13 @@ public struct CommitSlot: Equatable, Sendable {
         storeUInt64(sector, 64, catalogRootExpectation.version)
         storeUInt32(sector, 72, catalogRootExpectation.checksum)
         storeUInt32(sector, 76, freeListHeadChecksum)
-        let crc = CRC32C.checksum(UnsafeRawPointer(sector), count: FileHeader.checksumOffset)
-        storeUInt32(sector, FileHeader.checksumOffset, crc)
+        Self.seal(sector)
+    }
+
+    /// Stores the version field's checksum and the slot's over the fields as they stand.
+    static func seal(_ sector: UnsafeMutableRawPointer) {
+        storeUInt32(sector, versionGuardOffset, versionGuard(sector))
+        storeUInt32(sector, FileHeader.checksumOffset, CRC32C.checksum(UnsafeRawPointer(sector), count: FileHeader.checksumOffset))
     }
 
     func encode() -> [UInt8] {
@@ -164,19 +188,20 @@ struct SlotChoice: Sendable {
         return SlotFallback(damagedSlot: inactiveIndex, reason: otherRejection.description,
                             claimedVersion: claimedVersions[inactiveIndex], recoveredVersion: newest.version)
     }
-    /// The raw version field of each slot, whatever its checks said.
+    /// The version field of each slot where its own checksum vouches for it, else 0.
     let claimedVersions: [UInt64]
 
     /// Whether a rejected slot may have held a version newer than the chosen `slot` (Spec D15).
     /// Every slot write goes to the slot not holding the newest durable version, so the rejected
-    /// slot held an older version or the newer one. Its version field tells which unless the
-    /// damage reached it: a field reading 0 (zeroed, torn before it) cannot say, so it is
-    /// reported. An empty (all-zero) slot is sound only beside version 1: creation writes
-    /// version 1 to slot 0, and the first slot write after it goes to slot 1.
-    static func mayHaveHeldNewer(_ rejection: CommitSlot.Rejection, _ rawVersion: UInt64, than slot: CommitSlot) -> Bool {
+    /// slot held an older version or the newer one. Its version field tells which when the
+    /// field's own checksum vouches for it (`readableVersion`, 0 when it does not): a bit flipped
+    /// in the field could otherwise turn the newer version into an older one. A field that
+    /// cannot be read is reported. An empty (all-zero) slot is sound only beside version 1:
+    /// creation writes version 1 to slot 0, and the first slot write after it goes to slot 1.
+    static func mayHaveHeldNewer(_ rejection: CommitSlot.Rejection, _ readableVersion: UInt64, than slot: CommitSlot) -> Bool {
         let version = slot.version.rawValue
         if rejection == .empty { return version > FileCreation.initialVersion.rawValue }
-        return rawVersion == 0 || rawVersion > version
+        return readableVersion == 0 || readableVersion > version
     }
 
     /// The slot a new commit must write: never the one holding the newest durable version.
@@ -215,6 +240,7 @@ struct SlotChoice: Sendable {
         // A slot rejected for a bad checksum or magic might have held a higher version (a torn
         // write of the newer commit): detect that case for the probe from its raw version field.
         let rawVersions = FileHeader.slotOffsets.map { loadUInt64(base + $0, 8) }
+        let readableVersions = FileHeader.slotOffsets.map { CommitSlot.readableVersion(base + $0) ?? 0 }
         // A slot with a good checksum is only written after the file size it needs was made
         // durable (phase 1 syncs with fsync when the file grew). So a newer sound slot that
         // points past the end means the file was cut short: report it, never fall back
@@ -233,15 +259,15 @@ struct SlotChoice: Sendable {
             let newestIndex = a.version >= b.version ? 0 : 1
             return SlotChoice(newest: newestIndex == 0 ? a : b, newestIndex: newestIndex,
                               other: newestIndex == 0 ? b : a, otherRejection: nil,
-                              recoveredFromOlderSlot: false, claimedVersions: rawVersions)
+                              recoveredFromOlderSlot: false, claimedVersions: readableVersions)
         case (.success(let a), .failure(let rejected)):
             return SlotChoice(newest: a, newestIndex: 0, other: nil, otherRejection: rejected.rejection,
-                              recoveredFromOlderSlot: mayHaveHeldNewer(rejected.rejection, rawVersions[1], than: a),
-                              claimedVersions: rawVersions)
+                              recoveredFromOlderSlot: mayHaveHeldNewer(rejected.rejection, readableVersions[1], than: a),
+                              claimedVersions: readableVersions)
         case (.failure(let rejected), .success(let b)):
             return SlotChoice(newest: b, newestIndex: 1, other: nil, otherRejection: rejected.rejection,
-                              recoveredFromOlderSlot: mayHaveHeldNewer(rejected.rejection, rawVersions[0], than: b),
-                              claimedVersions: rawVersions)
+                              recoveredFromOlderSlot: mayHaveHeldNewer(rejected.rejection, readableVersions[0], than: b),
+                              claimedVersions: readableVersions)
         case (.failure(let first), .failure(let second)):
             // Both slots otherwise sound but pointing past the end: the file was cut short.
             for rejection in [first.rejection, second.rejection] {
@@ -265,7 +291,8 @@ public struct SlotFallback: Sendable, Equatable, CustomStringConvertible {
     public let damagedSlot: Int
     /// Why it was rejected ("checksum mismatch", ...).
     public let reason: String
-    /// The version its version field holds (damaged: it may itself be wrong).
+    /// The version its version field holds, 0 when the field's own checksum says the damage
+    /// reached it.
     public let claimedVersion: UInt64
     /// The version the file opened at, from the other slot.
     public let recoveredVersion: Version
