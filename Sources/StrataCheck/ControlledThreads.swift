@@ -57,12 +57,14 @@ final class ControlledThreads: @unchecked Sendable {
     /// Asked by a thread at a switch point (while it holds the token): whether it parks so
     /// that another thread runs.
     private let decide: @Sendable (Int, YieldPoint) -> Bool
-    /// How long the driver waits for a thread before calling it hung.
+    /// How long the driver waits for a thread that gains no CPU time before calling it hung
+    /// (`HangWatch`: a thread that is only slow on a busy machine is not hung).
     let patience: TimeInterval
+    /// Each thread's CPU clock, for `HangWatch`.
+    private var clocks: [clockid_t?]
 
-    /// When the inline operation under way began (monotonic nanoseconds), 0 when none runs:
-    /// what the watchdog reads.
-    private let inlineSince = Lock<UInt64>(0)
+    /// The inline operation under way, nil when none runs: what the watchdog reads.
+    private let inline = Lock<HangWatch?>(nil)
     private let onInlineHang: @Sendable () -> String
 
     init(count: Int, patience: TimeInterval = 10, switchPoints: @escaping @Sendable (YieldPoint) -> Bool,
@@ -74,6 +76,7 @@ final class ControlledThreads: @unchecked Sendable {
         jobs = Array(repeating: nil, count: count)
         runsFree = Array(repeating: false, count: count)
         identityOf = Array(repeating: 0, count: count)
+        clocks = Array(repeating: nil, count: count)
         self.patience = patience
         self.switchPoints = switchPoints
         self.decide = decide
@@ -149,9 +152,9 @@ final class ControlledThreads: @unchecked Sendable {
     func awaitLockAcquired(_ index: Int) -> Report {
         monitor.lock()
         defer { monitor.unlock() }
-        let deadline = Monitor.deadline(after: patience)
+        var watch = HangWatch(clock: clocks[index], patience: patience)
         while status[index] == .waitingForLock {
-            if !monitor.wait(driver, until: deadline) { return .hung }
+            if !monitor.wait(driver, until: watch.deadline), !watch.stillProgressing() { return .hung }
         }
         lockWaiters.remove(index)
         if case .parked(let point) = status[index] { return .parked(point) }
@@ -167,19 +170,23 @@ final class ControlledThreads: @unchecked Sendable {
     /// cannot park: nothing else is inside the engine, so it cannot block on another thread.
     func runInline<T>(_ index: Int, _ job: () -> T) -> T {
         let identity = monitor.withLock { identityOf[index] }
-        inlineSince.withLock { $0 = InlineWatchdog.now() }
+        inline.withLock { $0 = HangWatch(clock: HangWatch.currentThreadClock(), patience: patience) }
         strata_thread_impersonate(identity)
         let result = job()
         strata_thread_impersonate(0)
-        inlineSince.withLock { $0 = 0 }
+        inline.withLock { $0 = nil }
         return result
     }
 
     /// An inline operation that blocks takes the driver with it, so nothing is left to report
     /// the deadlock: the watchdog ends the process with the run's replay token instead.
-    fileprivate func checkInline(now: UInt64) {
-        let since = inlineSince.withLock { $0 }
-        guard since != 0, now > since, Double(now - since) / 1e9 > patience else { return }
+    fileprivate func checkInline() {
+        let hung = inline.withLock { watch -> Bool in
+            guard var current = watch, current.windowRanOut else { return false }
+            defer { watch = current }
+            return !current.stillProgressing()
+        }
+        guard hung else { return }
         fatalError("StrataCheck: an operation run inline hung for \(patience) s (a deadlock in the engine); \(onInlineHang())")
     }
 
@@ -188,9 +195,10 @@ final class ControlledThreads: @unchecked Sendable {
 
     /// Called with the lock held by the driver waiting for thread `index`.
     private func awaitReport(_ index: Int) -> Report {
-        let deadline = Monitor.deadline(after: patience)
+        var watch = HangWatch(clock: clocks[index], patience: patience)
         while status[index] == .running {
-            if !monitor.wait(driver, until: deadline, spinningFor: ControlledThreads.driverSpin) { return .hung }
+            if !monitor.wait(driver, until: watch.deadline, spinningFor: ControlledThreads.driverSpin),
+               !watch.stillProgressing() { return .hung }
         }
         switch status[index] {
         case .idle: return .finished
@@ -257,6 +265,7 @@ final class ControlledThreads: @unchecked Sendable {
         monitor.lock()
         identities[strata_thread_identity()] = index
         identityOf[index] = strata_thread_identity()
+        clocks[index] = HangWatch.currentThreadClock()
         started += 1
         monitor.signal(driver)
         while true {
@@ -292,12 +301,11 @@ private final class InlineWatchdog: @unchecked Sendable {
         let thread = Thread { [self] in
             while true {
                 Thread.sleep(forTimeInterval: 1)
-                let now = Self.now()
                 let live = entries.withLock { list -> [ControlledThreads] in
                     list.removeAll { $0.threads == nil }
                     return list.compactMap(\.threads)
                 }
-                for threads in live { threads.checkInline(now: now) }
+                for threads in live { threads.checkInline() }
             }
         }
         thread.name = "strata-check-watchdog"
@@ -306,11 +314,5 @@ private final class InlineWatchdog: @unchecked Sendable {
 
     func watch(_ threads: ControlledThreads) {
         entries.withLock { $0.append(Entry(threads)) }
-    }
-
-    static func now() -> UInt64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
     }
 }

@@ -185,8 +185,9 @@ final class GroupSyncGate: @unchecked Sendable {
 extension EngineSide {
     /// Turns a step may let its queue run before its async work counts as stuck.
     static let asyncTurnsMax = 256
-    /// How long a let-go group sync may take before the step reports it.
-    static let groupSyncSecondsMax = 20.0
+    /// How long a let-go group sync may take before the step reports it: a hang guard, not a
+    /// speed limit (a sync on a busy machine may take seconds; one that never ends is the bug).
+    static let groupSyncSecondsMax = 300.0
 
     /// Performs an async-write operation; nil for any other operation.
     func dispatchAsync(_ operation: StrataModel.Operation, in context: ContextID) throws(Realm.Error) -> Observation? {

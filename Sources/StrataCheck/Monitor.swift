@@ -77,7 +77,7 @@ final class Monitor: @unchecked Sendable {
         return wait(condition, until: deadline)
     }
 
-    private static func nanoseconds() -> UInt64 {
+    static func nanoseconds() -> UInt64 {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
         return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)

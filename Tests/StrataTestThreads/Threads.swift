@@ -60,8 +60,12 @@ public func onLoopThread(_ body: @escaping @Sendable () throws -> Void) throws {
     }
 }
 
-/// Runs the current thread's run loop until `condition` holds or `seconds` pass.
-public func spinRunLoop(seconds: Double = 5, until condition: () -> Bool) -> Bool {
+/// Runs the current thread's run loop until `condition` holds or `seconds` pass. Without
+/// `seconds` it waits for something that must come, bounded only by the hang guard, so the
+/// verdict never depends on the machine's speed; a short `seconds` is for letting callbacks
+/// that must not come have their chance (a negative wait, which a busy machine can only make
+/// weaker, never fail).
+public func spinRunLoop(seconds: Double = hangGuardSeconds, until condition: () -> Bool) -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
     while !condition() && Date() < deadline {
         _ = RunLoop.current.run(mode: .default, before: Date().addingTimeInterval(0.01))

@@ -350,10 +350,11 @@ enum RealmParityObjects {
     final class ModernPrimaryOptionalUUIDObject: Object { @Persisted(primaryKey: true) var pk: UUID? }
 }
 
-/// Waits on the calling thread's run loop until `condition` holds (generous), then a little
-/// longer so that callbacks that should not come have had their chance.
+/// Waits on the calling thread's run loop until `condition` holds (bounded only by the hang
+/// guard: `condition` must be something that comes), then a little longer so that callbacks
+/// that should not come have had their chance.
 func settleRunLoop(until condition: () -> Bool) -> Bool {
-    let reached = spinRunLoop(seconds: 10, until: condition)
+    let reached = spinRunLoop(until: condition)
     _ = spinRunLoop(seconds: 0.2) { false }
     return reached && condition()
 }
