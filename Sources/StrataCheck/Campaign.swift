@@ -130,18 +130,21 @@ public struct Campaign: Sendable {
         seed &+ UInt64(run) &* UInt64(shardCount) &+ UInt64(shardIndex)
     }
 
-    /// Runs until the budget is spent or `stopAtFirstFailure` and a failure is found. With
+    /// Runs from run number `firstRun` until the budget is spent or `stopAtFirstFailure` and a
+    /// failure is found (a campaign resumed after a run that crashed its process starts past
+    /// that run; its budget counts from there). With
     /// `untilShrinkable`, a failure of a free run (which has no schedule to shrink) does not
     /// stop the campaign: it goes on without free runs until a lockstep run fails too, whose
     /// shrunk counterexample is what a developer reads (`strata-fuzz bugs --check`).
-    public func run(stopAtFirstFailure: Bool = true, untilShrinkable: Bool = false, progressEvery: Double = 10,
+    public func run(firstRun: Int = 0, stopAtFirstFailure: Bool = true, untilShrinkable: Bool = false,
+                    progressEvery: Double = 10,
                     progress: (Progress) -> Void = { _ in }) -> Report {
         let start = Date()
         var statistics = CheckStatistics()
         var freeStatistics = FreeStatistics()
         var failures: [Found] = []
         var hash = StableHash()
-        var run = 0
+        var run = max(0, firstRun)
         var lastProgress = start
         var firstSeed: UInt64?
         var lastSeed: UInt64?
@@ -150,7 +153,7 @@ public struct Campaign: Sendable {
             if let seconds, elapsed >= seconds, run >= minimumRuns { break }
             if let operations, statistics.operations >= operations { break }
             if let runs, run >= runs { break }
-            if seconds == nil && operations == nil && runs == nil && run > 0 { break }
+            if seconds == nil && operations == nil && runs == nil && run > firstRun { break }
             var settings = settings(forRun: run)
             if settings.mode == .free && untilShrinkable && failures.contains(where: { $0.free != nil }) {
                 settings.mode = .controlled

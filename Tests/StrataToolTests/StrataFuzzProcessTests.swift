@@ -370,4 +370,55 @@ import Testing
         #expect(shrink.standardOutput.contains("crashes: the run crashed the process (signal \(SIGSEGV))"),
                 "\(shrink)")
     }
+
+    /// `--keep-going`: a campaign goes on after a run that crashed its process. Every run of
+    /// the planted crash dies, so each is reported (seed, campaign run, token, artifact) and
+    /// a new child goes on from the next run, until the budget (300 operations at 100 a run:
+    /// three runs) is spent; the exit code says a run failed.
+    @Test func keepGoingReportsEachCrashAndGoesOnFromTheNextRun() throws {
+        let directory = StrataToolDirectory()
+        let output = try ChildProcess.run(
+            "strata-fuzz",
+            [
+                "run", "--ops", "300", "--ops-per-run", "100", "--seed", "4", "--mode", "controlled",
+                "--store", "sim", "--defect", "plantedCrashInCommit", "--keep-going", "--json",
+                "--out", directory.path,
+            ])
+        #expect(output.exitCode == 1, "\(output)")
+        let failures = output.lines.compactMap { line -> [String: Any]? in
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                  object["event"] as? String == "failure" else { return nil }
+            return object
+        }
+        #expect(failures.map { ($0["campaignRun"] as? NSNumber)?.intValue } == [0, 1, 2], "\(output)")
+        #expect(failures.map { ($0["seed"] as? NSNumber)?.intValue } == [4, 5, 6], "\(output)")
+        #expect(failures.map { ($0["resumingAtRun"] as? NSNumber)?.intValue } == [1, 2, nil], "\(output)")
+        #expect(failures.allSatisfy { $0["kind"] as? String == "crash" }, "\(output)")
+        let tokens = Set(failures.compactMap { $0["token"] as? String })
+        #expect(tokens.count == 3, "\(output)")
+        let last = try #require(failures.last?["artifact"] as? String, "\(output)")
+        let replay = try ChildProcess.run("strata-fuzz", ["replay", last])
+        #expect(replay.exitCode == 1 && replay.standardOutput.contains("still fails: the run crashed"), "\(replay)")
+    }
+
+    /// `--keep-going` without crashes: every failing run of a seeded bug is reported with its
+    /// own artifact, and the campaign runs to the end of its budget.
+    @Test func keepGoingReportsEveryFailingRun() throws {
+        let directory = StrataToolDirectory()
+        let output = try ChildProcess.run(
+            "strata-fuzz",
+            [
+                "run", "--ops", "400", "--ops-per-run", "40", "--seed", "2", "--mode", "controlled",
+                "--store", "sim", "--defect", "beginWriteWithoutAdvancing", "--no-shrink", "--keep-going", "--json",
+                "--out", directory.path,
+            ])
+        let failures = output.lines.filter { $0.contains("\"event\":\"failure\"") }
+        let summary = try #require(output.lines.last { $0.contains("\"event\":\"summary\"") }, "\(output)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(summary.utf8)) as? [String: Any])
+        #expect((object["failures"] as? NSNumber)?.intValue == failures.count, "\(output)")
+        #expect((object["runs"] as? NSNumber)?.intValue ?? 0 >= 10, "the budget was spent: \(output)")
+        // Seed 2's ten runs of 40 operations meet the bug in more runs than one.
+        #expect(failures.count >= 2, "\(output)")
+        #expect(output.exitCode == 1, "\(output)")
+    }
 }

@@ -68,7 +68,7 @@ enum ReplayCommand: FuzzCommand {
         // failing.
         if let code = try Supervision.superviseOrPrepare(command, onCrash: { crash in
             FuzzFormat.write(["still fails: \(crash.headline): \(crash.said)"])
-            return ExitCode.failure
+            return .exit(ExitCode.failure)
         }) {
             return code
         }

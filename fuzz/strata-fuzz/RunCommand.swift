@@ -101,6 +101,18 @@ enum RunCommand: FuzzCommand {
             help: "Process mode: stop after N kills as well (whichever budget ends first).",
             default: "no limit"),
         .flag(
+            "keep-going",
+            help: "Go on after a failure until the budget is spent: every failing run is "
+                + "reported (shrunk, with its artifact). A run that crashes the process is "
+                + "reported and the campaign goes on in a new child process from the next run, "
+                + "with what is left of the budget (--ops: less the crashed child's runs at "
+                + "--ops-per-run each)."),
+        .value(
+            "first-run", valueName: "K",
+            help: "Start the campaign at its run K (seed + K*N + I): what --keep-going gives "
+                + "the child that goes on after a crash.",
+            default: "0"),
+        .flag(
             "in-process",
             help: "Run the campaign in this process. By default it runs in a child process, so "
                 + "a run that crashes the process (a trap, a bad pointer) is reported as a "
@@ -129,42 +141,81 @@ enum RunCommand: FuzzCommand {
         // failure with its seed and token.
         var arguments = Array(CommandLine.arguments.dropFirst())
         if plan.seedIsRandom { arguments += ["--seed", String(plan.campaign.seed)] }
+        let started = Date()
+        var childFirstRun = plan.firstRun
+        var childOperations = plan.campaign.operations
         if let code = try Supervision.superviseOrPrepare(command, arguments: arguments, onCrash: { crash in
             let artifact = Result { try Supervised.writeArtifact(crash, into: plan.outDirectory) }
-            RunOutput(plan: plan).crash(crash, artifact: (try? artifact.get()) ?? nil)
+            var next: [String]?
+            if plan.keepGoing, let crashedRun = crash.inFlight?.campaignRun {
+                next = Self.resumption(after: crashedRun, of: plan, arguments: arguments, started: started,
+                                       childFirstRun: &childFirstRun, childOperations: &childOperations)
+            }
+            RunOutput(plan: plan).crash(crash, artifact: (try? artifact.get()) ?? nil,
+                                        resumingAt: next == nil ? nil : childFirstRun)
             if case .failure(let error) = artifact {
                 throw FuzzFailure.artifactNotWritten(directory: plan.outDirectory, reason: error.localizedDescription)
             }
-            return ExitCode.failure
+            return next.map { .rerun($0) } ?? .exit(ExitCode.failure)
         }) {
             return code
         }
         let output = RunOutput(plan: plan)
         output.start()
         let report = plan.campaign.run(
-            stopAtFirstFailure: true,
+            firstRun: plan.firstRun,
+            stopAtFirstFailure: !plan.keepGoing,
             progressEvery: progressSeconds,
             progress: { output.progress($0) })
-        guard let found = report.failures.first else {
+        guard !report.failures.isEmpty else {
             output.summary(report)
             return ExitCode.ok
         }
-        // The token goes out before the artifact is attempted: it alone replays the failure
-        // (a free run's token re-runs its programs; its evidence is the artifact's log).
-        let written = Result { () throws -> String in
-            if let free = found.free {
-                return try FreeArtifact.write(free, seed: found.seed, into: plan.outDirectory)
+        var unwritten: (any Error)?
+        for found in report.failures {
+            // The token goes out before the artifact is attempted: it alone replays the failure
+            // (a free run's token re-runs its programs; its evidence is the artifact's log).
+            let written = Result { () throws -> String in
+                if let free = found.free {
+                    return try FreeArtifact.write(free, seed: found.seed, into: plan.outDirectory)
+                }
+                return try Artifact.write(
+                    found.shrunk, settings: found.settings, seed: found.seed, into: plan.outDirectory)
             }
-            return try Artifact.write(
-                found.shrunk, settings: found.settings, seed: found.seed, into: plan.outDirectory)
+            output.failure(found, artifact: try? written.get())
+            if case .failure(let error) = written { unwritten = unwritten ?? error }
         }
-        output.failure(found, artifact: try? written.get())
         output.summary(report)
-        if case .failure(let error) = written {
+        if let unwritten {
             throw FuzzFailure.artifactNotWritten(
-                directory: plan.outDirectory, reason: error.localizedDescription)
+                directory: plan.outDirectory, reason: unwritten.localizedDescription)
         }
         return ExitCode.failure
+    }
+
+    /// The arguments of the child that goes on after run `crashedRun` crashed its process
+    /// (`--keep-going`), or nil when the budget is spent: it starts at the next run with what
+    /// is left of the budget. A child's runs do at most --ops-per-run operations each, so an
+    /// --ops budget shrinks by that much per run the crashed child started.
+    private static func resumption(
+        after crashedRun: Int, of plan: RunPlan, arguments: [String], started: Date,
+        childFirstRun: inout Int, childOperations: inout Int?
+    ) -> [String]? {
+        let runsDone = max(1, crashedRun + 1 - childFirstRun)
+        childFirstRun = crashedRun + 1
+        var next = Supervision.setting("first-run", to: String(childFirstRun), in: arguments)
+        if let seconds = plan.campaign.seconds {
+            let left = seconds - Date().timeIntervalSince(started)
+            guard left > 0 else { return nil }
+            next = Supervision.setting("seconds", to: String(left), in: next)
+        }
+        if let operations = childOperations {
+            let left = operations - runsDone * plan.campaign.operationsPerRun
+            guard left > 0 else { return nil }
+            childOperations = left
+            next = Supervision.setting("ops", to: String(left), in: next)
+        }
+        return next
     }
 }
 
@@ -178,6 +229,10 @@ struct RunPlan {
     var json: Bool
     /// The seeded bug `--defect` switched on, by name.
     var defect: String?
+    /// `--keep-going`: report every failure and go on, after a crash too.
+    var keepGoing: Bool
+    /// `--first-run`: the campaign's first run.
+    var firstRun: Int
 
     init(_ command: ParsedCommand) throws(UsageError) {
         let mix = try Self.mix(command)
@@ -198,6 +253,8 @@ struct RunPlan {
         outDirectory = command.value("out") ?? RunCommand.outDefault
         json = command.flag("json")
         defect = command.value("defect")
+        keepGoing = command.flag("keep-going")
+        firstRun = try command.int("first-run", default: 0, range: 0...)
         campaign = Campaign(
             mix: mix,
             store: store,

@@ -76,7 +76,9 @@ struct RunOutput {
     /// A run that killed the campaign's process (`Supervised`): the crash is the campaign's
     /// failure, reported by the parent with the run's seed and replay token, then a summary
     /// (the child's counts died with it).
-    func crash(_ crash: Supervised.Crash, artifact: String?) {
+    /// A run that crashed the campaign's process; `resumingAt` is the run a new child goes on
+    /// from (`--keep-going`), nil when the campaign ends here.
+    func crash(_ crash: Supervised.Crash, artifact: String?, resumingAt: Int? = nil) {
         let inFlight = crash.inFlight
         if plan.json {
             var line = event("failure")
@@ -87,7 +89,9 @@ struct RunOutput {
             line.add("campaignRun", inFlight?.campaignRun)
             line.add("token", inFlight?.token)
             line.add("artifact", artifact)
+            line.add("resumingAtRun", resumingAt)
             StandardStreams.writeLine(line.render())
+            if resumingAt != nil { return }
             var summary = event("summary")
             summary.add("seed", campaign.seed)
             summary.add("mode", campaign.mix.rawValue)
@@ -107,7 +111,12 @@ struct RunOutput {
         fields.append(("replay token", inFlight?.token ?? "none: the process died outside any run"))
         lines += TextFields.fields(fields)
         if let artifact { lines.append("replay with: strata-fuzz replay \(artifact)") }
-        lines.append("summary: 1 failure (the campaign's process crashed; its counts died with it)")
+        if let resumingAt {
+            lines.append("the campaign goes on from run \(resumingAt) in a new process (--keep-going); "
+                + "the crashed process's counts died with it")
+        } else {
+            lines.append("summary: 1 failure (the campaign's process crashed; its counts died with it)")
+        }
         FuzzFormat.write(lines)
     }
 

@@ -67,7 +67,7 @@ enum ShrinkCommand: FuzzCommand {
                 lines += TextFields.fields([("artifact", path), ("replay token", token)])
             }
             FuzzFormat.write(lines)
-            return ExitCode.failure
+            return .exit(ExitCode.failure)
         }) {
             return code
         }
