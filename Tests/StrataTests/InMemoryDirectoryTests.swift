@@ -53,6 +53,34 @@ import Glibc
         #expect(try InMemoryMembership.directory(base: base.path) == base.stem)
     }
 
+    @Test("Spec X29: the user's runtime directory is used where the system made one, and only if it is private")
+    func X29_theUserRuntimeDirectoryIsPreferred() throws {
+        let base = Base()
+        let root = base.path + "/run-user"
+        #expect(mkdir(root, 0o755) == 0)
+        let runtime = root + "/\(geteuid())"
+        // No runtime directory: the base's names.
+        #expect(try InMemoryMembership.directory(base: base.path, runtimeRoot: root) == base.stem)
+        #expect(mkdir(runtime, 0o700) == 0)
+        let chosen = try InMemoryMembership.directory(base: base.path, runtimeRoot: root)
+        #expect(chosen == runtime + "/strata-memory")
+        Self.expectPrivate(chosen)
+        // One open to others, or under a parent others may write, is not the user's own.
+        #expect(chmod(runtime, 0o755) == 0)
+        #expect(try InMemoryMembership.directory(base: base.path, runtimeRoot: root) == base.stem)
+        #expect(chmod(runtime, 0o700) == 0)
+        #expect(chmod(root, 0o777) == 0)
+        #expect(try InMemoryMembership.directory(base: base.path, runtimeRoot: root) == base.stem)
+        #expect(chmod(root, 0o755) == 0)
+        // A symbolic link at the runtime name is not followed.
+        let elsewhere = base.path + "/elsewhere"
+        #expect(mkdir(elsewhere, 0o700) == 0)
+        #expect(rename(runtime, runtime + ".moved") == 0)
+        #expect(symlink(elsewhere, runtime) == 0)
+        #expect(try InMemoryMembership.directory(base: base.path, runtimeRoot: root) == base.stem)
+        #expect(Self.entries(elsewhere).isEmpty)
+    }
+
     /// Plants `plant` at the name, then checks the directory chosen is the next name, private,
     /// and that the planted thing was left as it was (nothing written into it).
     func expectSkipped(_ plant: (String) throws -> Void, sourceLocation: SourceLocation = #_sourceLocation) throws {

@@ -71,11 +71,15 @@ final class InMemoryMembership: Sendable {
         return true
     }
 
-    /// This user's directory of in-memory databases: on `/dev/shm` where it is writable, else
-    /// under the temporary directory (where commits pay for their syncs).
+    /// This user's directory of in-memory databases: `strata-memory` in the user's runtime
+    /// directory (`/run/user/<euid>`) where the system made one, else on `/dev/shm` where it is
+    /// writable, else under the temporary directory (where commits pay for their syncs).
     ///
-    /// Spec X29: the directory is private. Its name is predictable (every process of the user
-    /// must find it), so another user may plant something there first; `mkdir` with mode 0700
+    /// Spec X29: the directory is private. The runtime directory is made by the system, under a
+    /// root-owned directory, for this user alone (it must be a directory of this uid with no group
+    /// or other permission bits, under a parent no other user may write), so nobody else can
+    /// plant anything at its name. Elsewhere the name is predictable (every process of the user
+    /// must find it) and another user may plant something there first; `mkdir` with mode 0700
     /// is followed by an `open` with `O_NOFOLLOW | O_DIRECTORY` and an `fstat` of what was
     /// opened, which must be a directory owned by this process's effective uid with no group or
     /// other permission bits. A name that fails is never used (nothing is written under it, no
@@ -84,8 +88,13 @@ final class InMemoryMembership: Sendable {
     /// agrees on the first sound one (a name once made by the user cannot be taken over: the
     /// sticky base directory keeps others from removing or renaming it). When every name is
     /// taken, the open fails naming the first one and what is wrong with it (Spec X29's known
-    /// gaps: eight plants deny, and a plant removed between two opens splits processes).
-    static func directory(base: String? = nil) throws(Realm.Error) -> String {
+    /// gaps, where there is no runtime directory: eight plants deny, and a plant removed between
+    /// two opens splits processes).
+    static func directory(base: String? = nil, runtimeRoot: String? = nil) throws(Realm.Error) -> String {
+        if let runtime = userRuntimeDirectory(root: runtimeRoot ?? (base == nil ? "/run/user" : nil)) {
+            let directory = runtime + "/strata-memory"
+            if try privateDirectoryProblem(directory) == nil { return directory }
+        }
         let base = base ?? (access("/dev/shm", W_OK) == 0 ? "/dev/shm" : FileManager.default.temporaryDirectory.path)
         let stem = base + "/strata-memory-\(geteuid())"
         var firstProblem: (path: String, problem: String)?
@@ -100,6 +109,20 @@ final class InMemoryMembership: Sendable {
                               + "this user's private directory: \(problem); neither is any other name up to "
                               + "'\(stem)-\(directoryAttempts - 1)'. Remove what another user left there.",
                           path: path)
+    }
+
+    /// `<root>/<euid>` when it is this user's runtime directory: a directory (not a link) of
+    /// this uid with no group or other permission bits, in a `root` that only its owner (root
+    /// or this user) may write. Nil otherwise, or with no `root`.
+    static func userRuntimeDirectory(root: String?) -> String? {
+        guard let root else { return nil }
+        var parent = stat(), own = stat()
+        let path = root + "/\(geteuid())"
+        guard lstat(root, &parent) == 0, parent.st_mode & S_IFMT == S_IFDIR,
+              parent.st_uid == 0 || parent.st_uid == geteuid(), parent.st_mode & 0o022 == 0,
+              lstat(path, &own) == 0, own.st_mode & S_IFMT == S_IFDIR,
+              own.st_uid == geteuid(), own.st_mode & 0o077 == 0 else { return nil }
+        return path
     }
 
     /// How many names `directory` tries.
