@@ -38,6 +38,27 @@ import Testing
         Self.expectRefused("/dev/zero", kind: "character device", readOnly: true)
     }
 
+    @Test("Spec X31: a special file is refused before it is opened at all (opening a device can act)")
+    func specialFileIsNeverOpened() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("fifo.strata")
+        #expect(mkfifo(path, 0o644) == 0)
+        // inotify queues an IN_OPEN event for every open of the file, whoever makes it.
+        let watcher = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        try #require(watcher >= 0)
+        defer { close(watcher) }
+        try #require(inotify_add_watch(watcher, path, UInt32(IN_OPEN)) >= 0)
+        for readOnly in [true, false] { Self.expectRefused(path, kind: "FIFO", readOnly: readOnly) }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let read = buffer.withUnsafeMutableBytes { Glibc.read(watcher, $0.baseAddress, $0.count) }
+        #expect(read < 0 && errno == EAGAIN, "the FIFO was opened (\(read) bytes of inotify events)")
+        // The check sees opens: one of our own is an event.
+        let own = open(path, O_RDONLY | O_NONBLOCK)
+        #expect(own >= 0)
+        close(own)
+        #expect(buffer.withUnsafeMutableBytes { Glibc.read(watcher, $0.baseAddress, $0.count) } > 0)
+    }
+
     @Test("Spec X6, X31: a directory is EISDIR")
     func directoryIsEISDIR() {
         let directory = TemporaryDirectory()

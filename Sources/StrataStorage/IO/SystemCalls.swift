@@ -5,12 +5,23 @@ import Glibc
 /// Thin wrappers over the system calls the engine uses, each checking its return code and
 /// retrying only EINTR (never a failed sync: Spec D, fsyncgate).
 enum SystemCalls {
-    /// Opens `path`. `regularFileOnly`: the open never blocks (O_NONBLOCK, so a FIFO cannot
-    /// hang it) and anything but a regular file is refused (Spec X31): a directory with EISDIR,
-    /// a FIFO, device or socket with `.notARegularFile`. A symlink loop is ELOOP, not "no such
-    /// file".
+    /// Opens `path`. `regularFileOnly`: anything but a regular file is refused (Spec X31): a
+    /// directory with EISDIR, a FIFO, device or socket with `.notARegularFile`. A special file
+    /// found by `stat` is refused before any `open`, since opening a device can itself act (a
+    /// tape rewinds, a watchdog starts); one put there after the `stat` is opened with
+    /// O_NONBLOCK (a FIFO cannot hang the open) and refused by `fstat`. A symlink loop is
+    /// ELOOP, not "no such file".
     static func open(_ path: String, flags: Int32, mode: mode_t = 0o644,
                      regularFileOnly: Bool = true) throws(StorageError) -> Int32 {
+        if regularFileOnly {
+            var info = stat()
+            if stat(path, &info) == 0 {
+                let type = info.st_mode & S_IFMT
+                if type != S_IFREG && type != S_IFDIR {
+                    throw StorageError.notARegularFile(path: path, kind: fileTypeName(type))
+                }
+            }
+        }
         while true {
             let descriptor = Glibc.open(path, flags | O_CLOEXEC | (regularFileOnly ? O_NONBLOCK : 0), mode)
             if descriptor >= 0 {
