@@ -421,4 +421,19 @@ import Testing
         #expect(failures.count >= 2, "\(output)")
         #expect(output.exitCode == 1, "\(output)")
     }
+
+    /// `explore` is supervised like `run`: a schedule that crashes the process is reported
+    /// with its replay token and an artifact, and the token replays the crash.
+    @Test func exploreReportsACrashingScheduleWithATokenThatReplays() throws {
+        let directory = StrataToolDirectory()
+        let output = try ChildProcess.run(
+            "strata-fuzz", ["explore", "--defect", "plantedCrashInCommit", "--seeds", "1", "--out", directory.path])
+        #expect(output.exitCode == 1, "\(output)")
+        #expect(output.standardOutput.contains("FAILURE: crash: the run crashed the process (signal \(SIGSEGV))"),
+                "\(output)")
+        let token = try #require(Self.field("replay token", in: output), "\(output)")
+        #expect(token.hasPrefix(Self.tokenPrefix), "\(output)")
+        let replay = try ChildProcess.run("strata-fuzz", ["replay", token])
+        #expect(replay.exitCode == 1 && replay.standardOutput.contains("still fails: the run crashed"), "\(replay)")
+    }
 }

@@ -18,8 +18,10 @@ enum ExploreCommand: FuzzCommand {
             schedule within the bound ran, else --schedules ended it.
 
             On a failure the schedule is shrunk and written as an artifact under --out, like \
-            'run'; 'replay' and 'shrink' take it. Exit 0 when every schedule passed, 1 on a \
-            failure, 2 on a usage error.
+            'run'; 'replay' and 'shrink' take it. The exploration runs in a child process, \
+            like 'run': a schedule that crashes the process is reported as a failure with its \
+            replay token and an artifact. Exit 0 when every schedule passed, 1 on a failure, \
+            2 on a usage error.
             """,
         options: [
             .value("seed", valueName: "S", help: "The first seed.", default: "1"),
@@ -33,6 +35,21 @@ enum ExploreCommand: FuzzCommand {
                 "exclude", valueName: "KINDS",
                 help: "Operation kinds no schedule makes, comma-separated.", default: "none"),
             .value("shrink-seconds", valueName: "N", help: "Shrink a failure for at most N seconds.", default: "60"),
+            .value(
+                "defect", valueName: "NAME",
+                help: "To measure the harness: explore with a seeded bug of 'strata-fuzz bugs --list' "
+                    + "that one process shows, or plantedCrashInCommit (a commit that dereferences a "
+                    + "bad pointer: a test of the crash report).",
+                default: "none"),
+            .flag(
+                "in-process",
+                help: "Explore in this process. By default a child process explores, so a "
+                    + "schedule that crashes the process is reported with its replay token."),
+            .value(
+                "flight-recorder", valueName: "FILE",
+                help: "With --in-process: record each schedule in flight in FILE (what the "
+                    + "supervising parent reads when this process dies).",
+                default: "none"),
         ],
         examples: [
             "strata-fuzz explore",
@@ -54,7 +71,23 @@ enum ExploreCommand: FuzzCommand {
             threads: try command.int("threads", default: 2, range: 2...4),
             operations: try command.int("ops", default: 8, range: 1...64))
         settings.excludedKinds = try command.operationKinds("exclude")
+        settings.engineBugs = try RunPlan.seededBug(command)
         let outDirectory = command.value("out") ?? RunCommand.outDefault
+        if let code = try Supervision.superviseOrPrepare(command, onCrash: { crash in
+            var lines = ["FAILURE: crash: \(crash.headline): \(crash.said)"]
+            let artifact = Result { try Supervised.writeArtifact(crash, into: outDirectory) }
+            lines += TextFields.fields([
+                ("replay token", crash.inFlight?.token ?? "none: the process died outside any schedule"),
+                ("artifact", (try? artifact.get()).flatMap { $0 } ?? "not written"),
+            ])
+            FuzzFormat.write(lines)
+            if case .failure(let error) = artifact {
+                throw FuzzFailure.artifactNotWritten(directory: outDirectory, reason: error.localizedDescription)
+            }
+            return .exit(ExitCode.failure)
+        }) {
+            return code
+        }
         FuzzFormat.write(TextFields.fields([
             ("strata-fuzz explore", "seeds \(firstSeed)...\(firstSeed + UInt64(seeds) - 1)"),
             ("settings", FuzzFormat.settings(settings)),

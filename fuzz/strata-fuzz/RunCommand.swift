@@ -277,7 +277,7 @@ struct RunPlan {
 
 
     /// `--defect` outside process mode: a seeded bug of the catalog that one process shows.
-    private static func seededBug(_ command: ParsedCommand) throws(UsageError) -> SeededBugs {
+    static func seededBug(_ command: ParsedCommand) throws(UsageError) -> SeededBugs {
         guard let name = command.value("defect") else { return [] }
         // The planted crash (test-only, not a bug of the catalog): proves that a crash inside
         // a run is reported (Docs/harness.md "A crash inside a run").
