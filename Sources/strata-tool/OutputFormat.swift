@@ -33,6 +33,13 @@ enum OutputFormat {
     }
 
     /// Tables as JSON `[name, rowCount]` pairs (`JSONLine` has no nested objects).
+    /// Spec D15's fallback as JSON: [damaged slot, version it names, version recovered].
+    static func slotFallbackJSON(_ fallback: SlotFallback) -> JSONValue {
+        JSONValue.array([
+            .int(fallback.damagedSlot), .uint64(fallback.claimedVersion), .uint64(fallback.recoveredVersion.rawValue),
+        ])
+    }
+
     static func tablesJSON(_ tables: [VerificationReport.TableSummary]) -> JSONValue {
         .array(tables.map { table -> JSONValue in [.string(table.name), .int(table.rowCount)] })
     }

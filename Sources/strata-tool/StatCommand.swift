@@ -87,15 +87,7 @@ enum StatCommand: ToolCommand {
         line.add("reusablePageCount", statistics.reusablePageCount)
         line.add("pinnedFreePageCount", statistics.pinnedFreePageCount)
         line.add("readerProcessCount", statistics.readerProcessCount)
-        if let fallback = statistics.slotFallback {
-            // Spec D15: [damaged slot, version it names, version recovered].
-            line.add(
-                "slotFallback",
-                JSONValue.array([
-                    .int(fallback.damagedSlot), .uint64(fallback.claimedVersion),
-                    .uint64(fallback.recoveredVersion.rawValue),
-                ]))
-        }
+        if let fallback = statistics.slotFallback { line.add("slotFallback", OutputFormat.slotFallbackJSON(fallback)) }
         // Arrays of [version, live, frozen, processes]: JSONLine has no nested objects.
         line.add(
             "pinnedVersions",

@@ -22,7 +22,9 @@ enum VerifyCommand: ToolCommand {
             tore the slot while it was written). verify then prints a note naming the \
             damaged slot, the version recovered and the version lost, and exits 1 even \
             when every page is sound; with --allow-fallback such a file exits 0 (the note \
-            is still printed). The next commit overwrites the damaged slot.
+            is still printed). The next commit overwrites the damaged slot. With --json \
+            such a file has "clean": false, "pagesClean": true and "slotFallback": \
+            [damaged slot, version it names, version recovered].
             """,
         options: [
             .flag("json", help: "Print one JSON object instead of text."),
@@ -112,19 +114,14 @@ enum VerifyCommand: ToolCommand {
         let (damage, notes) = split(report)
         var line = JSONLine()
         line.add("file", path)
-        line.add("clean", damage.isEmpty)
+        // Clean as the text says it: sound pages and no fallback (Spec D15); `pagesClean`
+        // leaves the fallback out.
+        line.add("clean", damage.isEmpty && report.slotFallback == nil)
+        line.add("pagesClean", damage.isEmpty)
         line.add("problemCount", damage.count)
         line.add("problems", damage)
         line.add("notes", notes + (report.slotFallback.map { [$0.description] } ?? []))
-        if let fallback = report.slotFallback {
-            // Spec D15: [damaged slot, version it names, version recovered].
-            line.add(
-                "slotFallback",
-                JSONValue.array([
-                    .int(fallback.damagedSlot), .uint64(fallback.claimedVersion),
-                    .uint64(fallback.recoveredVersion.rawValue),
-                ]))
-        }
+        if let fallback = report.slotFallback { line.add("slotFallback", OutputFormat.slotFallbackJSON(fallback)) }
         line.add("versionCount", report.versionsChecked.count)
         line.add("newestVersion", report.newestVersion.rawValue)
         line.add("versionsChecked", report.versionsChecked.map(\.rawValue))

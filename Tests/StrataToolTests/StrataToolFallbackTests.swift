@@ -55,7 +55,8 @@ import Testing
         let json = try strataTool("verify", sample.path, "--json")
         #expect(json.exitCode == 1, "\(json)")
         let object = try jsonObject(json.lines[0])
-        #expect(object["clean"] as? Bool == true)
+        #expect(object["clean"] as? Bool == false, "a fallback is not clean: \(object)")
+        #expect(object["pagesClean"] as? Bool == true, "\(object)")
         #expect(object["slotFallback"] as? [Int] == [newest, 2, 1])
         #expect((object["notes"] as? [String])?.contains { ("note: " + $0).hasPrefix(note) } == true, "\(object)")
 
