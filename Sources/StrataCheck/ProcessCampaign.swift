@@ -479,12 +479,17 @@ public final class ProcessCampaign {
     }
 
     private func seconds(since instant: ContinuousClock.Instant) -> Double {
-        let duration = ContinuousClock.now - instant
-        return Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        (ContinuousClock.now - instant).inSeconds
     }
 
     private func seconds(until instant: ContinuousClock.Instant) -> Double {
-        let duration = instant - ContinuousClock.now
-        return Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        (instant - ContinuousClock.now).inSeconds
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, fractions included.
+    public var inSeconds: Double {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 }

@@ -199,9 +199,7 @@ enum DamageCommand: FuzzCommand {
     }
 
     static func seconds(since start: ContinuousClock.Instant) -> String {
-        let elapsed = ContinuousClock.now - start
-        let value = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        return String(Int(value.rounded()))
+        String(Int((ContinuousClock.now - start).inSeconds.rounded()))
     }
 }
 

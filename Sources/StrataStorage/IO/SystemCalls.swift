@@ -246,6 +246,7 @@ enum SystemCalls {
         }
     }
 
+    /// The directory holding `path`: "." for a bare name, "/" for a name in the root.
     static func parentDirectory(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         if slash == path.startIndex { return "/" }

@@ -58,11 +58,10 @@ enum FileCreation {
     /// process killed mid-creation never runs its cleanup). Only files of dead processes go:
     /// a live creator's temporary is its own business.
     static func removeAbandonedTemporaries(of path: String) {
-        let slash = path.lastIndex(of: "/")
-        let directory = slash.map { String(path[..<$0]) } ?? "."
-        let prefix = temporaryPrefix(of: slash.map { String(path[path.index(after: $0)...]) } ?? path)
+        let directory = SystemCalls.parentDirectory(of: path)
+        let prefix = temporaryPrefix(of: path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path)
         guard let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name),
-              let stream = opendir(directory.isEmpty ? "/" : directory) else { return }
+              let stream = opendir(directory) else { return }
         defer { closedir(stream) }
         while let entry = readdir(stream) {
             // The name is read in place, up to its NUL: a record is only `d_reclen` bytes, so
@@ -73,7 +72,7 @@ enum FileCreation {
             guard name.hasPrefix(prefix) else { continue }
             let rest = name.dropFirst(prefix.count)
             guard let dash = rest.firstIndex(of: "-"), let pid = Int32(rest[..<dash]) else { continue }
-            if kill(pid, 0) != 0 && errno == ESRCH { unlink("\(directory.isEmpty ? "" : directory)/\(name)") }
+            if kill(pid, 0) != 0 && errno == ESRCH { unlink(directory == "/" ? "/\(name)" : "\(directory)/\(name)") }
         }
     }
 

@@ -141,7 +141,7 @@ final class SharedFile: @unchecked Sendable {
             let noWriterCanExist = SystemCalls.isOnReadOnlyFileSystem(store.descriptor)
                 || (!exists && (code == EPERM || code == EROFS))
             guard options.readOnly, options.assumeImmutable || noWriterCanExist else {
-                let directory = lockPath.lastIndex(of: "/").map { String(lockPath[..<$0]) }.map { $0.isEmpty ? "/" : $0 } ?? "."
+                let directory = SystemCalls.parentDirectory(of: lockPath)
                 throw StorageError.lockFileUnavailable(lockPath: lockPath, directory: directory, exists: exists,
                                                        errno: code, readOnlyOpen: options.readOnly)
             }
