@@ -75,7 +75,9 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         // Threads, run loops and results handed between them, for the multi-threaded tests.
-        .target(name: "StrataTestThreads", path: "Tests/StrataTestThreads", swiftSettings: strictSettings),
+        .target(
+            name: "StrataTestThreads", dependencies: ["CStrataSupport"], path: "Tests/StrataTestThreads",
+            swiftSettings: strictSettings),
         .testTarget(
             name: "StrataToolTests",
             // Runs the built strata-tool, strata-bench and strata-fuzz binaries as child processes.

@@ -6,6 +6,8 @@
 #include <signal.h>
 #include <sys/resource.h>
 #include <unistd.h>
+#include <errno.h>
+#include <time.h>
 
 #if defined(__x86_64__)
 #include <cpuid.h>
@@ -139,6 +141,13 @@ int strata_spawn_restricted(const char *path, char *const argv[], int output_fd,
         if (getuid() != (uid_t)uid || geteuid() != (uid_t)uid) _exit(125);
         if (uid != 0 && setuid(0) == 0) _exit(125);
     }
-    execv(path, argv);
+    // ETXTBSY: another thread of the parent may have forked while a copy of the program was
+    // still open for writing; that child holds the descriptor only until its own exec.
+    for (int attempt = 0; attempt < 500; attempt++) {
+        execv(path, argv);
+        if (errno != ETXTBSY) break;
+        struct timespec pause = { 0, 10 * 1000 * 1000 };
+        nanosleep(&pause, NULL);
+    }
     _exit(127);
 }

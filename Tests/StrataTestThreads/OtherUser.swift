@@ -2,6 +2,7 @@
 // files (Spec X29, X30). The tests run as root (CI does); root can take any uid, so a test
 // never needs an account to exist. Where the uid cannot be taken, `run` throws: a test of
 // another user's access never passes without another user.
+import CStrataSupport
 import Foundation
 
 #if canImport(Glibc)
@@ -39,31 +40,15 @@ public enum OtherUser {
             throw Failure(description: "the test must run as root to become uid \(uid) (it runs as \(geteuid()))")
         }
         var pipeEnds: [Int32] = [0, 0]
+        // Close-on-exec: children other threads fork meanwhile must not hold the write end.
         guard pipe(&pipeEnds) == 0 else { throw Failure(description: "pipe: errno \(errno)") }
-        // Everything the child touches is made before fork: after it only system calls run.
+        for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
-        guard let path = strdup(executable) else { throw Failure(description: "strdup") }
-        defer { free(path) }
-        let child = fork()
-        if child == 0 {
-            dup2(pipeEnds[1], 1)
-            dup2(pipeEnds[1], 2)
-            close(pipeEnds[0])
-            guard setgroups(0, nil) == 0, setgid(uid) == 0, setuid(uid) == 0,
-                  getuid() == uid, geteuid() == uid, setuid(0) != 0 else { _exit(126) }
-            // ETXTBSY: another thread of the test process may be forking while a copy of the
-            // executable is still open for writing; the child inherits that descriptor only
-            // until its own exec, so the refusal passes.
-            argv.withUnsafeBufferPointer { pointers in
-                guard let first = pointers.baseAddress else { return }
-                for _ in 0..<500 {
-                    execv(path, first)
-                    if errno != ETXTBSY { return }
-                    usleep(10_000)
-                }
-            }
-            _exit(127)
+        // Fork and exec in C: between them the child may make async-signal-safe calls only,
+        // which Swift code cannot promise (another thread may hold the allocator's lock).
+        let child = argv.withUnsafeBufferPointer { pointers in
+            strata_spawn_restricted(executable, pointers.baseAddress, pipeEnds[1], -1, Int32(uid))
         }
         close(pipeEnds[1])
         guard child > 0 else {
@@ -86,7 +71,7 @@ public enum OtherUser {
         let exited = status & 0x7f == 0
         let code = exited ? (status >> 8) & 0xff : 128 + (status & 0x7f)
         let text = String(decoding: output, as: UTF8.self)
-        if exited && code == 126 { throw Failure(description: "the child could not become uid \(uid)") }
+        if exited && code == 125 { throw Failure(description: "the child could not become uid \(uid)") }
         if exited && code == 127 { throw Failure(description: "the child could not run \(executable)") }
         return Output(exitCode: code, output: text)
     }

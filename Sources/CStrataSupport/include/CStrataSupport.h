@@ -127,13 +127,13 @@ int64_t strata_persisted_take_expected(uintptr_t type);
 /// the concurrency runtime's own check with no flags: it answers false instead of trapping.
 bool strata_is_current_executor(const void *identity, uintptr_t implementation);
 
-/// Test support for the special-file tests (Spec X31): forks and runs `path` with `argv`
+/// Test support for the special-file and other-user tests (Spec X29, X30, X31): forks and runs `path` with `argv`
 /// (NULL-terminated) in a child whose stdout and stderr go to `output_fd`, with SIGXFSZ at its
 /// default action and unblocked, RLIMIT_FSIZE set to `file_size_limit` bytes when it is >= 0,
 /// and running as user and group `uid` (supplementary groups cleared) when `uid` >= 0. Only
 /// async-signal-safe calls run between fork and exec. Returns the pid, or -1 (errno set). The
 /// child exits with 125 when it cannot drop privileges (afterwards its real and effective ids
-/// must be `uid` and setuid(0) must fail), with 127 when exec fails.
+/// must be `uid` and setuid(0) must fail), with 127 when exec fails (retried on ETXTBSY).
 int strata_spawn_restricted(const char *path, char *const argv[], int output_fd, long long file_size_limit, int uid);
 
 #endif
