@@ -17,7 +17,8 @@ import Testing
         var pageSizeBytes = 0
     }
 
-    static func makeHistory(commits: Int = 8) throws -> History {
+    /// `names`: the rows of table "s" (string keys) at the first commit; it grows by 5 a commit.
+    static func makeHistory(commits: Int = 8, names: Int = 40) throws -> History {
         var history = History()
         let store = try Store.open(.file(history.path))
         history.pageSizeBytes = store.pageSizeBytes
@@ -29,7 +30,7 @@ import Testing
                     let text = key % 7 == 0 ? String(repeating: "o\(commit)", count: 2500) : "row \(key) of commit \(commit)"
                     try write.upsert(t.id, values: [.int(Int64(key)), .string(text)])
                 }
-                for key in 0..<(40 + commit * 5) {
+                for key in 0..<(names + commit * 5) {
                     try write.upsert(s.id, values: [.string("name \(key)"), .int(Int64(commit))])
                 }
             }
@@ -197,6 +198,36 @@ import Testing
             let again = try Self.makeHistory()
             try Self.checkReverted(branch, in: again, kind: "branch")
         }
+    }
+
+    @Test("Spec D19: a stale index page is detected before dropping its table frees the pages it names")
+    func staleIndexPageOnTheFreePath() throws {
+        // Enough string keys for an index of several leaves under a branch: the stale page is a
+        // child, met only by the walk that frees the index.
+        let history = try Self.makeHistory(names: 3000)
+        let live = try Self.reachable(history)
+        // Byte-keyed leaves are the primary-key indexes' (row trees are keyed by row).
+        let target = try #require(Self.candidates(history, type: .leaf, byteKeys: true).first(where: live.contains),
+                                  "no reachable index page with an older copy")
+        let older = try #require(Self.olderCopy(of: target, in: history))
+        try Self.put(older, at: target * history.pageSizeBytes, in: history.path)
+        let before = try Self.fileBytes(history.path)
+        do {
+            let store = try Store.open(.file(history.path), options: StoreOptions(create: false))
+            defer { store.close() }
+            // Both tables in one write: whichever owns the page, the drop must fail before its
+            // commit, having freed nothing the stale page names.
+            #expect {
+                try store.write { write in
+                    try write.dropTable("t")
+                    try write.dropTable("s")
+                }
+            } throws: { error in
+                guard case StorageError.referenceMismatch(let page, _, _, _, _) = error else { return false }
+                return page == PageNumber(UInt32(target))
+            }
+        }
+        #expect(try Self.fileBytes(history.path) == before, "the failed drop changed the file")
     }
 
     @Test("Spec D19: a write of an older page at another page's address is detected on read and by verify")
