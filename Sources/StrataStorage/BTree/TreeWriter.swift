@@ -24,7 +24,7 @@ enum PutOutcome: Equatable {
 /// Gives above: `put` and `remove` on a tree named by its root page (updated in place when the
 /// root moves). Needs below: `WriteSpace` (private page copies, allocation, release).
 ///
-/// Tree invariants kept (checked by `Verifier` in `verify()`): keys strictly ascending within and across
+/// Tree invariants kept (checked by `verify()`): keys strictly ascending within and across
 /// nodes; every leaf at the same depth; branch entry i's key ≤ every key of child i + 1 and >
 /// every key of child i; no empty node except an empty root leaf, which is then removed (root
 /// 0 means an empty tree). Splits of the rightmost path put only the new entry in the new node,
