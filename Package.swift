@@ -71,7 +71,7 @@ let package = Package(
             name: "StrataStorageTests",
             // strata-tool is a dependency so that `swift test` builds it: the process tests
             // spawn it as the child writer.
-            dependencies: ["StrataStorage", "CStrataSupport", "strata-tool"],
+            dependencies: ["StrataStorage", "CStrataSupport", "StrataTestThreads", "strata-tool"],
             swiftSettings: strictSettings
         ),
         // Threads, run loops and results handed between them, for the multi-threaded tests.

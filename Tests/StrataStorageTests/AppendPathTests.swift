@@ -1,5 +1,6 @@
 import Testing
 @testable import StrataStorage
+import StrataTestThreads
 
 /// `TreeWriter`'s append path (ascending inserts go straight into the remembered rightmost
 /// leaf) against a plain dictionary: mostly ascending inserts, with inserts in the middle,

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import StrataStorage
+import StrataTestThreads
 
 /// Every fault class of the storage seam, injected at least once, with the outcome the issue
 /// asks for: a typed error (and a poisoned handle for failed writes and syncs) or detected

@@ -1,5 +1,6 @@
 import Testing
 @testable import StrataStorage
+import StrataTestThreads
 
 @Suite struct SmokeTests {
     @Test func createInsertCommitRead() throws {

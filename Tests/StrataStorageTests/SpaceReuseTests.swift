@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Testing
 @testable import StrataStorage
+import StrataTestThreads
 
 /// Version-aware free space (Docs/architecture.md §2 "Versions, pins and space"; Spec D): a page released
 /// by commit R is reused only when R ≤ the oldest pinned version, a commit never reuses its

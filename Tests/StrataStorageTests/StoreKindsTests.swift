@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import StrataStorage
+import StrataTestThreads
 
 /// The kinds of store and what opening, closing, copying and deleting them means: in-memory
 /// stores shared by identifier, read-only files, compacted copies, reopening, deleting the

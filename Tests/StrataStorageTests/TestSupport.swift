@@ -1,22 +1,6 @@
 import Foundation
 @testable import StrataStorage
 
-/// A fresh temporary directory per test, removed when the value is released.
-final class TemporaryDirectory {
-    let path: String
-
-    init(_ name: String = #function) {
-        let base = FileManager.default.temporaryDirectory.path
-        let cleaned = name.filter { $0.isLetter || $0.isNumber }
-        path = "\(base)/strata-\(cleaned)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    func file(_ name: String) -> String { "\(path)/\(name)" }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-}
-
 /// A small deterministic generator for tests (SplitMix64).
 struct TestRandom {
     private var state: UInt64

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Testing
 @testable import StrataStorage
+import StrataTestThreads
 
 /// Transactions at the engine level (Docs/architecture.md §2 "Commit", "Versions, pins and space"):
 /// snapshot isolation, the single writer across threads and handles, rollback, pins and their

@@ -1,5 +1,6 @@
 import Testing
 @testable import StrataStorage
+import StrataTestThreads
 
 /// The B+tree (through the table API) against a plain dictionary under long random sequences
 /// of inserts, updates and deletes, with commits and rollbacks between them. After every

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import StrataStorage
+import StrataTestThreads
 
 /// Values, rows and tables through the engine API: every value kind round-trips (inline, in
 /// overflow pages, in lists), column limits, integer and string primary keys, ordered range

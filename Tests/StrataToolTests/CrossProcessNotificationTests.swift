@@ -20,7 +20,7 @@ import Testing
     }
 
     @Test func anotherProcessCommitWakesAQueueRealmsObserver() throws {
-        let directory = StrataToolDirectory()
+        let directory = TemporaryDirectory()
         let path = directory.file("shared.realm")
         let configuration = ProcessChild.configuration(path: path, engineBugs: [])
         let queue = DispatchQueue(label: "cross-process-observer")
@@ -67,7 +67,7 @@ import Testing
     // property it changed is a modification although this process has no record of the
     // write (the rows of the two versions are compared).
     @Test func anotherProcessCommitReachesCollectionObservers() throws {
-        let directory = StrataToolDirectory()
+        let directory = TemporaryDirectory()
         let path = directory.file("shared.realm")
         let configuration = ProcessChild.configuration(path: path, engineBugs: [])
         let queue = DispatchQueue(label: "cross-process-collection-observer")

@@ -9,7 +9,7 @@ import Testing
 /// process share one file (Spec V7, V9, W1, N11, N24, X3).
 @Suite(.serialized) struct InterprocessTests {
     /// Each test's own directory (a new suite value per test), removed when the test ends.
-    private let directory = StrataToolDirectory()
+    private let directory = TemporaryDirectory()
 
     private func file() -> (path: String, configuration: Realm.Configuration) {
         let path = directory.file("ipc.realm")

@@ -2,13 +2,14 @@ import Foundation
 import StrataStorage
 import Testing
 @testable import StrataCheck
+import StrataTestThreads
 
 /// How `strata-fuzz bugs --check` judges a check child that died by a signal
 /// (`SeededBugCatalog.checkInChild`): a catch only when the run in flight, read back from the
 /// child's flight recorder, fails again from its token and passes without the bug.
 @Suite(.serialized) struct SeededBugCheckTests {
     /// Each test's own directory, removed when the test ends.
-    private let directory = StrataToolDirectory()
+    private let directory = TemporaryDirectory()
 
     /// The recorder keeps the run in flight: its settings and draws make its token; a run that
     /// ended leaves nothing in flight.

@@ -2,6 +2,7 @@ import CStrataSupport
 import Foundation
 import StrataStorage
 import Testing
+import StrataTestThreads
 
 #if canImport(Glibc)
     import Glibc
@@ -15,7 +16,7 @@ import Testing
 
     @Test("Spec X31: every inspection command refuses a FIFO at once (exit 3, 'not a regular file')")
     func everyCommandRefusesAFIFO() throws {
-        let directory = StrataToolDirectory()
+        let directory = TemporaryDirectory()
         let path = directory.file("fifo.strata")
         #expect(mkfifo(path, 0o644) == 0)
         for command in Self.commands {
@@ -28,7 +29,7 @@ import Testing
 
     @Test("Spec X31: every inspection command reports a symlink loop as ELOOP, not 'no such file'")
     func everyCommandReportsASymlinkLoop() throws {
-        let directory = StrataToolDirectory()
+        let directory = TemporaryDirectory()
         let a = directory.file("a.strata")
         let b = directory.file("b.strata")
         #expect(symlink(b, a) == 0 && symlink(a, b) == 0)
@@ -74,7 +75,7 @@ import Testing
 
     @Test("Spec X31: a writer crossing ulimit -f gets 'file size limit exceeded' and exits, no SIGXFSZ; the file keeps every commit")
     func writerBeyondTheFileSizeLimitGetsATypedError() throws {
-        let directory = StrataToolDirectory()
+        let directory = TemporaryDirectory()
         let path = directory.file("limited.strata")
         let limit: Int64 = 320 << 10
         let run = try Self.runRestricted(["writer", path, "--commits", "400", "--seed", "7"], in: directory.path,
@@ -97,7 +98,7 @@ import Testing
 
     @Test("Spec X6, X31: a mode-000 file opened by an unprivileged user is EACCES naming the data file")
     func modeZeroFileAsAnUnprivilegedUser() throws {
-        let directory = StrataToolDirectory()
+        let directory = TemporaryDirectory()
         // The directory and the tool's copy must be reachable by the unprivileged user.
         #expect(chmod(directory.path, 0o755) == 0)
         let path = directory.file("private.strata")

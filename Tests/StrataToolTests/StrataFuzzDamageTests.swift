@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import StrataTestThreads
 
 /// `strata-fuzz damage` as a child process: a small campaign over every class but stale pages
 /// ends with no failure; a planted crash and a planted hang in a checking child are each
@@ -13,7 +14,7 @@ import Testing
 
     @Test("Spec D8, X31: 120 variants of every class but stale pages: detected or harmless, none undetected, crashed or hung")
     func smallCampaignHasNoFailure() throws {
-        let directory = StrataToolDirectory()
+        let directory = TemporaryDirectory()
         let output = try ChildProcess.run("strata-fuzz", ["damage", "--generate", "--variants", "120", "--seed", "5",
                                                           "--no-stale", "--batch", "50", "--out", directory.path])
         #expect(output.exitCode == 0, "\(output)")
@@ -31,7 +32,7 @@ import Testing
     @Test("A crash and a hang planted in checking children are counted, kept and reproducible; the campaign goes on",
           arguments: ["crash", "hang"])
     func plantedFailuresAreCountedAndTheCampaignGoesOn(kind: String) throws {
-        let directory = StrataToolDirectory()
+        let directory = TemporaryDirectory()
         // The watchdog's 100 polls (10 s) are far above what one variant takes on a loaded
         // machine, so only the planted hang trips it.
         let output = try ChildProcess.run("strata-fuzz", ["damage", "--generate", "--variants", "30", "--seed", "9",

@@ -31,7 +31,7 @@ import Testing
 
     /// The campaign the issue asks for: at least 50 kills, commits acknowledged, no failure.
     @Test func aCampaignSurvivesFiftyKills() throws {
-        let directory = StrataToolDirectory()
+        let directory = TemporaryDirectory()
         let start = ContinuousClock.now
         let output = try ChildProcess.run(
             "strata-fuzz",
@@ -101,7 +101,7 @@ import Testing
         let childHelp = try ChildProcess.run("strata-fuzz", ["child-writer", "--help"])
         #expect(childHelp.exitCode == 0)
         #expect(childHelp.standardOutput.hasPrefix("usage: strata-fuzz child-writer"))
-        let directory = StrataToolDirectory()
+        let directory = TemporaryDirectory()
         let file = directory.file("child.realm")
         let arguments = [
             "child-writer", "--file", file, "--seed", "3", "--id", "2", "--commits", "4",
@@ -136,7 +136,7 @@ import Testing
     /// Runs a campaign with `defect`, checks it failed and left its artifact (which goes with
     /// the scratch directory on return); returns its failure event.
     private func failingCampaign(defect: String) throws -> [String: Any] {
-        let directory = StrataToolDirectory()
+        let directory = TemporaryDirectory()
         let output = try ChildProcess.run(
             "strata-fuzz",
             [

@@ -1,6 +1,7 @@
 import Foundation
 import StrataCheck
 import Testing
+import StrataTestThreads
 
 /// The `strata-fuzz` command line, run as a child process: help, usage errors, a campaign's
 /// trace digest repeating across processes, the failure round trip (artifact, replay, shrink)
@@ -82,7 +83,7 @@ import Testing
 
     /// `--mode free`: real threads on a real file; the summary counts the free runs.
     @Test func freeModeRunsAndCountsItsRuns() throws {
-        let directory = StrataToolDirectory()
+        let directory = TemporaryDirectory()
         let output = try ChildProcess.run(
             "strata-fuzz", ["run", "--mode", "free", "--seconds", "2", "--seed", "4", "--out", directory.path])
         #expect(output.exitCode == 0, "\(output)")
@@ -99,7 +100,7 @@ import Testing
         let replay = try ChildProcess.run("strata-fuzz", ["replay", token])
         #expect(replay.exitCode == 0, "\(replay)")
         #expect(replay.standardOutput.contains("note: free mode cannot replay an interleaving"), "\(replay)")
-        let directory = StrataToolDirectory()
+        let directory = TemporaryDirectory()
         try (token + "\n").write(toFile: directory.file("token.txt"), atomically: true, encoding: .utf8)
         let shrink = try ChildProcess.run("strata-fuzz", ["shrink", directory.path])
         #expect(shrink.exitCode == 2, "\(shrink)")
@@ -124,7 +125,7 @@ import Testing
     }
 
     @Test func aDirectoryWithoutATokenIsNotAnArtifact() throws {
-        let directory = StrataToolDirectory()
+        let directory = TemporaryDirectory()
         let output = try ChildProcess.run("strata-fuzz", ["replay", directory.path])
         #expect(output.exitCode == 2, "\(output)")
         #expect(
@@ -147,7 +148,7 @@ import Testing
 
     /// A process campaign's artifact as `ProcessArtifact.write` leaves it: no token, a
     /// failure.txt whose "rerun the plan:" line is the command (a small budget here).
-    static func processArtifact(in directory: StrataToolDirectory) throws -> String {
+    static func processArtifact(in directory: TemporaryDirectory) throws -> String {
         let artifact = directory.file("failure-process-1")
         try FileManager.default.createDirectory(atPath: artifact, withIntermediateDirectories: true)
         let settings = ProcessSettings(
@@ -162,7 +163,7 @@ import Testing
     // A process campaign's artifact has no token: replay re-runs the command it records;
     // shrink refuses it, naming replay.
     @Test func aProcessArtifactReplaysByRerunningItsPlan() throws {
-        let directory = StrataToolDirectory()
+        let directory = TemporaryDirectory()
         let artifact = try Self.processArtifact(in: directory)
         let output = try ChildProcess.run("strata-fuzz", ["replay", artifact], timeout: .seconds(300))
         #expect(output.exitCode == 0, "\(output)")
@@ -210,7 +211,7 @@ import Testing
     /// The engine has no known divergence on it, so it is clean: a failure found here is a
     /// failure of the test (replay its token to see it).
     @Test func theSameCampaignPrintsTheSameDigestInEveryProcess() throws {
-        let directory = StrataToolDirectory()
+        let directory = TemporaryDirectory()
         let first = try ChildProcess.run(
             "strata-fuzz", Self.deterministicCampaign(out: directory.file("first")))
         let second = try ChildProcess.run(
@@ -229,7 +230,7 @@ import Testing
     /// (`refreshStaysStale`: refresh() says it moved but reads the old version) exits 1 and
     /// leaves an artifact that replays (still failing) and shrinks into a new artifact beside it.
     @Test func aCaughtDefectLeavesAnArtifactThatReplaysAndShrinks() throws {
-        let directory = StrataToolDirectory()
+        let directory = TemporaryDirectory()
         let out = directory.file("defect")
         let output = try ChildProcess.run(
             "strata-fuzz", Self.deterministicCampaign(out: out, defect: "refreshStaysStale"))
@@ -288,7 +289,7 @@ import Testing
     /// `--json`: every stdout line is one JSON object with an `event`; the first is the start,
     /// the last the summary, which carries the digest and the counts.
     @Test func jsonOutputIsOneObjectPerLine() throws {
-        let directory = StrataToolDirectory()
+        let directory = TemporaryDirectory()
         let output = try ChildProcess.run(
             "strata-fuzz",
             [
@@ -329,7 +330,7 @@ import Testing
     /// its seed and replay token and writes an artifact; `replay` of the token and of the
     /// artifact reports the crash (exit 1) instead of dying; `shrink` reports it too.
     @Test func aCrashInsideARunIsReportedWithATokenThatReplays() throws {
-        let directory = StrataToolDirectory()
+        let directory = TemporaryDirectory()
         let output = try ChildProcess.run(
             "strata-fuzz",
             [
@@ -376,7 +377,7 @@ import Testing
     /// a new child goes on from the next run, until the budget (300 operations at 100 a run:
     /// three runs) is spent; the exit code says a run failed.
     @Test func keepGoingReportsEachCrashAndGoesOnFromTheNextRun() throws {
-        let directory = StrataToolDirectory()
+        let directory = TemporaryDirectory()
         let output = try ChildProcess.run(
             "strata-fuzz",
             [
@@ -404,7 +405,7 @@ import Testing
     /// `--keep-going` without crashes: every failing run of a seeded bug is reported with its
     /// own artifact, and the campaign runs to the end of its budget.
     @Test func keepGoingReportsEveryFailingRun() throws {
-        let directory = StrataToolDirectory()
+        let directory = TemporaryDirectory()
         let output = try ChildProcess.run(
             "strata-fuzz",
             [
@@ -425,7 +426,7 @@ import Testing
     /// `explore` is supervised like `run`: a schedule that crashes the process is reported
     /// with its replay token and an artifact, and the token replays the crash.
     @Test func exploreReportsACrashingScheduleWithATokenThatReplays() throws {
-        let directory = StrataToolDirectory()
+        let directory = TemporaryDirectory()
         let output = try ChildProcess.run(
             "strata-fuzz", ["explore", "--defect", "plantedCrashInCommit", "--seeds", "1", "--out", directory.path])
         #expect(output.exitCode == 1, "\(output)")

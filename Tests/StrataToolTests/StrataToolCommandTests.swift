@@ -1,6 +1,7 @@
 import Foundation
 import StrataStorage
 import Testing
+import StrataTestThreads
 
 #if canImport(Glibc)
     import Glibc
@@ -81,7 +82,7 @@ import Testing
     }
 
     @Test func usageErrorsTouchNoFile() throws {
-        let directory = StrataToolDirectory()
+        let directory = TemporaryDirectory()
         let path = directory.file("never.strata")
         try expectUsageError(
             ["writer", path, "--commits", "x", "--seed", "1"], "--commits expects")
@@ -91,7 +92,7 @@ import Testing
 
 @Suite struct StrataToolInspectionTests {
     @Test func statPrintsVersionsPagesAndTables() throws {
-        let directory = StrataToolDirectory()
+        let directory = TemporaryDirectory()
         let sample = try SampleDatabase.make(at: directory.file("sample.strata"))
         let output = try strataTool("stat", sample.path)
         #expect(output.exitCode == 0, "\(output)")
@@ -110,7 +111,7 @@ import Testing
     // stat counts the processes that pin a version, itself never: none while nobody reads,
     // one while this test process holds a read.
     @Test func statCountsReaderProcessesWithoutItself() throws {
-        let directory = StrataToolDirectory()
+        let directory = TemporaryDirectory()
         let sample = try SampleDatabase.make(at: directory.file("sample.strata"))
         let idle = try strataTool("stat", sample.path)
         #expect(idle.lines.contains("reader processes:  0 (stat itself not counted)"), "\(idle)")
@@ -126,7 +127,7 @@ import Testing
     }
 
     @Test func statJSONMatchesTheEngine() throws {
-        let directory = StrataToolDirectory()
+        let directory = TemporaryDirectory()
         let sample = try SampleDatabase.make(at: directory.file("sample.strata"))
         let output = try strataTool("stat", sample.path, "--json")
         #expect(output.exitCode == 0, "\(output)")
@@ -151,7 +152,7 @@ import Testing
     }
 
     @Test func verifyCleanFile() throws {
-        let directory = StrataToolDirectory()
+        let directory = TemporaryDirectory()
         let sample = try SampleDatabase.make(at: directory.file("sample.strata"))
         let output = try strataTool("verify", sample.path)
         #expect(output.exitCode == 0, "\(output)")
@@ -171,7 +172,7 @@ import Testing
     }
 
     @Test func dumpPrintsEveryTableReadably() throws {
-        let directory = StrataToolDirectory()
+        let directory = TemporaryDirectory()
         let sample = try SampleDatabase.make(at: directory.file("sample.strata"))
         let output = try strataTool("dump", sample.path)
         #expect(output.exitCode == 0, "\(output)")
@@ -220,7 +221,7 @@ import Testing
     // dump names every column (from the stored schema) and shows links by their target's
     // table and primary key, or object key, never as table-id:key pairs.
     @Test func dumpNamesColumnsAndShowsLinksReadably() throws {
-        let directory = StrataToolDirectory()
+        let directory = TemporaryDirectory()
         let path = directory.file("linked.strata")
         try Self.makeLinkedDatabase(at: path)
         let output = try strataTool("dump", path)
@@ -242,7 +243,7 @@ import Testing
     }
 
     @Test func dumpOneTableWithALimit() throws {
-        let directory = StrataToolDirectory()
+        let directory = TemporaryDirectory()
         let sample = try SampleDatabase.make(at: directory.file("sample.strata"))
         let output = try strataTool("dump", sample.path, "--table", "people", "--limit", "2")
         #expect(output.exitCode == 0, "\(output)")
@@ -256,7 +257,7 @@ import Testing
     }
 
     @Test func dumpUnknownTableListsTheTables() throws {
-        let directory = StrataToolDirectory()
+        let directory = TemporaryDirectory()
         let sample = try SampleDatabase.make(at: directory.file("sample.strata"))
         let output = try strataTool("dump", sample.path, "--table", "persons")
         #expect(output.exitCode == 2, "\(output)")
@@ -266,7 +267,7 @@ import Testing
     }
 
     @Test func digestMatchesTheEngine() throws {
-        let directory = StrataToolDirectory()
+        let directory = TemporaryDirectory()
         let sample = try SampleDatabase.make(at: directory.file("sample.strata"))
         let output = try strataTool("digest", sample.path)
         #expect(output.exitCode == 0, "\(output)")
@@ -278,7 +279,7 @@ import Testing
 /// counts as damage, as `verify` reports it), 3 for I/O errors.
 @Suite struct StrataToolBadFileTests {
     @Test func verifyNamesADamagedDataPage() throws {
-        let directory = StrataToolDirectory()
+        let directory = TemporaryDirectory()
         let sample = try SampleDatabase.make(at: directory.file("sample.strata"))
         // One commit into a fresh file: every page but the header is reachable, and the
         // middle ones hold rows of `people`.
@@ -301,7 +302,7 @@ import Testing
     }
 
     @Test func verifyReportsADamagedHeader() throws {
-        let directory = StrataToolDirectory()
+        let directory = TemporaryDirectory()
         let sample = try SampleDatabase.make(at: directory.file("sample.strata"))
         try flipBytes(path: sample.path, offset: 0, byteCount: 4)
         let output = try strataTool("verify", sample.path)
@@ -311,7 +312,7 @@ import Testing
     }
 
     @Test func notAStrataFileIsCorruption() throws {
-        let directory = StrataToolDirectory()
+        let directory = TemporaryDirectory()
         let path = directory.file("random.bin")
         var random = SystemRandomNumberGenerator()
         let bytes = (0..<3 * 4096).map { _ in UInt8.random(in: 0...255, using: &random) }
@@ -334,7 +335,7 @@ import Testing
     }
 
     @Test func emptyFileIsCorruption() throws {
-        let directory = StrataToolDirectory()
+        let directory = TemporaryDirectory()
         let path = directory.file("empty.strata")
         #expect(FileManager.default.createFile(atPath: path, contents: Data()))
         let output = try strataTool("verify", path)
@@ -344,7 +345,7 @@ import Testing
 
     @Test(arguments: ["stat", "verify", "dump", "digest"])
     func missingFileIsAnIOError(_ command: String) throws {
-        let directory = StrataToolDirectory()
+        let directory = TemporaryDirectory()
         let path = directory.file("absent.strata")
         let output = try ChildProcess.run("strata-tool", [command, path])
         #expect(output.exitCode == 3, "\(output)")

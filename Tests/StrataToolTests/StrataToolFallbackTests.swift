@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import StrataStorage
+import StrataTestThreads
 
 #if canImport(Glibc)
     import Glibc
@@ -33,7 +34,7 @@ import Testing
 
     @Test("Spec D15: verify exits 1 with a note naming the damaged slot, the version recovered and the one lost; --allow-fallback exits 0")
     func verifyReportsAFallbackToTheOlderSlot() throws {
-        let directory = StrataToolDirectory()
+        let directory = TemporaryDirectory()
         let sample = try SampleDatabase.make(at: directory.file("sample.strata"))
         let (newest, older) = try Self.slots(sample.path)
         // A flipped byte in the padding of the newest slot: its checksum fails.
@@ -77,7 +78,7 @@ import Testing
 
     @Test("verify counts the versions it checked and names them")
     func verifyCountsVersions() throws {
-        let directory = StrataToolDirectory()
+        let directory = TemporaryDirectory()
         let sample = try SampleDatabase.make(at: directory.file("sample.strata"))
         let output = try strataTool("verify", sample.path)
         #expect(output.exitCode == 0, "\(output)")
@@ -88,7 +89,7 @@ import Testing
 
     @Test("Spec D16: a slot forged to version 2^64-1 is damage to verify, and writer and verify never trap")
     func forgedMaximumVersion() throws {
-        let directory = StrataToolDirectory()
+        let directory = TemporaryDirectory()
         let sample = try SampleDatabase.make(at: directory.file("sample.strata"))
         let (newest, older) = try Self.slots(sample.path)
         try Self.forgeVersion(sample.path, slot: newest, UInt64.max)

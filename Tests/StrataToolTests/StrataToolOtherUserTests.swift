@@ -17,7 +17,7 @@ import Testing
     /// A database made by this user (file and lock file 0644, directory 0755), and a copy of
     /// strata-tool the other user can run wherever the build directory is.
     struct Setup {
-        let directory = StrataToolDirectory()
+        let directory = TemporaryDirectory()
         let sample: SampleDatabase
         let tool: String
 

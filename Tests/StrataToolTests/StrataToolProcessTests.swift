@@ -37,7 +37,7 @@ import Testing
     // MARK: 1. a reader beside a writer process
 
     @Test func readerSeesOnlyConsistentVersionsWhileAChildWrites() throws {
-        let directory = StrataToolDirectory()
+        let directory = TemporaryDirectory()
         let path = directory.file("shared.strata")
         let store = try Store.open(.file(path))  // made first, so reads can start at once
         defer { store.close() }
@@ -88,7 +88,7 @@ import Testing
     // MARK: 2. one writer across processes
 
     @Test func aSecondWriterProcessWaitsForTheFirst() throws {
-        let directory = StrataToolDirectory()
+        let directory = TemporaryDirectory()
         let path = directory.file("shared.strata")
         // A first commit grows the file to its first growth chunk before the two writers
         // start, so that neither of their small commits grows it again: a writer process that
@@ -146,7 +146,7 @@ import Testing
     /// A write in a process whose map predates another process's growth of the file must see
     /// the new slot (regression: it used to reject it as pointing past the end).
     @Test func writeAfterAnotherProcessGrewTheFile() throws {
-        let directory = StrataToolDirectory()
+        let directory = TemporaryDirectory()
         let path = directory.file("grown.strata")
         let store = try Store.open(.file(path))  // maps the one-page file
         defer { store.close() }
@@ -183,7 +183,7 @@ import Testing
     }
 
     @Test func writersKilledAtRandomLeaveAVerifiableFile() throws {
-        let directory = StrataToolDirectory()
+        let directory = TemporaryDirectory()
         let path = directory.file("killed.strata")
         let iterations = 24
         var random = StrataToolTestRandom(seed: 0x5EED_0F_C0FFEE)

@@ -7,21 +7,6 @@ import Testing
 #endif
 
 /// A fresh temporary directory for one test's databases, removed when released.
-final class StrataToolDirectory {
-    let path: String
-
-    init(_ name: String = #function) {
-        let base = FileManager.default.temporaryDirectory.path
-        let cleaned = name.filter { $0.isLetter || $0.isNumber }
-        path = "\(base)/strata-tool-\(cleaned)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    func file(_ name: String) -> String { "\(path)/\(name)" }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-}
-
 /// Runs `strata-tool` to completion.
 func strataTool(_ arguments: String...) throws -> ChildOutput {
     try ChildProcess.run("strata-tool", arguments)

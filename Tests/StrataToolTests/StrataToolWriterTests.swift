@@ -49,7 +49,7 @@ import Testing
     }
 
     @Test func sameSeedSameCommitsAndDigests() throws {
-        let directory = StrataToolDirectory()
+        let directory = TemporaryDirectory()
         let first = try runWriter(directory.file("a.strata"), commits: 25, seed: "42")
         let second = try runWriter(directory.file("b.strata"), commits: 25, seed: "42")
         expectWellFormed(first, commits: 25, firstVersion: 2)
@@ -62,7 +62,7 @@ import Testing
     }
 
     @Test func digestCommandEqualsTheLastCommittedDigest() throws {
-        let directory = StrataToolDirectory()
+        let directory = TemporaryDirectory()
         let path = directory.file("w.strata")
         let lines = try runWriter(path, commits: 12, seed: "0x5eed")
         let last = try #require(lines.last)
@@ -83,7 +83,7 @@ import Testing
     }
 
     @Test func aRestartedRunContinuesAsAnUninterruptedOne() throws {
-        let directory = StrataToolDirectory()
+        let directory = TemporaryDirectory()
         let whole = try runWriter(directory.file("whole.strata"), commits: 20, seed: "9")
         let pieces = directory.file("pieces.strata")
         let head = try runWriter(pieces, commits: 8, seed: "9")
@@ -93,7 +93,7 @@ import Testing
     }
 
     @Test func workloadReachesOverflowSizesAndKeepsTheRowLimit() throws {
-        let directory = StrataToolDirectory()
+        let directory = TemporaryDirectory()
         let path = directory.file("w.strata")
         _ = try runWriter(path, commits: 40, seed: "7", rowsMax: 150)
         let store = try Store.open(
@@ -137,7 +137,7 @@ import Testing
     }
 
     @Test func pauseHoldsTheCommitBack() throws {
-        let directory = StrataToolDirectory()
+        let directory = TemporaryDirectory()
         let path = directory.file("w.strata")
         let child = try ChildProcess(
             product: "strata-tool",
