@@ -56,11 +56,15 @@ import StrataTestThreads
         for byte in 0..<8 { sector[field.rawValue + byte] = UInt8(truncatingIfNeeded: value >> (8 * UInt64(byte))) }
         // A forger computes the version field's own checksum as well as the slot's.
         sector.withUnsafeMutableBytes { CommitSlot.seal($0.baseAddress!) }
-        let descriptor = open(path, O_RDWR)
-        #expect(descriptor >= 0)
-        defer { close(descriptor) }
-        let written = sector.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, off_t(FileHeader.slotOffsets[index])) }
-        #expect(written == FileHeader.sectorByteCount)
+        try writeSlot(path, index, sector)
+    }
+
+    /// Writes `sector` over slot `index`, checksums as they are.
+    static func writeSlot(_ path: String, _ index: Int, _ sector: [UInt8]) throws {
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        defer { try? handle.close() }
+        try handle.seek(toOffset: UInt64(FileHeader.slotOffsets[index]))
+        try handle.write(contentsOf: sector)
     }
 
     @Test("Spec D16: a slot naming version 2^64-1 is rejected as damaged; the file falls back and writes go on")
@@ -133,10 +137,7 @@ import StrataTestThreads
         // A bit flipped in the slot's zero padding: the checksum fails, the fields read fine.
         var sector = try Self.readSlot(path, newest)
         sector[200] ^= 0x10
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-        try handle.seek(toOffset: UInt64(FileHeader.slotOffsets[newest]))
-        try handle.write(contentsOf: sector)
-        try handle.close()
+        try Self.writeSlot(path, newest, sector)
         let store = try Store.open(.file(path), options: StoreOptions(create: false, readOnly: true))
         defer { store.close() }
         let fallback = try #require(try store.verify().slotFallback)
@@ -158,10 +159,7 @@ import StrataTestThreads
         let misread = older - 1
         #expect(misread > 0)
         for byte in 0..<8 { sector[Field.version.rawValue + byte] = UInt8(truncatingIfNeeded: misread >> (8 * UInt64(byte))) }
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-        try handle.seek(toOffset: UInt64(FileHeader.slotOffsets[newest]))
-        try handle.write(contentsOf: sector)
-        try handle.close()
+        try Self.writeSlot(path, newest, sector)
         let store = try Store.open(.file(path), options: StoreOptions(create: false, readOnly: true))
         defer { store.close() }
         let fallback = try #require(try store.verify().slotFallback)
@@ -172,10 +170,7 @@ import StrataTestThreads
 
     /// Zeroes slot `index` whole, as a lost sector or a zeroing fault would.
     static func zero(_ path: String, slot index: Int) throws {
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-        try handle.seek(toOffset: UInt64(FileHeader.slotOffsets[index]))
-        try handle.write(contentsOf: Data(count: FileHeader.sectorByteCount))
-        try handle.close()
+        try writeSlot(path, index, [UInt8](repeating: 0, count: FileHeader.sectorByteCount))
     }
 
     @Test("Spec D15: a zeroed slot in a file that committed since its creation is reported, whichever slot it was")
@@ -219,10 +214,7 @@ import StrataTestThreads
         #expect(newestVersion > olderVersion + 1, "the slots must skip versions for this test")
         var sector = try Self.readSlot(path, 1 - newest)
         sector[200] ^= 0x10
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-        try handle.seek(toOffset: UInt64(FileHeader.slotOffsets[1 - newest]))
-        try handle.write(contentsOf: sector)
-        try handle.close()
+        try Self.writeSlot(path, 1 - newest, sector)
         let store = try Store.open(.file(path), options: StoreOptions(create: false, readOnly: true))
         defer { store.close() }
         #expect(try store.verify().slotFallback == nil)

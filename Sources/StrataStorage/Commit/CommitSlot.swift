@@ -71,7 +71,8 @@ public struct CommitSlot: Equatable, Sendable {
     /// Stores the version field's checksum and the slot's over the fields as they stand.
     static func seal(_ sector: UnsafeMutableRawPointer) {
         storeUInt32(sector, versionGuardOffset, versionGuard(sector))
-        storeUInt32(sector, FileHeader.checksumOffset, CRC32C.checksum(UnsafeRawPointer(sector), count: FileHeader.checksumOffset))
+        let checksum = CRC32C.checksum(UnsafeRawPointer(sector), count: FileHeader.checksumOffset)
+        storeUInt32(sector, FileHeader.checksumOffset, checksum)
     }
 
     func encode() -> [UInt8] {
