@@ -1,0 +1,83 @@
+import StrataStorage
+
+/// Where a managed List lives: a column of a stored object.
+final class ListBinding: @unchecked Sendable {
+    let parent: _ObjectAccessor
+    let column: Int
+    /// The decoded stored list for one view stamp. A lock, since frozen Lists are read by
+    /// many threads at once (Spec C10); `@unchecked Sendable` names it.
+    private let cache = Lock<(stamp: ViewStamp, values: [Value])?>(nil)
+
+    init(parent: _ObjectAccessor, column: Int) {
+        self.parent = parent
+        self.column = column
+    }
+
+    var core: RealmCore { parent.core }
+    var property: PropertySchema { parent.info.schema.properties[column] }
+
+    /// The stored elements now (Spec C6, V13: checked; an owner that is gone makes the List
+    /// invalid).
+    func values() throws(Realm.Error) -> [Value] {
+        try core.checkAccess()
+        let stamp = core.stamp
+        if let cached = cache.withLock({ $0 }), cached.stamp == stamp { return cached.values }
+        let stored: Value
+        do throws(Realm.Error) {
+            stored = try parent.value(column: column)
+        } catch where error == .objectInvalidated {
+            throw Realm.Error.collectionInvalidated
+        }
+        guard case .list(let values) = stored else { return [] }
+        cache.withLock { $0 = (stamp, values) }
+        return values
+    }
+
+    func isInvalidated() throws(Realm.Error) -> Bool { try parent.isInvalidated() }
+
+    /// The keys of the objects a List of links holds; empty when the owner is gone and
+    /// `orEmptyIfInvalid` (Spec T5: Results over such a List are valid and empty).
+    func linkKeys(orEmptyIfInvalid: Bool) throws(Realm.Error) -> [ObjectKey] {
+        if orEmptyIfInvalid, try isInvalidated() { return [] }
+        return try values().compactMap { value -> ObjectKey? in
+            if case .link(let link) = value { return link.key }
+            return nil
+        }
+    }
+
+    /// Stores `values` (Spec W9, F12: in a write, on a live List).
+    func store(_ values: [Value]) throws(Realm.Error) {
+        try parent.setValue(.list(values), column: column)
+    }
+
+    /// The checks of a mutation, made before anything is encoded (Spec WRT-13's order), as
+    /// realm-core's `Collection::verify_in_transaction` makes them: the context, then whether
+    /// the List is still valid (Spec V13, W12, F6), then the write (Spec W9; a frozen List is
+    /// never in one, F12).
+    func checkMutable() throws(Realm.Error) {
+        try core.checkThread()
+        if try isInvalidated() { throw Realm.Error.collectionInvalidated }
+        guard core.write != nil else { throw Realm.Error.listOutsideWrite }
+    }
+
+    /// The same List in another realm of the file; nil when its owner is missing there (or
+    /// its key holds another object: Spec W12).
+    func rebound(to other: RealmCore) throws(Realm.Error) -> ListBinding? {
+        if other.isFrozenInvalidated {
+            // Spec F6: a freeze at the version of the shared frozen realm that was invalidated
+            // gives a List of that realm, which reads nothing; so the freeze cannot look the
+            // owner up there. The source read it at that very version, so only F11 is left.
+            try parent.checkCommitted()
+            return ListBinding(parent: _ObjectAccessor(core: other, info: parent.info, table: parent.table,
+                                                       identity: parent.identity, scope: nil),
+                               column: column)
+        }
+        let view = try other.view()
+        let identity = parent.identity
+        guard let table = view.table(named: parent.info.className),
+              try engine(other.path, { try view.contains(table, identity: identity) }) else { return nil }
+        let accessor = _ObjectAccessor(core: other, info: parent.info, table: table, identity: identity,
+                                       scope: other.scope(for: table, identity))
+        return ListBinding(parent: accessor, column: column)
+    }
+}
