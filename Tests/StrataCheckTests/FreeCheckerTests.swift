@@ -76,7 +76,7 @@ enum FreeLogs {
     }
 
     // Spec V1: t1 reads v2 but sees the empty state of v1.
-    @Test func test_V1_aStaleReadIsReported() throws {
+    @Test func aStaleReadIsReported() throws {
         let log = FreeLogs.valid(replacing: 6, with: FreeLogs.read(1, 2, at: 2, []))
         let failure = try #require(FreeChecker.check(log))
         #expect(failure.kind == .isolation)
@@ -88,7 +88,7 @@ enum FreeLogs {
     }
 
     // Spec W1: a second writer on v1 also makes v2, and its update is lost.
-    @Test func test_W1_aLostUpdateTwoCommitsOfOneVersionIsReported() throws {
+    @Test func aLostUpdateTwoCommitsOfOneVersionIsReported() throws {
         var log = FreeLogs.valid
         log.events.append(
             FreeLogs.commit(3, 0, 1, 2, [.put(FreeLogs.i1, 99)], began: 150, returned: 210))
@@ -98,7 +98,7 @@ enum FreeLogs {
     }
 
     // Spec V11: a write based on v1 commits after v2 exists (it did not start at the newest).
-    @Test func test_V11_aWriteThatDidNotStartAtTheNewestIsALostUpdate() throws {
+    @Test func aWriteThatDidNotStartAtTheNewestIsALostUpdate() throws {
         var log = FreeLogs.valid
         log.events.append(
             FreeLogs.commit(3, 0, 1, 4, [.put(FreeLogs.i1, 99)], began: 150, returned: 700))
@@ -108,7 +108,7 @@ enum FreeLogs {
     }
 
     // Spec W16: a commit begun at v2 must make v3.
-    @Test func test_W16_aCommitThatSkipsAVersionIsReported() throws {
+    @Test func aCommitThatSkipsAVersionIsReported() throws {
         let log = FreeLogs.valid(
             replacing: 3, with: FreeLogs.commit(0, 3, 2, 4, [], began: 400, returned: 500))
         let failure = try #require(FreeChecker.check(log))
@@ -116,7 +116,7 @@ enum FreeLogs {
     }
 
     // Spec V3: t1's refresh began after the commit of v3 returned, yet stayed at v2.
-    @Test func test_V3_aRefreshOlderThanAReturnedCommitIsARealTimeViolation() throws {
+    @Test func aRefreshOlderThanAReturnedCommitIsARealTimeViolation() throws {
         let log = FreeLogs.valid(
             replacing: 5,
             with: FreeLogs.event(
@@ -133,7 +133,7 @@ enum FreeLogs {
     // Spec W1, W16: a write that began after another's commit returned must make a larger
     // version. Here t0's commit of v3 returned at 500 and t1's write began at 600, yet t1 made
     // v2 (and t0, impossibly, began from it): the version chain alone is consistent.
-    @Test func test_W16_aWriteAfterAReturnedCommitMustMakeALargerVersion() throws {
+    @Test func aWriteAfterAReturnedCommitMustMakeALargerVersion() throws {
         let key = FreeLogs.i1
         let log = FreeLog(
             initialVersion: 1,
@@ -147,14 +147,14 @@ enum FreeLogs {
     }
 
     // Spec V10: a first read that began after a commit returned reads at least that commit.
-    @Test func test_V10_aFirstReadOlderThanAReturnedCommitIsReported() throws {
+    @Test func aFirstReadOlderThanAReturnedCommitIsReported() throws {
         let log = FreeLogs.valid(replacing: 9, with: FreeLogs.read(2, 0, at: 1, [], startedAt: 250))
         let failure = try #require(FreeChecker.check(log))
         #expect(failure.kind == .realTime)
     }
 
     // Spec V2, V3: t1 reads v3, then v2 again, with no way to move back.
-    @Test func test_V2_aThreadThatGoesBackIsReported() throws {
+    @Test func aThreadThatGoesBackIsReported() throws {
         let v2 = [FreeObject(FreeLogs.i1, 10)]
         let log = FreeLogs.valid(replacing: 8, with: FreeLogs.read(1, 4, at: 2, v2))
         let failure = try #require(FreeChecker.check(log))
@@ -163,7 +163,7 @@ enum FreeLogs {
     }
 
     // Spec F2: a frozen realm reads only its own version.
-    @Test func test_F2_aFrozenRealmAtAnotherVersionIsReported() throws {
+    @Test func aFrozenRealmAtAnotherVersionIsReported() throws {
         let tag = FreeFrozenTag(id: 1, version: 2)
         let v3 = [FreeObject(FreeLogs.i1, 11), FreeObject(FreeLogs.o2, 7)]
         let log = FreeLogs.valid(replacing: 11, with: FreeLogs.read(2, 2, at: 3, v3, frozen: tag))
@@ -178,7 +178,7 @@ enum FreeLogs {
     }
 
     // Spec W4: inside a write, a read sees the write's own changes on top of its base.
-    @Test func test_W4_aReadInsideAWriteMustSeeItsOwnChanges() throws {
+    @Test func aReadInsideAWriteMustSeeItsOwnChanges() throws {
         var log = FreeLogs.valid
         let own: [FreeChange] = [.delete(FreeLogs.i1)]
         let inWrite = FreeRead(version: 2, scope: .object(FreeLogs.i1), seen: [], ownChanges: own)

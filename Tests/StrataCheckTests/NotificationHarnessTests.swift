@@ -24,14 +24,14 @@ import Testing
     static let new = [ObjectID(1), ObjectID(3), ObjectID(4)]
 
     // Spec N13: deleting 2 and changing 3 over [1,2,3,4] gives deletions [1], modifications [2].
-    @Test func n13_theSpecsExampleIsAccepted() {
+    @Test func theSpecsExampleIsAccepted() {
         let change = (deletions: [1], insertions: [Int](), modifications: [2])
         #expect(DeliveryOracle.verify(change, old: Self.old, new: Self.new, since: Version(2),
                                       in: Self.versions().new) == nil)
     }
 
     // Spec N13: modifications are old indices; the new index of 3 is 1.
-    @Test func n13_modificationsAtNewIndicesAreRejected() {
+    @Test func modificationsAtNewIndicesAreRejected() {
         let change = (deletions: [1], insertions: [Int](), modifications: [1])
         let problem = DeliveryOracle.verify(change, old: Self.old, new: Self.new, since: Version(2),
                                             in: Self.versions().new)
@@ -39,7 +39,7 @@ import Testing
     }
 
     // Spec N11: a kept element a commit set must be reported, and only such elements.
-    @Test func n11_missingAndSpuriousModificationsAreRejected() {
+    @Test func missingAndSpuriousModificationsAreRejected() {
         let snapshot = Self.versions().new
         #expect(DeliveryOracle.verify((deletions: [1], insertions: [], modifications: []), old: Self.old,
                                       new: Self.new, since: Version(2), in: snapshot) != nil)
@@ -52,7 +52,7 @@ import Testing
     // Spec N7: which of two equally long common subsequences is kept is free ([1,2] to [2,1]
     // keeps 1 or 2); a shorter one, indices that do not rebuild the new contents, or indices
     // out of order are wrong.
-    @Test func n7_anyLongestChangeSetThatAppliesIsAcceptedAndNoOther() {
+    @Test func anyLongestChangeSetThatAppliesIsAcceptedAndNoOther() {
         var snapshot = Snapshot(schema: .standard)
         for key in 1...2 { snapshot.objects[ObjectID(key)] = StoredObject(type: "Item", primaryKey: key, value: key) }
         let old = [ObjectID(1), ObjectID(2)]
@@ -72,7 +72,7 @@ import Testing
     }
 
     // Spec N11 (Strata's rule): a change three links away modifies the element; four do not.
-    @Test func n11_changesOfLinkedObjectsCountUpToThreeLinks() {
+    @Test func changesOfLinkedObjectsCountUpToThreeLinks() {
         var snapshot = Snapshot(schema: .standard)
         for key in 1...5 {
             snapshot.objects[ObjectID(key)] = StoredObject(type: "Item", primaryKey: key, value: key,
@@ -108,7 +108,7 @@ extension DeliveryOracleTests {
     // Spec N20: another realm's commit reports the old value; N21: a linked object's change
     // reports the List (nil values) to an observer without key paths, not to one watching
     // `list` alone, and `value` alone hears only the value.
-    @Test func n20_n21_objectChangesNameTheWatchedPropertiesWithOldValues() {
+    @Test func objectChangesNameTheWatchedPropertiesWithOldValues() {
         let (model, watch) = Self.objectModel()
         let snapshot = model.files[watch.location]?.versions[Version(4)] ?? Snapshot(schema: .standard)
         func expected(_ keyPaths: Set<PropertyName>?, since: StrataModel.Version = StrataModel.Version(2)) -> [ObjectPropertyChange] {
@@ -124,7 +124,7 @@ extension DeliveryOracleTests {
     }
 
     // Spec N20: the observing realm's own commits report no old values.
-    @Test func n20_ownCommitsReportNoOldValues() {
+    @Test func ownCommitsReportNoOldValues() {
         var (model, watch) = Self.objectModel()
         model.committers[watch.location]?[Version(3)] = RealmID(1)
         let snapshot = model.files[watch.location]?.versions[Version(4)] ?? Snapshot(schema: .standard)

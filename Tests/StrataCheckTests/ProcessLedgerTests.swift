@@ -49,7 +49,7 @@ import Testing
         #expect(ledger.replayedCount == 5)
     }
 
-    @Test func test_D2_halfABatchIsCaught() throws {
+    @Test("Spec D2") func halfABatchIsCaught() throws {
         var ledger = ledger()
         var (snapshot, batches) = snapshot([(0, 1), (1, 1), (0, 2)])
         // The last batch's record and counter are there, one of its Items is not.
@@ -62,7 +62,7 @@ import Testing
         #expect(failure?.kind == .contents, "\(String(describing: failure))")
     }
 
-    @Test func test_D3_aLostAcknowledgedCommitIsCaught() {
+    @Test("Spec D3") func aLostAcknowledgedCommitIsCaught() {
         var ledger = ledger()
         let (snapshot, _) = snapshot([(0, 1), (1, 1)])
         #expect(ledger.acknowledge(ack(2, 1, 3)) == nil)  // v3 was child 1's
@@ -73,7 +73,7 @@ import Testing
         #expect(other.check(snapshot, deadChild: nil)?.kind == .acknowledged)
     }
 
-    @Test func test_W1_aCommitWithoutItsRecordOrOutOfOrderIsCaught() {
+    @Test("Spec W1") func aCommitWithoutItsRecordOrOutOfOrderIsCaught() {
         var ledger = ledger()
         var (snapshot, _) = snapshot([(0, 1), (1, 1)])
         snapshot.others[plan.logKey(version: 2)] = nil
@@ -83,7 +83,7 @@ import Testing
         #expect(skipping.check(gap, deadChild: nil)?.kind == .chain)
     }
 
-    @Test func test_D2_aDeadChildCommitsAtMostTheBatchItWasIn() {
+    @Test("Spec D2") func aDeadChildCommitsAtMostTheBatchItWasIn() {
         var ledger = ledger()
         #expect(ledger.acknowledge(ack(0, 1, 2)) == nil)
         ledger.incarnationEnded(child: 0)
@@ -96,7 +96,7 @@ import Testing
         #expect(strict.check(twoMore, deadChild: 0)?.kind == .afterDeath)
     }
 
-    @Test func test_L6_aDeadReadersSlotMustGo() {
+    @Test("Spec L6") func aDeadReadersSlotMustGo() {
         var ledger = ledger()
         let (snapshot, _) = snapshot([(0, 1), (1, 1), (0, 2)])
         #expect(ledger.check(snapshot, deadChild: nil) == nil)

@@ -9,7 +9,7 @@ import Testing
     // Spec C3, C11, V8: inside a block on a serial queue, `Realm()` without `queue:` is the
     // thread's, with no loop: it cannot observe and the queue's turns do not move it; the
     // queue-confined realm observes and autorefreshes on those turns (V7).
-    @Test func c3_c11_v8_aThreadRealmInsideAQueueBlockHasNoLoop() {
+    @Test func aThreadRealmInsideAQueueBlockHasNoLoop() {
         var w = World()
         w.open(World.queue, 1)
         w.ok(World.queue, .open(World.file, confinement: .queue(World.queue), as: 2))

@@ -133,7 +133,7 @@ import StrataTestThreads
     /// Spec D: while a read pins V, pages released after V are not reused (the file grows,
     /// the pinned read stays correct, verify finds no page both free and reachable from V);
     /// once the pin drops the same churn reuses them and the file stops growing.
-    @Test func test_D_pinnedVersionHoldsReleasedPagesUntilThePinDrops() throws {
+    @Test func pinnedVersionHoldsReleasedPagesUntilThePinDrops() throws {
         let directory = TemporaryDirectory()
         let path = directory.file("reuse.strata")
         let probes = ProbeCounter()
@@ -152,7 +152,7 @@ import StrataTestThreads
         for generation in 4...23 {
             try Self.churn(store, &model, generation: generation, keySpace: 1200, random: &random)
             // The first commit after the pin fires pageReuseAfterLastPinDropped although no pin
-            // dropped (see test_D_pinDroppedProbeNeedsAPinThatDropped): count from the second.
+            // dropped (see pinDroppedProbeNeedsAPinThatDropped): count from the second.
             if generation == 4 { probes.reset() }
             if generation % 5 == 0 {
                 #expect(
@@ -195,7 +195,7 @@ import StrataTestThreads
     /// `.pageReuseAfterLastPinDropped` marks a rare path (pages became reusable because the
     /// last pin on their version dropped); it proves nothing if it also fires on commits that
     /// never had a reader. Here no transaction other than the writes ever runs.
-    @Test func test_D_pinDroppedProbeNeedsAPinThatDropped() throws {
+    @Test func pinDroppedProbeNeedsAPinThatDropped() throws {
         let probes = ProbeCounter()
         let store = try Store.open(
             .memory(identifier: "probe-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"),
@@ -213,7 +213,7 @@ import StrataTestThreads
     }
 
     /// Releasing pins out of order: only the oldest pin holds pages back.
-    @Test func test_D_onlyTheOldestPinHoldsPagesBack() throws {
+    @Test func onlyTheOldestPinHoldsPagesBack() throws {
         let sim = try SimStore(name: "two-pins", reservationBytes: 128 << 20)
         let probes = ProbeCounter()
         let store = try Store.open(.simulated(sim), options: Self.options(hooks: probes.hooks))
@@ -343,13 +343,13 @@ import StrataTestThreads
 
     /// Spec D: a commit never reuses pages it released itself (they belong to the version on
     /// disk until its slot is durable).
-    @Test func test_D_aCommitNeverReusesItsOwnReleases() throws {
+    @Test func aCommitNeverReusesItsOwnReleases() throws {
         let failures = try Self.ownFreesScenario(bugs: [])
         #expect(failures.isEmpty, "\(failures)")
     }
 
     /// The same scenario with the `.reuseOwnFrees` seeded bug: the checks must see it.
-    @Test func test_D_seededBugReuseOwnFreesIsDetected() throws {
+    @Test func seededBugReuseOwnFreesIsDetected() throws {
         let failures = try Self.ownFreesScenario(bugs: .reuseOwnFrees)
         #expect(!failures.isEmpty, "the own-frees scenario cannot see the reuseOwnFrees bug")
         print("reuseOwnFrees detected: \(failures)")
@@ -400,13 +400,13 @@ import StrataTestThreads
         return failures
     }
 
-    @Test func test_D_pinnedPagesAreNotReused() throws {
+    @Test func pinnedPagesAreNotReused() throws {
         let failures = try Self.pinnedPagesScenario(bugs: [])
         #expect(failures.isEmpty, "\(failures)")
     }
 
     /// The `.reusePinnedPages` seeded bug must show as wrong pinned data or a verify failure.
-    @Test func test_D_seededBugReusePinnedPagesIsDetected() throws {
+    @Test func seededBugReusePinnedPagesIsDetected() throws {
         let failures = try Self.pinnedPagesScenario(bugs: .reusePinnedPages)
         #expect(!failures.isEmpty, "the pinned-pages scenario cannot see the reusePinnedPages bug")
         print("reusePinnedPages detected: \(failures.prefix(3))")
@@ -418,7 +418,7 @@ import StrataTestThreads
     /// keeps reading correctly after many growing commits, including a zero-copy row view held
     /// on another thread while the file grows under it.
     @Test(arguments: ["file", "memory"])
-    func test_D_readerBegunBeforeGrowthKeepsReadingCorrectly(kind: String) throws {
+    func readerBegunBeforeGrowthKeepsReadingCorrectly(kind: String) throws {
         let directory = TemporaryDirectory()
         let path = directory.file("growth.strata")
         let location: StoreLocation =

@@ -127,7 +127,7 @@ import StrataTestThreads
 
     /// Spec D: a read pinned at V keeps reading exactly V while later commits update, delete
     /// and insert the same rows, reusing pages freed before V for their copies.
-    @Test func test_D_pinnedReadKeepsItsVersionWhileLaterCommitsChangeAndReusePages() throws {
+    @Test func pinnedReadKeepsItsVersionWhileLaterCommitsChangeAndReusePages() throws {
         let sim = try SimStore(name: "snapshot", reservationBytes: 128 << 20)
         let store = try Store.open(.simulated(sim), options: Self.options)
         var model = try Self.seed(store, count: 400)
@@ -174,7 +174,7 @@ import StrataTestThreads
     }
 
     /// Spec W: a write starts at the newest version, whatever older versions are being read.
-    @Test func test_W_writeStartsAtTheNewestVersion() throws {
+    @Test func writeStartsAtTheNewestVersion() throws {
         let store = try Store.open(
             .memory(identifier: Self.uniqueName("head")), options: Self.options)
         let old = try store.beginRead()
@@ -205,7 +205,7 @@ import StrataTestThreads
     }
 
     /// Spec W: commit creates base + 1 and publishes it; an empty commit is a version too.
-    @Test func test_W_commitReturnsTheNextVersionAndPublishesIt() throws {
+    @Test func commitReturnsTheNextVersionAndPublishesIt() throws {
         let directory = TemporaryDirectory()
         let store = try Store.open(.file(directory.file("versions.strata")), options: Self.options)
         #expect(store.newestVersion == Version(1))
@@ -230,7 +230,7 @@ import StrataTestThreads
     }
 
     /// Rollback: contents and version unchanged, and not a single write or sync reached the disk.
-    @Test func test_W_rollbackLeavesContentsAndVersionAndWritesNothing() throws {
+    @Test func rollbackLeavesContentsAndVersionAndWritesNothing() throws {
         let sim = try SimStore(name: "rollback", reservationBytes: 64 << 20)
         let store = try Store.open(.simulated(sim), options: Self.options)
         let model = try Self.seed(store, count: 300)
@@ -308,7 +308,7 @@ import StrataTestThreads
 
     /// One writer at a time across threads: a second `beginWrite` blocks until the first
     /// commits, then starts from the first writer's version; `tryBeginWrite` returns nil.
-    @Test func test_W_secondWriterOnAnotherThreadBlocksUntilTheFirstCommits() throws {
+    @Test func secondWriterOnAnotherThreadBlocksUntilTheFirstCommits() throws {
         let blocked = DispatchSemaphore(value: 0)
         let hooks = EngineHooks(probe: { probe in
             if probe == .writerBlockedByOtherThread { blocked.signal() }
@@ -319,7 +319,7 @@ import StrataTestThreads
     }
 
     /// Two handles opened on the same file in one process share the writer exclusion.
-    @Test func test_W_twoHandlesOfOneFileShareTheWriterExclusion() throws {
+    @Test func twoHandlesOfOneFileShareTheWriterExclusion() throws {
         let directory = TemporaryDirectory()
         let path = directory.file("two-handles.strata")
         let blocked = DispatchSemaphore(value: 0)
@@ -408,7 +408,7 @@ import StrataTestThreads
 
     /// A frozen pin made on one thread is usable from others after that thread is done; it pins
     /// its version (as a frozen pin) until ended, and `duplicate(kind:)` pins it again.
-    @Test func test_D_frozenPinOutlivesItsThreadAndDuplicates() throws {
+    @Test func frozenPinOutlivesItsThreadAndDuplicates() throws {
         let store = try Store.open(
             .memory(identifier: Self.uniqueName("frozen")), options: Self.options)
         var model = try Self.seed(store, count: 200)
@@ -474,7 +474,7 @@ import StrataTestThreads
     }
 
     /// `pinnedVersionCount` counts distinct versions, not pins.
-    @Test func test_D_pinnedVersionCountCountsDistinctVersions() throws {
+    @Test func pinnedVersionCountCountsDistinctVersions() throws {
         let store = try Store.open(
             .memory(identifier: Self.uniqueName("count")), options: Self.options)
         func commit() throws {
@@ -515,7 +515,7 @@ import StrataTestThreads
 
     /// Pins of one version share one reader slot; a new version beyond the slot count is a
     /// typed `.tooManyReaders` that leaves nothing pinned, and ending a pin frees its slot.
-    @Test func test_D_readerSlotsRunOutWithATypedError() throws {
+    @Test func readerSlotsRunOutWithATypedError() throws {
         var options = Self.options
         options.readerSlotCount = 2
         let store = try Store.open(.memory(identifier: Self.uniqueName("slots")), options: options)
@@ -549,7 +549,7 @@ import StrataTestThreads
     }
 
     /// Ending a transaction twice is harmless: it releases its own pin once, never another's.
-    @Test func test_D_endingATransactionTwiceIsHarmless() throws {
+    @Test func endingATransactionTwiceIsHarmless() throws {
         let store = try Store.open(
             .memory(identifier: Self.uniqueName("twice")), options: Self.options)
         let first = try store.beginRead()
@@ -582,7 +582,7 @@ import StrataTestThreads
     }
 
     /// Every entry point of an ended read, and of a closed store, throws `.closed`.
-    @Test func test_D_endedReadAndClosedStoreThrowClosed() throws {
+    @Test func endedReadAndClosedStoreThrowClosed() throws {
         let store = try Store.open(
             .memory(identifier: Self.uniqueName("closed")), options: Self.options)
         try store.write { write in
@@ -620,7 +620,7 @@ import StrataTestThreads
     /// log holds exactly the count recorded in "meta", and the version is the setup version
     /// plus the commit number recorded in "meta". Also run under ThreadSanitizer.
     @Test(arguments: ["memory", "file"])
-    func test_V_readersSeeConsistentSnapshotsWhileOneWriterCommits(kind: String) throws {
+    func readersSeeConsistentSnapshotsWhileOneWriterCommits(kind: String) throws {
         let directory = TemporaryDirectory()
         let location: StoreLocation =
             kind == "file"

@@ -11,7 +11,7 @@ import Testing
             schemaVersion: 1, freeListEntryCount: 0)
     }
 
-    @Test func test_W8_aRecordWrittenAfterAWriterDiedMidWriteReadsBack() {
+    @Test("Spec W8") func aRecordWrittenAfterAWriterDiedMidWriteReadsBack() {
         let byteCount = VersionTable.byteCount(slotCount: 8)
         let region = UnsafeMutableRawPointer.allocate(byteCount: byteCount, alignment: 64)
         defer { region.deallocate() }

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// Actor-confined realms (Spec C15): `Realm(actor:)`, delivery on the actor, `asyncWrite` and
-/// `asyncRefresh` in the actor's isolation, `observe(on: actor)` (N18, N23; NOT-50).
+/// `asyncRefresh` in the actor's isolation, `observe(on: actor)` (N18, N23).
 // The time limits only turn a hang into a failure: actor jobs wait for a thread of Swift's
 // cooperative pool (one per core), which the synchronous tests running beside them may hold
 // for minutes on a busy 2-core machine.
@@ -123,7 +123,7 @@ import Testing
 
     // Spec C15, C1: the realm answers in the actor's isolation, is cached per actor, and every
     // use from elsewhere is a wrong-thread error; another actor gets its own instance.
-    @Test(.hangGuard) func C15_confinedToItsActor() async throws {
+    @Test(.hangGuard) func confinedToItsActor() async throws {
         let configuration = testConfiguration()
         let owner = Owner(), other = Owner()
         try await owner.open(configuration)
@@ -143,7 +143,7 @@ import Testing
 
     // Spec C15, N6, N7, V7: observers of an actor's realm are called on the actor (the callback
     // reads the realm), with the initial count and then each commit made elsewhere.
-    @Test(.hangGuard) func C15_N7_notificationsRunOnTheActor() async throws {
+    @Test(.hangGuard) func notificationsRunOnTheActor() async throws {
         let configuration = testConfiguration()
         let owner = Owner()
         try await owner.open(configuration)
@@ -158,8 +158,8 @@ import Testing
     }
 
     // Spec A15, C12, C15: asyncWrite in the actor's isolation returns the block's value once
-    // the commit is durable; asyncRefresh moves to another thread's commit (VER-22).
-    @Test(.hangGuard) func C15_A15_asyncWriteAndRefreshOnTheActor() async throws {
+    // the commit is durable; asyncRefresh moves to another thread's commit (Spec V17).
+    @Test(.hangGuard) func asyncWriteAndRefreshOnTheActor() async throws {
         let configuration = testConfiguration()
         let owner = Owner()
         try await owner.open(configuration)
@@ -173,7 +173,7 @@ import Testing
     }
 
     // Spec C12, C15: asyncWrite from an isolation other than the realm's actor is rejected.
-    @Test(.hangGuard) func C12_C15_asyncWriteFromAnotherIsolationIsRejected() async throws {
+    @Test(.hangGuard) func asyncWriteFromAnotherIsolationIsRejected() async throws {
         let owner = Owner()
         try await owner.open(testConfiguration())
         let realm = try await owner.smuggledRealm()
@@ -192,7 +192,7 @@ import Testing
     }
 
     // Spec A1, C15: writeAsync's block and completion run on the actor.
-    @Test(.hangGuard) func C15_A1_writeAsyncCompletesOnTheActor() async throws {
+    @Test(.hangGuard) func writeAsyncCompletesOnTheActor() async throws {
         let owner = Owner()
         try await owner.open(testConfiguration())
         let outcome = try await owner.writeAsyncAndWait()
@@ -203,7 +203,7 @@ import Testing
 
     // Spec N18, C15: observe(on: actor) of a thread realm's Results calls back in the actor's
     // isolation with the Results of the actor's realm, initial and after commits.
-    @Test(.hangGuard) func N18_C15_observeOnAnActor() async throws {
+    @Test(.hangGuard) func observeOnAnActor() async throws {
         let configuration = testConfiguration()
         try commitElsewhere(configuration)
         let owner = Owner()
@@ -221,7 +221,7 @@ import Testing
 
     // RealmSwift's `observe(keyPaths:on:_isolation:_:)` (Spec N18, C15): called in the realm's
     // own actor, observe(on: actor) reads the value there instead of trapping off it.
-    @Test(.hangGuard) func N18_C15_observeOnItsOwnActor() async throws {
+    @Test(.hangGuard) func observeOnItsOwnActor() async throws {
         let configuration = testConfiguration()
         let owner = Owner()
         try await owner.open(configuration)
@@ -235,7 +235,7 @@ import Testing
     // RealmTests.testOpenBehaviorForLocalRealm, Realm's `init(configuration:actor:)` (Spec
     // C15, X7): the caller need not be isolated to the actor; the realm is the actor's and is
     // used there. `Realm.open` gives the calling actor's realm. A cancelled task opens nothing.
-    @Test(.hangGuard) func C15_X7_openForAnActorFromOutsideIt() async throws {
+    @Test(.hangGuard) func openForAnActorFromOutsideIt() async throws {
         let configuration = testConfiguration()
         let owner = Owner()
         let realm = try await Realm(configuration: configuration, actor: owner, downloadBeforeOpen: .always)
@@ -255,7 +255,7 @@ import Testing
     // waits for a write lock another realm holds without stopping the actor: work on the actor
     // runs meanwhile, cancelling the task there ends the asyncWrite with CancellationError and
     // its block never runs; once the lock is free, asyncWrite works again.
-    @Test(.hangGuard) func A16_A18_anActorWaitsForTheWriteLockWithoutBlocking() async throws {
+    @Test(.hangGuard) func anActorWaitsForTheWriteLockWithoutBlocking() async throws {
         let configuration = testConfiguration()
         let owner = Owner()
         try await owner.open(configuration)
@@ -295,9 +295,9 @@ import Testing
         }
     }
 
-    // NOT-50 (Spec N23): observe(on: actor) in an already-cancelled task returns a token whose
+    // Spec N23: observe(on: actor) in an already-cancelled task returns a token whose
     // invalidate() returns false, and the callback is never called.
-    @Test(.hangGuard) func not50_N23_observeInACancelledTask() async throws {
+    @Test(.hangGuard) func observeInACancelledTask() async throws {
         let configuration = testConfiguration()
         let owner = Owner()
         let task = Task { () -> Bool in
@@ -313,7 +313,7 @@ import Testing
     }
 
     // Spec X7, C15: asyncOpen in an actor's isolation returns that actor's realm.
-    @Test(.hangGuard) func X7_C15_asyncOpenInAnActorIsTheActorsRealm() async throws {
+    @Test(.hangGuard) func asyncOpenInAnActorIsTheActorsRealm() async throws {
         let configuration = testConfiguration()
         let owner = Owner()
         try await owner.open(configuration)

@@ -18,8 +18,8 @@ import Testing
         try onOtherThread { try Realm(configuration: configuration).objects(IntObj.self).count }
     }
 
-    // ASY-01 (Spec A1, D11): the block runs later, commits, and onComplete sees the object.
-    @Test func asy01_A1_writeAsyncRunsLaterAndCompletes() throws {
+    // Spec A1, D11: the block runs later, commits, and onComplete sees the object.
+    @Test func writeAsyncRunsLaterAndCompletes() throws {
         let configuration = testConfiguration()
         try onLoopThread {
             let realm = try Realm(configuration: configuration)
@@ -38,10 +38,10 @@ import Testing
         }
     }
 
-    // ASY-02, ASY-25 (Spec A1, A18): on a queue-confined realm, the block and its completion
+    // Spec A1, A18: on a queue-confined realm, the block and its completion
     // run on that queue (A18: a block runs only on its realm's scheduler); another realm sees
     // the commit after refresh().
-    @Test func asy02_asy25_A1_blockAndCompletionRunOnTheRealmsQueue() throws {
+    @Test func blockAndCompletionRunOnTheRealmsQueue() throws {
         let configuration = testConfiguration()
         let queue = DispatchQueue(label: "asy02")
         let key = DispatchSpecificKey<Int>()
@@ -73,8 +73,8 @@ import Testing
         queue.sync { held.set(.failure(CancellationError())) }
     }
 
-    // ASY-04 (Spec A3): cancelWrite inside a block rolls back at once and ends the write.
-    @Test func asy04_A3_cancelWriteInsideABlock() throws {
+    // Spec A3: cancelWrite inside a block rolls back at once and ends the write.
+    @Test func cancelWriteInsideABlock() throws {
         let configuration = testConfiguration()
         try onLoopThread {
             let realm = try Realm(configuration: configuration)
@@ -106,7 +106,7 @@ import Testing
     // Spec A1, D11: a writeAsync block that commits asynchronously itself completes only once
     // that commit is durable (its group's sync), never before.
     @Test("Spec A1, D11: a writeAsync block's own async commit is durable before the completion")
-    func A1_D11_aWriteAsyncBlockThatCommitsItselfCompletesWhenDurable() throws {
+    func aWriteAsyncBlockThatCommitsItselfCompletesWhenDurable() throws {
         let configuration = testConfiguration()
         try onLoopThread {
             let realm = try Realm(configuration: configuration)
@@ -127,9 +127,9 @@ import Testing
         #expect(try persisted(configuration) == 1)
     }
 
-    // ASY-05 (Spec A4): a cancelled queued block never runs, nor its completion; later blocks
+    // Spec A4: a cancelled queued block never runs, nor its completion; later blocks
     // still run.
-    @Test func asy05_A4_cancellingAQueuedBlock() throws {
+    @Test func cancellingAQueuedBlock() throws {
         let configuration = testConfiguration()
         try onLoopThread {
             let realm = try Realm(configuration: configuration)
@@ -148,9 +148,9 @@ import Testing
         }
     }
 
-    // ASY-07 (Spec A4): cancelling a commit's id drops only its completion; the commit stands.
+    // Spec A4: cancelling a commit's id drops only its completion; the commit stands.
     // Cancelling the running block's id does nothing.
-    @Test func asy07_A4_cancellingACommitDropsOnlyItsCompletion() throws {
+    @Test func cancellingACommitDropsOnlyItsCompletion() throws {
         let configuration = testConfiguration()
         try onLoopThread {
             let realm = try Realm(configuration: configuration)
@@ -173,9 +173,9 @@ import Testing
         }
     }
 
-    // ASY-08, ASY-20 (Spec A2, A10): blocks run first in, first out, each seeing the previous
+    // Spec A2, A10: blocks run first in, first out, each seeing the previous
     // commit; every completion runs once, in order.
-    @Test func asy08_asy20_A2_A10_blocksRunInOrder() throws {
+    @Test func blocksRunInOrder() throws {
         let configuration = testConfiguration()
         try onLoopThread {
             let realm = try Realm(configuration: configuration)
@@ -199,8 +199,8 @@ import Testing
         }
     }
 
-    // ASY-10 (Spec A5): commitAsyncWrite needs an open write, also with a block queued.
-    @Test func asy10_A5_commitAsyncWriteNeedsAWrite() throws {
+    // Spec A5: commitAsyncWrite needs an open write, also with a block queued.
+    @Test func commitAsyncWriteNeedsAWrite() throws {
         let configuration = testConfiguration()
         try onLoopThread {
             let realm = try Realm(configuration: configuration)
@@ -215,9 +215,9 @@ import Testing
         }
     }
 
-    // ASY-11 (Spec A6): an async commit is visible when the call returns; its completion comes
+    // Spec A6: an async commit is visible when the call returns; its completion comes
     // later; two such commits persist 2.
-    @Test func asy11_A6_anAsyncCommitIsVisibleAtOnce() throws {
+    @Test func anAsyncCommitIsVisibleAtOnce() throws {
         let configuration = testConfiguration()
         try onLoopThread {
             let realm = try Realm(configuration: configuration)
@@ -235,9 +235,9 @@ import Testing
         }
     }
 
-    // ASY-13 (Spec A7): blocks queued during a synchronous write run after it commits and see
+    // Spec A7: blocks queued during a synchronous write run after it commits and see
     // its data, across two synchronous writes.
-    @Test func asy13_A7_blocksQueuedInASyncWriteRunAfterIt() throws {
+    @Test func blocksQueuedInASyncWriteRunAfterIt() throws {
         let configuration = testConfiguration()
         try onLoopThread {
             let realm = try Realm(configuration: configuration)
@@ -259,9 +259,9 @@ import Testing
         }
     }
 
-    // ASY-14, ASY-16 (Spec A7): a synchronous write started while blocks are queued runs
+    // Spec A7: a synchronous write started while blocks are queued runs
     // first; cancelling it leaves the queued blocks alone.
-    @Test func asy14_asy16_A7_synchronousWritesGoFirst() throws {
+    @Test func synchronousWritesGoFirst() throws {
         let configuration = testConfiguration()
         try onLoopThread {
             let realm = try Realm(configuration: configuration)
@@ -280,8 +280,8 @@ import Testing
         }
     }
 
-    // ASY-17 (Spec A2): beginAsyncWrite inside a block is queued behind it, never nested.
-    @Test func asy17_A2_nestedBeginAsyncWriteIsQueued() throws {
+    // Spec A2: beginAsyncWrite inside a block is queued behind it, never nested.
+    @Test func nestedBeginAsyncWriteIsQueued() throws {
         let configuration = testConfiguration()
         try onLoopThread {
             let realm = try Realm(configuration: configuration)
@@ -304,10 +304,10 @@ import Testing
         }
     }
 
-    // ASY-19 (Spec A9): a group's completions run after it ends and before a block queued
+    // Spec A9: a group's completions run after it ends and before a block queued
     // later: with #1 grouped and #2 not, #2's completion sees 2 objects although #3 and #4
     // were queued.
-    @Test func asy19_A9_groupCompletionsRunBeforeLaterBlocks() throws {
+    @Test func groupCompletionsRunBeforeLaterBlocks() throws {
         let configuration = testConfiguration()
         try onLoopThread {
             let realm = try Realm(configuration: configuration)
@@ -325,9 +325,9 @@ import Testing
         }
     }
 
-    // ASY-22 (Spec A11): a block adds an unmanaged object made outside it and changes a
+    // Spec A11: a block adds an unmanaged object made outside it and changes a
     // managed object obtained before.
-    @Test func asy22_A11_blocksCaptureLikeSynchronousWrites() throws {
+    @Test func blocksCaptureLikeSynchronousWrites() throws {
         let configuration = testConfiguration()
         try onLoopThread {
             let realm = try Realm(configuration: configuration)
@@ -344,8 +344,8 @@ import Testing
         }
     }
 
-    // ASY-23 (Spec A12): refused on read-only and frozen realms.
-    @Test func asy23_A12_whereAsyncWritesAreRefused() throws {
+    // Spec A12: refused on read-only and frozen realms.
+    @Test func whereAsyncWritesAreRefused() throws {
         let configuration = testConfiguration()
         try onLoopThread {
             let realm = try Realm(configuration: configuration)
@@ -368,7 +368,7 @@ import Testing
     // testAsyncTransactionSyncAfterAsyncWithoutCommit (Spec A19): a block that neither commits
     // nor cancels is rolled back when it returns, and the next block runs.
     @Test("Spec A19: a block that neither commits nor cancels is rolled back; the next block runs")
-    func A19_aBlockLeftOpenIsRolledBack() throws {
+    func aBlockLeftOpenIsRolledBack() throws {
         let configuration = testConfiguration()
         try onLoopThread {
             let realm = try Realm(configuration: configuration)
@@ -398,7 +398,7 @@ import Testing
     }
 
     @Test("Spec A19, A7: a synchronous write before a block left open sees only its own changes")
-    func A19_A7_aSynchronousWriteAfterAnUnfinishedBlockSeesOnlyItsOwn() throws {
+    func aSynchronousWriteAfterAnUnfinishedBlockSeesOnlyItsOwn() throws {
         let configuration = testConfiguration()
         try onLoopThread {
             let realm = try Realm(configuration: configuration)
@@ -419,7 +419,7 @@ import Testing
     // (Spec A20): inside a commit completion, async writes neither begin nor commit and writes
     // are not cancelled; synchronous writes still work.
     @Test("Spec A20: a commit completion cannot begin or commit async writes, nor cancel a write")
-    func A20_commitCompletionsCannotWriteAsynchronously() throws {
+    func commitCompletionsCannotWriteAsynchronously() throws {
         let configuration = testConfiguration()
         try onLoopThread {
             let realm = try Realm(configuration: configuration)
@@ -456,7 +456,7 @@ import Testing
     // realm-core's `RunLoopScheduler::can_invoke` (Spec A12): a thread that is not running its
     // run loop would never run the block.
     @Test("Spec A12: async writes are refused on a thread outside its run loop")
-    func A12_asyncWritesNeedARunLoop() throws {
+    func asyncWritesNeedARunLoop() throws {
         let configuration = testConfiguration()
         try onOtherThread {
             let realm = try Realm(configuration: configuration)
@@ -470,7 +470,7 @@ import Testing
     // realm-core's `async_begin_transaction` (Spec L3): over the active-version limit the call
     // itself is refused.
     @Test("Spec L3: async writes over the active-version limit are refused when queued")
-    func L3_asyncWritesOverTheLimitAreRefusedWhenQueued() throws {
+    func asyncWritesOverTheLimitAreRefusedWhenQueued() throws {
         var limited = testConfiguration()
         limited.maximumNumberOfActiveVersions = 1
         let configuration = limited
@@ -494,7 +494,7 @@ import Testing
     // realm-core's `end_current_write` (Spec A21, C1): the context keeps a realm with async work
     // alive, so its blocks and completions run though the caller dropped every reference.
     @Test("Spec A21, C1: async work keeps its realm alive until its completions ran")
-    func A21_asyncWorkKeepsTheRealmAlive() throws {
+    func asyncWorkKeepsTheRealmAlive() throws {
         let configuration = testConfiguration()
         try onLoopThread {
             var completed = false
@@ -518,7 +518,7 @@ import Testing
     // realm-core's `do_invalidate` (Spec A13, D13): invalidate() makes the async commits durable
     // and runs their completions before it returns.
     @Test("Spec A13, D13: invalidate() runs the completions of commits already made before it returns")
-    func A13_invalidateRunsPendingCompletions() throws {
+    func invalidateRunsPendingCompletions() throws {
         let configuration = testConfiguration()
         try onLoopThread {
             let realm = try Realm(configuration: configuration)
@@ -540,9 +540,9 @@ import Testing
         #expect(try persisted(configuration) == 3)
     }
 
-    // ASY-26 (Spec A13): invalidate before a queued block runs drops it; inside a block before
+    // Spec A13: invalidate before a queued block runs drops it; inside a block before
     // its commit it discards the block's changes; after a synchronous commit it keeps it.
-    @Test func asy26_A13_invalidateWithPendingWork() throws {
+    @Test func invalidateWithPendingWork() throws {
         let configuration = testConfiguration()
         try onLoopThread {
             let realm = try Realm(configuration: configuration)
@@ -576,9 +576,9 @@ import Testing
         }
     }
 
-    // ASY-28 (Spec A13, D13): block 1 commits asynchronously; block 2 creates and invalidates:
+    // Spec A13, D13: block 1 commits asynchronously; block 2 creates and invalidates:
     // block 1's completion still runs and 1 object is persisted.
-    @Test func asy28_A13_invalidateKeepsCommitsAlreadyMade() throws {
+    @Test func invalidateKeepsCommitsAlreadyMade() throws {
         let configuration = testConfiguration()
         try onLoopThread {
             let realm = try Realm(configuration: configuration)
@@ -601,8 +601,8 @@ import Testing
         }
     }
 
-    // ASY-29 (Spec A8, D13): a synchronous beginWrite first completes earlier async commits.
-    @Test func asy29_A8_synchronousWritesFlushAsyncCommits() throws {
+    // Spec A8, D13: a synchronous beginWrite first completes earlier async commits.
+    @Test func synchronousWritesFlushAsyncCommits() throws {
         let configuration = testConfiguration()
         try onLoopThread {
             let realm = try Realm(configuration: configuration)
@@ -617,10 +617,10 @@ import Testing
         }
     }
 
-    // ASY-19 (Spec A9, D10, D11, L7): 41 grouped commits become durable after the 20th, the
+    // Spec A9, D10, D11, L7: 41 grouped commits become durable after the 20th, the
     // 40th and (the queue empty) the 41st (groups hold at most 20 commits); each group's versions before its last are never the
     // durable one; every completion sees its commit durable.
-    @Test func asy19_A9_D10_groupsOfTwentyShareOneSync() throws {
+    @Test func groupsOfTwentyShareOneSync() throws {
         let configuration = testConfiguration()
         try onLoopThread {
             let realm = try Realm(configuration: configuration)
@@ -670,7 +670,7 @@ import Testing
 
     // Spec D12: a group whose sync fails fails every completion in it, and the file is
     // poisoned.
-    @Test func D12_aFailedGroupSyncFailsEveryCompletion() throws {
+    @Test func aFailedGroupSyncFailsEveryCompletion() throws {
         var configuration = testConfiguration()
         let fault = SyncFault()
         configuration._engine = .init(simulatedStore: try SimStore(name: "d12", reservationBytes: 64 << 20),

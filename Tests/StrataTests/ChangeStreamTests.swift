@@ -29,7 +29,7 @@ import Testing
 
     // Spec N6, N7, N8, N13: results.changes yields the initial contents, then one update per
     // commit, each with frozen Results of its version.
-    @Test(.hangGuard) func N7_resultsChangesYieldFrozenSnapshots() async throws {
+    @Test(.hangGuard) func resultsChangesYieldFrozenSnapshots() async throws {
         let configuration = testConfiguration()
         try commit(configuration) { $0.create(IntObj.self, value: ["intCol": 1]) }
         let owner = try QueueRealm(configuration)
@@ -66,7 +66,7 @@ import Testing
 
     // Spec N20: object.changes yields the changed properties with the object frozen, and
     // ends after `.deleted`.
-    @Test(.hangGuard) func N20_objectChangesEndWithDeletion() async throws {
+    @Test(.hangGuard) func objectChangesEndWithDeletion() async throws {
         let configuration = testConfiguration()
         try commit(configuration) { $0.create(SwiftObject.self, value: ["intCol": 1]) }
         let owner = try QueueRealm(configuration)

@@ -32,7 +32,7 @@ import Testing
         }
     }
 
-    /// Objects 0..9 and the query `0 < intCol < 5` over them (NOT-14, NOT-28).
+    /// Objects 0..9 and the query `0 < intCol < 5` over them (Spec N11).
     private func zeroToNine(_ realm: Realm) throws -> Results<IntObj> {
         try realm.write { for value in 0..<10 { realm.create(IntObj.self, value: ["intCol": value]) } }
         return realm.objects(IntObj.self).where { $0.intCol > 0 && $0.intCol < 5 }
@@ -42,8 +42,8 @@ import Testing
         try required(realm.objects(IntObj.self).where { $0.intCol == value }.first, "object \(value)")
     }
 
-    // NOT-08 (Spec N8): the initial callback comes later, with the current contents.
-    @Test func not08_N8_initialCallbackIsLaterWithCurrentContents() throws {
+    // Spec N8: the initial callback comes later, with the current contents.
+    @Test func initialCallbackIsLaterWithCurrentContents() throws {
         let configuration = testConfiguration()
         try onLoopThread {
             let realm = try Realm(configuration: configuration)
@@ -57,8 +57,8 @@ import Testing
         }
     }
 
-    // NOT-10 (Spec N7): one update per commit, local or from another thread, in order.
-    @Test func not10_N7_oneUpdatePerCommitLocalAndBackground() throws {
+    // Spec N7: one update per commit, local or from another thread, in order.
+    @Test func oneUpdatePerCommitLocalAndBackground() throws {
         let configuration = testConfiguration()
         try onLoopThread {
             let realm = try Realm(configuration: configuration)
@@ -75,9 +75,9 @@ import Testing
         }
     }
 
-    // NOT-11, NOT-22 (Spec N10): delivered Results keep their query and sort and equal the
+    // Spec N10: delivered Results keep their query and sort and equal the
     // observed Results; they can be filtered and sorted further.
-    @Test func not11_not22_N10_deliveredResultsKeepQueryAndSort() throws {
+    @Test func deliveredResultsKeepQueryAndSort() throws {
         let configuration = testConfiguration()
         try onLoopThread {
             let realm = try Realm(configuration: configuration)
@@ -106,8 +106,8 @@ import Testing
         }
     }
 
-    // NOT-13 (Spec N11): commits to another type or another parent's list call nothing.
-    @Test func not13_N11_unrelatedCommitsCallNothing() throws {
+    // Spec N11: commits to another type or another parent's list call nothing.
+    @Test func unrelatedCommitsCallNothing() throws {
         let configuration = testConfiguration()
         try onLoopThread {
             let realm = try Realm(configuration: configuration)
@@ -163,9 +163,9 @@ import Testing
         realm.delete(realm.objects(IntObj.self).where { $0.intCol == value })
     }
 
-    // NOT-14 (Spec N11): which changes call back for `0 < intCol < 5`, sorted or not.
+    // Spec N11: which changes call back for `0 < intCol < 5`, sorted or not.
     @Test(arguments: [false, true])
-    func not14_N11_whichChangesCallBack(sorted: Bool) throws {
+    func whichChangesCallBack(sorted: Bool) throws {
         // Callback: insert a match; modify a match that stays; modify a match away; modify a
         // non-match into the range; delete a match.
         #expect(try changeOverZeroToNine(sorted: sorted) { $0.create(IntObj.self, value: ["intCol": 3]) }.count == 1)
@@ -181,8 +181,8 @@ import Testing
         #expect(try changeOverZeroToNine(sorted: sorted, expecting: 0) { try self.delete($0, 9) }.isEmpty)
     }
 
-    // NOT-28 (Spec N13): the indices of each change, whatever the order in the transaction.
-    @Test func not28_N13_changeIndices() throws {
+    // Spec N13: the indices of each change, whatever the order in the transaction.
+    @Test func changeIndices() throws {
         #expect(try changeOverZeroToNine { $0.create(IntObj.self, value: ["intCol": 3]) } == ["update 5 d[] i[4] m[]"])
         #expect(try changeOverZeroToNine { realm in
             for value in [5, 3] { realm.create(IntObj.self, value: ["intCol": value]) }
@@ -209,17 +209,17 @@ import Testing
         }.isEmpty)
     }
 
-    // NOT-29 (Spec N13): modifications use indices of the old collection.
-    @Test func not29_N13_modificationsUseOldIndices() throws {
+    // Spec N13: modifications use indices of the old collection.
+    @Test func modificationsUseOldIndices() throws {
         #expect(try changeOverZeroToNine { realm in
             try self.delete(realm, 2)
             try self.set(realm, 3, to: 4)
         } == ["update 3 d[1] i[] m[2]"])
     }
 
-    // NOT-16 (Spec N2): two observers invalidating their own tokens in their callbacks get 2
+    // Spec N2: two observers invalidating their own tokens in their callbacks get 2
     // calls in all over two commits.
-    @Test func not16_N2_invalidateInsideOwnCallback() throws {
+    @Test func invalidateInsideOwnCallback() throws {
         let configuration = testConfiguration()
         try onLoopThread {
             let realm = try Realm(configuration: configuration)
@@ -239,9 +239,9 @@ import Testing
         }
     }
 
-    // NOT-17 (Spec N9): an observer added inside a callback gets its initial call on the next
+    // Spec N9: an observer added inside a callback gets its initial call on the next
     // turn or refresh(), not in the running pass; then both fire on each commit.
-    @Test func not17_N9_observerAddedInsideCallbackStartsNextPass() throws {
+    @Test func observerAddedInsideCallbackStartsNextPass() throws {
         let configuration = testConfiguration()
         try onLoopThread {
             let realm = try Realm(configuration: configuration)
@@ -267,9 +267,9 @@ import Testing
         }
     }
 
-    // NOT-19 (Spec N17): writes inside one observer's callback reach the others as separate
+    // Spec N17: writes inside one observer's callback reach the others as separate
     // updates in commit order; the writing observer is never re-entered.
-    @Test func not19_N17_writesInsideCallbacks() throws {
+    @Test func writesInsideCallbacks() throws {
         let configuration = testConfiguration()
         try onLoopThread {
             let realm = try Realm(configuration: configuration)
@@ -298,9 +298,9 @@ import Testing
         }
     }
 
-    // NOT-20 (Spec N12): with autorefresh off a background commit calls no collection
+    // Spec N12: with autorefresh off a background commit calls no collection
     // observer; refresh() delivers it before it returns.
-    @Test func not20_N12_refreshDeliversSynchronously() throws {
+    @Test func refreshDeliversSynchronously() throws {
         let configuration = testConfiguration()
         try onLoopThread {
             let realm = try Realm(configuration: configuration)
@@ -316,8 +316,8 @@ import Testing
         }
     }
 
-    // NOT-25 (Spec N19): collections of a read-only realm cannot be observed.
-    @Test func not25_N19_readOnlyRealmsHaveNoCollectionNotifications() throws {
+    // Spec N19: collections of a read-only realm cannot be observed.
+    @Test func readOnlyRealmsHaveNoCollectionNotifications() throws {
         let configuration = testConfiguration()
         try onOtherThread { try commitInts(configuration, [1]) }
         var readOnlyConfiguration = configuration
@@ -350,12 +350,12 @@ import Testing
         var token: NotificationToken?
     }
 
-    // NOT-23 (Spec N8): realms at ten versions (1 to 10 objects), observed in reverse order:
+    // Spec N8: realms at ten versions (1 to 10 objects), observed in reverse order:
     // every first callback shows count 10, since an autorefreshing realm moves to the newest
     // version before its initial callback. Strata keeps one realm per thread or queue (Realm's
     // uncached instances on one thread do not exist here), so the ten stand on ten queues, with
     // autorefresh off while their versions are made.
-    @Test func not23_N8_initialCallbacksShowTheNewestVersion() throws {
+    @Test func initialCallbacksShowTheNewestVersion() throws {
         let configuration = testConfiguration()
         let queues = (0..<10).map { DispatchQueue(label: "not23-\($0)") }
         let held = queues.map { _ in QueueRealm() }
@@ -392,9 +392,9 @@ import Testing
         }
     }
 
-    // NOT-26 (Spec N18): observe(on: queue) delivers every callback on that queue; an
+    // Spec N18: observe(on: queue) delivers every callback on that queue; an
     // unmanaged List cannot be observed.
-    @Test func not26_N18_observeOnAQueue() throws {
+    @Test func observeOnAQueue() throws {
         let configuration = testConfiguration()
         let queue = DispatchQueue(label: "not26")
         let key = DispatchSpecificKey<Int>()
@@ -440,8 +440,8 @@ import Testing
                        "Change notifications are only supported on managed collections.")
     }
 
-    // NOT-34: one object linked from two elements; changing it modifies both.
-    @Test func not34_sharedLinkTargetModifiesEveryElementLinkingIt() throws {
+    // Spec N13: one object linked from two elements; changing it modifies both.
+    @Test func sharedLinkTargetModifiesEveryElementLinkingIt() throws {
         let configuration = testConfiguration()
         try onLoopThread {
             let realm = try Realm(configuration: configuration)
@@ -461,9 +461,9 @@ import Testing
         }
     }
 
-    // NOT-37 (Spec N11): deleting the owner of an observed empty List calls nothing; of a
+    // Spec N11: deleting the owner of an observed empty List calls nothing; of a
     // non-empty one, reports every element deleted.
-    @Test func not37_N11_deletingTheOwnerOfAnEmptyList() throws {
+    @Test func deletingTheOwnerOfAnEmptyList() throws {
         let configuration = testConfiguration()
         try onLoopThread { try Self.deleteOwners(configuration) }
     }
@@ -492,8 +492,8 @@ import Testing
         fullToken.invalidate()
     }
 
-    // NOT-40, NOT-05 (Spec N4): a skipped commit's changes are left out of later updates too.
-    @Test func not40_N4_skippedChangesStayOut() throws {
+    // Spec N4: a skipped commit's changes are left out of later updates too.
+    @Test func skippedChangesStayOut() throws {
         let configuration = testConfiguration()
         try onLoopThread {
             let realm = try Realm(configuration: configuration)
@@ -516,7 +516,7 @@ import Testing
     // testSuppressCollectionNotificationForWrongRealm (Spec N4): a token of another realm is
     // refused before anything commits; the write stays open.
     @Test("Spec N4: tokens of another realm cannot be skipped")
-    func N4_tokensOfAnotherRealmAreRefused() throws {
+    func tokensOfAnotherRealmAreRefused() throws {
         let configuration = testConfiguration()
         var otherConfiguration = testConfiguration()
         otherConfiguration.fileURL = configuration.fileURL?.deletingLastPathComponent()
@@ -542,7 +542,7 @@ import Testing
     // RealmTests.testWriteWithoutNotifying with `observe(on:)` (Spec N4, N18): the token of an
     // observer made for a queue stands for it in that queue's realm, whose writes can skip it.
     @Test("Spec N4, N18: an observe(on:) token is skipped by writes of its queue's realm")
-    func N4_N18_observeOnQueueTokensCanBeSkipped() throws {
+    func observeOnQueueTokensCanBeSkipped() throws {
         let configuration = testConfiguration()
         let queue = DispatchQueue(label: "N4-observe-on")
         let source = try Realm(configuration: configuration)
@@ -595,7 +595,7 @@ import Testing
 
     // objc AsyncTests.testAsyncNotSupportedAfterMakingChangesInWriteTransactions (Spec N25).
     @Test("Spec N25: no collection or object observer after changes in a write")
-    func N25_noObserverAfterChangesInAWrite() throws {
+    func noObserverAfterChangesInAWrite() throws {
         let configuration = testConfiguration()
         try onLoopThread {
             let realm = try Realm(configuration: configuration)
@@ -615,7 +615,7 @@ import Testing
 
     // Realm's `observe` documentation: notifications come while the token is held (Spec N2).
     @Test("Spec N2: releasing the last reference to a token ends the observation")
-    func N2_releasingTheTokenEndsTheObservation() throws {
+    func releasingTheTokenEndsTheObservation() throws {
         let configuration = testConfiguration()
         try onLoopThread {
             let realm = try Realm(configuration: configuration)
@@ -639,7 +639,7 @@ import Testing
     // Results; every kept object whose values changed is a modification, and every
     // modification is a kept object the write set. Local and other-thread commits alternate.
     @Test(arguments: [1, 2, 3] as [UInt64])
-    func N7_changeSetsApplyToTheDeliveredContents(seed: UInt64) throws {
+    func changeSetsApplyToTheDeliveredContents(seed: UInt64) throws {
         let configuration = testConfiguration()
         try onLoopThread { try Self.randomWrites(configuration, seed: seed) }
     }
@@ -733,7 +733,7 @@ import Testing
     }
     // Spec N8: a loop turn during a write delivers nothing; the write's end brings the turn, so
     // an observer added inside a write that is then cancelled still gets its initial callback.
-    @Test func N8_anObserverAddedInACancelledWriteGetsItsInitialCallback() throws {
+    @Test func anObserverAddedInACancelledWriteGetsItsInitialCallback() throws {
         let configuration = testConfiguration()
         try onLoopThread {
             let realm = try Realm(configuration: configuration)
@@ -751,11 +751,11 @@ import Testing
         }
     }
 
-    // Spec C14 (THR-19): a thread that owns an observer and then blocks without turning its
+    // Spec C14 (Spec C14): a thread that owns an observer and then blocks without turning its
     // loop does not hold up the observers of other threads. Thread A registers, gets its
     // initial callback and blocks; this thread's observer gets the update of a commit while A
     // is still blocked (A's count is still 1); released, A gets its update on its own turns.
-    @Test func C14_aBlockedThreadDoesNotHoldUpOtherThreadsObservers() throws {
+    @Test func aBlockedThreadDoesNotHoldUpOtherThreadsObservers() throws {
         let configuration = testConfiguration()
         let ready = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
@@ -804,7 +804,7 @@ import Testing
 
     // Spec N2, C13: an invalidate() on another thread while the callback runs returns only once
     // that callback has returned, and no callback runs after it.
-    @Test func N2_C13_invalidateElsewhereWaitsForTheRunningCallback() throws {
+    @Test func invalidateElsewhereWaitsForTheRunningCallback() throws {
         let configuration = testConfiguration()
         try onLoopThread {
             let realm = try Realm(configuration: configuration)
@@ -848,7 +848,7 @@ private final class CNTCounts {
 extension CollectionNotificationTests {
     // seed 003 Realm.cancelWrite(): a cancelled write produces no notification.
     @Test("Spec N26, W5, W6, W7: a write that ends without committing calls no realm, collection or object observer")
-    func N26_aWriteThatDoesNotCommitNotifiesNobody() throws {
+    func aWriteThatDoesNotCommitNotifiesNobody() throws {
         let configuration = testConfiguration()
         try onLoopThread {
             let realm = try Realm(configuration: configuration)

@@ -2,8 +2,8 @@ import Foundation
 @_spi(StrataCheck) import Strata
 import Testing
 
-/// `asyncWrite` and `asyncRefresh` from the main actor (Spec A15, A16, C12, V4; VER-22,
-/// VER-23, ASY-32, ASY-34, ASY-35).
+/// `asyncWrite` and `asyncRefresh` from the main actor (Spec A15, A16, C12, V4,
+/// V17).
 @MainActor @Suite(.serialized) struct ConcurrencyAPITests {
     struct Failure: Error, Equatable {}
 
@@ -14,9 +14,9 @@ import Testing
         }
     }
 
-    // ASY-32 (Spec A15, A17): inside the block both flags are true; the block's value comes
+    // Spec A15, A17: inside the block both flags are true; the block's value comes
     // back after the commit; afterwards both are false; a second asyncWrite changes it.
-    @Test(.hangGuard) func asy32_A15_asyncWriteReturnsTheBlocksValue() async throws {
+    @Test(.hangGuard) func asyncWriteReturnsTheBlocksValue() async throws {
         let realm = try Realm(configuration: testConfiguration())
         var flags: [Bool] = []
         let object = try await realm.asyncWrite {
@@ -32,10 +32,10 @@ import Testing
         #expect(realm.objects(StrObj.self).first?.stringCol == "bar")
     }
 
-    // ASY-34, ASY-31 (Spec A15, A14): a throwing block rolls back (not in a write, no object)
+    // Spec A15, A14: a throwing block rolls back (not in a write, no object)
     // and its error is rethrown, also after a cancelWrite inside it; a later async write then
-    // works (ASY-31: Swift's async block that throws is asyncWrite's).
-    @Test(.hangGuard) func asy34_asy31_A15_A14_aThrowingBlockRollsBack() async throws {
+    // works (Spec A14: Swift's async block that throws is asyncWrite's).
+    @Test(.hangGuard) func aThrowingBlockRollsBack() async throws {
         let realm = try Realm(configuration: testConfiguration())
         for cancelFirst in [false, true] {
             do {
@@ -55,9 +55,9 @@ import Testing
         #expect(realm.objects(IntObj.self).count == 1)
     }
 
-    // ASY-35 (Spec A16): a task cancelled before asyncWrite, or while its block waits behind a
+    // Spec A16: a task cancelled before asyncWrite, or while its block waits behind a
     // synchronous write, throws CancellationError and never runs the block.
-    @Test(.hangGuard) func asy35_A16_cancelledTasksNeverRunTheBlock() async throws {
+    @Test(.hangGuard) func cancelledTasksNeverRunTheBlock() async throws {
         let realm = try Realm(configuration: testConfiguration())
         var ran = 0
         let early = Task { @MainActor in
@@ -76,10 +76,10 @@ import Testing
         #expect(ran == 10)
     }
 
-    // VER-22, VER-23 (Spec V4): asyncRefresh is false with nothing newer; after two commits
+    // Spec V4: asyncRefresh is false with nothing newer; after two commits
     // elsewhere it returns true at the newest (with autorefresh on or off).
     @Test(.hangGuard, arguments: [true, false])
-    func ver22_ver23_V4_asyncRefreshMovesToTheNewest(autorefresh: Bool) async throws {
+    func asyncRefreshMovesToTheNewest(autorefresh: Bool) async throws {
         let configuration = testConfiguration()
         let realm = try Realm(configuration: configuration)
         realm.autorefresh = autorefresh
@@ -101,7 +101,7 @@ import Testing
     // autorefresh on or off, with or without a collection observer, which has been handed the
     // new contents by the time it returns (N12).
     @Test(.hangGuard, arguments: [(true, false), (false, false), (true, true), (false, true)])
-    func V17_asyncRefreshReachesTheNewestVersionOfTheCall(autorefresh: Bool, observed: Bool) async throws {
+    func asyncRefreshReachesTheNewestVersionOfTheCall(autorefresh: Bool, observed: Bool) async throws {
         let configuration = testConfiguration()
         let realm = try Realm(configuration: configuration)
         realm.autorefresh = autorefresh
@@ -126,8 +126,8 @@ import Testing
         token?.invalidate()
     }
 
-    // THR-20 (Spec C12): a realm of a queue cannot use asyncWrite.
-    @Test func thr20_C12_asyncEntryPointsNeedTheMainActor() throws {
+    // Spec C12: a realm of a queue cannot use asyncWrite.
+    @Test func asyncEntryPointsNeedTheMainActor() throws {
         let configuration = testConfiguration()
         let queue = DispatchQueue(label: "c12")
         let rejected = try queue.sync { () -> [String] in
@@ -147,9 +147,9 @@ import Testing
         #expect(rejected == ["asyncWrite() can only be called on main thread or actor-isolated Realms"])
     }
 
-    // FIL-13 (Spec X7): the async form of asyncOpen returns a realm of the caller's context;
+    // Spec X7: the async form of asyncOpen returns a realm of the caller's context;
     // a read-only open of a missing file throws fileNotFound and creates nothing.
-    @Test(.hangGuard) func fil13_X7_asyncOpenAwaitsTheOpen() async throws {
+    @Test(.hangGuard) func asyncOpenAwaitsTheOpen() async throws {
         let configuration = testConfiguration()
         try commitElsewhere(configuration)
         let realm = try await Realm.asyncOpen(configuration: configuration)

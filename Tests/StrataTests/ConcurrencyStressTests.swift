@@ -113,9 +113,9 @@ import Testing
 }
 
 @Suite struct ReferencePlacementTests {
-    // TSR-13's other side (Spec T4): a realm that has not read yet begins at the reference's
+    // The other side of Spec T4: a realm that has not read yet begins at the reference's
     // source version while this process still pins it, so it reads the value as it was.
-    @Test func t4_unreadRealmBeginsAtThePinnedSourceVersion() throws {
+    @Test func unreadRealmBeginsAtThePinnedSourceVersion() throws {
         let configuration = testConfiguration()
         let realm = try Realm(configuration: configuration)
         let object = try realm.create(IntObj.self, value: ["intCol": 1], writing: true)

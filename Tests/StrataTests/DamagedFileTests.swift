@@ -72,7 +72,7 @@ import Testing
 
     // Spec D4: both slots damaged: the open fails as an invalid database and returns nothing;
     // only the newer slot damaged: the older one is used, so the realm reads the first commit.
-    @Test func D4_recoveryUsesTheNewestValidSlotOrFails() throws {
+    @Test func recoveryUsesTheNewestValidSlotOrFails() throws {
         let (configuration, path) = try Self.fileWithTwoCommits()
         #expect(try Self.read(configuration).get() == [1, 2, 3])
         let slots = try Self.slotVersions(path)
@@ -107,7 +107,7 @@ import Testing
     // and committing one more either fails as an invalid database naming a page, or (a free
     // page) succeeds with exactly the committed objects: damage never comes back as data.
     // Every page in use is caught.
-    @Test func D8_aDamagedPageIsAnErrorNeverData() throws {
+    @Test func aDamagedPageIsAnErrorNeverData() throws {
         let (configuration, path) = try Self.fileWithTwoCommits()
         let pristine = try Data(contentsOf: URL(fileURLWithPath: path))
         let statistics = try Self.statistics(path)
@@ -204,7 +204,7 @@ import Testing
     // Realm(), a read, a write or writeCopy is `.invalidDatabase` "Realm file at path '<p>' is
     // corrupted: page <n>: ..." naming the realm's own file. The overflow chain is read only by
     // the getter: the message a getter traps with is checked here through its throwing form.
-    @Test func D17_aDamagedPageReadsAsACorruptFileNamingThePage() throws {
+    @Test func aDamagedPageReadsAsACorruptFileNamingThePage() throws {
         let (configuration, path) = try Self.fileWithALongString()
         let pristine = try Data(contentsOf: URL(fileURLWithPath: path))
         let statistics = try Self.statistics(path)
@@ -240,7 +240,7 @@ import Testing
     // damage as the corrupt-file error, at the refresh or at the reads after it (the refresh
     // reads only what it needs to move). A realm stays open at the first commit while another
     // thread commits a second; each page the second commit wrote is damaged in turn.
-    @Test func D17_damageOfANewerVersionReadsAsACorruptFileAfterRefresh() throws {
+    @Test func damageOfANewerVersionReadsAsACorruptFileAfterRefresh() throws {
         let (configuration, path) = try Self.fileWithALongString()
         let before = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         var failures = 0
@@ -281,7 +281,7 @@ import Testing
         #expect(failures >= 1)
     }
 
-    /// The child of `D17_aGetterTrapsNamingTheCorruptFile`: damages the first page of the long
+    /// The child of `aGetterTrapsNamingTheCorruptFile`: damages the first page of the long
     /// string's overflow chain (the first page whose damage only its getter finds), then reads
     /// the property through the trapping getter.
     static func readDamagedStringThroughTheGetter() throws {
@@ -318,7 +318,7 @@ import Testing
 
     // Spec D17: a getter cannot throw; meeting a damaged page, it traps with the message that
     // names the file as corrupt and the page (run in a child process: the trap ends it).
-    @Test func D17_aGetterTrapsNamingTheCorruptFile() async throws {
+    @Test func aGetterTrapsNamingTheCorruptFile() async throws {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             try DamagedFileTests.readDamagedStringThroughTheGetter()
         }
@@ -334,7 +334,7 @@ import Testing
     // is damage (an older copy of a page read back, a lost write), never "deleted or
     // invalidated". The damage is made here by deleting the targets' rows through the engine,
     // which leaves the links in place.
-    @Test func D17_W13_aLinkToAMissingObjectReadsAsACorruptFile() throws {
+    @Test func aLinkToAMissingObjectReadsAsACorruptFile() throws {
         let configuration = testConfiguration()
         let path = try #require(configuration.fileURL).path
         try onOtherThread {
@@ -373,7 +373,7 @@ import Testing
 
     // Spec D17, X6: damage of the header or of both commit slots, met when the file is opened,
     // keeps Realm's open message.
-    @Test func D17_X6_damagedSlotsKeepRealmsOpenMessage() throws {
+    @Test func damagedSlotsKeepRealmsOpenMessage() throws {
         let (configuration, path) = try Self.fileWithTwoCommits()
         try Self.rewrite(path) { bytes in
             bytes[Self.insideSlot(0)] ^= 0xFF

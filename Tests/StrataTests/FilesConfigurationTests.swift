@@ -30,8 +30,8 @@ enum SchemaV2 {
         }
     }
 
-    // FIL-01 (Spec X1)
-    @Test func fil01_X1_fileExistsAndDeleteFiles() throws {
+    // Spec X1
+    @Test func fileExistsAndDeleteFiles() throws {
         let configuration = configuration(in: temporaryDirectory())
         #expect(!Realm.fileExists(for: configuration))
         do { _ = try Realm(configuration: configuration) }
@@ -40,8 +40,8 @@ enum SchemaV2 {
         #expect(!Realm.fileExists(for: configuration))
     }
 
-    // FIL-02 (Spec X1)
-    @Test func fil02_X1_deleteFilesWhenNothingExists() throws {
+    // Spec X1
+    @Test func deleteFilesWhenNothingExists() throws {
         let directory = temporaryDirectory()
         #expect(try Realm.deleteFiles(for: configuration(in: directory)) == false)
         let missing = directory.appendingPathComponent("no-such-directory")
@@ -51,7 +51,7 @@ enum SchemaV2 {
     // core realm.cpp "Realm::delete_files()" > "Deleting files of a closed Realm succeeds." (Spec
     // X1): the data and note files go, the lock file stays.
     @Test("Spec X1: deleteFiles keeps the lock file")
-    func X1_deleteFilesKeepsTheLockFile() throws {
+    func deleteFilesKeepsTheLockFile() throws {
         let configuration = configuration(in: temporaryDirectory())
         let path = try #require(configuration.fileURL).path
         do {
@@ -65,8 +65,8 @@ enum SchemaV2 {
         #expect(try Realm(configuration: configuration).objects(IntObj.self).isEmpty, "reopened anew")
     }
 
-    // FIL-04 (Spec X1)
-    @Test func fil04_X1_deleteFilesWithOnlyTheMainFile() throws {
+    // Spec X1
+    @Test func deleteFilesWithOnlyTheMainFile() throws {
         let configuration = configuration(in: temporaryDirectory())
         do { _ = try Realm(configuration: configuration) }
         let lockPath = try #require(configuration.fileURL).path + ".lock"
@@ -75,8 +75,8 @@ enum SchemaV2 {
         #expect(!Realm.fileExists(for: configuration))
     }
 
-    // FIL-05 (Spec X2)
-    @Test func fil05_X2_openFilesCannotBeDeleted() throws {
+    // Spec X2
+    @Test func openFilesCannotBeDeleted() throws {
         let configuration = configuration(in: temporaryDirectory())
         let realm = try Realm(configuration: configuration)
         try addInt(realm, 1)
@@ -87,11 +87,11 @@ enum SchemaV2 {
         #expect(realm.objects(IntObj.self).count == 1)
     }
 
-    // FIL-05 across processes is covered by the session lock the engine holds (Spec X2); the
+    // Spec X2: across processes is covered by the session lock the engine holds (Spec X2); the
     // in-process case above takes the same path (a separate descriptor's exclusive flock).
 
-    // FIL-07 (Spec X3)
-    @Test func fil07_X3_writeCopyOpensTakesWritesAndFreezes() throws {
+    // Spec X3
+    @Test func writeCopyOpensTakesWritesAndFreezes() throws {
         let directory = temporaryDirectory()
         let source = try Realm(configuration: configuration(in: directory))
         try addInt(source, 1)
@@ -108,7 +108,7 @@ enum SchemaV2 {
 
     // RealmTests.testWriteCopyForConfiguration (Spec X3): the same copy, named by a configuration.
     @Test("Spec X3: writeCopy(configuration:) writes the copy to the configuration's file")
-    func X3_writeCopyForConfiguration() throws {
+    func writeCopyForConfiguration() throws {
         let directory = temporaryDirectory()
         let source = try Realm(configuration: configuration(in: directory))
         try addInt(source, 1)
@@ -126,7 +126,7 @@ enum SchemaV2 {
     // `Realm.writeCopy(toFile:encryptionKey:)`: "if this method is called from within a write
     // transaction, the current data is written" (Spec X3).
     @Test("Spec X3: writeCopy inside a write copies the write's current data")
-    func X3_writeCopyInsideAWriteCopiesTheCurrentData() throws {
+    func writeCopyInsideAWriteCopiesTheCurrentData() throws {
         let directory = temporaryDirectory()
         let source = try Realm(configuration: configuration(in: directory))
         try addInt(source, 1)
@@ -140,8 +140,8 @@ enum SchemaV2 {
         #expect(copy.objects(IntObj.self).map(\.intCol).sorted() == [1, 2])
     }
 
-    // FIL-08 (Spec X4)
-    @Test func fil08_X4_writeCopyErrors() throws {
+    // Spec X4
+    @Test func writeCopyErrors() throws {
         let directory = temporaryDirectory()
         let realm = try Realm(configuration: configuration(in: directory))
         try addInt(realm, 1)
@@ -162,8 +162,8 @@ enum SchemaV2 {
         #expect(keyed?.message.contains("Encryption is not supported") == true)
     }
 
-    // FIL-10 (Spec X5)
-    @Test func fil10_X5_seedFileIsCopiedOnce() throws {
+    // Spec X5
+    @Test func seedFileIsCopiedOnce() throws {
         let directory = temporaryDirectory()
         let seedConfiguration = configuration(in: directory, "seed.realm")
         do {
@@ -186,8 +186,8 @@ enum SchemaV2 {
         #expect(again.objects(IntObj.self).count == 2)
     }
 
-    // FIL-11 (Spec X6)
-    @Test func fil11_X6_openErrors() throws {
+    // Spec X6
+    @Test func openErrors() throws {
         let notADirectory = Realm.Configuration(fileURL: URL(fileURLWithPath: "/dev/null/foo"))
         let under = rejection { _ = try Realm._open(configuration: notADirectory, queue: nil) }
         #expect(under?.code == .fileOperationFailed)
@@ -218,8 +218,8 @@ enum SchemaV2 {
         #expect(caught)
     }
 
-    // MEM-01 (Spec X8, C1, D14): nothing of an in-memory realm survives its last instance.
-    @Test func mem01_X8_inMemoryDataLivesWhileAnInstanceIsOpen() throws {
+    // Spec X8, C1, D14: nothing of an in-memory realm survives its last instance.
+    @Test func inMemoryDataLivesWhileAnInstanceIsOpen() throws {
         let identifier = "mem01-\(UUID().uuidString)"
         let configuration = Realm.Configuration(inMemoryIdentifier: identifier, objectTypes: allFixtureTypes)
         do {
@@ -243,8 +243,8 @@ enum SchemaV2 {
         #expect(reopened.objects(IntObj.self).count == 0)
     }
 
-    // MEM-02 (Spec X9)
-    @Test func mem02_X9_inMemoryIdentifiersAreIsolated() throws {
+    // Spec X9
+    @Test func inMemoryIdentifiersAreIsolated() throws {
         let one = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: "mem02-a-\(UUID().uuidString)",
                                                                objectTypes: allFixtureTypes))
         let two = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: "mem02-b-\(UUID().uuidString)",
@@ -255,8 +255,8 @@ enum SchemaV2 {
         #expect(one.configuration.fileURL == nil)
     }
 
-    // ROR-01 (Spec X10)
-    @Test func ror01_X10_readOnlyShowsTheData() throws {
+    // Spec X10
+    @Test func readOnlyShowsTheData() throws {
         var configuration = configuration(in: temporaryDirectory())
         do { try addInt(try Realm(configuration: configuration), 1) }
         #expect(Realm.Configuration().readOnly == false)
@@ -270,7 +270,7 @@ enum SchemaV2 {
 
     // Spec W18: a read-only realm takes no writes: `beginWrite()` and `write {}` are rejected
     // with Realm's message, the realm is not left in a write, and the file is unchanged.
-    @Test func W18_readOnlyRealmsTakeNoWrites() throws {
+    @Test func readOnlyRealmsTakeNoWrites() throws {
         var configuration = configuration(in: temporaryDirectory())
         do { try addInt(try Realm(configuration: configuration), 1) }
         configuration.readOnly = true
@@ -344,11 +344,11 @@ enum SchemaV2 {
         func restore() { undo() }
     }
 
-    // ROR-04 (Spec X12): a read-write open of a file this process may not write is refused
+    // Spec X12: a read-write open of a file this process may not write is refused
     // with filePermissionDenied and Realm's advice; a read-only open reads it, also once the
     // helper files are gone and the directory cannot be written, from this thread, another
     // thread and a queue.
-    @Test func ror04_X12_readOnlyOpensWorkOnUnwritableFiles() throws {
+    @Test func readOnlyOpensWorkOnUnwritableFiles() throws {
         let directory = temporaryDirectory()
         let configuration = configuration(in: directory)
         let path = try #require(configuration.fileURL).path
@@ -381,8 +381,8 @@ enum SchemaV2 {
         #expect(try queue.sync { try Realm(configuration: readOnly, queue: queue).objects(IntObj.self).count } == 1)
     }
 
-    // ROR-02 (Spec X11)
-    @Test func ror02_X11_oneAccessModePerPath() throws {
+    // Spec X11
+    @Test func oneAccessModePerPath() throws {
         let readWrite = configuration(in: temporaryDirectory())
         var readOnly = readWrite
         readOnly.readOnly = true
@@ -401,8 +401,8 @@ enum SchemaV2 {
         #expect(first.objects(IntObj.self).count == 1)
     }
 
-    // ROR-05 (Spec X13, C10)
-    @Test func ror05_X13_readOnlyOnSeveralThreads() throws {
+    // Spec X13, C10
+    @Test func readOnlyOnSeveralThreads() throws {
         var configuration = configuration(in: temporaryDirectory())
         do { try addInt(try Realm(configuration: configuration), 1) }
         configuration.readOnly = true
@@ -429,8 +429,8 @@ enum SchemaV2 {
         #expect(kept.objects(IntObj.self).count == 1)
     }
 
-    // ROR-07 (Spec X14)
-    @Test func ror07_X14_readOnlyFileWithoutATable() throws {
+    // Spec X14
+    @Test func readOnlyFileWithoutATable() throws {
         let url = temporaryDirectory().appendingPathComponent("tables.realm")
         do {
             let writer = try Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [IntObj.self]))
@@ -451,8 +451,8 @@ enum SchemaV2 {
         #expect(delete?.message.contains("Cannot modify Results outside of a write transaction.") == true)
     }
 
-    // ROR-08 (Spec X15)
-    @Test func ror08_X15_readOnlyFileMissingColumnsFails() throws {
+    // Spec X15
+    @Test func readOnlyFileMissingColumnsFails() throws {
         let url = temporaryDirectory().appendingPathComponent("columns.realm")
         do { _ = try Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [SchemaV1.Thing.self])) }
         let error = rejection {
@@ -464,7 +464,7 @@ enum SchemaV2 {
     }
 
     // CONF-01 (Spec X16)
-    @Test func conf01_X16_defaultConfiguration() throws {
+    @Test func defaultConfiguration() throws {
         let defaults = Realm.Configuration.defaultConfiguration
         #expect(defaults.inMemoryIdentifier == nil)
         #expect(defaults.encryptionKey == nil)
@@ -478,7 +478,7 @@ enum SchemaV2 {
     }
 
     // CONF-02 (Spec X16)
-    @Test func conf02_X16_fileURLAndInMemoryIdentifierExcludeEachOther() {
+    @Test func fileURLAndInMemoryIdentifierExcludeEachOther() {
         var configuration = Realm.Configuration(fileURL: URL(fileURLWithPath: "/tmp/conf02.realm"))
         configuration.inMemoryIdentifier = "conf02"
         #expect(configuration.fileURL == nil)
@@ -488,7 +488,7 @@ enum SchemaV2 {
     }
 
     // CONF-04 (Spec X17)
-    @Test func conf04_X17_encryptionKeys() throws {
+    @Test func encryptionKeys() throws {
         var configuration = configuration(in: temporaryDirectory())
         configuration.encryptionKey = Data(count: 10)
         let short = rejection { _ = try Realm._open(configuration: configuration, queue: nil) }
@@ -583,7 +583,7 @@ enum SchemaV2 {
 
 extension FilesConfigurationTests {
     @Test("Spec X27, C1, X6: Realm(fileURL:) is the default configuration's realm at that file")
-    func X27_realmFileURL() throws {
+    func realmFileURL() throws {
         let url = temporaryDirectory().appendingPathComponent("x27.realm")
         let realm = try Realm(fileURL: url)
         #expect(realm.configuration.fileURL == url)
@@ -600,7 +600,7 @@ extension FilesConfigurationTests {
     }
 
     @Test("Spec X28, X2: an open racing deleteFiles waits for it, then creates a new, empty file")
-    func X28_anOpenDuringDeleteFilesWaitsForIt() throws {
+    func anOpenDuringDeleteFilesWaitsForIt() throws {
         let config = configuration(in: temporaryDirectory(), "x28.realm")
         try onOtherThread {
             let realm = try Realm(configuration: config)
@@ -637,7 +637,7 @@ extension FilesConfigurationTests {
     }
 }
 
-/// `Realm.asyncOpen` (Spec X7, FIL-13): the callback runs on its queue with a realm
+/// `Realm.asyncOpen` (Spec X7): the callback runs on its queue with a realm
 /// confined there, or with the open's error; cancel stops a callback that has not run.
 @Suite struct AsyncOpenTests {
     /// The callback's outcome, handed to the test's thread.
@@ -651,7 +651,7 @@ extension FilesConfigurationTests {
 
     private static let queueKey = DispatchSpecificKey<String>()
 
-    @Test func fil13_X7_readOnlyMissingFileFailsAndCreatesNothing() throws {
+    @Test("Spec X7") func readOnlyMissingFileFailsAndCreatesNothing() throws {
         let url = temporaryDirectory().appendingPathComponent("missing.realm")
         var configuration = Realm.Configuration(fileURL: url, objectTypes: allFixtureTypes)
         configuration.readOnly = true
@@ -666,7 +666,7 @@ extension FilesConfigurationTests {
         #expect(!FileManager.default.fileExists(atPath: url.path), "a failed read-only open created the file")
     }
 
-    @Test func fil13_X7_opensOnTheCallbackQueue() throws {
+    @Test("Spec X7") func opensOnTheCallbackQueue() throws {
         let url = temporaryDirectory().appendingPathComponent("opened.realm")
         let configuration = Realm.Configuration(fileURL: url, objectTypes: allFixtureTypes)
         let queue = DispatchQueue(label: "async-open")

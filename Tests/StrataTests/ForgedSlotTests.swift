@@ -16,7 +16,7 @@ import Testing
     }
 
     @Test("Spec D16: Realm() on a slot forged to version 2^64-1 opens the older version and writes on")
-    func D16_forgedMaximumVersionFallsBackThroughTheAPI() throws {
+    func forgedMaximumVersionFallsBackThroughTheAPI() throws {
         let (configuration, path) = try DamagedFileTests.fileWithTwoCommits()
         let slots = try DamagedFileTests.slotVersions(path)
         let newest = try #require(slots[0].flatMap { v0 in slots[1].map { v1 in v0 > v1 ? 0 : 1 } })

@@ -22,9 +22,9 @@ private enum HF {
 @Suite struct HarnessFindingsTests {
     // MARK: - identities are never reused (finding 1)
 
-    // WRT-17 (Spec W12, F9, T5): deleting an object and creating another with its primary key
+    // Spec W12, F9, T5: deleting an object and creating another with its primary key
     // does not revive the deleted object's accessor, frozen copy or reference.
-    @Test func wrt17_W12_F9_T5_deletedObjectIsNotRevivedByItsPrimaryKey() throws {
+    @Test func deletedObjectIsNotRevivedByItsPrimaryKey() throws {
         let realm = try Realm(configuration: testConfiguration())
         let old = try HF.create(realm, 1, "old")
         let frozen = try old._freeze()
@@ -48,9 +48,9 @@ private enum HF {
         #expect(new.name == "new")
     }
 
-    // WRT-07, WRT-17 (Spec W5, W12, T5; the corpus case cancelled-create-revives-accessor):
+    // Spec W5, W12, T5; the corpus case cancelled-create-revives-accessor:
     // an object created in a cancelled write stays invalid when the key is created again.
-    @Test func wrt07_W5_W12_T5_cancelledCreateIsNotRevived() throws {
+    @Test func cancelledCreateIsNotRevived() throws {
         let realm = try Realm(configuration: testConfiguration())
         try realm._beginWrite()
         let cancelled = try realm._create(PKInt.self, value: ["id": 7, "name": "cancelled"], update: .error)
@@ -72,9 +72,9 @@ private enum HF {
         #expect(plainAgain.intCol == 2)
     }
 
-    // FRZ-13 (Spec F11, W12): re-created in the write is created in the write, and the List of
+    // Spec F11, W12: re-created in the write is created in the write, and the List of
     // an object created in the write cannot be frozen either.
-    @Test func frz13_F11_W12_recreatedObjectAndNewListCannotBeFrozen() throws {
+    @Test func recreatedObjectAndNewListCannotBeFrozen() throws {
         let realm = try Realm(configuration: testConfiguration())
         let old = try HF.create(realm, 1, "old")
         try realm._beginWrite()
@@ -91,9 +91,9 @@ private enum HF {
 
     // MARK: - thaw of live values checks the thread (finding 2)
 
-    // THR-04, THR-05 (Spec C5, C6): thaw() of a live object, Results or List is a member like
+    // Spec C5, C6: thaw() of a live object, Results or List is a member like
     // any other: from another thread it is rejected.
-    @Test func thr05_C5_C6_thawOfLiveValuesFromAnotherThread() throws {
+    @Test func thawOfLiveValuesFromAnotherThread() throws {
         let realm = try Realm(configuration: testConfiguration())
         let holder = try addHolderWithOneInt(to: realm)
         let objectBox = Unchecked(holder)
@@ -112,9 +112,9 @@ private enum HF {
 
     // MARK: - references (finding 3)
 
-    // TSR-02 (Spec T1, V13): a reference to an invalidated value names the reference's error,
+    // Spec T1, V13: a reference to an invalidated value names the reference's error,
     // not the collection's.
-    @Test func tsr02_T1_V13_referenceToInvalidatedValues() throws {
+    @Test func referenceToInvalidatedValues() throws {
         let realm = try Realm(configuration: testConfiguration())
         let holder = try realm.write { () -> Holder in
             let holder = Holder()
@@ -136,8 +136,8 @@ private enum HF {
                           "Cannot construct reference to invalidated object")
     }
 
-    // TSR-04 (Spec T5): a reference typed by a superclass resolves to the object's own class.
-    @Test func tsr04_T5_referenceToObjectResolvesTheSubclass() throws {
+    // Spec T5: a reference typed by a superclass resolves to the object's own class.
+    @Test func referenceToObjectResolvesTheSubclass() throws {
         let realm = try Realm(configuration: testConfiguration())
         let object: Object = try HF.create(realm, 3, "three")
         let reference = try ThreadSafeReference._make(to: object)
@@ -150,9 +150,9 @@ private enum HF {
         #expect(name == "three")
     }
 
-    // TSR-14, TSR-07 (Spec T4, T8): Results referenced inside a write that commits resolve, in
+    // Spec T4, T8: Results referenced inside a write that commits resolve, in
     // a realm that never read, at the committed version (the reference pins it), not before.
-    @Test func tsr14_T4_T8_resultsReferenceMadeInACommittedWrite() throws {
+    @Test func resultsReferenceMadeInACommittedWrite() throws {
         let realm = try Realm(configuration: testConfiguration())
         try realm._beginWrite()
         _ = try realm._create(PKInt.self, value: ["id": 1, "name": "one"], update: .error)
@@ -167,9 +167,9 @@ private enum HF {
         #expect(count == 1)
     }
 
-    // VER-14 (Spec T4, V13): a resolve after invalidate() starts at the newest version, as every
+    // Spec T4, V13: a resolve after invalidate() starts at the newest version, as every
     // first read after invalidate() does.
-    @Test func ver14_T4_V13_resolveAfterInvalidateStartsAtTheNewest() throws {
+    @Test func resolveAfterInvalidateStartsAtTheNewest() throws {
         let realm = try Realm(configuration: testConfiguration())
         try HF.create(realm, 1, "one")
         let reference = try ThreadSafeReference._make(to: realm.objects(PKInt.self))  // pins this version
@@ -185,9 +185,9 @@ private enum HF {
 
     // MARK: - delete through frozen realms (finding 4)
 
-    // WRT-16 (Spec W11, F6, W9): frozen realms of one version are one instance, so deleting one's
+    // Spec W11, F6, W9: frozen realms of one version are one instance, so deleting one's
     // object through the other is a write outside a transaction; another file's realm is another.
-    @Test func wrt16_W11_F6_deleteThroughASharedFrozenRealm() throws {
+    @Test func deleteThroughASharedFrozenRealm() throws {
         let realm = try Realm(configuration: testConfiguration())
         try HF.create(realm, 1, "one")
         let first = try realm._freeze()
@@ -203,9 +203,9 @@ private enum HF {
 
     // MARK: - invalidated frozen realms (finding 5)
 
-    // FRZ-02, FRZ-08 (Spec F6, V4, F12, W9): an invalidated frozen realm refuses reads only, and
+    // Spec F6, V4, F12, W9: an invalidated frozen realm refuses reads only, and
     // everything frozen at its version shares its invalidation.
-    @Test func frz08_F6_V4_invalidatedFrozenRealmRefusesReadsOnly() throws {
+    @Test func invalidatedFrozenRealmRefusesReadsOnly() throws {
         let realm = try Realm(configuration: testConfiguration())
         let holder = try addHolderWithOneInt(to: realm)
         let frozenResults = try realm.objects(IntObj.self)._freeze()
@@ -232,11 +232,11 @@ private enum HF {
         #expect(try realm.objects(IntObj.self)._count() == 1)  // the live realm is unaffected
     }
 
-    // FRZ-08, FRZ-07 (Spec F6, F5): freezing an object, a List or Results at the version of an
+    // Spec F6, F5: freezing an object, a List or Results at the version of an
     // invalidated shared frozen realm gives values of that realm (the freeze itself reads
     // nothing there), and every read through them is refused. Found by the harness (the
     // engine refused a List's freeze while the model gave a handle).
-    @Test func frz08_F6_freezeAtAnInvalidatedVersionGivesItsValues() throws {
+    @Test func freezeAtAnInvalidatedVersionGivesItsValues() throws {
         let realm = try Realm(configuration: testConfiguration())
         let holder = try addHolderWithOneInt(to: realm)
         let frozen = try realm._freeze()
@@ -259,9 +259,9 @@ private enum HF {
 
     // MARK: - Lists and objects after invalidate() and of other realms (finding 6)
 
-    // VER-13 (Spec V13, W14, W12): a List from before invalidate() stays invalid; a List links
+    // Spec V13, W14, W12: a List from before invalidate() stays invalid; a List links
     // only valid objects of its own realm.
-    @Test func ver13_V13_W14_W12_listsAfterInvalidateAndForeignElements() throws {
+    @Test func listsAfterInvalidateAndForeignElements() throws {
         let realm = try Realm(configuration: testConfiguration())
         let holder = try addHolderWithOneInt(to: realm)
         let list = holder.intArray

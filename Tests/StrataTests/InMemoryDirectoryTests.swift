@@ -44,7 +44,7 @@ import Glibc
     }
 
     @Test("Spec X29: the directory is made 0700 and owned by this user")
-    func X29_freshDirectoryIsPrivate() throws {
+    func freshDirectoryIsPrivate() throws {
         let base = Base()
         let directory = try InMemoryMembership.directory(base: base.path)
         #expect(directory == base.stem)
@@ -54,7 +54,7 @@ import Glibc
     }
 
     @Test("Spec X29: the user's runtime directory is used where the system made one, and only if it is private")
-    func X29_theUserRuntimeDirectoryIsPreferred() throws {
+    func theUserRuntimeDirectoryIsPreferred() throws {
         let base = Base()
         let root = base.path + "/run-user"
         #expect(mkdir(root, 0o755) == 0)
@@ -99,7 +99,7 @@ import Glibc
     }
 
     @Test("Spec X29: a directory another user made at the name is never used")
-    func X29_directoryOwnedByAnotherUser() throws {
+    func directoryOwnedByAnotherUser() throws {
         try expectSkipped { path in
             #expect(mkdir(path, 0o700) == 0)
             #expect(chown(path, OtherUser.uid, OtherUser.uid) == 0)
@@ -107,7 +107,7 @@ import Glibc
     }
 
     @Test("Spec X29: a directory open to other users (0777) is never used, whoever owns it")
-    func X29_directoryOpenToOthers() throws {
+    func directoryOpenToOthers() throws {
         try expectSkipped { path in
             #expect(mkdir(path, 0o777) == 0)
             #expect(chmod(path, 0o777) == 0)
@@ -120,14 +120,14 @@ import Glibc
     }
 
     @Test("Spec X29: a regular file at the name denies nothing")
-    func X29_regularFileAtTheName() throws {
+    func regularFileAtTheName() throws {
         try expectSkipped { path in
             #expect(FileManager.default.createFile(atPath: path, contents: Data("planted".utf8)))
         }
     }
 
     @Test("Spec X29: a symbolic link at the name is never followed, even to a private directory")
-    func X29_symbolicLinkAtTheName() throws {
+    func symbolicLinkAtTheName() throws {
         let elsewhere = Base()
         let target = elsewhere.path + "/target"
         #expect(mkdir(target, 0o700) == 0)
@@ -138,7 +138,7 @@ import Glibc
     }
 
     @Test("Spec X29: with every name taken the open fails, naming the path and what is wrong")
-    func X29_everyNameTaken() throws {
+    func everyNameTaken() throws {
         let base = Base()
         for attempt in 0..<InMemoryMembership.directoryAttempts {
             let path = attempt == 0 ? base.stem : "\(base.stem)-\(attempt)"
@@ -155,7 +155,7 @@ import Glibc
     }
 
     @Test("Spec X29: another user can read neither the files of an in-memory realm nor their names")
-    func X29_anotherUserCannotReadTheStore() throws {
+    func anotherUserCannotReadTheStore() throws {
         let identifier = "private-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let configuration = Realm.Configuration(inMemoryIdentifier: identifier, objectTypes: [IntObj.self])
         try onOtherThread {

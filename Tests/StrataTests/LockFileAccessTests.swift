@@ -12,7 +12,7 @@ import Glibc
 /// run from a second uid in `Tests/StrataToolTests/StrataToolOtherUserTests.swift`.)
 @Suite struct LockFileAccessTests {
     @Test("Spec X30: a read-write open whose lock file cannot be created names the lock file and its directory")
-    func X30_readWriteOpenBlamesTheLockFile() throws {
+    func readWriteOpenBlamesTheLockFile() throws {
         let directory = temporaryDirectory()
         let configuration = Realm.Configuration(fileURL: directory.appendingPathComponent("locked.realm"),
                                                 objectTypes: [IntObj.self])
@@ -35,7 +35,7 @@ import Glibc
     }
 
     @Test("Spec X30: assumeImmutable is false unless set, and a set one opens read-only as usual")
-    func X30_assumeImmutableDefaultsToFalse() throws {
+    func assumeImmutableDefaultsToFalse() throws {
         var configuration = Realm.Configuration(fileURL: temporaryDirectory().appendingPathComponent("plain.realm"),
                                                 objectTypes: [IntObj.self])
         #expect(configuration.assumeImmutable == false)

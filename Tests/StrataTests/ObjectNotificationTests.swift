@@ -45,8 +45,8 @@ import Testing
         try required(realm.objects(SwiftObject.self).first, "the SwiftObject")
     }
 
-    // NOT-41 (Spec N19): an unmanaged object cannot be observed, with or without key paths.
-    @Test func not41_N19_unmanagedObjectsCannotBeObserved() {
+    // Spec N19: an unmanaged object cannot be observed, with or without key paths.
+    @Test func unmanagedObjectsCannotBeObserved() {
         let object = SwiftObject()
         expectRejected(rejection { _ = try object._observe { _ in } }, "managed")
         expectRejected(rejection { _ = try object._observe(keyPaths: ["intCol"]) { _ in } }, "managed")
@@ -56,7 +56,7 @@ import Testing
     /// after the write is cancelled the object exists again, the instance is not invalidated,
     /// but its `realm` stays nil and it cannot be observed; another instance of the same object
     /// can. (Found by the harness: the instance was observed, and its callbacks had no realm.)
-    @Test func N19_anInstanceDeletedThroughItselfCannotBeObservedAfterACancel() throws {
+    @Test func anInstanceDeletedThroughItselfCannotBeObservedAfterACancel() throws {
         let configuration = testConfiguration()
         try onLoopThread {
             let realm = try Realm(configuration: configuration)
@@ -79,8 +79,8 @@ import Testing
         }
     }
 
-    // NOT-43 (Spec N20): a commit by the observing realm itself gives no old value.
-    @Test func not43_N20_localWriteGivesNoOldValue() throws {
+    // Spec N20: a commit by the observing realm itself gives no old value.
+    @Test func localWriteGivesNoOldValue() throws {
         let configuration = testConfiguration()
         try onLoopThread {
             let realm = try Realm(configuration: configuration)
@@ -94,16 +94,16 @@ import Testing
         }
     }
 
-    // NOT-44 (Spec N20, N12): another realm's commits, delivered by refresh() before it
+    // Spec N20, N12: another realm's commits, delivered by refresh() before it
     // returns, carry old and new values, also for optionals.
-    @Test func not44_N20_remoteWritesCarryOldValues() throws {
+    @Test func remoteWritesCarryOldValues() throws {
         let configuration = testConfiguration()
         try onLoopThread {
             let realm = try Realm(configuration: configuration)
             let object = try realm.write { realm.create(SwiftObject.self, value: ["intCol": 1, "optIntCol": 1]) }
             let log = Log()
             let token = object.observe { log.record($0) }
-            try realm.write {}  // the observer's first delivery (NOT-44)
+            try realm.write {}  // the observer's first delivery (Spec N12, N20)
             try onAnotherThread(configuration) { try first($0).intCol = 2 }
             #expect(realm.refresh())
             #expect(log.entries == ["intCol 1→2"])
@@ -118,8 +118,8 @@ import Testing
         }
     }
 
-    // NOT-46 (Spec N21): key paths select the properties that call back, local or remote.
-    @Test func not46_N21_keyPathFilters() throws {
+    // Spec N21: key paths select the properties that call back, local or remote.
+    @Test func keyPathFilters() throws {
         let configuration = testConfiguration()
         try onLoopThread {
             let realm = try Realm(configuration: configuration)
@@ -146,8 +146,8 @@ import Testing
         }
     }
 
-    // NOT-47 (Spec N21): List properties, plain and through key paths.
-    @Test func not47_N21_listPropertyNotifications() throws {
+    // Spec N21: List properties, plain and through key paths.
+    @Test func listPropertyNotifications() throws {
         let configuration = testConfiguration()
         try onLoopThread {
             let realm = try Realm(configuration: configuration)
@@ -180,9 +180,9 @@ import Testing
         }
     }
 
-    // NOT-49 (Spec N22): an upsert with `.modified` reports only the values that changed; one
+    // Spec N22: an upsert with `.modified` reports only the values that changed; one
     // with `.all` reports every property it set.
-    @Test func not49_N22_modifiedUpsertsReportOnlyChangedProperties() throws {
+    @Test func modifiedUpsertsReportOnlyChangedProperties() throws {
         let configuration = testConfiguration()
         try onLoopThread {
             let realm = try Realm(configuration: configuration)
@@ -201,7 +201,7 @@ import Testing
     }
 
     // Spec N20: deleting the observed object calls `.deleted`, then nothing more.
-    @Test func N20_deletionEndsTheObservation() throws {
+    @Test func deletionEndsTheObservation() throws {
         let configuration = testConfiguration()
         try onLoopThread {
             let realm = try Realm(configuration: configuration)

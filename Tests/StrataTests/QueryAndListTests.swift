@@ -124,7 +124,7 @@ import Testing
         #expect(young.realm == realm && !young.isFrozen && !young.isInvalidated)
     }
 
-    // Every List operation (WRT-13 checks they need a write).
+    // Every List operation (Spec W9: each needs a write).
     @Test func listOperations() throws {
         let realm = try Realm(configuration: testConfiguration())
         let company = Company()
@@ -177,7 +177,7 @@ import Testing
         #expect(Array(object.ints) == [3, 1, 2] && object.ints.realm == nil)
         try realm.write { realm.add(object) }
         let ints = object.ints
-        #expect(ints.realm == realm)  // the same List, now managed (TSR-02)
+        #expect(ints.realm == realm)  // the same List, now managed (Spec T1)
         try realm.write {
             ints.append(4)
             let replacement = List<Int>()

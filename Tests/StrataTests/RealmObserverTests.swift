@@ -19,8 +19,8 @@ import Testing
         var log: [String] = []
     }
 
-    // NOT-01 (Spec N1): local commits notify synchronously, even an empty write.
-    @Test func not01_N1_localCommitNotifiesBeforeWriteReturns() throws {
+    // Spec N1: local commits notify synchronously, even an empty write.
+    @Test func localCommitNotifiesBeforeWriteReturns() throws {
         let configuration = testConfiguration()
         try onLoopThread {
             let realm = try Realm(configuration: configuration)
@@ -37,8 +37,8 @@ import Testing
         }
     }
 
-    // NOT-02, THR-16 (Spec N2, C13): a token invalidated from another thread stops its callback.
-    @Test func thr16_C13_N2_tokenInvalidatedFromAnotherThread() throws {
+    // Spec N2, C13: a token invalidated from another thread stops its callback.
+    @Test func tokenInvalidatedFromAnotherThread() throws {
         let configuration = testConfiguration()
         try onLoopThread {
             let realm = try Realm(configuration: configuration)
@@ -53,9 +53,9 @@ import Testing
         }
     }
 
-    // VER-07 (Spec V5, V4, N3): refresh() inside .didChange does nothing; inside
+    // Spec V5, V4, N3: refresh() inside .didChange does nothing; inside
     // .refreshRequired it moves the realm, and a second refresh() returns false.
-    @Test func ver07_V5_refreshInsideCallbacks() throws {
+    @Test func refreshInsideCallbacks() throws {
         let configuration = testConfiguration()
         try onLoopThread {
             let realm = try Realm(configuration: configuration)
@@ -89,9 +89,9 @@ import Testing
         }
     }
 
-    // VER-08 (Spec V11, N3): beginWrite moves first and notifies before it returns; nothing
+    // Spec V11, N3: beginWrite moves first and notifies before it returns; nothing
     // fires before it is called.
-    @Test func ver08_V11_beginWriteNotifiesAfterTheMove() throws {
+    @Test func beginWriteNotifiesAfterTheMove() throws {
         let configuration = testConfiguration()
         try onLoopThread {
             let realm = try Realm(configuration: configuration)
@@ -107,9 +107,9 @@ import Testing
         }
     }
 
-    // VER-10 (Spec V9, N3, N5): with autorefresh off, .refreshRequired sees the old count; a
+    // Spec V9, N3, N5: with autorefresh off, .refreshRequired sees the old count; a
     // beginWrite + cancelWrite inside moves the realm without calling the callback again.
-    @Test func ver10_V9_N5_beginWriteInsideRefreshRequired() throws {
+    @Test func beginWriteInsideRefreshRequired() throws {
         let configuration = testConfiguration()
         try onLoopThread {
             let realm = try Realm(configuration: configuration)
@@ -132,9 +132,9 @@ import Testing
         }
     }
 
-    // VER-11 (Spec N5): inside .didChange, another thread's commit stays invisible; a
+    // Spec N5: inside .didChange, another thread's commit stays invisible; a
     // beginWrite moves the realm with no nested callback.
-    @Test func ver11_N5_beginWriteInsideDidChange() throws {
+    @Test func beginWriteInsideDidChange() throws {
         let configuration = testConfiguration()
         try onLoopThread {
             let realm = try Realm(configuration: configuration)
@@ -158,8 +158,8 @@ import Testing
         }
     }
 
-    // VER-17 (Spec V14): after invalidate(), observers still hear of other threads' commits.
-    @Test func ver17_V14_observersOutliveInvalidate() throws {
+    // Spec V14: after invalidate(), observers still hear of other threads' commits.
+    @Test func observersOutliveInvalidate() throws {
         let configuration = testConfiguration()
         try onLoopThread {
             let realm = try Realm(configuration: configuration)
@@ -176,8 +176,8 @@ import Testing
         }
     }
 
-    // THR-14 (Spec C11): no observers outside a run loop; inside one, and on a queue, they work.
-    @Test func thr14_C11_observersNeedAnEventLoop() throws {
+    // Spec C11: no observers outside a run loop; inside one, and on a queue, they work.
+    @Test func observersNeedAnEventLoop() throws {
         let configuration = testConfiguration()
         let outside = try onOtherThread { () -> Realm.Error? in
             let realm = try Realm(configuration: configuration)
@@ -196,8 +196,8 @@ import Testing
         #expect(onQueue == nil)
     }
 
-    // FRZ-05 (Spec F4), realm part: frozen realms take no observers; read-only realms neither.
-    @Test func frz05_F4_frozenRealmsTakeNoObservers() throws {
+    // Spec F4, realm part: frozen realms take no observers; read-only realms neither.
+    @Test func frozenRealmsTakeNoObservers() throws {
         let configuration = testConfiguration()
         try onLoopThread {
             let realm = try Realm(configuration: configuration)
@@ -207,8 +207,8 @@ import Testing
         }
     }
 
-    // VER-02 (Spec V7, N3): autorefresh moves on a later loop turn and says .didChange.
-    @Test func ver02_V7_autorefreshNotifiesOnALaterTurn() throws {
+    // Spec V7, N3: autorefresh moves on a later loop turn and says .didChange.
+    @Test func autorefreshNotifiesOnALaterTurn() throws {
         let configuration = testConfiguration()
         try onLoopThread {
             let realm = try Realm(configuration: configuration)
@@ -224,9 +224,9 @@ import Testing
         }
     }
 
-    // NOT-04 (Spec N3): with autorefresh off, after .refreshRequired, the move made by
+    // Spec N3: with autorefresh off, after .refreshRequired, the move made by
     // beginWrite still says .didChange.
-    @Test func not04_N3_everyMoveNotifiesAfterRefreshRequired() throws {
+    @Test func everyMoveNotifiesAfterRefreshRequired() throws {
         let configuration = testConfiguration()
         try onLoopThread {
             let realm = try Realm(configuration: configuration)
@@ -245,9 +245,9 @@ import Testing
         }
     }
 
-    // NOT-07 (Spec N5): a write committed inside .didChange does not call that callback again,
+    // Spec N5: a write committed inside .didChange does not call that callback again,
     // now or later; the next outside commit calls it once.
-    @Test func not07_N5_aCommitInsideDidChangeIsNotDelivered() throws {
+    @Test func aCommitInsideDidChangeIsNotDelivered() throws {
         let configuration = testConfiguration()
         try onLoopThread {
             let realm = try Realm(configuration: configuration)
@@ -270,11 +270,11 @@ import Testing
         }
     }
 
-    // Spec W15 (WRT-26): observers cannot fail a write. A realm observer and a collection
+    // Spec W15 (Spec W15): observers cannot fail a write. A realm observer and a collection
     // observer whose callbacks make a failing call (a write on a frozen realm) and catch its
     // error: each commit still succeeds and leaves the realm outside a write, its object is
     // there, and a later begin succeeds. The callbacks did run and did fail.
-    @Test func W15_failingObserversDoNotFailTheWrite() throws {
+    @Test func failingObserversDoNotFailTheWrite() throws {
         let configuration = testConfiguration()
         try onLoopThread {
             let realm = try Realm(configuration: configuration)

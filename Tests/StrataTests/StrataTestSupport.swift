@@ -85,7 +85,7 @@ final class AllTypes: Object {
     @Persisted(indexed: true) var indexed: String
 }
 
-/// Scalars and a link, for object observers (NOT-43 to NOT-49).
+/// Scalars and a link, for object observers (Spec N20 to N22).
 final class SwiftObject: Object {
     @Persisted var intCol: Int
     @Persisted var stringCol: String
@@ -93,7 +93,7 @@ final class SwiftObject: Object {
     @Persisted var boolCol: BoolObj?
 }
 
-/// A primary-keyed object with two scalars, for upserts (NOT-49).
+/// A primary-keyed object with two scalars, for upserts (Spec N22).
 final class PKPair: Object {
     @Persisted(primaryKey: true) var id: Int
     @Persisted var a: Int

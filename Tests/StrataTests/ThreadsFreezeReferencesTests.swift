@@ -30,8 +30,8 @@ private enum TFR {
 @Suite struct ThreadsFreezeReferencesTests {
     // MARK: - THR: thread confinement
 
-    // THR-01 (Spec C1)
-    @Test func thr01_C1_sameInstancePerThread() throws {
+    // Spec C1
+    @Test func sameInstancePerThread() throws {
         let configuration = testConfiguration()
         let first = try Realm(configuration: configuration)
         let second = try Realm(configuration: configuration)
@@ -43,8 +43,8 @@ private enum TFR {
         #expect(fromOtherThread.value.configuration.fileURL == configuration.fileURL)
     }
 
-    // THR-02 (Spec C2)
-    @Test func thr02_C2_objectRealmIsCreatingInstance() throws {
+    // Spec C2
+    @Test func objectRealmIsCreatingInstance() throws {
         let configuration = testConfiguration()
         let realm = try Realm(configuration: configuration)
         let (created, added) = try realm.write { () -> (IntObj, IntObj) in
@@ -65,8 +65,8 @@ private enum TFR {
         #expect(differs)
     }
 
-    // THR-04 (Spec C5)
-    @Test func thr04_C5_managedObjectsAreCheckedOnEveryAccess() throws {
+    // Spec C5
+    @Test func managedObjectsAreCheckedOnEveryAccess() throws {
         let realm = try Realm(configuration: testConfiguration())
         let (object, holder) = try realm.write { () -> (IntObj, Holder) in
             let object = realm.create(IntObj.self, value: ["intCol": 1])
@@ -103,8 +103,8 @@ private enum TFR {
         #expect(unmanaged.intCol == 42)
     }
 
-    // THR-05 (Spec C6)
-    @Test func thr05_C6_collectionsAreCheckedOnEveryCall() throws {
+    // Spec C6
+    @Test func collectionsAreCheckedOnEveryCall() throws {
         let realm = try Realm(configuration: testConfiguration())
         try TFR.ints(realm, [1, 2, 3])
         let holder = try addHolderWithOneInt(to: realm)
@@ -126,8 +126,8 @@ private enum TFR {
         #expect(results.count == 3)
     }
 
-    // THR-07 (Spec C7)
-    @Test func thr07_C7_freezeFromWrongThreadIsRejected() throws {
+    // Spec C7
+    @Test func freezeFromWrongThreadIsRejected() throws {
         let realm = try Realm(configuration: testConfiguration())
         let holder = try addHolderWithOneInt(to: realm)
         let objectBox = Unchecked(holder)
@@ -145,8 +145,8 @@ private enum TFR {
         #expect(try holder._freeze().isFrozen)  // the owner may freeze it
     }
 
-    // THR-08 (Spec C8)
-    @Test func thr08_C8_realmOfExitedThreadReadsConfigurationAndReleases() throws {
+    // Spec C8
+    @Test func realmOfExitedThreadReadsConfigurationAndReleases() throws {
         let configuration = testConfiguration()
         do {
             let orphan = try onOtherThread { () -> Unchecked<Realm> in
@@ -169,7 +169,7 @@ private enum TFR {
 
     // seed 000 "Frozen Objects": isFrozen "is always thread-safe" (Spec C6, C8).
     @Test("Spec C6, C8: isFrozen answers from any context")
-    func C6_C8_isFrozenAnswersAnywhere() throws {
+    func isFrozenAnswersAnywhere() throws {
         let configuration = testConfiguration()
         let realm = try Realm(configuration: configuration)
         let object = try realm.write { realm.create(IntObj.self, value: ["intCol": 1]) }
@@ -186,10 +186,10 @@ private enum TFR {
         #expect(answers == [false, false, false, false, true])
     }
 
-    // THR-10 (Spec C3): queue-confined instances are cached per queue. The `.main` parts need
+    // Spec C3: queue-confined instances are cached per queue. The `.main` parts need
     // the main thread, which no test reaches under `swift test` on Linux (main-actor work runs
     // on a dispatch worker there).
-    @Test func thr10_C3_queueConfinedInstancesAreCachedPerQueue() throws {
+    @Test func queueConfinedInstancesAreCachedPerQueue() throws {
         let configuration = testConfiguration()
         let q1 = DispatchQueue(label: "strata.tfr.thr10.q1")
         let q2 = DispatchQueue(label: "strata.tfr.thr10.q2")
@@ -211,8 +211,8 @@ private enum TFR {
         expectRejected(crossQueue, "Realm opened from incorrect dispatch queue.")
     }
 
-    // THR-11 (Spec C4)
-    @Test func thr11_C4_queueValidation() throws {
+    // Spec C4
+    @Test func queueValidation() throws {
         let configuration = testConfiguration()
         let serial = DispatchQueue(label: "strata.tfr.thr11.serial")
         // Not running on the queue.
@@ -241,8 +241,8 @@ private enum TFR {
         #expect(accepted == nil)
     }
 
-    // THR-13 (Spec C9)
-    @Test func thr13_C9_configurationsCrossContexts() throws {
+    // Spec C9
+    @Test func configurationsCrossContexts() throws {
         let configuration = testConfiguration()
         let q1 = DispatchQueue(label: "strata.tfr.thr13.q1")
         let q2 = DispatchQueue(label: "strata.tfr.thr13.q2")
@@ -282,8 +282,8 @@ private enum TFR {
 
     // MARK: - FRZ: freeze and thaw
 
-    // FRZ-01 (Spec F1)
-    @Test func frz01_F1_isFrozenFreezeAndThawOfRealm() throws {
+    // Spec F1
+    @Test func isFrozenFreezeAndThawOfRealm() throws {
         let realm = try Realm(configuration: testConfiguration())
         #expect(!realm.isFrozen)
         let frozen = try realm._freeze()
@@ -294,8 +294,8 @@ private enum TFR {
         #expect(try realm._thaw() == realm)
     }
 
-    // FRZ-02 (Spec F2, V4)
-    @Test func frz02_F2_V4_frozenRealmNeverRefreshes() throws {
+    // Spec F2, V4
+    @Test func frozenRealmNeverRefreshes() throws {
         let realm = try Realm(configuration: testConfiguration())
         let frozen = try realm._freeze()
         #expect(try frozen._refresh() == false)
@@ -306,9 +306,9 @@ private enum TFR {
         #expect(realm.objects(IntObj.self).count == 1)
     }
 
-    // FRZ-04 (Spec F3, W18): beginWrite and write {} on a frozen realm, also one reached
+    // Spec F3, W18: beginWrite and write {} on a frozen realm, also one reached
     // through a frozen object or collection, are rejected with Realm's message.
-    @Test func frz04_F3_frozenRealmsTakeNoWrites() throws {
+    @Test func frozenRealmsTakeNoWrites() throws {
         let realm = try Realm(configuration: testConfiguration())
         try TFR.ints(realm, [1])
         let object = try required(realm.objects(IntObj.self).first, "object")
@@ -329,8 +329,8 @@ private enum TFR {
         #expect(realm.objects(IntObj.self).count == 1)
     }
 
-    // FRZ-07 (Spec F5)
-    @Test func frz07_F5_freezingFrozenReturnsItself() throws {
+    // Spec F5
+    @Test func freezingFrozenReturnsItself() throws {
         let realm = try Realm(configuration: testConfiguration())
         let holder = try addHolderWithOneInt(to: realm)
         let frozenRealm = try realm._freeze()
@@ -348,8 +348,8 @@ private enum TFR {
         #expect(try holder._freeze() !== holder._freeze())
     }
 
-    // FRZ-08 (Spec F6)
-    @Test func frz08_F6_invalidatedFrozenRealmCannotBeRead() throws {
+    // Spec F6
+    @Test func invalidatedFrozenRealmCannotBeRead() throws {
         let realm = try Realm(configuration: testConfiguration())
         try TFR.ints(realm, [1])
         let frozen = try realm._freeze()
@@ -360,8 +360,8 @@ private enum TFR {
         #expect(realm.objects(IntObj.self).count == 1)  // the live realm is unaffected
     }
 
-    // FRZ-10 (Spec F7)
-    @Test func frz10_F7_thawingRealmReturnsContextsLiveInstance() throws {
+    // Spec F7
+    @Test func thawingRealmReturnsContextsLiveInstance() throws {
         let configuration = testConfiguration()
         let realm = try Realm(configuration: configuration)
         let frozen = try realm._freeze()
@@ -385,8 +385,8 @@ private enum TFR {
         #expect(isCached)
     }
 
-    // FRZ-11 (Spec F10)
-    @Test func frz11_F10_writeThroughThawedRealmOnOtherThread() throws {
+    // Spec F10
+    @Test func writeThroughThawedRealmOnOtherThread() throws {
         let realm = try Realm(configuration: testConfiguration())
         #expect(realm.objects(BoolObj.self).count == 0)
         let frozen = Unchecked(try realm._freeze())
@@ -399,8 +399,8 @@ private enum TFR {
         #expect(realm.objects(BoolObj.self).count == 1)
     }
 
-    // FRZ-13 (Spec F11)
-    @Test func frz13_F11_whatCannotBeFrozen() throws {
+    // Spec F11
+    @Test func whatCannotBeFrozen() throws {
         let realm = try Realm(configuration: testConfiguration())
         expectRejected(rejection { _ = try IntObj()._freeze() }, "Unmanaged objects cannot be frozen.")
 
@@ -423,8 +423,8 @@ private enum TFR {
         #expect(frozen.intCol == 1)
     }
 
-    // FRZ-14 (Spec F12)
-    @Test func frz14_F12_frozenObjectsAreImmutable() throws {
+    // Spec F12
+    @Test func frozenObjectsAreImmutable() throws {
         let realm = try Realm(configuration: testConfiguration())
         try TFR.ints(realm, [1])
         let object = try required(realm.objects(IntObj.self).first, "object")
@@ -438,8 +438,8 @@ private enum TFR {
         #expect(object.intCol == 1)
     }
 
-    // FRZ-16 (Spec F13)
-    @Test func frz16_F13_frozenObjectHashing() throws {
+    // Spec F13
+    @Test func frozenObjectHashing() throws {
         let realm = try Realm(configuration: testConfiguration())
         try TFR.ints(realm, Array(0..<200))
         let all = realm.objects(IntObj.self)
@@ -460,8 +460,8 @@ private enum TFR {
         #expect(mismatches.isEmpty, "\(mismatches.prefix(5))")
     }
 
-    // FRZ-17 (Spec F10)
-    @Test func frz17_F10_thawedObjectsAreLive() throws {
+    // Spec F10
+    @Test func thawedObjectsAreLive() throws {
         let realm = try Realm(configuration: testConfiguration())
         try TFR.ints(realm, [1])
         let live = try required(realm.objects(IntObj.self).first, "object")
@@ -476,8 +476,8 @@ private enum TFR {
         expectRejected(rejection { _ = try IntObj()._thaw() }, "Unmanaged objects cannot be thawed.")
     }
 
-    // FRZ-19 (Spec F8)
-    @Test func frz19_F8_thawReadsLatestVersionOfThawingRealm() throws {
+    // Spec F8
+    @Test func thawReadsLatestVersionOfThawingRealm() throws {
         let realm = try Realm(configuration: testConfiguration())
         let object = try realm.write { realm.create(BoolObj.self, value: ["boolCol": true]) }
         let frozen = try object._freeze()
@@ -490,8 +490,8 @@ private enum TFR {
         #expect(frozen.boolCol)
     }
 
-    // FRZ-20 (Spec F8, V2)
-    @Test func frz20_F8_V2_thawNeverRefreshes() throws {
+    // Spec F8, V2
+    @Test func thawNeverRefreshes() throws {
         let configuration = testConfiguration()
         let realm = try Realm(configuration: configuration)
         let object = try realm.write { realm.create(IntObj.self, value: ["intCol": 0]) }
@@ -511,8 +511,8 @@ private enum TFR {
         #expect(try frozen.value._thaw()?.intCol == 1)
     }
 
-    // FRZ-23 (Spec F14): every property type, and deep freezing of lists and links.
-    @Test func frz23_F14_frozenCopyOfEveryPropertyType() throws {
+    // Spec F14: every property type, and deep freezing of lists and links.
+    @Test func frozenCopyOfEveryPropertyType() throws {
         let realm = try Realm(configuration: testConfiguration())
         let date = Date(timeIntervalSince1970: 1_650_000_000.5)
         let uuid = UUID()
@@ -565,8 +565,8 @@ private enum TFR {
         #expect(frozen.objects[0].isFrozen && frozen.objects[0].stringCol == "linked")
     }
 
-    // FRZ-25 (Spec F2)
-    @Test func frz25_F2_frozenCollectionsDoNotChange() throws {
+    // Spec F2
+    @Test func frozenCollectionsDoNotChange() throws {
         let realm = try Realm(configuration: testConfiguration())
         try TFR.ints(realm, [1, 2, 3])
         let results = realm.objects(IntObj.self)
@@ -589,8 +589,8 @@ private enum TFR {
         #expect(try frozenList._count() == 2)
     }
 
-    // FRZ-26 (Spec F15, C10)
-    @Test func frz26_F15_C10_frozenResultsIteratedInParallel() throws {
+    // Spec F15, C10
+    @Test func frozenResultsIteratedInParallel() throws {
         let realm = try Realm(configuration: testConfiguration())
         try TFR.ints(realm, Array(1...20))
         let frozen = Frozen(try realm.objects(IntObj.self)._freeze())
@@ -613,8 +613,8 @@ private enum TFR {
         #expect(collected.allSatisfy { $0 == (1...20).reduce(0, +) })
     }
 
-    // FRZ-28 (Spec F8): thawing Results does not refresh.
-    @Test func frz28_F8_thawedResultsDoNotRefresh() throws {
+    // Spec F8: thawing Results does not refresh.
+    @Test func thawedResultsDoNotRefresh() throws {
         let configuration = testConfiguration()
         let realm = try Realm(configuration: configuration)
         try TFR.strings(realm, ["1", "2"])
@@ -642,8 +642,8 @@ private enum TFR {
         #expect(try frozenQuery.value._count() == 0)
     }
 
-    // FRZ-28 (Spec F8): thawing a List (and a query on it) does not refresh.
-    @Test func frz28_F8_thawedListDoesNotRefresh() throws {
+    // Spec F8: thawing a List (and a query on it) does not refresh.
+    @Test func thawedListDoesNotRefresh() throws {
         let configuration = testConfiguration()
         let realm = try Realm(configuration: configuration)
         let company = try realm.write { () -> Company in
@@ -676,8 +676,8 @@ private enum TFR {
         #expect(try frozenQuery.value._count() == 0)
     }
 
-    // FRZ-29 (Spec F9)
-    @Test func frz29_F9_thawingDeletedObjectGivesNil() throws {
+    // Spec F9
+    @Test func thawingDeletedObjectGivesNil() throws {
         let realm = try Realm(configuration: testConfiguration())
         try TFR.ints(realm, [1, 2])
         let collection = realm.objects(IntObj.self)
@@ -688,8 +688,8 @@ private enum TFR {
         #expect(frozenElement.intCol == 1)
     }
 
-    // FRZ-31 (Spec F16)
-    @Test func frz31_F16_readOnlyRealmCanBeFrozen() throws {
+    // Spec F16
+    @Test func readOnlyRealmCanBeFrozen() throws {
         var configuration = testConfiguration()
         do {
             let writable = try Realm(configuration: configuration)
@@ -703,9 +703,9 @@ private enum TFR {
         #expect(readOnly.objects(IntObj.self).count == 1)
     }
 
-    // FRZ-32 (Spec F2, F17): snapshots at many versions keep values and links through many
+    // Spec F2, F17: snapshots at many versions keep values and links through many
     // later writes. (The catalog's live notifiers alongside belong to the notification tests.)
-    @Test func frz32_F2_F17_frozenSnapshotsSurviveManyWrites() throws {
+    @Test func frozenSnapshotsSurviveManyWrites() throws {
         let realm = try Realm(configuration: testConfiguration())
         let holder = try realm.write { () -> LinkObj in
             let holder = realm.create(LinkObj.self, value: [String: Any]())
@@ -749,16 +749,16 @@ private enum TFR {
 
     // MARK: - TSR: thread-safe references
 
-    // TSR-01 (Spec T1)
-    @Test func tsr01_T1_referencesToUnmanagedValuesAreRejected() throws {
+    // Spec T1
+    @Test func referencesToUnmanagedValuesAreRejected() throws {
         let fragment = "Cannot construct reference to unmanaged object"
         expectRejected(rejection { _ = try ThreadSafeReference._make(to: StrObj()) }, fragment)
         expectRejected(rejection { _ = try ThreadSafeReference._make(to: Holder().intArray) }, fragment)
         expectRejected(rejection { _ = try ThreadSafeReference._make(to: List<IntObj>()) }, fragment)
     }
 
-    // TSR-02 (Spec T1): the object and its List, read from the managed object, after deletion.
-    @Test func tsr02_T1_referencesToDeletedValuesAreRejected() throws {
+    // Spec T1: the object and its List, read from the managed object, after deletion.
+    @Test func referencesToDeletedValuesAreRejected() throws {
         let realm = try Realm(configuration: testConfiguration())
         let stringObject = StrObj()
         let arrayParent = Holder()
@@ -775,9 +775,9 @@ private enum TFR {
         expectRejected(rejection { _ = try ThreadSafeReference._make(to: arrayParent.intArray) }, fragment)
     }
 
-    // TSR-02 (Spec T1): Realm's own test holds the List taken from the object *before* it was
-    // added ("those objects" of TSR-01); once added and deleted it is an invalidated List.
-    @Test func tsr02_T1_listTakenBeforeAddIsInvalidatedAfterDelete() throws {
+    // Spec T1: Realm's own test holds the List taken from the object *before* it was
+    // added ("those objects" of Spec T1); once added and deleted it is an invalidated List.
+    @Test func listTakenBeforeAddIsInvalidatedAfterDelete() throws {
         let realm = try Realm(configuration: testConfiguration())
         let arrayParent = Holder()
         arrayParent.intArray.append(IntObj())
@@ -790,8 +790,8 @@ private enum TFR {
                        "Cannot construct reference to invalidated object")
     }
 
-    // TSR-04 (Spec T2)
-    @Test func tsr04_T2_referencesResolveOnceAndIndependently() throws {
+    // Spec T2
+    @Test func referencesResolveOnceAndIndependently() throws {
         let configuration = testConfiguration()
         let realm = try Realm(configuration: configuration)
         try realm._beginWrite()
@@ -811,7 +811,7 @@ private enum TFR {
             let third = try bg._resolve(ref3)?.stringCol
             return (first == nil, ref1.isInvalidated, second, again, ref3Before, third, ref3.isInvalidated)
         }
-        #expect(outcome.0)  // another file: nil (TSR-05)
+        #expect(outcome.0)  // another file: nil (Spec T5)
         #expect(outcome.1)
         #expect(outcome.2 == "hello")
         expectRejected(outcome.3, "Can only resolve a thread safe reference once")
@@ -820,8 +820,8 @@ private enum TFR {
         #expect(outcome.6)
     }
 
-    // TSR-05 (Spec T5)
-    @Test func tsr05_T5_referenceResolvedInAnotherFileIsNil() throws {
+    // Spec T5
+    @Test func referenceResolvedInAnotherFileIsNil() throws {
         let configuration = testConfiguration()
         let realm = try Realm(configuration: configuration)
         try realm._beginWrite()
@@ -842,8 +842,8 @@ private enum TFR {
         #expect(object.stringCol == "hello")
     }
 
-    // TSR-07 (Spec T4, T6, T7)
-    @Test func tsr07_T4_T6_T7_resultsReferenceMadeBeforeInserts() throws {
+    // Spec T4, T6, T7
+    @Test func resultsReferenceMadeBeforeInserts() throws {
         let configuration = testConfiguration()
         let realm = try Realm(configuration: configuration)
         let all = realm.objects(StrObj.self)
@@ -881,8 +881,8 @@ private enum TFR {
         #expect(results.map(\.stringCol) == ["E", "B"])
     }
 
-    // TSR-08 (Spec T3, T7, V1)
-    @Test func tsr08_T3_T7_referencesToSeveralObjects() throws {
+    // Spec T3, T7, V1
+    @Test func referencesToSeveralObjects() throws {
         let configuration = testConfiguration()
         let realm = try Realm(configuration: configuration)
         let (stringObject, intObject) = try realm.write { () -> (StrObj, IntObj) in
@@ -911,8 +911,8 @@ private enum TFR {
         #expect(intObject.intCol == 42)
     }
 
-    // TSR-13 (Spec T4, T7)
-    @Test func tsr13_T4_T7_resolveIntoNewerRealmReadsTargetVersion() throws {
+    // Spec T4, T7
+    @Test func resolveIntoNewerRealmReadsTargetVersion() throws {
         let configuration = testConfiguration()
         let realm = try Realm(configuration: configuration)
         let object = try realm.write { realm.create(IntObj.self, value: ["intCol": 7]) }
@@ -935,8 +935,8 @@ private enum TFR {
         #expect(object.intCol == 10)
     }
 
-    // TSR-14 (Spec T5)
-    @Test func tsr14_T5_referencesMadeInsideWrites() throws {
+    // Spec T5
+    @Test func referencesMadeInsideWrites() throws {
         let configuration = testConfiguration()
         let realm = try Realm(configuration: configuration)
         try realm._beginWrite()
@@ -963,8 +963,8 @@ private enum TFR {
         #expect(listInvalid == true)
     }
 
-    // TSR-16 (Spec T5)
-    @Test func tsr16_T5_ownerDeletedBetweenMakeAndResolve() throws {
+    // Spec T5
+    @Test func ownerDeletedBetweenMakeAndResolve() throws {
         let realm = try Realm(configuration: testConfiguration())
         let holder = try realm.write { () -> Holder in
             let holder = Holder()
@@ -989,10 +989,10 @@ private enum TFR {
         #expect(try results._count() == 0)
     }
 
-    // TSR-17; `Realm.resolve(_:)`'s warning (Spec T8, L1, L5): every unresolved reference, to an
+    // `Realm.resolve(_:)`'s warning (Spec T8, L1, L5): every unresolved reference, to an
     // object, a List or Results, pins its source version until it is resolved or deallocated.
     @Test("Spec T8, L1, L5: every unresolved reference pins its source version")
-    func tsr17_T8_everyUnresolvedReferencePinsItsVersion() throws {
+    func everyUnresolvedReferencePinsItsVersion() throws {
         var limited = testConfiguration()
         limited.maximumNumberOfActiveVersions = 1
         let configuration = limited
@@ -1036,7 +1036,7 @@ private enum TFR {
     // premise (Spec T4, T8): the pinned source version still holds an object deleted since, so a
     // realm that has not read yet resolves it there.
     @Test("Spec T4, T8: a realm that never read resolves at the pinned source version")
-    func T4_T8_anUnreadRealmResolvesADeletedObjectAtTheSourceVersion() throws {
+    func anUnreadRealmResolvesADeletedObjectAtTheSourceVersion() throws {
         let configuration = testConfiguration()
         let realm = try Realm(configuration: configuration)
         let object = try realm.write { realm.create(StrObj.self, value: ["stringCol": "kept"]) }
@@ -1055,9 +1055,9 @@ private enum TFR {
 
     // MARK: - TSW: @ThreadSafe
 
-    // TSW-01 (Spec T9). Initializing the wrapper (or a @ThreadSafe argument) with an unmanaged
+    // Spec T9. Initializing the wrapper (or a @ThreadSafe argument) with an unmanaged
     // object traps through the non-throwing init; the assignment path is checked here.
-    @Test func tsw01_T9_unmanagedValuesAreRejected() throws {
+    @Test func unmanagedValuesAreRejected() throws {
         let configuration = testConfiguration()
         let realm = try Realm(configuration: configuration)
         let object = try realm.write { realm.create(StrObj.self, value: ["stringCol": "before"]) }
@@ -1076,8 +1076,8 @@ private enum TFR {
         #expect(try wrapper._get()?.stringCol == "before")  // no effect
     }
 
-    // TSW-02 (Spec T9, T10)
-    @Test func tsw02_T9_T10_nilConstructionThenAssignmentsOnOtherThreads() throws {
+    // Spec T9, T10
+    @Test func nilConstructionThenAssignmentsOnOtherThreads() throws {
         let configuration = testConfiguration()
         let stringWrapper = ThreadSafe<StrObj>(wrappedValue: nil)
         let intWrapper = ThreadSafe<IntObj>(wrappedValue: nil)
@@ -1098,9 +1098,9 @@ private enum TFR {
         }
     }
 
-    // TSW-04 (Spec T10): bg deletes the wrapped objects (reading them through the wrappers in
+    // Spec T10: bg deletes the wrapped objects (reading them through the wrappers in
     // its write); main then reads nil, without refreshing.
-    @Test func tsw04_T10_deletedWrappedObjectsReadNil() throws {
+    @Test func deletedWrappedObjectsReadNil() throws {
         let configuration = testConfiguration()
         let realm = try Realm(configuration: configuration)
         let (stringObject, intObject) = try realm.write { () -> (StrObj, IntObj) in
@@ -1121,8 +1121,8 @@ private enum TFR {
         #expect(try intWrapper._get() == nil)
     }
 
-    // TSW-05 (Spec T10)
-    @Test func tsw05_T10_reassignmentsAndNilOnOtherThreads() throws {
+    // Spec T10
+    @Test func reassignmentsAndNilOnOtherThreads() throws {
         let configuration = testConfiguration()
         let realm = try Realm(configuration: configuration)
         let (stringObject, intObject) = try realm.write { () -> (StrObj, IntObj) in
@@ -1150,9 +1150,9 @@ private enum TFR {
         #expect(try intWrapper._get()?.intCol == 3)
     }
 
-    // TSW-07 (Spec T10, T4): a wrapped List changed on bg reads the change on main without a
+    // Spec T10, T4: a wrapped List changed on bg reads the change on main without a
     // refresh.
-    @Test func tsw07_T10_wrappedListCrossesThreads() throws {
+    @Test func wrappedListCrossesThreads() throws {
         let configuration = testConfiguration()
         let realm = try Realm(configuration: configuration)
         let company = try realm.write { () -> Company in
@@ -1179,8 +1179,8 @@ private enum TFR {
         #expect(onMain.map(\.name) == ["jp", "az"])
     }
 
-    // TSW-07 (Spec T10, T4): wrapped Results keep their query and sort across threads.
-    @Test func tsw07_T10_wrappedResultsCrossThreads() throws {
+    // Spec T10, T4: wrapped Results keep their query and sort across threads.
+    @Test func wrappedResultsCrossThreads() throws {
         let configuration = testConfiguration()
         let realm = try Realm(configuration: configuration)
         let all = realm.objects(StrObj.self)
@@ -1212,7 +1212,7 @@ private enum TFR {
     // resolve that moves its realm is a refresh: the realm's observers hear of the move and
     // pending collection callbacks run before the resolve returns.
     @Test("Spec T4, N3, N12: a resolve from a newer version refreshes, callbacks included")
-    func T4_N12_aResolveThatMovesRunsPendingCallbacks() throws {
+    func aResolveThatMovesRunsPendingCallbacks() throws {
         let configuration = testConfiguration()
         try onLoopThread {
             let realm = try Realm(configuration: configuration)
@@ -1244,7 +1244,7 @@ private enum TFR {
     // than this one" (Spec T10, T4): a `@ThreadSafe` read is a resolve, so a realm behind the
     // value's version moves to the newest before the value is read.
     @Test("Spec T10, T4: reading a @ThreadSafe value moves a realm that is behind")
-    func T10_T4_aThreadSafeReadRefreshesARealmBehindTheValue() throws {
+    func aThreadSafeReadRefreshesARealmBehindTheValue() throws {
         let configuration = testConfiguration()
         let realm = try Realm(configuration: configuration)
         #expect(realm.objects(StrObj.self).isEmpty)  // reading the empty version
@@ -1259,8 +1259,8 @@ private enum TFR {
         #expect(realm.objects(StrObj.self).count == 2, "the read moved the realm to the newest version")
     }
 
-    // TSW-08 (Spec T11, C10)
-    @Test func tsw08_T11_C10_concurrentReadsAndWritesThroughWrapper() throws {
+    // Spec T11, C10
+    @Test func concurrentReadsAndWritesThroughWrapper() throws {
         let configuration = testConfiguration()
         let realm = try Realm(configuration: configuration)
         let object = try realm.write { realm.create(StrObj.self, value: ["stringCol": "before"]) }
@@ -1310,7 +1310,7 @@ private actor TFRThawer {
 
 extension ThreadsFreezeReferencesTests {
     @Test("Spec F18, F2: everything read through a frozen realm is frozen, belongs to it and reads its version")
-    func F18_valuesReadThroughAFrozenRealmAreFrozen() throws {
+    func valuesReadThroughAFrozenRealmAreFrozen() throws {
         let realm = try Realm(configuration: testConfiguration())
         _ = try addHolderWithOneInt(to: realm)
         try realm.write {
@@ -1338,7 +1338,7 @@ extension ThreadsFreezeReferencesTests {
     }
 
     @Test("Spec F19, C5, C6: thaw() of a live object, List or Results returns it, in its own context only")
-    func F19_thawOfALiveValueReturnsIt() throws {
+    func thawOfALiveValueReturnsIt() throws {
         let configuration = testConfiguration()
         let realm = try Realm(configuration: configuration)
         let holder = try addHolderWithOneInt(to: realm)
@@ -1360,7 +1360,7 @@ extension ThreadsFreezeReferencesTests {
 
     @Test("Spec F20, C15, C1: thaw() in an actor's isolation gives the thread's realm, not the actor's",
           .hangGuard)
-    func F20_thawInAnActorGivesTheThreadsRealm() async throws {
+    func thawInAnActorGivesTheThreadsRealm() async throws {
         let configuration = testConfiguration()
         let frozen = try { () throws -> Unchecked<IntObj> in
             let realm = try Realm(configuration: configuration)
@@ -1376,7 +1376,7 @@ extension ThreadsFreezeReferencesTests {
     }
 
     @Test("Spec F21, F17, F15: frozen values stay readable after every live instance of the file is gone")
-    func F21_frozenValuesOutliveTheLiveRealm() throws {
+    func frozenValuesOutliveTheLiveRealm() throws {
         let configuration = testConfiguration()
         weak var live: AnyObject?
         let (frozenRealm, frozenResults, frozenObject) = try { () throws -> (Realm, Results<IntObj>, IntObj) in

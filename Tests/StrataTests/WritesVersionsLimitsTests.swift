@@ -5,12 +5,12 @@ import Testing
 // Behaviours WRT, VER and AVL of the behaviour catalog (Spec/coverage.md), against Spec/writes.md (W),
 // versions.md (V) and limits.md (L). Rejections are observed through the throwing
 // `@_spi(StrataCheck)` entry points; nothing here calls an API in a way that traps, except
-// inside exit tests (VER-20), which run in a child process.
+// inside exit tests (Spec V16), which run in a child process.
 //
-// Not here: VER-07, VER-10, VER-11, VER-17 (realm observers: RealmObserverTests), WRT-26
-// (Swift observers cannot throw), VER-22, VER-23 (asyncRefresh), VER-26 (writeAsync).
+// Not here: Spec V4, V5 (realm observers: RealmObserverTests)
+// (Swift observers cannot throw) (asyncRefresh) (writeAsync).
 
-/// An error a write block throws (WRT-08).
+/// An error a write block throws (Spec W6).
 private struct WVLBlockError: Error, Equatable {
     let id: Int
 }
@@ -38,8 +38,8 @@ private func limitedConfiguration(_ limit: UInt?) -> Realm.Configuration {
 @Suite struct WritesVersionsLimitsTests {
     // MARK: - WRT
 
-    // WRT-01 (Spec W2)
-    @Test func wrt01_W2_nestedWriteIsRejected() throws {
+    // Spec W2
+    @Test func nestedWriteIsRejected() throws {
         let configuration = testConfiguration()
         let realm = try Realm(configuration: configuration)
         try realm.write {
@@ -64,8 +64,8 @@ private func limitedConfiguration(_ limit: UInt?) -> Realm.Configuration {
         #expect(realm.objects(IntObj.self).count == 1)
     }
 
-    // WRT-02 (Spec W4, V12)
-    @Test func wrt02_W4_writerSeesItsOwnChanges() throws {
+    // Spec W4, V12
+    @Test func writerSeesItsOwnChanges() throws {
         let realm = try Realm(configuration: testConfiguration())
         try realm.write {
             _ = try realm._create(StrObj.self, value: ["stringCol": "1"], update: .error)
@@ -76,8 +76,8 @@ private func limitedConfiguration(_ limit: UInt?) -> Realm.Configuration {
         #expect(realm.objects(StrObj.self).first?.stringCol == "1")
     }
 
-    // WRT-04 (Spec W3)
-    @Test func wrt04_W3_commitAndCancelNeedAnOpenWrite() throws {
+    // Spec W3
+    @Test func commitAndCancelNeedAnOpenWrite() throws {
         let realm = try Realm(configuration: testConfiguration())
         let commit = rejection { try realm._commitWrite() }
         #expect(commit?.code == .programmerError)
@@ -90,8 +90,8 @@ private func limitedConfiguration(_ limit: UInt?) -> Realm.Configuration {
         #expect(!realm.isInWriteTransaction)
     }
 
-    // WRT-05 (Spec W3): transaction state belongs to each Realm, not to the thread.
-    @Test func wrt05_W3_writeStateBelongsToEachRealm() throws {
+    // Spec W3: transaction state belongs to each Realm, not to the thread.
+    @Test func writeStateBelongsToEachRealm() throws {
         let a = try Realm(configuration: testConfiguration("a.realm"))
         let b = try Realm(configuration: testConfiguration("b.realm"))
         try a._beginWrite()
@@ -107,8 +107,8 @@ private func limitedConfiguration(_ limit: UInt?) -> Realm.Configuration {
         #expect(!a.isInWriteTransaction)
     }
 
-    // WRT-07 (Spec W5)
-    @Test func wrt07_W5_cancelInsideWriteBlockEndsItWithoutCommit() throws {
+    // Spec W5
+    @Test func cancelInsideWriteBlockEndsItWithoutCommit() throws {
         let realm = try Realm(configuration: testConfiguration())
         var inWriteAfterCancel = true
         try realm.write {
@@ -122,8 +122,8 @@ private func limitedConfiguration(_ limit: UInt?) -> Realm.Configuration {
         #expect(try realm._refresh() == false)  // nothing was committed
     }
 
-    // WRT-08 (Spec W6)
-    @Test func wrt08_W6_throwingWriteBlockRollsBackAndRethrows() throws {
+    // Spec W6
+    @Test func throwingWriteBlockRollsBackAndRethrows() throws {
         let realm = try Realm(configuration: testConfiguration())
         #expect(throws: WVLBlockError(id: 7)) {
             try realm.write {
@@ -144,8 +144,8 @@ private func limitedConfiguration(_ limit: UInt?) -> Realm.Configuration {
         #expect(realm.objects(IntObj.self).count == 1)
     }
 
-    // WRT-10 (Spec W7, W8): invalidate during a write rolls back and frees the write lock.
-    @Test func wrt10_W7_invalidateDuringWriteRollsBack() throws {
+    // Spec W7, W8: invalidate during a write rolls back and frees the write lock.
+    @Test func invalidateDuringWriteRollsBack() throws {
         let configuration = testConfiguration()
         let realm = try Realm(configuration: configuration)
         try realm._beginWrite()
@@ -162,8 +162,8 @@ private func limitedConfiguration(_ limit: UInt?) -> Realm.Configuration {
         #expect(try other?.get() == 1, "another thread could not write after invalidate (write lock held?)")
     }
 
-    // WRT-10 (Spec W7, W8): releasing a realm that is in a write rolls back and frees the lock.
-    @Test func wrt10_W7_releasingRealmInWriteRollsBack() throws {
+    // Spec W7, W8: releasing a realm that is in a write rolls back and frees the lock.
+    @Test func releasingRealmInWriteRollsBack() throws {
         let configuration = testConfiguration()
         try onOtherThread {
             let realm = try Realm(configuration: configuration)
@@ -184,7 +184,7 @@ private func limitedConfiguration(_ limit: UInt?) -> Realm.Configuration {
     // same context, while an instance nobody references any more is in a write, is that
     // instance, write and all.
     @Test("Spec C1, W7: a realm in a write is held by its context; Realm() again returns it")
-    func C1_W7_aReleasedRealmInAWriteIsReturnedAgain() throws {
+    func aReleasedRealmInAWriteIsReturnedAgain() throws {
         let configuration = testConfiguration()
         let committed = try onOtherThread { () -> Int in
             try Realm(configuration: configuration)._beginWrite()
@@ -202,7 +202,7 @@ private func limitedConfiguration(_ limit: UInt?) -> Realm.Configuration {
     // objc RealmTests.testRollbackTransactionWithoutExplicitCommitOrCancel (Spec W7, W8): the
     // held write ends with its thread: rolled back, and the lock is free.
     @Test("Spec W7, W8: a thread's exit releases its realm's abandoned write")
-    func W7_W8_aThreadExitRollsBackItsAbandonedWrite() throws {
+    func aThreadExitRollsBackItsAbandonedWrite() throws {
         let configuration = testConfiguration()
         try onOtherThread {
             let realm = try Realm(configuration: configuration)
@@ -217,8 +217,8 @@ private func limitedConfiguration(_ limit: UInt?) -> Realm.Configuration {
         #expect(try written?.get() == 1, "the exited thread's write was kept, or its lock never freed")
     }
 
-    // WRT-11 (Spec W4, W5)
-    @Test func wrt11_W4_isEmptyFollowsTheTransaction() throws {
+    // Spec W4, W5
+    @Test func isEmptyFollowsTheTransaction() throws {
         let realm = try Realm(configuration: testConfiguration())
         #expect(try realm._isEmpty())
         try realm._beginWrite()
@@ -230,10 +230,10 @@ private func limitedConfiguration(_ limit: UInt?) -> Realm.Configuration {
         #expect(try !realm._isEmpty())
     }
 
-    // WRT-13 (Spec W9). Strata has no throwing form of `append(objectsIn:)`, `removeLast()` or
+    // Spec W9. Strata has no throwing form of `append(objectsIn:)`, `removeLast()` or
     // List `setValue(forKey:)`; subscript assignment is `_replace`. The owner's list property
     // set by name is checked instead of List.setValue(forKey:).
-    @Test func wrt13_W9_listMutationsOutsideWriteAreRejected() throws {
+    @Test func listMutationsOutsideWriteAreRejected() throws {
         let realm = try Realm(configuration: testConfiguration())
         var holder: Holder!
         var element: IntObj!
@@ -262,8 +262,8 @@ private func limitedConfiguration(_ limit: UInt?) -> Realm.Configuration {
         #expect(realm.objects(IntObj.self).count == 1)
     }
 
-    // WRT-14 (Spec W10)
-    @Test func wrt14_W10_addingIsIdempotent() throws {
+    // Spec W10
+    @Test func addingIsIdempotent() throws {
         let realm = try Realm(configuration: testConfiguration())
         try realm.write {
             let object = IntObj()
@@ -286,8 +286,8 @@ private func limitedConfiguration(_ limit: UInt?) -> Realm.Configuration {
         #expect(try realm._object(ofType: PKStr.self, forPrimaryKey: "key")?.intCol == 2)
     }
 
-    // WRT-16 (Spec W11)
-    @Test func wrt16_W11_deleteErrors() throws {
+    // Spec W11
+    @Test func deleteErrors() throws {
         let a = try Realm(configuration: testConfiguration("a.realm"))
         let b = try Realm(configuration: testConfiguration("b.realm"))
         var objectOfA: IntObj!
@@ -345,8 +345,8 @@ private func limitedConfiguration(_ limit: UInt?) -> Realm.Configuration {
         try a._cancelWrite()
     }
 
-    // WRT-17 (Spec W12)
-    @Test func wrt17_W12_deletionInvalidatesAtOnce() throws {
+    // Spec W12
+    @Test func deletionInvalidatesAtOnce() throws {
         let realm = try Realm(configuration: testConfiguration())
         var object: IntObj!
         try realm.write { object = try realm._create(IntObj.self, value: ["intCol": 1], update: .error) }
@@ -389,8 +389,8 @@ private func limitedConfiguration(_ limit: UInt?) -> Realm.Configuration {
         #expect(realm.objects(Dog.self).count == 0)
     }
 
-    // WRT-19 (Spec W5): scalars and links.
-    @Test func wrt19_W5_cancelRestoresScalarsAndLinks() throws {
+    // Spec W5: scalars and links.
+    @Test func cancelRestoresScalarsAndLinks() throws {
         let realm = try Realm(configuration: testConfiguration())
         var number: IntObj!
         var linker: LinkObj!
@@ -436,8 +436,8 @@ private func limitedConfiguration(_ limit: UInt?) -> Realm.Configuration {
         #expect(!realm.isInWriteTransaction)
     }
 
-    // WRT-19 (Spec W5): List appends, removals and replacements.
-    @Test func wrt19_W5_cancelRestoresLists() throws {
+    // Spec W5: List appends, removals and replacements.
+    @Test func cancelRestoresLists() throws {
         let realm = try Realm(configuration: testConfiguration())
         var holder: Holder!
         var first: IntObj!
@@ -467,8 +467,8 @@ private func limitedConfiguration(_ limit: UInt?) -> Realm.Configuration {
         }
     }
 
-    // WRT-20 (Spec W14)
-    @Test func wrt20_W14_createCopiesDeeplyAcrossRealms() throws {
+    // Spec W14
+    @Test func createCopiesDeeplyAcrossRealms() throws {
         let a = try Realm(configuration: testConfiguration("a.realm"))
         let b = try Realm(configuration: testConfiguration("b.realm"))
         var chain: LinkObj!
@@ -500,8 +500,8 @@ private func limitedConfiguration(_ limit: UInt?) -> Realm.Configuration {
         #expect(employee.realm == a)
     }
 
-    // WRT-22 (Spec W13). Strata has no MutableSet or Map, so only the List part applies.
-    @Test func wrt22_W13_deletingAListDeletesItsTargets() throws {
+    // Spec W13. Strata has no MutableSet or Map, so only the List part applies.
+    @Test func deletingAListDeletesItsTargets() throws {
         let realm = try Realm(configuration: testConfiguration())
         var company: Company!
         var other: Company!
@@ -520,8 +520,8 @@ private func limitedConfiguration(_ limit: UInt?) -> Realm.Configuration {
         #expect(realm.objects(Company.self).count == 2)
     }
 
-    // WRT-23 (Spec W4)
-    @Test func wrt23_W4_resultsAreLiveInsideAWrite() throws {
+    // Spec W4
+    @Test func resultsAreLiveInsideAWrite() throws {
         let realm = try Realm(configuration: testConfiguration())
         let zeros = realm.objects(IntObj.self).where { $0.intCol == 0 }
         try realm.write {
@@ -536,8 +536,8 @@ private func limitedConfiguration(_ limit: UInt?) -> Realm.Configuration {
         #expect(realm.objects(IntObj.self).where { $0.intCol == 1 }.count == 1)
     }
 
-    // WRT-25 (Spec V15)
-    @Test func wrt25_V15_writesDuringEnumeration() throws {
+    // Spec V15
+    @Test func writesDuringEnumeration() throws {
         let realm = try Realm(configuration: testConfiguration())
         try realm.write { for _ in 0..<40 { try addIntObj(realm, 0) } }
         var visited = 0
@@ -554,8 +554,8 @@ private func limitedConfiguration(_ limit: UInt?) -> Realm.Configuration {
 
     // MARK: - VER
 
-    // VER-01 (Spec V6)
-    @Test func ver01_V6_autorefreshDefaultsToTrueAndReadsBack() throws {
+    // Spec V6
+    @Test func autorefreshDefaultsToTrueAndReadsBack() throws {
         let realm = try Realm(configuration: testConfiguration())
         #expect(realm.autorefresh)
         realm.autorefresh = false
@@ -564,9 +564,9 @@ private func limitedConfiguration(_ limit: UInt?) -> Realm.Configuration {
         #expect(realm.autorefresh)
     }
 
-    // VER-02 (Spec V7): the effect of autorefresh without observers. The realm does not move
+    // Spec V7: the effect of autorefresh without observers. The realm does not move
     // inside bg's commit, and moves once its own run loop turns.
-    @Test func ver02_V7_autorefreshMovesOnALaterRunLoopTurn() throws {
+    @Test func autorefreshMovesOnALaterRunLoopTurn() throws {
         let configuration = testConfiguration()
         let realm = try Realm(configuration: configuration)
         let strings = realm.objects(StrObj.self)
@@ -581,8 +581,8 @@ private func limitedConfiguration(_ limit: UInt?) -> Realm.Configuration {
         #expect(try realm._refresh() == false)  // autorefresh already moved it to the newest
     }
 
-    // VER-04 (Spec V8): a thread that never returns to its run loop does not move.
-    @Test func ver04_V8_noRunLoopTurnNoMove() throws {
+    // Spec V8: a thread that never returns to its run loop does not move.
+    @Test func noRunLoopTurnNoMove() throws {
         let configuration = testConfiguration()
         let realm = try Realm(configuration: configuration)
         #expect(realm.autorefresh)
@@ -594,8 +594,8 @@ private func limitedConfiguration(_ limit: UInt?) -> Realm.Configuration {
         #expect(realm.objects(IntObj.self).count == 1)
     }
 
-    // VER-05 (Spec V1, V4)
-    @Test func ver05_V1_realmStaysPinnedUntilRefresh() throws {
+    // Spec V1, V4
+    @Test func realmStaysPinnedUntilRefresh() throws {
         let configuration = testConfiguration()
         let realm = try Realm(configuration: configuration)
         #expect(realm.objects(IntObj.self).count == 0)
@@ -609,9 +609,9 @@ private func limitedConfiguration(_ limit: UInt?) -> Realm.Configuration {
         #expect(try realm._refresh() == false)
     }
 
-    // VER-08 (Spec V11), without observers: beginWrite moves to the newest version whatever
+    // Spec V11, without observers: beginWrite moves to the newest version whatever
     // autorefresh says. (The `.didChange` timing part needs observers.)
-    @Test func ver08_V11_beginWriteMovesToNewestFirst() throws {
+    @Test func beginWriteMovesToNewestFirst() throws {
         let configuration = testConfiguration()
         let realm = try Realm(configuration: configuration)
         for autorefresh in [true, false] {
@@ -626,8 +626,8 @@ private func limitedConfiguration(_ limit: UInt?) -> Realm.Configuration {
         }
     }
 
-    // VER-13 (Spec V13)
-    @Test func ver13_V13_listStaysInvalidAfterInvalidate() throws {
+    // Spec V13
+    @Test func listStaysInvalidAfterInvalidate() throws {
         let realm = try Realm(configuration: testConfiguration())
         var holder: Holder!
         try realm.write {
@@ -666,8 +666,8 @@ private func limitedConfiguration(_ limit: UInt?) -> Realm.Configuration {
         #expect(realm.objects(Holder.self).first?.intArray.count == 1)
     }
 
-    // VER-14 (Spec V13, V10)
-    @Test func ver14_V13_readRestartsAtNewestAfterInvalidate() throws {
+    // Spec V13, V10
+    @Test func readRestartsAtNewestAfterInvalidate() throws {
         let configuration = testConfiguration()
         let realm = try Realm(configuration: configuration)
         var old: IntObj!
@@ -685,8 +685,8 @@ private func limitedConfiguration(_ limit: UInt?) -> Realm.Configuration {
         #expect(old.isInvalidated)
     }
 
-    // VER-16 (Spec V13)
-    @Test func ver16_V13_invalidateOnReadOnlyRealm() throws {
+    // Spec V13
+    @Test func invalidateOnReadOnlyRealm() throws {
         let configuration = testConfiguration()
         try onOtherThread {
             let writer = try Realm(configuration: configuration)
@@ -704,8 +704,8 @@ private func limitedConfiguration(_ limit: UInt?) -> Realm.Configuration {
         #expect(fresh.intCol == 5)
     }
 
-    // VER-19 (Spec V15)
-    @Test func ver19_V15_refreshDuringEnumerationKeepsTheSnapshot() throws {
+    // Spec V15
+    @Test func refreshDuringEnumerationKeepsTheSnapshot() throws {
         let configuration = testConfiguration()
         let realm = try Realm(configuration: configuration)
         realm.autorefresh = false
@@ -725,7 +725,7 @@ private func limitedConfiguration(_ limit: UInt?) -> Realm.Configuration {
         #expect(results.count == 0)
     }
 
-    /// VER-20's child-process body: invalidates while iterating; the iterator must then trap.
+    /// The child-process body of Spec V16's test: invalidates while iterating; the iterator must then trap.
     static func invalidateDuringIteration(inWrite: Bool) throws {
         let realm = try Realm(configuration: testConfiguration())
         try realm.write { for value in 0..<20 { try addIntObj(realm, value) } }
@@ -738,9 +738,9 @@ private func limitedConfiguration(_ limit: UInt?) -> Realm.Configuration {
         FileHandle.standardError.write(Data("iteration ended normally after \(yielded) elements\n".utf8))
     }
 
-    // VER-20 (Spec V16). The iterator has no throwing form, so this runs in an exit test: the
+    // Spec V16. The iterator has no throwing form, so this runs in an exit test: the
     // child process must stop with 'Collection is no longer valid'.
-    @Test func ver20_V16_invalidateDuringEnumerationOutsideWrite() async throws {
+    @Test func invalidateDuringEnumerationOutsideWrite() async throws {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             try WritesVersionsLimitsTests.invalidateDuringIteration(inWrite: false)
         }
@@ -748,8 +748,8 @@ private func limitedConfiguration(_ limit: UInt?) -> Realm.Configuration {
         #expect(stderr.contains("Collection is no longer valid"), "\(stderr)")
     }
 
-    // VER-20 (Spec V16), inside a write.
-    @Test func ver20_V16_invalidateDuringEnumerationInsideWrite() async throws {
+    // Spec V16, inside a write.
+    @Test func invalidateDuringEnumerationInsideWrite() async throws {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             try WritesVersionsLimitsTests.invalidateDuringIteration(inWrite: true)
         }
@@ -757,8 +757,8 @@ private func limitedConfiguration(_ limit: UInt?) -> Realm.Configuration {
         #expect(stderr.contains("Collection is no longer valid"), "\(stderr)")
     }
 
-    // VER-25 (Spec V6)
-    @Test func ver25_V6_autorefreshBelongsToTheCachedInstance() throws {
+    // Spec V6
+    @Test func autorefreshBelongsToTheCachedInstance() throws {
         let configuration = testConfiguration()
         do {
             let realm = try Realm(configuration: configuration)
@@ -775,7 +775,7 @@ private func limitedConfiguration(_ limit: UInt?) -> Realm.Configuration {
     // thread opens the file and reads without waiting for it, at the newest published version
     // (the committed object only). The reader is given a minute; one that waited for the
     // writer would never finish, since the write ends only after the reader returned.
-    @Test func V18_readersDoNotWaitForTheWriter() throws {
+    @Test func readersDoNotWaitForTheWriter() throws {
         let configuration = testConfiguration()
         let realm = try Realm(configuration: configuration)
         try realm.write { try addIntObj(realm, 1) }
@@ -795,8 +795,8 @@ private func limitedConfiguration(_ limit: UInt?) -> Realm.Configuration {
 
     // MARK: - AVL
 
-    // AVL-01 (Spec L2)
-    @Test func avl01_L2_activeVersionLimitFailsBeginWrite() throws {
+    // Spec L2
+    @Test func activeVersionLimitFailsBeginWrite() throws {
         let realm = try Realm(configuration: limitedConfiguration(3))
         var frozen = [try realm._freeze()]
         for _ in 0..<3 {
@@ -816,8 +816,8 @@ private func limitedConfiguration(_ limit: UInt?) -> Realm.Configuration {
         #expect(Set(frozen.compactMap(\._readVersion)).count == 4)  // keeps the four pins alive
     }
 
-    // AVL-02 (Spec L2): "count > limit fails", checked when the write begins.
-    @Test func avl02_L2_limitIsCheckedAtBeginWithGreaterThan() throws {
+    // Spec L2: "count > limit fails", checked when the write begins.
+    @Test func limitIsCheckedAtBeginWithGreaterThan() throws {
         let realm = try Realm(configuration: limitedConfiguration(3))
         var frozen = [try realm._freeze()]
         for _ in 0..<2 {
@@ -840,7 +840,7 @@ private func limitedConfiguration(_ limit: UInt?) -> Realm.Configuration {
     // while two versions are active; this thread's write waits; the holder commits a third.
     // The waiting write then fails: it would begin with three versions active. (Found by
     // StrataCheck once runs drew an active-version limit.)
-    @Test func l2_aWriteThatWaitedCountsTheHoldersCommit() throws {
+    @Test func aWriteThatWaitedCountsTheHoldersCommit() throws {
         let configuration = limitedConfiguration(2)
         let realm = try Realm(configuration: configuration)
         let frozen = try realm._freeze()  // pins the first version
@@ -875,7 +875,7 @@ private func limitedConfiguration(_ limit: UInt?) -> Realm.Configuration {
     // would begin (Realm checks only when it is queued): queued with three versions active (limit 3), it is
     // overtaken by a synchronous write (Spec A7) that leaves four; the block then never runs
     // and its completion gets the limit's error. Nothing was written by it.
-    @Test func L3_asyncWritesCheckTheLimitWhenTheBlockWouldBegin() throws {
+    @Test func asyncWritesCheckTheLimitWhenTheBlockWouldBegin() throws {
         let configuration = limitedConfiguration(3)
         try onLoopThread {
             let realm = try Realm(configuration: configuration)
@@ -905,8 +905,8 @@ private func limitedConfiguration(_ limit: UInt?) -> Realm.Configuration {
         }
     }
 
-    // AVL-04 (Spec L4)
-    @Test func avl04_L4_nilAndZeroMeanNoLimit() throws {
+    // Spec L4
+    @Test func nilAndZeroMeanNoLimit() throws {
         for limit in [nil, 0] as [UInt?] {
             let realm = try Realm(configuration: limitedConfiguration(limit))
             var frozen = [try realm._freeze()]
@@ -920,9 +920,9 @@ private func limitedConfiguration(_ limit: UInt?) -> Realm.Configuration {
         }
     }
 
-    // AVL-05 (Spec L5, L1): releasing a pinning Results reference or frozen realm lets writes
+    // Spec L5, L1: releasing a pinning Results reference or frozen realm lets writes
     // begin again.
-    @Test func avl05_L5_releasingPinsRestoresWrites() throws {
+    @Test func releasingPinsRestoresWrites() throws {
         let realm = try Realm(configuration: limitedConfiguration(2))
         #expect(realm.objects(IntObj.self).count == 0)
         var reference: ThreadSafeReference<Results<IntObj>>? = try ThreadSafeReference._make(to: realm.objects(IntObj.self))
@@ -995,7 +995,7 @@ private final class WVLCalls {
 
 extension WritesVersionsLimitsTests {
     @Test("Spec V19, V13, V14, T4: invalidate() again changes nothing; before any read it only marks the realm")
-    func V19_invalidateAgainChangesNothing() throws {
+    func invalidateAgainChangesNothing() throws {
         let configuration = testConfiguration()
         try onLoopThread {
             let realm = try Realm(configuration: configuration)
@@ -1038,7 +1038,7 @@ extension WritesVersionsLimitsTests {
     }
 
     @Test("Spec W19, N1: write returns its block's value after the commit, also when the block cancelled")
-    func W19_writeReturnsTheBlocksValue() throws {
+    func writeReturnsTheBlocksValue() throws {
         let configuration = testConfiguration()
         try onLoopThread {
             let realm = try Realm(configuration: configuration)
@@ -1063,7 +1063,7 @@ extension WritesVersionsLimitsTests {
     }
 
     @Test("Spec W20: object(forPrimaryKey:) and update policies: .error refuses, .modified and .all update in place")
-    func W20_primaryKeysAndUpdatePolicies() throws {
+    func primaryKeysAndUpdatePolicies() throws {
         let realm = try Realm(configuration: testConfiguration())
         let first = try realm.write { realm.create(PKInt.self, value: ["id": 1, "name": "a"]) }
         #expect(realm.object(ofType: PKInt.self, forPrimaryKey: 1)?.isSameObject(as: first) == true)
@@ -1099,7 +1099,7 @@ extension WritesVersionsLimitsTests {
     }
 
     @Test("Spec W21: create reads a dictionary, an array in property order or an object; nothing in it becomes managed")
-    func W21_whatCreateReadsFromItsValue() throws {
+    func whatCreateReadsFromItsValue() throws {
         let realm = try Realm(configuration: seedConfiguration())
         try realm.write {
             // A dictionary: what it lacks takes the initial value in a new object...
@@ -1137,7 +1137,7 @@ extension WritesVersionsLimitsTests {
     }
 
     @Test("Spec W22: add takes its unmanaged links and List elements along, each once, under its policy")
-    func W22_addTakesItsLinksAlong() throws {
+    func addTakesItsLinksAlong() throws {
         let configuration = seedConfiguration()
         let realm = try Realm(configuration: configuration)
         let kept = try realm.write { realm.create(Employee.self, value: ["name": "kept", "age": 1]) }
@@ -1197,7 +1197,7 @@ extension WritesVersionsLimitsTests {
     }
 
     @Test("Spec W23, W14: add of another realm instance's object is refused whatever the policy, and adds nothing")
-    func W23_addOfAnotherRealmsObject() throws {
+    func addOfAnotherRealmsObject() throws {
         let configuration = testConfiguration()
         let realm = try Realm(configuration: configuration)
         let other = try Realm(configuration: testConfiguration("other.realm"))
@@ -1231,7 +1231,7 @@ extension WritesVersionsLimitsTests {
     }
 
     @Test("Spec W24, W11: delete takes its objects when it begins: shrinking Results, Lists and slices go whole")
-    func W24_deleteTakesItsObjectsWhenItBegins() throws {
+    func deleteTakesItsObjectsWhenItBegins() throws {
         let realm = try Realm(configuration: testConfiguration())
         try realm.write { for value in 0..<10 { realm.create(IntObj.self, value: ["intCol": value]) } }
         let live = realm.objects(IntObj.self)
@@ -1265,7 +1265,7 @@ extension WritesVersionsLimitsTests {
     }
 
     @Test("Spec W25, C5: an unmanaged object's List is never invalidated and belongs to no realm")
-    func W25_anUnmanagedObjectsListIsNeverInvalidated() throws {
+    func anUnmanagedObjectsListIsNeverInvalidated() throws {
         var holder: Holder? = Holder()
         let list = try #require(holder?.intArray)
         list.append(IntObj())

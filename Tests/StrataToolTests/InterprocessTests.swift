@@ -28,17 +28,17 @@ import Testing
 
     private static func count(_ realm: Realm) throws -> Int { try realm._objects(Item.self)._count() }
 
-    // IPC-01 (Spec X3, V10, X18): a child creates the file and commits; the parent opens it
+    // Spec X3, V10, X18: a child creates the file and commits; the parent opens it
     // later and sees the object.
-    @Test func ipc01_childCreatesTheFileParentReadsIt() throws {
+    @Test func childCreatesTheFileParentReadsIt() throws {
         let (path, configuration) = file()
         #expect(try Self.child(path, "create") == ["count 1"])
         let realm = try Realm._open(configuration: configuration, queue: nil)
         #expect(try Self.count(realm) == 1)
     }
 
-    // IPC-02 (Spec D1, V10, X18): the parent commits; a child started afterwards sees it.
-    @Test func ipc02_parentCommitsChildReadsIt() throws {
+    // Spec D1, V10, X18: the parent commits; a child started afterwards sees it.
+    @Test func parentCommitsChildReadsIt() throws {
         let (path, configuration) = file()
         let realm = try Realm._open(configuration: configuration, queue: nil)
         try realm._beginWrite()
@@ -47,21 +47,21 @@ import Testing
         #expect(try Self.child(path, "count") == ["count 1"])
     }
 
-    // IPC-04, IPC-05 (Spec V9, V7, V4): a realm that does not refresh (autorefresh off, or a
+    // Spec V9, V7, V4: a realm that does not refresh (autorefresh off, or a
     // thread whose loop never turns) keeps its version while the child commits; refresh()
     // moves it to the child's commit.
     @Test(arguments: [false, true])
-    func ipc04_ipc05_anotherProcessCommitWaitsForRefresh(autorefresh: Bool) throws {
+    func anotherProcessCommitWaitsForRefresh(autorefresh: Bool) throws {
         let (path, configuration) = file()
         try onLoopThread {
             let realm = try Realm._open(configuration: configuration, queue: nil)
             realm.autorefresh = autorefresh
             #expect(try Self.count(realm) == 0)
-            // IPC-05: waiting for the child on another thread, this thread's loop never turns.
+            // Spec V8: waiting for the child on another thread, this thread's loop never turns.
             _ = try onOtherThread { try Self.child(path, "create") }
             #expect(try Self.count(realm) == 0)
             if !autorefresh {
-                // IPC-04: the loop turns, and the realm still does not move.
+                // Spec V9: the loop turns, and the realm still does not move.
                 _ = spinRunLoop(seconds: 0.3) { false }
                 #expect(try Self.count(realm) == 0)
             }
@@ -70,9 +70,9 @@ import Testing
         }
     }
 
-    // IPC-07 (Spec N11, N24): a child that only opens and reads notifies nobody here; one that
+    // Spec N11, N24: a child that only opens and reads notifies nobody here; one that
     // commits does.
-    @Test func ipc07_aReadingProcessNotifiesNobody() throws {
+    @Test func aReadingProcessNotifiesNobody() throws {
         let (path, configuration) = file()
         try onLoopThread {
             let realm = try Realm._open(configuration: configuration, queue: nil)
@@ -91,10 +91,10 @@ import Testing
         }
     }
 
-    // IPC-10 (Spec W1, D7, L6): a process that dies inside its write does not wedge the file,
+    // Spec W1, D7, L6: a process that dies inside its write does not wedge the file,
     // whether this process opened it before or after; the dead write left nothing.
     @Test(arguments: [false, true])
-    func ipc10_aWriterDyingInsideItsWriteDoesNotWedgeTheFile(openedBefore: Bool) throws {
+    func aWriterDyingInsideItsWriteDoesNotWedgeTheFile(openedBefore: Bool) throws {
         let (path, configuration) = file()
         let early = openedBefore ? try Realm._open(configuration: configuration, queue: nil) : nil
         if !openedBefore { try Self.child(path, "count") }  // the file exists, nobody here has it open
@@ -107,9 +107,9 @@ import Testing
         #expect(try Self.count(realm) == 1)
     }
 
-    // IPC-11 (Spec W1, V1, V18): while this process holds the write lock, a child opens the
+    // Spec W1, V1, V18: while this process holds the write lock, a child opens the
     // file and reads without blocking.
-    @Test func ipc11_readersDoNotWaitForAnotherProcessWriter() throws {
+    @Test func readersDoNotWaitForAnotherProcessWriter() throws {
         let (path, configuration) = file()
         let realm = try Realm._open(configuration: configuration, queue: nil)
         _ = try Self.count(realm)
@@ -121,11 +121,11 @@ import Testing
         #expect(try Self.child(path, "count") == ["count 0"])
         try realm._cancelWrite()
     }
-    // IPC-08 (Spec X8, N24, D14): both processes keep the in-memory realm open and share it; each
+    // Spec X8, N24, D14: both processes keep the in-memory realm open and share it; each
     // side's observer takes its turn (the child adds 1 to even values, this process to odd
     // ones) until the value reaches 100, so every commit of one side woke the other. Once both
     // closed it, the next open is empty.
-    @Test(.hangGuard) func ipc08_X8_N24_twoProcessesShareAnInMemoryRealm() throws {
+    @Test(.hangGuard) func twoProcessesShareAnInMemoryRealm() throws {
         let identifier = "ipc08-\(UUID().uuidString)"
         let configuration = InterprocessChild.inMemoryConfiguration(identifier: identifier)
         let keeper = try Realm._open(configuration: configuration, queue: nil)  // keeps it alive

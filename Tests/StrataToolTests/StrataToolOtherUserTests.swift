@@ -34,7 +34,7 @@ import Testing
     }
 
     @Test("Spec X30: another user's reader without write access to the lock file is refused, naming the lock file")
-    func X30_readerWithoutLockFileAccessIsRefused() throws {
+    func readerWithoutLockFileAccessIsRefused() throws {
         let setup = try Setup()
         let lock = setup.sample.path + ".lock"
         for command in ["verify", "digest", "stat", "dump"] {
@@ -49,7 +49,7 @@ import Testing
     }
 
     @Test("Spec X30: with the lock file missing and its directory not writable, the refusal names the directory")
-    func X30_lockFileThatCannotBeCreatedNamesTheDirectory() throws {
+    func lockFileThatCannotBeCreatedNamesTheDirectory() throws {
         let setup = try Setup()
         #expect(unlink(setup.sample.path + ".lock") == 0)
         let output = try setup.asOtherUser("verify", setup.sample.path)
@@ -71,7 +71,7 @@ import Testing
     }
 
     @Test("Spec X30: --assume-immutable reads another user's file without its lock file")
-    func X30_assumeImmutableReads() throws {
+    func assumeImmutableReads() throws {
         let setup = try Setup()
         let verify = try setup.asOtherUser("verify", setup.sample.path, "--assume-immutable")
         #expect(verify.exitCode == 0, "\(verify)")
@@ -82,7 +82,7 @@ import Testing
     }
 
     @Test("Spec X30: a lock file the other user may write is used as usual (no refusal, no assertion needed)")
-    func X30_writableLockFileIsUsed() throws {
+    func writableLockFileIsUsed() throws {
         let setup = try Setup()
         #expect(chmod(setup.sample.path + ".lock", 0o666) == 0)
         let verify = try setup.asOtherUser("verify", setup.sample.path)
