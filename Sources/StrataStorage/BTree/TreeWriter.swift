@@ -49,10 +49,13 @@ enum PutOutcome: Equatable {
 ///    at every level (separators bound the keys on their right from below), and the lower
 ///    bound in that leaf is its end, with no equal key. So the append path inserts where a
 ///    descent would, and the key cannot exist (`.insert` and `.upsert` both insert).
-/// 4. The write transaction owns the `WriteSpace`, so commit and rollback end the hint with it.
+/// 4. The write transaction owns the space, so commit and rollback end the hint with it.
 /// Debug builds (`STRATA_CHECKS`) re-derive the rightmost leaf on every use and compare.
-struct TreeWriter {
-    let space: WriteSpace
+///
+/// Generic over the space so that whole-module optimisation specialises it for the write
+/// path's one conformer: no existential call per page.
+struct TreeWriter<Space: PageAllocator> {
+    let space: Space
     let byteKeys: Bool
 
     var pageSizeBytes: Int { space.pageSizeBytes }

@@ -14,7 +14,7 @@ import Glibc
 /// - pages are taken from the free list only when reusable under the pins seen at begin.
 ///
 /// Not thread-safe: owned by the write transaction, which is confined to one thread at a time.
-final class WriteSpace {
+final class WriteSpace: PageAllocator {
     let pageSizeBytes: Int
     let reader: PageReader
     let newVersion: Version
@@ -23,6 +23,8 @@ final class WriteSpace {
     /// writer reads it once per tree level, and every access to a class's stored `var` costs
     /// a dynamic exclusivity check. Only this class touches it; it is freed in `deinit`.
     private let dirtyTable: UnsafeMutablePointer<DirtyPageTable>
+    /// The dirty-page table itself, for views of this write's pages (`WritePages`, `RowView`).
+    var dirtyPages: UnsafeMutablePointer<DirtyPageTable> { dirtyTable }
     /// The dirty pages and their buffers, in no particular order (the commit sorts them).
     var dirty: [(key: UInt32, value: UnsafeMutableRawPointer)] { dirtyTable.pointee.entries }
     /// The rightmost leaf the latest tree put left behind (`TreeWriter`'s append path). Behind
@@ -81,7 +83,7 @@ final class WriteSpace {
 
     func returnTreePath(_ path: TreePath) { spareTreePath = path }
 
-    var source: WritePages { WritePages(reader: reader, space: self) }
+    var source: WritePages { WritePages(reader: reader, dirty: dirtyTable) }
 
     @inline(__always)
     func dirtyBuffer(_ page: UInt32) -> UnsafeMutableRawPointer? { dirtyTable.pointee[page] }
@@ -196,41 +198,5 @@ final class WriteSpace {
         memset(buffer, 0, pageSizeBytes)
         dirtyTable.pointee.insert(buffer, for: page)
         return (page, buffer)
-    }
-}
-
-/// Pages as a write transaction sees them: its dirty copies first, committed pages otherwise.
-struct WritePages: PageSource {
-    let reader: PageReader
-    unowned(unsafe) let space: WriteSpace
-
-    var pageSizeBytes: Int { reader.pageSizeBytes }
-
-    @inline(__always)
-    func node(_ page: UInt32) throws(StorageError) -> NodeView {
-        if let buffer = space.dirtyBuffer(page) {
-            return NodeView(base: UnsafeRawPointer(buffer), pageSizeBytes: reader.pageSizeBytes)
-        }
-        return try reader.node(page)
-    }
-
-    /// Child `index` of `parent`; a committed child must be the page the parent expects.
-    @inline(__always)
-    func child(of parent: NodeView, _ index: Int) throws(StorageError) -> NodeView {
-        let page = parent.child(index)
-        if let buffer = space.dirtyBuffer(page) {
-            return NodeView(base: UnsafeRawPointer(buffer), pageSizeBytes: reader.pageSizeBytes)
-        }
-        return try reader.child(of: parent, index)
-    }
-
-    func page(_ page: UInt32, type: PageType) throws(StorageError) -> UnsafeRawPointer {
-        if let buffer = space.dirtyBuffer(page) { return UnsafeRawPointer(buffer) }
-        return try reader.page(page, type: type)
-    }
-
-    func page(_ ref: PageRef, type: PageType) throws(StorageError) -> UnsafeRawPointer {
-        if let buffer = space.dirtyBuffer(ref.page) { return UnsafeRawPointer(buffer) }
-        return try reader.page(ref, type: type)
     }
 }

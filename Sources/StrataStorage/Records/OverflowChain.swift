@@ -17,7 +17,7 @@ enum OverflowChain {
     /// sealed here, last first, so that each link and the returned reference carry the final
     /// checksum of the page they name (Spec D19); nothing changes them before the commit, whose
     /// own sealing rewrites the same bytes.
-    static func write(_ bytes: UnsafeRawBufferPointer, space: WriteSpace) throws(StorageError) -> PageRef {
+    static func write<Space: PageAllocator>(_ bytes: UnsafeRawBufferPointer, space: Space) throws(StorageError) -> PageRef {
         let payload = PageLayout.overflowPayloadByteCount(pageSizeBytes: space.pageSizeBytes)
         let count = pageCount(byteCount: bytes.count, pageSizeBytes: space.pageSizeBytes)
         var pages: [(UInt32, UnsafeMutableRawPointer)] = []

@@ -40,8 +40,8 @@ enum RowCodec {
 
     /// Encodes `values` as a row no longer than `inlineByteCountMax`, writing large values
     /// (and, if need be, the whole row) to overflow pages in `space`.
-    static func encode(_ values: [Value], incarnation: Incarnation, inlineByteCountMax: Int,
-                       space: WriteSpace?) throws(StorageError) -> [UInt8] {
+    static func encode<Space: PageAllocator>(_ values: [Value], incarnation: Incarnation, inlineByteCountMax: Int,
+                                             space: Space?) throws(StorageError) -> [UInt8] {
         var row: [UInt8] = []
         try encode(values, incarnation: incarnation, inlineByteCountMax: inlineByteCountMax, space: space, into: &row)
         return row
@@ -58,8 +58,8 @@ enum RowCodec {
     ///
     /// Fast path: a size pass (which also validates every value), then one pass of stores
     /// into the sized buffer. Rows that do not fit take `encodeSpilling`.
-    static func encode(_ values: [Value], incarnation: Incarnation, inlineByteCountMax: Int, space: WriteSpace?,
-                       into row: inout [UInt8]) throws(StorageError) {
+    static func encode<Space: PageAllocator>(_ values: [Value], incarnation: Incarnation, inlineByteCountMax: Int,
+                                             space: Space?, into row: inout [UInt8]) throws(StorageError) {
         guard values.count <= columnCountMax else {
             throw StorageError.valueTooLarge(reason: "\(values.count) columns (at most \(columnCountMax))")
         }
@@ -175,8 +175,9 @@ enum RowCodec {
 
     /// The slow path of `encode`: each value encoded on its own, the largest moved to
     /// overflow pages until the row fits (or the whole row moved to an overflow chain).
-    private static func encodeSpilling(_ values: [Value], incarnation: Incarnation, inlineByteCountMax: Int,
-                                       space: WriteSpace?) throws(StorageError) -> [UInt8] {
+    private static func encodeSpilling<Space: PageAllocator>(_ values: [Value], incarnation: Incarnation,
+                                                             inlineByteCountMax: Int,
+                                                             space: Space?) throws(StorageError) -> [UInt8] {
         var encoded: [[UInt8]] = []
         encoded.reserveCapacity(values.count)
         for value in values {
@@ -243,7 +244,8 @@ enum RowCodec {
     }
 
     /// Replaces an inline string / binary / list encoding with an overflow reference.
-    private static func moveToOverflow(_ encoded: [UInt8], space: WriteSpace) throws(StorageError) -> [UInt8] {
+    private static func moveToOverflow<Space: PageAllocator>(_ encoded: [UInt8],
+                                                             space: Space) throws(StorageError) -> [UInt8] {
         let tag = encoded[0]
         // The stored payload: for strings and binaries the bytes after the length; for lists
         // the count and the elements.

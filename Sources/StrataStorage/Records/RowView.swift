@@ -13,26 +13,23 @@
 public struct RowView {
     @usableFromInline let bytes: UnsafeRawBufferPointer
     let reader: PageReader
-    /// The write transaction's pages when reading inside one (nil for committed reads), for
-    /// overflow values. Unmanaged rather than `unowned(unsafe)`: loading an unowned optional
-    /// into a new row view still retains and releases it, once per row of a scan. The
-    /// transaction that handed out this view outlives it (views do not escape their closure).
-    let spaceRef: Unmanaged<WriteSpace>?
-    var space: WriteSpace? { spaceRef?.takeUnretainedValue() }
+    /// The write transaction's dirty pages when reading inside one (nil for committed reads),
+    /// for overflow values. A plain pointer (owned by the write's `PageAllocator`) rather than
+    /// a reference: copying it into a new row view, once per row of a scan, costs no
+    /// reference counting. The transaction that handed out this view outlives it (views do not
+    /// escape their closure).
+    let dirtyPages: UnsafeMutablePointer<DirtyPageTable>?
     /// Number of columns stored in this row (rows written before a column was added have
     /// fewer; the missing columns read as null).
     public let columnCount: Int
     @usableFromInline let offsetTableStart: Int
 
-    init(inlineBytes: UnsafeRawBufferPointer, reader: PageReader, space: WriteSpace?) throws(StorageError) {
-        try self.init(inlineBytes: inlineBytes, reader: reader, spaceRef: space.map { Unmanaged.passUnretained($0) })
-    }
-
     @inline(__always)
-    init(inlineBytes: UnsafeRawBufferPointer, reader: PageReader, spaceRef: Unmanaged<WriteSpace>?) throws(StorageError) {
+    init(inlineBytes: UnsafeRawBufferPointer, reader: PageReader,
+         dirtyPages: UnsafeMutablePointer<DirtyPageTable>?) throws(StorageError) {
         self.bytes = inlineBytes
         self.reader = reader
-        self.spaceRef = spaceRef
+        self.dirtyPages = dirtyPages
         guard let base = inlineBytes.baseAddress, inlineBytes.count >= 2,
               Self.isInline(format: inlineBytes[0]) else {
             throw StorageError.corruptRecord(reason: "row does not start with an inline format byte")
@@ -86,26 +83,22 @@ public struct RowView {
     }
 
     /// Calls `body` with a view of the row stored in `cell` (following a whole-row overflow).
-    static func with<R>(cell: UnsafeRawBufferPointer, reader: PageReader, space: WriteSpace?,
-                        _ body: (RowView) throws -> R) throws -> R {
-        try with(cell: cell, reader: reader, spaceRef: space.map { Unmanaged.passUnretained($0) }, body)
-    }
-
     @inline(__always)
-    static func with<R>(cell: UnsafeRawBufferPointer, reader: PageReader, spaceRef: Unmanaged<WriteSpace>?,
+    static func with<R>(cell: UnsafeRawBufferPointer, reader: PageReader, dirtyPages: UnsafeMutablePointer<DirtyPageTable>?,
                         _ body: (RowView) throws -> R) throws -> R {
         if cell.count >= 2 && isInline(format: cell[0]) {
-            return try body(RowView(inlineBytes: cell, reader: reader, spaceRef: spaceRef))
+            return try body(RowView(inlineBytes: cell, reader: reader, dirtyPages: dirtyPages))
         }
-        return try withOverflowRow(cell: cell, reader: reader, space: spaceRef?.takeUnretainedValue(), body)
+        return try withOverflowRow(cell: cell, reader: reader, dirtyPages: dirtyPages, body)
     }
 
     /// The slow path of `with`: a whole-row overflow (or a malformed cell).
-    private static func withOverflowRow<R>(cell: UnsafeRawBufferPointer, reader: PageReader, space: WriteSpace?,
+    private static func withOverflowRow<R>(cell: UnsafeRawBufferPointer, reader: PageReader,
+                                           dirtyPages: UnsafeMutablePointer<DirtyPageTable>?,
                                            _ body: (RowView) throws -> R) throws -> R {
         guard cell.count >= 1 else { throw StorageError.corruptRecord(reason: "empty row") }
         if isInline(format: cell[0]) {
-            return try body(RowView(inlineBytes: cell, reader: reader, space: space))
+            return try body(RowView(inlineBytes: cell, reader: reader, dirtyPages: dirtyPages))
         }
         guard cell[0] == RowCodec.overflowFormat, let base = cell.baseAddress else {
             throw StorageError.corruptRecord(reason: "unknown row format \(cell[0])")
@@ -122,14 +115,17 @@ public struct RowView {
         guard length <= UInt64(UInt16.max) else {
             throw StorageError.corruptRecord(reason: "overflow row of \(length) bytes")
         }
-        let stored = try readOverflow(first: first, byteCount: Int(length), reader: reader, space: space)
+        let stored = try readOverflow(first: first, byteCount: Int(length), reader: reader, dirtyPages: dirtyPages)
         return try stored.withUnsafeBytes { raw in
-            try body(RowView(inlineBytes: raw, reader: reader, space: space))
+            try body(RowView(inlineBytes: raw, reader: reader, dirtyPages: dirtyPages))
         }
     }
 
-    static func readOverflow(first: PageRef, byteCount: Int, reader: PageReader, space: WriteSpace?) throws(StorageError) -> [UInt8] {
-        if let space { return try OverflowChain.read(first: first, byteCount: byteCount, source: WritePages(reader: reader, space: space)) }
+    static func readOverflow(first: PageRef, byteCount: Int, reader: PageReader,
+                             dirtyPages: UnsafeMutablePointer<DirtyPageTable>?) throws(StorageError) -> [UInt8] {
+        if let dirtyPages {
+            return try OverflowChain.read(first: first, byteCount: byteCount, source: WritePages(reader: reader, dirty: dirtyPages))
+        }
         return try OverflowChain.read(first: first, byteCount: byteCount, source: reader)
     }
 
@@ -258,7 +254,7 @@ public struct RowView {
             let length = try cursor.readVarint()
             let first = try cursor.readPageRef()
             guard length <= UInt64(Int32.max) else { throw DecodeError.malformed }
-            let stored = try Self.readOverflow(first: first, byteCount: Int(length), reader: reader, space: space)
+            let stored = try Self.readOverflow(first: first, byteCount: Int(length), reader: reader, dirtyPages: dirtyPages)
             switch tag {
             case .stringOverflow: return .string(String(decoding: stored, as: UTF8.self))
             case .binaryOverflow: return .binary(stored)

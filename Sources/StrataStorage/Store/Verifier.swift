@@ -154,7 +154,7 @@ struct Verifier {
         let value: Value
         let incarnation: Incarnation
         do {
-            (value, incarnation) = try RowView.with(cell: cell, reader: reader, space: nil) { row in
+            (value, incarnation) = try RowView.with(cell: cell, reader: reader, dirtyPages: nil) { row in
                 (try row.value(at: column), row.incarnation)
             }
         } catch let error as StorageError {
@@ -200,7 +200,7 @@ struct Verifier {
                     markReachable(page, in: &reachable, version: version)
                 }
             }
-            let chains = try RowView.with(cell: cell, reader: reader, space: nil) { row in
+            let chains = try RowView.with(cell: cell, reader: reader, dirtyPages: nil) { row in
                 _ = try row.values()
                 return try row.overflowReferences()
             }

@@ -4,14 +4,13 @@
 struct TableReads<Source: PageSource> {
     let source: Source
     let reader: PageReader
-    /// The write transaction's pages, or nil (see `RowView.spaceRef` for why unmanaged).
-    let spaceRef: Unmanaged<WriteSpace>?
-    var space: WriteSpace? { spaceRef?.takeUnretainedValue() }
+    /// The write transaction's dirty pages, or nil (see `RowView.dirtyPages` for why a pointer).
+    let dirtyPages: UnsafeMutablePointer<DirtyPageTable>?
 
     init(source: Source, reader: PageReader, space: WriteSpace?) {
         self.source = source
         self.reader = reader
-        self.spaceRef = space.map { Unmanaged.passUnretained($0) }
+        self.dirtyPages = space?.dirtyPages
     }
 
     /// Loads the catalog of the tree at `root`, checking the root and every table's roots
@@ -71,7 +70,7 @@ struct TableReads<Source: PageSource> {
 
     func decodeRow(_ cell: UnsafeRawBufferPointer) throws(StorageError) -> [Value] {
         do {
-            return try RowView.with(cell: cell, reader: reader, space: space) { row in try row.values() }
+            return try RowView.with(cell: cell, reader: reader, dirtyPages: dirtyPages) { row in try row.values() }
         } catch let error as StorageError {
             throw error
         } catch {
@@ -110,7 +109,7 @@ struct TableReads<Source: PageSource> {
     /// Calls `body` with the row stored in `cell` (from `rowCell`).
     @inline(__always)
     func withRow<R>(cell: UnsafeRawBufferPointer, _ body: (RowView) throws -> R) throws -> R {
-        try RowView.with(cell: cell, reader: reader, spaceRef: spaceRef, body)
+        try RowView.with(cell: cell, reader: reader, dirtyPages: dirtyPages, body)
     }
 
     func contains(_ table: TableInfo, _ key: ObjectKey) throws(StorageError) -> Bool {
@@ -179,7 +178,7 @@ struct TableReads<Source: PageSource> {
         var cursor = TreeCursor(source: source)
         try cursor.seek(root: table.rowRoot, atLeast: start.map { .int($0.rawValue) })
         let reader = self.reader
-        let spaceRef = self.spaceRef
+        let dirtyPages = self.dirtyPages
         while cursor.isValid {
             let leaf = cursor.leaf
             guard leaf.isLeaf && !leaf.hasByteKeys else {
@@ -190,7 +189,7 @@ struct TableReads<Source: PageSource> {
             invariant(index < count, "a valid cursor is on an entry")
             while index < count {
                 let key = ObjectKey(intKeyFromImage(leaf.leafKeyImage(index)))
-                let proceed = try RowView.with(cell: leaf.leafCell(index), reader: reader, spaceRef: spaceRef) { row in
+                let proceed = try RowView.with(cell: leaf.leafCell(index), reader: reader, dirtyPages: dirtyPages) { row in
                     try body(key, row)
                 }
                 if !proceed { return }

@@ -314,7 +314,7 @@ extension WriteTransaction {
 
     func rowValue(ofCell cell: UnsafeRawBufferPointer, column: Int) throws(StorageError) -> Value {
         do {
-            return try RowView.with(cell: cell, reader: space.reader, space: space) { try $0.value(at: column) }
+            return try RowView.with(cell: cell, reader: space.reader, dirtyPages: space.dirtyPages) { try $0.value(at: column) }
         } catch let error as StorageError {
             throw error
         } catch {
@@ -328,14 +328,14 @@ extension WriteTransaction {
         if let whole = try wholeRowOverflow(cell) {
             let inner = try OverflowChain.read(first: whole.first, byteCount: whole.byteCount, source: source)
             try withBytes(inner) { raw throws(StorageError) in
-                try freeValueOverflow(RowView(inlineBytes: raw, reader: space.reader, space: space))
+                try freeValueOverflow(RowView(inlineBytes: raw, reader: space.reader, dirtyPages: space.dirtyPages))
             }
             for page in try OverflowChain.pages(first: whole.first, byteCount: whole.byteCount, source: source) {
                 space.free(page)
             }
             return
         }
-        try freeValueOverflow(RowView(inlineBytes: cell, reader: space.reader, space: space))
+        try freeValueOverflow(RowView(inlineBytes: cell, reader: space.reader, dirtyPages: space.dirtyPages))
     }
 
     private func freeValueOverflow(_ row: RowView) throws(StorageError) {
@@ -356,7 +356,7 @@ extension WriteTransaction {
                 let cell = cursor.leaf.cell(cursor.index)
                 if cell.first == RowCodec.overflowFormat {
                     cells.append(Array(cell))
-                } else if try !RowView(inlineBytes: cell, reader: space.reader, space: space).overflowReferences().isEmpty {
+                } else if try !RowView(inlineBytes: cell, reader: space.reader, dirtyPages: space.dirtyPages).overflowReferences().isEmpty {
                     cells.append(Array(cell))
                 }
                 try cursor.next()
