@@ -32,7 +32,7 @@ import StrataTestThreads
 
     enum Step: String { case open, commit, copy }
 
-    /// Records which commit phase failed (Committer's probes): a failure at phase 2 may
+    /// Records which commit phase failed (the pager's probes): a failure at phase 2 may
     /// recover the failed commit (Spec D7).
     final class PhaseProbe: @unchecked Sendable {
         let phaseTwo = Atomic<Bool>(false)

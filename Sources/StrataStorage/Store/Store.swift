@@ -163,7 +163,7 @@ public final class Store: Sendable {
     public func makeDeferredCommitsDurable() throws(StorageError) -> Bool {
         let transaction = try beginWrite()
         defer { transaction.rollback() }
-        return try Committer.makeBaseDurable(transaction)
+        return try transaction.makeBaseDurable()
     }
 
     /// Marks the handle closed: new transactions fail with `.closed`. Resources are released

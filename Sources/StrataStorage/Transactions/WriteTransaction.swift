@@ -2,7 +2,7 @@
 ///
 /// Lifecycle: `Store.beginWrite` takes the write lock and starts from the newest version
 /// (Spec W: a write always starts at the head) → table operations change private page copies
-/// → `commit()` makes version base + 1 durable and visible (two phases, `Committer`), or
+/// → `commit()` makes version base + 1 durable and visible (two phases, `Pager`), or
 /// `rollback()` discards everything without I/O. Either ends the transaction and releases the
 /// lock; a transaction dropped while active rolls back.
 ///
@@ -157,7 +157,7 @@ public final class WriteTransaction {
             if state == .active { state = .failed }
             file.unlockWriter()
         }
-        let version = try Committer.commit(self, durable: durable)
+        let version = try commitChanges(durable: durable)
         state = .committed
         return version
     }
@@ -174,7 +174,7 @@ public final class WriteTransaction {
             if state == .active { state = .failed }
             file.unlockWriter()
         }
-        let version = try Committer.commit(self, durable: durable)
+        let version = try commitChanges(durable: durable)
         state = .committed
         let read = try? ReadTransaction(file: file, kind: kind)
         if let read { invariant(read.version == version, "a pin taken under the write lock reads the commit") }
@@ -244,7 +244,11 @@ struct WriteBegin {
         try file.ensureMapped(pageCount: base.pageCount)
         let reader = file.reader(for: base)
         let slotToWrite = file.hooks.has(.singleCommitSlot) ? 0 : slots.inactiveIndex
-        let (freeList, chain) = try freeSpace(file, base: base, reader: reader, durable: slots.newest.version)
+        // The free list and its reuse policy belong to the pager (Spec D, the space rules).
+        let (freeList, chain) = try FreeSpacePolicy.reusableSpace(base: base.version, head: base.freeListHeadRef,
+                                                                  entryCount: base.freeListEntryCount, reader: reader,
+                                                                  durable: slots.newest.version, hooks: file.hooks,
+                                                                  client: file)
         let catalog = try file.catalog(for: base, reader: reader)
         return WriteBegin(base: base, reader: reader, slotToWrite: slotToWrite, durableVersion: slots.newest.version,
                           freeList: freeList, freeListChain: chain, catalog: catalog)
@@ -256,51 +260,5 @@ struct WriteBegin {
             throw StorageError.incompatibleLockFile(reason: "no record of the newest version \(newest.rawValue)")
         }
         return record
-    }
-
-    /// The base version's free list with every run the pins allow made reusable. The durable
-    /// version counts as pinned: until a slot names a newer version, a crash recovers it, so
-    /// its pages are never overwritten (Spec D10).
-    private static func freeSpace(_ file: SharedFile, base: VersionRecord, reader: PageReader,
-                                  durable: Version) throws(StorageError) -> (FreeList, [UInt32]) {
-        var oldest = oldestPinned(file, base: base.version)
-        if oldest < base.version && !file.hooks.has(.neverReclaimDeadReaders) && file.versions.reclaimDeadSlots() > 0 {
-            file.hooks.mark(.deadReaderSlotReclaimed)
-            oldest = oldestPinned(file, base: base.version)
-        }
-        if file.hooks.has(.reusePinnedPages) { oldest = base.version }
-        if !file.hooks.has(.reuseDurablePages) { oldest = min(oldest, durable) }
-        let cached = file.withState { $0.freeListCache }
-        var list: FreeList
-        let chain: [UInt32]
-        if let cached, cached.version == base.version {
-            list = cached.list
-            chain = cached.chain
-        } else {
-            let (entries, pages) = try FreeListCodec.read(head: base.freeListHeadRef, entryCount: base.freeListEntryCount,
-                                                          reader: reader)
-            list = FreeList.fromEntries(entries, oldestPinned: oldest)
-            chain = pages
-        }
-        let promoted = list.promote(oldestPinned: oldest)
-        let heldBack = list.pendingPageCount > 0 && oldest < base.version
-        let heldBackBefore = file.withState { state -> Bool in
-            let previous = state.pinHeldPagesBack
-            state.pinHeldPagesBack = heldBack
-            return previous
-        }
-        if heldBack { file.hooks.mark(.pageReuseWaitedForPin) }
-        // Pages a pin held back at the previous write are reusable now that no pin is older
-        // than the base: the last pin on their version dropped.
-        if promoted > 0 && heldBackBefore && oldest == base.version {
-            file.hooks.mark(.pageReuseAfterLastPinDropped)
-        }
-        return (list, chain)
-    }
-
-    /// The oldest version any process pins, never newer than the base (the newest version is
-    /// always treated as pinned: the next commit will release its pages).
-    private static func oldestPinned(_ file: SharedFile, base: Version) -> Version {
-        min(file.versions.oldestPinnedVersion() ?? base, base)
     }
 }

@@ -356,3 +356,15 @@ struct VersionRecord: Sendable, Equatable {
          catalogRootExpectation.version]
     }
 }
+
+extension CommitSlot {
+    /// The slot naming `record`'s version in the file `fileIdentity` (what a commit writes).
+    init(record: VersionRecord, fileIdentity: UInt64) {
+        self.init(version: record.version, catalogRoot: PageNumber(record.catalogRoot),
+                  freeListHead: PageNumber(record.freeListHead), pageCount: record.pageCount,
+                  schemaVersion: record.schemaVersion, fileIdentity: fileIdentity,
+                  freeListEntryCount: record.freeListEntryCount,
+                  catalogRootExpectation: record.catalogRootExpectation,
+                  freeListHeadChecksum: record.freeListHeadChecksum)
+    }
+}

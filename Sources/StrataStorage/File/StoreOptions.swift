@@ -37,7 +37,7 @@ public struct StoreOptions: Sendable {
     /// Reader slots in a new lock file (each pins one version of one process).
     public var readerSlotCount: Int
     /// The file grows by at least this much at a time (else by a thirty-second of its size,
-    /// up to 1 MiB; see `Committer.growIfNeeded`).
+    /// up to 1 MiB; see `Pager.growIfNeeded`).
     public var growthChunkBytesMin: Int
     /// Test hooks; `.none` in production. Fixed by the first open of a file in a process.
     public var hooks: EngineHooks

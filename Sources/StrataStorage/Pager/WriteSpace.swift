@@ -146,6 +146,7 @@ final class WriteSpace: PageAllocator {
         dirtyTable.pointee.insert(buffer, for: page)
         #if STRATA_CHECKS
         freedOnce.remove(page)
+        allocatedByThisWrite.insert(page)
         #endif
         invariant(page != 0, "the header page is never allocated")
         return (page, buffer)
@@ -154,6 +155,8 @@ final class WriteSpace: PageAllocator {
     #if STRATA_CHECKS
     /// Every page released or freed by this transaction, to catch a double free at its source.
     private var freedOnce = Set<UInt32>()
+    /// Every page this write allocated (`Pager.checkInvariants`: dirty pages are among them).
+    private(set) var allocatedByThisWrite = Set<UInt32>()
     #endif
 
     /// Releases `page`: at once if this transaction allocated it, else at commit.
@@ -172,7 +175,7 @@ final class WriteSpace: PageAllocator {
     }
 
     /// Hands the final free-list state to the commit: pages freed within the transaction are
-    /// reusable now, pages released by this commit wait for the pins (`Committer`).
+    /// reusable now, pages released by this commit wait for the pins (`Pager.commit`).
     func finishFreeList() -> (freeList: FreeList, releasedByThisCommit: [UInt32]) {
         var list = freeList
         list.addReusable(pages: freedDirty)
@@ -197,6 +200,9 @@ final class WriteSpace: PageAllocator {
             ?? UnsafeMutableRawPointer.allocate(byteCount: pageSizeBytes, alignment: 64)
         memset(buffer, 0, pageSizeBytes)
         dirtyTable.pointee.insert(buffer, for: page)
+        #if STRATA_CHECKS
+        allocatedByThisWrite.insert(page)
+        #endif
         return (page, buffer)
     }
 }
