@@ -11,22 +11,18 @@ public enum Artifact {
     public static func write(_ result: RunResult, settings: CheckSettings, seed: UInt64?, into directory: String) throws -> String {
         let token = ReplayToken.encode(settings: settings, choices: result.choices)
         let name = "failure-\(String(result.digest, radix: 16))"
-        let path = (directory as NSString).appendingPathComponent(name)
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        func put(_ file: String, _ text: String) throws {
-            try text.write(toFile: (path as NSString).appendingPathComponent(file), atomically: true, encoding: .utf8)
-        }
-        try put(tokenFile, token + "\n")
+        let folder = try ArtifactDirectory(name, under: directory)
+        try folder.put(tokenFile, token + "\n")
         var summary = "failure: \(result.failure?.description ?? "none")\n"
         summary += "settings: mode \(settings.mode.rawValue), store \(settings.store.rawValue), threads \(settings.threads), operations \(settings.operations)\n"
         if let seed { summary += "seed: \(seed)\n" }
         summary += "scheduler: \(result.scheduler)\nswarm: \(result.swarm)\n"
         summary += "operations run: \(result.trace.count), choices: \(result.choices.count)\n"
-        try put("failure.txt", summary)
-        try put("choices.txt", result.choices.map(String.init).joined(separator: " ") + "\n")
-        try put("timeline.txt", timeline(result, threads: settings.threads))
-        try put("ReplayTest.swift", swiftTest(result, settings: settings, token: token))
-        return path
+        try folder.put("failure.txt", summary)
+        try folder.put("choices.txt", result.choices.map(String.init).joined(separator: " ") + "\n")
+        try folder.put("timeline.txt", timeline(result, threads: settings.threads))
+        try folder.put("ReplayTest.swift", swiftTest(result, settings: settings, token: token))
+        return folder.path
     }
 
     /// One column per thread, one row per operation: what the model expected, what the engine
