@@ -5,6 +5,11 @@ import StrataModel
 import StrataStorage
 
 /// One lockstep run: the model and the engine side by side under one choice stream.
+///
+/// This file holds the run's state and its loop; a scheduling step and the write lock are in
+/// `Runner+Steps.swift`, a completed operation's checks in `Runner+Checks.swift`, crashes,
+/// injected faults and recovery in `Runner+Crashes.swift`, async writes in
+/// `Runner+AsyncWrites.swift`.
 public final class Runner: @unchecked Sendable {
     let settings: CheckSettings
     var stream: ChoiceStream
