@@ -264,6 +264,27 @@ let openFindingKinds: Set<String> = []
         #expect(try StrataCheck.replay(token: found.token)?.signature == found.shrunk.failure?.signature)
     }
 
+    /// The shrink of `aWrongModelRuleIsCaughtAndShrunk` counts its work pass by pass: deleting
+    /// steps (`ShrinkPass.dropSteps`) is what takes the run from its 200 operations to a handful,
+    /// and the passes' counts add up to the shrink's re-runs and to the operations it removed.
+    @Test func shrinkPassesReportTheWorkTheyDid() throws {
+        var campaign = Campaign(mix: .controlled, operationsPerRun: 200, seconds: nil, runs: 400, seed: 100,
+                                modelMutation: .refreshNeverMoves, shrinkSeconds: nil, shrinkAttempts: 1500)
+        campaign.excludedKinds = openFindingKinds
+        let found = try #require(campaign.run().failures.first, "the wrong rule was not caught")
+        for pass in ShrinkPass.allCases {
+            if let counts = found.shrinkPasses[pass] { print("wrong model rule shrink: \(pass.rawValue): \(counts.summary)") }
+        }
+        let dropSteps = try #require(found.shrinkPasses[.dropSteps], "dropSteps ran no candidate")
+        #expect(dropSteps.successes > 0)
+        #expect(dropSteps.stepsRemoved > 0)
+        #expect(found.shrinkPasses.values.map(\.attempts).reduce(0, +) == found.shrinkRuns)
+        #expect(found.shrinkPasses.values.map(\.stepsRemoved).reduce(0, +)
+                    == found.original.trace.count - found.shrunk.trace.count)
+        #expect(found.shrinkPasses.values.map(\.drawsRemoved).reduce(0, +)
+                    == found.original.choices.count - found.shrunk.choices.count)
+    }
+
     /// A deliberately broken engine path (the commit skips its phase-1 sync) must be caught by
     /// the crash images and shrunk.
     @Test func aBrokenCommitPathIsCaughtByCrashImages() throws {

@@ -6,7 +6,7 @@ import StrataStorage
     import Glibc
 #endif
 
-// Process mode (Docs/architecture.md §5 "Real processes"): K writer children (ProcessChild.swift)
+// Process mode (Docs/architecture.md §5 "Real processes"): K writer children (ChildWriter.swift)
 // commit to one real file at once, and the parent SIGKILLs one of them at random moments, as
 // often inside a commit as not. After each kill it reaps the child, verifies the file, checks a
 // snapshot against its ledger (ProcessLedger.swift), respawns the child and goes on; the other

@@ -38,27 +38,20 @@ public enum ProcessArtifact {
     public static func write(_ report: ProcessReport, into directory: String) throws -> String {
         var hash = StableHash()
         hash.combine(Array("\(report.settings.seed) \(report.failure?.description ?? "")".utf8))
-        let path = (directory as NSString).appendingPathComponent(
-            "failure-process-\(String(hash.finalize(), radix: 16))")
-        let childDirectory = (path as NSString).appendingPathComponent("children")
-        try FileManager.default.createDirectory(
-            atPath: childDirectory, withIntermediateDirectories: true)
-        func put(_ name: String, _ text: String, in folder: String = path) throws {
-            try text.write(
-                toFile: (folder as NSString).appendingPathComponent(name), atomically: true,
-                encoding: .utf8)
-        }
-        try put("failure.txt", failureText(report))
-        try put("timeline.txt", report.timeline.joined(separator: "\n") + "\n")
+        let folder = try ArtifactDirectory(
+            "failure-process-\(String(hash.finalize(), radix: 16))", under: directory)
+        let children = try folder.subdirectory("children")
+        try folder.put("failure.txt", failureText(report))
+        try folder.put("timeline.txt", report.timeline.joined(separator: "\n") + "\n")
         for log in report.childLogs {
             let output = log.output.joined(separator: "\n") + "\n"
-            try put("\(log.name).out", output, in: childDirectory)
-            try put("\(log.name).err", log.error, in: childDirectory)
+            try children.put("\(log.name).out", output)
+            try children.put("\(log.name).err", log.error)
         }
-        let copy = (path as NSString).appendingPathComponent("campaign.realm")
+        let copy = (folder.path as NSString).appendingPathComponent("campaign.realm")
         try? FileManager.default.removeItem(atPath: copy)
         try? FileManager.default.copyItem(atPath: report.path, toPath: copy)
-        return path
+        return folder.path
     }
 
     /// The failure, settings, seed, plan, counts and the command that re-runs the plan.

@@ -77,6 +77,8 @@ public struct Campaign: Sendable {
         public var shrunk: RunResult
         public var shrinkRuns: Int
         public var shrinkSeconds: Double
+        /// What each shrink pass did (`Shrinker.Outcome.passes`; empty when shrinking is off).
+        public var shrinkPasses: [ShrinkPass: ShrinkPassStatistics] = [:]
         /// Seconds from the campaign's start to the end of the failing run (before shrinking).
         public var foundAfterSeconds: Double = 0
         /// The free run, when the failure came from one (it has no trace; its log is here).
@@ -193,6 +195,7 @@ public struct Campaign: Sendable {
                     found.settings = outcome.settings
                     found.shrinkRuns = outcome.runs
                     found.shrinkSeconds = outcome.seconds
+                    found.shrinkPasses = outcome.passes
                 }
                 failures.append(found)
                 if stopAtFirstFailure && !(untilShrinkable && free != nil) { break }

@@ -58,18 +58,12 @@ public enum FreeArtifact {
             settings: result.settings.checkSettings, choices: result.choices)
         var hash = StableHash()
         hash.combine(Array((token + (result.failure?.description ?? "")).utf8))
-        let path = (directory as NSString).appendingPathComponent(
-            "failure-free-\(String(hash.finalize(), radix: 16))")
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        func put(_ file: String, _ text: String) throws {
-            try text.write(
-                toFile: (path as NSString).appendingPathComponent(file), atomically: true,
-                encoding: .utf8)
-        }
-        try put(Artifact.tokenFile, token + "\n")
-        try put("failure.txt", failureText(result, seed: seed))
-        try put("events.txt", eventsText(result.log))
-        return path
+        let folder = try ArtifactDirectory(
+            "failure-free-\(String(hash.finalize(), radix: 16))", under: directory)
+        try folder.put(Artifact.tokenFile, token + "\n")
+        try folder.put("failure.txt", failureText(result, seed: seed))
+        try folder.put("events.txt", eventsText(result.log))
+        return folder.path
     }
 
     /// The failure, the settings, the seed, and the excerpt of the log that shows it.

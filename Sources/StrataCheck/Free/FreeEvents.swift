@@ -6,7 +6,7 @@
 // Values, not references: a log is `Sendable` and `Hashable`, so it can be kept in a result,
 // printed into an artifact and compared in a test.
 
-/// The two tables of the check schema (`CheckObjects.swift`).
+/// The two tables of the check schema (`CheckTypes.swift`).
 public enum FreeTable: Int, Sendable, Hashable, Comparable, CaseIterable {
     case item
     case other
