@@ -88,6 +88,11 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
         try element._strataEncode(realm: Realm(core: binding.core))
     }
 
+    /// Appends `element`; an unmanaged object appended to a managed List is added to the realm.
+    ///
+    /// Confinement: a managed List's realm context (Spec C6), in a write (Spec W9).
+    /// - Complexity: O(n) for a managed List (lists are stored inline, so its elements are
+    ///   stored again); amortized O(1) for an unmanaged one.
     public func append(_ element: Element) { trapping { () throws(Realm.Error) in try _append(element) } }
 
     @_spi(StrataCheck)
@@ -103,6 +108,10 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
         }
     }
 
+    /// Appends every element of `elements`, in order.
+    ///
+    /// Confinement: a managed List's realm context (Spec C6), in a write (Spec W9).
+    /// - Complexity: O(n · m) for a managed List of n elements gaining m.
     public func append<S: Sequence>(objectsIn elements: S) where S.Element == Element {
         trapping { () throws(Realm.Error) in try _append(objectsIn: elements) }
     }
@@ -113,6 +122,11 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
         for element in elements { try _append(element) }
     }
 
+    /// Inserts `element` at `index` (0...count); traps with Realm's out-of-bounds message for
+    /// any other index.
+    ///
+    /// Confinement: a managed List's realm context (Spec C6), in a write (Spec W9).
+    /// - Complexity: O(n).
     public func insert(_ element: Element, at index: Int) {
         trapping { () throws(Realm.Error) in try _insert(element, at: index) }
     }
@@ -134,6 +148,11 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
         }
     }
 
+    /// Removes and returns the element at `index` (the object itself stays in the realm);
+    /// traps with Realm's out-of-bounds message for an index outside 0..<count.
+    ///
+    /// Confinement: a managed List's realm context (Spec C6), in a write (Spec W9).
+    /// - Complexity: O(n).
     @discardableResult
     public func remove(at index: Int) -> Element {
         trapping { () throws(Realm.Error) -> Element in try _remove(at: index) }
@@ -172,6 +191,10 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
         try edit(.removeLast(number))
     }
 
+    /// Removes every element (the objects stay in the realm).
+    ///
+    /// Confinement: a managed List's realm context (Spec C6), in a write (Spec W9).
+    /// - Complexity: O(n) for a managed List.
     public func removeAll() { trapping { () throws(Realm.Error) in try _removeAll() } }
 
     @_spi(StrataCheck)

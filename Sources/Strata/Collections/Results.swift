@@ -181,6 +181,10 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     @_spi(StrataCheck)
     public func _count() throws(Realm.Error) -> Int { try evaluate().keys.count }
 
+    /// The object at `position` in the Results' order; traps with Realm's out-of-bounds message
+    /// outside 0..<count.
+    /// - Complexity: O(1) once evaluated at the realm's version; the first access after the
+    ///   realm changed evaluates the query, as `count` does.
     public subscript(position: Int) -> Element {
         trapping { () throws(Realm.Error) -> Element in try element(at: position) }
     }
@@ -221,7 +225,10 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
 
     // MARK: deriving
 
-    /// The objects that also match `isIncluded`.
+    /// The objects that also match `isIncluded` (`$0.age < 2 && $0.name != "Rex"`); lazy, like
+    /// every Results.
+    /// - Complexity: O(1) to make; evaluating it scans the table, O(n): queries use no
+    ///   secondary index (`Docs/limits.md`).
     public func `where`(_ isIncluded: (Query<Element>) -> Query<Bool>) -> Results<Element> {
         trapping { () throws(Realm.Error) -> Results<Element> in
             try storage.core.checkAccess()
@@ -246,7 +253,8 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
                                    ascending: ascending)])
     }
 
-    /// Sorted by several properties, the first deciding first.
+    /// Sorted by several properties, the first deciding first; ties keep the source order.
+    /// - Complexity: O(1) to make; evaluating it sorts, O(n log n).
     public func sorted<S: Sequence>(by descriptors: S) -> Results<Element> where S.Element == SortDescriptor {
         trapping { () throws(Realm.Error) -> Results<Element> in try _sorted(by: descriptors) }
     }
@@ -312,6 +320,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     }
 
     /// The index of `object` in the Results, if it is there.
+    /// - Complexity: O(n).
     public func index(of object: Element) -> Int? {
         trapping { () throws(Realm.Error) -> Int? in
             let evaluation = try evaluate()

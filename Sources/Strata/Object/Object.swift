@@ -25,6 +25,8 @@ open class Object: Hashable, CustomStringConvertible, SendableMetatype {
     /// while another object's wrappers were being initialized (`@Persisted var dog: Dog? = Dog()`).
     final var _ordinalBase = 0
 
+    /// Creates an unmanaged object with every property at its declared initial value; it
+    /// belongs to no realm and may be used on any thread until it is added to one.
     public required init() {
         // Every @Persisted wrapper of the object is initialized before this runs: take them off
         // the thread's count, leaving the count of an object being initialized around this one

@@ -344,9 +344,14 @@ public struct Realm: Hashable {
         return Realm(core: try core.liveRealmForCurrentThread())
     }
 
-    /// A frozen copy of `value` (an object or collection of this realm).
+    /// A frozen copy of `object`, which must belong to this realm: it reads this realm's
+    /// version forever and may be used on any thread (Spec F2, F15). Same as `object.freeze()`.
     public func freeze<T: Object>(_ object: T) -> T { object.freeze() }
+    /// A frozen copy of `results`, which keeps its query and order and reads this realm's
+    /// version forever (Spec F2, F15). Same as `results.freeze()`.
     public func freeze<T: Object>(_ results: Results<T>) -> Results<T> { results.freeze() }
+    /// A frozen copy of `list`, reading this realm's version forever (Spec F2, F15). Same as
+    /// `list.freeze()`.
     public func freeze<T: RealmCollectionValue>(_ list: List<T>) -> List<T> { list.freeze() }
 
     /// Resolves a reference in this realm (Spec T2, T4, T5): nil if the object is gone.

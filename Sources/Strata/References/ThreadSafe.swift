@@ -21,6 +21,8 @@ public final class ThreadSafe<T: ThreadConfined>: Sendable {
     /// resolved only if no assignment came in between).
     private let stored: Lock<(value: Stored?, generation: UInt64)>
 
+    /// Wraps a managed value (or nil), keeping a thread-safe reference to it so that any
+    /// thread can read it back in its own realm (Spec T9, T10); traps for an unmanaged value.
     public init(wrappedValue: T?) {
         stored = Lock((trapping { () throws(Realm.Error) -> Stored? in try ThreadSafe.store(wrappedValue) }, 0))
     }

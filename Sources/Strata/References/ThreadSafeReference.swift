@@ -133,6 +133,7 @@ private func place(_ core: RealmCore, at handle: _ThreadSafeHandle) throws(Realm
 /// A `Sendable` box for a frozen value (Spec C10): frozen objects and collections never change
 /// and are safe to read from any thread, but their types cannot be conditionally `Sendable`.
 public struct Frozen<Value: ThreadConfined>: @unchecked Sendable {
+    /// The frozen value, readable from any thread.
     public let value: Value
 
     /// Boxes a frozen value; traps for a live or unmanaged one.

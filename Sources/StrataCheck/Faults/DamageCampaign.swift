@@ -160,7 +160,7 @@ public enum DamageCampaign {
             older.append([UInt8](data))
         }
         guard original.count >= 4096 else { throw DamageCampaignError("the original is shorter than a page") }
-        // The page size is the header's (Docs/engine.md "File format"); every supported size is a
+        // The page size is the header's (Docs/file-format.md "Page 0"); every supported size is a
         // power of two from 4 KiB, and a whole number of pages fills the file.
         let pageSizeBytes = pageSize(of: original)
         let text = try String(contentsOfFile: directory + "/" + expectationName, encoding: .utf8)

@@ -110,7 +110,7 @@ public struct DamageGenerator: Sendable {
     /// slack, where damage is harmless by construction).
     public let usedPageCount: Int
 
-    /// The file layout's fixed sectors (Docs/engine.md "File format"): the header at 0, the
+    /// The file layout's fixed sectors (Docs/file-format.md "Page 0"): the header at 0, the
     /// two commit slots at 512 and 1024, each 512 bytes.
     static let headerRange = 0..<512
     static let slotRanges = [512..<1024, 1024..<1536]

@@ -49,6 +49,8 @@ struct WritePiece {
     let site: FaultSite
 }
 
+/// Which sync a commit asks of a page store: a commit that grew the file needs the size made
+/// durable too (Docs/commit-protocol.md, phase 1).
 public enum SyncKind: Sendable, Hashable {
     /// fdatasync: file contents.
     case data

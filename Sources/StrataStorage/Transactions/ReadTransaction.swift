@@ -67,6 +67,7 @@ public final class ReadTransaction: @unchecked Sendable {
     public var schemaVersion: UInt64 { record.schemaVersion }
     /// Pages [0, pageCount) exist in this version.
     public var pageCount: UInt32 { record.pageCount }
+    /// Whether `end()` has released the pin; reads then fail with `.closed`.
     public var isEnded: Bool { ended.load(ordering: .acquiring) }
 
     /// Releases the pin. Idempotent; reads after it fail with `.closed`.
@@ -96,7 +97,10 @@ public final class ReadTransaction: @unchecked Sendable {
         catalog.tablesByName.values.sorted { $0.name < $1.name }
     }
 
+    /// The table named `name` at this version; nil when there is none.
+    /// - Complexity: O(1).
     public func table(named name: String) -> TableInfo? { catalog.tablesByName[name] }
+    /// The table with identifier `id` at this version; nil when there is none.
     public func table(id: TableID) -> TableInfo? { catalog.table(id) }
 
     /// This version's own description of `table`: a `TableInfo` obtained from another version
@@ -132,6 +136,9 @@ public final class ReadTransaction: @unchecked Sendable {
         try withRow(table, key: key) { try $0.values() }
     }
 
+    /// Whether an object is stored under `key` in `table` at this version.
+    /// - Throws: `StorageError.closed` after `end()`, or a damage error naming the page.
+    /// - Complexity: O(log n) in the table's size.
     public func contains(_ table: TableInfo, key: ObjectKey) throws(StorageError) -> Bool {
         try checkOpen()
         return try reads.contains(root: try resolvedRowRoot(table), key)

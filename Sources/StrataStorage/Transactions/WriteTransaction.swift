@@ -134,6 +134,8 @@ public final class WriteTransaction {
     public var baseVersion: Version { base.version }
     /// The version `commit()` will create.
     public var newVersion: Version { space.newVersion }
+    /// Whether the transaction can still change and commit: false once it committed, rolled
+    /// back or failed.
     public var isActive: Bool { state == .active }
 
     /// Discards every change. No I/O. Idempotent after commit or rollback.
