@@ -9,7 +9,7 @@ import Synchronization
 /// Sendable: a read transaction holds only immutable state, so any thread may read through it
 /// concurrently (a frozen pin is exactly this, independent of any thread). Confinement of live
 /// objects is the API layer's rule, not the engine's.
-public final class ReadTransaction: @unchecked Sendable {
+public final class ReadTransaction: VersionReading, @unchecked Sendable {
     let file: SharedFile
     let record: VersionRecord
     let reader: PageReader
@@ -131,11 +131,6 @@ public final class ReadTransaction: @unchecked Sendable {
         return try reads.withRow(cell: cell, body)
     }
 
-    /// The decoded values of the object `key`; nil when there is none.
-    public func row(_ table: TableInfo, key: ObjectKey) throws -> [Value]? {
-        try withRow(table, key: key) { try $0.values() }
-    }
-
     /// Whether an object is stored under `key` in `table` at this version.
     /// - Throws: `StorageError.closed` after `end()`, or a damage error naming the page.
     /// - Complexity: O(log n) in the table's size.
@@ -166,7 +161,7 @@ public final class ReadTransaction: @unchecked Sendable {
 
     /// Visits the objects of `table` in key order from `start` until `body` returns false.
     /// - Complexity: O(log n + k) for k objects visited.
-    public func forEachRow(_ table: TableInfo, from start: ObjectKey? = nil,
+    public func forEachRow(_ table: TableInfo, from start: ObjectKey?,
                            _ body: (ObjectKey, RowView) throws -> Bool) throws {
         try checkOpen()
         try reads.forEachRow(try resolve(table), from: start, body)

@@ -284,14 +284,6 @@ extension WriteTransaction {
         return try reads.withRow(cell: cell, body)
     }
 
-    /// The decoded values of the object `key` in this transaction's state; nil when there is
-    /// none.
-    /// - Throws: `StorageError` when the transaction has ended or a page is damaged.
-    /// - Complexity: O(log n) to find the row, plus its decoding.
-    public func row(_ table: TableInfo, key: ObjectKey) throws -> [Value]? {
-        try withRow(table, key: key) { try $0.values() }
-    }
-
     /// Whether an object is stored under `key` in this transaction's state.
     /// - Throws: `StorageError` when the transaction has ended or a page is damaged.
     /// - Complexity: O(log n).
@@ -329,7 +321,7 @@ extension WriteTransaction {
     /// - Throws: `StorageError` when the transaction has ended or a page is damaged, and what
     ///   `body` throws.
     /// - Complexity: O(log n + k) for k objects visited.
-    public func forEachRow(_ table: TableInfo, from start: ObjectKey? = nil,
+    public func forEachRow(_ table: TableInfo, from start: ObjectKey?,
                            _ body: (ObjectKey, RowView) throws -> Bool) throws {
         try checkActive()
         try reads.forEachRow(try info(table.id), from: start, body)

@@ -10,7 +10,7 @@
 ///
 /// Confinement: not Sendable. Use it from one thread at a time (the lock itself may be released
 /// from any thread).
-public final class WriteTransaction {
+public final class WriteTransaction: VersionReading {
     enum State { case active, committed, rolledBack, failed }
 
     let file: SharedFile
