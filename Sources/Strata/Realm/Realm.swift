@@ -63,7 +63,7 @@ public struct Realm: Hashable {
 
     // MARK: state
 
-    /// Whether the realm holds no objects (WRT-11).
+    /// Whether the realm holds no objects (RealmTests.testIsEmpty).
     public var isEmpty: Bool { trapping { () throws(Realm.Error) -> Bool in try _isEmpty() } }
 
     @_spi(StrataCheck)

@@ -40,7 +40,7 @@ public final class Runner: @unchecked Sendable {
     var versionOffset: Int64?
     /// The newest version each live realm instance read. Per instance, not per thread: a new
     /// instance resolving a reference begins at the reference's source version, which may be
-    /// older than what the thread's earlier instance read (Spec T4, TSR-07).
+    /// older than what the thread's earlier instance read (Spec T4).
     var lastSeen: [RealmID: UInt64] = [:]
     var lastCommitVersion: UInt64 = 0
     let swarm: Swarm

@@ -7,7 +7,7 @@ import StrataStorage
 #endif
 
 /// What the other process of an interprocess test does (`strata-fuzz child-realm`): the child
-/// half of Realm's interprocess tests (IPC-01 to IPC-11), through the Realm API on the file the
+/// half of Realm's interprocess tests (InterprocessTests.m), through the Realm API on the file the
 /// parent names, with the harness's `Item` class.
 public enum InterprocessAction: String, CaseIterable, Sendable {
     /// Adds `count` Items in one write, then prints 'count N'.
@@ -17,7 +17,7 @@ public enum InterprocessAction: String, CaseIterable, Sendable {
     /// Begins a write, adds an Item, prints 'in-write' and exits at once, without committing,
     /// cancelling or closing (a process that dies inside its write).
     case abandonWrite = "abandon-write"
-    /// IPC-08: opens the in-memory realm whose identifier is the path, and takes turns with the
+    /// InterprocessTests.testBidirectionalCommunication: opens the in-memory realm whose identifier is the path, and takes turns with the
     /// parent: whenever Item 0's value is even and below `count`, adds 1 (the parent adds 1 to
     /// odd values). Prints 'done N' once the value reaches `count`.
     case alternateInMemory = "alternate-in-memory"
@@ -61,7 +61,7 @@ extension InterprocessChild {
         Realm.Configuration(inMemoryIdentifier: identifier, objectTypes: CheckTypes.classes)
     }
 
-    /// IPC-08: on a queue realm of the in-memory realm `identifier`, adds 1 to Item 0's value
+    /// InterprocessTests.testBidirectionalCommunication: on a queue realm of the in-memory realm `identifier`, adds 1 to Item 0's value
     /// whenever it has `parity` and is below `limit`, until it reaches `limit`; returns the
     /// value seen last. Driven by the realm's observer (Spec N24: the other process's commits
     /// wake it), so it never polls.
@@ -93,7 +93,7 @@ extension InterprocessChild {
     }
 }
 
-/// The state of one side of IPC-08's alternation: the realm and token are used only on the
+/// The state of one side of testBidirectionalCommunication's alternation: the realm and token are used only on the
 /// side's queue (hence `@unchecked`); the outcome is read by the waiting thread after `done`.
 private final class AlternateTurns: @unchecked Sendable {
     let limit: Int
@@ -139,5 +139,5 @@ private final class AlternateTurns: @unchecked Sendable {
 }
 
 extension Realm.Error {
-    static let alternationTimedOut = Realm.Error(.fail, "IPC-08: the other process did not take its turns in time")
+    static let alternationTimedOut = Realm.Error(.fail, "testBidirectionalCommunication: the other process did not take its turns in time")
 }
