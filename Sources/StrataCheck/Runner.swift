@@ -1,4 +1,3 @@
-import CStrataSupport
 import Foundation
 @_spi(StrataCheck) import Strata
 import StrataModel
@@ -30,7 +29,7 @@ public struct CheckSettings: Sendable, Hashable {
     /// Operations per run (the stream may end a run earlier only by exhausting a replay).
     public var operations: Int
     /// Engine bugs switched on (harness validation).
-    public var engineBugs: SeededBugs
+    public var engineBugs: SeededBugSet
     /// A deliberately wrong model rule (harness validation).
     public var modelMutation: ModelMutation?
     /// Where file stores live.
@@ -49,7 +48,7 @@ public struct CheckSettings: Sendable, Hashable {
     public static let generations = 1...currentGeneration
 
     public init(mode: CheckMode = .controlled, store: CheckStore = .sim, threads: Int = 3, operations: Int = 200,
-                engineBugs: SeededBugs = [], modelMutation: ModelMutation? = nil,
+                engineBugs: SeededBugSet = [], modelMutation: ModelMutation? = nil,
                 scratchDirectory: String = NSTemporaryDirectory()) {
         self.mode = mode
         self.store = store
@@ -355,10 +354,11 @@ public final class Runner: @unchecked Sendable {
             probeCounter.mark(probe.rawValue)
             // The model said the lock is free, so the driver runs `beginWrite` inline; if the
             // engine now blocks, the driver never returns to report it.
-            if case .writerBlockedByOtherThread = probe, strata_thread_is_impersonating() {
+            if case .writerBlockedByOtherThread = probe, ThreadIdentity.isImpersonating {
                 fatalError("StrataCheck: beginWrite blocks on the write lock where the model says it is free; \(hangReport.call(()))")
             }
-        }, bugs: settings.engineBugs)
+        }, bugs: settings.engineBugs.engine)
+        configuration._api = settings.engineBugs.apiHooks
         switch settings.store {
         case .sim:
             let disk = try SimStore(name: "\(runName)-boot0", reservationBytes: 256 << 20)
@@ -1031,7 +1031,7 @@ public final class Runner: @unchecked Sendable {
         }
         guard let (_, newDigest) = digest(of: disk, when: "after the commit") else { return }
         let campaign = CrashCampaign(state: state, point: point, pageSizeBytes: 4096,
-                                     hooks: EngineHooks(bugs: settings.engineBugs))
+                                     hooks: EngineHooks(bugs: settings.engineBugs.engine))
         let images = campaign.images(stream: &stream)
         for (number, image) in images.enumerated() {
             statistics.crashImages += 1
