@@ -17,7 +17,7 @@ import StrataTestThreads
         let path = directory.file("flight")
         let recorder = try FlightRecorder(path: path)
         #expect(FlightRecorder.inFlight(path: path) == nil, "a new recorder has a run in flight")
-        let settings = CheckSettings(mode: .crash, store: .sim, threads: 2, operations: 40, engineBugs: .reuseOwnFrees)
+        let settings = CheckSettings(mode: .crash, store: .sim, threads: 2, operations: 40, engineBugs: .engine(.reuseOwnFrees))
         var stream = ChoiceStream(seed: 7)
         stream.flightRecorder = recorder
         recorder.begin(settings: settings)

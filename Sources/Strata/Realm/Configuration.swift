@@ -54,6 +54,10 @@ extension Realm {
         @_spi(StrataCheck)
         public var _engine: EngineOverride?
 
+        /// The harness's hold on the API layer: its seeded bugs (`APIHooks`). `.none` in
+        /// production.
+        package var _api = APIHooks.none
+
         /// A simulated disk and test hooks for the file of a configuration (StrataCheck only).
         @_spi(StrataCheck)
         public struct EngineOverride: Sendable {

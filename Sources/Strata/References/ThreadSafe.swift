@@ -79,6 +79,6 @@ public final class ThreadSafe<T: ThreadConfined>: Sendable {
     }
 
     deinit {
-        stored.withLock { $0.value?.handle.source.end() }
+        stored.withLock { $0.value?.handle.source.end(callerHoldsLock: true) }
     }
 }

@@ -75,7 +75,7 @@ public final class ThreadSafeReference<Confined: ThreadConfined>: Sendable {
     public var isInvalidated: Bool { handle.withLock { $0 == nil } }
 
     deinit {
-        handle.withLock { $0?.source.end() }
+        handle.withLock { $0?.source.end(callerHoldsLock: true) }
     }
 
     /// Spec T2, T4, T5: takes the handle (a second resolve fails), places the realm, resolves.

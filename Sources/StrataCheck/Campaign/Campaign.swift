@@ -27,7 +27,7 @@ public struct Campaign: Sendable {
     /// This process runs seeds `seed + k·count + index` (`--shard index/count`).
     public var shardIndex: Int
     public var shardCount: Int
-    public var engineBugs: SeededBugs
+    public var engineBugs: SeededBugSet
     public var modelMutation: ModelMutation?
     public var scratchDirectory: String
     /// Shrink failures before reporting them.
@@ -46,7 +46,7 @@ public struct Campaign: Sendable {
     public init(mix: Mix = .mixed, store: CheckStore? = nil, threads: Int = 3, operationsPerRun: Int = 200,
                 seconds: Double? = 60, operations: Int? = nil, runs: Int? = nil, minimumRuns: Int = 0, seed: UInt64 = 1,
                 shardIndex: Int = 0, shardCount: Int = 1,
-                engineBugs: SeededBugs = [], modelMutation: ModelMutation? = nil,
+                engineBugs: SeededBugSet = [], modelMutation: ModelMutation? = nil,
                 scratchDirectory: String = NSTemporaryDirectory(), shrinks: Bool = true, shrinkSeconds: Double? = 60,
                 shrinkAttempts: Int = Shrinker.defaultRunLimit) {
         self.mix = mix

@@ -1,5 +1,25 @@
 import Foundation
+import Strata
 import StrataStorage
+
+/// The seeded bugs a harness run switches on, of both layers: the engine's (`SeededBugs`, for
+/// its `EngineHooks`) and the Realm API's (`APISeededBugs`, for the configuration's `APIHooks`).
+/// One raw value, as replay tokens and generated scripts write it: the layers' bits never
+/// overlap, so a value written before the API's bugs left `SeededBugs` switches the same bugs.
+public struct SeededBugSet: OptionSet, Sendable, Hashable {
+    public let rawValue: UInt64
+    public init(rawValue: UInt64) { self.rawValue = rawValue }
+
+    public static func engine(_ bugs: SeededBugs) -> SeededBugSet { SeededBugSet(rawValue: bugs.rawValue) }
+    package static func api(_ bugs: APISeededBugs) -> SeededBugSet { SeededBugSet(rawValue: bugs.rawValue) }
+
+    /// The engine's bugs of the set (every bit the API layer does not claim).
+    public var engine: SeededBugs { SeededBugs(rawValue: rawValue & ~APISeededBugs.all.rawValue) }
+    /// The API layer's bugs of the set.
+    package var api: APISeededBugs { APISeededBugs(rawValue: rawValue & APISeededBugs.all.rawValue) }
+    /// The configuration's hooks for the API layer's bugs.
+    package var apiHooks: APIHooks { APIHooks(bugs: api) }
+}
 
 /// The seeded-bug catalog (Docs/architecture.md §5 "Probes and seeded bugs"): every deliberate bug the
 /// engine and the Realm API can switch on, with the layer it lives in and the Spec rules it
@@ -8,7 +28,7 @@ import StrataStorage
 /// reason to make the bug louder.
 public struct SeededBug: Sendable {
     public var name: String
-    public var bug: SeededBugs
+    public var bug: SeededBugSet
     public var layer: String
     public var rules: [String]
     public var summary: String
@@ -20,89 +40,89 @@ public struct SeededBug: Sendable {
 public enum SeededBugCatalog {
     public static let all: [SeededBug] = [
         // Commit protocol (storage).
-        SeededBug(name: "skipPhaseOneSync", bug: .skipPhaseOneSync, layer: "commit", rules: ["D1", "D2"],
+        SeededBug(name: "skipPhaseOneSync", bug: .engine(.skipPhaseOneSync), layer: "commit", rules: ["D1", "D2"],
                   summary: "phase 1 writes the pages but skips their sync"),
-        SeededBug(name: "slotBeforeData", bug: .slotBeforeData, layer: "commit", rules: ["D1", "D2"],
+        SeededBug(name: "slotBeforeData", bug: .engine(.slotBeforeData), layer: "commit", rules: ["D1", "D2"],
                   summary: "the slot is written and synced before the data pages"),
-        SeededBug(name: "singleCommitSlot", bug: .singleCommitSlot, layer: "commit", rules: ["D2", "D4"],
+        SeededBug(name: "singleCommitSlot", bug: .engine(.singleCommitSlot), layer: "commit", rules: ["D2", "D4"],
                   summary: "every commit overwrites slot 0, never the inactive slot"),
-        SeededBug(name: "skipSlotChecksum", bug: .skipSlotChecksum, layer: "recovery", rules: ["D4", "D8"],
+        SeededBug(name: "skipSlotChecksum", bug: .engine(.skipSlotChecksum), layer: "recovery", rules: ["D4", "D8"],
                   summary: "open trusts a slot without checking its checksum"),
-        SeededBug(name: "publishBeforeSlotSync", bug: .publishBeforeSlotSync, layer: "commit", rules: ["D1", "D3"],
+        SeededBug(name: "publishBeforeSlotSync", bug: .engine(.publishBeforeSlotSync), layer: "commit", rules: ["D1", "D3"],
                   summary: "readers see the new version before its slot is durable"),
-        SeededBug(name: "retrySyncAfterEIO", bug: .retrySyncAfterEIO, layer: "commit", rules: ["D6", "W17"],
+        SeededBug(name: "retrySyncAfterEIO", bug: .engine(.retrySyncAfterEIO), layer: "commit", rules: ["D6", "W17"],
                   summary: "a failed sync is retried and the commit goes on"),
-        SeededBug(name: "dataSyncAfterGrowth", bug: .dataSyncAfterGrowth, layer: "commit", rules: ["D1", "D9"],
+        SeededBug(name: "dataSyncAfterGrowth", bug: .engine(.dataSyncAfterGrowth), layer: "commit", rules: ["D1", "D9"],
                   summary: "phase 1 uses fdatasync although the file grew"),
         // Free space and pins (storage).
-        SeededBug(name: "reusePinnedPages", bug: .reusePinnedPages, layer: "free space", rules: ["D5", "V1"],
+        SeededBug(name: "reusePinnedPages", bug: .engine(.reusePinnedPages), layer: "free space", rules: ["D5", "V1"],
                   summary: "free pages are reused while a reader still pins their version"),
-        SeededBug(name: "reuseOwnFrees", bug: .reuseOwnFrees, layer: "free space", rules: ["D5", "D2"],
+        SeededBug(name: "reuseOwnFrees", bug: .engine(.reuseOwnFrees), layer: "free space", rules: ["D5", "D2"],
                   summary: "a commit reuses pages it freed itself, still part of the durable version"),
-        SeededBug(name: "neverReclaimDeadReaders", bug: .neverReclaimDeadReaders, layer: "versions", rules: ["L6"],
+        SeededBug(name: "neverReclaimDeadReaders", bug: .engine(.neverReclaimDeadReaders), layer: "versions", rules: ["L6"],
                   summary: "reader slots of dead processes are never reclaimed", needsProcesses: true),
         // B+tree (storage).
-        SeededBug(name: "treeSplitOffByOne", bug: .treeSplitOffByOne, layer: "B+tree", rules: ["W4", "V1"],
+        SeededBug(name: "treeSplitOffByOne", bug: .engine(.treeSplitOffByOne), layer: "B+tree", rules: ["W4", "V1"],
                   summary: "a leaf split drops one entry"),
-        SeededBug(name: "skipReferenceCheck", bug: .skipReferenceCheck, layer: "file format", rules: ["D19", "D8"],
+        SeededBug(name: "skipReferenceCheck", bug: .engine(.skipReferenceCheck), layer: "file format", rules: ["D19", "D8"],
                   summary: "page references are followed without checking the version and checksum they expect"),
         // Transactions (storage).
-        SeededBug(name: "writersDoNotExclude", bug: .writersDoNotExclude, layer: "transactions", rules: ["W1", "W16"],
+        SeededBug(name: "writersDoNotExclude", bug: .engine(.writersDoNotExclude), layer: "transactions", rules: ["W1", "W16"],
                   summary: "a second writer in the process goes ahead on the same base: a lost update"),
         // Realm API.
-        SeededBug(name: "refreshStaysStale", bug: .refreshStaysStale, layer: "API: versions", rules: ["V3", "V4"],
+        SeededBug(name: "refreshStaysStale", bug: .api(.refreshStaysStale), layer: "API: versions", rules: ["V3", "V4"],
                   summary: "refresh() says it moved but the realm reads its old version"),
-        SeededBug(name: "beginWriteWithoutAdvancing", bug: .beginWriteWithoutAdvancing, layer: "API: writes",
+        SeededBug(name: "beginWriteWithoutAdvancing", bug: .api(.beginWriteWithoutAdvancing), layer: "API: writes",
                   rules: ["V11", "W5"], summary: "beginWrite leaves the realm's read at its old version"),
-        SeededBug(name: "skipThreadCheck", bug: .skipThreadCheck, layer: "API: confinement", rules: ["C5"],
+        SeededBug(name: "skipThreadCheck", bug: .api(.skipThreadCheck), layer: "API: confinement", rules: ["C5"],
                   summary: "live realms and accessors answer any thread"),
-        SeededBug(name: "resolveTwice", bug: .resolveTwice, layer: "API: references", rules: ["T2"],
+        SeededBug(name: "resolveTwice", bug: .api(.resolveTwice), layer: "API: references", rules: ["T2"],
                   summary: "a thread-safe reference resolves more than once"),
-        SeededBug(name: "thawRefreshes", bug: .thawRefreshes, layer: "API: freeze", rules: ["F8"],
+        SeededBug(name: "thawRefreshes", bug: .api(.thawRefreshes), layer: "API: freeze", rules: ["F8"],
                   summary: "thaw() refreshes the live realm first"),
-        SeededBug(name: "frozenFollowsCommits", bug: .frozenFollowsCommits, layer: "API: freeze", rules: ["F1", "F2"],
+        SeededBug(name: "frozenFollowsCommits", bug: .api(.frozenFollowsCommits), layer: "API: freeze", rules: ["F1", "F2"],
                   summary: "a frozen realm reads the newest version"),
-        SeededBug(name: "resultsReferenceDoesNotPin", bug: .resultsReferenceDoesNotPin, layer: "API: references",
+        SeededBug(name: "resultsReferenceDoesNotPin", bug: .api(.resultsReferenceDoesNotPin), layer: "API: references",
                   rules: ["T4", "T8"], summary: "a reference to Results pins nothing"),
-        SeededBug(name: "objectReferenceDoesNotPin", bug: .objectReferenceDoesNotPin, layer: "API: references",
+        SeededBug(name: "objectReferenceDoesNotPin", bug: .api(.objectReferenceDoesNotPin), layer: "API: references",
                   rules: ["T4", "T8"], summary: "a reference to an object or a List pins nothing"),
-        SeededBug(name: "activeVersionLimitIgnored", bug: .activeVersionLimitIgnored, layer: "API: limits",
+        SeededBug(name: "activeVersionLimitIgnored", bug: .api(.activeVersionLimitIgnored), layer: "API: limits",
                   rules: ["L2"], summary: "beginWrite ignores the active-version limit"),
-        SeededBug(name: "invalidateKeepsPin", bug: .invalidateKeepsPin, layer: "API: versions",
+        SeededBug(name: "invalidateKeepsPin", bug: .api(.invalidateKeepsPin), layer: "API: versions",
                   rules: ["V13", "L1", "L5"], summary: "invalidate() forgets its read without ending its pin"),
         // Realm API: collection notifications (generation 3 runs observe; `DeliveryOracle`).
-        SeededBug(name: "modificationsAtNewIndices", bug: .modificationsAtNewIndices, layer: "API: notifications",
+        SeededBug(name: "modificationsAtNewIndices", bug: .api(.modificationsAtNewIndices), layer: "API: notifications",
                   rules: ["N13"], summary: "collection updates report modifications at new indices"),
-        SeededBug(name: "skippedTokenStillNotified", bug: .skippedTokenStillNotified, layer: "API: notifications",
+        SeededBug(name: "skippedTokenStillNotified", bug: .api(.skippedTokenStillNotified), layer: "API: notifications",
                   rules: ["N4"], summary: "commitWrite(withoutNotifying:) still notifies the skipped observers"),
-        SeededBug(name: "refreshSkipsCallbacks", bug: .refreshSkipsCallbacks, layer: "API: notifications",
+        SeededBug(name: "refreshSkipsCallbacks", bug: .api(.refreshSkipsCallbacks), layer: "API: notifications",
                   rules: ["N12"], summary: "refresh() moves without running the pending collection callbacks"),
-        SeededBug(name: "callbackInsideObserve", bug: .callbackInsideObserve, layer: "API: notifications",
+        SeededBug(name: "callbackInsideObserve", bug: .api(.callbackInsideObserve), layer: "API: notifications",
                   rules: ["N8"], summary: "observe calls the initial callback re-entrantly, before it returns"),
         // Async writes and group durability (generation 4 runs write async; `Runner+AsyncWrites`).
-        SeededBug(name: "groupDurableInPart", bug: .groupDurableInPart, layer: "commit: async groups",
+        SeededBug(name: "groupDurableInPart", bug: .engine(.groupDurableInPart), layer: "commit: async groups",
                   rules: ["D10", "D11"], summary: "the group sync writes the slot of the group's first commit"),
-        SeededBug(name: "reuseDurablePages", bug: .reuseDurablePages, layer: "free space: async groups",
+        SeededBug(name: "reuseDurablePages", bug: .engine(.reuseDurablePages), layer: "free space: async groups",
                   rules: ["D10", "D5"], summary: "an async group's commits overwrite pages of the durable version"),
-        SeededBug(name: "completionBeforeDurable", bug: .completionBeforeDurable, layer: "API: async writes",
+        SeededBug(name: "completionBeforeDurable", bug: .api(.completionBeforeDurable), layer: "API: async writes",
                   rules: ["D11", "A9"], summary: "an async commit's completion runs before its group's sync"),
-        SeededBug(name: "asyncBlocksOutOfOrder", bug: .asyncBlocksOutOfOrder, layer: "API: async writes",
+        SeededBug(name: "asyncBlocksOutOfOrder", bug: .api(.asyncBlocksOutOfOrder), layer: "API: async writes",
                   rules: ["A2"], summary: "queued async blocks run newest first"),
-        SeededBug(name: "cancelledBlockStillRuns", bug: .cancelledBlockStillRuns, layer: "API: async writes",
+        SeededBug(name: "cancelledBlockStillRuns", bug: .api(.cancelledBlockStillRuns), layer: "API: async writes",
                   rules: ["A4"], summary: "cancelAsyncWrite leaves a queued block queued"),
         // Generation 5: blocks left open, realms let go of in their writes, completions inside
         // invalidate(), copies made inside a write.
-        SeededBug(name: "unfinishedAsyncBlockCommits", bug: .unfinishedAsyncBlockCommits, layer: "API: async writes",
+        SeededBug(name: "unfinishedAsyncBlockCommits", bug: .api(.unfinishedAsyncBlockCommits), layer: "API: async writes",
                   rules: ["A19"], summary: "a beginAsyncWrite block that returns with its write open is committed"),
-        SeededBug(name: "releasedWriterNotHeld", bug: .releasedWriterNotHeld, layer: "API: realm lifetime",
+        SeededBug(name: "releasedWriterNotHeld", bug: .api(.releasedWriterNotHeld), layer: "API: realm lifetime",
                   rules: ["C1", "W7"],
                   summary: "a realm in a write or with async work is not held by its context: let go, it rolls back and ends"),
-        SeededBug(name: "invalidateDefersCompletions", bug: .invalidateDefersCompletions, layer: "API: async writes",
+        SeededBug(name: "invalidateDefersCompletions", bug: .api(.invalidateDefersCompletions), layer: "API: async writes",
                   rules: ["A13"], summary: "invalidate() returns before the completions of the commits it made durable ran"),
-        SeededBug(name: "writeCopyIgnoresOpenWrite", bug: .writeCopyIgnoresOpenWrite, layer: "API: files",
+        SeededBug(name: "writeCopyIgnoresOpenWrite", bug: .api(.writeCopyIgnoresOpenWrite), layer: "API: files",
                   rules: ["X3"], summary: "writeCopy inside a write copies the version the write began at"),
         // Generation 6: sorts through a to-one link.
-        SeededBug(name: "nullLinksSortFirst", bug: .nullLinksSortFirst, layer: "API: queries",
+        SeededBug(name: "nullLinksSortFirst", bug: .api(.nullLinksSortFirst), layer: "API: queries",
                   rules: ["V20"], summary: "a sort through a to-one link puts null links first ascending, last descending"),
     ]
 

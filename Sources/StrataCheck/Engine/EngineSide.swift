@@ -12,9 +12,9 @@ import StrataStorage
 /// from another thread (the engine must reject that, Spec C5 to C8): hence `@unchecked`.
 /// Only one controlled thread runs at a time; `lock` orders the table accesses for TSan.
 final class EngineSide: @unchecked Sendable {
-    /// A `Lock`, not an NSLock: values released inside it may unpin, and the controlled
-    /// threads must not park while holding it (`strata_locks_held`).
-    let lock = Lock<Void>(())
+    /// A `HarnessLock`, not an NSLock: values released inside it may unpin, and the controlled
+    /// threads must not park while holding it.
+    let lock = HarnessLock<Void>(())
     private var realms = RealmTable()
     var accessors = AccessorTable()
     /// Generation 5 (`EngineSide+Generation5`): the `@ThreadSafe` cells by the model's

@@ -19,7 +19,7 @@ public struct FreeSettings: Sendable, Hashable {
     public var threads: Int
     /// Operations per thread.
     public var operationsPerThread: Int
-    public var engineBugs: SeededBugs
+    public var engineBugs: SeededBugSet
     /// Where file stores live.
     public var scratchDirectory: String
     /// How long the run waits for its threads before it calls them hung.
@@ -27,7 +27,7 @@ public struct FreeSettings: Sendable, Hashable {
 
     public init(
         store: CheckStore = .file, threads: Int = 4, operationsPerThread: Int = 200,
-        engineBugs: SeededBugs = [], scratchDirectory: String = NSTemporaryDirectory(),
+        engineBugs: SeededBugSet = [], scratchDirectory: String = NSTemporaryDirectory(),
         patienceSeconds: Double = 120
     ) {
         precondition(
@@ -138,8 +138,9 @@ public final class FreeRun {
             return counter
         }
         runName = "free-\(getpid())-\(number)"
-        hooks = EngineHooks(bugs: settings.engineBugs)
+        hooks = EngineHooks(bugs: settings.engineBugs.engine)
         configuration = Realm.Configuration(objectTypes: CheckTypes.classes)
+        configuration._api = settings.engineBugs.apiHooks
         switch settings.store {
         case .sim:
             let disk = try SimStore(name: runName, reservationBytes: Self.simulatedReservationBytes)

@@ -218,7 +218,7 @@ extension Runner {
         }
         _ = newestVersion
         let campaign = CrashCampaign(state: state, point: point, pageSizeBytes: 4096,
-                                     hooks: EngineHooks(bugs: settings.engineBugs))
+                                     hooks: EngineHooks(bugs: settings.engineBugs.engine))
         let images = campaign.images(stream: &stream)
         for (number, image) in images.enumerated() {
             statistics.crashImages += 1

@@ -29,7 +29,7 @@ extension Runner {
         }
         guard let (_, newDigest) = digest(of: disk, when: "after the commit") else { return }
         let campaign = CrashCampaign(state: state, point: point, pageSizeBytes: 4096,
-                                     hooks: EngineHooks(bugs: settings.engineBugs))
+                                     hooks: EngineHooks(bugs: settings.engineBugs.engine))
         let images = campaign.images(stream: &stream)
         for (number, image) in images.enumerated() {
             statistics.crashImages += 1

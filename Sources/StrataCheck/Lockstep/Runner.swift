@@ -132,10 +132,11 @@ public final class Runner: @unchecked Sendable {
             probeCounter.mark(probe.rawValue)
             // The model said the lock is free, so the driver runs `beginWrite` inline; if the
             // engine now blocks, the driver never returns to report it.
-            if case .writerBlockedByOtherThread = probe, strata_thread_is_impersonating() {
+            if case .writerBlockedByOtherThread = probe, ThreadIdentity.isImpersonating {
                 fatalError("StrataCheck: beginWrite blocks on the write lock where the model says it is free; \(hangReport.call(()))")
             }
-        }, bugs: settings.engineBugs)
+        }, bugs: settings.engineBugs.engine)
+        configuration._api = settings.engineBugs.apiHooks
         switch settings.store {
         case .sim:
             let disk = try SimStore(name: "\(runName)-boot0", reservationBytes: 256 << 20)

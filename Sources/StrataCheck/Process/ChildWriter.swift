@@ -35,13 +35,13 @@ public struct ProcessChildSettings: Sendable {
     public var seed: UInt64
     public var child: Int
     public var plan: ProcessPlan
-    public var engineBugs: SeededBugs
+    public var engineBugs: SeededBugSet
     public var mutation: ProcessMutation?
     /// Stop after this many commits (nil: until killed); for tests of the child alone.
     public var commitsMax: Int?
 
     public init(path: String, seed: UInt64, child: Int, plan: ProcessPlan,
-                engineBugs: SeededBugs, mutation: ProcessMutation?, commitsMax: Int?) {
+                engineBugs: SeededBugSet, mutation: ProcessMutation?, commitsMax: Int?) {
         self.path = path
         self.seed = seed
         self.child = child
@@ -57,11 +57,12 @@ public enum ProcessChild {
     /// The configuration every process of a campaign opens the file with (the parent too).
     /// `probe` hears the engine's probe marks (the parent counts its own, the children's
     /// reach it as `probe` lines).
-    static func configuration(path: String, engineBugs: SeededBugs,
+    static func configuration(path: String, engineBugs: SeededBugSet,
                               probe: (@Sendable (Probe) -> Void)? = nil) -> Realm.Configuration {
         var configuration = Realm.Configuration(objectTypes: CheckTypes.classes)
         configuration.fileURL = URL(fileURLWithPath: path)
-        configuration._engine = .init(hooks: EngineHooks(probe: probe, bugs: engineBugs))
+        configuration._engine = .init(hooks: EngineHooks(probe: probe, bugs: engineBugs.engine))
+        configuration._api = engineBugs.apiHooks
         return configuration
     }
 

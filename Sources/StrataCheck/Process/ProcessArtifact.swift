@@ -63,7 +63,7 @@ public enum ProcessArtifact {
         lines.append("children: \(settings.children)")
         lines.append("plan: \(report.plan)")
         if !settings.engineBugs.isEmpty {
-            lines.append("engine bugs: SeededBugs(rawValue: \(settings.engineBugs.rawValue))")
+            lines.append("engine bugs: SeededBugSet(rawValue: \(settings.engineBugs.rawValue))")
         }
         if let mutation = settings.mutation { lines.append("mutation: \(mutation.rawValue)") }
         lines.append(

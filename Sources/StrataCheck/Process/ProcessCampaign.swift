@@ -51,13 +51,13 @@ public struct ProcessSettings: Sendable {
     /// The executable and leading arguments that start a child (`strata-fuzz child-writer`).
     public var childCommand: [String]
     public var scratchDirectory: String
-    public var engineBugs: SeededBugs
+    public var engineBugs: SeededBugSet
     public var mutation: ProcessMutation?
     /// How long without a commit counts as hung.
     public var patienceSeconds: Double
 
     public init(children: Int, seconds: Double?, commits: Int?, kills: Int? = nil, seed: UInt64,
-                childCommand: [String], scratchDirectory: String, engineBugs: SeededBugs = [],
+                childCommand: [String], scratchDirectory: String, engineBugs: SeededBugSet = [],
                 mutation: ProcessMutation? = nil, patienceSeconds: Double = 30) {
         precondition(children >= 1 && children <= 16, "1 to 16 children")
         precondition(!childCommand.isEmpty, "a command to start children")

@@ -30,7 +30,7 @@ public struct CheckSettings: Sendable, Hashable {
     /// Operations per run (the stream may end a run earlier only by exhausting a replay).
     public var operations: Int
     /// Engine bugs switched on (harness validation).
-    public var engineBugs: SeededBugs
+    public var engineBugs: SeededBugSet
     /// A deliberately wrong model rule (harness validation).
     public var modelMutation: ModelMutation?
     /// Where file stores live.
@@ -49,7 +49,7 @@ public struct CheckSettings: Sendable, Hashable {
     public static let generations = 1...currentGeneration
 
     public init(mode: CheckMode = .controlled, store: CheckStore = .sim, threads: Int = 3, operations: Int = 200,
-                engineBugs: SeededBugs = [], modelMutation: ModelMutation? = nil,
+                engineBugs: SeededBugSet = [], modelMutation: ModelMutation? = nil,
                 scratchDirectory: String = NSTemporaryDirectory()) {
         self.mode = mode
         self.store = store

@@ -1,5 +1,5 @@
-import CStrataSupport
 import Foundation
+import Strata
 import StrataStorage
 
 /// Real threads of which at most one runs harness code at a time (Docs/architecture.md §5 "Threads").
@@ -171,9 +171,7 @@ final class ControlledThreads: @unchecked Sendable {
     func runInline<T>(_ index: Int, _ job: () -> T) -> T {
         let identity = monitor.withLock { identityOf[index] }
         inline.withLock { $0 = HangWatch(clock: HangWatch.currentThreadClock(), patience: patience) }
-        strata_thread_impersonate(identity)
-        let result = job()
-        strata_thread_impersonate(0)
+        let result = ThreadIdentity.impersonating(identity, job)
         inline.withLock { $0 = nil }
         return result
     }
@@ -211,14 +209,16 @@ final class ControlledThreads: @unchecked Sendable {
     /// one where the driver switches threads.
     func park(at point: YieldPoint) {
         // The driver running an operation inline never parks: nothing may run meanwhile.
-        if strata_thread_is_impersonating() { return }
-        // A pin or unpin may happen while the thread holds a lock (a frozen realm's cache, or a
-        // value released inside one): the threads run meanwhile could need it.
+        if ThreadIdentity.isImpersonating { return }
+        // A pin or unpin may happen while the thread holds a lock (the API's, which the yield
+        // point says, or the harness's `HarnessLock`, a value released inside it): the threads
+        // run meanwhile could need it.
         switch point {
-        case .pinNewest, .pin, .unpin: if strata_locks_held() > 0 { return }
+        case .pin(_, callerHoldsLock: true), .unpin(_, callerHoldsLock: true): return
+        case .pinNewest, .pin, .unpin: if HarnessLockDepth.isHolding { return }
         default: break
         }
-        let identity = strata_thread_identity()
+        let identity = ThreadIdentity.current
         monitor.lock()
         guard let index = identities[identity] else {
             monitor.unlock()
@@ -263,8 +263,8 @@ final class ControlledThreads: @unchecked Sendable {
 
     private func serve(_ index: Int) {
         monitor.lock()
-        identities[strata_thread_identity()] = index
-        identityOf[index] = strata_thread_identity()
+        identities[ThreadIdentity.current] = index
+        identityOf[index] = ThreadIdentity.current
         clocks[index] = HangWatch.currentThreadClock()
         started += 1
         monitor.signal(driver)

@@ -48,7 +48,7 @@ struct ScriptRenderer {
         let limit = result.activeVersionLimit.map { ", activeVersionLimit: \($0)" } ?? ""
             + (result.links ? ", linking: true" : "")
         var text = header + ["", imports, "", "@Suite struct \(name) {",
-                             "    static func script(bugs: SeededBugs) throws {",
+                             "    static func script(bugs: SeededBugSet) throws {",
                              "        let script = try ScriptWorld(store: .\(settings.store.rawValue), bugs: bugs\(limit))",
                              "        defer { script.finish() }"]
         text += renderer.contexts.sorted().map { context in
@@ -130,7 +130,7 @@ struct ScriptRenderer {
     }
 
     private static func concreteTest(_ result: RunResult, settings: CheckSettings) -> [String] {
-        let bugs = "SeededBugs(rawValue: \(settings.engineBugs.rawValue))"
+        let bugs = "SeededBugSet(rawValue: \(settings.engineBugs.rawValue))"
         guard let step = failingStep(result), !settings.engineBugs.isEmpty || settings.modelMutation != nil else {
             return ["    @Test func concreteScript() throws {",
                     "        try Self.script(bugs: \(settings.engineBugs.isEmpty ? "[]" : bugs))",

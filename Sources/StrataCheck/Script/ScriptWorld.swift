@@ -33,15 +33,16 @@ final class ScriptWorld: @unchecked Sendable {
 
     /// A new file with the harness's schema (with Linkers for a generation 6 run that links),
     /// on the store kind of the run, with the engine bugs of the run switched on.
-    init(store: CheckStore, bugs: SeededBugs, activeVersionLimit: UInt? = nil, linking: Bool = false) throws {
+    init(store: CheckStore, bugs: SeededBugSet, activeVersionLimit: UInt? = nil, linking: Bool = false) throws {
         let number = Self.worldCounter.withLock { count -> Int in
             count += 1
             return count
         }
         name = "script-\(getpid())-\(number)"
         let hooks = self.hooks
-        engineHooks = EngineHooks(yield: { hooks.yield($0) }, fault: { hooks.fault($0) }, bugs: bugs)
+        engineHooks = EngineHooks(yield: { hooks.yield($0) }, fault: { hooks.fault($0) }, bugs: bugs.engine)
         var configuration = Realm.Configuration(objectTypes: linking ? CheckTypes.linkingClasses : CheckTypes.classes)
+        configuration._api = bugs.apiHooks
         configuration.maximumNumberOfActiveVersions = activeVersionLimit
         switch store {
         case .sim:

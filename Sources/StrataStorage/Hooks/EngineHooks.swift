@@ -59,9 +59,13 @@ public enum YieldPoint: Sendable, Hashable, CustomStringConvertible {
     /// Just pinned the newest version: a read's linearization point (what it reads is fixed).
     case pinNewest(Version)
     /// Just added a pin to a version this process already pins (a duplicate, e.g. a freeze).
-    case pin(Version)
-    /// Just dropped a pin; the version's pages may be reused from here on if nothing else pins it.
-    case unpin(Version)
+    /// `callerHoldsLock`: the caller pinned inside a lock of its own (`ReadTransaction.duplicate`
+    /// says so), so a controlled scheduler must not park the thread here: the threads it runs
+    /// meanwhile could need that lock.
+    case pin(Version, callerHoldsLock: Bool)
+    /// Just dropped a pin; the version's pages may be reused from here on if nothing else pins
+    /// it. `callerHoldsLock` as for `pin`.
+    case unpin(Version, callerHoldsLock: Bool)
     /// Before writing one page of phase 1.
     case pageWrite(PageNumber)
     /// Before the phase-1 sync (pages and free list durable).
@@ -86,8 +90,8 @@ public enum YieldPoint: Sendable, Hashable, CustomStringConvertible {
         case .writeLockAcquired: return "write-lock-acquired"
         case .writeLockReleased: return "write-lock-released"
         case .pinNewest(let v): return "pin-newest(\(v.rawValue))"
-        case .pin(let v): return "pin(\(v.rawValue))"
-        case .unpin(let v): return "unpin(\(v.rawValue))"
+        case .pin(let v, _): return "pin(\(v.rawValue))"
+        case .unpin(let v, _): return "unpin(\(v.rawValue))"
         case .pageWrite(let p): return "page-write(\(p.rawValue))"
         case .phaseOneSync: return "phase-1-sync"
         case .slotWrite: return "slot-write"

@@ -84,8 +84,6 @@ public final class Store: Sendable {
         return seen
     }
 
-    /// The deliberate bugs switched on for this file (harness validation; empty in production).
-    public var seededBugs: SeededBugs { file.hooks.bugs }
 
     /// True after an I/O failure: reopen to recover.
     public var isPoisoned: Bool { file.isPoisoned }

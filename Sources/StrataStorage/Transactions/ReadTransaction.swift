@@ -51,8 +51,8 @@ public final class ReadTransaction: VersionReading, @unchecked Sendable {
         self.kind = kind
     }
 
-    private init(duplicating other: ReadTransaction, kind: PinKind) throws(StorageError) {
-        record = try other.file.pins.pin(existing: other.record.version, kind)
+    private init(duplicating other: ReadTransaction, kind: PinKind, callerHoldsLock: Bool) throws(StorageError) {
+        record = try other.file.pins.pin(existing: other.record.version, kind, callerHoldsLock: callerHoldsLock)
         file = other.file
         reader = other.reader
         catalog = other.catalog
@@ -70,16 +70,19 @@ public final class ReadTransaction: VersionReading, @unchecked Sendable {
     /// Whether `end()` has released the pin; reads then fail with `.closed`.
     public var isEnded: Bool { ended.load(ordering: .acquiring) }
 
-    /// Releases the pin. Idempotent; reads after it fail with `.closed`.
-    public func end() {
+    /// Releases the pin. Idempotent; reads after it fail with `.closed`. `callerHoldsLock`: the
+    /// caller ends it inside a lock of its own, which the `unpin` yield point tells a controlled
+    /// scheduler (it must not park the thread there).
+    public func end(callerHoldsLock: Bool = false) {
         guard !ended.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        file.pins.unpin(record.version, kind)
+        file.pins.unpin(record.version, kind, callerHoldsLock: callerHoldsLock)
     }
 
     /// Pins the same version again, independently of this transaction (e.g. to freeze it).
-    public func duplicate(kind: PinKind) throws(StorageError) -> ReadTransaction {
+    /// `callerHoldsLock` as for `end`, for the `pin` yield point.
+    public func duplicate(kind: PinKind, callerHoldsLock: Bool = false) throws(StorageError) -> ReadTransaction {
         try checkOpen()
-        return try ReadTransaction(duplicating: self, kind: kind)
+        return try ReadTransaction(duplicating: self, kind: kind, callerHoldsLock: callerHoldsLock)
     }
 
     @inline(__always)

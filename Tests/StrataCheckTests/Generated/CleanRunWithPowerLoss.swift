@@ -13,7 +13,7 @@ import Testing
 @testable import StrataCheck
 
 @Suite struct ReplayFailure2e991c1f5f68fd2 {
-    static func script(bugs: SeededBugs) throws {
+    static func script(bugs: SeededBugSet) throws {
         let script = try ScriptWorld(store: .sim, bugs: bugs, activeVersionLimit: 2)
         defer { script.finish() }
         let c1 = script.queue(1)

@@ -13,7 +13,7 @@ import Testing
 @testable import StrataCheck
 
 @Suite struct ReplayFailure4a630ecf2f875489 {
-    static func script(bugs: SeededBugs) throws {
+    static func script(bugs: SeededBugSet) throws {
         let script = try ScriptWorld(store: .sim, bugs: bugs)
         defer { script.finish() }
         let c1 = script.thread(1)
