@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import StrataTestThreads
+import StrataTestSupport
 @_spi(StrataCheck) import Strata
 @testable import StrataCheck
 import Testing

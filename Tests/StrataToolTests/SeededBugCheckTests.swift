@@ -2,7 +2,7 @@ import Foundation
 import StrataStorage
 import Testing
 @testable import StrataCheck
-import StrataTestThreads
+import StrataTestSupport
 
 /// How `strata-fuzz bugs --check` judges a check child that died by a signal
 /// (`SeededBugCatalog.checkInChild`): a catch only when the run in flight, read back from the

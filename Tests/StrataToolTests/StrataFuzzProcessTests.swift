@@ -1,7 +1,7 @@
 import Foundation
 import StrataCheck
 import Testing
-import StrataTestThreads
+import StrataTestSupport
 
 /// The `strata-fuzz` command line, run as a child process: help, usage errors, a campaign's
 /// trace digest repeating across processes, the failure round trip (artifact, replay, shrink)

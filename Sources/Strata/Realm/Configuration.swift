@@ -50,21 +50,20 @@ extension Realm {
         /// Must be nil or 64 bytes (Spec X17); Strata does not encrypt, so a key fails the open.
         public var encryptionKey: Data?
         /// The harness's hold on the engine: a simulated disk instead of the file, and the
-        /// engine's test hooks. nil in production.
-        @_spi(StrataCheck)
-        public var _engine: EngineOverride?
+        /// engine's test hooks. nil in production; `package`, so users never see it.
+        package var _engine: EngineOverride?
 
         /// The harness's hold on the API layer: its seeded bugs (`APIHooks`). `.none` in
         /// production.
         package var _api = APIHooks.none
 
-        /// A simulated disk and test hooks for the file of a configuration (StrataCheck only).
-        @_spi(StrataCheck)
-        public struct EngineOverride: Sendable {
+        /// A store of this process (the simulated disk of StrataSimulation) and test hooks for
+        /// the file of a configuration (StrataCheck and the tests only).
+        package struct EngineOverride: Sendable {
             /// When set, the realm's pages live on this disk and `fileURL` only names it.
-            public var simulatedStore: SimStore?
-            public var hooks: EngineHooks
-            public init(simulatedStore: SimStore? = nil, hooks: EngineHooks = .none) {
+            package var simulatedStore: (any ProcessLocalStore)?
+            package var hooks: EngineHooks
+            package init(simulatedStore: (any ProcessLocalStore)? = nil, hooks: EngineHooks = .none) {
                 self.simulatedStore = simulatedStore
                 self.hooks = hooks
             }

@@ -104,7 +104,9 @@ final class RealmFile: Sendable {
         let path = configuration.path
         let hooks = configuration._engine?.hooks ?? .none
         if let sim = configuration._engine?.simulatedStore {
-            let store = try engine(path, opening: true) { try Store.open(.simulated(sim), options: StoreOptions(hooks: hooks)) }
+            let store = try engine(path, opening: true) {
+                try Store.open(.processLocal(sim), options: StoreOptions(hooks: hooks))
+            }
             return RealmFile(key: configuration.fileKey, path: path, store: store, readOnly: false, isInMemory: false,
                              bugs: configuration._api.bugs)
         }

@@ -1,5 +1,6 @@
 import StrataModel
 import StrataStorage
+import StrataSimulation
 
 /// Where in a commit the disk was captured for a crash (Docs/architecture.md §2's windows, at the engine's
 /// yield points).

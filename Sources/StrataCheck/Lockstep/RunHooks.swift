@@ -3,6 +3,7 @@ import Foundation
 @_spi(StrataCheck) import Strata
 import StrataModel
 import StrataStorage
+import StrataSimulation
 
 /// The engine hooks of a run: crash capture and the controlled threads' parking.
 final class RunHooks: @unchecked Sendable {

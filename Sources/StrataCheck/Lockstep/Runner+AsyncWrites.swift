@@ -2,6 +2,7 @@ import Foundation
 @_spi(StrataCheck) import Strata
 import StrataModel
 import StrataStorage
+import StrataSimulation
 
 // Async writes in lockstep runs (generation 4). A queue context's step drains its realms' async
 // work on the engine side (`EngineSide.drainAsync`): the turns the step left on its queue run in

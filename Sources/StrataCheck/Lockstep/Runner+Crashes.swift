@@ -3,6 +3,7 @@ import Foundation
 @_spi(StrataCheck) import Strata
 import StrataModel
 import StrataStorage
+import StrataSimulation
 
 /// Crashes and injected faults inside commits and between them, and the recovery checks after
 /// each reboot.

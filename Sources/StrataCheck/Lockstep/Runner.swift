@@ -3,6 +3,7 @@ import Foundation
 @_spi(StrataCheck) import Strata
 import StrataModel
 import StrataStorage
+import StrataSimulation
 
 /// One lockstep run: the model and the engine side by side under one choice stream.
 ///

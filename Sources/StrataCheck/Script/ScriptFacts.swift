@@ -1,5 +1,6 @@
 import StrataModel
 import StrataStorage
+import StrataSimulation
 
 /// What the generated test (`ScriptRenderer`) needs to know of a trace entry beyond its step
 /// and observations: where the schedule put it, and how the harness crashed or failed a commit.

@@ -2,6 +2,7 @@ import Foundation
 @_spi(StrataCheck) import Strata
 import StrataModel
 import StrataStorage
+import StrataSimulation
 
 // Crashes and injected faults in a generated test, through the same seam the runner uses: the
 // `RunHooks` of the world's engine hooks capture the disk at a point of the next commit or

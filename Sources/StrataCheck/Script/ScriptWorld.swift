@@ -3,6 +3,7 @@ import Foundation
 @_spi(StrataCheck) import Strata
 import StrataModel
 import StrataStorage
+import StrataSimulation
 
 /// The world of a generated test (`ScriptRenderer`): the file (on a `SimStore` or a real
 /// file), its contexts, and the values the run names (realms rN, accessors hN, references),

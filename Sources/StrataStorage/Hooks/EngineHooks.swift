@@ -37,7 +37,7 @@ public struct EngineHooks: Sendable {
     }
 
     @inline(__always)
-    func injectedFault(_ site: FaultSite) -> InjectedFault? {
+    package func injectedFault(_ site: FaultSite) -> InjectedFault? {
         guard let fault else { return nil }
         return fault(site)
     }
@@ -130,8 +130,8 @@ public enum FaultSite: Sendable, Hashable, CustomStringConvertible {
 /// The failure an injected fault produces.
 public enum InjectedFault: Sendable, Hashable {
     /// The operation fails with EIO. For a sync this follows Linux "fsyncgate" semantics in
-    /// `SimStore`: the unsynced writes may or may not have reached the disk, and a retried sync
-    /// would report success without them.
+    /// the harness's simulated disk: the unsynced writes may or may not have reached the disk,
+    /// and a retried sync would report success without them.
     case eio
     /// The operation fails with ENOSPC.
     case enospc

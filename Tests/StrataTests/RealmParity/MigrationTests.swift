@@ -3,6 +3,7 @@ import Foundation
 @_spi(StrataCheck) import Strata
 import Synchronization
 import StrataStorage
+import StrataSimulation
 import Testing
 
 // Realm's RealmSwift/Tests/MigrationTests.swift, in our words (suite `MigrationTests`), then

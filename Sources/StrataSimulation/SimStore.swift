@@ -1,10 +1,12 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import StrataStorage
 import Synchronization
 
 /// A deterministic simulated disk: a durable image plus the writes made since the last sync
 /// (Docs/architecture.md §5 "Storage seam"; TigerBeetle keeps truth and faults apart the same way).
+/// Test-only: the engine reaches it through `ProcessLocalStore` and `StoreLocation.simulated`.
 ///
 /// What the engine sees (the visible image, read through `base`) is what the OS page cache
 /// would show: the durable image with every pending write applied. `crash(_:)` builds the next
@@ -29,7 +31,7 @@ import Synchronization
 ///
 /// Thread safety: all state is behind `state`; the visible image is written only by the
 /// engine's single writer.
-public final class SimStore: PageStore, @unchecked Sendable {
+public final class SimStore: ProcessLocalStore, @unchecked Sendable {
     public static let sectorSizeBytes = 512
 
     /// A write made since the last sync, as the crash planner sees it.
@@ -207,7 +209,7 @@ public final class SimStore: PageStore, @unchecked Sendable {
     // MARK: faults
 
     /// Installs the hooks of the engine booting on this disk (called by `Store.open`).
-    func boot(hooks: EngineHooks) -> UInt64 {
+    package func boot(hooks: EngineHooks) -> UInt64 {
         state.withLock { m in m.hooks = hooks }
         return bootGeneration.load(ordering: .acquiring)
     }
@@ -257,21 +259,21 @@ public final class SimStore: PageStore, @unchecked Sendable {
 
     // MARK: PageStore
 
-    var base: UnsafeRawPointer { UnsafeRawPointer(image.base) }
+    package var base: UnsafeRawPointer { UnsafeRawPointer(image.base) }
     public var mappedByteCount: Int { image.byteCount }
     public var isDurable: Bool { true }
     public var displayName: String { "sim '\(name)'" }
     public var generation: UInt64 { bootGeneration.load(ordering: .acquiring) }
 
-    func checkAlive(generation: UInt64) throws(StorageError) {
+    package func checkAlive(generation: UInt64) throws(StorageError) {
         if bootGeneration.load(ordering: .acquiring) != generation { throw StorageError.crashed }
     }
 
-    func fileByteCount() throws(StorageError) -> Int { image.byteCount }
+    package func fileByteCount() throws(StorageError) -> Int { image.byteCount }
 
-    func setFileByteCount(_ byteCount: Int, site: FaultSite) throws(StorageError) {
+    package func setFileByteCount(_ byteCount: Int, site: FaultSite) throws(StorageError) {
         let hooks = state.withLock { $0.hooks }
-        if let fault = hooks.injectedFault(site) { throw FileStore.error(for: fault, operation: "grow") }
+        if let fault = hooks.injectedFault(site) { throw fault.storageError(operation: "grow") }
         try image.resize(to: byteCount)
         state.withLock { m in
             m.visibleSize = byteCount
@@ -279,13 +281,13 @@ public final class SimStore: PageStore, @unchecked Sendable {
         }
     }
 
-    func extendMap(toByteCount byteCount: Int) throws(StorageError) {}
+    package func extendMap(toByteCount byteCount: Int) throws(StorageError) {}
 
-    func write(_ pieces: [WritePiece]) throws(StorageError) {
+    package func write(_ pieces: [WritePiece]) throws(StorageError) {
         let hooks = state.withLock { $0.hooks }
         for piece in pieces {
             if let fault = hooks.injectedFault(piece.site) {
-                throw FileStore.error(for: fault, operation: "pwrite")
+                throw fault.storageError(operation: "pwrite")
             }
             image.write(offset: piece.offset, bytes: piece.bytes, count: piece.byteCount)
             let bytes = [UInt8](UnsafeRawBufferPointer(start: piece.bytes, count: piece.byteCount))
@@ -297,7 +299,7 @@ public final class SimStore: PageStore, @unchecked Sendable {
         }
     }
 
-    func sync(_ kind: SyncKind, site: FaultSite) throws(StorageError) {
+    package func sync(_ kind: SyncKind, site: FaultSite) throws(StorageError) {
         let hooks = state.withLock { $0.hooks }
         if hooks.injectedFault(site) != nil {
             // fsyncgate: some writes may have reached the disk, the rest are lost, and all are
@@ -414,4 +416,9 @@ public final class SimStore: PageStore, @unchecked Sendable {
             start = end
         }
     }
+}
+
+extension StoreLocation {
+    /// The simulated disk `sim`: every handle opened on it during one boot shares one file.
+    public static func simulated(_ sim: SimStore) -> StoreLocation { .processLocal(sim) }
 }
