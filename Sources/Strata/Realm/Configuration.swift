@@ -69,6 +69,11 @@ extension Realm {
             }
         }
 
+        /// A configuration with the given settings and Realm's defaults for the rest (each is
+        /// described on its property). Given an `inMemoryIdentifier`, the realm is in memory and
+        /// `fileURL` is ignored (Spec X16); without either, it is `defaultFileURL`. Nothing else is
+        /// checked here: an invalid value (say an encryption key of the wrong length) fails when
+        /// a realm is opened with the configuration.
         public init(fileURL: URL? = nil, inMemoryIdentifier: String? = nil,
                     encryptionKey: Data? = nil, readOnly: Bool = false, schemaVersion: UInt64 = 0,
                     migrationBlock: MigrationBlock? = nil, deleteRealmIfMigrationNeeded: Bool = false,

@@ -14,6 +14,13 @@ public struct EngineHooks: Sendable {
     /// Deliberate bugs switched on for harness validation. Empty in production.
     public var bugs: SeededBugs
 
+    /// Hooks with the given callbacks and seeded bugs; every callback left nil costs one branch
+    /// at its point.
+    /// - Parameters:
+    ///   - yield: called at each `YieldPoint` (a controlled-thread scheduler parks here).
+    ///   - fault: asked at each `FaultSite`; a non-nil answer makes that I/O fail.
+    ///   - probe: told of each `Probe` event (coverage counting).
+    ///   - bugs: the deliberate bugs switched on.
     public init(yield: (@Sendable (YieldPoint) -> Void)? = nil,
                 fault: (@Sendable (FaultSite) -> InjectedFault?)? = nil,
                 probe: (@Sendable (Probe) -> Void)? = nil,
@@ -24,6 +31,7 @@ public struct EngineHooks: Sendable {
         self.bugs = bugs
     }
 
+    /// No hooks and no bugs: what production uses.
     public static let none = EngineHooks()
 
     @inline(__always)
@@ -55,6 +63,7 @@ public enum YieldPoint: Sendable, Hashable, CustomStringConvertible {
     case writeLockBlocks
     /// Holds the write lock.
     case writeLockAcquired
+    /// Just released the write lock (after a commit or rollback).
     case writeLockReleased
     /// Just pinned the newest version: a read's linearization point (what it reads is fixed).
     case pinNewest(Version)

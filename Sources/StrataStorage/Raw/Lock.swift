@@ -19,6 +19,7 @@ public final class Lock<State>: @unchecked Sendable {
     /// access-set insert) to every acquisition.
     private let state: UnsafeMutablePointer<State>
 
+    /// A lock around `initial`.
     public init(_ initial: State) {
         state = UnsafeMutablePointer<State>.allocate(capacity: 1)
         state.initialize(to: initial)

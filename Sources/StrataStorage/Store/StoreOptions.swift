@@ -27,6 +27,8 @@ public struct StoreLocation: Sendable {
         StoreLocation(.processLocal(store))
     }
 
+    /// The location as messages and reports name it: the path, `memory:<identifier>`, or the
+    /// process-local store's own name.
     public var displayName: String {
         switch kind {
         case .file(let path): return path
@@ -61,6 +63,8 @@ public struct StoreOptions: Sendable {
     /// Test hooks; `.none` in production. Fixed by the first open of a file in a process.
     public var hooks: EngineHooks
 
+    /// Options with the engine's defaults for everything not given (each is described on its
+    /// property).
     public init(create: Bool = true, readOnly: Bool = false, assumeImmutable: Bool = false, pageSizeBytes: Int = 4096,
                 maximumFileSizeBytes: Int = 64 << 30, readerSlotCount: Int = 1024,
                 growthChunkBytesMin: Int = 64 << 10, hooks: EngineHooks = .none) {
