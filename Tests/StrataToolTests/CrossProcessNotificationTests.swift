@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import StrataTestSupport
-@_spi(StrataCheck) import Strata
+import Strata
 @testable import StrataCheck
 import Testing
 

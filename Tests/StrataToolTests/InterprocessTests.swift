@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-@_spi(StrataCheck) import Strata
+import Strata
 @testable import StrataCheck
 import StrataTestSupport
 import Testing

@@ -178,8 +178,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     /// last evaluation, else O(1).
     public var count: Int { trapping { () throws(Realm.Error) -> Int in try _count() } }
 
-    @_spi(StrataCheck)
-    public func _count() throws(Realm.Error) -> Int { try evaluate().keys.count }
+        package func _count() throws(Realm.Error) -> Int { try evaluate().keys.count }
 
     /// The object at `position` in the Results' order; traps with Realm's out-of-bounds message
     /// outside 0..<count.
@@ -189,8 +188,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         trapping { () throws(Realm.Error) -> Element in try element(at: position) }
     }
 
-    @_spi(StrataCheck)
-    public func _element(at index: Int) throws(Realm.Error) -> Element { try element(at: index) }
+        package func _element(at index: Int) throws(Realm.Error) -> Element { try element(at: index) }
 
     /// Iterates over the objects matching when iteration began (Spec V15); invalidating the
     /// realm during iteration stops it with 'Collection is no longer valid' (Spec V16).
@@ -261,8 +259,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
 
     /// `sorted(by:)`, throwing: a key path Realm refuses to sort on (`ResultsTests.testSortWithKeyPath`
     /// messages: 'Cannot sort on key path ...').
-    @_spi(StrataCheck)
-    public func _sorted<S: Sequence>(by descriptors: S) throws(Realm.Error) -> Results<Element>
+        package func _sorted<S: Sequence>(by descriptors: S) throws(Realm.Error) -> Results<Element>
     where S.Element == SortDescriptor {
         var columns: [SortPath] = []
         for descriptor in descriptors {
@@ -335,8 +332,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     /// Frozen Results at the realm's current version, with the same query and sort.
     public func freeze() -> Results<Element> { trapping { () throws(Realm.Error) -> Results<Element> in try _freeze() } }
 
-    @_spi(StrataCheck)
-    public func _freeze() throws(Realm.Error) -> Results<Element> {
+        package func _freeze() throws(Realm.Error) -> Results<Element> {
         if isFrozen { return self }  // Spec F5
         _ = try evaluate()  // Spec C7, V13
         let frozen = try storage.core.freeze()
@@ -348,8 +344,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     /// (Spec F8: no refresh). Thawing live Results returns them.
     public func thaw() -> Results<Element>? { trapping { () throws(Realm.Error) -> Results<Element>? in try _thaw() } }
 
-    @_spi(StrataCheck)
-    public func _thaw() throws(Realm.Error) -> Results<Element>? {
+        package func _thaw() throws(Realm.Error) -> Results<Element>? {
         guard isFrozen else {
             try storage.core.checkThread()  // Spec C6: every member of live Results checks
             return self
@@ -413,8 +408,7 @@ public struct ResultsIterator<Element: Object>: IteratorProtocol {
         trapping { () throws(Realm.Error) -> Element? in try _next() }
     }
 
-    @_spi(StrataCheck)
-    public mutating func _next() throws(Realm.Error) -> Element? {
+        package mutating func _next() throws(Realm.Error) -> Element? {
         guard position < evaluation.keys.count, let table = evaluation.table else { return nil }
         let identity = evaluation.identity(at: position)
         position += 1

@@ -23,8 +23,7 @@ extension Realm {
         trapping { () throws(Realm.Error) -> NotificationToken in try _observe(block) }
     }
 
-    @_spi(StrataCheck)
-    public func _observe(_ block: @escaping NotificationBlock) throws(Realm.Error) -> NotificationToken {
+        package func _observe(_ block: @escaping NotificationBlock) throws(Realm.Error) -> NotificationToken {
         try core.checkThread()
         // Realm's order (verifyNotificationsAreSupported): read-only, then frozen.
         if core.configuration.readOnly { throw Realm.Error.readOnlyObservation }

@@ -66,8 +66,7 @@ public final class ThreadSafeReference<Confined: ThreadConfined>: Sendable {
     init(handle: _ThreadSafeHandle) { self.handle = Lock(handle) }
 
     /// The throwing form of `init(to:)`, for the harness.
-    @_spi(StrataCheck)
-    public static func _make(to value: Confined) throws(Realm.Error) -> ThreadSafeReference<Confined> {
+        package static func _make(to value: Confined) throws(Realm.Error) -> ThreadSafeReference<Confined> {
         ThreadSafeReference(handle: try value._threadSafeHandle())
     }
 

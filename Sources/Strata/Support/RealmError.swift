@@ -7,7 +7,7 @@ extension Realm {
     /// Recoverable errors (files, I/O, limits) are thrown where the API throws. Misuse that
     /// Realm reports as an exception (wrong thread, writes outside a transaction, ...) has code
     /// `.programmerError`: the public API traps with the message, and the throwing entry points
-    /// of `@_spi(StrataCheck)` throw the same value, so every rejection is observable in-process.
+    /// of `package` access throw the same value, so every rejection is observable in-process.
     ///
     /// Sendable. Match codes as in Realm Swift: `catch Realm.Error.fileNotFound { ... }`.
     public struct Error: Swift.Error, Sendable, Hashable, CustomStringConvertible {

@@ -1,4 +1,4 @@
-@_spi(StrataCheck) import Strata
+import Strata
 import StrataModel
 
 /// An accessor the engine side holds for a model `HandleID`.

@@ -1,9 +1,9 @@
 import Foundation
-@_spi(StrataCheck) import Strata
+import Strata
 import StrataModel
 
 // The engine side of collection observers: `observe` on Results and Lists through the throwing
-// `@_spi(StrataCheck)` entry points, `invalidate()` on their tokens, commits that skip tokens,
+// `package` entry points, `invalidate()` on their tokens, commits that skip tokens,
 // and a record of every callback for `DeliveryOracle`.
 //
 // When callbacks run. Only a queue context's realms can observe (a controlled thread runs no

@@ -1,10 +1,10 @@
 import Foundation
-@_spi(StrataCheck) import Strata
+import Strata
 import StrataModel
 import StrataStorage
 
 /// The engine side of a lockstep run: performs model operations through the Realm API (its
-/// throwing `@_spi(StrataCheck)` entry points, so that a rejection is an observation rather
+/// throwing `package` entry points, so that a rejection is an observation rather
 /// than a trap) and reports what happened as an `Observation`.
 ///
 /// The tables map the model's identifiers to live Strata values. Live values are confined to

@@ -1,5 +1,5 @@
 import Dispatch
-@_spi(StrataCheck) import Strata
+import Strata
 import StrataStorage
 
 /// Serial dispatch queues for the runs' queue contexts, reused across runs in the process.

@@ -1,4 +1,4 @@
-@_spi(StrataCheck) import Strata
+import Strata
 import StrataModel
 
 /// A realm instance the harness no longer holds, to recognise it if the cache returns it.

@@ -1,5 +1,5 @@
 import Foundation
-@_spi(StrataCheck) import Strata
+import Strata
 import StrataStorage
 
 /// A frozen realm held by a free thread, with its name in the log.

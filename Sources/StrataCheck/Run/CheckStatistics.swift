@@ -1,6 +1,6 @@
 import CStrataSupport
 import Foundation
-@_spi(StrataCheck) import Strata
+import Strata
 import StrataModel
 import StrataStorage
 

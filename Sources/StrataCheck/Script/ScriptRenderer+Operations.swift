@@ -2,7 +2,7 @@ import StrataModel
 
 // The translation table of a generated test: each model operation as the Realm API calls the
 // harness's engine side makes for it (`EngineSide.dispatch`, which this mirrors case by case),
-// in a closure its context runs. The throwing `@_spi(StrataCheck)` entry points are used where
+// in a closure its context runs. The throwing `package` entry points are used where
 // the engine side uses them, so that a rejection is an observation rather than a trap.
 extension ScriptRenderer {
     /// What a handle names, for the typed calls on it.

@@ -69,7 +69,7 @@ struct ScriptRenderer {
         import StrataModel
         import StrataStorage
         import Testing
-        @_spi(StrataCheck) import Strata
+        import Strata
         @testable import StrataCheck
         """
 

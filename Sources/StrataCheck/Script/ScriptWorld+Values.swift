@@ -1,4 +1,4 @@
-@_spi(StrataCheck) import Strata
+import Strata
 import StrataModel
 import StrataStorage
 

@@ -9,7 +9,7 @@
 import StrataModel
 import StrataStorage
 import Testing
-@_spi(StrataCheck) import Strata
+import Strata
 @testable import StrataCheck
 
 @Suite struct ReplayFailure110e61ff2423f13f {

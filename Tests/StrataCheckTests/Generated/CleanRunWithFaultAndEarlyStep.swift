@@ -9,7 +9,7 @@
 import StrataModel
 import StrataStorage
 import Testing
-@_spi(StrataCheck) import Strata
+import Strata
 @testable import StrataCheck
 
 @Suite struct ReplayFailureb6cc80715f1d402b {

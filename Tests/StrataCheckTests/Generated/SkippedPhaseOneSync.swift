@@ -9,7 +9,7 @@
 import StrataModel
 import StrataStorage
 import Testing
-@_spi(StrataCheck) import Strata
+import Strata
 @testable import StrataCheck
 
 @Suite struct ReplayFailurec13b378ed5478303 {

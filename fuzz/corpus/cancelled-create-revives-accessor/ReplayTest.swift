@@ -9,7 +9,7 @@
 import StrataModel
 import StrataStorage
 import Testing
-@_spi(StrataCheck) import Strata
+import Strata
 @testable import StrataCheck
 
 @Suite struct ReplayFailure306c4208e45a44fa {
