@@ -31,6 +31,14 @@ let package = Package(
             dependencies: ["CStrataSupport"],
             swiftSettings: strictSettings
         ),
+        // The simulated disk (SimStore: crash plans, write fates, durable-image damage) that the
+        // harness and the tests open the engine on. Test-only: no product, and no production
+        // target depends on it (LayeringTests checks they name none of its types).
+        .target(
+            name: "StrataSimulation",
+            dependencies: ["StrataStorage"],
+            swiftSettings: strictSettings
+        ),
         // The Realm Swift API on the engine: Realm, Object / @Persisted, Results, List,
         // freeze / thaw, thread-safe references, confinement checks.
         .target(
@@ -45,7 +53,7 @@ let package = Package(
         // choice stream, with controlled threads, crash images, shrinking and reports.
         .target(
             name: "StrataCheck",
-            dependencies: ["Strata", "StrataStorage", "StrataModel", "CStrataSupport"],
+            dependencies: ["Strata", "StrataStorage", "StrataSimulation", "StrataModel", "CStrataSupport"],
             swiftSettings: strictSettings
         ),
         // Argument parsing and output helpers shared by the command-line tools.
@@ -63,7 +71,7 @@ let package = Package(
         // The harness's long-run driver: campaigns, replay, shrink (fuzz/, README's main job).
         .executableTarget(
             name: "strata-fuzz",
-            dependencies: ["StrataCheck", "StrataCommandLine", "StrataStorage"],
+            dependencies: ["StrataCheck", "StrataCommandLine", "StrataStorage", "StrataSimulation"],
             path: "fuzz/strata-fuzz",
             swiftSettings: strictSettings
         ),
@@ -71,17 +79,18 @@ let package = Package(
             name: "StrataStorageTests",
             // strata-tool is a dependency so that `swift test` builds it: the process tests
             // spawn it as the child writer.
-            dependencies: ["StrataStorage", "CStrataSupport", "StrataTestThreads", "strata-tool"],
+            dependencies: ["StrataStorage", "StrataSimulation", "CStrataSupport", "StrataTestSupport", "strata-tool"],
             swiftSettings: strictSettings
         ),
-        // Threads, run loops and results handed between them, for the multi-threaded tests.
+        // What several test targets share: threads, run loops and results handed between them
+        // for the multi-threaded tests, temporary directories, another user, the hang guard.
         .target(
-            name: "StrataTestThreads", dependencies: ["CStrataSupport"], path: "Tests/StrataTestThreads",
+            name: "StrataTestSupport", dependencies: ["CStrataSupport"], path: "Tests/StrataTestSupport",
             swiftSettings: strictSettings),
         .testTarget(
             name: "StrataToolTests",
             // Runs the built strata-tool, strata-bench and strata-fuzz binaries as child processes.
-            dependencies: ["StrataStorage", "StrataCheck", "StrataTestThreads", "strata-tool", "strata-bench",
+            dependencies: ["StrataStorage", "StrataCheck", "StrataTestSupport", "strata-tool", "strata-bench",
                            "strata-fuzz"],
             swiftSettings: strictSettings
         ),
@@ -89,18 +98,19 @@ let package = Package(
         .testTarget(name: "SpecTests", swiftSettings: strictSettings),
         .testTarget(
             name: "StrataTests",
-            dependencies: ["Strata", "StrataStorage", "StrataModel", "StrataTestThreads"],
+            dependencies: ["Strata", "StrataStorage", "StrataSimulation", "StrataModel", "StrataTestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "StrataCheckTests",
             // Strata: the generated tests under Generated/ call the Realm API.
-            dependencies: ["StrataCheck", "Strata", "StrataStorage", "StrataModel"],
+            dependencies: ["StrataCheck", "Strata", "StrataStorage", "StrataSimulation", "StrataModel"],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "StrataModelTests",
-            dependencies: ["StrataModel"],
+            // StrataStorage for its SplitMix64 only: the model itself imports nothing of the engine.
+            dependencies: ["StrataModel", "StrataStorage"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -62,25 +62,12 @@ int strata_fcntl_lock(int fd, int command, short type, off_t start, off_t length
 static uint64_t strata_next_thread_identity = 1;
 static _Thread_local uint64_t strata_thread_identity_value = 0;
 
-static _Thread_local uint64_t strata_thread_impersonated = 0;
-
 uint64_t strata_thread_identity(void) {
-    if (strata_thread_impersonated != 0) return strata_thread_impersonated;
     if (strata_thread_identity_value == 0) {
         strata_thread_identity_value = __atomic_fetch_add(&strata_next_thread_identity, 1, __ATOMIC_RELAXED);
     }
     return strata_thread_identity_value;
 }
-
-void strata_thread_impersonate(uint64_t identity) { strata_thread_impersonated = identity; }
-
-bool strata_thread_is_impersonating(void) { return strata_thread_impersonated != 0; }
-
-static _Thread_local int64_t strata_locks_held_count = 0;
-
-void strata_locks_held_adjust(int64_t delta) { strata_locks_held_count += delta; }
-
-int64_t strata_locks_held(void) { return strata_locks_held_count; }
 
 static _Thread_local int64_t strata_persisted_ordinal = 0;
 

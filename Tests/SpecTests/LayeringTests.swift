@@ -29,7 +29,12 @@ import Testing
     }
 
     static func sources(module: String) throws -> [SourceFile] {
-        let root = repository.appendingPathComponent("Sources").appendingPathComponent(module)
+        try sources(at: "Sources/\(module)")
+    }
+
+    /// The Swift files of the target in `folder` (a path under the repository).
+    static func sources(at folder: String) throws -> [SourceFile] {
+        let root = repository.appendingPathComponent(folder)
         guard let walker = FileManager.default.enumerator(atPath: root.path) else { return [] }
         var files: [SourceFile] = []
         while let relative = walker.nextObject() as? String {
@@ -126,6 +131,73 @@ import Testing
             }
         }
         return found
+    }
+
+    /// The production targets, by folder: what users build and run. strata-fuzz is not one: it
+    /// is the harness's driver, built on StrataCheck by design.
+    static let productionTargets = [
+        "Sources/StrataStorage", "Sources/Strata", "Sources/StrataModel", "Sources/StrataCommandLine",
+        "Sources/strata-tool", "Sources/strata-bench",
+    ]
+
+    /// The targets that exist only to test: the simulated disk, the tests' shared helpers, the
+    /// harness.
+    static let testOnlyTargets = ["Sources/StrataSimulation", "Tests/StrataTestSupport", "Sources/StrataCheck"]
+
+    /// The generic parameters a file declares (`func f<R, Failure: Error>`): names of its own
+    /// that may match a type elsewhere.
+    static func genericParameters(_ code: String) -> Set<String> {
+        let declaration = #"\b(?:(?:func|struct|class|enum|actor|typealias)\s+[A-Za-z0-9_]+|init|subscript)"#
+        let clauses = matches(declaration + #"\s*<([^<>]*)>"#, in: code, group: 1)
+        return Set(clauses.flatMap { clause in
+            clause.split(separator: ",").compactMap { parameter in
+                parameter.split(separator: ":").first.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+            }
+        })
+    }
+
+    /// Every "target/File.swift → Type" where a production file names a type declared in a
+    /// test-only target. A name a production target declares too (a nested `State`, `Kind`),
+    /// or the file's own generic parameter, says nothing and is left out, as in `violations`.
+    static func testOnlyNames(production: [String: [SourceFile]], testOnly: [String: [SourceFile]]) -> Set<String> {
+        let testOnlyDeclared = Set(declarations(testOnly.values.flatMap { $0 }).keys)
+        let productionDeclared = Set(declarations(production.values.flatMap { $0 }).keys)
+        let suspect = testOnlyDeclared.subtracting(productionDeclared)
+        var found: Set<String> = []
+        for (target, files) in production {
+            for file in files {
+                let own = genericParameters(file.code)
+                for name in Set(matches(#"\b([A-Z][A-Za-z0-9_]*)\b"#, in: file.code, group: 1))
+                where suspect.contains(name) && !own.contains(name) {
+                    found.insert("\(target)/\(file.name) → \(name)")
+                }
+            }
+        }
+        return found
+    }
+
+    @Test("No production target names a type of a test-only one (StrataSimulation, StrataTestSupport, StrataCheck)")
+    func productionNamesNoTestOnlyType() throws {
+        var production: [String: [SourceFile]] = [:]
+        for target in Self.productionTargets { production[target] = try Self.sources(at: target) }
+        var testOnly: [String: [SourceFile]] = [:]
+        for target in Self.testOnlyTargets { testOnly[target] = try Self.sources(at: target) }
+        #expect(testOnly.values.allSatisfy { !$0.isEmpty }, "a test-only target's folder is empty or gone")
+        let found = Self.testOnlyNames(production: production, testOnly: testOnly).sorted()
+        #expect(found.isEmpty, "a production file names a test-only type: \(found.joined(separator: "; "))")
+    }
+
+    @Test("The check sees a production file naming a test-only type, not one in a comment")
+    func theCheckSeesATestOnlyName() {
+        let simulation = SourceFile(name: "SimStore.swift", folder: "",
+                                    code: Self.strip("public final class SimStore {}"))
+        let named = SourceFile(name: "Configuration.swift", folder: "", code: Self.strip("var disk: SimStore?"))
+        let commented = SourceFile(name: "Realm.swift", folder: "", code: Self.strip("let a = 1 // a SimStore"))
+        let generic = SourceFile(name: "Timing.swift", folder: "",
+                                 code: Self.strip("func f<SimStore: Error>(_ x: SimStore) {}"))
+        let found = Self.testOnlyNames(production: ["Sources/Strata": [named, commented, generic]],
+                                       testOnly: ["Sources/StrataSimulation": [simulation]])
+        #expect(found == ["Sources/Strata/Configuration.swift → SimStore"])
     }
 
     @Test("StrataStorage's folders call only down: no file names a type of a higher folder")

@@ -239,9 +239,9 @@ enum FreeLogs {
     /// end the test process. The lockstep harness (one thread inside the engine at a time)
     /// catches it below, and `strata-fuzz bugs --check` in free runs too.
     @Test(arguments: [
-        (SeededBugs.treeSplitOffByOne, "treeSplitOffByOne"),
+        (SeededBugSet.engine(.treeSplitOffByOne), "treeSplitOffByOne"),
     ])
-    func seededEngineBugsAreCaught(bug: SeededBugs, name: String) throws {
+    func seededEngineBugsAreCaught(bug: SeededBugSet, name: String) throws {
         let runsMax = 40
         var caught: (run: Int, failure: FreeFailure)?
         for run in 0..<runsMax where caught == nil {
@@ -254,7 +254,7 @@ enum FreeLogs {
         let found = try #require(caught, "\(name) was not caught in \(runsMax) free runs")
         let summary = found.failure.description.prefix(240)
         print("free mode caught \(name) in run \(found.run + 1): \(summary)")
-        if bug == .treeSplitOffByOne {
+        if bug == .engine(.treeSplitOffByOne) {
             #expect(found.failure.kind == .isolation || found.failure.kind == .finalState)
         }
     }
@@ -262,7 +262,7 @@ enum FreeLogs {
     /// Pages a pinned version still uses, reused by a commit, are caught by the lockstep
     /// harness: a reader left at its pin meets the newer version's pages (Spec D5, V1).
     @Test func reusedPinnedPagesAreCaughtInLockstep() throws {
-        let campaign = Campaign(mix: .controlled, seconds: nil, runs: 400, seed: 1, engineBugs: .reusePinnedPages,
+        let campaign = Campaign(mix: .controlled, seconds: nil, runs: 400, seed: 1, engineBugs: .engine(.reusePinnedPages),
                                 shrinkSeconds: nil, shrinkAttempts: 1500)
         let report = campaign.run()
         let found = try #require(report.failures.first, "reusePinnedPages was not caught in \(report.runs) lockstep runs")
@@ -278,7 +278,7 @@ enum FreeLogs {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let campaign = Campaign(
             mix: .free, store: .sim, threads: 4, operationsPerRun: 1200, seconds: nil, runs: 400, seed: 1,
-            engineBugs: .reusePinnedPages)
+            engineBugs: .engine(.reusePinnedPages))
         let report = campaign.run()
         let found = try #require(report.failures.first, "reusePinnedPages was not caught")
         let free = try #require(found.free)

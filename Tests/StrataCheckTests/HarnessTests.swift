@@ -32,14 +32,14 @@ let openFindingKinds: Set<String> = []
 
     @Test func tokensRoundTripSettingsAndChoices() throws {
         var settings = CheckSettings(mode: .crash, store: .sim, threads: 4, operations: 77,
-                                     engineBugs: .singleCommitSlot, modelMutation: .refreshNeverMoves)
+                                     engineBugs: .engine(.singleCommitSlot), modelMutation: .refreshNeverMoves)
         settings.excludedKinds = ["delete", "resolve"]
         let choices: [UInt32] = [0, 1, 127, 128, 300, 70_000, UInt32.max]
         let token = ReplayToken.encode(settings: settings, choices: choices)
         let decoded = try #require(ReplayToken.decode(token))
         #expect(decoded.choices == choices)
         #expect(decoded.settings.mode == .crash && decoded.settings.threads == 4 && decoded.settings.operations == 77)
-        #expect(decoded.settings.engineBugs == .singleCommitSlot && decoded.settings.modelMutation == .refreshNeverMoves)
+        #expect(decoded.settings.engineBugs == .engine(.singleCommitSlot) && decoded.settings.modelMutation == .refreshNeverMoves)
         #expect(decoded.settings.excludedKinds == ["delete", "resolve"])
         #expect(ReplayToken.decode("sc1.crash.sim.4") == nil)
         #expect(token.hasPrefix("sc6.") && decoded.settings.generation == 6)
@@ -237,7 +237,7 @@ let openFindingKinds: Set<String> = []
     /// nothing written) reports a commit that never reached the disk: it must be caught.
     @Test func retryingASyncAfterEIOIsCaught() throws {
         var campaign = Campaign(mix: .crash, operationsPerRun: 200, seconds: nil, runs: 400, seed: 300,
-                                engineBugs: .retrySyncAfterEIO, shrinkSeconds: nil, shrinkAttempts: 1500)
+                                engineBugs: .engine(.retrySyncAfterEIO), shrinkSeconds: nil, shrinkAttempts: 1500)
         campaign.excludedKinds = openFindingKinds
         let report = campaign.run()
         let found = try #require(report.failures.first, "retrying the sync after EIO was not caught")
@@ -264,11 +264,32 @@ let openFindingKinds: Set<String> = []
         #expect(try StrataCheck.replay(token: found.token)?.signature == found.shrunk.failure?.signature)
     }
 
+    /// The shrink of `aWrongModelRuleIsCaughtAndShrunk` counts its work pass by pass: deleting
+    /// steps (`ShrinkPass.dropSteps`) is what takes the run from its 200 operations to a handful,
+    /// and the passes' counts add up to the shrink's re-runs and to the operations it removed.
+    @Test func shrinkPassesReportTheWorkTheyDid() throws {
+        var campaign = Campaign(mix: .controlled, operationsPerRun: 200, seconds: nil, runs: 400, seed: 100,
+                                modelMutation: .refreshNeverMoves, shrinkSeconds: nil, shrinkAttempts: 1500)
+        campaign.excludedKinds = openFindingKinds
+        let found = try #require(campaign.run().failures.first, "the wrong rule was not caught")
+        for pass in ShrinkPass.allCases {
+            if let counts = found.shrinkPasses[pass] { print("wrong model rule shrink: \(pass.rawValue): \(counts.summary)") }
+        }
+        let dropSteps = try #require(found.shrinkPasses[.dropSteps], "dropSteps ran no candidate")
+        #expect(dropSteps.successes > 0)
+        #expect(dropSteps.stepsRemoved > 0)
+        #expect(found.shrinkPasses.values.map(\.attempts).reduce(0, +) == found.shrinkRuns)
+        #expect(found.shrinkPasses.values.map(\.stepsRemoved).reduce(0, +)
+                    == found.original.trace.count - found.shrunk.trace.count)
+        #expect(found.shrinkPasses.values.map(\.drawsRemoved).reduce(0, +)
+                    == found.original.choices.count - found.shrunk.choices.count)
+    }
+
     /// A deliberately broken engine path (the commit skips its phase-1 sync) must be caught by
     /// the crash images and shrunk.
     @Test func aBrokenCommitPathIsCaughtByCrashImages() throws {
         var campaign = Campaign(mix: .crash, operationsPerRun: 200, seconds: nil, runs: 400, seed: 200,
-                                engineBugs: .skipPhaseOneSync, shrinkSeconds: nil, shrinkAttempts: 1500)
+                                engineBugs: .engine(.skipPhaseOneSync), shrinkSeconds: nil, shrinkAttempts: 1500)
         campaign.excludedKinds = openFindingKinds
         // Measured on generation 3's streams: on generation 4's, seed 200's first failure is a
         // run with an observer whose shrinking stops at a fixpoint of 15 (`Docs/limits.md`).

@@ -1,3 +1,4 @@
+import struct StrataStorage.SplitMix64
 import Testing
 @testable import StrataModel
 
@@ -9,19 +10,11 @@ import Testing
 
 // MARK: - Helpers (file-private: other test files share the module)
 
-/// SplitMix64: a small deterministic PRNG, so randomized tests replay exactly.
-private struct NotificationsPRNG {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
-    mutating func coin() -> Bool { next() & 1 == 1 }
+extension SplitMix64 {
+    /// A value in `0..<bound` by modulo, the draw these randomized tests were written with, so
+    /// each seed replays the cases it always did.
+    fileprivate mutating func draw(below bound: Int) -> Int { Int(next() % UInt64(bound)) }
+    fileprivate mutating func coin() -> Bool { next() & 1 == 1 }
 }
 
 private func change(del: [Int] = [], ins: [Int] = [], mod: [Int] = []) -> CollectionChange {
@@ -448,18 +441,18 @@ private extension World {
         var world = World()
         world.open(World.main, 1)
         for seed in [UInt64(1), 7, 42, 2_024, 0xDEAD_BEEF] {
-            var rng = NotificationsPRNG(seed: seed)
+            var rng = SplitMix64(seed: seed)
             for _ in 0..<400 {
                 // Collections of objects have distinct elements; Lists may repeat one.
                 let allowDuplicates = rng.coin()
-                func randomArray(_ rng: inout NotificationsPRNG) -> [ObjectID] {
-                    let count = rng.below(12)
+                func randomArray(_ rng: inout SplitMix64) -> [ObjectID] {
+                    let count = rng.draw(below: 12)
                     if allowDuplicates {
-                        return (0..<count).map { _ in ObjectID(rng.below(6) + 1) }
+                        return (0..<count).map { _ in ObjectID(rng.draw(below: 6) + 1) }
                     }
                     var pool = (1...12).map { ObjectID($0) }
                     var result: [ObjectID] = []
-                    for _ in 0..<count { result.append(pool.remove(at: rng.below(pool.count))) }
+                    for _ in 0..<count { result.append(pool.remove(at: rng.draw(below: pool.count))) }
                     return result
                 }
                 let old = randomArray(&rng)
@@ -500,7 +493,7 @@ private extension World {
             Query(source: .table("Item"), minimumValue: 2, sort: .value),
         ]
         for seed in [UInt64(3), 11, 99] {
-            var rng = NotificationsPRNG(seed: seed)
+            var rng = SplitMix64(seed: seed)
             var w = World()
             w.open(World.main, 1)
             w.open(World.thread, 2)
@@ -527,7 +520,7 @@ private extension World {
                 checked = w.events.count
             }
             for _ in 0..<60 {
-                if rng.below(3) == 0 {
+                if rng.draw(below: 3) == 0 {
                     w.turn()
                     check(w)
                     for (index, query) in queries.enumerated() {
@@ -540,16 +533,16 @@ private extension World {
                 }
                 var mutations: [Mutation] = []
                 var working = keys
-                for _ in 0...rng.below(3) {
-                    let key = rng.below(8)
+                for _ in 0...rng.draw(below: 3) {
+                    let key = rng.draw(below: 8)
                     if !working.contains(key) {
-                        mutations.append(item(key, rng.below(6)))
+                        mutations.append(item(key, rng.draw(below: 6)))
                         working.insert(key)
                     } else if rng.coin() {
                         mutations.append(deleteItem(key))
                         working.remove(key)
                     } else {
-                        mutations.append(setItem(key, rng.below(6)))
+                        mutations.append(setItem(key, rng.draw(below: 6)))
                     }
                 }
                 let writer: (ContextID, RealmID) = rng.coin() ? (World.main, 1) : (World.thread, 2)
@@ -1783,12 +1776,12 @@ extension NotificationsAsyncModelTests {
                                                   as: AsyncWriteID(key)))
             }
             w.ok(World.thread, .writeAsync(2, [other(1, 1)], as: 100))
-            var rng = NotificationsPRNG(seed: seed ?? 0)
+            var rng = SplitMix64(seed: seed ?? 0)
             let contexts = [World.main, World.thread, World.queue, World.actor, World.otherProcess]
             var rounds = 0
             while !(w.asyncIdle(1) && w.asyncIdle(2)), rounds < 2_000 {
                 rounds += 1
-                let choice = seed == nil ? 0 : rng.below(contexts.count + 2)
+                let choice = seed == nil ? 0 : rng.draw(below: contexts.count + 2)
                 if choice < contexts.count {
                     let context = contexts[choice]
                     let events = w.turn(context)

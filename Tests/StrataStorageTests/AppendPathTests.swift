@@ -1,6 +1,6 @@
 import Testing
 @testable import StrataStorage
-import StrataTestThreads
+import StrataTestSupport
 
 /// `TreeWriter`'s append path (ascending inserts go straight into the remembered rightmost
 /// leaf) against a plain dictionary: mostly ascending inserts, with inserts in the middle,
@@ -11,28 +11,28 @@ import StrataTestThreads
 @Suite struct AppendPathTests {
     typealias ProbeCounter = SpaceReuseTests.ProbeCounter
 
-    static func row(key: Int64, random: inout TestRandom) -> [Value] {
+    static func row(key: Int64, random: inout SplitMix64) -> [Value] {
         let length: Int
-        switch random.below(100) {
-        case 0..<85: length = random.below(24)
-        case 85..<97: length = 100 + random.below(500)
-        default: length = 1500 + random.below(6000)  // an overflow value
+        switch random.draw(below: 100) {
+        case 0..<85: length = random.draw(below: 24)
+        case 85..<97: length = 100 + random.draw(below: 500)
+        default: length = 1500 + random.draw(below: 6000)  // an overflow value
         }
-        return [.int(key), .string(String(repeating: "a", count: length) + String(key)), .int(Int64(random.below(100)))]
+        return [.int(key), .string(String(repeating: "a", count: length) + String(key)), .int(Int64(random.draw(below: 100)))]
     }
 
     /// One step of the mix. `next` is the next key to append.
     static func step(_ write: WriteTransaction, table: TableID, model: inout [Int64: [Value]], next: inout Int64,
-                     random: inout TestRandom) throws {
+                     random: inout SplitMix64) throws {
         let last = model.keys.max()
-        switch random.below(100) {
+        switch random.draw(below: 100) {
         case 0..<70:  // append (the append path, or a split of the rightmost leaf)
             let values = row(key: next, random: &random)
             #expect(try write.insert(table, values: values).rawValue == next)
             model[next] = values
-            next += 1 + Int64(random.below(3))
+            next += 1 + Int64(random.draw(below: 3))
         case 70..<76:  // insert in the middle (a gap left by the appends, or a duplicate)
-            let key = Int64(random.below(Int(max(next, 1))))
+            let key = Int64(random.draw(below: Int(max(next, 1))))
             let values = row(key: key, random: &random)
             if model[key] == nil {
                 try write.insert(table, values: values)
@@ -47,7 +47,7 @@ import StrataTestThreads
             model[last] = nil
             if random.chance(50) { next = last }
         case 82..<86:  // delete anywhere
-            let key = Int64(random.below(Int(max(next, 1))))
+            let key = Int64(random.draw(below: Int(max(next, 1))))
             #expect(try write.delete(table, key: ObjectKey(key)) == (model[key] != nil))
             model[key] = nil
         case 86..<92:  // update the last key (often to a different size)
@@ -73,7 +73,7 @@ import StrataTestThreads
         let probes = ProbeCounter()
         let store = try Store.open(.file(directory.file("append.strata")),
                                    options: StoreOptions(pageSizeBytes: pageSizeBytes, hooks: probes.hooks))
-        var random = TestRandom(seed: seed)
+        var random = SplitMix64(seed: seed)
         let (table, other) = try store.write { write in
             (try write.createTable("T", primaryKey: .int(column: 0)).id,
              try write.createTable("U", primaryKey: .int(column: 0)).id)
@@ -88,7 +88,7 @@ import StrataTestThreads
             var pendingNext = next
             var otherPending = otherModel
             var otherPendingNext = otherNext
-            for _ in 0..<(1 + random.below(random.chance(30) ? 2000 : 100)) {
+            for _ in 0..<(1 + random.draw(below: random.chance(30) ? 2000 : 100)) {
                 if random.chance(5) {
                     try Self.step(write, table: other, model: &otherPending, next: &otherPendingNext, random: &random)
                 } else {

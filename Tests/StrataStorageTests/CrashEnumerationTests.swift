@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import StrataStorage
+import StrataSimulation
 
 /// Records a copy of the simulated disk at each crash point of a commit: the state a crash
 /// at that moment would start from.
@@ -84,7 +85,7 @@ struct ContentModel: Sendable {
     }
 
     /// One scripted commit: applies random operations to the transaction and the model.
-    static func applyCommit(_ write: WriteTransaction, _ model: inout ContentModel, random: inout TestRandom,
+    static func applyCommit(_ write: WriteTransaction, _ model: inout ContentModel, random: inout SplitMix64,
                             size: Int) throws {
         if write.table(named: "items") == nil {
             try write.createTable("items", primaryKey: .int(column: 0))
@@ -96,20 +97,20 @@ struct ContentModel: Sendable {
         let names = try #require(write.table(named: "names"))
         let log = try #require(write.table(named: "log"))
         for _ in 0..<size {
-            switch random.below(10) {
+            switch random.draw(below: 10) {
             case 0..<4:
-                let key = Int64(random.below(Self.itemKeySpace))
+                let key = Int64(random.draw(below: Self.itemKeySpace))
                 let big = random.chance(8)
-                let text = big ? String(repeating: "B", count: 5000 + random.below(6000)) : "item\(random.below(100_000))"
-                let values: [Value] = [.int(key), .string(text), .int(Int64(random.below(1000)))]
+                let text = big ? String(repeating: "B", count: 5000 + random.draw(below: 6000)) : "item\(random.draw(below: 100_000))"
+                let values: [Value] = [.int(key), .string(text), .int(Int64(random.draw(below: 1000)))]
                 try write.upsert(items.id, values: values)
                 model.tables["items", default: [:]][key] = values
             case 4..<6:
-                let key = Int64(random.below(Self.itemKeySpace))
+                let key = Int64(random.draw(below: Self.itemKeySpace))
                 if try write.delete(items.id, key: ObjectKey(key)) { model.tables["items", default: [:]][key] = nil }
             case 6..<8:
-                let name = "n\(random.below(Self.nameKeySpace))"
-                let values: [Value] = [.string(name), .double(Double(random.below(100)) / 4)]
+                let name = "n\(random.draw(below: Self.nameKeySpace))"
+                let values: [Value] = [.string(name), .double(Double(random.draw(below: 100)) / 4)]
                 if let existing = try write.objectKey(names, primaryKey: .string(name)) {
                     try write.delete(names.id, key: existing)
                     model.tables["names", default: [:]][existing.rawValue] = nil
@@ -118,7 +119,7 @@ struct ContentModel: Sendable {
                     model.tables["names", default: [:]][key.rawValue] = values
                 }
             default:
-                let values: [Value] = [.int(Int64(random.below(1 << 20))), .binary((0..<random.below(200)).map { UInt8($0 & 0xFF) })]
+                let values: [Value] = [.int(Int64(random.draw(below: 1 << 20))), .binary((0..<random.draw(below: 200)).map { UInt8($0 & 0xFF) })]
                 let key = try write.insert(log.id, values: values)
                 model.tables["log", default: [:]][key.rawValue] = values
                 // Keep the log short (a queue): the database stays small, so each of the
@@ -133,7 +134,7 @@ struct ContentModel: Sendable {
 
     /// Crash images for one crash point: every subset of pending writes (sampled above 10),
     /// torn versions of each write, and the size-loss variants.
-    static func plans(for pending: [SimStore.PendingWrite], random: inout TestRandom) -> [SimStore.CrashPlan] {
+    static func plans(for pending: [SimStore.PendingWrite], random: inout SplitMix64) -> [SimStore.CrashPlan] {
         let count = pending.count
         var plans: [SimStore.CrashPlan] = []
         func plan(mask: UInt64) -> SimStore.CrashPlan {
@@ -146,8 +147,8 @@ struct ContentModel: Sendable {
             for sample in 0..<64 {
                 var mask: UInt64
                 switch sample % 4 {
-                case 0: mask = all & ~(1 << UInt64(random.below(count)))            // almost all
-                case 1: mask = 1 << UInt64(random.below(count))                      // almost none
+                case 0: mask = all & ~(1 << UInt64(random.draw(below: count)))            // almost all
+                case 1: mask = 1 << UInt64(random.draw(below: count))                      // almost none
                 default: mask = random.next() & all
                 }
                 if sample == 0 { mask = all }
@@ -156,7 +157,7 @@ struct ContentModel: Sendable {
             }
         }
         // Torn writes: each write torn while the others all made it (or none did).
-        let tornTargets = count <= 10 ? Array(0..<count) : (0..<8).map { _ in random.below(count) }
+        let tornTargets = count <= 10 ? Array(0..<count) : (0..<8).map { _ in random.draw(below: count) }
         for index in tornTargets {
             let write = pending[index]
             let variants: [SimStore.WriteFate]
@@ -244,13 +245,13 @@ struct ContentModel: Sendable {
         var options = Self.options(hooks: recorder.hooks)
         options.hooks.bugs = bugs
         let store = try Store.open(.simulated(sim), options: options)
-        var random = TestRandom(seed: seed)
-        var planRandom = TestRandom(seed: seed &* 31 &+ 11)
+        var random = SplitMix64(seed: seed)
+        var planRandom = SplitMix64(seed: seed &* 31 &+ 11)
         var model = ContentModel()
         var version = store.newestVersion
         var result = EnumerationResult()
         for commit in 0..<commitCount {
-            let size = commit == 0 ? 5 : (random.chance(70) ? 1 + random.below(3) : random.chance(66) ? 10 + random.below(30) : 120 + random.below(150))
+            let size = commit == 0 ? 5 : (random.chance(70) ? 1 + random.draw(below: 3) : random.chance(66) ? 10 + random.draw(below: 30) : 120 + random.draw(below: 150))
             let write = try store.beginWrite()
             var next = model
             try Self.applyCommit(write, &next, random: &random, size: size)
@@ -401,11 +402,11 @@ struct ContentModel: Sendable {
         var options = Self.options(hooks: .none)
         options.hooks.bugs = bugs
         let store = try Store.open(.simulated(sim), options: options)
-        var random = TestRandom(seed: seed)
+        var random = SplitMix64(seed: seed)
         var model = ContentModel()
         var result = (images: 0, detected: 0, intact: 0, failures: [String]())
         for commit in 0..<commitCount {
-            let size = commit == 0 ? 40 : (random.chance(50) ? 1 + random.below(3) : 10 + random.below(40))
+            let size = commit == 0 ? 40 : (random.chance(50) ? 1 + random.draw(below: 3) : 10 + random.draw(below: 40))
             let write = try store.beginWrite()
             try Self.applyCommit(write, &model, random: &random, size: size)
             let version = try write.commit()
@@ -417,7 +418,7 @@ struct ContentModel: Sendable {
             let offsets = sim.olderCopyOffsets.filter { $0 >= pageSize }
             var damages: [SimStore.DurableCorruption] = offsets.map { .revertToOlderCopy(offset: $0) }
             for (index, offset) in offsets.enumerated() where index % 3 == commit % 3 {
-                let target = offsets[(index + 1 + random.below(max(1, offsets.count - 1))) % offsets.count]
+                let target = offsets[(index + 1 + random.draw(below: max(1, offsets.count - 1))) % offsets.count]
                 if target != offset { damages.append(.olderCopyMisdirected(sourceOffset: offset, targetOffset: target)) }
             }
             for damage in damages {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import StrataStorage
+import StrataSimulation
 
 /// Commits made without a slot (`commit(durable: false)`) and made durable together by
 /// `makeDeferredCommitsDurable()` (Spec D10, D13): every crash image taken during such a group
@@ -114,8 +115,8 @@ import Testing
         var options = CrashEnumerationTests.options(hooks: recorder.hooks)
         options.hooks.bugs = bugs
         let store = try Store.open(.simulated(sim), options: options)
-        var random = TestRandom(seed: 77)
-        var planRandom = TestRandom(seed: 78)
+        var random = SplitMix64(seed: 77)
+        var planRandom = SplitMix64(seed: 78)
         var model = ContentModel()
         var durable = (store.newestVersion, model)
         var images = 0
@@ -123,12 +124,12 @@ import Testing
         for group in 0..<groupCount {
             var points: [Point] = []
             recorder.arm()
-            let commits = 1 + random.below(4)
+            let commits = 1 + random.draw(below: 4)
             var last = durable
             for _ in 0..<commits {
                 let write = try store.beginWrite()
                 var next = model
-                let size = group == 0 ? 5 : (random.chance(70) ? 1 + random.below(4) : 20 + random.below(60))
+                let size = group == 0 ? 5 : (random.chance(70) ? 1 + random.draw(below: 4) : 20 + random.draw(below: 60))
                 try CrashEnumerationTests.applyCommit(write, &next, random: &random, size: size)
                 let version = try write.commit(durable: false)
                 // Spec A6: the commit is published at once, before it is durable.
@@ -164,7 +165,7 @@ import Testing
     @Test func aDurableCommitCoversEarlierDeferredCommits() throws {
         let sim = try SimStore(name: "deferred-then-durable", reservationBytes: 64 << 20)
         let store = try Store.open(.simulated(sim), options: CrashEnumerationTests.options(hooks: EngineHooks()))
-        var random = TestRandom(seed: 5)
+        var random = SplitMix64(seed: 5)
         var model = ContentModel()
         for _ in 0..<3 {
             let write = try store.beginWrite()

@@ -2,7 +2,8 @@ import Foundation
 import Synchronization
 import Testing
 @testable import StrataStorage
-import StrataTestThreads
+import StrataSimulation
+import StrataTestSupport
 
 /// Every fault class of the storage seam, injected at least once, with the outcome the issue
 /// asks for: a typed error (and a poisoned handle for failed writes and syncs) or detected
@@ -484,7 +485,7 @@ import StrataTestThreads
         // Random bytes in every data page: opening or verifying must report the damage.
         let directory = TemporaryDirectory()
         let path = try Self.makeDatabase(in: directory)
-        var random = TestRandom(seed: 7)
+        var random = SplitMix64(seed: 7)
         try Self.rewrite(path) { bytes in
             for index in 4096..<bytes.count { bytes[index] = UInt8(truncatingIfNeeded: random.next()) }
         }

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import StrataStorage
-import StrataTestThreads
+import StrataTestSupport
 
 /// Creating a database is atomic, and what a creator killed mid-way leaves behind is cleaned up.
 @Suite struct FileCreationTests {

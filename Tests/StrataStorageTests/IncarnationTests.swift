@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import StrataStorage
-import StrataTestThreads
+import StrataTestSupport
 
 // Incarnations (`Incarnation`): in a table with an integer primary key the key is reused when an
 // object is deleted and another created with its primary key; the incarnation stored with the

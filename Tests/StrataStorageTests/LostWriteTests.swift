@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 @testable import StrataStorage
-import StrataTestThreads
+import StrataSimulation
+import StrataTestSupport
 
 /// Spec D19: a page that passes its own checks (checksum, number, version) but is not the page
 /// its reference expects (a lost write left an older copy of it, or a write of an older page

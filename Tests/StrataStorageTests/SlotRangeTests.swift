@@ -4,7 +4,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
-import StrataTestThreads
+import StrataTestSupport
 #endif
 
 /// Commit slots whose fields are out of range (Spec D16), and a fallback to the older slot

@@ -1,6 +1,6 @@
 import Testing
 @testable import StrataStorage
-import StrataTestThreads
+import StrataTestSupport
 
 @Suite struct SmokeTests {
     @Test func createInsertCommitRead() throws {

@@ -2,7 +2,8 @@ import Dispatch
 import Foundation
 import Testing
 @testable import StrataStorage
-import StrataTestThreads
+import StrataSimulation
+import StrataTestSupport
 
 /// Version-aware free space (Docs/architecture.md §2 "Versions, pins and space"; Spec D): a page released
 /// by commit R is reused only when R ≤ the oldest pinned version, a commit never reuses its
@@ -65,8 +66,8 @@ import StrataTestThreads
             ?? -1
     }
 
-    static func itemValues(_ key: Int64, generation: Int, random: inout TestRandom) -> [Value] {
-        let text = String(repeating: "v", count: 40 + random.below(120)) + "\(key)/\(generation)"
+    static func itemValues(_ key: Int64, generation: Int, random: inout SplitMix64) -> [Value] {
+        let text = String(repeating: "v", count: 40 + random.draw(below: 120)) + "\(key)/\(generation)"
         var values: [Value] = [.int(key), .string(text), .int(Int64(generation))]
         if key % 16 == 0 {
             values.append(.binary([UInt8](repeating: UInt8(generation & 0xFF), count: 5000)))
@@ -75,7 +76,7 @@ import StrataTestThreads
     }
 
     /// Creates "items" with keys [0, count) in one commit.
-    static func seed(_ store: Store, count: Int64, random: inout TestRandom) throws -> ContentModel
+    static func seed(_ store: Store, count: Int64, random: inout SplitMix64) throws -> ContentModel
     {
         var model = ContentModel()
         try store.write { write in
@@ -94,13 +95,13 @@ import StrataTestThreads
     /// One commit of updates, deletes and inserts over keys [0, keySpace), mirrored in `model`.
     static func churn(
         _ store: Store, _ model: inout ContentModel, generation: Int, keySpace: Int,
-        random: inout TestRandom
+        random: inout SplitMix64
     ) throws {
         try store.write { write in
             let items = try #require(write.table(named: "items"))
             var rows = model.tables["items"] ?? [:]
             for _ in 0..<150 {
-                let key = Int64(random.below(keySpace))
+                let key = Int64(random.draw(below: keySpace))
                 if random.chance(80) {
                     let values = Self.itemValues(key, generation: generation, random: &random)
                     try write.upsert(items.id, values: values)
@@ -138,7 +139,7 @@ import StrataTestThreads
         let path = directory.file("reuse.strata")
         let probes = ProbeCounter()
         let store = try Store.open(.file(path), options: Self.options(hooks: probes.hooks))
-        var random = TestRandom(seed: 11)
+        var random = SplitMix64(seed: 11)
         var model = try Self.seed(store, count: 1200, random: &random)
         for generation in 1...3 {
             try Self.churn(store, &model, generation: generation, keySpace: 1200, random: &random)
@@ -200,7 +201,7 @@ import StrataTestThreads
         let store = try Store.open(
             .memory(identifier: "probe-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"),
             options: Self.options(hooks: probes.hooks))
-        var random = TestRandom(seed: 13)
+        var random = SplitMix64(seed: 13)
         var model = try Self.seed(store, count: 300, random: &random)
         for generation in 1...6 {
             try Self.churn(store, &model, generation: generation, keySpace: 300, random: &random)
@@ -217,7 +218,7 @@ import StrataTestThreads
         let sim = try SimStore(name: "two-pins", reservationBytes: 128 << 20)
         let probes = ProbeCounter()
         let store = try Store.open(.simulated(sim), options: Self.options(hooks: probes.hooks))
-        var random = TestRandom(seed: 12)
+        var random = SplitMix64(seed: 12)
         var model = try Self.seed(store, count: 600, random: &random)
         let older = try store.beginRead()
         let olderModel = model
@@ -257,7 +258,7 @@ import StrataTestThreads
         let capture = StateCapture(sim: sim, at: .slotWrite)
         let store = try Store.open(
             .simulated(sim), options: Self.options(hooks: capture.hooks(bugs: bugs)))
-        var random = TestRandom(seed: 21)
+        var random = SplitMix64(seed: 21)
         let before = try Self.seed(store, count: 600, random: &random)
         let baseVersion = store.newestVersion
         var after = before
@@ -363,7 +364,7 @@ import StrataTestThreads
         let sim = try SimStore(name: "pinned-pages", reservationBytes: 128 << 20)
         let store = try Store.open(
             .simulated(sim), options: Self.options(hooks: EngineHooks(bugs: bugs)))
-        var random = TestRandom(seed: 31)
+        var random = SplitMix64(seed: 31)
         var model = try Self.seed(store, count: 800, random: &random)
         let pinned = try store.beginRead()
         let pinnedModel = model
@@ -427,7 +428,7 @@ import StrataTestThreads
             : .memory(identifier: "growth-\(getpid())-\(UInt64.random(in: 0...UInt64.max))")
         let probes = ProbeCounter()
         let store = try Store.open(location, options: Self.options(hooks: probes.hooks))
-        var random = TestRandom(seed: 41)
+        var random = SplitMix64(seed: 41)
         var model = try Self.seed(store, count: 200, random: &random)
         let pinned = try store.beginRead()
         let pinnedModel = model

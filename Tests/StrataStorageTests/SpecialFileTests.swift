@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import StrataStorage
-import StrataTestThreads
+import StrataTestSupport
 
 /// Spec X31 in the engine: paths that are not regular files are refused without blocking,
 /// a symlink loop is ELOOP. (The file size limit and permissions need a child process with its

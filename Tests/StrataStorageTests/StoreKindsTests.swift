@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 @testable import StrataStorage
-import StrataTestThreads
+import StrataSimulation
+import StrataTestSupport
 
 /// The kinds of store and what opening, closing, copying and deleting them means: in-memory
 /// stores shared by identifier, read-only files, compacted copies, reopening, deleting the
@@ -30,7 +31,7 @@ import StrataTestThreads
     /// version, after churn that leaves free pages behind. Returns the model.
     static func populate(_ store: Store, rounds: Int = 6) throws -> ContentModel {
         var model = ContentModel()
-        var random = TestRandom(seed: 77)
+        var random = SplitMix64(seed: 77)
         try store.write { write in
             try write.createTable("items", primaryKey: .int(column: 0), schema: [9, 8, 7])
             try write.createTable("names", primaryKey: .string(column: 0))
@@ -44,7 +45,7 @@ import StrataTestThreads
                 let names = try #require(write.table(named: "names"))
                 let log = try #require(write.table(named: "log"))
                 for _ in 0..<300 {
-                    let key = Int64(random.below(600))
+                    let key = Int64(random.draw(below: 600))
                     if random.chance(75) {
                         let text =
                             random.chance(5)
@@ -59,7 +60,7 @@ import StrataTestThreads
                     }
                 }
                 for index in 0..<40 {
-                    let name = "n\(random.below(200))"
+                    let name = "n\(random.draw(below: 200))"
                     if let existing = try write.objectKey(names, primaryKey: .string(name)) {
                         try write.delete(names.id, key: existing)
                         model.tables["names", default: [:]][existing.rawValue] = nil

@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @_spi(FaultInjection) @testable import StrataStorage
-import StrataTestThreads
+import StrataTestSupport
 
 /// Spec D18 on real files: a scripted workload (file creation, commits of different sizes, a
 /// growth, overflow values, deletes that feed the free list, a compacted copy, reuse of freed

@@ -2,7 +2,8 @@ import Dispatch
 import Foundation
 import Testing
 @testable import StrataStorage
-import StrataTestThreads
+import StrataSimulation
+import StrataTestSupport
 
 /// Transactions at the engine level (Docs/architecture.md §2 "Commit", "Versions, pins and space"):
 /// snapshot isolation, the single writer across threads and handles, rollback, pins and their
@@ -93,14 +94,14 @@ import StrataTestThreads
 
     /// One commit of updates, deletes and inserts on "items", applied to `model` as well.
     static func churn(
-        _ store: Store, _ model: inout ContentModel, generation: Int, random: inout TestRandom
+        _ store: Store, _ model: inout ContentModel, generation: Int, random: inout SplitMix64
     ) throws {
         let write = try store.beginWrite()
         let items = try #require(write.table(named: "items"))
         var rows = model.tables["items"] ?? [:]
         for _ in 0..<120 {
-            let key = Int64(random.below(500))
-            switch random.below(10) {
+            let key = Int64(random.draw(below: 500))
+            switch random.draw(below: 10) {
             case 0..<6:
                 let values = Self.itemValues(key, generation: generation)
                 try write.upsert(items.id, values: values)
@@ -131,7 +132,7 @@ import StrataTestThreads
         let sim = try SimStore(name: "snapshot", reservationBytes: 128 << 20)
         let store = try Store.open(.simulated(sim), options: Self.options)
         var model = try Self.seed(store, count: 400)
-        var random = TestRandom(seed: 7)
+        var random = SplitMix64(seed: 7)
         // Churn before pinning: pages released by these commits are reusable while V is pinned.
         for generation in 1...4 {
             try Self.churn(store, &model, generation: generation, random: &random)
@@ -428,7 +429,7 @@ import StrataTestThreads
                 .init(version: version, livePins: 0, frozenPins: 1, processCount: 1)
             ])
 
-        var random = TestRandom(seed: 99)
+        var random = SplitMix64(seed: 99)
         for generation in 1...5 {
             try Self.churn(store, &model, generation: generation, random: &random)
         }
@@ -649,7 +650,7 @@ import StrataTestThreads
         let commitCount = Shared<Int>(0)
 
         let writer = Self.startThread {
-            var random = TestRandom(seed: 4242)
+            var random = SplitMix64(seed: 4242)
             var commit: Int64 = 0
             var logCount: Int64 = 0
             var oldestLog: Int64 = 0
@@ -661,10 +662,10 @@ import StrataTestThreads
                             let log = write.table(named: "log"),
                             let meta = write.table(named: "meta")
                         else { throw StorageError.tableNotFound("setup") }
-                        for _ in 0..<(1 + random.below(4)) {
-                            let from = Int64(random.below(Int(accountCount)))
-                            let to = Int64(random.below(Int(accountCount)))
-                            let amount = Int64(random.below(1000))
+                        for _ in 0..<(1 + random.draw(below: 4)) {
+                            let from = Int64(random.draw(below: Int(accountCount)))
+                            let to = Int64(random.draw(below: Int(accountCount)))
+                            let amount = Int64(random.draw(below: 1000))
                             for (key, delta) in [(from, -amount), (to, amount)] {
                                 let balance =
                                     try write.withRow(accounts, key: ObjectKey(key)) {
@@ -674,7 +675,7 @@ import StrataTestThreads
                                     throw StorageError.objectNotFound(
                                         table: "accounts", key: ObjectKey(key))
                                 }
-                                let padding = String(repeating: "p", count: 100 + random.below(200))
+                                let padding = String(repeating: "p", count: 100 + random.draw(below: 200))
                                 try write.update(
                                     accounts.id, key: ObjectKey(key),
                                     values: [.int(key), .int(balance + delta), .string(padding)])
@@ -684,7 +685,7 @@ import StrataTestThreads
                             log.id,
                             values: [
                                 .int(commit),
-                                .string(String(repeating: "l", count: random.below(600))),
+                                .string(String(repeating: "l", count: random.draw(below: 600))),
                             ])
                         if key.rawValue != commit - 1 {
                             throw StorageError.invalidArgument(
@@ -718,7 +719,7 @@ import StrataTestThreads
             Self.startThread {
                 var reads = 0
                 var previous = Version.none
-                var random = TestRandom(seed: UInt64(index) + 1)
+                var random = SplitMix64(seed: UInt64(index) + 1)
                 repeat {
                     do {
                         let read = try store.beginRead(index == 2 ? .frozen : .live)

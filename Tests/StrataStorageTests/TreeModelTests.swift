@@ -1,25 +1,25 @@
 import Testing
 @testable import StrataStorage
-import StrataTestThreads
+import StrataTestSupport
 
 /// The B+tree (through the table API) against a plain dictionary under long random sequences
 /// of inserts, updates and deletes, with commits and rollbacks between them. After every
 /// commit the stored contents must equal the dictionary and `verify()` must be clean.
 @Suite struct TreeModelTests {
     /// A row whose size varies from a few bytes to several pages (overflow values).
-    static func row(key: Int64, random: inout TestRandom) -> [Value] {
-        let sizeClass = random.below(100)
+    static func row(key: Int64, random: inout SplitMix64) -> [Value] {
+        let sizeClass = random.draw(below: 100)
         let length: Int
         switch sizeClass {
-        case 0..<70: length = random.below(40)
-        case 70..<90: length = 40 + random.below(400)
-        case 90..<97: length = 400 + random.below(1500)
-        default: length = 2000 + random.below(9000)
+        case 0..<70: length = random.draw(below: 40)
+        case 70..<90: length = 40 + random.draw(below: 400)
+        case 90..<97: length = 400 + random.draw(below: 1500)
+        default: length = 2000 + random.draw(below: 9000)
         }
         let text = String(repeating: "x", count: length) + String(key)
-        var values: [Value] = [.int(key), .string(text), .int(Int64(random.below(1000)))]
-        if random.chance(10) { values.append(.binary((0..<random.below(3000)).map { UInt8(truncatingIfNeeded: $0) })) }
-        if random.chance(10) { values.append(.list((0..<random.below(50)).map { .int(Int64($0)) })) }
+        var values: [Value] = [.int(key), .string(text), .int(Int64(random.draw(below: 1000)))]
+        if random.chance(10) { values.append(.binary((0..<random.draw(below: 3000)).map { UInt8(truncatingIfNeeded: $0) })) }
+        if random.chance(10) { values.append(.list((0..<random.draw(below: 50)).map { .int(Int64($0)) })) }
         return values
     }
 
@@ -57,7 +57,7 @@ import StrataTestThreads
         let directory = TemporaryDirectory()
         let store = try Store.open(.file(directory.file("tree.strata")),
                                    options: StoreOptions(pageSizeBytes: pageSizeBytes, hooks: EngineHooks(bugs: bugs)))
-        var random = TestRandom(seed: seed)
+        var random = SplitMix64(seed: seed)
         var model: [Int64: [Value]] = [:]
         var found: [String] = []
         do {
@@ -66,10 +66,10 @@ import StrataTestThreads
             while done < operations {
                 let write = try store.beginWrite()
                 var pending = model
-                let batch = 1 + random.below(random.chance(20) ? 400 : 40)
+                let batch = 1 + random.draw(below: random.chance(20) ? 400 : 40)
                 for _ in 0..<batch {
-                    let key = Int64(random.below(keySpace)) - Int64(keySpace / 4)
-                    switch random.below(10) {
+                    let key = Int64(random.draw(below: keySpace)) - Int64(keySpace / 4)
+                    switch random.draw(below: 10) {
                     case 0..<5:
                         let values = Self.row(key: key, random: &random)
                         if pending[key] == nil {
@@ -139,14 +139,14 @@ import StrataTestThreads
     @Test func stringPrimaryKeysMatchDictionary() throws {
         let directory = TemporaryDirectory()
         let store = try Store.open(.file(directory.file("strings.strata")))
-        var random = TestRandom(seed: 42)
+        var random = SplitMix64(seed: 42)
         var model: [String: ObjectKey] = [:]
         let table = try store.write { try $0.createTable("S", primaryKey: .string(column: 0)) }
         for round in 0..<60 {
             try store.write { write in
-                for _ in 0..<(20 + random.below(200)) {
-                    let length = random.chance(10) ? 100 + random.below(300) : random.below(20)
-                    let name = "k" + String(random.below(800)) + String(repeating: "s", count: length)
+                for _ in 0..<(20 + random.draw(below: 200)) {
+                    let length = random.chance(10) ? 100 + random.draw(below: 300) : random.draw(below: 20)
+                    let name = "k" + String(random.draw(below: 800)) + String(repeating: "s", count: length)
                     if let key = model[name], random.chance(50) {
                         #expect(try write.delete(table.id, key: key))
                         model[name] = nil
@@ -176,13 +176,13 @@ import StrataTestThreads
         let path = directory.file("churn.strata")
         let store = try Store.open(.file(path))
         let table = try store.write { try $0.createTable("C", primaryKey: .int(column: 0)) }
-        var random = TestRandom(seed: 5)
+        var random = SplitMix64(seed: 5)
         var pageCounts: [UInt32] = []
         for round in 0..<400 {
             try store.write { write in
                 for index in 0..<200 {
                     let key = Int64(round * 200 + index)
-                    try write.insert(table.id, values: [.int(key), .string(String(repeating: "v", count: random.below(300)))])
+                    try write.insert(table.id, values: [.int(key), .string(String(repeating: "v", count: random.draw(below: 300)))])
                 }
                 if round > 0 {
                     for index in 0..<200 { try write.delete(table.id, key: ObjectKey(Int64((round - 1) * 200 + index))) }

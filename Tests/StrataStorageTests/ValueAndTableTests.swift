@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import StrataStorage
-import StrataTestThreads
+import StrataTestSupport
 
 /// Values, rows and tables through the engine API: every value kind round-trips (inline, in
 /// overflow pages, in lists), column limits, integer and string primary keys, ordered range
@@ -43,7 +43,7 @@ import StrataTestThreads
 
     /// One sample of every value kind, including the edges.
     static func samples() -> [Value] {
-        var random = TestRandom(seed: 5)
+        var random = SplitMix64(seed: 5)
         let bigBinary = (0..<100_000).map { _ in UInt8(truncatingIfNeeded: random.next()) }
         var values: [Value] = [
             .null, .bool(false), .bool(true),

@@ -1,5 +1,5 @@
 import Foundation
-@_spi(StrataCheck) import Strata
+import Strata
 import Testing
 
 /// Actor-confined realms (Spec C15): `Realm(actor:)`, delivery on the actor, `asyncWrite` and

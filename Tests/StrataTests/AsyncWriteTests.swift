@@ -1,6 +1,7 @@
 import Foundation
-@_spi(StrataCheck) import Strata
+import Strata
 import StrataStorage
+import StrataSimulation
 import Testing
 
 /// Async writes (`writeAsync`, `beginAsyncWrite`, `commitAsyncWrite`, `cancelAsyncWrite`,

@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-@_spi(StrataCheck) import Strata
+import Strata
 import Testing
 
 /// Notifications as AsyncSequences (`results.changes`, `list.changes`, `object.changes`): the

@@ -1,5 +1,5 @@
 import Foundation
-@_spi(StrataCheck) import Strata
+import Strata
 import Testing
 
 /// `asyncWrite` and `asyncRefresh` from the main actor (Spec A15, A16, C12, V4,

@@ -1,5 +1,5 @@
 import Foundation
-@_spi(StrataCheck) import Strata
+import Strata
 import Testing
 
 /// Real parallelism through the API (run under ThreadSanitizer in CI): many threads and

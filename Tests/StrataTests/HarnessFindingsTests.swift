@@ -1,10 +1,10 @@
 import Foundation
-@_spi(StrataCheck) import Strata
+import Strata
 import Testing
 
 // Regression tests of the divergences the harness (strata-fuzz) found between the API and the
 // model, one test per finding, each citing the behaviours and Spec rules that decided it.
-// Rejections are observed through the throwing `@_spi(StrataCheck)` entry points.
+// Rejections are observed through the throwing `package` entry points.
 
 /// Helpers private to this file.
 private enum HF {

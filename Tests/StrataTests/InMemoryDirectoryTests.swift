@@ -1,5 +1,5 @@
 import Foundation
-import StrataTestThreads
+import StrataTestSupport
 import Testing
 @testable import Strata
 

@@ -1,5 +1,5 @@
 import Foundation
-@_spi(StrataCheck) import Strata
+import Strata
 import XCTest
 
 /// The main thread's realm, tested on the main thread: XCTest runs its tests there (Swift

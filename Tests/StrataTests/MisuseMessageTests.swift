@@ -1,10 +1,10 @@
 import Foundation
-@_spi(StrataCheck) import Strata
+import Strata
 import Testing
 
 // Realm's exact words for misuse (Spec/misuse.md): each test is named after the Realm test that
 // checks the behaviour (and its message, where Realm's test asserts one), and compares the whole
-// message, not a fragment. The throwing `@_spi(StrataCheck)` twins are what the public API traps
+// message, not a fragment. The throwing `package` twins are what the public API traps
 // with (or throws, where RealmSwift's signature throws).
 @Suite struct MisuseMessageTests {
     /// The rejection is `code` with exactly `message`.

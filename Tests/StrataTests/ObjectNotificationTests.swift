@@ -1,5 +1,5 @@
 import Foundation
-@_spi(StrataCheck) import Strata
+import Strata
 import Testing
 
 /// Object observers (`Object.observe`): property changes, old values, key paths (Spec N19 to

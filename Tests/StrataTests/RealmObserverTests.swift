@@ -1,5 +1,5 @@
 import Foundation
-@_spi(StrataCheck) import Strata
+import Strata
 import Testing
 
 /// Realm-level observers (`Realm.observe`) and how they meet refresh, beginWrite, autorefresh

@@ -1,5 +1,5 @@
 import Foundation
-@_spi(StrataCheck) import Strata
+import Strata
 @_spi(FaultInjection) import StrataStorage
 import Synchronization
 import Testing

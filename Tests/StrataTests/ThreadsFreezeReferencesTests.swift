@@ -1,10 +1,10 @@
 import Foundation
-@_spi(StrataCheck) import Strata
+import Strata
 import Testing
 
 // Behaviours THR, FRZ, TSR and TSW of the behaviour catalog (Spec/coverage.md), one test
 // per behaviour ID, each citing the Spec rules (confinement.md, freeze.md, references.md) it
-// checks. Rejections are observed through the throwing `@_spi(StrataCheck)` entry points; no
+// checks. Rejections are observed through the throwing `package` entry points; no
 // test calls an API in a way that traps. Work on "another thread" runs through `onOtherThread`
 // (a new thread, no run loop turned), so no realm of a test moves unless the test moves it.
 

@@ -1,10 +1,10 @@
 import Foundation
-@_spi(StrataCheck) import Strata
+import Strata
 import Testing
 
 // Behaviours WRT, VER and AVL of the behaviour catalog (Spec/coverage.md), against Spec/writes.md (W),
 // versions.md (V) and limits.md (L). Rejections are observed through the throwing
-// `@_spi(StrataCheck)` entry points; nothing here calls an API in a way that traps, except
+// `package` entry points; nothing here calls an API in a way that traps, except
 // inside exit tests (Spec V16), which run in a child process.
 //
 // Not here: Spec V4, V5 (realm observers: RealmObserverTests)

@@ -6,7 +6,7 @@
 // a child's stdout line by line while it runs, and kill it with any signal at any moment.
 import Foundation
 import StrataCheck
-import StrataTestThreads
+import StrataTestSupport
 import StrataStorage
 import Synchronization
 

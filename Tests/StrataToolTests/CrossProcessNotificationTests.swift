@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
-import StrataTestThreads
-@_spi(StrataCheck) import Strata
+import StrataTestSupport
+import Strata
 @testable import StrataCheck
 import Testing
 

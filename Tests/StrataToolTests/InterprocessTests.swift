@@ -1,8 +1,8 @@
 import Dispatch
 import Foundation
-@_spi(StrataCheck) import Strata
+import Strata
 @testable import StrataCheck
-import StrataTestThreads
+import StrataTestSupport
 import Testing
 
 /// Realm's interprocess behaviours (IPC): this test process and a `strata-fuzz child-realm`

@@ -2,7 +2,7 @@ import Foundation
 import StrataStorage
 import Testing
 @testable import StrataCheck
-import StrataTestThreads
+import StrataTestSupport
 
 /// How `strata-fuzz bugs --check` judges a check child that died by a signal
 /// (`SeededBugCatalog.checkInChild`): a catch only when the run in flight, read back from the
@@ -17,7 +17,7 @@ import StrataTestThreads
         let path = directory.file("flight")
         let recorder = try FlightRecorder(path: path)
         #expect(FlightRecorder.inFlight(path: path) == nil, "a new recorder has a run in flight")
-        let settings = CheckSettings(mode: .crash, store: .sim, threads: 2, operations: 40, engineBugs: .reuseOwnFrees)
+        let settings = CheckSettings(mode: .crash, store: .sim, threads: 2, operations: 40, engineBugs: .engine(.reuseOwnFrees))
         var stream = ChoiceStream(seed: 7)
         stream.flightRecorder = recorder
         recorder.begin(settings: settings)

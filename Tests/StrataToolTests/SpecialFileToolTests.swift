@@ -2,7 +2,7 @@ import CStrataSupport
 import Foundation
 import StrataStorage
 import Testing
-import StrataTestThreads
+import StrataTestSupport
 
 #if canImport(Glibc)
     import Glibc

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import StrataTestThreads
+import StrataTestSupport
 
 /// `strata-fuzz damage` as a child process: a small campaign over every class but stale pages
 /// ends with no failure; a planted crash and a planted hang in a checking child are each

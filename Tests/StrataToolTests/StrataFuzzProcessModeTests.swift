@@ -1,5 +1,5 @@
 import Foundation
-import StrataTestThreads
+import StrataTestSupport
 import Testing
 
 /// `strata-fuzz run --mode process`: writer processes of the built strata-fuzz,

@@ -1,7 +1,7 @@
 import Foundation
 import StrataCheck
 import Testing
-import StrataTestThreads
+import StrataTestSupport
 
 /// The `strata-fuzz` command line, run as a child process: help, usage errors, a campaign's
 /// trace digest repeating across processes, the failure round trip (artifact, replay, shrink)
@@ -183,7 +183,7 @@ import StrataTestThreads
     @Test func theProcessRerunCommandKeepsEveryOption() {
         var settings = ProcessSettings(
             children: 2, seconds: 40, commits: nil, kills: 9, seed: 5, childCommand: ["unused"],
-            scratchDirectory: NSTemporaryDirectory(), engineBugs: .neverReclaimDeadReaders)
+            scratchDirectory: NSTemporaryDirectory(), engineBugs: .engine(.neverReclaimDeadReaders))
         #expect(
             ProcessArtifact.rerunCommand(settings).joined(separator: " ")
                 == "strata-fuzz run --mode process --seed 5 --threads 2 --seconds 40 --kills 9 "

@@ -1,7 +1,7 @@
 import Foundation
 import StrataStorage
 import Testing
-import StrataTestThreads
+import StrataTestSupport
 
 #if canImport(Glibc)
     import Glibc

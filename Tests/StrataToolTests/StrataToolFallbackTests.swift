@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import StrataStorage
-import StrataTestThreads
+import StrataTestSupport
 
 #if canImport(Glibc)
     import Glibc

@@ -1,6 +1,6 @@
 import Foundation
 import StrataStorage
-import StrataTestThreads
+import StrataTestSupport
 import Testing
 
 #if canImport(Glibc)

@@ -1,5 +1,5 @@
 import Foundation
-import StrataTestThreads
+import StrataTestSupport
 import StrataStorage
 import Testing
 
@@ -186,7 +186,7 @@ import Testing
         let directory = TemporaryDirectory()
         let path = directory.file("killed.strata")
         let iterations = 24
-        var random = StrataToolTestRandom(seed: 0x5EED_0F_C0FFEE)
+        var random = SplitMix64(seed: 0x5EED_0F_C0FFEE)
         var tally = KillTally()
         var newestBefore: UInt64 = 0  // no file yet
         let start = ContinuousClock.now

@@ -6,7 +6,6 @@ import Testing
     import Glibc
 #endif
 
-/// A fresh temporary directory for one test's databases, removed when released.
 /// Runs `strata-tool` to completion.
 func strataTool(_ arguments: String...) throws -> ChildOutput {
     try ChildProcess.run("strata-tool", arguments)
@@ -119,34 +118,4 @@ func jsonObject(_ text: String, sourceLocation: SourceLocation = #_sourceLocatio
 {
     let object = try JSONSerialization.jsonObject(with: Data(text.utf8))
     return try #require(object as? [String: Any], sourceLocation: sourceLocation)
-}
-
-/// A seeded generator for the tests' own choices (kill delays), SplitMix64, so a failing run
-/// repeats with the same schedule.
-struct StrataToolTestRandom {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var mixed = state
-        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-        return mixed ^ (mixed >> 31)
-    }
-
-    /// A value in `range`.
-    mutating func int(in range: ClosedRange<Int>) -> Int {
-        range.lowerBound + Int(UInt64(range.count).multipliedFullWidth(by: next()).high)
-    }
-}
-
-extension Trait where Self == TimeLimitTrait {
-    /// The time limit of a test that waits on other threads or processes: a hang guard only,
-    /// 60 minutes, far above any plausible loaded time. Swift Testing runs tests side by side on
-    /// a pool of as many threads as cores, so on a busy 2-core machine a short async test may
-    /// wait minutes for a thread while long campaigns hold the pool; its time limit then counts
-    /// the wait. A verdict must never depend on the machine's speed (Docs/testing.md).
-    static var hangGuard: Self { .timeLimit(.minutes(60)) }
 }

@@ -1,7 +1,7 @@
 import StrataCheck
 import StrataCommandLine
 
-/// `strata-fuzz child-realm`: the other process of the interprocess tests (IPC-01 to IPC-11).
+/// `strata-fuzz child-realm`: the other process of the interprocess tests (Realm's InterprocessTests.m).
 /// Hidden from `strata-fuzz --help`; tests start it.
 enum ChildRealmCommand: FuzzCommand {
     static let spec = CommandSpec(

@@ -41,7 +41,7 @@ enum ChildWriterCommand: FuzzCommand {
         .value(
             "commits", valueName: "N", help: "Stop after N commits.", default: "until killed"),
         .value(
-            "engine-bugs", valueName: "BITS", help: "Seeded engine bugs (SeededBugs raw value).",
+            "engine-bugs", valueName: "BITS", help: "Seeded bugs (SeededBugSet raw value).",
             default: "0"),
         .value(
             "mutation", valueName: "NAME",
@@ -75,7 +75,7 @@ enum ChildWriterCommand: FuzzCommand {
         }
         let settings = ProcessChildSettings(
             path: path, seed: seed, child: child, plan: plan,
-            engineBugs: SeededBugs(rawValue: try command.uint64("engine-bugs", default: 0)),
+            engineBugs: SeededBugSet(rawValue: try command.uint64("engine-bugs", default: 0)),
             mutation: mutation, commitsMax: try command.int("commits", range: 1...))
         do {
             try ProcessChild.run(settings, emit: ProcessChild.writeLine)

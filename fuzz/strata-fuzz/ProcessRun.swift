@@ -84,7 +84,7 @@ struct ProcessRunPlan {
     {
         guard let name = command.value("defect") else { return }
         if name == "neverReclaimDeadReaders" {
-            settings.engineBugs = .neverReclaimDeadReaders
+            settings.engineBugs = .engine(.neverReclaimDeadReaders)
         } else if let mutation = ProcessMutation(rawValue: name) {
             settings.mutation = mutation
         } else {

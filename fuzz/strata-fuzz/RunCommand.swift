@@ -277,11 +277,11 @@ struct RunPlan {
 
 
     /// `--defect` outside process mode: a seeded bug of the catalog that one process shows.
-    static func seededBug(_ command: ParsedCommand) throws(UsageError) -> SeededBugs {
+    static func seededBug(_ command: ParsedCommand) throws(UsageError) -> SeededBugSet {
         guard let name = command.value("defect") else { return [] }
         // The planted crash (test-only, not a bug of the catalog): proves that a crash inside
         // a run is reported (Docs/harness.md "A crash inside a run").
-        if name == RunCommand.plantedCrashDefect { return .plantedCrashInCommit }
+        if name == RunCommand.plantedCrashDefect { return .engine(.plantedCrashInCommit) }
         guard let bug = SeededBugCatalog.named(name), !bug.needsProcesses else {
             throw command.usageError(
                 "--defect expects a seeded bug of 'strata-fuzz bugs --list' that one process shows "

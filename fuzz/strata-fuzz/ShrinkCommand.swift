@@ -116,6 +116,8 @@ enum ShrinkCommand: FuzzCommand {
             ),
             ("failure", shrunk.failure?.description ?? "none"),
         ])
+        // What each pass did (attempts, kept candidates, operations and draws removed).
+        if !outcome.passLines.isEmpty { lines += ["shrink passes:"] + outcome.passLines }
         if shrunk.choices == original.choices {
             lines.append("no smaller failing run found within the budget")
         }

@@ -92,19 +92,9 @@ int strata_fcntl_lock(int fd, int command, short type, off_t start, off_t length
 
 // Thread identity and property ordinals for the Realm API (Sources/Strata).
 /// A number naming the calling thread for its whole life; never reused within the process
-/// (unlike pthread_t, which a new thread may inherit from one that exited).
+/// (unlike pthread_t, which a new thread may inherit from one that exited). The API reads it
+/// through `ThreadIdentity` (Sources/Strata), where the harness's impersonation sits.
 uint64_t strata_thread_identity(void);
-/// Test harness only (StrataCheck): until called with 0, the calling thread reports
-/// `identity` as its own, so the harness can run one controlled thread's operation on its
-/// driver thread without a hand-off when nothing can interleave with it.
-void strata_thread_impersonate(uint64_t identity);
-/// Whether the calling thread currently reports another thread's identity.
-bool strata_thread_is_impersonating(void);
-/// The calling thread's count of `Lock`s held (StrataStorage's Lock adds 1 and takes it off
-/// again): a controlled scheduler must not park a thread that holds one, since the threads it
-/// runs meanwhile may need it.
-void strata_locks_held_adjust(int64_t delta);
-int64_t strata_locks_held(void);
 /// The calling thread's count of @Persisted wrappers initialized since the last take, then
 /// one more: the wrapper's ordinal within the object being initialized.
 int64_t strata_persisted_next_ordinal(void);

@@ -8,8 +8,7 @@ extension Realm {
         trapping { () throws(Realm.Error) -> AsyncTransactionId in try core.writeAsync(block, onComplete: onComplete) }
     }
 
-    @_spi(StrataCheck)
-    public func _writeAsync(_ block: @escaping () -> Void,
+        package func _writeAsync(_ block: @escaping () -> Void,
                             onComplete: ((Swift.Error?) -> Void)? = nil) throws(Realm.Error) -> AsyncTransactionId {
         try core.writeAsync(block, onComplete: onComplete)
     }
@@ -21,8 +20,7 @@ extension Realm {
         trapping { () throws(Realm.Error) -> AsyncTransactionId in try core.beginAsyncWrite(block) }
     }
 
-    @_spi(StrataCheck)
-    public func _beginAsyncWrite(_ block: @escaping () -> Void) throws(Realm.Error) -> AsyncTransactionId {
+        package func _beginAsyncWrite(_ block: @escaping () -> Void) throws(Realm.Error) -> AsyncTransactionId {
         try core.beginAsyncWrite(block)
     }
 
@@ -37,8 +35,7 @@ extension Realm {
         }
     }
 
-    @_spi(StrataCheck)
-    public func _commitAsyncWrite(allowGrouping: Bool = false,
+        package func _commitAsyncWrite(allowGrouping: Bool = false,
                                   _ onComplete: ((Swift.Error?) -> Void)? = nil) throws(Realm.Error) -> AsyncTransactionId {
         try core.commitAsyncWrite(allowGrouping: allowGrouping, onComplete: onComplete)
     }
@@ -57,8 +54,7 @@ extension Realm {
     /// `isPerformingAsynchronousWriteOperations` for the harness: a wrong context or a poisoned
     /// file (Spec C5, D6) is an error it compares, not a trap.
     /// - Throws: `.wrongThread` or `.incorrectQueue` off its context; the poisoned-file error.
-    @_spi(StrataCheck)
-    public var _isPerformingAsynchronousWriteOperations: Bool {
+        package var _isPerformingAsynchronousWriteOperations: Bool {
         get throws(Realm.Error) {
             try core.checkThread()
             return core.isPerformingAsynchronousWriteOperations
@@ -69,13 +65,11 @@ extension Realm {
 extension Realm {
     /// The version a crash would recover now (the newest commit slot's), for tests and the
     /// harness; nil when it cannot be read.
-    @_spi(StrataCheck)
-    public var _durableVersion: UInt64? { try? core.file.store.durableVersion().rawValue }
+        package var _durableVersion: UInt64? { try? core.file.store.durableVersion().rawValue }
 }
 
 /// A realm's async work as the harness sees it between steps (`_asyncWriteState`).
-@_spi(StrataCheck)
-public struct AsyncWriteState: Sendable, Hashable {
+package struct AsyncWriteState: Sendable, Hashable {
     public let queuedBlocks: Int
     public let isBlockRunning: Bool
     public let isInWrite: Bool
@@ -98,8 +92,7 @@ public struct AsyncWriteState: Sendable, Hashable {
 
 extension Realm {
     /// The realm's async queue, for the harness (confined like every realm call).
-    @_spi(StrataCheck)
-    public var _asyncWriteState: AsyncWriteState {
+        package var _asyncWriteState: AsyncWriteState {
         get throws(Realm.Error) {
             try core.checkThread()
             let queue = core.asyncWrites

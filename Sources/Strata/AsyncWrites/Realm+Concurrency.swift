@@ -56,7 +56,7 @@ extension Realm {
         return value
     }
 
-    /// Spec V4, VER-22, VER-23: moves the realm to the newest version that existed when called
+    /// Spec V4, V17: moves the realm to the newest version that existed when called
     /// (delivering notifications, N12); true if it moved.
     public func asyncRefresh(isolation: isolated (any Actor)? = #isolation) async -> Bool {
         guard (try? core.checkConcurrencyContext(Realm.Error.asyncRefreshContext, isolation: isolation)) != nil else {

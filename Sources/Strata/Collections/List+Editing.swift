@@ -168,8 +168,7 @@ extension List {
 
     /// `replaceSubrange(_:with:)`, throwing: a negative bound, a range past the end, or the
     /// checks of a managed List's mutations.
-    @_spi(StrataCheck)
-    public func _replaceSubrange<C: Collection, R: RangeExpression>(_ subrange: R, with newElements: C) throws(Realm.Error)
+        package func _replaceSubrange<C: Collection, R: RangeExpression>(_ subrange: R, with newElements: C) throws(Realm.Error)
     where C.Element == Element, R.Bound == Int {
         let incoming = Array(newElements)  // before any change: the elements may be a slice of self
         let range = subrange.relative(to: 0..<(try _count()))
@@ -185,8 +184,7 @@ extension List {
     }
 
     /// `removeSubrange(_:)`, throwing.
-    @_spi(StrataCheck)
-    public func _removeSubrange<R: RangeExpression>(_ bounds: R) throws(Realm.Error) where R.Bound == Int {
+        package func _removeSubrange<R: RangeExpression>(_ bounds: R) throws(Realm.Error) where R.Bound == Int {
         try _replaceSubrange(bounds, with: EmptyCollection<Element>())
     }
 
@@ -199,8 +197,7 @@ extension List {
     }
 
     /// `insert(contentsOf:at:)`, throwing.
-    @_spi(StrataCheck)
-    public func _insert<C: Collection>(contentsOf newElements: C, at index: Int) throws(Realm.Error)
+        package func _insert<C: Collection>(contentsOf newElements: C, at index: Int) throws(Realm.Error)
     where C.Element == Element {
         try edit(.insert(at: index), incoming: Array(newElements))
     }
@@ -215,8 +212,7 @@ extension List {
 
     /// `removeFirst(_:)`, throwing: a negative `number`, or more than `count` ('It is not
     /// possible to remove more objects ...'), before the write checks.
-    @_spi(StrataCheck)
-    public func _removeFirst(_ number: Int = 1) throws(Realm.Error) {
+        package func _removeFirst(_ number: Int = 1) throws(Realm.Error) {
         try edit(.removeFirst(number))
     }
 
@@ -231,8 +227,7 @@ extension List {
     }
 
     /// `remove(atOffsets:)`, throwing: an offset past the end.
-    @_spi(StrataCheck)
-    public func _remove(atOffsets offsets: IndexSet) throws(Realm.Error) {
+        package func _remove(atOffsets offsets: IndexSet) throws(Realm.Error) {
         try edit(.removeOffsets(offsets))
     }
 
@@ -246,8 +241,7 @@ extension List {
     }
 
     /// `move(fromOffsets:toOffset:)`, throwing: an offset or destination past the end.
-    @_spi(StrataCheck)
-    public func _move(fromOffsets offsets: IndexSet, toOffset destination: Int) throws(Realm.Error) {
+        package func _move(fromOffsets offsets: IndexSet, toOffset destination: Int) throws(Realm.Error) {
         try edit(.moveOffsets(offsets, to: destination))
     }
 }

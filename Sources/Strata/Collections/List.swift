@@ -30,8 +30,7 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
 
     public var count: Int { trapping { () throws(Realm.Error) -> Int in try _count() } }
 
-    @_spi(StrataCheck)
-    public func _count() throws(Realm.Error) -> Int {
+        package func _count() throws(Realm.Error) -> Int {
         switch backing {
         case .unmanaged(let elements): return elements.count
         case .managed(let binding): return try binding.values().count
@@ -43,8 +42,7 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
         set { trapping { () throws(Realm.Error) in try _replace(index: position, with: newValue) } }
     }
 
-    @_spi(StrataCheck)
-    public func _element(at index: Int) throws(Realm.Error) -> Element {
+        package func _element(at index: Int) throws(Realm.Error) -> Element {
         try Self.checkNotNegative(index)
         switch backing {
         case .unmanaged(let elements):
@@ -88,10 +86,14 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
         try element._strataEncode(realm: Realm(core: binding.core))
     }
 
+    /// Appends `element`; an unmanaged object appended to a managed List is added to the realm.
+    ///
+    /// Confinement: a managed List's realm context (Spec C6), in a write (Spec W9).
+    /// - Complexity: O(n) for a managed List (lists are stored inline, so its elements are
+    ///   stored again); amortized O(1) for an unmanaged one.
     public func append(_ element: Element) { trapping { () throws(Realm.Error) in try _append(element) } }
 
-    @_spi(StrataCheck)
-    public func _append(_ element: Element) throws(Realm.Error) {
+        package func _append(_ element: Element) throws(Realm.Error) {
         switch backing {
         case .unmanaged(var elements):
             elements.append(element)
@@ -103,22 +105,29 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
         }
     }
 
+    /// Appends every element of `elements`, in order.
+    ///
+    /// Confinement: a managed List's realm context (Spec C6), in a write (Spec W9).
+    /// - Complexity: O(n · m) for a managed List of n elements gaining m.
     public func append<S: Sequence>(objectsIn elements: S) where S.Element == Element {
         trapping { () throws(Realm.Error) in try _append(objectsIn: elements) }
     }
 
-    @_spi(StrataCheck)
-    public func _append<S: Sequence>(objectsIn elements: S) throws(Realm.Error) where S.Element == Element {
+        package func _append<S: Sequence>(objectsIn elements: S) throws(Realm.Error) where S.Element == Element {
         if case .managed(let binding) = backing { try binding.checkMutable() }
         for element in elements { try _append(element) }
     }
 
+    /// Inserts `element` at `index` (0...count); traps with Realm's out-of-bounds message for
+    /// any other index.
+    ///
+    /// Confinement: a managed List's realm context (Spec C6), in a write (Spec W9).
+    /// - Complexity: O(n).
     public func insert(_ element: Element, at index: Int) {
         trapping { () throws(Realm.Error) in try _insert(element, at: index) }
     }
 
-    @_spi(StrataCheck)
-    public func _insert(_ element: Element, at index: Int) throws(Realm.Error) {
+        package func _insert(_ element: Element, at index: Int) throws(Realm.Error) {
         try Self.checkNotNegative(index)
         switch backing {
         case .unmanaged(var elements):
@@ -134,14 +143,18 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
         }
     }
 
+    /// Removes and returns the element at `index` (the object itself stays in the realm);
+    /// traps with Realm's out-of-bounds message for an index outside 0..<count.
+    ///
+    /// Confinement: a managed List's realm context (Spec C6), in a write (Spec W9).
+    /// - Complexity: O(n).
     @discardableResult
     public func remove(at index: Int) -> Element {
         trapping { () throws(Realm.Error) -> Element in try _remove(at: index) }
     }
 
-    @_spi(StrataCheck)
     @discardableResult
-    public func _remove(at index: Int) throws(Realm.Error) -> Element {
+    package func _remove(at index: Int) throws(Realm.Error) -> Element {
         try Self.checkNotNegative(index)
         switch backing {
         case .unmanaged(var elements):
@@ -167,15 +180,17 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
 
     /// `removeLast(_:)`, throwing: a negative `number`, or more than `count` ('It is not
     /// possible to remove more objects ...'), before the write checks (`ListTests.testRemoveLast`).
-    @_spi(StrataCheck)
-    public func _removeLast(_ number: Int = 1) throws(Realm.Error) {
+        package func _removeLast(_ number: Int = 1) throws(Realm.Error) {
         try edit(.removeLast(number))
     }
 
+    /// Removes every element (the objects stay in the realm).
+    ///
+    /// Confinement: a managed List's realm context (Spec C6), in a write (Spec W9).
+    /// - Complexity: O(n) for a managed List.
     public func removeAll() { trapping { () throws(Realm.Error) in try _removeAll() } }
 
-    @_spi(StrataCheck)
-    public func _removeAll() throws(Realm.Error) {
+        package func _removeAll() throws(Realm.Error) {
         switch backing {
         case .unmanaged: backing = .unmanaged([])
         case .managed: try mutate { values throws(Realm.Error) in values.removeAll() }
@@ -185,8 +200,7 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
     /// Moves the element at `from` to `to`.
     public func move(from: Int, to: Int) { trapping { () throws(Realm.Error) in try _move(from: from, to: to) } }
 
-    @_spi(StrataCheck)
-    public func _move(from: Int, to: Int) throws(Realm.Error) {
+        package func _move(from: Int, to: Int) throws(Realm.Error) {
         try Self.checkNotNegative(from)
         try Self.checkNotNegative(to)
         switch backing {
@@ -208,8 +222,7 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
 
     public func swapAt(_ i: Int, _ j: Int) { trapping { () throws(Realm.Error) in try _swapAt(i, j) } }
 
-    @_spi(StrataCheck)
-    public func _swapAt(_ i: Int, _ j: Int) throws(Realm.Error) {
+        package func _swapAt(_ i: Int, _ j: Int) throws(Realm.Error) {
         try Self.checkNotNegative(i, parameter: "index1")
         try Self.checkNotNegative(j, parameter: "index2")
         switch backing {
@@ -232,8 +245,7 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
     /// Replaces the element at `index`.
     public func replace(index: Int, object: Element) { self[index] = object }
 
-    @_spi(StrataCheck)
-    public func _replace(index: Int, with element: Element) throws(Realm.Error) {
+        package func _replace(index: Int, with element: Element) throws(Realm.Error) {
         try Self.checkNotNegative(index)
         switch backing {
         case .unmanaged(var elements):
@@ -286,8 +298,7 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
     /// A frozen copy at the realm's current version (Spec F1, F5, F11).
     public func freeze() -> List<Element> { trapping { () throws(Realm.Error) -> List<Element> in try _freeze() } }
 
-    @_spi(StrataCheck)
-    public func _freeze() throws(Realm.Error) -> List<Element> {
+        package func _freeze() throws(Realm.Error) -> List<Element> {
         guard let binding else { throw Realm.Error.unmanagedListOnly }
         if binding.core.isFrozen { return self }
         _ = try binding.values()  // Spec C7, V13
@@ -300,8 +311,7 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
     /// (Spec F8); nil when its owner does not exist there.
     public func thaw() -> List<Element>? { trapping { () throws(Realm.Error) -> List<Element>? in try _thaw() } }
 
-    @_spi(StrataCheck)
-    public func _thaw() throws(Realm.Error) -> List<Element>? {
+        package func _thaw() throws(Realm.Error) -> List<Element>? {
         guard let binding else { throw Realm.Error.unmanagedListOnly }
         guard binding.core.isFrozen else {
             try binding.core.checkThread()  // Spec C6: every member of a live List checks

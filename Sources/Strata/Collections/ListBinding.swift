@@ -50,7 +50,7 @@ final class ListBinding: @unchecked Sendable {
         try parent.setValue(.list(values), column: column)
     }
 
-    /// The checks of a mutation, made before anything is encoded (Spec WRT-13's order), as
+    /// The checks of a mutation, made before anything is encoded (Spec W9's order), as
     /// realm-core's `Collection::verify_in_transaction` makes them: the context, then whether
     /// the List is still valid (Spec V13, W12, F6), then the write (Spec W9; a frozen List is
     /// never in one, F12).

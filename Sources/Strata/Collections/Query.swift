@@ -145,7 +145,9 @@ extension String: _QueryString {}
 extension Optional: _QueryString where Wrapped == String {}
 
 extension Query where T: _RealmValue {
+    /// Whether the property's value equals `rhs` (`$0.name == "Rex"`); nil matches only nil.
     public static func == (lhs: Query<T>, rhs: T) -> Query<Bool> { comparing(lhs, .equal, rhs) }
+    /// Whether the property's value differs from `rhs`.
     public static func != (lhs: Query<T>, rhs: T) -> Query<Bool> { comparing(lhs, .notEqual, rhs) }
 
     /// Whether the property's value is one of `values`.
@@ -160,9 +162,13 @@ extension Query where T: _RealmValue {
 }
 
 extension Query where T: _QueryComparable {
+    /// Whether the property's value is less than `rhs` (`$0.age < 2`).
     public static func < (lhs: Query<T>, rhs: T) -> Query<Bool> { comparing(lhs, .less, rhs) }
+    /// Whether the property's value is less than or equal to `rhs`.
     public static func <= (lhs: Query<T>, rhs: T) -> Query<Bool> { comparing(lhs, .lessOrEqual, rhs) }
+    /// Whether the property's value is greater than `rhs`.
     public static func > (lhs: Query<T>, rhs: T) -> Query<Bool> { comparing(lhs, .greater, rhs) }
+    /// Whether the property's value is greater than or equal to `rhs`.
     public static func >= (lhs: Query<T>, rhs: T) -> Query<Bool> { comparing(lhs, .greaterOrEqual, rhs) }
 }
 
@@ -189,14 +195,17 @@ extension Query where T: _QueryString {
 }
 
 extension Query where T == Bool {
+    /// Matches objects that both conditions match.
     public static func && (lhs: Query<Bool>, rhs: Query<Bool>) -> Query<Bool> {
         Query<Bool>(.predicate(.and(lhs.predicate, rhs.predicate)))
     }
 
+    /// Matches objects that either condition matches.
     public static func || (lhs: Query<Bool>, rhs: Query<Bool>) -> Query<Bool> {
         Query<Bool>(.predicate(.or(lhs.predicate, rhs.predicate)))
     }
 
+    /// Matches objects that `query` does not match.
     public static prefix func ! (query: Query<Bool>) -> Query<Bool> {
         Query<Bool>(.predicate(.not(query.predicate)))
     }

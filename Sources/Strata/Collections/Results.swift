@@ -178,15 +178,17 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     /// last evaluation, else O(1).
     public var count: Int { trapping { () throws(Realm.Error) -> Int in try _count() } }
 
-    @_spi(StrataCheck)
-    public func _count() throws(Realm.Error) -> Int { try evaluate().keys.count }
+        package func _count() throws(Realm.Error) -> Int { try evaluate().keys.count }
 
+    /// The object at `position` in the Results' order; traps with Realm's out-of-bounds message
+    /// outside 0..<count.
+    /// - Complexity: O(1) once evaluated at the realm's version; the first access after the
+    ///   realm changed evaluates the query, as `count` does.
     public subscript(position: Int) -> Element {
         trapping { () throws(Realm.Error) -> Element in try element(at: position) }
     }
 
-    @_spi(StrataCheck)
-    public func _element(at index: Int) throws(Realm.Error) -> Element { try element(at: index) }
+        package func _element(at index: Int) throws(Realm.Error) -> Element { try element(at: index) }
 
     /// Iterates over the objects matching when iteration began (Spec V15); invalidating the
     /// realm during iteration stops it with 'Collection is no longer valid' (Spec V16).
@@ -221,7 +223,10 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
 
     // MARK: deriving
 
-    /// The objects that also match `isIncluded`.
+    /// The objects that also match `isIncluded` (`$0.age < 2 && $0.name != "Rex"`); lazy, like
+    /// every Results.
+    /// - Complexity: O(1) to make; evaluating it scans the table, O(n): queries use no
+    ///   secondary index (`Docs/limits.md`).
     public func `where`(_ isIncluded: (Query<Element>) -> Query<Bool>) -> Results<Element> {
         trapping { () throws(Realm.Error) -> Results<Element> in
             try storage.core.checkAccess()
@@ -246,15 +251,15 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
                                    ascending: ascending)])
     }
 
-    /// Sorted by several properties, the first deciding first.
+    /// Sorted by several properties, the first deciding first; ties keep the source order.
+    /// - Complexity: O(1) to make; evaluating it sorts, O(n log n).
     public func sorted<S: Sequence>(by descriptors: S) -> Results<Element> where S.Element == SortDescriptor {
         trapping { () throws(Realm.Error) -> Results<Element> in try _sorted(by: descriptors) }
     }
 
     /// `sorted(by:)`, throwing: a key path Realm refuses to sort on (`ResultsTests.testSortWithKeyPath`
     /// messages: 'Cannot sort on key path ...').
-    @_spi(StrataCheck)
-    public func _sorted<S: Sequence>(by descriptors: S) throws(Realm.Error) -> Results<Element>
+        package func _sorted<S: Sequence>(by descriptors: S) throws(Realm.Error) -> Results<Element>
     where S.Element == SortDescriptor {
         var columns: [SortPath] = []
         for descriptor in descriptors {
@@ -312,6 +317,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     }
 
     /// The index of `object` in the Results, if it is there.
+    /// - Complexity: O(n).
     public func index(of object: Element) -> Int? {
         trapping { () throws(Realm.Error) -> Int? in
             let evaluation = try evaluate()
@@ -326,8 +332,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     /// Frozen Results at the realm's current version, with the same query and sort.
     public func freeze() -> Results<Element> { trapping { () throws(Realm.Error) -> Results<Element> in try _freeze() } }
 
-    @_spi(StrataCheck)
-    public func _freeze() throws(Realm.Error) -> Results<Element> {
+        package func _freeze() throws(Realm.Error) -> Results<Element> {
         if isFrozen { return self }  // Spec F5
         _ = try evaluate()  // Spec C7, V13
         let frozen = try storage.core.freeze()
@@ -339,8 +344,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     /// (Spec F8: no refresh). Thawing live Results returns them.
     public func thaw() -> Results<Element>? { trapping { () throws(Realm.Error) -> Results<Element>? in try _thaw() } }
 
-    @_spi(StrataCheck)
-    public func _thaw() throws(Realm.Error) -> Results<Element>? {
+        package func _thaw() throws(Realm.Error) -> Results<Element>? {
         guard isFrozen else {
             try storage.core.checkThread()  // Spec C6: every member of live Results checks
             return self
@@ -404,8 +408,7 @@ public struct ResultsIterator<Element: Object>: IteratorProtocol {
         trapping { () throws(Realm.Error) -> Element? in try _next() }
     }
 
-    @_spi(StrataCheck)
-    public mutating func _next() throws(Realm.Error) -> Element? {
+        package mutating func _next() throws(Realm.Error) -> Element? {
         guard position < evaluation.keys.count, let table = evaluation.table else { return nil }
         let identity = evaluation.identity(at: position)
         position += 1

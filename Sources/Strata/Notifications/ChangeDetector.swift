@@ -52,7 +52,7 @@ indirect enum WatchedPaths {
 /// range it covers (also a set to the same value, which Realm reports). For a range another
 /// process committed in, the journal has nothing, and a property changed when its stored value
 /// at the two versions differs. A link or List property also changed when a watched property of
-/// an object it links to changed, up to `maximumDepth` links away (NOT-34, NOT-47).
+/// an object it links to changed, up to `maximumDepth` links away (Spec N11, N21).
 final class ChangeDetector {
     /// How many links deep an observer without key paths hears of changes.
     static let maximumDepth = 4

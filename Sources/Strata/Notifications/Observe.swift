@@ -52,8 +52,7 @@ extension Results {
         trapping { () throws(Realm.Error) -> NotificationToken in try _observe(keyPaths: keyPaths, on: queue, block) }
     }
 
-    @_spi(StrataCheck)
-    public func _observe(keyPaths: [String]? = nil, on queue: DispatchQueue,
+        package func _observe(keyPaths: [String]? = nil, on queue: DispatchQueue,
                          _ block: @escaping @Sendable (RealmCollectionChange<Results<Element>>) -> Void)
         throws(Realm.Error) -> NotificationToken {
         let core = storage.core
@@ -71,8 +70,7 @@ extension Results {
         trapping { () throws(Realm.Error) -> NotificationToken in try _observe(keyPaths: keyPaths, block) }
     }
 
-    @_spi(StrataCheck)
-    public func _observe(keyPaths: [String]? = nil,
+        package func _observe(keyPaths: [String]? = nil,
                          _ block: @escaping (RealmCollectionChange<Results<Element>>) -> Void)
         throws(Realm.Error) -> NotificationToken {
         let core = storage.core
@@ -102,8 +100,7 @@ extension List {
         trapping { () throws(Realm.Error) -> NotificationToken in try _observe(keyPaths: keyPaths, on: queue, block) }
     }
 
-    @_spi(StrataCheck)
-    public func _observe(keyPaths: [String]? = nil, on queue: DispatchQueue,
+        package func _observe(keyPaths: [String]? = nil, on queue: DispatchQueue,
                          _ block: @escaping @Sendable (RealmCollectionChange<List<Element>>) -> Void)
         throws(Realm.Error) -> NotificationToken {
         guard let binding else { throw Realm.Error.unmanagedObservation }  // Spec N18
@@ -122,8 +119,7 @@ extension List {
         trapping { () throws(Realm.Error) -> NotificationToken in try _observe(keyPaths: keyPaths, block) }
     }
 
-    @_spi(StrataCheck)
-    public func _observe(keyPaths: [String]? = nil,
+        package func _observe(keyPaths: [String]? = nil,
                          _ block: @escaping (RealmCollectionChange<List<Element>>) -> Void)
         throws(Realm.Error) -> NotificationToken {
         guard let binding else { throw Realm.Error.unmanagedObservation }  // Spec N18
@@ -189,8 +185,7 @@ extension _ObjectObservable where Self: Object {
         trapping { () throws(Realm.Error) -> NotificationToken in try _observe(keyPaths: keyPaths, block) }
     }
 
-    @_spi(StrataCheck)
-    public func _observe(keyPaths: [String]? = nil,
+        package func _observe(keyPaths: [String]? = nil,
                          _ block: @escaping (ObjectChange<Self>) -> Void) throws(Realm.Error) -> NotificationToken {
         let accessor = try observableAccessor()
         let core = accessor.core
@@ -223,8 +218,7 @@ extension _ObjectObservable where Self: Object {
         trapping { () throws(Realm.Error) -> NotificationToken in try _observe(keyPaths: keyPaths, on: queue, block) }
     }
 
-    @_spi(StrataCheck)
-    public func _observe(keyPaths: [String]? = nil, on queue: DispatchQueue,
+        package func _observe(keyPaths: [String]? = nil, on queue: DispatchQueue,
                          _ block: @escaping @Sendable (ObjectChange<Self>) -> Void) throws(Realm.Error) -> NotificationToken {
         let accessor = try observableAccessor()
         let core = accessor.core

@@ -64,8 +64,7 @@ extension Results {
         }
     }
 
-    @_spi(StrataCheck)
-    public func _observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
+        package func _observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
                                    _isolation: isolated (any Actor)? = #isolation,
                                    _ block: @escaping @Sendable (isolated A, RealmCollectionChange<Results<Element>>) -> Void)
         async throws(Realm.Error) -> NotificationToken {
@@ -90,8 +89,7 @@ extension List {
         }
     }
 
-    @_spi(StrataCheck)
-    public func _observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
+        package func _observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
                                    _isolation: isolated (any Actor)? = #isolation,
                                    _ block: @escaping @Sendable (isolated A, RealmCollectionChange<List<Element>>) -> Void)
         async throws(Realm.Error) -> NotificationToken {
@@ -118,8 +116,7 @@ extension _ObjectObservable where Self: Object {
         }
     }
 
-    @_spi(StrataCheck)
-    public func _observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
+        package func _observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
                                    _isolation: isolated (any Actor)? = #isolation,
                                    _ block: @escaping @Sendable (isolated A, ObjectChange<Self>) -> Void)
         async throws(Realm.Error) -> NotificationToken {

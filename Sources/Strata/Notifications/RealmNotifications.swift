@@ -1,4 +1,3 @@
-import CStrataSupport
 import Foundation
 import StrataStorage
 import Synchronization
@@ -24,8 +23,7 @@ extension Realm {
         trapping { () throws(Realm.Error) -> NotificationToken in try _observe(block) }
     }
 
-    @_spi(StrataCheck)
-    public func _observe(_ block: @escaping NotificationBlock) throws(Realm.Error) -> NotificationToken {
+        package func _observe(_ block: @escaping NotificationBlock) throws(Realm.Error) -> NotificationToken {
         try core.checkThread()
         // Realm's order (verifyNotificationsAreSupported): read-only, then frozen.
         if core.configuration.readOnly { throw Realm.Error.readOnlyObservation }
@@ -173,7 +171,7 @@ private final class CallbackGate: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         if refused() { return false }
-        running = strata_thread_identity()
+        running = ThreadIdentity.current
         return true
     }
 
@@ -187,7 +185,7 @@ private final class CallbackGate: @unchecked Sendable {
     /// Returns once no other thread runs the callback (the callback's own thread, which may
     /// invalidate from inside it, never waits for itself).
     func waitUnlessRunningHere() {
-        let me = strata_thread_identity()
+        let me = ThreadIdentity.current
         condition.lock()
         while running != 0 && running != me { condition.wait() }
         condition.unlock()

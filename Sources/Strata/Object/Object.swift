@@ -25,6 +25,8 @@ open class Object: Hashable, CustomStringConvertible, SendableMetatype {
     /// while another object's wrappers were being initialized (`@Persisted var dog: Dog? = Dog()`).
     final var _ordinalBase = 0
 
+    /// Creates an unmanaged object with every property at its declared initial value; it
+    /// belongs to no realm and may be used on any thread until it is added to one.
     public required init() {
         // Every @Persisted wrapper of the object is initialized before this runs: take them off
         // the thread's count, leaving the count of an object being initialized around this one
@@ -50,8 +52,7 @@ open class Object: Hashable, CustomStringConvertible, SendableMetatype {
     }
 
     /// `init(value:)` as a throwing entry point.
-    @_spi(StrataCheck)
-    public static func _make(value: Any) throws(Realm.Error) -> Self {
+        package static func _make(value: Any) throws(Realm.Error) -> Self {
         let object = self.init()
         try object._apply(value)
         return object
@@ -96,8 +97,7 @@ open class Object: Hashable, CustomStringConvertible, SendableMetatype {
         trapping { () throws(Realm.Error) -> Bool in try _isSameObject(as: object) }
     }
 
-    @_spi(StrataCheck)
-    public func _isSameObject(as object: Object?) throws(Realm.Error) -> Bool {
+        package func _isSameObject(as object: Object?) throws(Realm.Error) -> Bool {
         guard let object else { return false }
         if object === self { return true }
         guard let left = _accessor, let right = object._accessor, left.core === right.core,
@@ -161,8 +161,7 @@ open class Object: Hashable, CustomStringConvertible, SendableMetatype {
 }
 
 extension Object {
-    @_spi(StrataCheck)
-    public func _value(forKey key: String) throws(Realm.Error) -> Any? {
+        package func _value(forKey key: String) throws(Realm.Error) -> Any? {
         let info = ClassInfo.of(type(of: self))
         guard let column = info.schema.index(of: key) else {
             throw Realm.Error.invalidPropertyName(key, type: info.className)
@@ -184,8 +183,7 @@ extension Object {
         return AnyValue.bridged(value)
     }
 
-    @_spi(StrataCheck)
-    public func _setValue(_ value: Any?, forKey key: String) throws(Realm.Error) {
+        package func _setValue(_ value: Any?, forKey key: String) throws(Realm.Error) {
         let info = ClassInfo.of(type(of: self))
         guard let column = info.schema.index(of: key) else {
             throw Realm.Error.invalidPropertyName(key, type: info.className)
@@ -266,8 +264,7 @@ extension Object {
 }
 
 extension Object {
-    @_spi(StrataCheck)
-    public func _freeze() throws(Realm.Error) -> Self {
+        package func _freeze() throws(Realm.Error) -> Self {
         guard let accessor = _accessor else { throw Realm.Error.unmanagedFreeze }  // Spec F11
         if accessor.isFrozen { return self }  // Spec F5
         try accessor.core.checkAccess()  // Spec C7
@@ -277,8 +274,7 @@ extension Object {
         return try frozen.makeObject(Self.self, info: accessor.info, table: accessor.table, identity: accessor.identity)
     }
 
-    @_spi(StrataCheck)
-    public func _thaw() throws(Realm.Error) -> Self? {
+        package func _thaw() throws(Realm.Error) -> Self? {
         guard let accessor = _accessor else { throw Realm.Error.unmanagedThaw }  // Spec F10
         guard accessor.isFrozen else {
             try accessor.core.checkThread()  // Spec C5: a live object answers its own context only

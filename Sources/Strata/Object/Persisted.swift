@@ -44,6 +44,7 @@ public struct Persisted<Value: _Persistable> {
     /// A property whose initial value is the type's default (0, "", false, nil, empty List).
     public init() { self.init(value: Value._strataDefault(), primaryKey: false, indexed: false, typeDefault: true) }
 
+    /// A property whose initial value is `wrappedValue` (`@Persisted var age = 1`).
     public init(wrappedValue: Value) {
         self.init(value: wrappedValue, primaryKey: false, indexed: false, typeDefault: false)
     }
@@ -53,6 +54,8 @@ public struct Persisted<Value: _Persistable> {
         self.init(value: Value._strataDefault(), primaryKey: false, indexed: indexed, typeDefault: true)
     }
 
+    /// A property with the initial value `wrappedValue`, recorded as indexed in the schema when
+    /// `indexed` is true (queries do not use an index yet, `Docs/limits.md`).
     public init(wrappedValue: Value, indexed: Bool) {
         self.init(value: wrappedValue, primaryKey: false, indexed: indexed, typeDefault: false)
     }
@@ -127,6 +130,8 @@ extension Persisted where Value: _PrimaryKeyValue {
         self.init(value: Value._strataDefault(), primaryKey: primaryKey, indexed: false, typeDefault: true)
     }
 
+    /// A primary-key property (when `primaryKey` is true) with the initial value `wrappedValue`:
+    /// an integer, a String or a UUID, or their optionals.
     public init(wrappedValue: Value, primaryKey: Bool) {
         self.init(value: wrappedValue, primaryKey: primaryKey, indexed: false, typeDefault: false)
     }

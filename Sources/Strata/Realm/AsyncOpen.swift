@@ -22,7 +22,12 @@ extension Realm {
     /// `.main`), or with the open's error. A read-only open of a missing file calls back with
     /// `.fileNotFound`, creates nothing and caches no instance.
     ///
-    /// - Parameter callbackQueue: a serial queue, or `.main`.
+    /// - Parameters:
+    ///   - configuration: the realm to open.
+    ///   - callbackQueue: a serial queue, or `.main`.
+    ///   - callback: receives the realm, confined to `callbackQueue`, or the error that stopped
+    ///     the open.
+    /// - Returns: a task whose `cancel()` stops a callback that has not started.
     @discardableResult
     public static func asyncOpen(configuration: Configuration = .defaultConfiguration,
                                  callbackQueue: DispatchQueue = .main,

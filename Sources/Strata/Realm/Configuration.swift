@@ -50,22 +50,30 @@ extension Realm {
         /// Must be nil or 64 bytes (Spec X17); Strata does not encrypt, so a key fails the open.
         public var encryptionKey: Data?
         /// The harness's hold on the engine: a simulated disk instead of the file, and the
-        /// engine's test hooks. nil in production.
-        @_spi(StrataCheck)
-        public var _engine: EngineOverride?
+        /// engine's test hooks. nil in production; `package`, so users never see it.
+        package var _engine: EngineOverride?
 
-        /// A simulated disk and test hooks for the file of a configuration (StrataCheck only).
-        @_spi(StrataCheck)
-        public struct EngineOverride: Sendable {
+        /// The harness's hold on the API layer: its seeded bugs (`APIHooks`). `.none` in
+        /// production.
+        package var _api = APIHooks.none
+
+        /// A store of this process (the simulated disk of StrataSimulation) and test hooks for
+        /// the file of a configuration (StrataCheck and the tests only).
+        package struct EngineOverride: Sendable {
             /// When set, the realm's pages live on this disk and `fileURL` only names it.
-            public var simulatedStore: SimStore?
-            public var hooks: EngineHooks
-            public init(simulatedStore: SimStore? = nil, hooks: EngineHooks = .none) {
+            package var simulatedStore: (any ProcessLocalStore)?
+            package var hooks: EngineHooks
+            package init(simulatedStore: (any ProcessLocalStore)? = nil, hooks: EngineHooks = .none) {
                 self.simulatedStore = simulatedStore
                 self.hooks = hooks
             }
         }
 
+        /// A configuration with the given settings and Realm's defaults for the rest (each is
+        /// described on its property). Given an `inMemoryIdentifier`, the realm is in memory and
+        /// `fileURL` is ignored (Spec X16); without either, it is `defaultFileURL`. Nothing else is
+        /// checked here: an invalid value (say an encryption key of the wrong length) fails when
+        /// a realm is opened with the configuration.
         public init(fileURL: URL? = nil, inMemoryIdentifier: String? = nil,
                     encryptionKey: Data? = nil, readOnly: Bool = false, schemaVersion: UInt64 = 0,
                     migrationBlock: MigrationBlock? = nil, deleteRealmIfMigrationNeeded: Bool = false,

@@ -83,8 +83,7 @@ extension Migration {
     }
 
     /// `create(_:value:)`, throwing its rejection.
-    @_spi(StrataCheck)
-    public func _create(_ typeName: String, value: Any = [Any]()) throws(Realm.Error) -> MigrationObject {
+        package func _create(_ typeName: String, value: Any = [Any]()) throws(Realm.Error) -> MigrationObject {
         guard let schema = newSchemas[typeName] else {
             throw Realm.Error.misuse(
                 "Object type '\(typeName)' is not managed by the Realm. If using a custom `objectClasses` / "
@@ -143,8 +142,7 @@ extension Migration {
     }
 
     /// `delete(_:)`, throwing its rejection.
-    @_spi(StrataCheck)
-    public func _delete(_ object: MigrationObject) throws(Realm.Error) {
+        package func _delete(_ object: MigrationObject) throws(Realm.Error) {
         guard object.migration === self, !object.isOld else { throw Realm.Error.deleteFromOtherRealm }
         guard let table = write.table(named: object.className),
               try engine(path, { try write.delete(table.id, key: object.key) }) else {

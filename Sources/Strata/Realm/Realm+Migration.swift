@@ -20,8 +20,7 @@ extension Realm {
     }
 
     /// `performMigration(for:)` with `Realm.Error` as the thrown type.
-    @_spi(StrataCheck)
-    public static func _performMigration(for configuration: Configuration) throws(Realm.Error) {
+        package static func _performMigration(for configuration: Configuration) throws(Realm.Error) {
         try configuration.validate()
         guard RealmFile.openFile(key: configuration.fileKey) == nil else {
             throw Realm.Error.misuse("Cannot migrate Realms that are already open.")
@@ -45,8 +44,7 @@ public func schemaVersionAtURL(_ fileURL: URL, encryptionKey: Data? = nil) throw
 }
 
 /// `schemaVersionAtURL(_:encryptionKey:)` with `Realm.Error` as the thrown type.
-@_spi(StrataCheck)
-public func _schemaVersionAtURL(_ fileURL: URL, encryptionKey: Data? = nil) throws(Realm.Error) -> UInt64 {
+package func _schemaVersionAtURL(_ fileURL: URL, encryptionKey: Data? = nil) throws(Realm.Error) -> UInt64 {
     if let encryptionKey {
         guard encryptionKey.count == 64 else { throw Realm.Error.encryptionKeyLength }  // Spec X17
         throw Realm.Error.encryptionUnsupported

@@ -46,12 +46,10 @@ public struct Realm: Hashable {
 
     /// Takes `queue` as serial without the serial-queue probe (`QueueToken.declareSerial`): the
     /// harness made it serial itself.
-    @_spi(StrataCheck)
-    public static func _declareSerial(_ queue: DispatchQueue) { QueueToken.declareSerial(queue) }
+        package static func _declareSerial(_ queue: DispatchQueue) { QueueToken.declareSerial(queue) }
 
     /// `Realm(configuration:queue:)` with `Realm.Error` as the thrown type (the harness's entry).
-    @_spi(StrataCheck)
-    public static func _open(configuration: Configuration, queue: DispatchQueue?) throws(Realm.Error) -> Realm {
+        package static func _open(configuration: Configuration, queue: DispatchQueue?) throws(Realm.Error) -> Realm {
         Realm(core: try RealmCore.open(configuration, queue: queue))
     }
 
@@ -63,11 +61,10 @@ public struct Realm: Hashable {
 
     // MARK: state
 
-    /// Whether the realm holds no objects (WRT-11).
+    /// Whether the realm holds no objects (RealmTests.testIsEmpty).
     public var isEmpty: Bool { trapping { () throws(Realm.Error) -> Bool in try _isEmpty() } }
 
-    @_spi(StrataCheck)
-    public func _isEmpty() throws(Realm.Error) -> Bool {
+        package func _isEmpty() throws(Realm.Error) -> Bool {
         let view = try core.view()
         return view.tables().allSatisfy { $0.rowCount == 0 }
     }
@@ -98,8 +95,7 @@ public struct Realm: Hashable {
 
     /// Setting `autorefresh`, throwing: a frozen realm refuses `true` (Spec F2; realm-core's
     /// `Realm::set_auto_refresh`, which checks no thread).
-    @_spi(StrataCheck)
-    public func _setAutorefresh(_ value: Bool) throws(Realm.Error) {
+        package func _setAutorefresh(_ value: Bool) throws(Realm.Error) {
         if core.isFrozen {
             if value { throw Realm.Error.frozenAutorefresh }
             return
@@ -118,8 +114,7 @@ public struct Realm: Hashable {
     @discardableResult
     public func refresh() -> Bool { trapping { () throws(Realm.Error) -> Bool in try _refresh() } }
 
-    @_spi(StrataCheck)
-    public func _refresh() throws(Realm.Error) -> Bool {
+        package func _refresh() throws(Realm.Error) -> Bool {
         if core.configuration.readOnly { throw Realm.Error.readOnlyRefresh }
         return try core.refresh()
     }
@@ -128,25 +123,21 @@ public struct Realm: Hashable {
     /// before are invalidated for good; the next read starts at the newest version (Spec V13).
     public func invalidate() { trapping { () throws(Realm.Error) in try core.invalidate() } }
 
-    @_spi(StrataCheck)
-    public func _invalidate() throws(Realm.Error) { try core.invalidate() }
+        package func _invalidate() throws(Realm.Error) { try core.invalidate() }
 
     /// The instance behind this value: two `Realm` values are `==` exactly when it is the same.
     /// The harness keeps it weakly to learn whether a dropped realm is still cached.
-    @_spi(StrataCheck)
-    public var _instance: AnyObject { core }
+        package var _instance: AnyObject { core }
 
     /// The realm of an instance `_instance` returned, which the harness kept weakly: a realm it
     /// let go of while its context still holds it (Spec C1, A21) runs the harness's async blocks.
-    @_spi(StrataCheck)
-    public init?(_instance instance: AnyObject) {
+        package init?(_instance instance: AnyObject) {
         guard let core = instance as? RealmCore else { return nil }
         self.init(core: core)
     }
 
     /// The version the realm reads, or nil when it is not reading (for tests and the harness).
-    @_spi(StrataCheck)
-    public var _readVersion: UInt64? {
+        package var _readVersion: UInt64? {
         if let frozen = core.frozenRead { return frozen.version.rawValue }
         return core.read?.version.rawValue
     }
@@ -176,8 +167,7 @@ public struct Realm: Hashable {
     /// Begins a write transaction, waiting for any other writer (Spec W1, V11).
     public func beginWrite() { trapping { () throws(Realm.Error) in try core.beginWrite() } }
 
-    @_spi(StrataCheck)
-    public func _beginWrite() throws(Realm.Error) { try core.beginWrite() }
+        package func _beginWrite() throws(Realm.Error) { try core.beginWrite() }
 
     /// Commits the write transaction (Spec W16).
     /// - Throws: `Realm.Error` when the commit fails; the realm is then not in a write (W17).
@@ -186,14 +176,12 @@ public struct Realm: Hashable {
     }
 
 
-    @_spi(StrataCheck)
-    public func _commitWrite() throws(Realm.Error) { try core.commitWrite() }
+        package func _commitWrite() throws(Realm.Error) { try core.commitWrite() }
 
     /// Discards the write transaction's changes (Spec W5).
     public func cancelWrite() { trapping { () throws(Realm.Error) in try core.cancelWrite() } }
 
-    @_spi(StrataCheck)
-    public func _cancelWrite() throws(Realm.Error) { try core.cancelWrite() }
+        package func _cancelWrite() throws(Realm.Error) { try core.cancelWrite() }
 
     // MARK: objects
 
@@ -203,8 +191,7 @@ public struct Realm: Hashable {
         trapping { () throws(Realm.Error) in try _add(object, update: update) }
     }
 
-    @_spi(StrataCheck)
-    public func _add(_ object: Object, update: UpdatePolicy = .error) throws(Realm.Error) {
+        package func _add(_ object: Object, update: UpdatePolicy = .error) throws(Realm.Error) {
         if update != .error { try Self.checkHasPrimaryKey(type(of: object)) }
         try core.add(object, policy: update)
     }
@@ -228,8 +215,7 @@ public struct Realm: Hashable {
         trapping { () throws(Realm.Error) -> T in try _create(type, value: value, update: update) }
     }
 
-    @_spi(StrataCheck)
-    public func _create<T: Object>(_ type: T.Type, value: Any, update: UpdatePolicy) throws(Realm.Error) -> T {
+        package func _create<T: Object>(_ type: T.Type, value: Any, update: UpdatePolicy) throws(Realm.Error) -> T {
         if update != .error { try Self.checkHasPrimaryKey(type) }
         _ = try core.requireWrite()  // Spec W9 next, as Realm checks the write before the value
         let info = try core.classInfo(type)
@@ -244,8 +230,7 @@ public struct Realm: Hashable {
         trapping { () throws(Realm.Error) in try _delete(object) }
     }
 
-    @_spi(StrataCheck)
-    public func _delete(_ object: Object) throws(Realm.Error) {
+        package func _delete(_ object: Object) throws(Realm.Error) {
         let target = try core.keyForDelete(object)
         try core.deleteObjects([target])
         object._accessor?.isDetachedByDelete = true  // Spec W12: its `realm` is nil now
@@ -256,8 +241,7 @@ public struct Realm: Hashable {
         trapping { () throws(Realm.Error) in try _delete(objects) }
     }
 
-    @_spi(StrataCheck)
-    public func _delete<S: Sequence>(_ objects: S) throws(Realm.Error) where S.Element: Object {
+        package func _delete<S: Sequence>(_ objects: S) throws(Realm.Error) where S.Element: Object {
         if let collection = objects as? any RealmCollectionBase, collection.isManagedCollection {
             try collection.checkDeletable(by: core)
             let targets = try collection.targetKeys()
@@ -279,16 +263,14 @@ public struct Realm: Hashable {
     /// Deletes every object of every class (Spec W12).
     public func deleteAll() { trapping { () throws(Realm.Error) in try core.deleteAll() } }
 
-    @_spi(StrataCheck)
-    public func _deleteAll() throws(Realm.Error) { try core.deleteAll() }
+        package func _deleteAll() throws(Realm.Error) { try core.deleteAll() }
 
     /// Every object of `type`, live (Spec V1: at the realm's version).
     public func objects<T: Object>(_ type: T.Type) -> Results<T> {
         trapping { () throws(Realm.Error) -> Results<T> in try _objects(type) }
     }
 
-    @_spi(StrataCheck)
-    public func _objects<T: Object>(_ type: T.Type) throws(Realm.Error) -> Results<T> {
+        package func _objects<T: Object>(_ type: T.Type) throws(Realm.Error) -> Results<T> {
         _ = try core.view()  // Spec V10: a query is a read; it begins one (Realm reads the table)
         let info = try core.classInfo(type)
         return Results(core: core, info: info, source: .table)
@@ -299,8 +281,7 @@ public struct Realm: Hashable {
         trapping { () throws(Realm.Error) -> T? in try _object(ofType: type, forPrimaryKey: key) }
     }
 
-    @_spi(StrataCheck)
-    public func _object<T: Object, K>(ofType type: T.Type, forPrimaryKey key: K) throws(Realm.Error) -> T? {
+        package func _object<T: Object, K>(ofType type: T.Type, forPrimaryKey key: K) throws(Realm.Error) -> T? {
         let info = try core.classInfo(type)
         guard let column = info.schema.primaryKeyIndex else {
             throw Realm.Error.primaryKeyUndefined(type: info.className)
@@ -331,22 +312,25 @@ public struct Realm: Hashable {
     /// version, never changing. Freezing a frozen realm returns it.
     public func freeze() -> Realm { trapping { () throws(Realm.Error) -> Realm in try _freeze() } }
 
-    @_spi(StrataCheck)
-    public func _freeze() throws(Realm.Error) -> Realm { Realm(core: try core.freeze()) }
+        package func _freeze() throws(Realm.Error) -> Realm { Realm(core: try core.freeze()) }
 
     /// The live realm of this configuration for the calling thread (Spec F7); a live realm
     /// returns itself.
     public func thaw() -> Realm { trapping { () throws(Realm.Error) -> Realm in try _thaw() } }
 
-    @_spi(StrataCheck)
-    public func _thaw() throws(Realm.Error) -> Realm {
+        package func _thaw() throws(Realm.Error) -> Realm {
         guard core.isFrozen else { return self }
         return Realm(core: try core.liveRealmForCurrentThread())
     }
 
-    /// A frozen copy of `value` (an object or collection of this realm).
+    /// A frozen copy of `object`, which must belong to this realm: it reads this realm's
+    /// version forever and may be used on any thread (Spec F2, F15). Same as `object.freeze()`.
     public func freeze<T: Object>(_ object: T) -> T { object.freeze() }
+    /// A frozen copy of `results`, which keeps its query and order and reads this realm's
+    /// version forever (Spec F2, F15). Same as `results.freeze()`.
     public func freeze<T: Object>(_ results: Results<T>) -> Results<T> { results.freeze() }
+    /// A frozen copy of `list`, reading this realm's version forever (Spec F2, F15). Same as
+    /// `list.freeze()`.
     public func freeze<T: RealmCollectionValue>(_ list: List<T>) -> List<T> { list.freeze() }
 
     /// Resolves a reference in this realm (Spec T2, T4, T5): nil if the object is gone.
@@ -354,8 +338,7 @@ public struct Realm: Hashable {
         trapping { () throws(Realm.Error) -> Confined? in try _resolve(reference) }
     }
 
-    @_spi(StrataCheck)
-    public func _resolve<Confined: ThreadConfined>(_ reference: ThreadSafeReference<Confined>) throws(Realm.Error) -> Confined? {
+        package func _resolve<Confined: ThreadConfined>(_ reference: ThreadSafeReference<Confined>) throws(Realm.Error) -> Confined? {
         try reference.resolve(in: core)
     }
 
@@ -381,8 +364,7 @@ public struct Realm: Hashable {
         try _writeCopy(toFile: URL(fileURLWithPath: configuration.path), encryptionKey: configuration.encryptionKey)
     }
 
-    @_spi(StrataCheck)
-    public func _writeCopy(toFile fileURL: URL, encryptionKey: Data?) throws(Realm.Error) {
+        package func _writeCopy(toFile fileURL: URL, encryptionKey: Data?) throws(Realm.Error) {
         if let encryptionKey {  // RLMRealmValidatedEncryptionKey first (Spec X17)
             guard encryptionKey.count == 64 else { throw Realm.Error.encryptionKeyLength }
             throw Realm.Error.encryptionUnsupported
@@ -415,8 +397,7 @@ public struct Realm: Hashable {
     /// Runs `hook` inside every later `deleteFiles(for:)` of `configuration`'s file, once the
     /// deletion holds its locks and before it deletes anything (nil removes it): for tests of
     /// an open racing a deletion (Spec X28).
-    @_spi(StrataCheck)
-    public static func _whileDeletingFiles(of configuration: Configuration, _ hook: (@Sendable () -> Void)?) {
+        package static func _whileDeletingFiles(of configuration: Configuration, _ hook: (@Sendable () -> Void)?) {
         let path = configuration.path
         RealmFile.whileDeleting.withLock { $0[path] = hook }
     }

@@ -213,7 +213,7 @@ extension RealmCore {
             }
         }
         if let replaced { recordReplacement(table, key, old: replaced, new: row, info: info, policy: policy) }
-        // The object's List instances become its managed Lists (TSR-02: a List taken before
+        // The object's List instances become its managed Lists (Spec T1: a List taken before
         // the add follows the object).
         for property in properties {
             let column = info.column(ofOrdinal: property.ordinal, base: base)

@@ -100,7 +100,7 @@ extension RealmCore {
         file.watcher.didCommit()  // Spec V7: other realms move on their next turn
         rebaseNotifiers(skipping: tokens)  // Spec N4: skipped tokens never hear of this commit
         notify(.didChange, skipping: tokens)  // Spec N1: before the commit call returns
-        scheduleDelivery()  // Spec N7, NOT-10: collection observers hear on a later turn
+        scheduleDelivery()  // Spec N7: collection observers hear on a later turn
         scheduleAsyncTurn()  // Spec A7: queued async blocks waited for this write
     }
 

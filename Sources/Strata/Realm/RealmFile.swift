@@ -32,20 +32,20 @@ final class RealmFile: Sendable {
     let watcher: CommitWatcher
     /// What this process's commits set, for observers (Spec N11, N20, N22).
     let journal = ChangeJournal()
-    /// The seeded bugs of the API layer (`SeededBugs`), for harness validation: empty in
-    /// production. Kept here (every access checks it) rather than read through the store's
-    /// hooks, which would copy the hooks and their closures each time.
-    let bugs: SeededBugs
+    /// The seeded bugs of the API layer (`APISeededBugs`), for harness validation: empty in
+    /// production. Taken from the opening configuration's `APIHooks` and kept here, where every
+    /// access checks it.
+    let bugs: APISeededBugs
 
     private init(key: String, path: String, store: Store, readOnly: Bool, isInMemory: Bool,
-                 membership: InMemoryMembership? = nil) {
+                 membership: InMemoryMembership? = nil, bugs: APISeededBugs) {
         self.key = key
         self.path = path
         self.store = store
         self.readOnly = readOnly
         self.isInMemory = isInMemory
         self.membership = membership
-        bugs = store.seededBugs
+        self.bugs = bugs
         watcher = CommitWatcher(store: store)
     }
 
@@ -104,8 +104,11 @@ final class RealmFile: Sendable {
         let path = configuration.path
         let hooks = configuration._engine?.hooks ?? .none
         if let sim = configuration._engine?.simulatedStore {
-            let store = try engine(path, opening: true) { try Store.open(.simulated(sim), options: StoreOptions(hooks: hooks)) }
-            return RealmFile(key: configuration.fileKey, path: path, store: store, readOnly: false, isInMemory: false)
+            let store = try engine(path, opening: true) {
+                try Store.open(.processLocal(sim), options: StoreOptions(hooks: hooks))
+            }
+            return RealmFile(key: configuration.fileKey, path: path, store: store, readOnly: false, isInMemory: false,
+                             bugs: configuration._api.bugs)
         }
         if let identifier = configuration.inMemoryIdentifier {
             // Spec X8, N24: shared with every process that has the identifier open.
@@ -115,7 +118,7 @@ final class RealmFile: Sendable {
                     try Store.open(.file(membership.path), options: StoreOptions(create: true, hooks: hooks))
                 }
                 return RealmFile(key: configuration.fileKey, path: path, store: store, readOnly: false, isInMemory: true,
-                                 membership: membership)
+                                 membership: membership, bugs: configuration._api.bugs)
             } catch {
                 membership.leave()
                 throw error
@@ -129,7 +132,7 @@ final class RealmFile: Sendable {
                                    assumeImmutable: configuration.assumeImmutable, hooks: hooks)  // Spec X30
         let store = try engine(path, opening: true) { try Store.open(.file(path), options: options) }
         return RealmFile(key: configuration.fileKey, path: path, store: store, readOnly: configuration.readOnly,
-                         isInMemory: false)
+                         isInMemory: false, bugs: configuration._api.bugs)
     }
 
     /// Spec X6: the errors of paths the engine would report less precisely.

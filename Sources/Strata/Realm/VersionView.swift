@@ -1,12 +1,13 @@
 import StrataStorage
 
 /// What a realm reads through: its read transaction, or its write transaction (which sees its
-/// own changes, Spec W4). Both answer the same questions; this enum keeps the call sites
-/// free of the difference.
-enum VersionView {
+/// own changes, Spec W4). Both answer the engine's one read protocol, `VersionReading`; this
+/// enum is where the realm's code picks which, so every read below forwards to `reads`.
+enum VersionView: VersionReading {
     case read(ReadTransaction)
     case write(WriteTransaction)
 
+    /// The version read: for a write, the version it started from.
     var version: Version {
         switch self {
         case .read(let read): return read.version
@@ -14,78 +15,40 @@ enum VersionView {
         }
     }
 
-    func table(named name: String) -> TableInfo? {
+    /// The transaction read through.
+    var reads: any VersionReading {
         switch self {
-        case .read(let read): return read.table(named: name)
-        case .write(let write): return write.table(named: name)
+        case .read(let read): return read
+        case .write(let write): return write
         }
     }
 
-    func tables() -> [TableInfo] {
-        switch self {
-        case .read(let read): return read.tables()
-        case .write(let write): return write.tables()
-        }
-    }
+    func tables() -> [TableInfo] { reads.tables() }
+    func table(named name: String) -> TableInfo? { reads.table(named: name) }
+    func table(id: TableID) -> TableInfo? { reads.table(id: id) }
 
     func withRow<R>(_ table: TableInfo, key: ObjectKey, _ body: (RowView) throws -> R) throws -> R? {
-        switch self {
-        case .read(let read): return try read.withRow(table, key: key, body)
-        case .write(let write): return try write.withRow(table, key: key, body)
-        }
+        try reads.withRow(table, key: key, body)
     }
 
-    func row(_ table: TableInfo, key: ObjectKey) throws -> [Value]? {
-        try withRow(table, key: key) { try $0.values() }
+    func contains(_ table: TableInfo, key: ObjectKey) throws(StorageError) -> Bool {
+        try reads.contains(table, key: key)
     }
 
-    func contains(_ table: TableInfo, key: ObjectKey) throws -> Bool {
-        switch self {
-        case .read(let read): return try read.contains(table, key: key)
-        case .write(let write): return try write.contains(table, key: key)
-        }
+    func objectKey(_ table: TableInfo, primaryKey value: Value) throws(StorageError) -> ObjectKey? {
+        try reads.objectKey(table, primaryKey: value)
     }
 
-    /// The incarnation of the object `key`; nil when there is no such object.
-    func incarnation(_ table: TableInfo, key: ObjectKey) throws -> Incarnation? {
-        switch self {
-        case .read(let read): return try read.incarnation(table, key: key)
-        case .write(let write): return try write.incarnation(table, key: key)
-        }
+    func objectIdentity(_ table: TableInfo, primaryKey value: Value) throws(StorageError) -> ObjectIdentity? {
+        try reads.objectIdentity(table, primaryKey: value)
     }
 
-    /// Whether the object `identity` exists: its key holds that very object (Spec W12).
-    func contains(_ table: TableInfo, identity: ObjectIdentity) throws -> Bool {
-        try incarnation(table, key: identity.key) == identity.incarnation
+    func incarnation(_ table: TableInfo, key: ObjectKey) throws(StorageError) -> Incarnation? {
+        try reads.incarnation(table, key: key)
     }
 
-    func objectIdentity(_ table: TableInfo, primaryKey: Value) throws -> ObjectIdentity? {
-        switch self {
-        case .read(let read): return try read.objectIdentity(table, primaryKey: primaryKey)
-        case .write(let write): return try write.objectIdentity(table, primaryKey: primaryKey)
-        }
-    }
-
-    func objectKey(_ table: TableInfo, primaryKey: Value) throws -> ObjectKey? {
-        switch self {
-        case .read(let read): return try read.objectKey(table, primaryKey: primaryKey)
-        case .write(let write): return try write.objectKey(table, primaryKey: primaryKey)
-        }
-    }
-
-    func forEachRow(_ table: TableInfo, _ body: (ObjectKey, RowView) throws -> Bool) throws {
-        switch self {
-        case .read(let read): try read.forEachRow(table, body)
-        case .write(let write): try write.forEachRow(table, body)
-        }
-    }
-
-    /// The number of objects of `table` at this view.
-    func rowCount(_ table: TableInfo) -> Int {
-        switch self {
-        case .read(let read): return read.table(id: table.id)?.rowCount ?? 0
-        case .write(let write): return write.table(id: table.id)?.rowCount ?? 0
-        }
+    func forEachRow(_ table: TableInfo, from start: ObjectKey?, _ body: (ObjectKey, RowView) throws -> Bool) throws {
+        try reads.forEachRow(table, from: start, body)
     }
 }
 

@@ -26,7 +26,7 @@ final class ReferenceSource: Sendable {
         // value replaced) must not end the pin between reading it and duplicating it.
         try state.withLock { state throws(StorageError) -> ReadTransaction? in
             guard !state.isEnded, let pin = state.pin else { return nil }
-            return try pin.duplicate(kind: .live)
+            return try pin.duplicate(kind: .live, callerHoldsLock: true)
         }
     }
 
@@ -47,14 +47,15 @@ final class ReferenceSource: Sendable {
         old?.end()
     }
 
-    /// Spec T8: resolved or released, the reference pins nothing any more.
-    func end() {
+    /// Spec T8: resolved or released, the reference pins nothing any more. `callerHoldsLock`:
+    /// the caller ends it inside a lock of its own (the engine's unpin yield point says so).
+    func end(callerHoldsLock: Bool = false) {
         let pin = state.withLock { state -> ReadTransaction? in
             state.isEnded = true
             defer { state.pin = nil }
             return state.pin
         }
-        pin?.end()
+        pin?.end(callerHoldsLock: callerHoldsLock)
     }
 }
 

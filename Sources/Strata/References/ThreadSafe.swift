@@ -21,6 +21,8 @@ public final class ThreadSafe<T: ThreadConfined>: Sendable {
     /// resolved only if no assignment came in between).
     private let stored: Lock<(value: Stored?, generation: UInt64)>
 
+    /// Wraps a managed value (or nil), keeping a thread-safe reference to it so that any
+    /// thread can read it back in its own realm (Spec T9, T10); traps for an unmanaged value.
     public init(wrappedValue: T?) {
         stored = Lock((trapping { () throws(Realm.Error) -> Stored? in try ThreadSafe.store(wrappedValue) }, 0))
     }
@@ -31,8 +33,7 @@ public final class ThreadSafe<T: ThreadConfined>: Sendable {
         set { trapping { () throws(Realm.Error) in try _set(newValue) } }
     }
 
-    @_spi(StrataCheck)
-    public func _set(_ value: T?) throws(Realm.Error) {
+        package func _set(_ value: T?) throws(Realm.Error) {
         let new = try ThreadSafe.store(value)
         let old = stored.withLock { stored -> Stored? in
             let old = stored.value
@@ -44,8 +45,7 @@ public final class ThreadSafe<T: ThreadConfined>: Sendable {
 
     /// Spec T10: resolves in the calling thread's realm, then keeps a fresh reference made
     /// there (so a later read elsewhere sees at least this version), or nil if the value is gone.
-    @_spi(StrataCheck)
-    public func _get() throws(Realm.Error) -> T? {
+        package func _get() throws(Realm.Error) -> T? {
         let (current, generation) = stored.withLock { ($0.value, $0.generation) }
         guard let current else { return nil }
         let core = try RealmCore.open(current.configuration, queue: nil)
@@ -77,6 +77,6 @@ public final class ThreadSafe<T: ThreadConfined>: Sendable {
     }
 
     deinit {
-        stored.withLock { $0.value?.handle.source.end() }
+        stored.withLock { $0.value?.handle.source.end(callerHoldsLock: true) }
     }
 }

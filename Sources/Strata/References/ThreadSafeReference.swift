@@ -66,8 +66,7 @@ public final class ThreadSafeReference<Confined: ThreadConfined>: Sendable {
     init(handle: _ThreadSafeHandle) { self.handle = Lock(handle) }
 
     /// The throwing form of `init(to:)`, for the harness.
-    @_spi(StrataCheck)
-    public static func _make(to value: Confined) throws(Realm.Error) -> ThreadSafeReference<Confined> {
+        package static func _make(to value: Confined) throws(Realm.Error) -> ThreadSafeReference<Confined> {
         ThreadSafeReference(handle: try value._threadSafeHandle())
     }
 
@@ -75,7 +74,7 @@ public final class ThreadSafeReference<Confined: ThreadConfined>: Sendable {
     public var isInvalidated: Bool { handle.withLock { $0 == nil } }
 
     deinit {
-        handle.withLock { $0?.source.end() }
+        handle.withLock { $0?.source.end(callerHoldsLock: true) }
     }
 
     /// Spec T2, T4, T5: takes the handle (a second resolve fails), places the realm, resolves.
@@ -133,6 +132,7 @@ private func place(_ core: RealmCore, at handle: _ThreadSafeHandle) throws(Realm
 /// A `Sendable` box for a frozen value (Spec C10): frozen objects and collections never change
 /// and are safe to read from any thread, but their types cannot be conditionally `Sendable`.
 public struct Frozen<Value: ThreadConfined>: @unchecked Sendable {
+    /// The frozen value, readable from any thread.
     public let value: Value
 
     /// Boxes a frozen value; traps for a live or unmanaged one.

@@ -2,7 +2,24 @@ import StrataStorage
 
 /// The stored type of a property (its schema type, kept in the file).
 public enum PropertyType: UInt8, Sendable, Hashable, CustomStringConvertible {
-    case int = 0, bool = 1, float = 2, double = 3, string = 4, data = 5, date = 6, uuid = 7, object = 8
+    /// Integers of every width (`Int`, `Int8` ... `Int64`), stored as 64 bits.
+    case int = 0
+    /// `Bool`.
+    case bool = 1
+    /// `Float`.
+    case float = 2
+    /// `Double`.
+    case double = 3
+    /// `String`.
+    case string = 4
+    /// `Data`.
+    case data = 5
+    /// `Date`.
+    case date = 6
+    /// `UUID`.
+    case uuid = 7
+    /// A link to another object (a to-one property, or the elements of a `List` of objects).
+    case object = 8
 
     public var description: String {
         switch self {

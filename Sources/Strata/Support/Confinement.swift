@@ -5,7 +5,7 @@ import StrataStorage
 
 /// What a live realm, and everything obtained from it, is confined to (Spec C1 to C8).
 ///
-/// Threads are named by `strata_thread_identity`, a number never reused within the process
+/// Threads are named by `ThreadIdentity.current`, a number never reused within the process
 /// (a pthread_t may be inherited by a new thread after the old one exits, which would let a
 /// new thread pass another's check). Queues are named by a token stored in the queue's
 /// specific data: code runs "on q" when `DispatchQueue.getSpecific` finds q's token.
@@ -18,13 +18,13 @@ enum Confinement: Hashable, Sendable {
     case frozen
 
     /// The calling thread's confinement.
-    static var currentThread: Confinement { .thread(strata_thread_identity()) }
+    static var currentThread: Confinement { .thread(ThreadIdentity.current) }
 
     /// Whether the caller runs in this context.
     @inline(__always)
     var isCurrent: Bool {
         switch self {
-        case .thread(let identity): return identity == strata_thread_identity()
+        case .thread(let identity): return identity == ThreadIdentity.current
         case .queue(let token): return DispatchQueue.getSpecific(key: QueueToken.key) === token
         case .actor(let token): return token.isCurrent
         case .frozen: return true

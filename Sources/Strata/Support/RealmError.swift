@@ -7,25 +7,44 @@ extension Realm {
     /// Recoverable errors (files, I/O, limits) are thrown where the API throws. Misuse that
     /// Realm reports as an exception (wrong thread, writes outside a transaction, ...) has code
     /// `.programmerError`: the public API traps with the message, and the throwing entry points
-    /// of `@_spi(StrataCheck)` throw the same value, so every rejection is observable in-process.
+    /// of `package` access throw the same value, so every rejection is observable in-process.
     ///
     /// Sendable. Match codes as in Realm Swift: `catch Realm.Error.fileNotFound { ... }`.
     public struct Error: Swift.Error, Sendable, Hashable, CustomStringConvertible {
         /// What kind of failure (after `Realm.Error.Code`; `programmerError` is Strata's name for
         /// Realm's exceptions).
         public enum Code: Int, Sendable, Hashable, CustomStringConvertible {
+            /// A general failure: a commit or an async write that could not complete, or an error
+            /// with no more specific code.
             case fail = 1
+            /// The file could not be opened or read: it is not a regular file, or an I/O error
+            /// occurred.
             case fileAccess = 2
+            /// The process may not open or create the file in the mode asked for.
             case filePermissionDenied = 3
+            /// The destination file exists already (a copy is never written over an existing file).
             case fileExists = 4
+            /// The file does not exist (a read-only open never creates one).
             case fileNotFound = 5
+            /// The lock file beside the realm file was made by an incompatible version or for
+            /// another file.
             case incompatibleLockFile = 8
+            /// The file needs a format upgrade; kept for Realm Swift source compatibility, Strata
+            /// never throws it.
             case fileFormatUpgradeRequired = 6
+            /// The file could not be mapped into memory: the address space is exhausted.
             case addressSpaceExhausted = 9
+            /// The file's schema differs from the configuration's and a migration is required.
             case schemaMismatch = 10
+            /// The file is not a realm file, is of another format, or is damaged (Spec D17).
             case invalidDatabase = 11
+            /// The file is already open with settings that conflict; kept for Realm Swift source
+            /// compatibility, Strata never throws it.
             case alreadyOpen = 12
+            /// A file operation failed, for example because the path names a directory.
             case fileOperationFailed = 13
+            /// Misuse of the API that Realm reports as an exception (wrong thread, a write outside
+            /// a transaction, ...): the public API traps with the message.
             case programmerError = 100
 
             public var description: String {
@@ -47,6 +66,7 @@ extension Realm {
             }
         }
 
+        /// What kind of failure this is; match on it to tell recoverable errors apart.
         public let code: Code
         /// Realm's message (tests match fragments of it).
         public let message: String
@@ -54,6 +74,7 @@ extension Realm {
         /// realm's, its lock file's, a copy's destination); nil for the others.
         public let fileURL: URL?
 
+        /// An error of `code` with `message`, about no particular file.
         public init(_ code: Code, _ message: String) {
             self.init(code, message, fileURL: nil)
         }
@@ -81,16 +102,27 @@ extension Realm {
         public var localizedDescription: String { message }
         public var description: String { "Realm.Error.\(code): \(message)" }
 
+        /// `Code.fail`, so that `catch Realm.Error.fail` matches.
         public static let fail = Code.fail
+        /// `Code.fileAccess`, so that `catch Realm.Error.fileAccess` matches.
         public static let fileAccess = Code.fileAccess
+        /// `Code.filePermissionDenied`, so that `catch Realm.Error.filePermissionDenied` matches.
         public static let filePermissionDenied = Code.filePermissionDenied
+        /// `Code.fileExists`, so that `catch Realm.Error.fileExists` matches.
         public static let fileExists = Code.fileExists
+        /// `Code.fileNotFound`, so that `catch Realm.Error.fileNotFound` matches.
         public static let fileNotFound = Code.fileNotFound
+        /// `Code.incompatibleLockFile`, so that `catch Realm.Error.incompatibleLockFile` matches.
         public static let incompatibleLockFile = Code.incompatibleLockFile
+        /// `Code.schemaMismatch`, so that `catch Realm.Error.schemaMismatch` matches.
         public static let schemaMismatch = Code.schemaMismatch
+        /// `Code.invalidDatabase`, so that `catch Realm.Error.invalidDatabase` matches.
         public static let invalidDatabase = Code.invalidDatabase
+        /// `Code.alreadyOpen`, so that `catch Realm.Error.alreadyOpen` matches.
         public static let alreadyOpen = Code.alreadyOpen
+        /// `Code.fileOperationFailed`, so that `catch Realm.Error.fileOperationFailed` matches.
         public static let fileOperationFailed = Code.fileOperationFailed
+        /// `Code.programmerError`, so that `catch Realm.Error.programmerError` matches.
         public static let programmerError = Code.programmerError
     }
 }

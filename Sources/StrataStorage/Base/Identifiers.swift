@@ -2,6 +2,7 @@
 public struct PageNumber: RawRepresentable, Hashable, Comparable, Sendable, CustomStringConvertible {
     public let rawValue: UInt32
     public init(rawValue: UInt32) { self.rawValue = rawValue }
+    /// The page numbered `value`.
     public init(_ value: UInt32) { rawValue = value }
     /// The header page; never a tree page, never free. Also used as "no page" in links.
     public static let header = PageNumber(0)
@@ -15,6 +16,7 @@ public struct PageNumber: RawRepresentable, Hashable, Comparable, Sendable, Cust
 public struct Version: RawRepresentable, Hashable, Comparable, Sendable, CustomStringConvertible {
     public let rawValue: UInt64
     public init(rawValue: UInt64) { self.rawValue = rawValue }
+    /// The version numbered `value`.
     public init(_ value: UInt64) { rawValue = value }
     /// Never written by a commit: the version of a page that has not been written yet.
     public static let none = Version(0)
@@ -32,6 +34,7 @@ public struct Version: RawRepresentable, Hashable, Comparable, Sendable, CustomS
 public struct ObjectKey: RawRepresentable, Hashable, Comparable, Sendable, CustomStringConvertible {
     public let rawValue: Int64
     public init(rawValue: Int64) { self.rawValue = rawValue }
+    /// The key `value`.
     public init(_ value: Int64) { rawValue = value }
     public static func < (a: ObjectKey, b: ObjectKey) -> Bool { a.rawValue < b.rawValue }
     public var description: String { "k\(rawValue)" }
@@ -50,6 +53,7 @@ public struct ObjectKey: RawRepresentable, Hashable, Comparable, Sendable, Custo
 public struct Incarnation: RawRepresentable, Hashable, Comparable, Sendable, CustomStringConvertible {
     public let rawValue: UInt64
     public init(rawValue: UInt64) { self.rawValue = rawValue }
+    /// The incarnation numbered `value`.
     public init(_ value: UInt64) { rawValue = value }
     /// Rows of tables without an integer primary key, and rows written before incarnations
     /// existed (format 0x01): the key alone identifies the object.
@@ -60,8 +64,11 @@ public struct Incarnation: RawRepresentable, Hashable, Comparable, Sendable, Cus
 
 /// An object's identity at one version: its key and its incarnation (see `Incarnation`).
 public struct ObjectIdentity: Hashable, Sendable, CustomStringConvertible {
+    /// Where the object's row is stored in its table.
     public let key: ObjectKey
+    /// Which of the objects ever stored under `key` this is.
     public let incarnation: Incarnation
+    /// The identity of the object stored under `key` with `incarnation`.
     public init(key: ObjectKey, incarnation: Incarnation) {
         self.key = key
         self.incarnation = incarnation
@@ -73,6 +80,7 @@ public struct ObjectIdentity: Hashable, Sendable, CustomStringConvertible {
 public struct TableID: RawRepresentable, Hashable, Comparable, Sendable, CustomStringConvertible {
     public let rawValue: UInt32
     public init(rawValue: UInt32) { self.rawValue = rawValue }
+    /// The table identifier `value`.
     public init(_ value: UInt32) { rawValue = value }
     public static func < (a: TableID, b: TableID) -> Bool { a.rawValue < b.rawValue }
     public var description: String { "t\(rawValue)" }

@@ -1,4 +1,3 @@
-import CStrataSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -20,6 +19,7 @@ public final class Lock<State>: @unchecked Sendable {
     /// access-set insert) to every acquisition.
     private let state: UnsafeMutablePointer<State>
 
+    /// A lock around `initial`.
     public init(_ initial: State) {
         state = UnsafeMutablePointer<State>.allocate(capacity: 1)
         state.initialize(to: initial)
@@ -37,16 +37,13 @@ public final class Lock<State>: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    /// Runs `body` with exclusive access to the value. The thread's count of locks held
-    /// (`strata_locks_held`) tells a test scheduler not to park the thread inside `body`.
+    /// Runs `body` with exclusive access to the value. A caller that pins or unpins a version
+    /// inside `body` says so to the engine (`ReadTransaction.end(callerHoldsLock:)`), so that a
+    /// controlled scheduler does not park the thread while it holds the lock.
     @inline(__always)
     public func withLock<R, E: Error>(_ body: (inout State) throws(E) -> R) throws(E) -> R {
-        strata_locks_held_adjust(1)
         pthread_mutex_lock(mutex)
-        defer {
-            pthread_mutex_unlock(mutex)
-            strata_locks_held_adjust(-1)
-        }
+        defer { pthread_mutex_unlock(mutex) }
         return try body(&state.pointee)
     }
 }

@@ -72,11 +72,15 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
     case fileNotFound(path: String)
     /// The simulated device crashed; handles opened before the crash are dead.
     case crashed
+    /// No table has this name at the version read.
     case tableNotFound(String)
+    /// `createTable` named a table that exists already.
     case tableExists(String)
+    /// No table has this identifier at the version read (dropped, or never created).
     case noSuchTableID(TableID)
     /// An object with this key (or primary key) already exists.
     case duplicateKey(table: String, key: String)
+    /// An update named a key that holds no object in the table.
     case objectNotFound(table: String, key: ObjectKey)
     /// A value does not fit: a key longer than `maximumKeyBytes`, a row with too many columns.
     case valueTooLarge(reason: String)

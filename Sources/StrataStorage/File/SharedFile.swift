@@ -310,7 +310,7 @@ enum SharedFileRegistry {
     private enum Key: Hashable {
         case file(device: UInt64, inode: UInt64, readOnly: Bool)
         case memory(String)
-        case simulated(ObjectIdentifier, generation: UInt64)
+        case processLocal(ObjectIdentifier, generation: UInt64)
     }
 
     private final class WeakEntry: @unchecked Sendable {
@@ -323,7 +323,7 @@ enum SharedFileRegistry {
     /// Memory stores are kept alive by their handles only; this keeps the store of an
     /// identifier alive while any shared file uses it.
     static func open(_ location: StoreLocation, options: StoreOptions) throws(StorageError) -> SharedFile {
-        switch location {
+        switch location.kind {
         case .file(let path):
             return try openFile(path: path, options: options)
         case .memory(let identifier):
@@ -335,12 +335,12 @@ enum SharedFileRegistry {
                 table[.memory(identifier)] = WeakEntry(file)
                 return file
             }
-        case .simulated(let sim):
+        case .processLocal(let store):
             return try entries.withLock { table throws(StorageError) -> SharedFile in
-                let generation = sim.boot(hooks: options.hooks)
-                let key = Key.simulated(ObjectIdentifier(sim), generation: generation)
+                let generation = store.boot(hooks: options.hooks)
+                let key = Key.processLocal(ObjectIdentifier(store), generation: generation)
                 if let existing = table[key]?.file, !existing.isPoisoned { return existing }
-                let file = try SharedFile.openPrivate(store: sim, generation: generation, options: options)
+                let file = try SharedFile.openPrivate(store: store, generation: generation, options: options)
                 table[key] = WeakEntry(file)
                 return file
             }

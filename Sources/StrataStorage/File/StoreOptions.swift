@@ -1,18 +1,39 @@
-/// Where a store's pages live.
-public enum StoreLocation: Sendable {
+/// Where a store's pages live: `.file(path)` or `.memory(identifier:)`.
+///
+/// A struct rather than an enum so that the engine can take a store object from the test-only
+/// StrataSimulation target (`processLocal`, `package`) without a public case users could see.
+public struct StoreLocation: Sendable {
+    package enum Kind: Sendable {
+        case file(String)
+        case memory(identifier: String)
+        case processLocal(any ProcessLocalStore)
+    }
+
+    package let kind: Kind
+
+    package init(_ kind: Kind) {
+        self.kind = kind
+    }
+
     /// A file on disk (with `<path>.lock` beside it).
-    case file(String)
+    public static func file(_ path: String) -> StoreLocation { StoreLocation(.file(path)) }
+
     /// Anonymous memory shared by identifier within this process; gone when the last handle
     /// closes.
-    case memory(identifier: String)
-    /// A simulated disk for crash and fault testing.
-    case simulated(SimStore)
+    public static func memory(identifier: String) -> StoreLocation { StoreLocation(.memory(identifier: identifier)) }
 
+    /// A store object of this process (the harness's simulated disk).
+    package static func processLocal(_ store: any ProcessLocalStore) -> StoreLocation {
+        StoreLocation(.processLocal(store))
+    }
+
+    /// The location as messages and reports name it: the path, `memory:<identifier>`, or the
+    /// process-local store's own name.
     public var displayName: String {
-        switch self {
+        switch kind {
         case .file(let path): return path
         case .memory(let identifier): return "memory:\(identifier)"
-        case .simulated(let sim): return "sim:\(sim.name)"
+        case .processLocal(let store): return store.displayName
         }
     }
 }
@@ -42,6 +63,8 @@ public struct StoreOptions: Sendable {
     /// Test hooks; `.none` in production. Fixed by the first open of a file in a process.
     public var hooks: EngineHooks
 
+    /// Options with the engine's defaults for everything not given (each is described on its
+    /// property).
     public init(create: Bool = true, readOnly: Bool = false, assumeImmutable: Bool = false, pageSizeBytes: Int = 4096,
                 maximumFileSizeBytes: Int = 64 << 30, readerSlotCount: Int = 1024,
                 growthChunkBytesMin: Int = 64 << 10, hooks: EngineHooks = .none) {

@@ -14,6 +14,13 @@ public struct EngineHooks: Sendable {
     /// Deliberate bugs switched on for harness validation. Empty in production.
     public var bugs: SeededBugs
 
+    /// Hooks with the given callbacks and seeded bugs; every callback left nil costs one branch
+    /// at its point.
+    /// - Parameters:
+    ///   - yield: called at each `YieldPoint` (a controlled-thread scheduler parks here).
+    ///   - fault: asked at each `FaultSite`; a non-nil answer makes that I/O fail.
+    ///   - probe: told of each `Probe` event (coverage counting).
+    ///   - bugs: the deliberate bugs switched on.
     public init(yield: (@Sendable (YieldPoint) -> Void)? = nil,
                 fault: (@Sendable (FaultSite) -> InjectedFault?)? = nil,
                 probe: (@Sendable (Probe) -> Void)? = nil,
@@ -24,6 +31,7 @@ public struct EngineHooks: Sendable {
         self.bugs = bugs
     }
 
+    /// No hooks and no bugs: what production uses.
     public static let none = EngineHooks()
 
     @inline(__always)
@@ -37,7 +45,7 @@ public struct EngineHooks: Sendable {
     }
 
     @inline(__always)
-    func injectedFault(_ site: FaultSite) -> InjectedFault? {
+    package func injectedFault(_ site: FaultSite) -> InjectedFault? {
         guard let fault else { return nil }
         return fault(site)
     }
@@ -55,13 +63,18 @@ public enum YieldPoint: Sendable, Hashable, CustomStringConvertible {
     case writeLockBlocks
     /// Holds the write lock.
     case writeLockAcquired
+    /// Just released the write lock (after a commit or rollback).
     case writeLockReleased
     /// Just pinned the newest version: a read's linearization point (what it reads is fixed).
     case pinNewest(Version)
     /// Just added a pin to a version this process already pins (a duplicate, e.g. a freeze).
-    case pin(Version)
-    /// Just dropped a pin; the version's pages may be reused from here on if nothing else pins it.
-    case unpin(Version)
+    /// `callerHoldsLock`: the caller pinned inside a lock of its own (`ReadTransaction.duplicate`
+    /// says so), so a controlled scheduler must not park the thread here: the threads it runs
+    /// meanwhile could need that lock.
+    case pin(Version, callerHoldsLock: Bool)
+    /// Just dropped a pin; the version's pages may be reused from here on if nothing else pins
+    /// it. `callerHoldsLock` as for `pin`.
+    case unpin(Version, callerHoldsLock: Bool)
     /// Before writing one page of phase 1.
     case pageWrite(PageNumber)
     /// Before the phase-1 sync (pages and free list durable).
@@ -86,8 +99,8 @@ public enum YieldPoint: Sendable, Hashable, CustomStringConvertible {
         case .writeLockAcquired: return "write-lock-acquired"
         case .writeLockReleased: return "write-lock-released"
         case .pinNewest(let v): return "pin-newest(\(v.rawValue))"
-        case .pin(let v): return "pin(\(v.rawValue))"
-        case .unpin(let v): return "unpin(\(v.rawValue))"
+        case .pin(let v, _): return "pin(\(v.rawValue))"
+        case .unpin(let v, _): return "unpin(\(v.rawValue))"
         case .pageWrite(let p): return "page-write(\(p.rawValue))"
         case .phaseOneSync: return "phase-1-sync"
         case .slotWrite: return "slot-write"
@@ -126,8 +139,8 @@ public enum FaultSite: Sendable, Hashable, CustomStringConvertible {
 /// The failure an injected fault produces.
 public enum InjectedFault: Sendable, Hashable {
     /// The operation fails with EIO. For a sync this follows Linux "fsyncgate" semantics in
-    /// `SimStore`: the unsynced writes may or may not have reached the disk, and a retried sync
-    /// would report success without them.
+    /// the harness's simulated disk: the unsynced writes may or may not have reached the disk,
+    /// and a retried sync would report success without them.
     case eio
     /// The operation fails with ENOSPC.
     case enospc

@@ -24,9 +24,13 @@ public enum Probe: String, Sendable, Hashable, CaseIterable {
     case writerBlockedByOtherProcess
     /// A writer had to wait for the write lock held by another thread of this process.
     case writerBlockedByOtherThread
+    /// The phase-1 sync of a commit's pages failed (the commit fails and the file is poisoned).
     case phaseOneSyncFailed
+    /// The phase-2 sync of the commit slot failed.
     case phaseTwoSyncFailed
+    /// Writing a commit's pages failed.
     case pageWriteFailed
+    /// Writing the commit slot failed.
     case slotWriteFailed
     /// The file grew while a reader of this process held a version.
     case growthWhileReaderActive

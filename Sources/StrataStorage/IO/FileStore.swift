@@ -51,7 +51,7 @@ final class FileStore: PageStore, @unchecked Sendable {
 
     func setFileByteCount(_ byteCount: Int, site: FaultSite) throws(StorageError) {
         precondition(!readOnly, "growing a read-only store")
-        if let fault = hooks.injectedFault(site) { throw Self.error(for: fault, operation: "fallocate") }
+        if let fault = hooks.injectedFault(site) { throw fault.storageError(operation: "fallocate") }
         let current = try SystemCalls.fileSize(descriptor)
         if byteCount > current {
             try SystemCalls.allocate(descriptor, byteCount: byteCount)
@@ -83,7 +83,7 @@ final class FileStore: PageStore, @unchecked Sendable {
             }
             for piece in ordered[runStart..<runEnd] {
                 if let fault = hooks.injectedFault(piece.site) {
-                    throw Self.error(for: fault, operation: "pwrite")
+                    throw fault.storageError(operation: "pwrite")
                 }
             }
             if runEnd - runStart == 1 {
@@ -98,7 +98,7 @@ final class FileStore: PageStore, @unchecked Sendable {
     }
 
     func sync(_ kind: SyncKind, site: FaultSite) throws(StorageError) {
-        if let fault = hooks.injectedFault(site) { throw Self.error(for: fault, operation: "fdatasync") }
+        if let fault = hooks.injectedFault(site) { throw fault.storageError(operation: "fdatasync") }
         switch kind {
         case .data: try SystemCalls.dataSync(descriptor)
         case .full: try SystemCalls.fullSync(descriptor)
@@ -106,11 +106,4 @@ final class FileStore: PageStore, @unchecked Sendable {
     }
 
     func checkAlive(generation: UInt64) throws(StorageError) {}
-
-    static func error(for fault: InjectedFault, operation: String) -> StorageError {
-        switch fault {
-        case .eio: return .io(operation: operation, errno: EIO)
-        case .enospc: return .noSpace(operation: operation)
-        }
-    }
 }

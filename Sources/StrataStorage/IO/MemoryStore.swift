@@ -22,7 +22,7 @@ final class MemoryStore: PageStore, @unchecked Sendable {
     func fileByteCount() throws(StorageError) -> Int { image.byteCount }
 
     func setFileByteCount(_ byteCount: Int, site: FaultSite) throws(StorageError) {
-        if let fault = hooks.injectedFault(site) { throw FileStore.error(for: fault, operation: "grow") }
+        if let fault = hooks.injectedFault(site) { throw fault.storageError(operation: "grow") }
         try image.resize(to: byteCount)
     }
 
@@ -30,13 +30,13 @@ final class MemoryStore: PageStore, @unchecked Sendable {
 
     func write(_ pieces: [WritePiece]) throws(StorageError) {
         for piece in pieces {
-            if let fault = hooks.injectedFault(piece.site) { throw FileStore.error(for: fault, operation: "write") }
+            if let fault = hooks.injectedFault(piece.site) { throw fault.storageError(operation: "write") }
             image.write(offset: piece.offset, bytes: piece.bytes, count: piece.byteCount)
         }
     }
 
     func sync(_ kind: SyncKind, site: FaultSite) throws(StorageError) {
-        if let fault = hooks.injectedFault(site) { throw FileStore.error(for: fault, operation: "sync") }
+        if let fault = hooks.injectedFault(site) { throw fault.storageError(operation: "sync") }
     }
 
     func checkAlive(generation: UInt64) throws(StorageError) {}

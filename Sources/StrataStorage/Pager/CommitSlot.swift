@@ -39,12 +39,20 @@ public struct CommitSlot: Equatable, Sendable {
         return loadUInt64(sector, 8)
     }
 
+    /// The version this slot commits (Spec D4: the valid slot with the higher one is used).
     public var version: Version
+    /// The root of the catalog tree of table descriptors; `.header` when there are no tables.
     public var catalogRoot: PageNumber
+    /// The first page of the free-list chain; `.header` when nothing is free.
     public var freeListHead: PageNumber
+    /// The logical page count: pages below it are reachable or free at this version.
     public var pageCount: UInt32
+    /// The schema version the Realm API stored with this commit.
     public var schemaVersion: UInt64
+    /// The file's random identity, which must equal the header's (a slot of another file is
+    /// damage).
     public var fileIdentity: UInt64
+    /// How many runs the free list holds (range-checked on open, Spec D16).
     public var freeListEntryCount: UInt64
     /// What the slot expects of the catalog root (Spec D19).
     var catalogRootExpectation = PageExpectation.none

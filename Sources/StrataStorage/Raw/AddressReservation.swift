@@ -11,7 +11,7 @@ import Glibc
 /// memory.
 ///
 /// Two backings share this type: a file (`mapFile`) for `FileStore`, and anonymous memory
-/// (`commitAnonymous`) for `MemoryStore` and `SimStore`.
+/// (`commitAnonymous`) for `AnonymousImage`.
 ///
 /// Thread safety: `base` and `capacityBytes` are immutable. Growth (`mapFile`,
 /// `commitAnonymous`) is serialised by the owning store's lock.

@@ -11,6 +11,7 @@ public struct StableHash: Sendable {
     private var pending: UInt64 = 0
     private var pendingByteCount: UInt64 = 0
 
+    /// A hash with nothing combined yet; equal seeds give equal hashes of equal input.
     public init(seed: UInt64 = 0x5354_5241_5441_4831) { state = seed }
 
     private static let multiplier: UInt64 = 0x9E37_79B9_7F4A_7C15
@@ -24,6 +25,7 @@ public struct StableHash: Sendable {
         return x
     }
 
+    /// Adds one byte.
     public mutating func combine(byte: UInt8) {
         pending |= UInt64(byte) << (pendingByteCount * 8)
         pendingByteCount += 1
@@ -55,6 +57,8 @@ public struct StableHash: Sendable {
         }
     }
 
+    /// Adds every byte of `bytes`, in order; equal to combining them one by one.
+    /// - Complexity: O(n) in the number of bytes.
     public mutating func combine<S: Sequence>(_ bytes: S) where S.Element == UInt8 {
         let done: Void? = bytes.withContiguousStorageIfAvailable { buffer in
             combine(bytes: UnsafeRawBufferPointer(buffer))
@@ -64,12 +68,16 @@ public struct StableHash: Sendable {
         }
     }
 
+    /// Adds the 8 bytes of `value`, little-endian, so the hash is the same on every machine.
     public mutating func combine(_ value: UInt64) {
         for shift in stride(from: 0, to: 64, by: 8) { combine(byte: UInt8(truncatingIfNeeded: value >> shift)) }
     }
 
+    /// Adds the 8 bytes of `value`'s two's-complement bit pattern, little-endian.
     public mutating func combine(_ value: Int64) { combine(UInt64(bitPattern: value)) }
 
+    /// The hash of everything combined so far, with the total length folded in; combining
+    /// may go on afterwards.
     public func finalize() -> UInt64 {
         var h = state
         if pendingByteCount > 0 { h = Self.mix(h, pending) }

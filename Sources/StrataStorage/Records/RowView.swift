@@ -174,6 +174,9 @@ public struct RowView {
         }
     }
 
+    /// Whether `column` holds null, without decoding it; a column beyond the row's stored
+    /// count (added by a later schema) reads as null.
+    /// - Throws: `StorageError` for a negative column or damaged row bytes.
     @inlinable
     public func isNull(at column: Int) throws(StorageError) -> Bool {
         guard let offset = try _valueOffset(column) else { return true }

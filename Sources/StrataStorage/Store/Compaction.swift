@@ -23,7 +23,7 @@ extension Store {
         try copyIntoPlace(source, toPath: path)
     }
 
-    private func copyIntoPlace(_ source: some ContentReading, toPath path: String) throws {
+    private func copyIntoPlace(_ source: some CompactionSource, toPath path: String) throws {
         let temporary = "\(path).compacting-\(getpid())"
         _ = try Store.deleteFiles(path: temporary)
         do {
@@ -38,7 +38,7 @@ extension Store {
         }
     }
 
-    private func copy(_ read: some ContentReading, toPath path: String) throws {
+    private func copy(_ read: some CompactionSource, toPath path: String) throws {
         let target = try Store.open(.file(path), options: StoreOptions(create: true, pageSizeBytes: pageSizeBytes))
         defer { target.close() }
         let write = try target.beginWrite()
@@ -88,3 +88,13 @@ extension WriteTransaction {
         dirtyTables.insert(tableID)
     }
 }
+
+/// What a compacted copy is made from: a committed version (a read) or one not yet committed
+/// (an open write), with the catalog metadata the copy keeps.
+protocol CompactionSource: VersionReading {
+    var catalog: Catalog { get }
+    var schemaVersion: UInt64 { get }
+}
+
+extension ReadTransaction: CompactionSource {}
+extension WriteTransaction: CompactionSource {}

@@ -1,22 +1,14 @@
-/// A stable hash of a version's contents: every table (name, id, primary key, schema) and
-/// every object (key and values, in key order). It depends only on contents, not on how they
-/// are laid out in pages: a compacted copy has the same digest, and a digest printed by one
-/// process can be checked by another (`strata-tool writer` / `digest`).
-///
-/// `ContentReading` is what a version's contents are read through, committed (a read) or not yet
-/// (an open write): for the digest and for compacted copies.
-protocol ContentReading {
-    var catalog: Catalog { get }
-    var schemaVersion: UInt64 { get }
-    func tables() -> [TableInfo]
-    func forEachRow(_ table: TableInfo, from start: ObjectKey?, _ body: (ObjectKey, RowView) throws -> Bool) throws
-}
+// The content digest: a stable hash of a version's contents, which depends only on contents,
+// not on how they are laid out in pages, so a compacted copy has the same digest, and a digest
+// printed by one process can be checked by another (`strata-tool writer` / `digest`).
 
-extension ReadTransaction: ContentReading {}
-extension WriteTransaction: ContentReading {}
-
-extension ContentReading {
-    func computeContentDigest() throws -> UInt64 {
+extension VersionReading {
+    /// The stable digest of this version's contents (for a write, of what it would commit
+    /// now): every table (name, identifier, primary key, schema) and every object (key and
+    /// values, in key order), independent of page layout, so a compacted copy has the same one.
+    /// - Throws: `StorageError` (see `VersionReading`).
+    /// - Complexity: O(total size of the contents).
+    public func contentDigest() throws -> UInt64 {
         var hash = StableHash()
         for table in tables() {
             hash.combine(Array(table.name.utf8))
@@ -40,14 +32,4 @@ extension ContentReading {
         }
         return hash.finalize()
     }
-}
-
-extension ReadTransaction {
-    /// The stable digest of this version's contents.
-    public func contentDigest() throws -> UInt64 { try computeContentDigest() }
-}
-
-extension WriteTransaction {
-    /// The stable digest of the contents this transaction would commit now.
-    public func contentDigest() throws -> UInt64 { try computeContentDigest() }
 }

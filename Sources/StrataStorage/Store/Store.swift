@@ -19,6 +19,7 @@ import Synchronization
 /// shares one map, one version table and one write lock.
 public final class Store: Sendable {
     let file: SharedFile
+    /// Where the database lives: a file path, or an in-memory store.
     public let location: StoreLocation
     private let closed = Atomic<Bool>(false)
 
@@ -40,7 +41,10 @@ public final class Store: Sendable {
         return Store(file: try SharedFileRegistry.open(location, options: options), location: location)
     }
 
+    /// The file's page size, fixed when it was created (4–32 KiB).
     public var pageSizeBytes: Int { file.pageSizeBytes }
+    /// Whether the store was opened read-only: writes fail, and its reads still pin versions
+    /// through the lock file.
     public var isReadOnly: Bool { file.readOnly }
     /// Whether commits survive a crash (false for in-memory stores).
     public var isDurable: Bool { file.isDurable }
@@ -80,8 +84,6 @@ public final class Store: Sendable {
         return seen
     }
 
-    /// The deliberate bugs switched on for this file (harness validation; empty in production).
-    public var seededBugs: SeededBugs { file.hooks.bugs }
 
     /// True after an I/O failure: reopen to recover.
     public var isPoisoned: Bool { file.isPoisoned }
@@ -176,9 +178,13 @@ public final class Store: Sendable {
 
     /// A version some process pins, with its pin counts summed over processes.
     public struct PinnedVersion: Sendable, Hashable {
+        /// The pinned version.
         public let version: Version
+        /// Pins of live reads (a realm reading this version, an unresolved reference).
         public let livePins: Int
+        /// Pins of frozen values.
         public let frozenPins: Int
+        /// How many processes hold a pin on it.
         public let processCount: Int
     }
 
@@ -242,5 +248,6 @@ public final class Store: Sendable {
         return existed
     }
 
+    /// Whether anything exists at `path` (a database file or not).
     public static func fileExists(path: String) -> Bool { access(path, F_OK) == 0 }
 }

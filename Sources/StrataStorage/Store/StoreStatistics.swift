@@ -1,10 +1,14 @@
 /// A summary of a database for `strata-tool stat`.
 public struct StoreStatistics: Sendable {
+    /// The store's path, or its in-memory name.
     public let displayName: String
+    /// The file's page size.
     public let pageSizeBytes: Int
+    /// The newest published version.
     public let newestVersion: Version
     /// The versions in the two commit slots (nil: empty or invalid).
     public let slotVersions: [Version?]
+    /// The data file's size on disk (it grows in chunks, so beyond the logical pages).
     public let fileByteCount: Int
     /// Logical pages of the newest version, the header page included.
     public let pageCount: Int
@@ -14,9 +18,11 @@ public struct StoreStatistics: Sendable {
     public let pinnedFreePageCount: Int
     /// Pages in use by the newest version (header included).
     public var usedPageCount: Int { pageCount - reusablePageCount - pinnedFreePageCount }
+    /// Every pinned version, oldest first (`Store.pinnedVersions()`).
     public let pinnedVersions: [Store.PinnedVersion]
     /// Processes holding reader slots.
     public let readerProcessCount: Int
+    /// Each table of the newest version with its row count.
     public let tables: [VerificationReport.TableSummary]
     /// Set when the file's newest commit slot is damaged and it opens at the older slot's
     /// version (Spec D15).

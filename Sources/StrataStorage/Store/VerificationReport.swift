@@ -12,8 +12,12 @@ public enum VerificationProblem: Sendable, Equatable, CustomStringConvertible {
     case reachableAndFree(version: Version, page: PageNumber, releasedBy: Version)
     /// A page of the newest version neither reachable nor free.
     case pageLeaked(page: PageNumber)
+    /// A table's descriptor records another row count than its tree holds.
     case rowCountMismatch(version: Version, table: String, recorded: Int, counted: Int)
+    /// A table's primary-key index and its rows disagree (an entry missing, extra or wrong).
     case indexMismatch(version: Version, table: String, detail: String)
+    /// A row's primary key does not match where it is stored (an int key other than the row's
+    /// key, a string key that cannot be indexed).
     case primaryKeyMismatch(version: Version, table: String, key: ObjectKey)
     /// An object's incarnation is impossible for its table (see `Incarnation`).
     case incarnationMismatch(version: Version, table: String, key: ObjectKey, detail: String)
@@ -49,12 +53,17 @@ public enum VerificationProblem: Sendable, Equatable, CustomStringConvertible {
 
 /// What `Store.verify()` checked and found.
 public struct VerificationReport: Sendable {
+    /// One table and how many rows it holds.
     public struct TableSummary: Sendable, Hashable {
+        /// The table's name.
         public let name: String
+        /// The rows counted in its tree.
         public let rowCount: Int
     }
 
+    /// The newest version when the check began.
     public var newestVersion: Version = .none
+    /// Every version checked: the newest and each pinned one, newest first.
     public var versionsChecked: [Version] = []
     /// Logical pages of the newest version (including the header page).
     public var pageCount = 0
@@ -64,7 +73,9 @@ public struct VerificationReport: Sendable {
     public var freePageCount = 0
     /// Of the free pages, those still waiting for pins of older versions.
     public var pendingFreePageCount = 0
+    /// The tables of the newest version.
     public var tables: [TableSummary] = []
+    /// Everything found wrong; empty for a sound file.
     public var problems: [VerificationProblem] = []
     /// Set when the newest commit slot is damaged and the file opens at the older slot's
     /// version (Spec D15). Not counted as damage by `isClean` (the version checked is

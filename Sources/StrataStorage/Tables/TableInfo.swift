@@ -21,8 +21,11 @@ public enum PrimaryKey: Sendable, Hashable {
 
 /// A table's descriptor as of one version.
 public struct TableInfo: Sendable, Hashable {
+    /// The table's permanent identifier (links name tables by it).
     public let id: TableID
+    /// The table's unique name (the Realm API uses the class name).
     public let name: String
+    /// Which column, if any, is the primary key, and of which type.
     public let primaryKey: PrimaryKey
     /// Number of objects.
     public internal(set) var rowCount: Int

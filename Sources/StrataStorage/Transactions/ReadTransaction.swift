@@ -9,7 +9,7 @@ import Synchronization
 /// Sendable: a read transaction holds only immutable state, so any thread may read through it
 /// concurrently (a frozen pin is exactly this, independent of any thread). Confinement of live
 /// objects is the API layer's rule, not the engine's.
-public final class ReadTransaction: @unchecked Sendable {
+public final class ReadTransaction: VersionReading, @unchecked Sendable {
     let file: SharedFile
     let record: VersionRecord
     let reader: PageReader
@@ -51,8 +51,8 @@ public final class ReadTransaction: @unchecked Sendable {
         self.kind = kind
     }
 
-    private init(duplicating other: ReadTransaction, kind: PinKind) throws(StorageError) {
-        record = try other.file.pins.pin(existing: other.record.version, kind)
+    private init(duplicating other: ReadTransaction, kind: PinKind, callerHoldsLock: Bool) throws(StorageError) {
+        record = try other.file.pins.pin(existing: other.record.version, kind, callerHoldsLock: callerHoldsLock)
         file = other.file
         reader = other.reader
         catalog = other.catalog
@@ -67,18 +67,22 @@ public final class ReadTransaction: @unchecked Sendable {
     public var schemaVersion: UInt64 { record.schemaVersion }
     /// Pages [0, pageCount) exist in this version.
     public var pageCount: UInt32 { record.pageCount }
+    /// Whether `end()` has released the pin; reads then fail with `.closed`.
     public var isEnded: Bool { ended.load(ordering: .acquiring) }
 
-    /// Releases the pin. Idempotent; reads after it fail with `.closed`.
-    public func end() {
+    /// Releases the pin. Idempotent; reads after it fail with `.closed`. `callerHoldsLock`: the
+    /// caller ends it inside a lock of its own, which the `unpin` yield point tells a controlled
+    /// scheduler (it must not park the thread there).
+    public func end(callerHoldsLock: Bool = false) {
         guard !ended.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        file.pins.unpin(record.version, kind)
+        file.pins.unpin(record.version, kind, callerHoldsLock: callerHoldsLock)
     }
 
     /// Pins the same version again, independently of this transaction (e.g. to freeze it).
-    public func duplicate(kind: PinKind) throws(StorageError) -> ReadTransaction {
+    /// `callerHoldsLock` as for `end`, for the `pin` yield point.
+    public func duplicate(kind: PinKind, callerHoldsLock: Bool = false) throws(StorageError) -> ReadTransaction {
         try checkOpen()
-        return try ReadTransaction(duplicating: self, kind: kind)
+        return try ReadTransaction(duplicating: self, kind: kind, callerHoldsLock: callerHoldsLock)
     }
 
     @inline(__always)
@@ -96,7 +100,10 @@ public final class ReadTransaction: @unchecked Sendable {
         catalog.tablesByName.values.sorted { $0.name < $1.name }
     }
 
+    /// The table named `name` at this version; nil when there is none.
+    /// - Complexity: O(1).
     public func table(named name: String) -> TableInfo? { catalog.tablesByName[name] }
+    /// The table with identifier `id` at this version; nil when there is none.
     public func table(id: TableID) -> TableInfo? { catalog.table(id) }
 
     /// This version's own description of `table`: a `TableInfo` obtained from another version
@@ -127,11 +134,9 @@ public final class ReadTransaction: @unchecked Sendable {
         return try reads.withRow(cell: cell, body)
     }
 
-    /// The decoded values of the object `key`; nil when there is none.
-    public func row(_ table: TableInfo, key: ObjectKey) throws -> [Value]? {
-        try withRow(table, key: key) { try $0.values() }
-    }
-
+    /// Whether an object is stored under `key` in `table` at this version.
+    /// - Throws: `StorageError.closed` after `end()`, or a damage error naming the page.
+    /// - Complexity: O(log n) in the table's size.
     public func contains(_ table: TableInfo, key: ObjectKey) throws(StorageError) -> Bool {
         try checkOpen()
         return try reads.contains(root: try resolvedRowRoot(table), key)
@@ -159,7 +164,7 @@ public final class ReadTransaction: @unchecked Sendable {
 
     /// Visits the objects of `table` in key order from `start` until `body` returns false.
     /// - Complexity: O(log n + k) for k objects visited.
-    public func forEachRow(_ table: TableInfo, from start: ObjectKey? = nil,
+    public func forEachRow(_ table: TableInfo, from start: ObjectKey?,
                            _ body: (ObjectKey, RowView) throws -> Bool) throws {
         try checkOpen()
         try reads.forEachRow(try resolve(table), from: start, body)

@@ -2,11 +2,15 @@
 extension WriteTransaction {
     // MARK: tables
 
+    /// Every table in this transaction's state (its own creations and drops included), by name.
     public func tables() -> [TableInfo] {
         catalog.tablesByName.values.sorted { $0.name < $1.name }
     }
 
+    /// The table named `name` in this transaction's state; nil when there is none.
+    /// - Complexity: O(1).
     public func table(named name: String) -> TableInfo? { catalog.tablesByName[name] }
+    /// The table with identifier `id` in this transaction's state; nil when there is none.
     public func table(id: TableID) -> TableInfo? { catalog.table(id) }
 
     /// Creates an empty table.
@@ -267,6 +271,12 @@ extension WriteTransaction {
 
     // MARK: reads inside the transaction
 
+    /// Calls `body` with the stored row of `key`, including this transaction's own changes,
+    /// and returns its result; nil when there is no such object. The view is valid only inside
+    /// `body`.
+    /// - Throws: `StorageError` when the transaction has ended or a page is damaged, and what
+    ///   `body` throws.
+    /// - Complexity: O(log n) to find the row.
     public func withRow<R>(_ table: TableInfo, key: ObjectKey, _ body: (RowView) throws -> R) throws -> R? {
         try checkActive()
         let reads = self.reads
@@ -274,15 +284,19 @@ extension WriteTransaction {
         return try reads.withRow(cell: cell, body)
     }
 
-    public func row(_ table: TableInfo, key: ObjectKey) throws -> [Value]? {
-        try withRow(table, key: key) { try $0.values() }
-    }
-
+    /// Whether an object is stored under `key` in this transaction's state.
+    /// - Throws: `StorageError` when the transaction has ended or a page is damaged.
+    /// - Complexity: O(log n).
     public func contains(_ table: TableInfo, key: ObjectKey) throws(StorageError) -> Bool {
         try checkActive()
         return try reads.contains(try info(table.id), key)
     }
 
+    /// The key of the object whose primary key is `value` in this transaction's state; nil when
+    /// there is none.
+    /// - Throws: `StorageError` when the transaction has ended, the table has no primary key
+    ///   of `value`'s type, or a page is damaged.
+    /// - Complexity: O(log n).
     public func objectKey(_ table: TableInfo, primaryKey value: Value) throws(StorageError) -> ObjectKey? {
         try checkActive()
         return try reads.objectKey(try info(table.id), primaryKey: value)
@@ -302,7 +316,12 @@ extension WriteTransaction {
         return try reads.incarnation(root: try info(table.id).rowRoot, key)
     }
 
-    public func forEachRow(_ table: TableInfo, from start: ObjectKey? = nil,
+    /// Visits the objects of `table` in this transaction's state in key order from `start`
+    /// until `body` returns false.
+    /// - Throws: `StorageError` when the transaction has ended or a page is damaged, and what
+    ///   `body` throws.
+    /// - Complexity: O(log n + k) for k objects visited.
+    public func forEachRow(_ table: TableInfo, from start: ObjectKey?,
                            _ body: (ObjectKey, RowView) throws -> Bool) throws {
         try checkActive()
         try reads.forEachRow(try info(table.id), from: start, body)

@@ -10,7 +10,7 @@
 ///
 /// Confinement: not Sendable. Use it from one thread at a time (the lock itself may be released
 /// from any thread).
-public final class WriteTransaction {
+public final class WriteTransaction: VersionReading {
     enum State { case active, committed, rolledBack, failed }
 
     let file: SharedFile
@@ -134,6 +134,8 @@ public final class WriteTransaction {
     public var baseVersion: Version { base.version }
     /// The version `commit()` will create.
     public var newVersion: Version { space.newVersion }
+    /// Whether the transaction can still change and commit: false once it committed, rolled
+    /// back or failed.
     public var isActive: Bool { state == .active }
 
     /// Discards every change. No I/O. Idempotent after commit or rollback.

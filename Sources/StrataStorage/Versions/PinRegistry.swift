@@ -92,7 +92,9 @@ final class PinRegistry: @unchecked Sendable {
     }
 
     /// Adds a pin to a version this process already pins (duplicating a snapshot).
-    func pin(existing version: Version, _ kind: PinKind) throws(StorageError) -> VersionRecord {
+    /// `callerHoldsLock`: the caller holds a lock of its own (the yield point says so).
+    func pin(existing version: Version, _ kind: PinKind,
+             callerHoldsLock: Bool = false) throws(StorageError) -> VersionRecord {
         let record = try state.withLock { entries throws(StorageError) -> VersionRecord in
             guard var entry = entries[version.rawValue] else { throw StorageError.versionNotPinned(version) }
             Self.add(kind, to: &entry)
@@ -100,11 +102,12 @@ final class PinRegistry: @unchecked Sendable {
             entries[version.rawValue] = entry
             return entry.record
         }
-        hooks.at(.pin(version))
+        hooks.at(.pin(version, callerHoldsLock: callerHoldsLock))
         return record
     }
 
-    func unpin(_ version: Version, _ kind: PinKind) {
+    /// `callerHoldsLock`: the caller holds a lock of its own (the yield point says so).
+    func unpin(_ version: Version, _ kind: PinKind, callerHoldsLock: Bool = false) {
         state.withLock { entries in
             guard var entry = entries[version.rawValue] else {
                 invariant(false, "unpin of a version this process does not pin")
@@ -131,7 +134,7 @@ final class PinRegistry: @unchecked Sendable {
                 entries[version.rawValue] = entry
             }
         }
-        hooks.at(.unpin(version))
+        hooks.at(.unpin(version, callerHoldsLock: callerHoldsLock))
     }
 
     /// Releases the idle slot, if any (the file is closing, or a test wants every slot free).

@@ -9,11 +9,11 @@
 import StrataModel
 import StrataStorage
 import Testing
-@_spi(StrataCheck) import Strata
+import Strata
 @testable import StrataCheck
 
 @Suite struct ReplayFailureeebf2ab4f48aab79 {
-    static func script(bugs: SeededBugs) throws {
+    static func script(bugs: SeededBugSet) throws {
         let script = try ScriptWorld(store: .sim, bugs: bugs, activeVersionLimit: 5)
         defer { script.finish() }
         let c2 = script.queue(2)

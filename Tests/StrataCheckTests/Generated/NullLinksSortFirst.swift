@@ -9,11 +9,11 @@
 import StrataModel
 import StrataStorage
 import Testing
-@_spi(StrataCheck) import Strata
+import Strata
 @testable import StrataCheck
 
 @Suite struct ReplayFailure591b04cf360211bd {
-    static func script(bugs: SeededBugs) throws {
+    static func script(bugs: SeededBugSet) throws {
         let script = try ScriptWorld(store: .sim, bugs: bugs, linking: true)
         defer { script.finish() }
         let c1 = script.thread(1)
@@ -85,7 +85,7 @@ import Testing
     /// there; without them it passes.
     @Test func concreteScript() throws {
         try withKnownIssue("mode controlled, store sim, 3 threads, seeded engine bugs 2251799813685248") {
-            try Self.script(bugs: SeededBugs(rawValue: 2251799813685248))
+            try Self.script(bugs: SeededBugSet(rawValue: 2251799813685248))
         } matching: { issue in
             issue.comments.contains { $0.rawValue.hasPrefix("step 8:") }
         }

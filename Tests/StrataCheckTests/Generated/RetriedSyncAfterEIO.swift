@@ -9,11 +9,11 @@
 import StrataModel
 import StrataStorage
 import Testing
-@_spi(StrataCheck) import Strata
+import Strata
 @testable import StrataCheck
 
 @Suite struct ReplayFailure16d6ea6f58f1e83f {
-    static func script(bugs: SeededBugs) throws {
+    static func script(bugs: SeededBugSet) throws {
         let script = try ScriptWorld(store: .sim, bugs: bugs)
         defer { script.finish() }
         let c1 = script.thread(1)
@@ -40,7 +40,7 @@ import Testing
     /// there; without them it passes.
     @Test func concreteScript() throws {
         try withKnownIssue("mode crash, store sim, 1 threads, seeded engine bugs 128") {
-            try Self.script(bugs: SeededBugs(rawValue: 128))
+            try Self.script(bugs: SeededBugSet(rawValue: 128))
         } matching: { issue in
             issue.comments.contains { $0.rawValue.hasPrefix("step 2:") }
         }

@@ -1,5 +1,5 @@
 import Foundation
-@_spi(StrataCheck) import Strata
+import Strata
 import Testing
 
 // Realm's RealmSwift/Tests/ListTests.swift, in our words. Realm's `ListTests` is abstract: each
@@ -14,7 +14,7 @@ import Testing
 // Decimal128 and ObjectId lists of testPrimitiveIterationAcrossNil.
 //
 // Rejections: where RealmSwift raises an exception, the public API traps; the tests call the
-// `@_spi(StrataCheck)` throwing form of the same method and check the error.
+// `package` throwing form of the same method and check the error.
 
 /// The subclasses of Realm's `ListTests`: how the tested list's owner comes to be.
 enum PLListVariant: String, CaseIterable, CustomTestStringConvertible, Sendable {

@@ -1,8 +1,9 @@
 import Dispatch
 import Foundation
-@_spi(StrataCheck) import Strata
+import Strata
 import Synchronization
 import StrataStorage
+import StrataSimulation
 import Testing
 
 // Realm's RealmSwift/Tests/MigrationTests.swift, in our words (suite `MigrationTests`), then
@@ -25,7 +26,7 @@ import Testing
 // (Realm: `List<MigrationObject>`), so list edits assign a new array.
 //
 // Rejections: where Realm raises an exception inside a migration, the public API traps; the
-// tests call the `@_spi(StrataCheck)` throwing form and check the error.
+// tests call the `package` throwing form and check the error.
 
 /// One test's files: the file the test prepares (Realm's `defaultRealmURL()`), and the copies
 /// the ways of migrating work on.

@@ -1,5 +1,5 @@
 import Foundation
-@_spi(StrataCheck) import Strata
+import Strata
 import Testing
 
 // Realm's RealmSwift/Tests/ModernObjectTests.swift, test by test, in our own words. Left out:

@@ -1,5 +1,5 @@
 import Foundation
-@_spi(StrataCheck) import Strata
+import Strata
 import Testing
 
 // Fixtures of the Realm parity suite for collections (RealmCollectionTypeTests.swift in this

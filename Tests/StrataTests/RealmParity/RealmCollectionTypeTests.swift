@@ -1,5 +1,5 @@
 import Foundation
-@_spi(StrataCheck) import Strata
+import Strata
 import Testing
 
 // Realm's RealmSwift/Tests/RealmCollectionTypeTests.swift, in our words, for the collections
@@ -19,7 +19,7 @@ import Testing
 // on an unmanaged List traps, as RealmSwift throws, and has no throwing form).
 //
 // Rejections: where RealmSwift raises an exception, the public API traps; the tests call the
-// `@_spi(StrataCheck)` throwing form of the same member and check the error. Observers run on a
+// `package` throwing form of the same member and check the error. Observers run on a
 // thread inside its run loop (Spec C11); what they received is returned and checked on the
 // test's thread. Waits are for conditions, with generous bounds; no verdict depends on speed.
 

@@ -1,5 +1,5 @@
 import Foundation
-@_spi(StrataCheck) import Strata
+import Strata
 import Testing
 
 // Realm's RealmSwift/Tests/RealmTests.swift (class RealmTests), in our words.
@@ -19,7 +19,7 @@ import Testing
 // The async/await tests run on the main actor or a global actor, as Realm's.
 //
 // Rejections: where RealmSwift raises an exception, the public API traps; the tests call the
-// `@_spi(StrataCheck)` throwing form of the same method and check the error.
+// `package` throwing form of the same method and check the error.
 //
 // Not here, because Strata lacks the subject: testSchema and testInitCustomClassList (`Realm.schema`,
 // embedded objects); testDynamicWrite, testDynamicWriteSubscripting, testDynamicObjects,

@@ -1,5 +1,5 @@
 import Foundation
-@_spi(StrataCheck) import Strata
+import Strata
 import Testing
 
 // Realm's RealmSwift/Tests/ThreadSafeReferenceTests.swift, in our words: the classes
@@ -9,7 +9,7 @@ import Testing
 //
 // As in RealmTests.swift, `PRFiles` stands for Realm's TestCase files (`Realm()` is
 // `files.defaultRealm()`), and Realm's `dispatchSyncNewThread` is `onOtherThread`: a new thread
-// whose realms are closed when it ends. Rejections are checked through the `@_spi(StrataCheck)`
+// whose realms are closed when it ends. Rejections are checked through the `package`
 // throwing forms (`ThreadSafeReference._make(to:)`, `Realm._resolve`, `ThreadSafe._set`).
 //
 // Not here (Strata lacks the subject): testPassThreadSafeReferenceToMutableSet,

@@ -1,0 +1,71 @@
+import CStrataSupport
+import Foundation
+import Strata
+import StrataModel
+import StrataStorage
+
+/// What a run exercises.
+public enum CheckMode: String, Sendable, CaseIterable {
+    /// Controlled threads, no crashes.
+    case controlled
+    /// Controlled threads with crashes inside commits and between them.
+    case crash
+    /// Real threads left to the OS, checked afterwards from version stamps (`FreeRun`).
+    case free
+}
+
+/// Where the engine's pages live during a run.
+public enum CheckStore: String, Sendable, CaseIterable {
+    /// `SimStore`: deterministic, crashable.
+    case sim
+    /// A real file in a scratch directory (no crashes: the disk cannot be captured).
+    case file
+}
+
+/// Everything fixed before the choice stream starts deciding.
+public struct CheckSettings: Sendable, Hashable {
+    public var mode: CheckMode
+    public var store: CheckStore
+    public var threads: Int
+    /// Operations per run (the stream may end a run earlier only by exhausting a replay).
+    public var operations: Int
+    /// Engine bugs switched on (harness validation).
+    public var engineBugs: SeededBugSet
+    /// A deliberately wrong model rule (harness validation).
+    public var modelMutation: ModelMutation?
+    /// Where file stores live.
+    public var scratchDirectory: String
+    /// Operation kinds this run never generates (by `OperationKind` name), for campaigns that
+    /// must steer clear of a known open divergence.
+    public var excludedKinds: Set<String> = []
+    /// Which generator the choice stream is read by (`ReplayToken`'s `sc<generation>`): a
+    /// token keeps meaning what it meant when it was printed. 1: before bulk writes; 2: before
+    /// collection and object observers; 3: before async writes; 4: before reference releases,
+    /// `@ThreadSafe` cells, `writeCopy`, async blocks left open or on a thread, and realms let
+    /// go inside their writes and with async work; 5: before Linkers, their to-one links and
+    /// sorts through them (Spec V20).
+    public var generation = CheckSettings.currentGeneration
+    public static let currentGeneration = 6
+    public static let generations = 1...currentGeneration
+
+    public init(mode: CheckMode = .controlled, store: CheckStore = .sim, threads: Int = 3, operations: Int = 200,
+                engineBugs: SeededBugSet = [], modelMutation: ModelMutation? = nil,
+                scratchDirectory: String = NSTemporaryDirectory()) {
+        self.mode = mode
+        self.store = store
+        self.threads = threads
+        self.operations = operations
+        self.engineBugs = engineBugs
+        self.modelMutation = modelMutation
+        self.scratchDirectory = scratchDirectory
+    }
+}
+
+/// A deliberately wrong rule the harness must catch (its own validation): the model's
+/// expectation is altered after the model computed it.
+public enum ModelMutation: String, Sendable, Hashable, CaseIterable {
+    /// Claims `refresh()` never reports a change (Spec V4 says it returns whether it moved).
+    case refreshNeverMoves
+    /// Claims a committed `create` makes no object (Spec W4/V1: the write's data is committed).
+    case createdObjectsVanish
+}
