@@ -31,18 +31,18 @@ import Synchronization
 ///
 /// Thread safety: all state is behind `state`; the visible image is written only by the
 /// engine's single writer.
-public final class SimStore: ProcessLocalStore, @unchecked Sendable {
-    public static let sectorSizeBytes = 512
+package final class SimStore: ProcessLocalStore, @unchecked Sendable {
+    package static let sectorSizeBytes = 512
 
     /// A write made since the last sync, as the crash planner sees it.
-    public struct PendingWrite: Sendable, Hashable {
-        public let offset: Int
-        public let byteCount: Int
-        public let site: FaultSite
+    package struct PendingWrite: Sendable, Hashable {
+        package let offset: Int
+        package let byteCount: Int
+        package let site: FaultSite
     }
 
     /// What happens to one pending write in a crash.
-    public enum WriteFate: Sendable, Hashable {
+    package enum WriteFate: Sendable, Hashable {
         case lost
         case applied
         /// Sectors whose bit is set in `newSectorMask` hold the new data, the rest the old.
@@ -66,30 +66,30 @@ public final class SimStore: ProcessLocalStore, @unchecked Sendable {
     }
 
     /// How to build the next durable image.
-    public struct CrashPlan: Sendable, Hashable {
+    package struct CrashPlan: Sendable, Hashable {
         /// One fate per pending write, in `pendingWrites` order; missing entries are `.lost`.
-        public var fates: [WriteFate]
+        package var fates: [WriteFate]
         /// Whether a file-size change not yet made durable by a `.full` sync survives.
-        public var keepsUnsyncedSize: Bool
+        package var keepsUnsyncedSize: Bool
         /// Regions (by the offset they were written at) whose durable content reverts to the
         /// copy they held before their latest write: a lost write the device had acknowledged.
         /// Applied after the fates; an offset without an older copy is left alone.
-        public var revertedOffsets: [Int]
+        package var revertedOffsets: [Int]
 
-        public init(fates: [WriteFate], keepsUnsyncedSize: Bool = true, revertedOffsets: [Int] = []) {
+        package init(fates: [WriteFate], keepsUnsyncedSize: Bool = true, revertedOffsets: [Int] = []) {
             self.fates = fates
             self.keepsUnsyncedSize = keepsUnsyncedSize
             self.revertedOffsets = revertedOffsets
         }
 
-        public static let allLost = CrashPlan(fates: [], keepsUnsyncedSize: false)
-        public static func allApplied(count: Int) -> CrashPlan {
+        package static let allLost = CrashPlan(fates: [], keepsUnsyncedSize: false)
+        package static func allApplied(count: Int) -> CrashPlan {
             CrashPlan(fates: Array(repeating: .applied, count: count), keepsUnsyncedSize: true)
         }
     }
 
     /// Damage done to the durable image after the fact (shown after the next crash / reboot).
-    public enum DurableCorruption: Sendable, Hashable {
+    package enum DurableCorruption: Sendable, Hashable {
         case flipBit(byteOffset: Int, bit: Int)
         /// The bytes meant for `intendedOffset` landed at `actualOffset` instead.
         case misdirectedWrite(intendedOffset: Int, actualOffset: Int, byteCount: Int)
@@ -102,19 +102,19 @@ public final class SimStore: ProcessLocalStore, @unchecked Sendable {
     }
 
     /// Offsets with an older durable copy (`DurableCorruption.revertToOlderCopy`).
-    public var olderCopyOffsets: [Int] { state.withLock { $0.olderCopies.keys.sorted() } }
+    package var olderCopyOffsets: [Int] { state.withLock { $0.olderCopies.keys.sorted() } }
 
     /// Everything needed to rebuild this disk: used to branch many crash images from one state.
-    public struct State: Sendable {
+    package struct State: Sendable {
         fileprivate var durable: [UInt8]
         fileprivate var durableSize: Int
         fileprivate var visibleSize: Int
         fileprivate var pending: [PendingRecord]
         fileprivate var olderCopies: [Int: [UInt8]]
-        public var pendingWrites: [PendingWrite] { pending.map(\.info) }
+        package var pendingWrites: [PendingWrite] { pending.map(\.info) }
         /// Offsets with an older durable copy that `CrashPlan.revertedOffsets` can bring back.
-        public var olderCopyOffsets: [Int] { olderCopies.keys.sorted() }
-        public var durableByteCount: Int { durableSize }
+        package var olderCopyOffsets: [Int] { olderCopies.keys.sorted() }
+        package var durableByteCount: Int { durableSize }
     }
 
     fileprivate struct PendingRecord: Sendable {
@@ -135,15 +135,15 @@ public final class SimStore: ProcessLocalStore, @unchecked Sendable {
         var crashCount = 0
     }
 
-    public let name: String
+    package let name: String
     private let image: AnonymousImage
     private let state = Lock(Mutable())
     /// The current boot; read on every read-path entry, so kept outside `state`.
     private let bootGeneration = Atomic<UInt64>(1)
     /// Decides which pending writes reached the disk when a sync fails (default: none did).
-    public let syncFailureFates: (@Sendable ([PendingWrite]) -> [WriteFate])?
+    package let syncFailureFates: (@Sendable ([PendingWrite]) -> [WriteFate])?
 
-    public init(name: String = "sim", reservationBytes: Int = 1 << 30,
+    package init(name: String = "sim", reservationBytes: Int = 1 << 30,
                 syncFailureFates: (@Sendable ([PendingWrite]) -> [WriteFate])? = nil) throws(StorageError) {
         self.name = name
         self.syncFailureFates = syncFailureFates
@@ -151,7 +151,7 @@ public final class SimStore: ProcessLocalStore, @unchecked Sendable {
     }
 
     /// A disk in `state` (the pending writes visible, as before the crash that `state` awaits).
-    public convenience init(state: State, name: String = "sim", reservationBytes: Int = 1 << 30,
+    package convenience init(state: State, name: String = "sim", reservationBytes: Int = 1 << 30,
                             syncFailureFates: (@Sendable ([PendingWrite]) -> [WriteFate])? = nil) throws(StorageError) {
         try self.init(name: name, reservationBytes: reservationBytes, syncFailureFates: syncFailureFates)
         var visible = state.durable
@@ -171,7 +171,7 @@ public final class SimStore: ProcessLocalStore, @unchecked Sendable {
 
     /// The disk after `state` crashes per `plan`: what `init(state:)` then `crash(plan)` give,
     /// built with one copy of the image (crash campaigns build thousands of these).
-    public convenience init(crashing state: State, plan: CrashPlan, name: String = "sim",
+    package convenience init(crashing state: State, plan: CrashPlan, name: String = "sim",
                             reservationBytes: Int = 1 << 30) throws(StorageError) {
         try self.init(name: name, reservationBytes: reservationBytes)
         var durable = state.durable
@@ -192,17 +192,17 @@ public final class SimStore: ProcessLocalStore, @unchecked Sendable {
 
     // MARK: inspection
 
-    public func captureState() -> State {
+    package func captureState() -> State {
         state.withLock { m in
             State(durable: m.durable, durableSize: m.durableSize, visibleSize: m.visibleSize, pending: m.pending,
                   olderCopies: m.olderCopies)
         }
     }
 
-    public var pendingWrites: [PendingWrite] { state.withLock { $0.pending.map(\.info) } }
-    public var durableBytes: [UInt8] { state.withLock { Array($0.durable.prefix($0.durableSize)) } }
-    public var visibleBytes: [UInt8] { image.copyBytes() }
-    public var statistics: (writes: Int, syncs: Int, crashes: Int) {
+    package var pendingWrites: [PendingWrite] { state.withLock { $0.pending.map(\.info) } }
+    package var durableBytes: [UInt8] { state.withLock { Array($0.durable.prefix($0.durableSize)) } }
+    package var visibleBytes: [UInt8] { image.copyBytes() }
+    package var statistics: (writes: Int, syncs: Int, crashes: Int) {
         state.withLock { ($0.writeCount, $0.syncCount, $0.crashCount) }
     }
 
@@ -215,7 +215,7 @@ public final class SimStore: ProcessLocalStore, @unchecked Sendable {
     }
 
     /// Ends the current boot: the durable image becomes the disk, built per `plan`.
-    public func crash(_ plan: CrashPlan) throws(StorageError) {
+    package func crash(_ plan: CrashPlan) throws(StorageError) {
         let visible = try state.withLock { m throws(StorageError) -> [UInt8] in
             Self.apply(m.pending, plan: plan, to: &m.durable, olderCopies: &m.olderCopies)
             let newSize = plan.keepsUnsyncedSize ? m.visibleSize : m.durableSize
@@ -232,11 +232,11 @@ public final class SimStore: ProcessLocalStore, @unchecked Sendable {
 
     /// A clean restart after everything was synced: the same as a crash that loses nothing
     /// because nothing is pending (pending writes, if any, are lost).
-    public func reboot() throws(StorageError) {
+    package func reboot() throws(StorageError) {
         try crash(.allLost)
     }
 
-    public func corruptDurableImage(_ corruption: DurableCorruption) {
+    package func corruptDurableImage(_ corruption: DurableCorruption) {
         state.withLock { m in
             switch corruption {
             case .flipBit(let offset, let bit):
@@ -260,10 +260,10 @@ public final class SimStore: ProcessLocalStore, @unchecked Sendable {
     // MARK: PageStore
 
     package var base: UnsafeRawPointer { UnsafeRawPointer(image.base) }
-    public var mappedByteCount: Int { image.byteCount }
-    public var isDurable: Bool { true }
-    public var displayName: String { "sim '\(name)'" }
-    public var generation: UInt64 { bootGeneration.load(ordering: .acquiring) }
+    package var mappedByteCount: Int { image.byteCount }
+    package var isDurable: Bool { true }
+    package var displayName: String { "sim '\(name)'" }
+    package var generation: UInt64 { bootGeneration.load(ordering: .acquiring) }
 
     package func checkAlive(generation: UInt64) throws(StorageError) {
         if bootGeneration.load(ordering: .acquiring) != generation { throw StorageError.crashed }
@@ -420,5 +420,5 @@ public final class SimStore: ProcessLocalStore, @unchecked Sendable {
 
 extension StoreLocation {
     /// The simulated disk `sim`: every handle opened on it during one boot shares one file.
-    public static func simulated(_ sim: SimStore) -> StoreLocation { .processLocal(sim) }
+    package static func simulated(_ sim: SimStore) -> StoreLocation { .processLocal(sim) }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
-@_spi(FaultInjection) @testable import StrataStorage
+@testable import StrataStorage
 import StrataTestSupport
 
 /// Spec D18 on real files: a scripted workload (file creation, commits of different sizes, a

@@ -1,6 +1,6 @@
 import Foundation
 import Strata
-@_spi(FaultInjection) import StrataStorage
+import StrataStorage
 import Synchronization
 import Testing
 

@@ -10,11 +10,11 @@ public struct SeededBugSet: OptionSet, Sendable, Hashable {
     public let rawValue: UInt64
     public init(rawValue: UInt64) { self.rawValue = rawValue }
 
-    public static func engine(_ bugs: SeededBugs) -> SeededBugSet { SeededBugSet(rawValue: bugs.rawValue) }
+    package static func engine(_ bugs: SeededBugs) -> SeededBugSet { SeededBugSet(rawValue: bugs.rawValue) }
     package static func api(_ bugs: APISeededBugs) -> SeededBugSet { SeededBugSet(rawValue: bugs.rawValue) }
 
     /// The engine's bugs of the set (every bit the API layer does not claim).
-    public var engine: SeededBugs { SeededBugs(rawValue: rawValue & ~APISeededBugs.all.rawValue) }
+    package var engine: SeededBugs { SeededBugs(rawValue: rawValue & ~APISeededBugs.all.rawValue) }
     /// The API layer's bugs of the set.
     package var api: APISeededBugs { APISeededBugs(rawValue: rawValue & APISeededBugs.all.rawValue) }
     /// The configuration's hooks for the API layer's bugs.

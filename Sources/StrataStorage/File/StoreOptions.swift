@@ -60,14 +60,28 @@ public struct StoreOptions: Sendable {
     /// The file grows by at least this much at a time (else by a thirty-second of its size,
     /// up to 1 MiB; see `Pager.growIfNeeded`).
     public var growthChunkBytesMin: Int
-    /// Test hooks; `.none` in production. Fixed by the first open of a file in a process.
-    public var hooks: EngineHooks
+    /// Test hooks (the harness's and the tests'); `.none` in production, and not part of the
+    /// public API. Fixed by the first open of a file in a process.
+    package var hooks: EngineHooks = .none
 
     /// Options with the engine's defaults for everything not given (each is described on its
     /// property).
     public init(create: Bool = true, readOnly: Bool = false, assumeImmutable: Bool = false, pageSizeBytes: Int = 4096,
                 maximumFileSizeBytes: Int = 64 << 30, readerSlotCount: Int = 1024,
-                growthChunkBytesMin: Int = 64 << 10, hooks: EngineHooks = .none) {
+                growthChunkBytesMin: Int = 64 << 10) {
+        self.create = create
+        self.readOnly = readOnly
+        self.assumeImmutable = assumeImmutable
+        self.pageSizeBytes = pageSizeBytes
+        self.maximumFileSizeBytes = maximumFileSizeBytes
+        self.readerSlotCount = readerSlotCount
+        self.growthChunkBytesMin = growthChunkBytesMin
+    }
+
+    /// The same options with test hooks (the harness and the tests).
+    package init(create: Bool = true, readOnly: Bool = false, assumeImmutable: Bool = false, pageSizeBytes: Int = 4096,
+                 maximumFileSizeBytes: Int = 64 << 30, readerSlotCount: Int = 1024,
+                 growthChunkBytesMin: Int = 64 << 10, hooks: EngineHooks) {
         self.create = create
         self.readOnly = readOnly
         self.assumeImmutable = assumeImmutable

@@ -4,15 +4,15 @@
 /// one predictable branch. Hooks sit at lock, commit and I/O granularity, never in per-key
 /// loops. The harness issue drives `yield` (controlled scheduling), `fault` (injected I/O
 /// errors), `probe` (coverage marks) and `bugs` (the seeded-bug catalog).
-public struct EngineHooks: Sendable {
+package struct EngineHooks: Sendable {
     /// Called at each `YieldPoint`; a controlled scheduler may block here to pass its token.
-    public var yield: (@Sendable (YieldPoint) -> Void)?
+    package var yield: (@Sendable (YieldPoint) -> Void)?
     /// Asked before each I/O operation; a non-nil answer makes the operation fail that way.
-    public var fault: (@Sendable (FaultSite) -> InjectedFault?)?
+    package var fault: (@Sendable (FaultSite) -> InjectedFault?)?
     /// Told when a rare path worth covering is reached.
-    public var probe: (@Sendable (Probe) -> Void)?
+    package var probe: (@Sendable (Probe) -> Void)?
     /// Deliberate bugs switched on for harness validation. Empty in production.
-    public var bugs: SeededBugs
+    package var bugs: SeededBugs
 
     /// Hooks with the given callbacks and seeded bugs; every callback left nil costs one branch
     /// at its point.
@@ -21,7 +21,7 @@ public struct EngineHooks: Sendable {
     ///   - fault: asked at each `FaultSite`; a non-nil answer makes that I/O fail.
     ///   - probe: told of each `Probe` event (coverage counting).
     ///   - bugs: the deliberate bugs switched on.
-    public init(yield: (@Sendable (YieldPoint) -> Void)? = nil,
+    package init(yield: (@Sendable (YieldPoint) -> Void)? = nil,
                 fault: (@Sendable (FaultSite) -> InjectedFault?)? = nil,
                 probe: (@Sendable (Probe) -> Void)? = nil,
                 bugs: SeededBugs = []) {
@@ -32,7 +32,7 @@ public struct EngineHooks: Sendable {
     }
 
     /// No hooks and no bugs: what production uses.
-    public static let none = EngineHooks()
+    package static let none = EngineHooks()
 
     @inline(__always)
     func at(_ point: YieldPoint) {
@@ -55,7 +55,7 @@ public struct EngineHooks: Sendable {
 }
 
 /// Points where the engine lets a controlled scheduler switch threads.
-public enum YieldPoint: Sendable, Hashable, CustomStringConvertible {
+package enum YieldPoint: Sendable, Hashable, CustomStringConvertible {
     /// About to wait for the write lock.
     case writeLockWait
     /// Another writer of this process holds the lock: about to block until it lets go. A
@@ -92,7 +92,7 @@ public enum YieldPoint: Sendable, Hashable, CustomStringConvertible {
     /// The background group sync is over and its realm's turn is scheduled.
     case groupSyncEnds
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .writeLockWait: return "write-lock-wait"
         case .writeLockBlocks: return "write-lock-blocks"
@@ -113,7 +113,7 @@ public enum YieldPoint: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// An I/O operation that a fault can be injected into.
-public enum FaultSite: Sendable, Hashable, CustomStringConvertible {
+package enum FaultSite: Sendable, Hashable, CustomStringConvertible {
     /// Writing a data or free-list page in phase 1.
     case pageWrite(PageNumber)
     /// Writing a commit slot (0 or 1) in phase 2.
@@ -125,7 +125,7 @@ public enum FaultSite: Sendable, Hashable, CustomStringConvertible {
     /// Growing the file.
     case grow(toBytes: Int)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .pageWrite(let p): return "page-write(\(p.rawValue))"
         case .slotWrite(let slot): return "slot-write(\(slot))"
@@ -137,7 +137,7 @@ public enum FaultSite: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// The failure an injected fault produces.
-public enum InjectedFault: Sendable, Hashable {
+package enum InjectedFault: Sendable, Hashable {
     /// The operation fails with EIO. For a sync this follows Linux "fsyncgate" semantics in
     /// the harness's simulated disk: the unsynced writes may or may not have reached the disk,
     /// and a retried sync would report success without them.

@@ -1,6 +1,6 @@
 /// Named rare paths (coverage marks, Docs/style.md rule 17). A probe is reported through
 /// `EngineHooks.probe` when the engine takes that path; the harness keeps a must-hit list.
-public enum Probe: String, Sendable, Hashable, CaseIterable {
+package enum Probe: String, Sendable, Hashable, CaseIterable {
     /// Open found the newer slot invalid (torn or corrupt) and recovered from the other slot.
     case tornSlotRecoveredFromOtherSlot
     /// Open found the newest slot's pages beyond the durable file end (growth not durable).

@@ -6,53 +6,53 @@
 /// a switch is read only at commit, open and lock granularity, so it costs nothing when off.
 /// The harness names a run's bugs of both layers by one raw value, so no bit here may be one of
 /// `APISeededBugs`.
-public struct SeededBugs: OptionSet, Sendable, Hashable {
-    public let rawValue: UInt64
-    public init(rawValue: UInt64) { self.rawValue = rawValue }
+package struct SeededBugs: OptionSet, Sendable, Hashable {
+    package let rawValue: UInt64
+    package init(rawValue: UInt64) { self.rawValue = rawValue }
 
     /// Phase 1 writes pages but skips its sync (Spec D: pages durable before the slot).
-    public static let skipPhaseOneSync = SeededBugs(rawValue: 1 << 0)
+    package static let skipPhaseOneSync = SeededBugs(rawValue: 1 << 0)
     /// The commit slot is written and synced before the data pages.
-    public static let slotBeforeData = SeededBugs(rawValue: 1 << 1)
+    package static let slotBeforeData = SeededBugs(rawValue: 1 << 1)
     /// Every commit overwrites slot 0 instead of the inactive slot.
-    public static let singleCommitSlot = SeededBugs(rawValue: 1 << 2)
+    package static let singleCommitSlot = SeededBugs(rawValue: 1 << 2)
     /// Open trusts a slot without checking its checksum.
-    public static let skipSlotChecksum = SeededBugs(rawValue: 1 << 3)
+    package static let skipSlotChecksum = SeededBugs(rawValue: 1 << 3)
     /// Free pages are reused regardless of the versions readers pin.
-    public static let reusePinnedPages = SeededBugs(rawValue: 1 << 4)
+    package static let reusePinnedPages = SeededBugs(rawValue: 1 << 4)
     /// A commit reuses pages it freed itself (still part of the version on disk).
-    public static let reuseOwnFrees = SeededBugs(rawValue: 1 << 5)
+    package static let reuseOwnFrees = SeededBugs(rawValue: 1 << 5)
     /// The new version is published to readers before the slot sync.
-    public static let publishBeforeSlotSync = SeededBugs(rawValue: 1 << 6)
+    package static let publishBeforeSlotSync = SeededBugs(rawValue: 1 << 6)
     /// A failed phase-1 sync is retried; the retry "succeeds" and the commit goes on.
-    public static let retrySyncAfterEIO = SeededBugs(rawValue: 1 << 7)
+    package static let retrySyncAfterEIO = SeededBugs(rawValue: 1 << 7)
     /// Leaf splits move one entry too few into the new right node, dropping it.
-    public static let treeSplitOffByOne = SeededBugs(rawValue: 1 << 8)
+    package static let treeSplitOffByOne = SeededBugs(rawValue: 1 << 8)
     /// Slots of dead reader processes are never reclaimed.
-    public static let neverReclaimDeadReaders = SeededBugs(rawValue: 1 << 9)
+    package static let neverReclaimDeadReaders = SeededBugs(rawValue: 1 << 9)
     /// Phase 1 uses fdatasync even when the file grew, so the new size may not be durable.
-    public static let dataSyncAfterGrowth = SeededBugs(rawValue: 1 << 10)
+    package static let dataSyncAfterGrowth = SeededBugs(rawValue: 1 << 10)
     /// Two writers in one process do not exclude each other: a write begun while another is
     /// open goes ahead on the same base, and one commit's changes are lost (W1, W16).
-    public static let writersDoNotExclude = SeededBugs(rawValue: 1 << 11)
+    package static let writersDoNotExclude = SeededBugs(rawValue: 1 << 11)
     /// Readers and the writer follow page references without checking the version and checksum
     /// the reference expects, so a lost or misdirected write of an older page reads as data
     /// (D19).
-    public static let skipReferenceCheck = SeededBugs(rawValue: 1 << 12)
+    package static let skipReferenceCheck = SeededBugs(rawValue: 1 << 12)
 
     /// Free space ignores the durable version while an async group waits for its sync, so a
     /// group's commits overwrite pages a crash would recover (D10, D5): the group is durable in
     /// part. Caught by `DeferredDurabilityTests`' crash images and by the harness's power
     /// losses and crash images during async groups (generation 4).
-    public static let reuseDurablePages = SeededBugs(rawValue: 1 << 40)
+    package static let reuseDurablePages = SeededBugs(rawValue: 1 << 40)
     /// The group sync writes the slot of the group's first commit, not its last: the group is
     /// durable in part, a version in its middle survives a crash (D10) and the later commits'
     /// completions run before they are durable (D11).
-    public static let groupDurableInPart = SeededBugs(rawValue: 1 << 41)
+    package static let groupDurableInPart = SeededBugs(rawValue: 1 << 41)
     /// Test-only, not a bug of the catalog: the commit dereferences a bad pointer before it
     /// writes anything, so the process dies of SIGSEGV inside the engine. It proves that a crash
     /// inside a run is reported by `strata-fuzz run` as a failure with a replay token
     /// (Docs/harness.md "A crash inside a run"); only the harness sets engine bugs
     /// (`EngineHooks`), and only `strata-fuzz run --defect plantedCrashInCommit` sets this one.
-    public static let plantedCrashInCommit = SeededBugs(rawValue: 1 << 63)
+    package static let plantedCrashInCommit = SeededBugs(rawValue: 1 << 63)
 }

@@ -5,8 +5,7 @@ import Dispatch
 import Synchronization
 
 /// A system call of the real file store that a test can make fail (Spec D18).
-@_spi(FaultInjection)
-public enum SystemCall: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+package enum SystemCall: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     case pwrite, pwritev, fdatasync, fsync, fallocate, ftruncate
     public var description: String { rawValue }
     /// Whether a short write can be injected into this call.
@@ -14,8 +13,7 @@ public enum SystemCall: String, Sendable, Hashable, CaseIterable, CustomStringCo
 }
 
 /// What an injected fault does to the call it hits.
-@_spi(FaultInjection)
-public enum SystemCallFault: Sendable, Hashable, CustomStringConvertible {
+package enum SystemCallFault: Sendable, Hashable, CustomStringConvertible {
     /// The call is not made and returns -1 with this errno (EIO, ENOSPC, EFBIG ...).
     case fail(errno: Int32)
     /// A `pwrite` / `pwritev` writes only the first half of its bytes (at least one) and
@@ -39,8 +37,7 @@ public enum SystemCallFault: Sendable, Hashable, CustomStringConvertible {
 /// A script of system-call faults for the files under one directory: "the Nth call of
 /// `pwrite` fails with EIO". Counts every call of each kind on the files it watches, so a
 /// clean run tells a test how many calls there are to fail.
-@_spi(FaultInjection)
-public final class SystemCallFaultPlan: @unchecked Sendable {
+package final class SystemCallFaultPlan: @unchecked Sendable {
     public struct Fired: Sendable, Hashable {
         public let call: SystemCall
         /// 1-based: the Nth call of its kind on the watched files.
@@ -111,15 +108,14 @@ public final class SystemCallFaultPlan: @unchecked Sendable {
 /// file being created, the lock file, a compaction's target), Docs/style.md rule 17.
 ///
 /// How it is armed, and why production cannot reach it by accident: the only entry point is
-/// `SystemCallFaults.run(_:_:)`, declared `@_spi(FaultInjection)`, so code that does not write
-/// `@_spi(FaultInjection) import StrataStorage` cannot see it; nothing else sets the flag. While
+/// `SystemCallFaults.run(_:_:)`, declared `package`, so code outside this package cannot
+/// see it; nothing else sets the flag. While
 /// it is off, each hooked call costs one relaxed atomic load of `armed` (Docs/testing.md
 /// "System-call faults"). While it is on, only descriptors opened under the plan's directory
 /// (and that directory's own `fsync`) are counted, so other tests of the same process running
 /// beside it are not disturbed. One plan at a time per process: `run` waits for the previous
 /// one to end.
-@_spi(FaultInjection)
-public enum SystemCallFaults {
+package enum SystemCallFaults {
     private static let armed = Atomic<Bool>(false)
     private static let current = Lock<SystemCallFaultPlan?>(nil)
     private static let turn = DispatchSemaphore(value: 1)
