@@ -27,16 +27,18 @@ public enum ChangeSet {
         let modifications = old.indices.filter {
             keptOldIndices.contains($0) && isModified(old[$0])
         }
-        return CollectionChange(deletions: deletions, insertions: insertions,
-                                modifications: modifications)
+        return CollectionChange(
+            deletions: deletions, insertions: insertions,
+            modifications: modifications)
     }
 
     /// Spec N7: applying deletions (old indices, from the back), then insertions (new indices,
     /// from the front, taking the inserted elements from `new`) to `old`. A correct change set
     /// gives back `new`.
-    public static func apply<Element>(_ change: CollectionChange, to old: [Element],
-                                      new: [Element]) -> [Element]?
-    {
+    public static func apply<Element>(
+        _ change: CollectionChange, to old: [Element],
+        new: [Element]
+    ) -> [Element]? {
         var result = old
         for index in change.deletions.sorted(by: >) {
             guard index < result.count else { return nil }
@@ -78,11 +80,13 @@ public enum ChangeSet {
         -> [(Int, Int)]
     {
         guard !a.isEmpty, !b.isEmpty else { return [] }
-        var lengths = Array(repeating: Array(repeating: 0, count: b.count + 1),
-                            count: a.count + 1)
+        var lengths = Array(
+            repeating: Array(repeating: 0, count: b.count + 1),
+            count: a.count + 1)
         for i in stride(from: a.count - 1, through: 0, by: -1) {
             for j in stride(from: b.count - 1, through: 0, by: -1) {
-                lengths[i][j] = a[i] == b[j]
+                lengths[i][j] =
+                    a[i] == b[j]
                     ? lengths[i + 1][j + 1] + 1 : max(lengths[i + 1][j], lengths[i][j + 1])
             }
         }

@@ -45,10 +45,12 @@ public struct Configuration: Hashable, Sendable {
     /// Reset the file instead of migrating it (Spec X26).
     public var deleteRealmIfMigrationNeeded: Bool
 
-    public init(location: FileLocation, readOnly: Bool = false,
-                maximumNumberOfActiveVersions: Int? = nil, encryptionKeyByteCount: Int? = nil,
-                seedFilePath: String? = nil, schema: Schema = .standard, schemaVersion: UInt64 = 0,
-                deleteRealmIfMigrationNeeded: Bool = false) {
+    public init(
+        location: FileLocation, readOnly: Bool = false,
+        maximumNumberOfActiveVersions: Int? = nil, encryptionKeyByteCount: Int? = nil,
+        seedFilePath: String? = nil, schema: Schema = .standard, schemaVersion: UInt64 = 0,
+        deleteRealmIfMigrationNeeded: Bool = false
+    ) {
         self.location = location
         self.readOnly = readOnly
         self.maximumNumberOfActiveVersions = maximumNumberOfActiveVersions

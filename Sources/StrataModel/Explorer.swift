@@ -33,8 +33,10 @@ public struct ExplorationSpace: Sendable {
     public var depthMax: Int
     public var statesMax: Int
 
-    public init(initial: ModelState, alphabet: @escaping @Sendable (ModelState) -> [Step],
-                depthMax: Int, statesMax: Int) {
+    public init(
+        initial: ModelState, alphabet: @escaping @Sendable (ModelState) -> [Step],
+        depthMax: Int, statesMax: Int
+    ) {
         self.initial = initial
         self.alphabet = alphabet
         self.depthMax = depthMax
@@ -91,9 +93,9 @@ public enum Explorer {
         var problems = after.invariantViolations()
         problems += after.transitionViolations(from: before, crashed: isCrash(step.operation))
         if case .read(let handleID) = step.operation,
-           case .success(.elements(let readings)) = outcome.result,
-           let handle = after.handles[handleID], let realmID = handle.realm,
-           case .results(let query) = handle.target, let view = after.view(of: realmID)
+            case .success(.elements(let readings)) = outcome.result,
+            let handle = after.handles[handleID], let realmID = handle.realm,
+            case .results(let query) = handle.target, let view = after.view(of: realmID)
         {
             // Spec V1: what the read returned is exactly the realm's view.
             let expected = query.evaluate(in: view).compactMap { view.reading(of: $0, frozen: false) }
@@ -102,7 +104,7 @@ public enum Explorer {
             }
         }
         if case .resolve(let reference, _, _) = step.operation,
-           before.references[reference]?.isResolved == true, case .success = outcome.result
+            before.references[reference]?.isResolved == true, case .success = outcome.result
         {
             problems.append("reference \(reference) resolved twice")  // Spec T2
         }
@@ -112,7 +114,7 @@ public enum Explorer {
     static func isCrash(_ operation: Operation) -> Bool {
         switch operation {
         case .crashMachine, .commitWrite(_, _, .machineCrash),
-             .writeBlock(_, _, _, _, .machineCrash):
+            .writeBlock(_, _, _, _, .machineCrash):
             return true
         default:
             return false
@@ -127,17 +129,26 @@ extension Explorer {
     /// object, commit in two crash windows, refresh, invalidate, a loop turn, a Results accessor
     /// read, freeze and release of the realm, a Results reference made, resolved by the next
     /// context and released; and a machine crash.
-    public static func standardSpace(contextCount: Int, objectCount: Int, versionMax: Int,
-                                     depthMax: Int, statesMax: Int) -> ExplorationSpace
-    {
+    public static func standardSpace(
+        contextCount: Int, objectCount: Int, versionMax: Int,
+        depthMax: Int, statesMax: Int
+    ) -> ExplorationSpace {
         let configuration = Configuration(location: .path("explore.realm"))
         var initial = ModelState(readerSlotCount: 8)
         for index in 1...contextCount {
             let context = ContextID(index)
-            _ = initial.perform(Step(context, .addContext(context, process: ProcessID(1),
-                                                        kind: .thread(hasEventLoop: true))))
-            _ = initial.perform(Step(context, .open(configuration, confinement: .callingContext,
-                                                    as: RealmID(index))))
+            _ = initial.perform(
+                Step(
+                    context,
+                    .addContext(
+                        context, process: ProcessID(1),
+                        kind: .thread(hasEventLoop: true))))
+            _ = initial.perform(
+                Step(
+                    context,
+                    .open(
+                        configuration, confinement: .callingContext,
+                        as: RealmID(index))))
         }
         let alphabet: @Sendable (ModelState) -> [Step] = { state in
             let newest = state.files[configuration.location]?.newest ?? Version(1)
@@ -147,29 +158,61 @@ extension Explorer {
                 let context = ContextID(index)
                 let realm = RealmID(index)
                 guard state.realms[realm]?.isClosed == false else {
-                    steps.append(Step(context, .open(configuration, confinement: .callingContext,
-                                                     as: realm)))
+                    steps.append(
+                        Step(
+                            context,
+                            .open(
+                                configuration, confinement: .callingContext,
+                                as: realm)))
                     continue
                 }
                 let inWrite = state.realms[realm]?.write != nil
                 if inWrite {
                     if canCommit {
-                        steps.append(Step(context, .commitWrite(realm, withoutNotifying: [],
-                                                                fate: .success)))
-                        steps.append(Step(context, .commitWrite(
-                            realm, withoutNotifying: [],
-                            fate: .machineCrash(.duringSlotWriteSlotWritten))))
-                        steps.append(Step(context, .commitWrite(
-                            realm, withoutNotifying: [], fate: .machineCrash(.afterPhaseOneSync))))
+                        steps.append(
+                            Step(
+                                context,
+                                .commitWrite(
+                                    realm, withoutNotifying: [],
+                                    fate: .success)))
+                        steps.append(
+                            Step(
+                                context,
+                                .commitWrite(
+                                    realm, withoutNotifying: [],
+                                    fate: .machineCrash(.duringSlotWriteSlotWritten))))
+                        steps.append(
+                            Step(
+                                context,
+                                .commitWrite(
+                                    realm, withoutNotifying: [], fate: .machineCrash(.afterPhaseOneSync))))
                     }
                     steps.append(Step(context, .cancelWrite(realm)))
                     for key in 1...objectCount {
-                        steps.append(Step(context, .apply(realm, [
-                            .create(type: "Item", primaryKey: key, value: index)])))
-                        steps.append(Step(context, .apply(realm, [
-                            .setValue(type: "Item", primaryKey: key, value: index)])))
-                        steps.append(Step(context, .apply(realm, [
-                            .delete(type: "Item", primaryKey: key)])))
+                        steps.append(
+                            Step(
+                                context,
+                                .apply(
+                                    realm,
+                                    [
+                                        .create(type: "Item", primaryKey: key, value: index)
+                                    ])))
+                        steps.append(
+                            Step(
+                                context,
+                                .apply(
+                                    realm,
+                                    [
+                                        .setValue(type: "Item", primaryKey: key, value: index)
+                                    ])))
+                        steps.append(
+                            Step(
+                                context,
+                                .apply(
+                                    realm,
+                                    [
+                                        .delete(type: "Item", primaryKey: key)
+                                    ])))
                     }
                 } else {
                     steps.append(Step(context, .beginWrite(realm)))
@@ -200,8 +243,11 @@ extension Explorer {
                 let resolved = HandleID(40 + index)
                 if let state = state.references[reference], !state.isReleased {
                     if !state.isResolved {
-                        steps.append(Step(ContextID(target), .resolve(
-                            reference, in: RealmID(target), as: resolved)))
+                        steps.append(
+                            Step(
+                                ContextID(target),
+                                .resolve(
+                                    reference, in: RealmID(target), as: resolved)))
                     }
                     steps.append(Step(context, .releaseReference(reference)))
                 }
@@ -209,7 +255,8 @@ extension Explorer {
             steps.append(Step(ContextID(1), .crashMachine(keepUnsyncedSlots: false)))
             return steps
         }
-        return ExplorationSpace(initial: initial, alphabet: alphabet, depthMax: depthMax,
-                                statesMax: statesMax)
+        return ExplorationSpace(
+            initial: initial, alphabet: alphabet, depthMax: depthMax,
+            statesMax: statesMax)
     }
 }

@@ -126,7 +126,7 @@ public enum ModelError: Error, Hashable, Sendable, CustomStringConvertible {
     public var code: ModelErrorCode {
         switch self {
         case .commitFailed, .poisoned, .tooManyActiveVersions, .tooManyReaders,
-             .encryptionUnsupported, .schemaVersionLower:
+            .encryptionUnsupported, .schemaVersionLower:
             return .fail
         case .cancelled: return .cancelled
         case .fileNotFound, .parentDirectoryMissing: return .fileNotFound
@@ -217,7 +217,8 @@ public enum ModelError: Error, Hashable, Sendable, CustomStringConvertible {
         case .readOnlyObservation:
             return "Read-only Realms do not change and do not have change notifications."
         case .unmanagedObservation: return "Change notifications are only supported on managed collections."
-        case .unmanagedObjectObservation: return "Only objects which are managed by a Realm support change notifications"
+        case .unmanagedObjectObservation:
+            return "Only objects which are managed by a Realm support change notifications"
         case .unknownKeyPath(let property, let type):
             return "Invalid property name: property '\(property)' not found in object of type '\(type)'"
         case .realmClosed: return "Cannot access realm that has been closed."
@@ -243,7 +244,8 @@ public enum ModelError: Error, Hashable, Sendable, CustomStringConvertible {
         case .tooManyOpenFiles(let path):
             return "Failed to open file at path '\(path)': Too many open files"
         case .tooSmall(let path, let byteCount):
-            return "Failed to open Realm file at path '\(path)': file is non-empty but too small (\(byteCount) bytes) to be a valid "
+            return
+                "Failed to open Realm file at path '\(path)': file is non-empty but too small (\(byteCount) bytes) to be a valid "
                 + "Realm."
         case .alreadyOpen(let path):
             return "Cannot delete files of an open Realm: '\(path)' is still in use."

@@ -17,8 +17,8 @@ public struct Version: Hashable, Comparable, Sendable, CustomStringConvertible,
 
 /// Shared shape of the identifier types: a number chosen by the caller.
 public protocol ModelIdentifier: Hashable, Comparable, Sendable, CustomStringConvertible,
-    ExpressibleByIntegerLiteral where IntegerLiteralType == Int
-{
+    ExpressibleByIntegerLiteral
+where IntegerLiteralType == Int {
     var rawValue: Int { get }
     init(_ rawValue: Int)
     static var letter: String { get }

@@ -18,10 +18,12 @@ extension ModelState {
             try checkAsyncAllowed(realmID, in: context)
             // Spec A1: returns before the block runs; commits without grouping; completes.
             // Spec A4: the id names the block; its commit's completion cannot be cancelled.
-            enqueue(AsyncBlock(id: id, mutations: mutations,
-                               ending: .commit(allowGrouping: false), hasCompletion: true,
-                               commitTakesBlockID: false),
-                    on: realmID)
+            enqueue(
+                AsyncBlock(
+                    id: id, mutations: mutations,
+                    ending: .commit(allowGrouping: false), hasCompletion: true,
+                    commitTakesBlockID: false),
+                on: realmID)
             return .done
         case .beginAsyncWrite(let realmID, let mutations, let ending, let id):
             try checkAsyncAllowed(realmID, in: context)
@@ -30,8 +32,9 @@ extension ModelState {
             // block's id here.
             var hasCompletion = true
             if ending == .cancel || ending == .leaveOpen { hasCompletion = false }
-            enqueue(AsyncBlock(id: id, mutations: mutations, ending: ending, hasCompletion: hasCompletion),
-                    on: realmID)
+            enqueue(
+                AsyncBlock(id: id, mutations: mutations, ending: ending, hasCompletion: hasCompletion),
+                on: realmID)
             return .done
         case .asyncWrite(let realmID, let mutations, let ending, let cancelled, let id):
             _ = try usableRealm(realmID, in: context)
@@ -41,8 +44,9 @@ extension ModelState {
             }
             try checkAsyncAllowed(realmID, in: context)
             if cancelled { throw .rejected(.cancelled) }  // Spec A16: the block never runs
-            enqueue(AsyncBlock(id: id, mutations: mutations, ending: ending, hasCompletion: true),
-                    on: realmID)
+            enqueue(
+                AsyncBlock(id: id, mutations: mutations, ending: ending, hasCompletion: true),
+                on: realmID)
             return .done
         case .commitAsyncWrite(let realmID, let allowGrouping, let id):
             _ = try usableRealm(realmID, in: context)
@@ -58,8 +62,9 @@ extension ModelState {
         case .isPerformingAsynchronousWriteOperations(let realmID):
             let realm = try usableRealm(realmID, in: context)
             // Spec A17: from queueing until nothing is queued, running or owed a completion.
-            return .bool(!realm.asyncQueue.isEmpty || !realm.asyncGroups.isEmpty
-                || !realm.completionsOwed.isEmpty || realm.write?.asyncBlock != nil)
+            return .bool(
+                !realm.asyncQueue.isEmpty || !realm.asyncGroups.isEmpty
+                    || !realm.completionsOwed.isEmpty || realm.write?.asyncBlock != nil)
         case .syncAsyncGroup(let realmID, let fails):
             let realm = try realmState(realmID)
             guard realm.asyncGroups.first?.isEnded == true else {
@@ -104,18 +109,20 @@ extension ModelState {
 
     /// Spec A6, V12, D10, A9: publishes the realm's open write without a sync and adds it to the
     /// realm's open group.
-    mutating func asyncCommit(_ realmID: RealmID, id: AsyncWriteID, allowGrouping: Bool,
-                              hasCompletion: Bool, isCancellable: Bool = true)
-    {
+    mutating func asyncCommit(
+        _ realmID: RealmID, id: AsyncWriteID, allowGrouping: Bool,
+        hasCompletion: Bool, isCancellable: Bool = true
+    ) {
         guard let realm = realms[realmID], let write = realm.write else { return }
         let version = write.startVersion.next
         publish(write.snapshot, as: version, of: realmID)
         emit(.asyncCommitted(id, version))
         var groups = realms[realmID]?.asyncGroups ?? []
         if groups.last?.isEnded != false { groups.append(AsyncGroup(commits: [], isEnded: false)) }
-        groups[groups.count - 1].commits.append(AsyncCommit(
-            id: id, version: version, completionCancelled: false, hasCompletion: hasCompletion,
-            isCancellable: isCancellable))
+        groups[groups.count - 1].commits.append(
+            AsyncCommit(
+                id: id, version: version, completionCancelled: false, hasCompletion: hasCompletion,
+                isCancellable: isCancellable))
         let queueEmpty = realms[realmID]?.asyncQueue.isEmpty ?? true
         // Spec A9, L7: the group ends without grouping, at its 20th commit, or with no block
         // queued.
@@ -140,7 +147,7 @@ extension ModelState {
             error = .commitFailed(.beforeSlot)
             files[location]?.poisoned.insert(realm.process)  // Spec D6, D12
         } else if let last = group.commits.last?.version,
-                  let durable = files[location]?.durable, durable < last
+            let durable = files[location]?.durable, durable < last
         {
             files[location]?.durable = last  // Spec D10: one sync makes the group's last durable
         }
@@ -179,7 +186,7 @@ extension ModelState {
         }
         // Spec A9: blocks wait while an ended group is not yet durable.
         guard realm.write == nil, let block = realm.asyncQueue.first,
-              !realm.asyncGroups.contains(where: \.isEnded)
+            !realm.asyncGroups.contains(where: \.isEnded)
         else { return }
         let location = realm.configuration.location
         guard files[location]?.writer == nil else { return }  // Spec W1: waits for the lock
@@ -202,8 +209,9 @@ extension ModelState {
         }
         switch block.ending {
         case .commit(let allowGrouping):
-            asyncCommit(realmID, id: block.id, allowGrouping: allowGrouping,
-                        hasCompletion: block.hasCompletion, isCancellable: block.commitTakesBlockID)
+            asyncCommit(
+                realmID, id: block.id, allowGrouping: allowGrouping,
+                hasCompletion: block.hasCompletion, isCancellable: block.commitTakesBlockID)
         case .cancel:
             rollback(realmID)  // Spec A3
             if block.hasCompletion { emit(.asyncCompleted(block.id, nil)) }

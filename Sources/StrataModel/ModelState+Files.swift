@@ -12,9 +12,10 @@ extension ModelState {
             // (then X2 refuses the deletion) or after it (then it creates a new, empty file).
             let location = configuration.location
             // Spec X2: a file open anywhere is not deleted.
-            if realms.values.contains(where: { $0.configuration.location == location && !$0.isClosed
-                && (!$0.isFrozen || $0.readVersion != nil) })
-            {
+            if realms.values.contains(where: {
+                $0.configuration.location == location && !$0.isClosed
+                    && (!$0.isFrozen || $0.readVersion != nil)
+            }) {
                 throw .rejected(.alreadyOpen(path: "\(location)"))
             }
             // Spec X1: true when the main file existed, false (no error) otherwise.
@@ -37,8 +38,9 @@ extension ModelState {
                 throw .rejected(.tooManyOpenFiles(path: path))
             }
             // Spec X3: a compacted copy of the read version, or of the open write's data.
-            files[.path(path)] = FileState(location: .path(path), first: snapshot,
-                                           readerSlotCount: readerSlotCount)
+            files[.path(path)] = FileState(
+                location: .path(path), first: snapshot,
+                readerSlotCount: readerSlotCount)
             return .done
         default:
             throw .rejected(.invalidStep("not a file operation"))

@@ -33,7 +33,7 @@ extension ModelState {
             guard let version = realm.readVersion else { continue }
             // Spec V1: a read sees exactly its version, which must still be there.
             if files[realm.configuration.location]?.versions[version] == nil,
-               !(realm.isFrozen && (realm.frozenInvalidated || !frozenRealmIsAlive(id)))
+                !(realm.isFrozen && (realm.frozenInvalidated || !frozenRealmIsAlive(id)))
             {
                 violations.append("\(id): read version \(version) is gone")
             }
@@ -63,7 +63,7 @@ extension ModelState {
         }
         for (id, realm) in before.realms {
             guard let now = realms[id], let old = realm.readVersion, let new = now.readVersion,
-                  now.epoch == realm.epoch
+                now.epoch == realm.epoch
             else { continue }
             // Spec V2, V3: a realm never moves backwards (a rollback returns to the start).
             if new < old {

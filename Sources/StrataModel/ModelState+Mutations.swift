@@ -9,8 +9,10 @@ extension ModelState {
         switch operation {
         case .makeUnmanaged(let type, let primaryKey, let value, let id):
             guard handles[id] == nil else { throw .rejected(.invalidStep("handle \(id) exists")) }
-            handles[id] = HandleState(realm: nil, target: .unmanaged(
-                type: type, primaryKey: primaryKey, value: value), epoch: 0)
+            handles[id] = HandleState(
+                realm: nil,
+                target: .unmanaged(
+                    type: type, primaryKey: primaryKey, value: value), epoch: 0)
             return .handle(id)
         case .add(let realmID, let id, let policy):
             _ = try usableRealm(realmID, in: context)
@@ -18,10 +20,12 @@ extension ModelState {
         case .create(let realmID, let type, let primaryKey, let value, let policy, let id):
             _ = try usableRealm(realmID, in: context)
             guard handles[id] == nil else { throw .rejected(.invalidStep("handle \(id) exists")) }
-            let object = try createObject(type: type, primaryKey: primaryKey, value: value,
-                                          policy: policy, in: realmID)
-            handles[id] = HandleState(realm: realmID, target: .object(object),
-                                      epoch: try realmState(realmID).epoch)
+            let object = try createObject(
+                type: type, primaryKey: primaryKey, value: value,
+                policy: policy, in: realmID)
+            handles[id] = HandleState(
+                realm: realmID, target: .object(object),
+                epoch: try realmState(realmID).epoch)
             return .handle(id)
         case .createCopy(let realmID, let sourceID, let id):
             _ = try usableRealm(realmID, in: context)
@@ -30,10 +34,12 @@ extension ModelState {
             guard case .object(let sourceObject) = source.target, let sourceRealm = source.realm
             else { throw .rejected(.invalidStep("\(sourceID) is not a managed object")) }
             let sourceData = try readable(source)
-            let object = try createCopy(sourceObject, from: sourceData, into: realmID,
-                                        sameRealm: sourceRealm == realmID)
-            handles[id] = HandleState(realm: realmID, target: .object(object),
-                                      epoch: try realmState(realmID).epoch)
+            let object = try createCopy(
+                sourceObject, from: sourceData, into: realmID,
+                sameRealm: sourceRealm == realmID)
+            handles[id] = HandleState(
+                realm: realmID, target: .object(object),
+                epoch: try realmState(realmID).epoch)
             return .handle(id)
         case .setValue(let id, let value):
             let handle = try handleState(id)
@@ -203,7 +209,8 @@ extension ModelState {
         // Spec W9, V13: invalid first (realm-core's Collection::verify_in_transaction); a frozen
         // List (F12) is then refused as outside a write, since a frozen realm is never in one.
         guard handle.epoch == realm.epoch, !(realm.isFrozen && realm.frozenInvalidated),
-              view(of: realmID)?.objects[owner] != nil else {
+            view(of: realmID)?.objects[owner] != nil
+        else {
             throw .rejected(.listInvalidated)
         }
         guard realm.write != nil else { throw .rejected(.notInWrite) }
@@ -213,9 +220,10 @@ extension ModelState {
     /// Creates or updates the object with this primary key (Spec W10, W20, N22). Spec W12: a new
     /// object gets an identity no object of the file ever had. (Every type of the model has a
     /// primary key; W20's refusal of an update policy without one is the API's.)
-    mutating func createObject(type: String, primaryKey: Int, value: Int?, policy: UpdatePolicy,
-                               in id: RealmID) throws(Interruption) -> ObjectID
-    {
+    mutating func createObject(
+        type: String, primaryKey: Int, value: Int?, policy: UpdatePolicy,
+        in id: RealmID
+    ) throws(Interruption) -> ObjectID {
         var result: ObjectID?
         let location = try realmState(id).configuration.location
         var nextObjectID = try fileState(location).nextObjectID
@@ -257,9 +265,10 @@ extension ModelState {
     /// Spec W14: `create` from an object of another realm copies it deeply: the object, its List
     /// elements and link target and theirs become new objects in this realm; the source is
     /// unchanged.
-    mutating func createCopy(_ object: ObjectID, from source: Snapshot, into realmID: RealmID,
-                             sameRealm: Bool) throws(Interruption) -> ObjectID
-    {
+    mutating func createCopy(
+        _ object: ObjectID, from source: Snapshot, into realmID: RealmID,
+        sameRealm: Bool
+    ) throws(Interruption) -> ObjectID {
         guard let stored = source.objects[object] else { throw .rejected(.objectInvalidated) }
         if sameRealm { return object }
         var copies: [ObjectID: ObjectID] = [:]
@@ -271,14 +280,17 @@ extension ModelState {
         copies: inout [ObjectID: ObjectID]
     ) throws(Interruption) -> ObjectID {
         if let done = copies[id] { return done }
-        let copy = try createObject(type: stored.type, primaryKey: stored.primaryKey,
-                                    value: stored.value, policy: .all, in: realmID)
+        let copy = try createObject(
+            type: stored.type, primaryKey: stored.primaryKey,
+            value: stored.value, policy: .all, in: realmID)
         copies[id] = copy
         var elements: [ObjectID] = []
         for element in stored.list {
             guard let elementData = source.objects[element] else { continue }
-            elements.append(try copyObject(elementData, id: element, from: source, into: realmID,
-                                           copies: &copies))
+            elements.append(
+                try copyObject(
+                    elementData, id: element, from: source, into: realmID,
+                    copies: &copies))
         }
         let list = elements
         try mutateWrite(realmID) { write, version throws(Interruption) in
@@ -306,10 +318,12 @@ extension ModelState {
         let handle = try handleState(id)
         switch handle.target {
         case .unmanaged(let type, let primaryKey, let value):
-            let object = try createObject(type: type, primaryKey: primaryKey, value: value,
-                                          policy: policy, in: realmID)
-            handles[id] = HandleState(realm: realmID, target: .object(object),
-                                      epoch: try realmState(realmID).epoch)
+            let object = try createObject(
+                type: type, primaryKey: primaryKey, value: value,
+                policy: policy, in: realmID)
+            handles[id] = HandleState(
+                realm: realmID, target: .object(object),
+                epoch: try realmState(realmID).epoch)
             return id
         case .object(let object):
             // Spec W23, in Realm's order (RLMAddObjectToRealm): the write, then an invalid
@@ -359,7 +373,7 @@ extension ModelState {
         switch handle.target {
         case .object(let object):
             guard handle.epoch == (try realmState(realmID).epoch),
-                  snapshot.objects[object] != nil
+                snapshot.objects[object] != nil
             else { throw .rejected(.objectInvalidated) }  // Spec W11: already deleted
             targets = [object]
         case .results(let query):
@@ -380,8 +394,9 @@ extension ModelState {
     mutating func apply(_ mutation: Mutation, in id: RealmID) throws(Interruption) {
         switch mutation {
         case .create(let type, let primaryKey, let value):
-            _ = try createObject(type: type, primaryKey: primaryKey, value: value, policy: .error,
-                                 in: id)
+            _ = try createObject(
+                type: type, primaryKey: primaryKey, value: value, policy: .error,
+                in: id)
         case .setValue(let type, let primaryKey, let value):
             try mutateWrite(id) { write, version throws(Interruption) in
                 let object = try write.existing(type: type, primaryKey: primaryKey)

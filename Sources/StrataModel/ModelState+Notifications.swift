@@ -25,15 +25,18 @@ extension ModelState {
             if realm.isFrozen { throw .rejected(.frozenObservation) }
             // Spec C11: observers need a scheduler.
             guard loopServes(realm, in: context) else { throw .rejected(.noRunLoop) }
-            try register(id, ObserverState(
-                realm: realmID, target: .realm, keyPaths: nil, action: action,
-                deliveryContext: context, isActive: true, isDead: false, initialDelivered: true,
-                baselineVersion: Version(0), baselineContents: [], baselineObject: nil,
-                waitsForNextPass: false))
+            try register(
+                id,
+                ObserverState(
+                    realm: realmID, target: .realm, keyPaths: nil, action: action,
+                    deliveryContext: context, isActive: true, isDead: false, initialDelivered: true,
+                    baselineVersion: Version(0), baselineContents: [], baselineObject: nil,
+                    waitsForNextPass: false))
             return .done
         case .observeCollection(let handleID, let action, let queue, let cancelled, let id):
-            return try observeCollection(handleID, action: action, on: queue,
-                                         inCancelledTask: cancelled, as: id, in: context)
+            return try observeCollection(
+                handleID, action: action, on: queue,
+                inCancelledTask: cancelled, as: id, in: context)
         case .observeObject(let handleID, let keyPaths, let id):
             return try observeObject(handleID, keyPaths: keyPaths, as: id, in: context)
         case .invalidateToken(let id):
@@ -73,7 +76,9 @@ extension ModelState {
         let deliveryContext = queue ?? context
         // Spec C11, N18: callbacks need a scheduler to run on: the realm's own loop, or the
         // queue given to observe(on:), which serves the realm confined to it.
-        guard queue == nil ? loopServes(realm, in: context)
+        guard
+            queue == nil
+                ? loopServes(realm, in: context)
                 : try contextState(deliveryContext).kind.hasScheduler
         else {
             throw .rejected(.noRunLoop)
@@ -88,13 +93,15 @@ extension ModelState {
         case .object, .unmanaged: throw .rejected(.invalidStep("not a collection"))
         }
         let version = try frozenVersion(of: realmID)
-        try register(id, ObserverState(
-            realm: realmID, target: .collection(query), keyPaths: nil, action: action,
-            deliveryContext: deliveryContext, isActive: true,
-            isDead: inCancelledTask,  // Spec N23: never called
-            initialDelivered: false, baselineVersion: version,
-            baselineContents: query.evaluate(in: snapshot),  // Spec N18: contents at registration
-            baselineObject: nil, waitsForNextPass: false))
+        try register(
+            id,
+            ObserverState(
+                realm: realmID, target: .collection(query), keyPaths: nil, action: action,
+                deliveryContext: deliveryContext, isActive: true,
+                isDead: inCancelledTask,  // Spec N23: never called
+                initialDelivered: false, baselineVersion: version,
+                baselineContents: query.evaluate(in: snapshot),  // Spec N18: contents at registration
+                baselineObject: nil, waitsForNextPass: false))
         return .done
     }
 
@@ -125,7 +132,8 @@ extension ModelState {
                 let parts = path.split(separator: ".").map(String.init)
                 let first = parts.first ?? ""
                 guard let name = PropertyName(rawValue: first),
-                      name != .link || snapshot.schema.hasLink(type) else {
+                    name != .link || snapshot.schema.hasLink(type)
+                else {
                     throw .rejected(.unknownKeyPath(property: first, type: type))
                 }
                 names.insert(name)
@@ -133,11 +141,13 @@ extension ModelState {
                     // A nested path names a property of the List's elements or of the link's
                     // target: both are Items.
                     guard name == .list || name == .link, parts.count == 2,
-                          let nested = PropertyName(rawValue: parts[1]),
-                          snapshot.schema.types["Item"]?.contains(parts[1]) == true
+                        let nested = PropertyName(rawValue: parts[1]),
+                        snapshot.schema.types["Item"]?.contains(parts[1]) == true
                     else {
-                        throw .rejected(.unknownKeyPath(property: parts.dropFirst()
-                            .joined(separator: "."), type: "Item"))
+                        throw .rejected(
+                            .unknownKeyPath(
+                                property: parts.dropFirst()
+                                    .joined(separator: "."), type: "Item"))
                     }
                     nestedPaths[name, default: []].insert(nested)
                 }
@@ -159,18 +169,19 @@ extension ModelState {
     // MARK: Delivery
 
     /// Spec N1, N3, N5: runs the realm observers of `realmID`.
-    mutating func notifyRealmObservers(of realmID: RealmID, kind: RealmNotificationKind,
-                                       skipping skipped: Set<ObserverID>)
-    {
+    mutating func notifyRealmObservers(
+        of realmID: RealmID, kind: RealmNotificationKind,
+        skipping skipped: Set<ObserverID>
+    ) {
         for id in observerIDs(where: { $0.realm == realmID && $0.target == .realm }) {
             guard let observer = observers[id], observer.isActive, !observer.isDead,
-                  !skipped.contains(id), !callbackStack.contains(id)
+                !skipped.contains(id), !callbackStack.contains(id)
             else { continue }
             // Spec N3: `.refreshRequired` announces a newer version; once an earlier callback
             // moved the realm there, there is nothing left to announce.
             if kind == .refreshRequired, let realm = realms[realmID],
-               let current = realm.readVersion,
-               let newest = newest(of: realm.configuration.location), current >= newest
+                let current = realm.readVersion,
+                let newest = newest(of: realm.configuration.location), current >= newest
             {
                 break
             }
@@ -185,8 +196,8 @@ extension ModelState {
     /// One pass over the realm's collection and object observers (see the file header).
     mutating func deliverCollectionPass(of realmID: RealmID) {
         guard let realm = realms[realmID], !realm.isClosed, !realm.isFrozen, realm.write == nil,
-              let target = realm.readVersion,
-              let snapshot = files[realm.configuration.location]?.versions[target]
+            let target = realm.readVersion,
+            let snapshot = files[realm.configuration.location]?.versions[target]
         else { return }
         for id in observerIDs(where: {
             $0.realm == realmID && $0.target != .realm && $0.deliveryContext == realm.owner
@@ -199,7 +210,7 @@ extension ModelState {
     /// baseline to `version`, if there is one.
     mutating func deliver(_ id: ObserverID, at version: Version, snapshot: Snapshot) {
         guard let observer = observers[id], observer.isActive, !observer.isDead,
-              !observer.waitsForNextPass, !callbackStack.contains(id)
+            !observer.waitsForNextPass, !callbackStack.contains(id)
         else { return }
         switch observer.target {
         case .realm:
@@ -210,12 +221,14 @@ extension ModelState {
                 // Spec N8: the initial callback is never inside observe and carries no changes;
                 // it shows the contents at the realm's read version when it runs (N18: an
                 // observe(on:) observer shows the contents at registration).
-                let shown = observer.deliveryContext == realms[observer.realm]?.owner
+                let shown =
+                    observer.deliveryContext == realms[observer.realm]?.owner
                     ? contents : observer.baselineContents
                 observers[id]?.initialDelivered = true
                 observers[id]?.baselineContents = shown
-                observers[id]?.baselineVersion = observer.deliveryContext
-                    == realms[observer.realm]?.owner ? version : observer.baselineVersion
+                observers[id]?.baselineVersion =
+                    observer.deliveryContext
+                        == realms[observer.realm]?.owner ? version : observer.baselineVersion
                 emit(.initial(id, shown))
                 runAction(of: id, insideRefreshRequired: false)
                 return
@@ -271,24 +284,30 @@ extension ModelState {
                 log[Version($0)] == observer.realm
             }
             let before = observer.baselineObject
-            emit(.objectChanged(id, changed.map { name in
-                // Spec N20: a link's old value is the Item its old target's primary key names
-                // now (nil once there is none), as the engine reads the old row's link.
-                let old = name == .link ? snapshot.describeLink(toKey: beforeLinkKey)
-                    : before.flatMap { $0.describe(name) }
-                return PropertyChange(name: name, oldValue: ownOnly ? nil : old,
-                                      newValue: name == .link
-                                          ? snapshot.describeLink(toKey: snapshot.linkKey(of: object))
-                                          : now.describe(name))
-            }))
+            emit(
+                .objectChanged(
+                    id,
+                    changed.map { name in
+                        // Spec N20: a link's old value is the Item its old target's primary key names
+                        // now (nil once there is none), as the engine reads the old row's link.
+                        let old =
+                            name == .link
+                            ? snapshot.describeLink(toKey: beforeLinkKey)
+                            : before.flatMap { $0.describe(name) }
+                        return PropertyChange(
+                            name: name, oldValue: ownOnly ? nil : old,
+                            newValue: name == .link
+                                ? snapshot.describeLink(toKey: snapshot.linkKey(of: object))
+                                : now.describe(name))
+                    }))
         }
     }
 
     /// Spec N4: a skipped observer takes the commit into its baseline without a callback.
     mutating func rebase(_ id: ObserverID, to version: Version) {
         guard let observer = observers[id], case .collection(let query) = observer.target,
-              let location = realms[observer.realm]?.configuration.location,
-              let snapshot = files[location]?.versions[version]
+            let location = realms[observer.realm]?.configuration.location,
+            let snapshot = files[location]?.versions[version]
         else { return }
         observers[id]?.baselineVersion = version
         observers[id]?.baselineContents = query.evaluate(in: snapshot)
@@ -328,16 +347,18 @@ extension ModelState {
             }
         case .observeCollection(let query, let newID):
             guard let realm = realms[realmID], let owner = realm.owner,
-                  let version = realm.readVersion,
-                  let snapshot = files[realm.configuration.location]?.versions[version]
+                let version = realm.readVersion,
+                let snapshot = files[realm.configuration.location]?.versions[version]
             else { return }
             do throws(Interruption) {
-                try register(newID, ObserverState(
-                    realm: realmID, target: .collection(query), keyPaths: nil, action: .none,
-                    deliveryContext: owner, isActive: true, isDead: false,
-                    initialDelivered: false, baselineVersion: version,
-                    baselineContents: query.evaluate(in: snapshot), baselineObject: nil,
-                    waitsForNextPass: true))
+                try register(
+                    newID,
+                    ObserverState(
+                        realm: realmID, target: .collection(query), keyPaths: nil, action: .none,
+                        deliveryContext: owner, isActive: true, isDead: false,
+                        initialDelivered: false, baselineVersion: version,
+                        baselineContents: query.evaluate(in: snapshot), baselineObject: nil,
+                        waitsForNextPass: true))
             } catch {
                 emit(.callbackFailed(id, error.modelError))
             }
@@ -369,7 +390,7 @@ extension ModelState {
         for realmID in served {
             guard let realm = realms[realmID], realm.write == nil else { continue }
             if realm.readVersion == nil,
-               observers.values.contains(where: { $0.realm == realmID && !$0.initialDelivered })
+                observers.values.contains(where: { $0.realm == realmID && !$0.initialDelivered })
             {
                 try? beginReadIfNeeded(realmID)
             }
@@ -394,8 +415,8 @@ extension ModelState {
                 && self.realms[$0.realm]?.owner != context
         }) {
             guard let observer = observers[id], let realm = realms[observer.realm],
-                  let file = files[realm.configuration.location],
-                  let snapshot = file.versions[file.newest]
+                let file = files[realm.configuration.location],
+                let snapshot = file.versions[file.newest]
             else { continue }
             deliver(id, at: file.newest, snapshot: snapshot)
         }

@@ -13,9 +13,12 @@ extension ModelState {
             // parse_keypath, checked when the sort is made, after `objects` began the read,
             // which stands).
             if let keyPath = query.sort.linkKeyPath, case .table(let type) = query.source,
-               !snapshot.schema.hasLink(type) {
-                throw .failedAfterEffects(.cannotSort(keyPath: keyPath,
-                                                      reason: "property '\(type).link' does not exist"))
+                !snapshot.schema.hasLink(type)
+            {
+                throw .failedAfterEffects(
+                    .cannotSort(
+                        keyPath: keyPath,
+                        reason: "property '\(type).link' does not exist"))
             }
             // Spec X14: a type the file lacks reads as empty Results.
             return .handle(try newHandle(id, realm: realmID, target: .results(query)))
@@ -48,8 +51,10 @@ extension ModelState {
                 throw .rejected(.outOfBounds(index: index, count: elements.count))  // Spec X14
             }
             guard let realmID = handle.realm else { throw .rejected(.invalidStep("unmanaged")) }
-            return .handle(try newHandle(elementID, realm: realmID,
-                                         target: .object(elements[index])))
+            return .handle(
+                try newHandle(
+                    elementID, realm: realmID,
+                    target: .object(elements[index])))
         case .realmOf(let id):
             let handle = try handleState(id)
             try checkOwner(of: handle, in: context)
@@ -73,8 +78,9 @@ extension ModelState {
             guard let realmID = handle.realm else { throw .rejected(.invalidStep("unmanaged")) }
             let (_, elements) = try elementsOf(handle)
             // Spec V15: iteration runs over the elements that matched when it began.
-            iterators[iteratorID] = IteratorState(realm: realmID, epoch: try realmState(realmID).epoch,
-                                                  elements: elements, position: 0)
+            iterators[iteratorID] = IteratorState(
+                realm: realmID, epoch: try realmState(realmID).epoch,
+                elements: elements, position: 0)
             return .count(elements.count)
         case .iteratorNext(let iteratorID, let id):
             guard let iterator = iterators[iteratorID] else {
@@ -88,8 +94,10 @@ extension ModelState {
             guard iterator.position < iterator.elements.count else { return .handle(nil) }
             iterators[iteratorID]?.position += 1
             // Spec V15: an element deleted meanwhile is still yielded, and reports invalidated.
-            return .handle(try newHandle(id, realm: iterator.realm,
-                                         target: .object(iterator.elements[iterator.position])))
+            return .handle(
+                try newHandle(
+                    id, realm: iterator.realm,
+                    target: .object(iterator.elements[iterator.position])))
         case .freezeHandle(let id, let frozenID):
             return try freezeHandle(id, as: frozenID, in: context)
         case .thawHandle(let id, let liveID):
@@ -101,11 +109,12 @@ extension ModelState {
             let a = try handleState(first)
             let b = try handleState(second)
             guard case .object(let objectA) = a.target, case .object(let objectB) = b.target,
-                  let realmA = a.realm.flatMap({ realms[$0] }), realmA.isFrozen,
-                  let realmB = b.realm.flatMap({ realms[$0] }), realmB.isFrozen
+                let realmA = a.realm.flatMap({ realms[$0] }), realmA.isFrozen,
+                let realmB = b.realm.flatMap({ realms[$0] }), realmB.isFrozen
             else { return .bool(first == second) }
-            return .bool(objectA == objectB && realmA.readVersion == realmB.readVersion
-                && realmA.configuration.location == realmB.configuration.location)
+            return .bool(
+                objectA == objectB && realmA.readVersion == realmB.readVersion
+                    && realmA.configuration.location == realmB.configuration.location)
         default:
             throw .rejected(.invalidStep("not a read operation"))
         }
@@ -126,8 +135,10 @@ extension ModelState {
             return handle.realm != nil
         }
         if realm.isClosed || realm.epoch != handle.epoch || realm.frozenInvalidated { return true }
-        guard let snapshot = view(of: realmID) ?? files[realm.configuration.location]
-            .flatMap({ $0.versions[$0.newest] })
+        guard
+            let snapshot = view(of: realmID)
+                ?? files[realm.configuration.location]
+                .flatMap({ $0.versions[$0.newest] })
         else { return true }
         switch handle.target {
         case .object(let object): return snapshot.objects[object] == nil
@@ -177,8 +188,10 @@ extension ModelState {
         let frozen = handle.realm.flatMap { realms[$0]?.isFrozen } ?? false
         switch handle.target {
         case .unmanaged(let type, let primaryKey, let value):
-            return .object(ObjectReading(id: ObjectID(0), type: type, primaryKey: primaryKey,
-                                         value: value, listKeys: [], isFrozen: false))
+            return .object(
+                ObjectReading(
+                    id: ObjectID(0), type: type, primaryKey: primaryKey,
+                    value: value, listKeys: [], isFrozen: false))
         case .object(let object):
             let snapshot = try readable(handle)
             return .object(snapshot.reading(of: object, frozen: frozen))
@@ -211,12 +224,13 @@ extension ModelState {
         // Spec F11: inside a write the frozen value shows the transaction's start.
         let version = try frozenVersion(of: realmID)
         if case .object(let object) = handle.target,
-           files[realm.configuration.location]?.versions[version]?.objects[object] == nil
+            files[realm.configuration.location]?.versions[version]?.objects[object] == nil
         {
             throw .rejected(.objectInvalidated)
         }
-        try checkReaderSlot(process: realm.process, version: version,
-                            location: realm.configuration.location)
+        try checkReaderSlot(
+            process: realm.process, version: version,
+            location: realm.configuration.location)
         let frozenRealm = try internalFrozenRealm(of: realmID, at: version)
         // Spec F14: freezing is deep: every value read through the frozen accessor is frozen.
         return .handle(try newHandle(frozenID, realm: frozenRealm, target: handle.target))
@@ -232,8 +246,9 @@ extension ModelState {
         let realm = try usableRealm(realmID, in: context)  // Spec F19: from its context only
         guard realm.isFrozen else { return .handle(id) }  // Spec F19: a live value is returned
         try checkThawContext(context)
-        let live = try open(realm.configuration, confinement: .callingContext,
-                            as: RealmID(nextInternalRealm), in: context)
+        let live = try open(
+            realm.configuration, confinement: .callingContext,
+            as: RealmID(nextInternalRealm), in: context)
         if live == RealmID(nextInternalRealm) {
             nextInternalRealm -= 1
         }

@@ -19,8 +19,10 @@ extension ModelState {
             // Spec X7: a read-only asyncOpen of a missing file fails with fileNotFound, creates
             // nothing and caches nothing (open's checks run before any effect); otherwise it
             // opens on the calling context.
-            return .realm(try open(configuration, confinement: .callingContext, as: id,
-                                   in: context))
+            return .realm(
+                try open(
+                    configuration, confinement: .callingContext, as: id,
+                    in: context))
         case .release(let id):
             try release(id, in: context)
             return .done
@@ -63,8 +65,10 @@ extension ModelState {
             try checkThawContext(context)  // Spec F20
             // Spec F7: the context's cached live instance, or a new one; it reads its own
             // version, never the frozen one.
-            return .realm(try open(realm.configuration, confinement: .callingContext, as: liveID,
-                                   in: context))
+            return .realm(
+                try open(
+                    realm.configuration, confinement: .callingContext, as: liveID,
+                    in: context))
         case .isEmpty(let id):
             _ = try usableRealm(id, in: context)
             let snapshot = try readableView(of: id)
@@ -89,9 +93,10 @@ extension ModelState {
 
     // MARK: Open
 
-    mutating func open(_ configuration: Configuration, confinement: Confinement, as id: RealmID,
-                       in context: ContextID) throws(Interruption) -> RealmID
-    {
+    mutating func open(
+        _ configuration: Configuration, confinement: Confinement, as id: RealmID,
+        in context: ContextID
+    ) throws(Interruption) -> RealmID {
         let caller = try contextState(context)
         // Spec X17: a key of the wrong length is rejected; a valid one is unsupported.
         if let keyBytes = configuration.encryptionKeyByteCount {
@@ -199,10 +204,11 @@ extension ModelState {
         guard files[location] == nil else { return false }
         // Spec X5: a seed file is copied before the first open of a missing file.
         if let seed = configuration.seedFilePath, let seedFile = files[.path(seed)],
-           let data = seedFile.versions[seedFile.durable]
+            let data = seedFile.versions[seedFile.durable]
         {
-            files[location] = FileState(location: location, first: data,
-                                        readerSlotCount: readerSlotCount)
+            files[location] = FileState(
+                location: location, first: data,
+                readerSlotCount: readerSlotCount)
             return false
         }
         // Spec X10, X7: a read-only open needs an existing file and creates nothing.
@@ -210,8 +216,9 @@ extension ModelState {
             throw .rejected(.fileNotFound(path: "\(location)"))
         }
         // Spec X8: an in-memory realm starts empty whenever no instance of it is open.
-        files[location] = FileState(location: location, first: Snapshot(schema: configuration.schema),
-                                    readerSlotCount: readerSlotCount)
+        files[location] = FileState(
+            location: location, first: Snapshot(schema: configuration.schema),
+            readerSlotCount: readerSlotCount)
         return true
     }
 
@@ -313,7 +320,7 @@ extension ModelState {
     /// Spec N5: an observer whose callback is running is not called again.
     mutating func moveToNewest(_ id: RealmID) {
         guard let realm = realms[id], let newest = newest(of: realm.configuration.location),
-              let current = realm.readVersion, current < newest
+            let current = realm.readVersion, current < newest
         else { return }
         realms[id]?.readVersion = newest
         realms[id]?.refreshRequiredOwed = false
@@ -374,14 +381,16 @@ extension ModelState {
         guard let realm = realms[id], realm.holders == 0, !realm.isFrozen else { return }
         guard !realm.hasUnfinishedWork else { return }
         guard !handles.values.contains(where: { $0.realm == id }),
-              !iterators.values.contains(where: { $0.realm == id }) else { return }
+            !iterators.values.contains(where: { $0.realm == id })
+        else { return }
         close(id)
     }
 
     /// Spec C1, A21: a realm its callers let go of while it had unfinished work ends once the
     /// work ends (a commit, a cancel, its last completion).
     mutating func closeReleasedRealmsWhoseWorkEnded() {
-        for (id, realm) in realms where realm.holders == 0 && !realm.isClosed && !realm.isFrozen
+        for (id, realm) in realms
+        where realm.holders == 0 && !realm.isClosed && !realm.isFrozen
             && !realm.hasUnfinishedWork
         {
             closeIfUnreachable(id)

@@ -28,10 +28,12 @@ extension ModelState {
             // Spec T4, T8: the reference's pin still holds its source version while the realm
             // is placed; it ends once the value is resolved.
             defer { references[referenceID]?.isResolved = true }
-            return .handle(try resolve(
-                ThreadSafeValue(process: reference.process, location: reference.location,
-                                target: reference.target, sourceVersion: reference.sourceVersion),
-                in: realmID, as: id))
+            return .handle(
+                try resolve(
+                    ThreadSafeValue(
+                        process: reference.process, location: reference.location,
+                        target: reference.target, sourceVersion: reference.sourceVersion),
+                    in: realmID, as: id))
         case .releaseReference(let referenceID):
             guard references[referenceID] != nil else {
                 throw .rejected(.invalidStep("unknown reference \(referenceID)"))
@@ -81,8 +83,9 @@ extension ModelState {
         if writer == nil {
             try checkReaderSlot(process: process, version: version, location: location)
         }
-        return ThreadSafeValue(process: process, location: location, target: target,
-                               sourceVersion: version, madeInWriteOf: writer)
+        return ThreadSafeValue(
+            process: process, location: location, target: target,
+            sourceVersion: version, madeInWriteOf: writer)
     }
 
     /// Spec T1, T4: what a reference made from this accessor designates, and its source version.
@@ -130,13 +133,14 @@ extension ModelState {
             // one (async commits published after it, Spec D10) is kept for recovery, not for
             // readers: without a pin it counts as reclaimed.
             let source = value.sourceVersion
-            let keptForRecoveryOnly = source == file.durable && source != file.newest
+            let keptForRecoveryOnly =
+                source == file.durable && source != file.newest
                 && !activeVersions(of: value.location).contains(source)
             let start = file.versions[source] != nil && !keptForRecoveryOnly ? source : file.newest
             try checkReaderSlot(process: realm.process, version: start, location: value.location)
             realms[realmID]?.readVersion = start
         } else if let current = realm.readVersion, current < value.sourceVersion,
-                  realm.write == nil, !realm.isFrozen
+            realm.write == nil, !realm.isFrozen
         {
             // Spec T4, V3, N3, N12: a resolve from a newer version refreshes the realm.
             moveToNewest(realmID)

@@ -53,9 +53,9 @@ extension ModelState {
         closeReleasedRealmsWhoseWorkEnded()
         collectGarbage()
         #if STRATA_CHECKS
-        if let violation = invariantViolations().first {
-            preconditionFailure("model invariant violated after \(step): \(violation)")
-        }
+            if let violation = invariantViolations().first {
+                preconditionFailure("model invariant violated after \(step): \(violation)")
+            }
         #endif
         let events = eventLog
         eventLog = []
@@ -73,22 +73,22 @@ extension ModelState {
     {
         switch operation {
         case .addContext, .setPathCondition, .open, .asyncOpen, .release, .close, .setAutorefresh,
-             .getAutorefresh, .refresh, .asyncRefresh, .invalidate, .freezeRealm, .thawRealm,
-             .isEmpty, .isInWriteTransaction, .readConfiguration, .crashMachine, .killProcess,
-             .fileExists, .deleteFiles, .writeCopy:
+            .getAutorefresh, .refresh, .asyncRefresh, .invalidate, .freezeRealm, .thawRealm,
+            .isEmpty, .isInWriteTransaction, .readConfiguration, .crashMachine, .killProcess,
+            .fileExists, .deleteFiles, .writeCopy:
             return try dispatchRealmOperation(operation, in: context)
         case .objects, .objectForPrimaryKey, .listOf, .read, .element, .isInvalidated,
-             .realmOf, .releaseHandle, .iterate, .iteratorNext, .freezeHandle, .thawHandle, .frozenEqual:
+            .realmOf, .releaseHandle, .iterate, .iteratorNext, .freezeHandle, .thawHandle, .frozenEqual:
             return try dispatchReadOperation(operation, in: context)
         case .beginWrite, .commitWrite, .cancelWrite, .writeBlock, .apply, .makeUnmanaged, .add,
-             .create, .createCopy, .setValue, .setLink, .append, .removeFromList, .setMapValue, .delete, .deleteAll:
+            .create, .createCopy, .setValue, .setLink, .append, .removeFromList, .setMapValue, .delete, .deleteAll:
             return try dispatchWriteOperation(operation, in: context)
         case .makeReference, .resolve, .releaseReference, .assignThreadSafe, .readThreadSafe:
             return try dispatchReferenceOperation(operation, in: context)
         case .observeRealm, .observeCollection, .observeObject, .invalidateToken, .turnLoop:
             return try dispatchNotificationOperation(operation, in: context)
         case .writeAsync, .beginAsyncWrite, .asyncWrite, .commitAsyncWrite, .cancelAsyncWrite,
-             .isPerformingAsynchronousWriteOperations, .syncAsyncGroup:
+            .isPerformingAsynchronousWriteOperations, .syncAsyncGroup:
             return try dispatchAsyncOperation(operation, in: context)
         }
     }
@@ -129,7 +129,7 @@ extension ModelState {
     func usableRealm(_ id: RealmID, in context: ContextID) throws(Interruption) -> RealmState {
         let realm = try usableRealmEvenIfPoisoned(id, in: context)
         if !realm.isFrozen,
-           files[realm.configuration.location]?.poisoned.contains(realm.process) == true
+            files[realm.configuration.location]?.poisoned.contains(realm.process) == true
         {
             throw .rejected(.poisoned)
         }

@@ -96,7 +96,7 @@ extension ModelState {
         deliverCollectionPass(of: id)
         var rounds = 0
         while let current = realms[id]?.readVersion, let newest = newest(of: location),
-              current < newest, rounds < 64
+            current < newest, rounds < 64
         {
             moveToNewest(id)
             deliverCollectionPass(of: id)
@@ -110,8 +110,9 @@ extension ModelState {
             throw .rejected(.invalidStep("newest version missing"))
         }
         realms[id]?.readVersion = file.newest
-        realms[id]?.write = WriteTransaction(startVersion: file.newest, snapshot: snapshot,
-                                             createdObjects: [], asyncBlock: asyncBlock)
+        realms[id]?.write = WriteTransaction(
+            startVersion: file.newest, snapshot: snapshot,
+            createdObjects: [], asyncBlock: asyncBlock)
         files[location]?.writer = id  // Spec W1: one writer per file
     }
 
@@ -123,7 +124,8 @@ extension ModelState {
         for observerID in skipped {
             guard let observer = observers[observerID] else { throw .rejected(.incorrectRealmSkip) }
             let registeredHere = observer.realm == id && observer.deliveryContext == realm.owner
-            let forwardedHere = observer.deliveryContext == realm.owner && observer.realm != id
+            let forwardedHere =
+                observer.deliveryContext == realm.owner && observer.realm != id
                 && realms[observer.realm]?.configuration == realm.configuration
             guard registeredHere || forwardedHere else { throw .rejected(.incorrectRealmSkip) }
         }

@@ -217,8 +217,9 @@ public enum Mutation: Hashable, Sendable {
     case setValue(type: String, primaryKey: Int, value: Int?)
     case delete(type: String, primaryKey: Int)
     case append(ownerType: String, ownerKey: Int, elementType: String, elementKey: Int)
-    case setMapValue(ownerType: String, ownerKey: Int, key: String, elementType: String,
-                     elementKey: Int?)
+    case setMapValue(
+        ownerType: String, ownerKey: Int, key: String, elementType: String,
+        elementKey: Int?)
 }
 
 /// How an async block ends.

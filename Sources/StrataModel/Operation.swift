@@ -88,15 +88,17 @@ public enum Operation: Hashable, Sendable {
     case beginWrite(RealmID)
     case commitWrite(RealmID, withoutNotifying: [ObserverID], fate: CommitFate)
     case cancelWrite(RealmID)
-    case writeBlock(RealmID, [Mutation], ending: WriteBlockEnding, withoutNotifying: [ObserverID],
-                    fate: CommitFate)
+    case writeBlock(
+        RealmID, [Mutation], ending: WriteBlockEnding, withoutNotifying: [ObserverID],
+        fate: CommitFate)
     case apply(RealmID, [Mutation])
     case makeUnmanaged(type: String, primaryKey: Int, value: Int?, as: HandleID)
     case add(RealmID, HandleID, update: UpdatePolicy)
     /// `create(T, value: o)` with `o` managed by another realm: a deep copy (Spec W14).
     case createCopy(RealmID, of: HandleID, as: HandleID)
-    case create(RealmID, type: String, primaryKey: Int, value: Int?, update: UpdatePolicy,
-                as: HandleID)
+    case create(
+        RealmID, type: String, primaryKey: Int, value: Int?, update: UpdatePolicy,
+        as: HandleID)
     case setValue(HandleID, Int?)
     /// `object.link = target` (nil: no target): the to-one link of a type that has one, to an
     /// Item of the same realm instance (Spec V20, W9, W12).
@@ -121,8 +123,9 @@ public enum Operation: Hashable, Sendable {
 
     // Notifications
     case observeRealm(RealmID, action: CallbackAction, as: ObserverID)
-    case observeCollection(HandleID, action: CallbackAction, on: ContextID?,
-                           inCancelledTask: Bool, as: ObserverID)
+    case observeCollection(
+        HandleID, action: CallbackAction, on: ContextID?,
+        inCancelledTask: Bool, as: ObserverID)
     case observeObject(HandleID, keyPaths: [String]?, as: ObserverID)
     case invalidateToken(ObserverID)
     /// One turn of the context's event loop: the engine chooses when (Spec V7, N7, A18).
@@ -131,8 +134,9 @@ public enum Operation: Hashable, Sendable {
     // Async writes
     case writeAsync(RealmID, [Mutation], as: AsyncWriteID)
     case beginAsyncWrite(RealmID, [Mutation], ending: AsyncBlockEnding, as: AsyncWriteID)
-    case asyncWrite(RealmID, [Mutation], ending: AsyncBlockEnding, taskCancelled: Bool,
-                    as: AsyncWriteID)
+    case asyncWrite(
+        RealmID, [Mutation], ending: AsyncBlockEnding, taskCancelled: Bool,
+        as: AsyncWriteID)
     case commitAsyncWrite(RealmID, allowGrouping: Bool, as: AsyncWriteID)
     case cancelAsyncWrite(RealmID, AsyncWriteID)
     case isPerformingAsynchronousWriteOperations(RealmID)

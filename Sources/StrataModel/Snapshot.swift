@@ -23,9 +23,11 @@ public struct StoredObject: Hashable, Sendable {
     public var link: ObjectID?
     public var written: [PropertyName: Version]
 
-    public init(type: String, primaryKey: Int, value: Int?, list: [ObjectID] = [],
-                map: [String: ObjectID?] = [:], link: ObjectID? = nil,
-                written: [PropertyName: Version] = [:]) {
+    public init(
+        type: String, primaryKey: Int, value: Int?, list: [ObjectID] = [],
+        map: [String: ObjectID?] = [:], link: ObjectID? = nil,
+        written: [PropertyName: Version] = [:]
+    ) {
         self.type = type
         self.primaryKey = primaryKey
         self.value = value
@@ -46,8 +48,10 @@ public struct Schema: Hashable, Sendable {
     /// The standard types and "Linker", whose objects also have a to-one link to an Item
     /// (`link`): what sorting through a link needs (Spec V20).
     public static let linkerColumns: Set<String> = standardColumns.union(["link"])
-    public static let linking = Schema(types: ["Item": standardColumns, "Other": standardColumns,
-                                               "Linker": linkerColumns])
+    public static let linking = Schema(types: [
+        "Item": standardColumns, "Other": standardColumns,
+        "Linker": linkerColumns,
+    ])
 
     /// Whether objects of `type` have a to-one `link` column.
     public func hasLink(_ type: String) -> Bool { types[type]?.contains("link") == true }
@@ -85,11 +89,14 @@ public struct Snapshot: Hashable, Sendable {
 
     /// Whether an object `stored` links to (from `depth`) changed since `since`: what makes
     /// its `list` or `link` change for an observer without key paths (Spec N21).
-    public func linkedChanged(_ stored: StoredObject, since: Version, depth: Int = 0,
-                              through property: PropertyName? = nil) -> Bool {
+    public func linkedChanged(
+        _ stored: StoredObject, since: Version, depth: Int = 0,
+        through property: PropertyName? = nil
+    ) -> Bool {
         guard depth + 1 < ChangeDepth.maximum else { return false }
         if property == nil || property == .list,
-           stored.list.contains(where: { changed($0, since: since, depth: depth + 1) }) {
+            stored.list.contains(where: { changed($0, since: since, depth: depth + 1) })
+        {
             return true
         }
         if property == nil || property == .link, let link = stored.link {

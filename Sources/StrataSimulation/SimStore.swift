@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import StrataStorage
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A deterministic simulated disk: a durable image plus the writes made since the last sync
 /// (Docs/architecture.md §5 "Storage seam"; TigerBeetle keeps truth and faults apart the same way).
@@ -143,16 +144,20 @@ package final class SimStore: ProcessLocalStore, @unchecked Sendable {
     /// Decides which pending writes reached the disk when a sync fails (default: none did).
     package let syncFailureFates: (@Sendable ([PendingWrite]) -> [WriteFate])?
 
-    package init(name: String = "sim", reservationBytes: Int = 1 << 30,
-                syncFailureFates: (@Sendable ([PendingWrite]) -> [WriteFate])? = nil) throws(StorageError) {
+    package init(
+        name: String = "sim", reservationBytes: Int = 1 << 30,
+        syncFailureFates: (@Sendable ([PendingWrite]) -> [WriteFate])? = nil
+    ) throws(StorageError) {
         self.name = name
         self.syncFailureFates = syncFailureFates
         image = try AnonymousImage(reservationBytes: reservationBytes)
     }
 
     /// A disk in `state` (the pending writes visible, as before the crash that `state` awaits).
-    package convenience init(state: State, name: String = "sim", reservationBytes: Int = 1 << 30,
-                            syncFailureFates: (@Sendable ([PendingWrite]) -> [WriteFate])? = nil) throws(StorageError) {
+    package convenience init(
+        state: State, name: String = "sim", reservationBytes: Int = 1 << 30,
+        syncFailureFates: (@Sendable ([PendingWrite]) -> [WriteFate])? = nil
+    ) throws(StorageError) {
         try self.init(name: name, reservationBytes: reservationBytes, syncFailureFates: syncFailureFates)
         var visible = state.durable
         Self.resize(&visible, to: state.visibleSize)
@@ -171,8 +176,10 @@ package final class SimStore: ProcessLocalStore, @unchecked Sendable {
 
     /// The disk after `state` crashes per `plan`: what `init(state:)` then `crash(plan)` give,
     /// built with one copy of the image (crash campaigns build thousands of these).
-    package convenience init(crashing state: State, plan: CrashPlan, name: String = "sim",
-                            reservationBytes: Int = 1 << 30) throws(StorageError) {
+    package convenience init(
+        crashing state: State, plan: CrashPlan, name: String = "sim",
+        reservationBytes: Int = 1 << 30
+    ) throws(StorageError) {
         try self.init(name: name, reservationBytes: reservationBytes)
         var durable = state.durable
         var olderCopies = state.olderCopies
@@ -194,8 +201,9 @@ package final class SimStore: ProcessLocalStore, @unchecked Sendable {
 
     package func captureState() -> State {
         state.withLock { m in
-            State(durable: m.durable, durableSize: m.durableSize, visibleSize: m.visibleSize, pending: m.pending,
-                  olderCopies: m.olderCopies)
+            State(
+                durable: m.durable, durableSize: m.durableSize, visibleSize: m.visibleSize, pending: m.pending,
+                olderCopies: m.olderCopies)
         }
     }
 
@@ -244,14 +252,17 @@ package final class SimStore: ProcessLocalStore, @unchecked Sendable {
                 m.durable[offset] ^= UInt8(1) << UInt8(bit & 7)
             case .misdirectedWrite(let intended, let actual, let count):
                 guard intended >= 0, actual >= 0, intended + count <= m.durableSize,
-                      actual + count <= m.durableSize else { return }
+                    actual + count <= m.durableSize
+                else { return }
                 let moved = Array(m.durable[intended..<(intended + count)])
                 m.durable.replaceSubrange(actual..<(actual + count), with: moved)
             case .revertToOlderCopy(let offset):
                 guard let older = m.olderCopies[offset], offset + older.count <= m.durableSize else { return }
                 m.durable.replaceSubrange(offset..<(offset + older.count), with: older)
             case .olderCopyMisdirected(let source, let target):
-                guard let older = m.olderCopies[source], target >= 0, target + older.count <= m.durableSize else { return }
+                guard let older = m.olderCopies[source], target >= 0, target + older.count <= m.durableSize else {
+                    return
+                }
                 m.durable.replaceSubrange(target..<(target + older.count), with: older)
             }
         }
@@ -314,7 +325,8 @@ package final class SimStore: ProcessLocalStore, @unchecked Sendable {
             throw StorageError.io(operation: kind == .data ? "fdatasync" : "fsync", errno: EIO)
         }
         state.withLock { m in
-            Self.apply(m.pending, plan: .allApplied(count: m.pending.count), to: &m.durable, olderCopies: &m.olderCopies)
+            Self.apply(
+                m.pending, plan: .allApplied(count: m.pending.count), to: &m.durable, olderCopies: &m.olderCopies)
             m.pending = []
             if kind == .full { m.durableSize = m.visibleSize }
             m.syncCount += 1
@@ -334,8 +346,10 @@ package final class SimStore: ProcessLocalStore, @unchecked Sendable {
 
     /// Applies each pending write per its fate in `plan` (missing fates: lost). The image
     /// grows once to the furthest write first: growing per write copied it again each time.
-    private static func apply(_ pending: [PendingRecord], plan: CrashPlan, to durable: inout [UInt8],
-                              olderCopies: inout [Int: [UInt8]]) {
+    private static func apply(
+        _ pending: [PendingRecord], plan: CrashPlan, to durable: inout [UInt8],
+        olderCopies: inout [Int: [UInt8]]
+    ) {
         let end = pending.reduce(durable.count) { max($0, $1.info.offset + $1.info.byteCount) }
         resize(&durable, to: end)
         for (index, record) in pending.enumerated() {
@@ -395,8 +409,9 @@ package final class SimStore: ProcessLocalStore, @unchecked Sendable {
 
     /// `target[at...] = source[range]` as one memcpy (the crash tests build thousands of images).
     private static func copy(_ source: [UInt8], from range: Range<Int>, into target: inout [UInt8], at offset: Int) {
-        precondition(range.lowerBound >= 0 && range.upperBound <= source.count && offset >= 0
-                     && offset + range.count <= target.count, "copy out of bounds")
+        precondition(
+            range.lowerBound >= 0 && range.upperBound <= source.count && offset >= 0
+                && offset + range.count <= target.count, "copy out of bounds")
         guard !range.isEmpty else { return }
         source.withUnsafeBytes { from in
             target.withUnsafeMutableBytes { to in

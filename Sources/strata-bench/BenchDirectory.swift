@@ -52,7 +52,8 @@ struct BenchDirectory: Sendable {
         while let entry = readdir(stream) {
             // In place, up to the NUL: the last record of readdir's buffer may be shorter than
             // `d_name`'s 256 bytes, so copying the whole field can read past the buffer.
-            let name = String(cString: UnsafeRawPointer(entry).advanced(by: nameOffset).assumingMemoryBound(to: CChar.self))
+            let name = String(
+                cString: UnsafeRawPointer(entry).advanced(by: nameOffset).assumingMemoryBound(to: CChar.self))
             if name != "." && name != ".." { names.append(name) }
         }
         closedir(stream)

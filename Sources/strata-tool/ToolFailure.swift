@@ -20,7 +20,8 @@ enum ToolFailure {
         switch error {
         case .invalidArgument, .tableNotFound:
             return ExitCode.usage
-        case .fileNotFound, .io, .noSpace, .notARegularFile, .poisoned, .mapCapacityExceeded, .incompatibleLockFile, .lockFileUnavailable,
+        case .fileNotFound, .io, .noSpace, .notARegularFile, .poisoned, .mapCapacityExceeded, .incompatibleLockFile,
+            .lockFileUnavailable,
             .tooManyReaders, .readOnly, .closed, .crashed:
             return ExitCode.ioError
         default:

@@ -65,8 +65,16 @@ import Testing
             if character == "/" && at(1) == "*" {
                 var depth = 0
                 repeat {
-                    if characters[index] == "/" && at(1) == "*" { depth += 1; index += 2; continue }
-                    if characters[index] == "*" && at(1) == "/" { depth -= 1; index += 2; continue }
+                    if characters[index] == "/" && at(1) == "*" {
+                        depth += 1
+                        index += 2
+                        continue
+                    }
+                    if characters[index] == "*" && at(1) == "/" {
+                        depth -= 1
+                        index += 2
+                        continue
+                    }
                     index += 1
                 } while depth > 0 && index < characters.count
                 output.append(" ")
@@ -76,9 +84,15 @@ import Testing
                 let triple = at(1) == "\"" && at(2) == "\""
                 index += triple ? 3 : 1
                 while index < characters.count {
-                    if characters[index] == "\\" { index += 2; continue }
+                    if characters[index] == "\\" {
+                        index += 2
+                        continue
+                    }
                     if triple {
-                        if characters[index] == "\"" && at(1) == "\"" && at(2) == "\"" { index += 3; break }
+                        if characters[index] == "\"" && at(1) == "\"" && at(2) == "\"" {
+                            index += 3
+                            break
+                        }
                     } else if characters[index] == "\"" || characters[index] == "\n" {
                         index += 1
                         break
@@ -106,8 +120,10 @@ import Testing
     static func declarations(_ files: [SourceFile]) -> [String: Set<String>] {
         var declared: [String: Set<String>] = [:]
         for file in files {
-            for name in matches(#"\b(?:class|struct|enum|protocol|actor|typealias)\s+([A-Z][A-Za-z0-9_]*)"#,
-                                in: file.code, group: 1) {
+            for name in matches(
+                #"\b(?:class|struct|enum|protocol|actor|typealias)\s+([A-Z][A-Za-z0-9_]*)"#,
+                in: file.code, group: 1)
+            {
                 declared[name, default: []].insert(file.folder)
             }
         }
@@ -126,7 +142,8 @@ import Testing
             }
             for name in Set(matches(#"\b([A-Z][A-Za-z0-9_]*)\b"#, in: file.code, group: 1)) {
                 guard let folders = declared[name], folders.count == 1, let folder = folders.first,
-                      let other = layers.firstIndex(of: folder), other > level else { continue }
+                    let other = layers.firstIndex(of: folder), other > level
+                else { continue }
                 found.insert("\(file.name) → \(name)")
             }
         }
@@ -149,11 +166,12 @@ import Testing
     static func genericParameters(_ code: String) -> Set<String> {
         let declaration = #"\b(?:(?:func|struct|class|enum|actor|typealias)\s+[A-Za-z0-9_]+|init|subscript)"#
         let clauses = matches(declaration + #"\s*<([^<>]*)>"#, in: code, group: 1)
-        return Set(clauses.flatMap { clause in
-            clause.split(separator: ",").compactMap { parameter in
-                parameter.split(separator: ":").first.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
-            }
-        })
+        return Set(
+            clauses.flatMap { clause in
+                clause.split(separator: ",").compactMap { parameter in
+                    parameter.split(separator: ":").first.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+                }
+            })
     }
 
     /// Every "target/File.swift → Type" where a production file names a type declared in a
@@ -189,14 +207,17 @@ import Testing
 
     @Test("The check sees a production file naming a test-only type, not one in a comment")
     func theCheckSeesATestOnlyName() {
-        let simulation = SourceFile(name: "SimStore.swift", folder: "",
-                                    code: Self.strip("public final class SimStore {}"))
+        let simulation = SourceFile(
+            name: "SimStore.swift", folder: "",
+            code: Self.strip("public final class SimStore {}"))
         let named = SourceFile(name: "Configuration.swift", folder: "", code: Self.strip("var disk: SimStore?"))
         let commented = SourceFile(name: "Realm.swift", folder: "", code: Self.strip("let a = 1 // a SimStore"))
-        let generic = SourceFile(name: "Timing.swift", folder: "",
-                                 code: Self.strip("func f<SimStore: Error>(_ x: SimStore) {}"))
-        let found = Self.testOnlyNames(production: ["Sources/Strata": [named, commented, generic]],
-                                       testOnly: ["Sources/StrataSimulation": [simulation]])
+        let generic = SourceFile(
+            name: "Timing.swift", folder: "",
+            code: Self.strip("func f<SimStore: Error>(_ x: SimStore) {}"))
+        let found = Self.testOnlyNames(
+            production: ["Sources/Strata": [named, commented, generic]],
+            testOnly: ["Sources/StrataSimulation": [simulation]])
         #expect(found == ["Sources/Strata/Configuration.swift → SimStore"])
     }
 
@@ -208,7 +229,8 @@ import Testing
 
     @Test("The check sees a crossing: a lower file naming a higher folder's type, not one in a comment or a string")
     func theCheckSeesACrossing() {
-        let code = Self.strip("""
+        let code = Self.strip(
+            """
             let a = Committer.commit() // Store
             let b = "Store" /* Store */
             let c = \"\"\"

@@ -85,8 +85,9 @@ import Testing
             #expect(marks.count <= 1, "\(rule.id): more than one 'Model-only:' or 'API-only:' line")
             if let mark = marks.first {
                 let name = rule.body[mark].hasPrefix(Rule.modelOnlyPrefix) ? "Model-only:" : "API-only:"
-                #expect(mark == rule.body.count - 2 && mark >= 1,
-                        "\(rule.id): '\(name)' goes after the statement, right before 'Source:'")
+                #expect(
+                    mark == rule.body.count - 2 && mark >= 1,
+                    "\(rule.id): '\(name)' goes after the statement, right before 'Source:'")
                 let reason = name == "Model-only:" ? rule.modelOnlyReason : rule.apiOnlyReason
                 #expect(reason?.isEmpty == false, "\(rule.id): '\(name)' needs a reason")
             }

@@ -57,10 +57,13 @@ import Testing
         let cited = try Self.citations(under: "Sources/StrataModel")
         let marked = Set(rules.values.filter { $0.apiOnlyReason != nil }.map(\.id))
         let missing = Set(rules.keys).subtracting(cited.keys).subtracting(marked)
-        #expect(missing.isEmpty, "rules no StrataModel code cites (implement them in the model, or mark them 'API-only: <reason>'): \(missing.sorted())")
+        #expect(
+            missing.isEmpty,
+            "rules no StrataModel code cites (implement them in the model, or mark them 'API-only: <reason>'): \(missing.sorted())"
+        )
         let outgrown = marked.filter { cited[$0] != nil }
-        let where_ = outgrown.sorted().map { "\($0) in \(cited[$0]?.sorted() ?? [])" }
-        #expect(outgrown.isEmpty, "rules marked API-only that StrataModel cites (drop the mark): \(where_)")
+        let citedWhere = outgrown.sorted().map { "\($0) in \(cited[$0]?.sorted() ?? [])" }
+        #expect(outgrown.isEmpty, "rules marked API-only that StrataModel cites (drop the mark): \(citedWhere)")
         #expect(rules.count >= 100)
     }
 
@@ -79,10 +82,14 @@ import Testing
         let cited = try Self.citations(under: "Tests", excluding: Self.modelTestsDirectory)
         let marked = Set(rules.values.filter { $0.modelOnlyReason != nil }.map(\.id))
         let missing = Set(rules.keys).subtracting(cited.keys).subtracting(marked)
-        #expect(missing.isEmpty, "rules only model tests cite (test the engine or the API, or mark them 'Model-only: <reason>'): \(missing.sorted())")
+        #expect(
+            missing.isEmpty,
+            "rules only model tests cite (test the engine or the API, or mark them 'Model-only: <reason>'): \(missing.sorted())"
+        )
         let outgrown = marked.filter { cited[$0] != nil }
-        let where_ = outgrown.sorted().map { "\($0) in \(cited[$0]?.sorted() ?? [])" }
-        #expect(outgrown.isEmpty, "rules marked Model-only that an engine or API test cites (drop the mark): \(where_)")
+        let citedWhere = outgrown.sorted().map { "\($0) in \(cited[$0]?.sorted() ?? [])" }
+        #expect(
+            outgrown.isEmpty, "rules marked Model-only that an engine or API test cites (drop the mark): \(citedWhere)")
     }
 
     @Test func everyCitedRuleExists() throws {
@@ -90,8 +97,8 @@ import Testing
         for directory in ["Sources", "Tests"] {
             let cited = try Self.citations(under: directory)
             let unknown = Set(cited.keys).subtracting(rules)
-            let where_ = unknown.sorted().map { "\($0) in \(cited[$0]?.sorted() ?? [])" }
-            #expect(unknown.isEmpty, "\(directory) cites rules that do not exist: \(where_)")
+            let citedWhere = unknown.sorted().map { "\($0) in \(cited[$0]?.sorted() ?? [])" }
+            #expect(unknown.isEmpty, "\(directory) cites rules that do not exist: \(citedWhere)")
         }
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import StrataModel
 import StrataStorage
 import Testing
+
 @testable import StrataCheck
 
 /// Async writes in generated runs (generation 4): blocks, completions and held group syncs
@@ -24,7 +25,9 @@ import Testing
             total.add(result.statistics)
             if result.statistics.asyncBlocks > (busiest?.statistics.asyncBlocks ?? 0) { busiest = result }
         }
-        print("async writes in 40 crash runs: \(total.asyncBlocks) blocks, \(total.checkedCompletions) completions checked durable, \(total.pendingGroupPowerLosses) power losses with a group pending, \(total.groupCrashImages) crash images inside group syncs")
+        print(
+            "async writes in 40 crash runs: \(total.asyncBlocks) blocks, \(total.checkedCompletions) completions checked durable, \(total.pendingGroupPowerLosses) power losses with a group pending, \(total.groupCrashImages) crash images inside group syncs"
+        )
         #expect(total.asyncBlocks > 0)
         #expect(total.checkedCompletions > 0)
         let run = try #require(busiest, "no run in 40 seeds ran an async block")
@@ -50,7 +53,9 @@ import Testing
             checked += 1
             for _ in 0..<2 {
                 let again = try Runner(settings: settings, stream: ChoiceStream(replaying: first.choices)).run()
-                #expect(again.digest == first.digest, "seed \(seed): \(again.failure?.description ?? "passes, another trace")")
+                #expect(
+                    again.digest == first.digest,
+                    "seed \(seed): \(again.failure?.description ?? "passes, another trace")")
             }
         }
         #expect(checked >= 5, "only \(checked) of 60 runs ran an async block")
@@ -70,12 +75,15 @@ import Testing
     ])
     func anAsyncBugIsCaughtAndShrunk(_ name: String, mix: Campaign.Mix, signature: String) throws {
         let bug = try #require(SeededBugCatalog.named(name))
-        let campaign = Campaign(mix: mix, operationsPerRun: 200, seconds: nil, runs: 400, seed: 1, engineBugs: bug.bug,
-                                shrinkSeconds: nil, shrinkAttempts: 1000)
+        let campaign = Campaign(
+            mix: mix, operationsPerRun: 200, seconds: nil, runs: 400, seed: 1, engineBugs: bug.bug,
+            shrinkSeconds: nil, shrinkAttempts: 1000)
         let report = campaign.run()
         let found = try #require(report.failures.first, "\(name) was not caught in \(report.runs) runs")
         let shrunk = try #require(found.shrunk.failure)
-        print("\(name): caught after \(report.runs) runs, \(String(format: "%.1f", found.foundAfterSeconds)) s; shrunk \(found.original.trace.count) -> \(found.shrunk.trace.count) steps in \(found.shrinkRuns) runs: \(shrunk.description); replay token: \(found.token)")
+        print(
+            "\(name): caught after \(report.runs) runs, \(String(format: "%.1f", found.foundAfterSeconds)) s; shrunk \(found.original.trace.count) -> \(found.shrunk.trace.count) steps in \(found.shrinkRuns) runs: \(shrunk.description); replay token: \(found.token)"
+        )
         #expect(shrunk.signature.hasPrefix(signature), "\(shrunk.description)")
         #expect(found.shrunk.trace.count <= 30, "shrunk to \(found.shrunk.trace.count) steps")
         #expect(try StrataCheck.replay(token: found.token)?.signature == shrunk.signature)

@@ -239,7 +239,7 @@ enum FreeLogs {
     /// end the test process. The lockstep harness (one thread inside the engine at a time)
     /// catches it below, and `strata-fuzz bugs --check` in free runs too.
     @Test(arguments: [
-        (SeededBugSet.engine(.treeSplitOffByOne), "treeSplitOffByOne"),
+        (SeededBugSet.engine(.treeSplitOffByOne), "treeSplitOffByOne")
     ])
     func seededEngineBugsAreCaught(bug: SeededBugSet, name: String) throws {
         let runsMax = 40
@@ -262,11 +262,15 @@ enum FreeLogs {
     /// Pages a pinned version still uses, reused by a commit, are caught by the lockstep
     /// harness: a reader left at its pin meets the newer version's pages (Spec D5, V1).
     @Test func reusedPinnedPagesAreCaughtInLockstep() throws {
-        let campaign = Campaign(mix: .controlled, seconds: nil, runs: 400, seed: 1, engineBugs: .engine(.reusePinnedPages),
-                                shrinkSeconds: nil, shrinkAttempts: 1500)
+        let campaign = Campaign(
+            mix: .controlled, seconds: nil, runs: 400, seed: 1, engineBugs: .engine(.reusePinnedPages),
+            shrinkSeconds: nil, shrinkAttempts: 1500)
         let report = campaign.run()
-        let found = try #require(report.failures.first, "reusePinnedPages was not caught in \(report.runs) lockstep runs")
-        print("lockstep caught reusePinnedPages after \(report.runs) runs, shrunk to \(found.shrunk.trace.count) operations in \(found.shrinkRuns) runs: \(found.shrunk.failure?.description ?? "")")
+        let found = try #require(
+            report.failures.first, "reusePinnedPages was not caught in \(report.runs) lockstep runs")
+        print(
+            "lockstep caught reusePinnedPages after \(report.runs) runs, shrunk to \(found.shrunk.trace.count) operations in \(found.shrinkRuns) runs: \(found.shrunk.failure?.description ?? "")"
+        )
         #expect(found.shrunk.trace.count <= 20, "shrunk to \(found.shrunk.trace.count) operations")
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import StrataModel
 import StrataStorage
 import Testing
+
 @testable import StrataCheck
 
 /// Generation 5 in generated runs: references released unresolved and resolved by realms that
@@ -23,20 +24,28 @@ import Testing
                 settings.generation = 5
                 for seed in 1...30 {
                     let result = try Runner(settings: settings, stream: ChoiceStream(seed: UInt64(seed))).run()
-                    #expect(result.failure == nil, "\(mode) \(store) seed \(seed): \(result.failure?.description ?? "") token \(ReplayToken.encode(settings: settings, choices: result.choices))")
+                    #expect(
+                        result.failure == nil,
+                        "\(mode) \(store) seed \(seed): \(result.failure?.description ?? "") token \(ReplayToken.encode(settings: settings, choices: result.choices))"
+                    )
                     for (name, count) in Self.generation5Counts(result) { counts[name, default: 0] += count }
                     if seed % 10 == 0 {
-                        let replayed = try Runner(settings: settings, stream: ChoiceStream(replaying: result.choices)).run()
+                        let replayed = try Runner(settings: settings, stream: ChoiceStream(replaying: result.choices))
+                            .run()
                         #expect(replayed.digest == result.digest, "\(mode) \(store) seed \(seed) replays another trace")
                         checked += 1
                     }
                 }
             }
         }
-        print("generation 5 in 90 runs: \(counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))")
-        for name in ["release reference", "resolve in an unread realm", "@ThreadSafe assigned", "@ThreadSafe read",
-                     "writeCopy", "writeCopy inside a write", "block left open", "async write refused on a thread",
-                     "reopened inside its write", "released with async work"] {
+        print(
+            "generation 5 in 90 runs: \(counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))"
+        )
+        for name in [
+            "release reference", "resolve in an unread realm", "@ThreadSafe assigned", "@ThreadSafe read",
+            "writeCopy", "writeCopy inside a write", "block left open", "async write refused on a thread",
+            "reopened inside its write", "released with async work",
+        ] {
             #expect(counts[name, default: 0] > 0, "no run made \(name)")
         }
         #expect(checked == 9)
@@ -62,7 +71,9 @@ import Testing
                 counts["block left open", default: 0] += 1
                 asyncWork.insert(realm)
             case .writeAsync(let realm, _, _), .beginAsyncWrite(let realm, _, _, _):
-                if case .failure(_, let message) = entry.observed, message.hasPrefix("Cannot schedule async transaction") {
+                if case .failure(_, let message) = entry.observed,
+                    message.hasPrefix("Cannot schedule async transaction")
+                {
                     counts["async write refused on a thread", default: 0] += 1
                 } else if entry.observed == .done {
                     asyncWork.insert(realm)
@@ -76,7 +87,9 @@ import Testing
                 if inWrite[realm] == true { lastRelease[entry.step.context] = realm.rawValue }
                 if asyncWork.contains(realm) { counts["released with async work", default: 0] += 1 }
             case .open(_, _, _):
-                if case .realm(let opened?) = entry.observed, lastRelease.removeValue(forKey: entry.step.context) == opened.rawValue {
+                if case .realm(let opened?) = entry.observed,
+                    lastRelease.removeValue(forKey: entry.step.context) == opened.rawValue
+                {
                     counts["reopened inside its write", default: 0] += 1
                 }
             default: break
@@ -106,13 +119,16 @@ import Testing
     ])
     func aGeneration5BugIsCaughtAndShrunk(_ name: String, mix: Campaign.Mix, signature: String) throws {
         let bug = try #require(SeededBugCatalog.named(name))
-        var campaign = Campaign(mix: mix, operationsPerRun: 200, seconds: nil, runs: 400, seed: 1, engineBugs: bug.bug,
-                                shrinkSeconds: nil, shrinkAttempts: 1000)
+        var campaign = Campaign(
+            mix: mix, operationsPerRun: 200, seconds: nil, runs: 400, seed: 1, engineBugs: bug.bug,
+            shrinkSeconds: nil, shrinkAttempts: 1000)
         campaign.generation = 5  // measured on generation 5's streams
         let report = campaign.run()
         let found = try #require(report.failures.first, "\(name) was not caught in \(report.runs) runs")
         let shrunk = try #require(found.shrunk.failure)
-        print("\(name): caught after \(report.runs) runs, \(String(format: "%.1f", found.foundAfterSeconds)) s; shrunk \(found.original.trace.count) -> \(found.shrunk.trace.count) steps in \(found.shrinkRuns) runs: \(shrunk.description); replay token: \(found.token)")
+        print(
+            "\(name): caught after \(report.runs) runs, \(String(format: "%.1f", found.foundAfterSeconds)) s; shrunk \(found.original.trace.count) -> \(found.shrunk.trace.count) steps in \(found.shrinkRuns) runs: \(shrunk.description); replay token: \(found.token)"
+        )
         #expect(shrunk.signature.hasPrefix(signature), "\(shrunk.description)")
         #expect(found.shrunk.trace.count <= 30, "shrunk to \(found.shrunk.trace.count) steps")
         #expect(try StrataCheck.replay(token: found.token)?.signature == shrunk.signature)

@@ -4,7 +4,7 @@ import Testing
 @testable import StrataCheck
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The harness's deadlock verdict (`HangWatch`): a thread blocked in the kernel is hung once a

@@ -2,6 +2,7 @@ import Foundation
 import StrataModel
 import StrataStorage
 import Testing
+
 @testable import StrataCheck
 
 /// Operation kinds implicated in divergences the harness found and that are still open
@@ -31,15 +32,18 @@ let openFindingKinds: Set<String> = []
     }
 
     @Test func tokensRoundTripSettingsAndChoices() throws {
-        var settings = CheckSettings(mode: .crash, store: .sim, threads: 4, operations: 77,
-                                     engineBugs: .engine(.singleCommitSlot), modelMutation: .refreshNeverMoves)
+        var settings = CheckSettings(
+            mode: .crash, store: .sim, threads: 4, operations: 77,
+            engineBugs: .engine(.singleCommitSlot), modelMutation: .refreshNeverMoves)
         settings.excludedKinds = ["delete", "resolve"]
         let choices: [UInt32] = [0, 1, 127, 128, 300, 70_000, UInt32.max]
         let token = ReplayToken.encode(settings: settings, choices: choices)
         let decoded = try #require(ReplayToken.decode(token))
         #expect(decoded.choices == choices)
         #expect(decoded.settings.mode == .crash && decoded.settings.threads == 4 && decoded.settings.operations == 77)
-        #expect(decoded.settings.engineBugs == .engine(.singleCommitSlot) && decoded.settings.modelMutation == .refreshNeverMoves)
+        #expect(
+            decoded.settings.engineBugs == .engine(.singleCommitSlot)
+                && decoded.settings.modelMutation == .refreshNeverMoves)
         #expect(decoded.settings.excludedKinds == ["delete", "resolve"])
         #expect(ReplayToken.decode("sc1.crash.sim.4") == nil)
         #expect(token.hasPrefix("sc6.") && decoded.settings.generation == 6)
@@ -99,7 +103,8 @@ let openFindingKinds: Set<String> = []
     /// reads the slot from the cache). The harness's model once said the slot was lost, which
     /// only a power loss does. Found by a fresh seed of the time-boxed campaign.
     @Test func aReopenAfterAFailedPhaseTwoSyncAdoptsTheWrittenSlot() throws {
-        let token = "sc1.crash.sim.3.200.0.-.-.AAAAAgIDAAACAAACAAADAAIDAAIAAQACAwAAAAADAAADAAAAAAABAQAAAwAABwAXAAAfAABgAwACAHoAAAAAAA0A"
+        let token =
+            "sc1.crash.sim.3.200.0.-.-.AAAAAgIDAAACAAACAAADAAIDAAIAAQACAwAAAAADAAADAAAAAAABAQAAAwAABwAXAAAfAABgAwACAHoAAAAAAA0A"
         let decoded = try #require(ReplayToken.decode(token))
         let result = try replayRun(decoded)
         #expect(result.failure == nil, "\(result.failure?.description ?? "")")
@@ -107,7 +112,10 @@ let openFindingKinds: Set<String> = []
             if case .commitWrite(_, _, .failure(.atSlot(slotOnDisk: true))) = entry.step.operation { return true }
             return false
         }
-        #expect(adopted, "the run no longer fails a commit at the phase-2 sync:\n\(Artifact.timeline(result, threads: decoded.settings.threads))")
+        #expect(
+            adopted,
+            "the run no longer fails a commit at the phase-2 sync:\n\(Artifact.timeline(result, threads: decoded.settings.threads))"
+        )
     }
 
     /// Spec D6, D7: the power loss due after an injected fault's poisoned steps belongs to the
@@ -117,15 +125,18 @@ let openFindingKinds: Set<String> = []
     /// discard it, and recovery seemed to lose a durable version. Found by a fresh seed of
     /// the time-boxed campaign.
     @Test func aPowerLossDueAfterPoisonedStepsDoesNotOutliveItsBoot() throws {
-        let token = "sc2.crash.sim.3.200.0.-.-.AAABAgEDAAABAAAAAwACAwABAAAAAAABAwABAAIAAgACAAIAAAAAAAMAAgAAAAAAAQAAAAEbCgABSgoAAAIAAAAAEgoAMAAAAAAAAAAAAAAAAAESAAAAADIAAAAAXAEAAwAACgACAAAAAAAAAAAAAAAAAAAAAAAAAAApAAAAAAAAAAAAAAAAAAAAAHgKAAAAAAAAAQACAAISCgAAAAsAAloKAAIAAnUKAAAAAiQKAAAp"
+        let token =
+            "sc2.crash.sim.3.200.0.-.-.AAABAgEDAAABAAAAAwACAwABAAAAAAABAwABAAIAAgACAAIAAAAAAAMAAgAAAAAAAQAAAAEbCgABSgoAAAIAAAAAEgoAMAAAAAAAAAAAAAAAAAESAAAAADIAAAAAXAEAAwAACgACAAAAAAAAAAAAAAAAAAAAAAAAAAApAAAAAAAAAAAAAAAAAAAAAHgKAAAAAAAAAQACAAISCgAAAAsAAloKAAIAAnUKAAAAAiQKAAAp"
         let decoded = try #require(ReplayToken.decode(token))
         let result = try replayRun(decoded)
         let timeline = Artifact.timeline(result, threads: decoded.settings.threads)
         #expect(result.failure == nil, "\(result.failure?.description ?? "")\n\(timeline)")
-        guard let faulted = result.trace.firstIndex(where: { entry in
-            if case .commitWrite(_, _, .failure(.beforeSlot)) = entry.step.operation { return true }
-            return false
-        }) else {
+        guard
+            let faulted = result.trace.firstIndex(where: { entry in
+                if case .commitWrite(_, _, .failure(.beforeSlot)) = entry.step.operation { return true }
+                return false
+            })
+        else {
             Issue.record("the run no longer fails a commit before its slot:\n\(timeline)")
             return
         }
@@ -133,8 +144,9 @@ let openFindingKinds: Set<String> = []
             if case .crashMachine = entry.step.operation { return true }
             return false
         }
-        #expect(powerLosses.count == 1,
-                "one power loss ends the poisoned boot, none strikes the next:\n\(timeline)")
+        #expect(
+            powerLosses.count == 1,
+            "one power loss ends the poisoned boot, none strikes the next:\n\(timeline)")
     }
 
     /// Threads are left right after a pin or an unpin, and an operation left after its
@@ -158,8 +170,9 @@ let openFindingKinds: Set<String> = []
         let replayed = try Runner(settings: settings, stream: ChoiceStream(replaying: run.choices)).run()
         #expect(replayed.digest == run.digest)
         #expect(replayed.statistics.earlySteps == run.statistics.earlySteps)
-        #expect(run.trace.contains { $0.note?.contains("before it returned") == true },
-                "the timeline marks the step taken early")
+        #expect(
+            run.trace.contains { $0.note?.contains("before it returned") == true },
+            "the timeline marks the step taken early")
     }
 
     /// Runs of seeds 1... (a count: the same runs on any machine). Every must-hit probe is hit
@@ -178,19 +191,25 @@ let openFindingKinds: Set<String> = []
         var total = CheckStatistics()
         var fixedStatistics = CheckStatistics()
         var runs = 0
-        let fixed = Campaign(mix: .mixed, operationsPerRun: 200, seconds: nil, runs: Self.fixedRuns, seed: 1,
-                             shrinkSeconds: nil, shrinkAttempts: 1500)
-        let timeBoxed = Campaign(mix: .mixed, operationsPerRun: 200, seconds: 30, minimumRuns: Self.freshRunsFloor,
-                                 seed: fresh, shrinkSeconds: nil, shrinkAttempts: 1500)
+        let fixed = Campaign(
+            mix: .mixed, operationsPerRun: 200, seconds: nil, runs: Self.fixedRuns, seed: 1,
+            shrinkSeconds: nil, shrinkAttempts: 1500)
+        let timeBoxed = Campaign(
+            mix: .mixed, operationsPerRun: 200, seconds: 30, minimumRuns: Self.freshRunsFloor,
+            seed: fresh, shrinkSeconds: nil, shrinkAttempts: 1500)
         for (label, var campaign) in [("fixed", fixed), ("fresh", timeBoxed)] {
             campaign.excludedKinds = openFindingKinds
             let report = campaign.run()
             total.add(report.statistics)
             if label == "fixed" { fixedStatistics = report.statistics }
             runs += report.runs
-            print("harness \(label) (\(String(format: "%.1f", report.seconds)) s) seeds \(report.seeds.map { "\($0.lowerBound)...\($0.upperBound)" } ?? "none"): \(report.runs) runs, \(report.statistics.operations) checked operations, \(report.statistics.commits) commits, \(report.statistics.crashes) crashes, \(report.statistics.crashImages) crash images, \(report.statistics.schedulingSteps) scheduling steps, \(report.statistics.switches) switches")
+            print(
+                "harness \(label) (\(String(format: "%.1f", report.seconds)) s) seeds \(report.seeds.map { "\($0.lowerBound)...\($0.upperBound)" } ?? "none"): \(report.runs) runs, \(report.statistics.operations) checked operations, \(report.statistics.commits) commits, \(report.statistics.crashes) crashes, \(report.statistics.crashImages) crash images, \(report.statistics.schedulingSteps) scheduling steps, \(report.statistics.switches) switches"
+            )
             for found in report.failures {
-                Issue.record("seed \(found.seed): \(found.shrunk.failure?.description ?? "") replay: \(found.token)\n\(Artifact.timeline(found.shrunk, threads: found.settings.threads))")
+                Issue.record(
+                    "seed \(found.seed): \(found.shrunk.failure?.description ?? "") replay: \(found.token)\n\(Artifact.timeline(found.shrunk, threads: found.settings.threads))"
+                )
             }
         }
         #expect(runs >= Self.fixedRuns + Self.freshRunsFloor)
@@ -198,10 +217,14 @@ let openFindingKinds: Set<String> = []
         #expect(total.commits > 50)
         #expect(total.crashes > 0)
         #expect(total.crashImages > 0)
-        print("harness faults: \(total.injectedFaults) commits failed by injected EIO/ENOSPC, \(total.damagedImages) crash images damaged at rest, \(total.inlineOperations) operations inline")
+        print(
+            "harness faults: \(total.injectedFaults) commits failed by injected EIO/ENOSPC, \(total.damagedImages) crash images damaged at rest, \(total.inlineOperations) operations inline"
+        )
         // Collection and object observers (generation 3): registered through the Realm API and every
         // callback checked by the delivery oracle (Spec N2, N4 to N13).
-        print("harness observers: \(total.observers) registered, \(total.checkedCallbacks) callbacks checked (\(total.checkedObjectCallbacks) of objects), \(total.checkedDeliveryPoints) caught-up checks")
+        print(
+            "harness observers: \(total.observers) registered, \(total.checkedCallbacks) callbacks checked (\(total.checkedObjectCallbacks) of objects), \(total.checkedDeliveryPoints) caught-up checks"
+        )
         #expect(total.observers > 0)
         #expect(total.checkedCallbacks > 0)
         #expect(total.checkedObjectCallbacks > 0)
@@ -210,7 +233,9 @@ let openFindingKinds: Set<String> = []
         // root split and merge through the generator's bulk writes); the fixed runs alone
         // reach them, so the verdict does not depend on how many fresh runs fit in the time.
         let never = ProbeCoverage.neverHit(fixedStatistics.probes)
-        print("harness probes: \(ProbeCoverage.mustHit.count - never.count) of \(ProbeCoverage.mustHit.count) must-hit probes hit; never hit: \(never); counts: \(total.probes.sorted { $0.key < $1.key })")
+        print(
+            "harness probes: \(ProbeCoverage.mustHit.count - never.count) of \(ProbeCoverage.mustHit.count) must-hit probes hit; never hit: \(never); counts: \(total.probes.sorted { $0.key < $1.key })"
+        )
         #expect(never.isEmpty, "must-hit probes never hit: \(never)")
     }
 
@@ -228,7 +253,9 @@ let openFindingKinds: Set<String> = []
                 Issue.record("seed \(seed): \(failure)\n\(Artifact.timeline(result, threads: settings.threads))")
             }
         }
-        print("faults on a clean engine: \(total.injectedFaults) failed commits, \(total.damagedImages) damaged images, \(total.crashImages) crash images")
+        print(
+            "faults on a clean engine: \(total.injectedFaults) failed commits, \(total.damagedImages) damaged images, \(total.crashImages) crash images"
+        )
         #expect(total.injectedFaults > 0)
         #expect(total.damagedImages > 0)
     }
@@ -236,19 +263,23 @@ let openFindingKinds: Set<String> = []
     /// An engine that retries a sync after EIO (Linux's fsyncgate: the retry "succeeds" with
     /// nothing written) reports a commit that never reached the disk: it must be caught.
     @Test func retryingASyncAfterEIOIsCaught() throws {
-        var campaign = Campaign(mix: .crash, operationsPerRun: 200, seconds: nil, runs: 400, seed: 300,
-                                engineBugs: .engine(.retrySyncAfterEIO), shrinkSeconds: nil, shrinkAttempts: 1500)
+        var campaign = Campaign(
+            mix: .crash, operationsPerRun: 200, seconds: nil, runs: 400, seed: 300,
+            engineBugs: .engine(.retrySyncAfterEIO), shrinkSeconds: nil, shrinkAttempts: 1500)
         campaign.excludedKinds = openFindingKinds
         let report = campaign.run()
         let found = try #require(report.failures.first, "retrying the sync after EIO was not caught")
-        print("sync retried after EIO: caught at seed \(found.seed) after \(report.runs) runs; shrunk \(found.original.trace.count) -> \(found.shrunk.trace.count) operations in \(found.shrinkRuns) runs: \(found.shrunk.failure?.description ?? ""); replay token: \(found.token)")
+        print(
+            "sync retried after EIO: caught at seed \(found.seed) after \(report.runs) runs; shrunk \(found.original.trace.count) -> \(found.shrunk.trace.count) operations in \(found.shrinkRuns) runs: \(found.shrunk.failure?.description ?? ""); replay token: \(found.token)"
+        )
         #expect(found.shrunk.trace.count <= 10, "shrunk to \(found.shrunk.trace.count) operations")
     }
 
     /// A deliberately wrong model rule must be caught, and shrunk to a handful of operations.
     @Test func aWrongModelRuleIsCaughtAndShrunk() throws {
-        var campaign = Campaign(mix: .controlled, operationsPerRun: 200, seconds: nil, runs: 400, seed: 100,
-                                modelMutation: .refreshNeverMoves, shrinkSeconds: nil, shrinkAttempts: 1500)
+        var campaign = Campaign(
+            mix: .controlled, operationsPerRun: 200, seconds: nil, runs: 400, seed: 100,
+            modelMutation: .refreshNeverMoves, shrinkSeconds: nil, shrinkAttempts: 1500)
         campaign.excludedKinds = openFindingKinds
         let report = campaign.run()
         let found = try #require(report.failures.first, "the wrong rule was not caught")
@@ -258,7 +289,9 @@ let openFindingKinds: Set<String> = []
         // "minimal", and the re-run count makes the size the same on any machine.
         #expect(found.shrunk.trace.count <= 15, "shrunk to \(found.shrunk.trace.count) operations")
         print("wrong model rule: the shrunk run uses \(found.settings.threads) threads")
-        print("wrong model rule: caught at seed \(found.seed) after \(report.runs) runs; shrunk \(found.original.trace.count) -> \(found.shrunk.trace.count) operations in \(found.shrinkRuns) runs, \(found.shrinkSeconds) s")
+        print(
+            "wrong model rule: caught at seed \(found.seed) after \(report.runs) runs; shrunk \(found.original.trace.count) -> \(found.shrunk.trace.count) operations in \(found.shrinkRuns) runs, \(found.shrinkSeconds) s"
+        )
         print(Artifact.timeline(found.shrunk, threads: found.settings.threads))
         print("wrong model rule: replay token: \(found.token)")
         #expect(try StrataCheck.replay(token: found.token)?.signature == found.shrunk.failure?.signature)
@@ -268,28 +301,34 @@ let openFindingKinds: Set<String> = []
     /// steps (`ShrinkPass.dropSteps`) is what takes the run from its 200 operations to a handful,
     /// and the passes' counts add up to the shrink's re-runs and to the operations it removed.
     @Test func shrinkPassesReportTheWorkTheyDid() throws {
-        var campaign = Campaign(mix: .controlled, operationsPerRun: 200, seconds: nil, runs: 400, seed: 100,
-                                modelMutation: .refreshNeverMoves, shrinkSeconds: nil, shrinkAttempts: 1500)
+        var campaign = Campaign(
+            mix: .controlled, operationsPerRun: 200, seconds: nil, runs: 400, seed: 100,
+            modelMutation: .refreshNeverMoves, shrinkSeconds: nil, shrinkAttempts: 1500)
         campaign.excludedKinds = openFindingKinds
         let found = try #require(campaign.run().failures.first, "the wrong rule was not caught")
         for pass in ShrinkPass.allCases {
-            if let counts = found.shrinkPasses[pass] { print("wrong model rule shrink: \(pass.rawValue): \(counts.summary)") }
+            if let counts = found.shrinkPasses[pass] {
+                print("wrong model rule shrink: \(pass.rawValue): \(counts.summary)")
+            }
         }
         let dropSteps = try #require(found.shrinkPasses[.dropSteps], "dropSteps ran no candidate")
         #expect(dropSteps.successes > 0)
         #expect(dropSteps.stepsRemoved > 0)
         #expect(found.shrinkPasses.values.map(\.attempts).reduce(0, +) == found.shrinkRuns)
-        #expect(found.shrinkPasses.values.map(\.stepsRemoved).reduce(0, +)
-                    == found.original.trace.count - found.shrunk.trace.count)
-        #expect(found.shrinkPasses.values.map(\.drawsRemoved).reduce(0, +)
-                    == found.original.choices.count - found.shrunk.choices.count)
+        #expect(
+            found.shrinkPasses.values.map(\.stepsRemoved).reduce(0, +)
+                == found.original.trace.count - found.shrunk.trace.count)
+        #expect(
+            found.shrinkPasses.values.map(\.drawsRemoved).reduce(0, +)
+                == found.original.choices.count - found.shrunk.choices.count)
     }
 
     /// A deliberately broken engine path (the commit skips its phase-1 sync) must be caught by
     /// the crash images and shrunk.
     @Test func aBrokenCommitPathIsCaughtByCrashImages() throws {
-        var campaign = Campaign(mix: .crash, operationsPerRun: 200, seconds: nil, runs: 400, seed: 200,
-                                engineBugs: .engine(.skipPhaseOneSync), shrinkSeconds: nil, shrinkAttempts: 1500)
+        var campaign = Campaign(
+            mix: .crash, operationsPerRun: 200, seconds: nil, runs: 400, seed: 200,
+            engineBugs: .engine(.skipPhaseOneSync), shrinkSeconds: nil, shrinkAttempts: 1500)
         campaign.excludedKinds = openFindingKinds
         // Measured on generation 3's streams: on generation 4's, seed 200's first failure is a
         // run with an observer whose shrinking stops at a fixpoint of 15 (`Docs/limits.md`).
@@ -297,7 +336,9 @@ let openFindingKinds: Set<String> = []
         let report = campaign.run()
         let found = try #require(report.failures.first, "skipping the phase-1 sync was not caught")
         #expect(found.shrunk.failure?.kind == .crashImage)
-        print("broken commit path: caught at seed \(found.seed) after \(report.runs) runs, \(report.statistics.crashImages) crash images; shrunk \(found.original.trace.count) -> \(found.shrunk.trace.count) operations in \(found.shrinkRuns) runs, \(found.shrinkSeconds) s: \(found.shrunk.failure?.description ?? ""); replay token: \(found.token)")
+        print(
+            "broken commit path: caught at seed \(found.seed) after \(report.runs) runs, \(report.statistics.crashImages) crash images; shrunk \(found.original.trace.count) -> \(found.shrunk.trace.count) operations in \(found.shrinkRuns) runs, \(found.shrinkSeconds) s: \(found.shrunk.failure?.description ?? ""); replay token: \(found.token)"
+        )
         #expect(found.shrunk.trace.count <= 10, "shrunk to \(found.shrunk.trace.count) operations")
     }
 }
@@ -317,7 +358,8 @@ let openFindingKinds: Set<String> = []
         #expect(!entries.isEmpty, "fuzz/corpus holds no artifact")
         for entry in entries {
             let token = try String(contentsOfFile: "\(Self.corpus)/\(entry)/\(Artifact.tokenFile)", encoding: .utf8)
-            let expectation = (try? String(contentsOfFile: "\(Self.corpus)/\(entry)/expect.txt", encoding: .utf8))?
+            let expectation =
+                (try? String(contentsOfFile: "\(Self.corpus)/\(entry)/expect.txt", encoding: .utf8))?
                 .trimmingCharacters(in: .whitespacesAndNewlines) ?? "passes"
             let failure = try StrataCheck.replay(token: token)
             if expectation == "passes" {

@@ -54,9 +54,12 @@ import Testing
         var (snapshot, batches) = snapshot([(0, 1), (1, 1), (0, 2)])
         // The last batch's record and counter are there, one of its Items is not.
         let last = try #require(batches.last)
-        guard case .put(let key, _) = try #require(last.changes.last(where: {
-            if case .put = $0 { return true } else { return false }
-        })) else { return }
+        guard
+            case .put(let key, _) = try #require(
+                last.changes.last(where: {
+                    if case .put = $0 { return true } else { return false }
+                }))
+        else { return }
         snapshot.items[key] = nil
         let failure = ledger.check(snapshot, deadChild: nil)
         #expect(failure?.kind == .contents, "\(String(describing: failure))")

@@ -1,6 +1,7 @@
 import Foundation
 import StrataStorage
 import Testing
+
 @testable import StrataCheck
 
 /// The bounded-exhaustive scheduler: its depth-first order visits every path
@@ -49,8 +50,10 @@ import Testing
         var settings = CheckSettings(mode: .crash, store: .sim, threads: 3, operations: 40)
         settings.excludedKinds = openFindingKinds
         for prefix in [[], [1, 1, 0, 2], [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1]] {
-            let explored = try Runner(settings: settings,
-                                      stream: ChoiceStream(seed: 5, forcing: prefix, preemptionBound: 2)).run()
+            let explored = try Runner(
+                settings: settings,
+                stream: ChoiceStream(seed: 5, forcing: prefix, preemptionBound: 2)
+            ).run()
             let replayed = try Runner(settings: settings, stream: ChoiceStream(replaying: explored.choices)).run()
             #expect(!explored.enumerated.isEmpty)
             #expect(explored.digest == replayed.digest, "prefix \(prefix)")
@@ -67,22 +70,26 @@ import Testing
     /// steps depends on the generator, so the search goes over seeds: a count of them, not a
     /// time (the search is deterministic, so it ends at the same seed on any machine).
     @Test func theExplorationFindsTheScheduleThatBreaksAWrongRule() throws {
-        var settings = CheckSettings(mode: .controlled, store: .sim, threads: 2, operations: 10,
-                                     modelMutation: .refreshNeverMoves)
+        var settings = CheckSettings(
+            mode: .controlled, store: .sim, threads: 2, operations: 10,
+            modelMutation: .refreshNeverMoves)
         // Measured on generation 4's streams: seed 64 is the first caught (about 65 s alone).
         settings.generation = 4
         var caught: (seed: UInt64, schedules: Int, failure: CheckFailure)?
         var seed: UInt64 = 1
         while caught == nil && seed <= Self.seedsSearched {
-            let report = try ScheduleExplorer(settings: settings, seed: seed, preemptionBound: 1,
-                                              maximumSchedules: 400).explore()
+            let report = try ScheduleExplorer(
+                settings: settings, seed: seed, preemptionBound: 1,
+                maximumSchedules: 400
+            ).explore()
             if let failure = report.failure?.failure, report.schedules > 1 {
                 caught = (seed, report.schedules, failure)
             }
             seed += 1
         }
         let found = try #require(caught, "no seed's exploration reached the interleaving (seeds 1...\(seed - 1))")
-        print("exploration caught refreshNeverMoves at seed \(found.seed), schedule \(found.schedules): \(found.failure)")
+        print(
+            "exploration caught refreshNeverMoves at seed \(found.seed), schedule \(found.schedules): \(found.failure)")
         #expect(found.failure.message.contains("refresh"))
     }
 }

@@ -34,7 +34,8 @@ struct HelpFormatterTests {
             indent + "[--verbose ...] [--seed S] [--rate R] [--shard I/N] [--records N]",
             indent + "[--offset N]",
         ]
-        #expect(usage == expected.joined(separator: "\n"))    }
+        #expect(usage == expected.joined(separator: "\n"))
+    }
 
     @Test func rootUsageShowsCommandPlaceholder() {
         #expect(rootHelp.hasPrefix("usage: strata-tool <command> [--no-color]\n"))
@@ -142,8 +143,9 @@ struct HelpFormatterTests {
                     help: "Long.")
             ])
         let lines = HelpFormatter.render(spec, commandPath: ["x"]).split(separator: "\n")
-        guard let index = lines.firstIndex(
-            of: "      --a-really-quite-extraordinarily-long-option VALUE")
+        guard
+            let index = lines.firstIndex(
+                of: "      --a-really-quite-extraordinarily-long-option VALUE")
         else {
             Issue.record("label line missing")
             return

@@ -105,7 +105,8 @@ struct JSONLineTests {
     }
 
     @Test func escapesQuotesBackslashesAndControlCharacters() throws {
-        let nasty = "quote\" backslash\\ slash/ newline\n tab\t cr\r nul\u{0} bell\u{7} esc\u{1B}"
+        let nasty =
+            "quote\" backslash\\ slash/ newline\n tab\t cr\r nul\u{0} bell\u{7} esc\u{1B}"
             + " unit\u{1F} del\u{7F}"
         var line = JSONLine()
         line.add("s", nasty)

@@ -8,8 +8,11 @@ struct ParserErrorTests {
 
     @Test func unknownLongOptionSuggestsClosest() {
         let error = Fixtures.parseError(["verify", "db", "--jsn"])
-        #expect(error == UsageError("unknown option --jsn (did you mean --json?)",
-            commandPath: verifyPath))
+        #expect(
+            error
+                == UsageError(
+                    "unknown option --jsn (did you mean --json?)",
+                    commandPath: verifyPath))
     }
 
     @Test func unknownLongOptionWithValueNamesOnlyTheOption() {
@@ -49,8 +52,11 @@ struct ParserErrorTests {
 
     @Test func missingValueAtEnd() {
         let error = Fixtures.parseError(["verify", "db", "--commits"])
-        #expect(error == UsageError("missing value for --commits (expected N)",
-            commandPath: verifyPath))
+        #expect(
+            error
+                == UsageError(
+                    "missing value for --commits (expected N)",
+                    commandPath: verifyPath))
     }
 
     @Test func missingValueBeforeAnotherOption() {
@@ -85,8 +91,11 @@ struct ParserErrorTests {
 
     @Test func missingSubcommand() {
         let error = Fixtures.parseError([])
-        #expect(error == UsageError("missing command (expected one of: verify, stat)",
-            commandPath: ["strata-tool"]))
+        #expect(
+            error
+                == UsageError(
+                    "missing command (expected one of: verify, stat)",
+                    commandPath: ["strata-tool"]))
     }
 
     @Test func unknownSubcommandSuggestsClosest() {

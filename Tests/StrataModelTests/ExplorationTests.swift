@@ -1,4 +1,5 @@
 import Testing
+
 @testable import StrataModel
 
 /// The bounded exhaustive exploration Docs/architecture.md §4 asks for: every interleaving of two threads'
@@ -18,8 +19,9 @@ import Testing
 
     @Test("Spec V1, D5, W1, W16, T2, D3: exhaustive interleavings keep every invariant")
     func twoThreadsThreeObjectsFourVersions() {
-        let space = Explorer.standardSpace(contextCount: 2, objectCount: 3, versionMax: 4,
-                                           depthMax: Self.depthMax, statesMax: 400_000)
+        let space = Explorer.standardSpace(
+            contextCount: 2, objectCount: 3, versionMax: 4,
+            depthMax: Self.depthMax, statesMax: 400_000)
         let report = Explorer.explore(space)
         print("model exploration (2 threads, 3 objects, versions ≤ 4, depth \(Self.depthMax)): \(report)")
         #expect(report.violations.isEmpty, "\(report.violations)")
@@ -43,9 +45,10 @@ import Testing
         let location = World.file.location
         broken.files[location]?.versions[Version(2)] = nil  // drop the frozen realm's version
         #expect(!broken.invariantViolations().isEmpty)
-        let problems = Explorer.check(before: world.state, after: broken,
-                                      step: Step(World.main, .turnLoop),
-                                      outcome: Outcome(result: .success(.done), events: []))
+        let problems = Explorer.check(
+            before: world.state, after: broken,
+            step: Step(World.main, .turnLoop),
+            outcome: Outcome(result: .success(.done), events: []))
         #expect(problems.contains { $0.contains("reclaimed") })
     }
 }

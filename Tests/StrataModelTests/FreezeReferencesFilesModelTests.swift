@@ -1,4 +1,5 @@
 import Testing
+
 @testable import StrataModel
 
 // Unit tests of the reference model against Spec/freeze.md (F1 to F17), Spec/references.md
@@ -40,8 +41,9 @@ private func fzAppend(_ owner: Int, _ element: Int) -> Mutation {
 }
 
 private func fzMap(_ owner: Int, _ key: String, _ element: Int?) -> Mutation {
-    .setMapValue(ownerType: "Item", ownerKey: owner, key: key, elementType: "Item",
-                 elementKey: element)
+    .setMapValue(
+        ownerType: "Item", ownerKey: owner, key: key, elementType: "Item",
+        elementKey: element)
 }
 
 private func fzReadOnly(_ configuration: Configuration) -> Configuration {
@@ -130,10 +132,18 @@ private let fzLocation = World.file.location
         w.write(World.main, 1, [item(1)])
         w.ok(World.main, .freezeRealm(1, as: 10))
         #expect(w.fails(World.main, .beginWrite(10)) == .frozenTransaction)
-        #expect(w.fails(World.main, .writeBlock(10, [item(2)], ending: .commit, withoutNotifying: [],
-                                                fate: .success)) == .frozenTransaction)
-        #expect(w.fails(World.main, .beginAsyncWrite(10, [item(2)], ending: .commit(allowGrouping: false),
-                                                     as: 1)) == .frozenTransaction)
+        #expect(
+            w.fails(
+                World.main,
+                .writeBlock(
+                    10, [item(2)], ending: .commit, withoutNotifying: [],
+                    fate: .success)) == .frozenTransaction)
+        #expect(
+            w.fails(
+                World.main,
+                .beginAsyncWrite(
+                    10, [item(2)], ending: .commit(allowGrouping: false),
+                    as: 1)) == .frozenTransaction)
         #expect(w.fails(World.thread, .beginWrite(10)) == .frozenTransaction)
         // frozenObj.realm!
         w.ok(World.main, .objectForPrimaryKey(1, type: "Item", primaryKey: 1, as: 100))
@@ -143,11 +153,19 @@ private let fzLocation = World.file.location
         if let objectRealm {
             #expect(w.state.realms[objectRealm]?.isFrozen == true)
             #expect(w.fails(World.main, .beginWrite(objectRealm)) == .frozenTransaction)
-            #expect(w.fails(World.main, .writeBlock(objectRealm, [item(2)], ending: .commit,
-                                                    withoutNotifying: [], fate: .success))
+            #expect(
+                w.fails(
+                    World.main,
+                    .writeBlock(
+                        objectRealm, [item(2)], ending: .commit,
+                        withoutNotifying: [], fate: .success))
                     == .frozenTransaction)
-            #expect(w.fails(World.main, .beginAsyncWrite(objectRealm, [item(2)],
-                                                         ending: .commit(allowGrouping: false), as: 2))
+            #expect(
+                w.fails(
+                    World.main,
+                    .beginAsyncWrite(
+                        objectRealm, [item(2)],
+                        ending: .commit(allowGrouping: false), as: 2))
                     == .frozenTransaction)
         }
         // frozenCollection.realm!
@@ -157,8 +175,12 @@ private let fzLocation = World.file.location
         #expect(collectionRealm != nil)
         if let collectionRealm {
             #expect(w.fails(World.main, .beginWrite(collectionRealm)) == .frozenTransaction)
-            #expect(w.fails(World.main, .writeBlock(collectionRealm, [item(2)], ending: .commit,
-                                                    withoutNotifying: [], fate: .success))
+            #expect(
+                w.fails(
+                    World.main,
+                    .writeBlock(
+                        collectionRealm, [item(2)], ending: .commit,
+                        withoutNotifying: [], fate: .success))
                     == .frozenTransaction)
         }
         // Nothing was written.
@@ -174,20 +196,29 @@ private let fzLocation = World.file.location
         w.ok(World.main, .freezeRealm(1, as: 10))
         #expect(w.fails(World.main, .observeRealm(10, action: .none, as: 1)) == .frozenObservation)
         w.ok(World.main, .objects(10, .all("Item"), as: 100))
-        #expect(w.fails(World.main, .observeCollection(100, action: .none, on: nil,
-                                                       inCancelledTask: false, as: 2))
+        #expect(
+            w.fails(
+                World.main,
+                .observeCollection(
+                    100, action: .none, on: nil,
+                    inCancelledTask: false, as: 2))
                 == .frozenObservation)
         w.ok(World.main, .objectForPrimaryKey(10, type: "Item", primaryKey: 1, as: 101))
         w.ok(World.main, .listOf(101, as: 102))
-        #expect(w.fails(World.main, .observeCollection(102, action: .none, on: nil,
-                                                       inCancelledTask: false, as: 3))
+        #expect(
+            w.fails(
+                World.main,
+                .observeCollection(
+                    102, action: .none, on: nil,
+                    inCancelledTask: false, as: 3))
                 == .frozenObservation)
         #expect(w.fails(World.main, .observeObject(101, keyPaths: nil, as: 4)) == .frozenObservation)
         // A live object frozen afterwards.
         w.ok(World.main, .objectForPrimaryKey(1, type: "Item", primaryKey: 2, as: 103))
         w.ok(World.main, .freezeHandle(103, as: 104))
         #expect(w.fails(World.main, .observeObject(104, keyPaths: ["value"], as: 5)) == .frozenObservation)
-        #expect(ModelError.frozenObservation.message
+        #expect(
+            ModelError.frozenObservation.message
                 == "Frozen Realms do not change and do not have change notifications.")
         #expect(w.state.observers.isEmpty)
     }
@@ -229,11 +260,13 @@ private let fzLocation = World.file.location
         w.ok(World.main, .invalidate(10))
         #expect(w.fails(World.main, .objects(10, .all("Item"), as: 102)) == .frozenRealmInvalidated)
         #expect(w.fails(World.thread, .objects(10, .all("Other"), as: 103)) == .frozenRealmInvalidated)
-        #expect(w.fails(World.main, .objectForPrimaryKey(10, type: "Item", primaryKey: 1, as: 104))
+        #expect(
+            w.fails(World.main, .objectForPrimaryKey(10, type: "Item", primaryKey: 1, as: 104))
                 == .frozenRealmInvalidated)
         #expect(w.fails(World.main, .read(100)) == .frozenRealmInvalidated)
         #expect(w.fails(World.main, .read(101)) == .frozenRealmInvalidated)
-        #expect(ModelError.frozenRealmInvalidated.message
+        #expect(
+            ModelError.frozenRealmInvalidated.message
                 == "Cannot read from a frozen Realm which has been invalidated.")
         // The live realm is unaffected.
         #expect(w.items(World.main, 1, handle: 105) == [1])
@@ -469,7 +502,8 @@ private let fzLocation = World.file.location
         w.ok(World.main, .beginWrite(1))
         w.ok(World.main, .create(1, type: "Item", primaryKey: 5, value: 5, update: .error, as: 104))
         #expect(w.fails(World.main, .freezeHandle(104, as: 105)) == .freezeInCreatingWrite)
-        #expect(ModelError.freezeInCreatingWrite.message
+        #expect(
+            ModelError.freezeInCreatingWrite.message
                 == "Cannot freeze an object in the same write transaction as it was created in.")
         // A pre-existing object frozen inside a write shows the transaction's start.
         w.ok(World.main, .objectForPrimaryKey(1, type: "Item", primaryKey: 1, as: 106))
@@ -505,7 +539,8 @@ private let fzLocation = World.file.location
         w.ok(World.main, .objectForPrimaryKey(10, type: "Item", primaryKey: 2, as: 104))
         #expect(w.fails(World.main, .setValue(104, 7)) == .frozenModify)
         w.ok(World.main, fzCommit(1))
-        #expect(ModelError.frozenModify.message
+        #expect(
+            ModelError.frozenModify.message
                 == "Attempting to modify a frozen object - call thaw on the Object instance first.")
         #expect(fzObject(w.ok(World.main, .read(101)))?.value == 1)
         #expect(fzObject(w.ok(World.main, .read(101)))?.listKeys == [2])
@@ -555,8 +590,13 @@ private let fzLocation = World.file.location
     func freezingIsDeep() {
         var w = World()
         w.open(World.main, 1)
-        w.write(World.main, 1, [.create(type: "Item", primaryKey: 1, value: nil), item(2, 2), item(3, 3), fzAppend(1, 2), fzAppend(1, 3),
-                                fzMap(1, "a", 3), fzMap(1, "b", nil)])
+        w.write(
+            World.main, 1,
+            [
+                .create(type: "Item", primaryKey: 1, value: nil), item(2, 2), item(3, 3), fzAppend(1, 2),
+                fzAppend(1, 3),
+                fzMap(1, "a", 3), fzMap(1, "b", nil),
+            ])
         w.ok(World.main, .objectForPrimaryKey(1, type: "Item", primaryKey: 1, as: 100))
         let live = fzObject(w.ok(World.main, .read(100)))
         w.ok(World.main, .listOf(100, as: 101))
@@ -587,8 +627,13 @@ private let fzLocation = World.file.location
             let mapValues = fzReadings(w.ok(World.main, .read(113)))
             #expect(mapValues?.map(\.primaryKey) == [3])
             #expect(mapValues?.allSatisfy(\.isFrozen) == true)
-            w.ok(World.main, .objects(frozenRealm, Query(source: .linkingObjects(
-                target: target, ownerType: "Item")), as: 114))
+            w.ok(
+                World.main,
+                .objects(
+                    frozenRealm,
+                    Query(
+                        source: .linkingObjects(
+                            target: target, ownerType: "Item")), as: 114))
             let linking = fzReadings(w.ok(World.main, .read(114)))
             #expect(linking?.map(\.primaryKey) == [1])
             #expect(linking?.allSatisfy(\.isFrozen) == true)
@@ -611,8 +656,10 @@ private let fzLocation = World.file.location
         w.ok(World.main, .objects(10, .all("Item"), as: 100))
         w.ok(World.main, .objectForPrimaryKey(1, type: "Item", primaryKey: 2, as: 101))
         w.ok(World.main, .freezeHandle(101, as: 102))
-        let contexts: [ContextID] = [World.main, World.thread, World.plainThread, World.queue,
-                                     World.concurrent, World.actor, World.secondQueue]
+        let contexts: [ContextID] = [
+            World.main, World.thread, World.plainThread, World.queue,
+            World.concurrent, World.actor, World.secondQueue,
+        ]
         var handle = 1000
         for iteration in 0..<100 {
             let context = contexts[iteration % contexts.count]
@@ -621,8 +668,13 @@ private let fzLocation = World.file.location
             var yielded: [Int] = []
             while true {
                 handle += 1
-                guard let next = fzHandle(w.ok(context, .iteratorNext(IteratorID(iteration),
-                                                                      as: HandleID(handle))))
+                guard
+                    let next = fzHandle(
+                        w.ok(
+                            context,
+                            .iteratorNext(
+                                IteratorID(iteration),
+                                as: HandleID(handle))))
                 else { break }
                 if let key = fzObject(w.ok(context, .read(next)))?.primaryKey { yielded.append(key) }
             }
@@ -631,7 +683,8 @@ private let fzLocation = World.file.location
         }
         for context in contexts {
             handle += 1
-            #expect(w.ok(context, .objects(10, .all("Item"), as: HandleID(handle)))
+            #expect(
+                w.ok(context, .objects(10, .all("Item"), as: HandleID(handle)))
                     == .handle(HandleID(handle)))
         }
         // The live object, by contrast, is confined.
@@ -692,7 +745,8 @@ private let fzLocation = World.file.location
         w.write(World.main, 1, [item(1), item(2), fzAppend(1, 2)])
         w.ok(World.main, .makeUnmanaged(type: "Item", primaryKey: 5, value: 5, as: 100))
         #expect(w.fails(World.main, .makeReference(100, as: 1)) == .referenceToUnmanaged)
-        #expect(ModelError.referenceToUnmanaged.message
+        #expect(
+            ModelError.referenceToUnmanaged.message
                 == "Cannot construct reference to unmanaged object, which can be passed across threads directly")
         w.ok(World.main, .objectForPrimaryKey(1, type: "Item", primaryKey: 2, as: 101))
         w.ok(World.main, .objectForPrimaryKey(1, type: "Item", primaryKey: 1, as: 102))
@@ -700,7 +754,8 @@ private let fzLocation = World.file.location
         w.write(World.main, 1, [fzDelete(2), fzDelete(1)])
         #expect(w.fails(World.main, .makeReference(101, as: 2)) == .referenceToInvalidated)
         #expect(w.fails(World.main, .makeReference(103, as: 3)) == .referenceToInvalidated)
-        #expect(ModelError.referenceToInvalidated.message
+        #expect(
+            ModelError.referenceToInvalidated.message
                 == "Cannot construct reference to invalidated object")
         #expect(w.state.references.isEmpty)
     }
@@ -736,9 +791,11 @@ private let fzLocation = World.file.location
         w.open(World.main, 1)
         w.write(World.main, 1, [item(1, 1)])
         w.ok(World.main, .objectForPrimaryKey(1, type: "Item", primaryKey: 1, as: 100))
-        let targets: [(ContextID, RealmID)] = [(World.thread, 2), (World.plainThread, 3),
-                                               (World.queue, 4), (World.actor, 5),
-                                               (World.secondQueue, 6)]
+        let targets: [(ContextID, RealmID)] = [
+            (World.thread, 2), (World.plainThread, 3),
+            (World.queue, 4), (World.actor, 5),
+            (World.secondQueue, 6),
+        ]
         for (index, (context, realm)) in targets.enumerated() {
             let reference = ReferenceID(index + 1)
             let handle = HandleID(200 + index)
@@ -883,7 +940,8 @@ private let fzLocation = World.file.location
         w.ok(World.main, .makeReference(106, as: 5))
         w.open(World.thread, 3, World.otherFile)
         #expect(w.ok(World.thread, .resolve(5, in: 3, as: 114)) == .handle(nil))
-        #expect(w.state.handles[110] == nil && w.state.handles[113] == nil
+        #expect(
+            w.state.handles[110] == nil && w.state.handles[113] == nil
                 && w.state.handles[114] == nil)
     }
 
@@ -891,8 +949,12 @@ private let fzLocation = World.file.location
     func resolvedCollectionsKeepTheirDefinition() {
         var w = World()
         w.open(World.main, 1)
-        w.write(World.main, 1, [item(1, 30), item(2, 10), item(3, 20), item(4, 5),
-                                fzAppend(1, 2), fzAppend(1, 3), fzMap(1, "b", 3), fzMap(1, "a", 2)])
+        w.write(
+            World.main, 1,
+            [
+                item(1, 30), item(2, 10), item(3, 20), item(4, 5),
+                fzAppend(1, 2), fzAppend(1, 3), fzMap(1, "b", 3), fzMap(1, "a", 2),
+            ])
         w.ok(World.main, .objectForPrimaryKey(1, type: "Item", primaryKey: 1, as: 100))
         w.ok(World.main, .objectForPrimaryKey(1, type: "Item", primaryKey: 2, as: 101))
         let owner = fzObject(w.ok(World.main, .read(100)))?.id ?? ObjectID(0)
@@ -921,8 +983,12 @@ private let fzLocation = World.file.location
         #expect(fzKeys(w.ok(World.thread, .read(213))) == [2, 3])
         // A newer version; resolved in a realm that reads it.
         w.open(World.queue, 3)
-        w.write(World.queue, 3, [item(5, 15), fzAppend(1, 4), fzSet(4, 12), fzAppend(5, 2),
-                                 fzMap(1, "c", 4)])  // v3
+        w.write(
+            World.queue, 3,
+            [
+                item(5, 15), fzAppend(1, 4), fzSet(4, 12), fzAppend(5, 2),
+                fzMap(1, "c", 4),
+            ])  // v3
         w.open(World.plainThread, 4)
         #expect(w.items(World.plainThread, 4, handle: 219) == [1, 2, 3, 4, 5])
         for index in 0..<4 {
@@ -1012,7 +1078,8 @@ private let fzLocation = World.file.location
         w.ok(World.main, .beginWrite(1))
         #expect(w.fails(World.main, .assignThreadSafe(1, 100)) == .threadSafeUnmanaged)
         w.ok(World.main, .cancelWrite(1))
-        #expect(ModelError.threadSafeUnmanaged.message
+        #expect(
+            ModelError.threadSafeUnmanaged.message
                 == "Only managed objects may be wrapped as thread safe.")
         #expect(w.state.cells[1] == nil)
         // nil is accepted and reads as nil.
@@ -1097,8 +1164,10 @@ private let fzLocation = World.file.location
     @Test("Spec T11: 100 interleaved reads, writes and assignments of one @ThreadSafe property")
     func threadSafeUnderInterleavedUse() {
         var w = World()
-        let sites: [(ContextID, RealmID)] = [(World.main, 1), (World.thread, 2), (World.queue, 3),
-                                             (World.actor, 4), (World.secondQueue, 5)]
+        let sites: [(ContextID, RealmID)] = [
+            (World.main, 1), (World.thread, 2), (World.queue, 3),
+            (World.actor, 4), (World.secondQueue, 5),
+        ]
         for (context, realm) in sites { w.open(context, realm) }
         w.write(World.main, 1, [item(1, 0)])
         w.ok(World.main, .objectForPrimaryKey(1, type: "Item", primaryKey: 1, as: 100))
@@ -1175,7 +1244,9 @@ private let fzLocation = World.file.location
         #expect(w.ok(World.main, .deleteFiles(World.file)) == .bool(true))
     }
 
-    @Test("Spec X28, X2: an open and deleteFiles are each one step: an open first keeps the file, one after gets a new one")
+    @Test(
+        "Spec X28, X2: an open and deleteFiles are each one step: an open first keeps the file, one after gets a new one"
+    )
     func deleteFilesAndAnOpenAreOrdered() {
         var w = World()
         let config = Configuration(location: .path("/data/x28.realm"))
@@ -1264,22 +1335,35 @@ private let fzLocation = World.file.location
     func openErrors() {
         var w = World()
         let cases: [(String, PathCondition, Bool, ModelErrorCode, String)] = [
-            ("/file/sub.realm", .parentNotDirectory, false, .fileOperationFailed,
-             "Failed to open file at path '/file/sub.realm.lock': parent path is not a directory"),
-            ("/data/small.realm", .tooSmall(byteCount: 12), false, .invalidDatabase,
-             "file is non-empty but too small (12 bytes) to be a valid Realm."),
-            ("/data/dir.realm", .isDirectory, false, .fileOperationFailed,
-             "Failed to open Realm file at path '/data/dir.realm': Is a directory"),
-            ("/data/noperm.realm", .notReadable, false, .filePermissionDenied,
-             "Permission denied. Please use a path where your app has read-write permissions."),
-            ("/data/noperm2.realm", .notReadable, true, .filePermissionDenied,
-             "Permission denied. Please use a path where your app has read permissions."),
+            (
+                "/file/sub.realm", .parentNotDirectory, false, .fileOperationFailed,
+                "Failed to open file at path '/file/sub.realm.lock': parent path is not a directory"
+            ),
+            (
+                "/data/small.realm", .tooSmall(byteCount: 12), false, .invalidDatabase,
+                "file is non-empty but too small (12 bytes) to be a valid Realm."
+            ),
+            (
+                "/data/dir.realm", .isDirectory, false, .fileOperationFailed,
+                "Failed to open Realm file at path '/data/dir.realm': Is a directory"
+            ),
+            (
+                "/data/noperm.realm", .notReadable, false, .filePermissionDenied,
+                "Permission denied. Please use a path where your app has read-write permissions."
+            ),
+            (
+                "/data/noperm2.realm", .notReadable, true, .filePermissionDenied,
+                "Permission denied. Please use a path where your app has read permissions."
+            ),
         ]
         for (index, (path, condition, readOnly, code, fragment)) in cases.enumerated() {
             w.ok(World.main, .setPathCondition(path, condition))
             let config = Configuration(location: .path(path), readOnly: readOnly)
-            let error = w.fails(World.main, .open(config, confinement: .callingContext,
-                                                  as: RealmID(index + 1)))
+            let error = w.fails(
+                World.main,
+                .open(
+                    config, confinement: .callingContext,
+                    as: RealmID(index + 1)))
             #expect(error?.code == code)
             #expect(error?.message.contains(fragment) == true, "\(String(describing: error))")
             #expect(w.state.realms[RealmID(index + 1)] == nil)
@@ -1351,21 +1435,37 @@ private let fzLocation = World.file.location
         var w = World()
         #expect(Configuration.defaultConfiguration.readOnly == false)
         #expect(World.file.readOnly == false)
-        #expect(w.fails(World.main, .open(fzReadOnly(World.file), confinement: .callingContext,
-                                          as: 9))?.code == .fileNotFound)
+        #expect(
+            w.fails(
+                World.main,
+                .open(
+                    fzReadOnly(World.file), confinement: .callingContext,
+                    as: 9))?.code == .fileNotFound)
         w.open(World.main, 1)
         w.write(World.main, 1, [item(1)])
         w.ok(World.main, .close(1))
         w.open(World.main, 2, fzReadOnly(World.file))
         #expect(w.items(World.main, 2, handle: 100) == [1])
         #expect(w.fails(World.main, .beginWrite(2)) == .readOnlyTransaction)
-        #expect(w.fails(World.main, .writeBlock(2, [item(2)], ending: .commit, withoutNotifying: [],
-                                                fate: .success)) == .readOnlyTransaction)
+        #expect(
+            w.fails(
+                World.main,
+                .writeBlock(
+                    2, [item(2)], ending: .commit, withoutNotifying: [],
+                    fate: .success)) == .readOnlyTransaction)
         #expect(w.fails(World.main, .writeAsync(2, [item(2)], as: 1)) == .readOnlyTransaction)
-        #expect(w.fails(World.main, .beginAsyncWrite(2, [item(2)], ending: .commit(allowGrouping: false),
-                                                     as: 2)) == .readOnlyTransaction)
-        #expect(w.fails(World.main, .observeCollection(100, action: .none, on: nil,
-                                                       inCancelledTask: false, as: 1))
+        #expect(
+            w.fails(
+                World.main,
+                .beginAsyncWrite(
+                    2, [item(2)], ending: .commit(allowGrouping: false),
+                    as: 2)) == .readOnlyTransaction)
+        #expect(
+            w.fails(
+                World.main,
+                .observeCollection(
+                    100, action: .none, on: nil,
+                    inCancelledTask: false, as: 1))
                 == .readOnlyObservation)
         w.ok(World.main, .invalidate(2))
         #expect(w.readVersion(2) == nil)
@@ -1381,19 +1481,24 @@ private let fzLocation = World.file.location
         let readOnly = fzReadOnly(World.file)
         let error = w.fails(World.thread, .open(readOnly, confinement: .callingContext, as: 2))
         #expect(error == .differentReadPermissions(path: "/data/a.realm"))
-        #expect(error?.message
+        #expect(
+            error?.message
                 == "Realm at path '/data/a.realm' already opened with different read permissions")
-        #expect(w.fails(World.main, .open(readOnly, confinement: .callingContext, as: 3))
+        #expect(
+            w.fails(World.main, .open(readOnly, confinement: .callingContext, as: 3))
                 == .differentReadPermissions(path: "/data/a.realm"))
         // Another process has its own access mode.
-        #expect(w.ok(World.otherProcess, .open(readOnly, confinement: .callingContext, as: 4))
+        #expect(
+            w.ok(World.otherProcess, .open(readOnly, confinement: .callingContext, as: 4))
                 == .realm(4))
         // The reverse: read-only open first.
         w.ok(World.main, .close(1))
         w.open(World.thread, 5, readOnly)
-        #expect(w.fails(World.main, .open(World.file, confinement: .callingContext, as: 6))
+        #expect(
+            w.fails(World.main, .open(World.file, confinement: .callingContext, as: 6))
                 == .differentReadPermissions(path: "/data/a.realm"))
-        #expect(w.fails(World.queue, .open(World.file, confinement: .callingContext, as: 7))
+        #expect(
+            w.fails(World.queue, .open(World.file, confinement: .callingContext, as: 7))
                 == .differentReadPermissions(path: "/data/a.realm"))
         #expect(w.state.realms[6] == nil && w.state.realms[7] == nil)
     }
@@ -1407,9 +1512,10 @@ private let fzLocation = World.file.location
         w.ok(World.main, .setPathCondition("/data/a.realm", .immutable))
         let error = w.fails(World.main, .open(World.file, confinement: .callingContext, as: 2))
         #expect(error?.code == .filePermissionDenied)
-        #expect(error?.message.contains(
-            "Operation not permitted. Please use a path where your app has read-write permissions.")
-            == true)
+        #expect(
+            error?.message.contains(
+                "Operation not permitted. Please use a path where your app has read-write permissions.")
+                == true)
         w.open(World.main, 3, fzReadOnly(World.file))
         #expect(w.items(World.main, 3, handle: 100) == [1])
         w.ok(World.main, .setPathCondition("/data/a.realm", .notWritable))
@@ -1446,18 +1552,22 @@ private let fzLocation = World.file.location
         w.ok(World.main, .close(1))
         var types = Schema.standard.types
         types["Extra"] = Schema.standardColumns
-        let readOnly = Configuration(location: World.file.location, readOnly: true,
-                                     schema: Schema(types: types))
+        let readOnly = Configuration(
+            location: World.file.location, readOnly: true,
+            schema: Schema(types: types))
         w.open(World.main, 2, readOnly)
-        #expect(w.state.files[fzLocation]?.versions.values.allSatisfy {
-            $0.schema.types["Extra"] == nil } == true)
+        #expect(
+            w.state.files[fzLocation]?.versions.values.allSatisfy {
+                $0.schema.types["Extra"] == nil
+            } == true)
         w.ok(World.main, .objects(2, .all("Extra"), as: 100))
         #expect(w.ok(World.main, .read(100)) == .elements([]))
         w.ok(World.main, .objects(2, Query(source: .table("Extra"), minimumValue: 3), as: 101))
         #expect(w.ok(World.main, .read(101)) == .elements([]))
         w.ok(World.main, .objects(2, Query(source: .table("Extra"), sort: .value), as: 102))
         #expect(w.ok(World.main, .read(102)) == .elements([]))
-        #expect(w.ok(World.main, .objectForPrimaryKey(2, type: "Extra", primaryKey: 1, as: 103))
+        #expect(
+            w.ok(World.main, .objectForPrimaryKey(2, type: "Extra", primaryKey: 1, as: 103))
                 == .handle(nil))
         #expect(w.ok(World.main, .iterate(100, as: 1)) == .count(0))
         #expect(w.ok(World.main, .iteratorNext(1, as: 104)) == .handle(nil))
@@ -1477,8 +1587,9 @@ private let fzLocation = World.file.location
         w.ok(World.main, .close(1))
         var types = Schema.standard.types
         types["Item"] = Schema.standardColumns.union(["extra"])
-        let readOnly = Configuration(location: World.file.location, readOnly: true,
-                                     schema: Schema(types: types))
+        let readOnly = Configuration(
+            location: World.file.location, readOnly: true,
+            schema: Schema(types: types))
         let error = w.fails(World.main, .open(readOnly, confinement: .callingContext, as: 2))
         #expect(error?.code == .schemaMismatch)
         #expect(w.state.realms[2] == nil)

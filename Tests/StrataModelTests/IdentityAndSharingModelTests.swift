@@ -1,4 +1,5 @@
 import Testing
+
 @testable import StrataModel
 
 // Unit tests of the model rules the harness findings settled: object identities are never
@@ -104,7 +105,8 @@ private func idCreate(_ realm: RealmID, _ key: Int, _ value: Int?, as handle: Ha
         #expect(w.ok(World.main, .read(13)) != .done)
     }
 
-    @Test("Spec W11, F6: deleting through another frozen realm of the object's version is a write outside a transaction")
+    @Test(
+        "Spec W11, F6: deleting through another frozen realm of the object's version is a write outside a transaction")
     func deleteThroughASharedFrozenRealm() {
         var w = World()
         w.open(World.main, 1)

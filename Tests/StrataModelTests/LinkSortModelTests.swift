@@ -1,4 +1,5 @@
 import Testing
+
 @testable import StrataModel
 
 /// Sorting through a to-one link (Spec V20) in the model: Linkers whose `link` reaches an Item,
@@ -15,8 +16,10 @@ import Testing
         for (handle, key, value) in [(HandleID(1), 1, Optional(5)), (2, 2, nil), (3, 3, 1)] {
             w.ok(World.main, .create(1, type: "Item", primaryKey: key, value: value, update: .error, as: handle))
         }
-        for (handle, key, target) in [(HandleID(10), 10, Optional(HandleID(1))), (11, 11, nil), (12, 12, 2),
-                                      (13, 13, 3), (14, 14, nil)] {
+        for (handle, key, target) in [
+            (HandleID(10), 10, Optional(HandleID(1))), (11, 11, nil), (12, 12, 2),
+            (13, 13, 3), (14, 14, nil),
+        ] {
             w.ok(World.main, .create(1, type: "Linker", primaryKey: key, value: 0, update: .error, as: handle))
             if let target { w.ok(World.main, .setLink(handle, target: target)) }
         }
@@ -52,17 +55,21 @@ import Testing
         #expect(Self.keys(w.ok(World.main, .read(20))) == [12, 10, 11, 13, 14])
     }
 
-    @Test("Spec V20, W9: a class without the link cannot be sorted through it, and the read objects() began stands; only Linkers have a link to set")
+    @Test(
+        "Spec V20, W9: a class without the link cannot be sorted through it, and the read objects() began stands; only Linkers have a link to set"
+    )
     func refusals() {
         var w = Self.world()
         w.ok(World.main, .invalidate(1))
         #expect(w.readVersion(1) == nil)
-        let refused = w.fails(World.main, .objects(1, Query(source: .table("Item"), sort: .linkValue(ascending: true)), as: 20))
+        let refused = w.fails(
+            World.main, .objects(1, Query(source: .table("Item"), sort: .linkValue(ascending: true)), as: 20))
         #expect(refused?.message == "Cannot sort on key path 'link.value': property 'Item.link' does not exist.")
         #expect(w.readVersion(1) != nil)
         w.ok(World.main, .objectForPrimaryKey(1, type: "Item", primaryKey: 1, as: 21))
         w.ok(World.main, .objectForPrimaryKey(1, type: "Linker", primaryKey: 11, as: 22))
-        #expect(w.fails(World.main, .setLink(21, target: 21))?.message == "Invalid property name 'link' for class 'Item'.")
+        #expect(
+            w.fails(World.main, .setLink(21, target: 21))?.message == "Invalid property name 'link' for class 'Item'.")
         #expect(w.fails(World.main, .setLink(22, target: 21)) == .notInWrite)
     }
 }

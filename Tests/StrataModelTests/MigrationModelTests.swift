@@ -1,12 +1,15 @@
 import Testing
+
 @testable import StrataModel
 
 /// The model's schema versions (Spec X19, X20, X24, X26): what an open compares and what a
 /// migration or reset leaves. The migration block's own rules (X21 to X23, X25) are checked by
 /// the API's parity tests only.
 @Suite struct MigrationModelTests {
-    static func configuration(version: UInt64, columns: Set<String> = Schema.standardColumns,
-                              reset: Bool = false) -> Configuration {
+    static func configuration(
+        version: UInt64, columns: Set<String> = Schema.standardColumns,
+        reset: Bool = false
+    ) -> Configuration {
         var configuration = World.file
         configuration.schemaVersion = version
         configuration.schema.types["Item"] = columns
@@ -52,8 +55,11 @@ import Testing
         w.write(World.main, 1, [item(1), item(2)])
         w.ok(World.main, .close(1))
         let extra = Schema.standardColumns.union(["extra"])
-        let same = w.fails(World.main, .open(Self.configuration(version: 0, columns: extra),
-                                             confinement: .callingContext, as: 2))
+        let same = w.fails(
+            World.main,
+            .open(
+                Self.configuration(version: 0, columns: extra),
+                confinement: .callingContext, as: 2))
         #expect(same == .migrationRequired(type: "Item", column: "extra", added: true))
         #expect(same?.code == .schemaMismatch)
         #expect(same?.message.hasPrefix("Migration is required due to the following errors:") == true)
@@ -78,10 +84,16 @@ import Testing
         w.write(World.main, 1, [item(1)])
         w.ok(World.main, .close(1))
         let before = w.state.files[World.file.location]
-        w.fails(World.main, .open(Self.configuration(version: 4, columns: Schema.standardColumns.union(["x"])),
-                                  confinement: .callingContext, as: 2))
-        w.fails(World.main, .open(Self.configuration(version: 5, columns: Schema.standardColumns.union(["x"])),
-                                  confinement: .callingContext, as: 3))
+        w.fails(
+            World.main,
+            .open(
+                Self.configuration(version: 4, columns: Schema.standardColumns.union(["x"])),
+                confinement: .callingContext, as: 2))
+        w.fails(
+            World.main,
+            .open(
+                Self.configuration(version: 5, columns: Schema.standardColumns.union(["x"])),
+                confinement: .callingContext, as: 3))
         #expect(w.state.files[World.file.location] == before)
     }
 

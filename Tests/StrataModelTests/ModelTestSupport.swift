@@ -1,4 +1,5 @@
 import Testing
+
 @testable import StrataModel
 
 /// A small world for the model's unit tests: one machine, two processes and one context of
@@ -48,8 +49,10 @@ struct World {
 
     /// Runs a step that must succeed and returns its value.
     @discardableResult
-    mutating func ok(_ context: ContextID, _ operation: Operation,
-                     sourceLocation: SourceLocation = #_sourceLocation) -> Value {
+    mutating func ok(
+        _ context: ContextID, _ operation: Operation,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) -> Value {
         let outcome = run(context, operation)
         guard case .success(let value) = outcome.result else {
             Issue.record("\(operation) returned \(outcome.result)", sourceLocation: sourceLocation)
@@ -60,8 +63,10 @@ struct World {
 
     /// Runs a step that must be rejected and returns the error.
     @discardableResult
-    mutating func fails(_ context: ContextID, _ operation: Operation,
-                        sourceLocation: SourceLocation = #_sourceLocation) -> ModelError? {
+    mutating func fails(
+        _ context: ContextID, _ operation: Operation,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) -> ModelError? {
         let outcome = run(context, operation)
         guard case .failure(let error) = outcome.result else {
             Issue.record("\(operation) should fail, returned \(outcome.result)", sourceLocation: sourceLocation)
@@ -72,18 +77,26 @@ struct World {
 
     /// Opens `configuration` in `context` as `id` and returns the instance the model gave.
     @discardableResult
-    mutating func open(_ context: ContextID, _ id: RealmID, _ configuration: Configuration = World.file,
-                       sourceLocation: SourceLocation = #_sourceLocation) -> RealmID? {
-        guard case .realm(let realm) = ok(context, .open(configuration, confinement: .callingContext, as: id),
-                                          sourceLocation: sourceLocation) else { return nil }
+    mutating func open(
+        _ context: ContextID, _ id: RealmID, _ configuration: Configuration = World.file,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) -> RealmID? {
+        guard
+            case .realm(let realm) = ok(
+                context, .open(configuration, confinement: .callingContext, as: id),
+                sourceLocation: sourceLocation)
+        else { return nil }
         return realm
     }
 
     /// Commits a write of `mutations` through `realm`.
-    mutating func write(_ context: ContextID, _ realm: RealmID, _ mutations: [Mutation],
-                        sourceLocation: SourceLocation = #_sourceLocation) {
-        ok(context, .writeBlock(realm, mutations, ending: .commit, withoutNotifying: [], fate: .success),
-           sourceLocation: sourceLocation)
+    mutating func write(
+        _ context: ContextID, _ realm: RealmID, _ mutations: [Mutation],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        ok(
+            context, .writeBlock(realm, mutations, ending: .commit, withoutNotifying: [], fate: .success),
+            sourceLocation: sourceLocation)
     }
 
     /// The primary keys and values a Results over every `Item` shows through `realm`.
@@ -103,8 +116,8 @@ struct World {
         events.filter {
             switch $0 {
             case .didChange(let o), .refreshRequired(let o), .initial(let o, _), .update(let o, _, _),
-                 .objectChanged(let o, _), .objectDeleted(let o), .callbackRefreshed(let o, _),
-                 .callbackFailed(let o, _):
+                .objectChanged(let o, _), .objectDeleted(let o), .callbackRefreshed(let o, _),
+                .callbackFailed(let o, _):
                 return o == observer
             default:
                 return false

@@ -1,5 +1,7 @@
-import struct StrataStorage.SplitMix64
 import Testing
+
+import struct StrataStorage.SplitMix64
+
 @testable import StrataModel
 
 // Unit tests of the reference model against Spec/notifications.md (N1 to N24) and
@@ -54,7 +56,7 @@ private func callbacks(_ events: [Event], of observer: ObserverID) -> [Event] {
     events.filter {
         switch $0 {
         case .didChange(observer), .refreshRequired(observer), .initial(observer, _),
-             .update(observer, _, _), .objectChanged(observer, _), .objectDeleted(observer):
+            .update(observer, _, _), .objectChanged(observer, _), .objectDeleted(observer):
             return true
         default:
             return false
@@ -88,17 +90,19 @@ private func isFailedCompletion(_ event: Event) -> Bool {
     return false
 }
 
-private extension World {
-    var durable: Version? { state.files[World.file.location]?.durable }
+extension World {
+    fileprivate var durable: Version? { state.files[World.file.location]?.durable }
 
     /// A handle identifier no step has used yet.
-    func freshHandle() -> HandleID {
+    fileprivate func freshHandle() -> HandleID {
         HandleID(max(10_000, state.handles.keys.map(\.rawValue).max() ?? 0) + 1)
     }
 
     /// The elements `query` shows through `realm` now.
-    mutating func contents(_ context: ContextID, _ realm: RealmID, _ query: Query = .all("Item"),
-                           sourceLocation: SourceLocation = #_sourceLocation) -> [ObjectID] {
+    fileprivate mutating func contents(
+        _ context: ContextID, _ realm: RealmID, _ query: Query = .all("Item"),
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) -> [ObjectID] {
         let handle = freshHandle()
         ok(context, .objects(realm, query, as: handle), sourceLocation: sourceLocation)
         let value = ok(context, .read(handle), sourceLocation: sourceLocation)
@@ -107,12 +111,15 @@ private extension World {
     }
 
     /// The object `type`/`key` as `realm` reads it now, nil when missing.
-    mutating func reading(_ context: ContextID, _ realm: RealmID, type: String = "Item", key: Int,
-                          sourceLocation: SourceLocation = #_sourceLocation) -> ObjectReading? {
+    fileprivate mutating func reading(
+        _ context: ContextID, _ realm: RealmID, type: String = "Item", key: Int,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) -> ObjectReading? {
         let fresh = freshHandle()
-        guard case .handle(let handle?) = ok(
-            context, .objectForPrimaryKey(realm, type: type, primaryKey: key, as: fresh),
-            sourceLocation: sourceLocation)
+        guard
+            case .handle(let handle?) = ok(
+                context, .objectForPrimaryKey(realm, type: type, primaryKey: key, as: fresh),
+                sourceLocation: sourceLocation)
         else { return nil }
         guard case .object(let reading) = ok(context, .read(handle), sourceLocation: sourceLocation)
         else { return nil }
@@ -120,38 +127,46 @@ private extension World {
     }
 
     /// A managed object accessor (it must exist).
-    mutating func objectHandle(_ context: ContextID, _ realm: RealmID, type: String = "Item",
-                               key: Int, sourceLocation: SourceLocation = #_sourceLocation)
+    fileprivate mutating func objectHandle(
+        _ context: ContextID, _ realm: RealmID, type: String = "Item",
+        key: Int, sourceLocation: SourceLocation = #_sourceLocation
+    )
         -> HandleID
     {
         let handle = freshHandle()
-        ok(context, .objectForPrimaryKey(realm, type: type, primaryKey: key, as: handle),
-           sourceLocation: sourceLocation)
+        ok(
+            context, .objectForPrimaryKey(realm, type: type, primaryKey: key, as: handle),
+            sourceLocation: sourceLocation)
         return handle
     }
 
     /// Observes `query` through `realm`; returns the Results accessor.
     @discardableResult
-    mutating func observe(_ context: ContextID, _ realm: RealmID, _ query: Query = .all("Item"),
-                          action: CallbackAction = .none, on queue: ContextID? = nil,
-                          cancelled: Bool = false, as id: ObserverID,
-                          sourceLocation: SourceLocation = #_sourceLocation) -> HandleID {
+    fileprivate mutating func observe(
+        _ context: ContextID, _ realm: RealmID, _ query: Query = .all("Item"),
+        action: CallbackAction = .none, on queue: ContextID? = nil,
+        cancelled: Bool = false, as id: ObserverID,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) -> HandleID {
         let handle = freshHandle()
         ok(context, .objects(realm, query, as: handle), sourceLocation: sourceLocation)
-        ok(context, .observeCollection(handle, action: action, on: queue,
-                                       inCancelledTask: cancelled, as: id),
-           sourceLocation: sourceLocation)
+        ok(
+            context,
+            .observeCollection(
+                handle, action: action, on: queue,
+                inCancelledTask: cancelled, as: id),
+            sourceLocation: sourceLocation)
         return handle
     }
 
     /// One loop turn of `context`; returns the events it produced.
     @discardableResult
-    mutating func turn(_ context: ContextID = World.main) -> [Event] {
+    fileprivate mutating func turn(_ context: ContextID = World.main) -> [Event] {
         run(context, .turnLoop).events
     }
 
     /// Whether `realm` has nothing queued, running, unsynced or owed.
-    func asyncIdle(_ realm: RealmID) -> Bool {
+    fileprivate func asyncIdle(_ realm: RealmID) -> Bool {
         guard let state = state.realms[realm] else { return true }
         return state.asyncQueue.isEmpty && state.asyncGroups.isEmpty
             && state.completionsOwed.isEmpty && state.write?.asyncBlock == nil
@@ -160,7 +175,7 @@ private extension World {
     /// Turns `context`'s loop and finishes every ended group's sync until `realm` is idle.
     /// Returns the events of every step.
     @discardableResult
-    mutating func drainAsync(_ realm: RealmID, in context: ContextID = World.main) -> [Event] {
+    fileprivate mutating func drainAsync(_ realm: RealmID, in context: ContextID = World.main) -> [Event] {
         var events: [Event] = []
         var rounds = 0
         while !asyncIdle(realm), rounds < 1_000 {
@@ -185,8 +200,11 @@ private extension World {
         var w = World()
         w.open(World.main, 1)
         w.ok(World.main, .observeRealm(1, action: .none, as: 1))
-        let empty = w.run(World.main, .writeBlock(1, [], ending: .commit, withoutNotifying: [],
-                                                  fate: .success))
+        let empty = w.run(
+            World.main,
+            .writeBlock(
+                1, [], ending: .commit, withoutNotifying: [],
+                fate: .success))
         #expect(empty.result == .success(.done))
         #expect(empty.events == [.didChange(1)])
         #expect(w.newest() == 2)
@@ -241,8 +259,11 @@ private extension World {
         w.ok(World.thread, .observeRealm(2, action: .none, as: 1))
 
         // Autorefresh on: another realm's commit moves realm 2 on its next turn (V7).
-        let commit = w.run(World.main, .writeBlock(1, [item(1)], ending: .commit,
-                                                   withoutNotifying: [], fate: .success))
+        let commit = w.run(
+            World.main,
+            .writeBlock(
+                1, [item(1)], ending: .commit,
+                withoutNotifying: [], fate: .success))
         #expect(!commit.events.contains(.didChange(1)))
         #expect(w.readVersion(2) == 1)
         #expect(w.turn(World.main).isEmpty)
@@ -290,8 +311,11 @@ private extension World {
         w.turn()
 
         // write(withoutNotifying:): no callback for t (nor the skipped realm token 3).
-        let skipped = w.run(World.main, .writeBlock(1, [item(5)], ending: .commit,
-                                                    withoutNotifying: [1, 3], fate: .success))
+        let skipped = w.run(
+            World.main,
+            .writeBlock(
+                1, [item(5)], ending: .commit,
+                withoutNotifying: [1, 3], fate: .success))
         #expect(skipped.events.isEmpty)
         let afterLocal = w.turn()
         #expect(updates(afterLocal, of: 2) == [change(ins: [4])])
@@ -322,8 +346,11 @@ private extension World {
         w.open(World.main, 1)
         w.write(World.main, 1, [item(1)])  // v2
         w.ok(World.main, .observeRealm(1, action: .write([setItem(1, 9)]), as: 1))
-        let first = w.run(World.main, .writeBlock(1, [item(2)], ending: .commit,
-                                                  withoutNotifying: [], fate: .success))
+        let first = w.run(
+            World.main,
+            .writeBlock(
+                1, [item(2)], ending: .commit,
+                withoutNotifying: [], fate: .success))
         #expect(first.result == .success(.done))
         #expect(first.events == [.didChange(1)])
         #expect(w.newest() == 4)  // the outer commit (v3) and the callback's own (v4)
@@ -459,17 +486,20 @@ private extension World {
                 let new = randomArray(&rng)
                 let modified = Set((1...12).filter { _ in rng.coin() }.map { ObjectID($0) })
                 let change = ChangeSet.between(old: old, new: new) { modified.contains($0) }
-                #expect(ChangeSet.apply(change, to: old, new: new) == new,
-                        "\(old) → \(new): \(change)")
-                #expect(isAscending(change.deletions) && isAscending(change.insertions)
-                    && isAscending(change.modifications), "\(change)")
+                #expect(
+                    ChangeSet.apply(change, to: old, new: new) == new,
+                    "\(old) → \(new): \(change)")
+                #expect(
+                    isAscending(change.deletions) && isAscending(change.insertions)
+                        && isAscending(change.modifications), "\(change)")
                 #expect(change.deletions.allSatisfy { old.indices.contains($0) })
                 #expect(change.insertions.allSatisfy { new.indices.contains($0) })
                 // Modifications are OLD indices of kept elements.
-                #expect(change.modifications.allSatisfy {
-                    old.indices.contains($0) && !change.deletions.contains($0)
-                        && modified.contains(old[$0])
-                })
+                #expect(
+                    change.modifications.allSatisfy {
+                        old.indices.contains($0) && !change.deletions.contains($0)
+                            && modified.contains(old[$0])
+                    })
                 #expect(old.count - change.deletions.count + change.insertions.count == new.count)
                 if old == new { #expect(change.deletions.isEmpty && change.insertions.isEmpty) }
             }
@@ -512,8 +542,9 @@ private extension World {
                     let applied = ChangeSet.apply(change, to: delivered[id] ?? [], new: contents)
                     #expect(applied == contents, "seed \(seed): \(change)")
                     #expect(!change.isEmpty)
-                    #expect(isAscending(change.deletions) && isAscending(change.insertions)
-                        && isAscending(change.modifications))
+                    #expect(
+                        isAscending(change.deletions) && isAscending(change.insertions)
+                            && isAscending(change.modifications))
                     delivered[id] = contents
                     updateCount += 1
                 }
@@ -574,10 +605,16 @@ private extension World {
         w.ok(World.main, .beginWrite(1))
         w.ok(World.main, .apply(1, [item(2), setItem(1, 5)]))
         w.ok(World.main, .cancelWrite(1))
-        w.run(World.main, .writeBlock(1, [item(3), setItem(1, 6)], ending: .throwError(code: 7),
-                                      withoutNotifying: [], fate: .success))
-        w.ok(World.main, .writeBlock(1, [deleteItem(1)], ending: .cancelInBlock, withoutNotifying: [],
-                                     fate: .success))
+        w.run(
+            World.main,
+            .writeBlock(
+                1, [item(3), setItem(1, 6)], ending: .throwError(code: 7),
+                withoutNotifying: [], fate: .success))
+        w.ok(
+            World.main,
+            .writeBlock(
+                1, [deleteItem(1)], ending: .cancelInBlock, withoutNotifying: [],
+                fate: .success))
         #expect(w.newest() == Version(2))
         for _ in 0..<2 {
             w.turn(World.main)
@@ -599,8 +636,11 @@ private extension World {
         w.write(World.main, 1, [item(1)])
         let handle = w.freshHandle()
         w.ok(World.main, .objects(1, .all("Item"), as: handle))
-        let observe = w.run(World.main, .observeCollection(handle, action: .none, on: nil,
-                                                           inCancelledTask: false, as: 1))
+        let observe = w.run(
+            World.main,
+            .observeCollection(
+                handle, action: .none, on: nil,
+                inCancelledTask: false, as: 1))
         #expect(observe.result == .success(.done))
         #expect(observe.events.isEmpty)
         // Another realm commits before the loop turns: the autorefreshing realm has moved by
@@ -671,8 +711,11 @@ private extension World {
 
         // Added inside a realm callback during a commit: delivered by the next refresh().
         w.ok(World.main, .observeRealm(1, action: .observeCollection(.all("Item"), as: 4), as: 3))
-        let commit = w.run(World.main, .writeBlock(1, [item(3)], ending: .commit,
-                                                   withoutNotifying: [], fate: .success))
+        let commit = w.run(
+            World.main,
+            .writeBlock(
+                1, [item(3)], ending: .commit,
+                withoutNotifying: [], fate: .success))
         #expect(callbacks(commit.events, of: 4).isEmpty)
         let all = w.contents(World.main, 1)
         let refresh = w.run(World.main, .refresh(1))
@@ -710,9 +753,10 @@ private extension World {
         #expect(delivered.first == first)
         // Filtering the delivered collection further equals the narrower query.
         let narrower = Query(source: .table("Item"), minimumValue: 3, sort: .value)
-        let values = Dictionary(uniqueKeysWithValues: [1, 3].compactMap { key in
-            w.reading(World.main, 1, key: key).map { ($0.id, $0.value ?? .min) }
-        })
+        let values = Dictionary(
+            uniqueKeysWithValues: [1, 3].compactMap { key in
+                w.reading(World.main, 1, key: key).map { ($0.id, $0.value ?? .min) }
+            })
         let filtered = delivered.filter { (values[$0] ?? .min) >= 3 }
         #expect(filtered == w.contents(World.main, 1, narrower))
     }
@@ -721,8 +765,10 @@ private extension World {
     func onlyActualChangesCallBack() {
         var w = World()
         w.open(World.main, 1)
-        w.write(World.main, 1, (0...9).map { item($0, $0) } + [other(1), other(2), other(3)]
-            + [.append(ownerType: "Other", ownerKey: 1, elementType: "Item", elementKey: 5)])
+        w.write(
+            World.main, 1,
+            (0...9).map { item($0, $0) } + [other(1), other(2), other(3)]
+                + [.append(ownerType: "Other", ownerKey: 1, elementType: "Item", elementKey: 5)])
         let matches = Query(source: .table("Item"), minimumValue: 5)
         let sorted = Query(source: .table("Item"), minimumValue: 5, sort: .value)
         w.observe(World.main, 1, matches, as: 1)
@@ -731,8 +777,11 @@ private extension World {
             let ownerHandle = w.objectHandle(World.main, 1, type: "Other", key: owner)
             let list = w.freshHandle()
             w.ok(World.main, .listOf(ownerHandle, as: list))
-            w.ok(World.main, .observeCollection(list, action: .none, on: nil,
-                                                inCancelledTask: false, as: id))
+            w.ok(
+                World.main,
+                .observeCollection(
+                    list, action: .none, on: nil,
+                    inCancelledTask: false, as: id))
         }
         w.turn()
         #expect(w.events.count == 4)
@@ -745,8 +794,13 @@ private extension World {
         }
         #expect(quiet([other(4)], &w))  // another type only
         #expect(quiet([.setValue(type: "Other", primaryKey: 3, value: 7)], &w))
-        #expect(quiet([.append(ownerType: "Other", ownerKey: 3, elementType: "Item",
-                               elementKey: 6)], &w))  // another parent's list
+        #expect(
+            quiet(
+                [
+                    .append(
+                        ownerType: "Other", ownerKey: 3, elementType: "Item",
+                        elementKey: 6)
+                ], &w))  // another parent's list
         #expect(quiet([setItem(1, 2)], &w))  // a non-match stays a non-match
         #expect(quiet([deleteItem(0)], &w))  // non-matches shift the storage order only
         #expect(quiet([item(10, 1)], &w))  // inserting a non-match
@@ -795,11 +849,12 @@ private extension World {
         let ids = w.contents(World.thread, 2)
         let refresh = w.run(World.main, .refresh(1))
         #expect(refresh.result == .success(.bool(true)))
-        #expect(refresh.events == [
-            .moved(1, to: 3), .didChange(3),
-            .update(1, change(ins: [1], mod: [0]), ids),
-            .objectChanged(2, [PropertyChange(name: .value, oldValue: "1", newValue: "2")]),
-        ])
+        #expect(
+            refresh.events == [
+                .moved(1, to: 3), .didChange(3),
+                .update(1, change(ins: [1], mod: [0]), ids),
+                .objectChanged(2, [PropertyChange(name: .value, oldValue: "1", newValue: "2")]),
+            ])
         #expect(w.turn().isEmpty)
         let again = w.run(World.main, .refresh(1))
         #expect(again == Outcome(result: .success(.bool(false)), events: []))
@@ -856,11 +911,15 @@ private extension World {
         // Results from a Map are ordered by key: "key" sorts before "key0".
         var m = World()
         m.open(World.main, 1)
-        m.write(World.main, 1, [other(1)] + (0...9).map { item($0, -$0) } + (0...9).map {
-            (key: Int) -> Mutation in
-            .setMapValue(ownerType: "Other", ownerKey: 1, key: "key\(key)", elementType: "Item",
-                         elementKey: key)
-        })
+        m.write(
+            World.main, 1,
+            [other(1)] + (0...9).map { item($0, -$0) }
+                + (0...9).map {
+                    (key: Int) -> Mutation in
+                    .setMapValue(
+                        ownerType: "Other", ownerKey: 1, key: "key\(key)", elementType: "Item",
+                        elementKey: key)
+                })
         guard let owner = m.reading(World.main, 1, type: "Other", key: 1)?.id else {
             Issue.record("no owner")
             return
@@ -869,12 +928,23 @@ private extension World {
         m.observe(World.main, 1, mapQuery, as: 1)
         m.turn()
         #expect(deliveries(m.events, of: 1).last?.count == 5)
-        m.write(World.main, 1, [item(10, -1), .setMapValue(ownerType: "Other", ownerKey: 1,
-                                                           key: "key", elementType: "Item",
-                                                           elementKey: 10)])
+        m.write(
+            World.main, 1,
+            [
+                item(10, -1),
+                .setMapValue(
+                    ownerType: "Other", ownerKey: 1,
+                    key: "key", elementType: "Item",
+                    elementKey: 10),
+            ])
         #expect(updates(m.turn(), of: 1) == [change(ins: [0])])
-        m.write(World.main, 1, [.setMapValue(ownerType: "Other", ownerKey: 1, key: "key1",
-                                             elementType: "Item", elementKey: nil)])
+        m.write(
+            World.main, 1,
+            [
+                .setMapValue(
+                    ownerType: "Other", ownerKey: 1, key: "key1",
+                    elementType: "Item", elementKey: nil)
+            ])
         #expect(updates(m.turn(), of: 1) == [change(del: [2])])
     }
 
@@ -887,11 +957,16 @@ private extension World {
         var w = World()
         w.open(World.main, 1)
         func set(_ key: String, _ element: Int?) -> Mutation {
-            .setMapValue(ownerType: "Other", ownerKey: 1, key: key, elementType: "Item",
-                         elementKey: element)
+            .setMapValue(
+                ownerType: "Other", ownerKey: 1, key: key, elementType: "Item",
+                elementKey: element)
         }
-        w.write(World.main, 1, [other(1), item(1), item(2), item(3), set("a", 1), set("b", 2),
-                                set("c", 3)])
+        w.write(
+            World.main, 1,
+            [
+                other(1), item(1), item(2), item(3), set("a", 1), set("b", 2),
+                set("c", 3),
+            ])
         let ownerHandle = w.objectHandle(World.main, 1, type: "Other", key: 1)
         w.ok(World.main, .observeObject(ownerHandle, keyPaths: nil, as: 1))
         guard let owner = w.reading(World.main, 1, type: "Other", key: 1)?.id else {
@@ -905,8 +980,9 @@ private extension World {
         let before = storedMap(w)
         w.write(World.main, 1, [set("b", 3), set("c", nil), set("d", 1)])
         let after = storedMap(w)
-        let keys = ChangeSet.mapChange(old: before, new: after, replacedWhole: false,
-                                       setKeys: ["b", "c", "d"])
+        let keys = ChangeSet.mapChange(
+            old: before, new: after, replacedWhole: false,
+            setKeys: ["b", "c", "d"])
         #expect(keys.deleted == ["c"])
         #expect(keys.inserted == ["d"])
         #expect(keys.modified == ["b"])
@@ -927,10 +1003,17 @@ private extension World {
     func linkingObjectsChangeSets() {
         var w = World()
         w.open(World.main, 1)
-        w.write(World.main, 1, [item(100)] + (1...10).flatMap { key in
-            [other(key, key), .append(ownerType: "Other", ownerKey: key, elementType: "Item",
-                                      elementKey: 100)]
-        })
+        w.write(
+            World.main, 1,
+            [item(100)]
+                + (1...10).flatMap { key in
+                    [
+                        other(key, key),
+                        .append(
+                            ownerType: "Other", ownerKey: key, elementType: "Item",
+                            elementKey: 100),
+                    ]
+                })
         guard let child = w.reading(World.main, 1, key: 100)?.id else {
             Issue.record("no child")
             return
@@ -944,19 +1027,26 @@ private extension World {
             w.write(World.main, 1, mutations)
             let turn = w.turn()
             guard let change = updates(turn, of: 1).first,
-                  let contents = deliveries(turn, of: 1).last
+                let contents = deliveries(turn, of: 1).last
             else { return nil }
             #expect(ChangeSet.apply(change, to: last, new: contents) == contents)
             #expect(contents == w.contents(World.main, 1, query))
             last = contents
             return change
         }
-        #expect(step([other(11), .append(ownerType: "Other", ownerKey: 11, elementType: "Item",
-                                         elementKey: 100)], &w) == change(ins: [10]))
+        #expect(
+            step(
+                [
+                    other(11),
+                    .append(
+                        ownerType: "Other", ownerKey: 11, elementType: "Item",
+                        elementKey: 100),
+                ], &w) == change(ins: [10]))
         #expect(step([.setValue(type: "Other", primaryKey: 4, value: 40)], &w) == change(mod: [3]))
         #expect(step([.delete(type: "Other", primaryKey: 6)], &w) != nil)  // exact indices free
-        #expect(step((1...11).filter { $0 != 6 }.map { .delete(type: "Other", primaryKey: $0) }, &w)
-            == change(del: Array(0..<10)))
+        #expect(
+            step((1...11).filter { $0 != 6 }.map { .delete(type: "Other", primaryKey: $0) }, &w)
+                == change(del: Array(0..<10)))
     }
 
     @Test("Spec N17, N5: writes in a callback reach the others as separate, ordered updates")
@@ -998,12 +1088,16 @@ private extension World {
         // Observer #2 (the writer): the rule counts 5 for it, some while it is in a write. The
         // model never re-enters a running callback (N5), so it gets its initial and then one
         // update for everything committed meanwhile.
-        #expect(callbacks(w.events, of: 2) == [.initial(2, ids),
-                                               .update(2, change(del: [0, 1, 2, 3]), [])])
-        #expect(!w.events.contains {
-            if case .callbackFailed = $0 { return true }
-            return false
-        })
+        #expect(
+            callbacks(w.events, of: 2) == [
+                .initial(2, ids),
+                .update(2, change(del: [0, 1, 2, 3]), []),
+            ])
+        #expect(
+            !w.events.contains {
+                if case .callbackFailed = $0 { return true }
+                return false
+            })
     }
 
     @Test("Spec N18, N6: observe(on:) delivers on its queue, initially the registered contents")
@@ -1024,9 +1118,12 @@ private extension World {
         // Unmanaged: the model's unmanaged accessor stands for an unmanaged collection.
         let unmanaged = w.freshHandle()
         w.ok(World.main, .makeUnmanaged(type: "Item", primaryKey: 9, value: 9, as: unmanaged))
-        let error = w.fails(World.main, .observeCollection(unmanaged, action: .none,
-                                                           on: World.queue,
-                                                           inCancelledTask: false, as: 2))
+        let error = w.fails(
+            World.main,
+            .observeCollection(
+                unmanaged, action: .none,
+                on: World.queue,
+                inCancelledTask: false, as: 2))
         #expect(error == .unmanagedObservation)
         #expect(error?.message == "Change notifications are only supported on managed collections.")
     }
@@ -1040,11 +1137,15 @@ private extension World {
         w.open(World.otherProcess, 2, readOnly)
         let results = w.freshHandle()
         w.ok(World.otherProcess, .objects(2, .all("Item"), as: results))
-        let error = w.fails(World.otherProcess, .observeCollection(results, action: .none, on: nil,
-                                                                   inCancelledTask: false, as: 1))
+        let error = w.fails(
+            World.otherProcess,
+            .observeCollection(
+                results, action: .none, on: nil,
+                inCancelledTask: false, as: 1))
         #expect(error == .readOnlyObservation)
-        #expect(error?.message
-            == "Read-only Realms do not change and do not have change notifications.")
+        #expect(
+            error?.message
+                == "Read-only Realms do not change and do not have change notifications.")
         #expect(w.state.observers[1] == nil)
 
         let unmanaged = w.freshHandle()
@@ -1069,25 +1170,29 @@ private extension World {
         _ = w.contents(World.thread, 2)
         w.write(World.thread, 2, [setItem(1, 2)])
         #expect(w.turn().isEmpty)
-        #expect(w.run(World.main, .refresh(1)).events == [
-            .moved(1, to: 3),
-            .objectChanged(1, [PropertyChange(name: .value, oldValue: "1", newValue: "2")]),
-        ])
+        #expect(
+            w.run(World.main, .refresh(1)).events == [
+                .moved(1, to: 3),
+                .objectChanged(1, [PropertyChange(name: .value, oldValue: "1", newValue: "2")]),
+            ])
         // Autorefresh: 2→nil, then nil→3.
         w.ok(World.main, .setAutorefresh(1, true))
         w.write(World.thread, 2, [setItem(1, nil)])
-        #expect(callbacks(w.turn(), of: 1) == [
-            .objectChanged(1, [PropertyChange(name: .value, oldValue: "2", newValue: nil)]),
-        ])
+        #expect(
+            callbacks(w.turn(), of: 1) == [
+                .objectChanged(1, [PropertyChange(name: .value, oldValue: "2", newValue: nil)])
+            ])
         w.write(World.thread, 2, [setItem(1, 3)])
-        #expect(callbacks(w.turn(), of: 1) == [
-            .objectChanged(1, [PropertyChange(name: .value, oldValue: nil, newValue: "3")]),
-        ])
+        #expect(
+            callbacks(w.turn(), of: 1) == [
+                .objectChanged(1, [PropertyChange(name: .value, oldValue: nil, newValue: "3")])
+            ])
         // The observing realm's own commit: oldValue nil.
         w.write(World.main, 1, [setItem(1, 4)])
-        #expect(callbacks(w.turn(), of: 1) == [
-            .objectChanged(1, [PropertyChange(name: .value, oldValue: nil, newValue: "4")]),
-        ])
+        #expect(
+            callbacks(w.turn(), of: 1) == [
+                .objectChanged(1, [PropertyChange(name: .value, oldValue: nil, newValue: "4")])
+            ])
         // Deleting the object notifies once.
         w.write(World.thread, 2, [deleteItem(1)])
         #expect(callbacks(w.turn(), of: 1) == [.objectDeleted(1)])
@@ -1100,9 +1205,14 @@ private extension World {
         var w = World()
         w.open(World.main, 1)
         w.open(World.thread, 2)
-        w.write(World.main, 1, [item(1, 1), item(2, 2), item(3, 3),
-                                .append(ownerType: "Item", ownerKey: 1, elementType: "Item",
-                                        elementKey: 2)])
+        w.write(
+            World.main, 1,
+            [
+                item(1, 1), item(2, 2), item(3, 3),
+                .append(
+                    ownerType: "Item", ownerKey: 1, elementType: "Item",
+                    elementKey: 2),
+            ])
         let owner = w.objectHandle(World.main, 1, key: 1)
         w.ok(World.main, .observeObject(owner, keyPaths: ["value"], as: 1))
         w.ok(World.main, .observeObject(owner, keyPaths: ["list"], as: 2))
@@ -1113,24 +1223,36 @@ private extension World {
         // A scalar change: only the observers of that path, exactly that property.
         w.write(World.main, 1, [setItem(1, 10)])
         var turn = w.turn()
-        #expect(callbacks(turn, of: 1) == [
-            .objectChanged(1, [PropertyChange(name: .value, oldValue: nil, newValue: "10")]),
-        ])
+        #expect(
+            callbacks(turn, of: 1) == [
+                .objectChanged(1, [PropertyChange(name: .value, oldValue: nil, newValue: "10")])
+            ])
         #expect(callbacks(turn, of: 2).isEmpty && callbacks(turn, of: 3).isEmpty)
-        #expect(callbacks(turn, of: 4) == [
-            .objectChanged(4, [PropertyChange(name: .value, oldValue: nil, newValue: "10")]),
-        ])
+        #expect(
+            callbacks(turn, of: 4) == [
+                .objectChanged(4, [PropertyChange(name: .value, oldValue: nil, newValue: "10")])
+            ])
 
         // Append (local and remote): the List paths fire, reported as the List with nil values.
-        w.write(World.main, 1, [.append(ownerType: "Item", ownerKey: 1, elementType: "Item",
-                                        elementKey: 3)])
+        w.write(
+            World.main, 1,
+            [
+                .append(
+                    ownerType: "Item", ownerKey: 1, elementType: "Item",
+                    elementKey: 3)
+            ])
         turn = w.turn()
         #expect(callbacks(turn, of: 1).isEmpty && callbacks(turn, of: 4).isEmpty)
         #expect(callbacks(turn, of: 2) == [.objectChanged(2, listChange)])
         #expect(callbacks(turn, of: 3) == [.objectChanged(3, listChange)])
         _ = w.contents(World.thread, 2)
-        w.write(World.thread, 2, [.append(ownerType: "Item", ownerKey: 1, elementType: "Item",
-                                          elementKey: 2)])
+        w.write(
+            World.thread, 2,
+            [
+                .append(
+                    ownerType: "Item", ownerKey: 1, elementType: "Item",
+                    elementKey: 2)
+            ])
         turn = w.turn()
         #expect(callbacks(turn, of: 2) == [.objectChanged(2, listChange)])
         #expect(callbacks(turn, of: 1).isEmpty)
@@ -1159,8 +1281,9 @@ private extension World {
         #expect(callbacks(turn, of: 3) == [.objectChanged(3, listChange)])
         #expect(callbacks(turn, of: 2).isEmpty)
         // An unknown nested path is rejected too.
-        #expect(w.fails(World.main, .observeObject(owner, keyPaths: ["list.nope"], as: 6))
-            == .unknownKeyPath(property: "nope", type: "Item"))
+        #expect(
+            w.fails(World.main, .observeObject(owner, keyPaths: ["list.nope"], as: 6))
+                == .unknownKeyPath(property: "nope", type: "Item"))
 
         // An unknown path is rejected.
         let error = w.fails(World.main, .observeObject(owner, keyPaths: ["notAProperty"], as: 5))
@@ -1178,19 +1301,24 @@ private extension World {
         func upsert(_ value: Int?, _ policy: UpdatePolicy, _ w: inout World) -> [Event] {
             w.ok(World.main, .beginWrite(1))
             let handle = w.freshHandle()
-            w.ok(World.main, .create(1, type: "Item", primaryKey: 1, value: value, update: policy,
-                                     as: handle))
+            w.ok(
+                World.main,
+                .create(
+                    1, type: "Item", primaryKey: 1, value: value, update: policy,
+                    as: handle))
             w.ok(World.main, .commitWrite(1, withoutNotifying: [], fate: .success))
             return callbacks(w.turn(), of: 1)
         }
         #expect(upsert(1, .modified, &w).isEmpty)  // same value: nothing changed
-        #expect(upsert(2, .modified, &w) == [
-            .objectChanged(1, [PropertyChange(name: .value, oldValue: nil, newValue: "2")]),
-        ])
+        #expect(
+            upsert(2, .modified, &w) == [
+                .objectChanged(1, [PropertyChange(name: .value, oldValue: nil, newValue: "2")])
+            ])
         // With .all the property is set and reported even with the same value.
-        #expect(upsert(2, .all, &w) == [
-            .objectChanged(1, [PropertyChange(name: .value, oldValue: nil, newValue: "2")]),
-        ])
+        #expect(
+            upsert(2, .all, &w) == [
+                .objectChanged(1, [PropertyChange(name: .value, oldValue: nil, newValue: "2")])
+            ])
     }
 
     @Test("Spec N23: observe(on: actor) in a cancelled task: never called, invalidate() false")
@@ -1219,13 +1347,17 @@ private extension World {
         w.observe(World.otherProcess, 2, as: 1)
         w.ok(World.otherProcess, .observeRealm(2, action: .none, as: 2))
         w.turn(World.otherProcess)
-        let commit = w.run(World.main, .writeBlock(1, [item(1)], ending: .commit,
-                                                   withoutNotifying: [], fate: .success))
+        let commit = w.run(
+            World.main,
+            .writeBlock(
+                1, [item(1)], ending: .commit,
+                withoutNotifying: [], fate: .success))
         #expect(commit.events.isEmpty)
         let ids = w.contents(World.main, 1)
-        #expect(w.turn(World.otherProcess) == [
-            .moved(2, to: 2), .didChange(2), .update(1, change(ins: [0]), ids),
-        ])
+        #expect(
+            w.turn(World.otherProcess) == [
+                .moved(2, to: 2), .didChange(2), .update(1, change(ins: [0]), ids),
+            ])
         // Autorefresh off in the other process: .refreshRequired, as N3.
         w.ok(World.otherProcess, .setAutorefresh(2, false))
         w.write(World.main, 1, [item(2)])
@@ -1244,7 +1376,8 @@ private extension World {
         w.turn(World.main)
         w.turn(World.otherProcess)
         for round in 1...100 {
-            let (context, realm) = round % 2 == 1
+            let (context, realm) =
+                round % 2 == 1
                 ? (World.main, RealmID(1)) : (World.otherProcess, RealmID(2))
             w.turn(context)
             #expect(w.reading(context, realm, key: 1)?.value == round - 1)
@@ -1300,8 +1433,11 @@ extension NotificationsAsyncModelTests {
         w.open(World.main, 1)
         w.ok(World.main, .writeAsync(1, [item(1, 1)], as: 1))
         w.ok(World.main, .writeAsync(1, [setItem(1, 2), item(2)], as: 2))  // needs block 1's
-        w.ok(World.main, .beginAsyncWrite(1, [setItem(2, 3)], ending: grouped(true),
-                                          as: 3))
+        w.ok(
+            World.main,
+            .beginAsyncWrite(
+                1, [setItem(2, 3)], ending: grouped(true),
+                as: 3))
         var events: [Event] = []
         var rounds = 0
         while !w.asyncIdle(1), rounds < 100 {
@@ -1485,8 +1621,11 @@ extension NotificationsAsyncModelTests {
         w.ok(World.main, .beginWrite(1))
         w.ok(World.main, .apply(1, [item(3)]))
         w.ok(World.main, .commitAsyncWrite(1, allowGrouping: true, as: 3))
-        let write = w.run(World.main, .writeBlock(1, [item(4)], ending: .commit,
-                                                  withoutNotifying: [], fate: .success))
+        let write = w.run(
+            World.main,
+            .writeBlock(
+                1, [item(4)], ending: .commit,
+                withoutNotifying: [], fate: .success))
         #expect(write.events == [.asyncCompleted(3, nil), .didChange(1)])
         #expect(w.durable == 5)
         #expect(completed(w.events) == [1, 2, 3])
@@ -1498,9 +1637,12 @@ extension NotificationsAsyncModelTests {
             var w = World()
             w.open(World.main, 1)
             for key in 1...count {
-                w.ok(World.main, .beginAsyncWrite(1, [item(key)],
-                                                  ending: .commit(allowGrouping: grouping(key)),
-                                                  as: AsyncWriteID(key)))
+                w.ok(
+                    World.main,
+                    .beginAsyncWrite(
+                        1, [item(key)],
+                        ending: .commit(allowGrouping: grouping(key)),
+                        as: AsyncWriteID(key)))
             }
             var syncs: [Version] = []
             var rounds = 0
@@ -1525,7 +1667,8 @@ extension NotificationsAsyncModelTests {
             if case .asyncCompleted = $0 { return true }
             return false
         }
-        let expected: [Event] = (1...20).map { .asyncBlockStarted(AsyncWriteID($0)) }
+        let expected: [Event] =
+            (1...20).map { .asyncBlockStarted(AsyncWriteID($0)) }
             + (1...20).map { .asyncCompleted(AsyncWriteID($0), nil) }
             + (21...40).map { .asyncBlockStarted(AsyncWriteID($0)) }
             + (21...40).map { .asyncCompleted(AsyncWriteID($0), nil) }
@@ -1541,8 +1684,11 @@ extension NotificationsAsyncModelTests {
         var w = World()
         w.open(World.main, 1)
         for key in 1...6 {
-            w.ok(World.main, .beginAsyncWrite(1, [item(key)], ending: grouped(key % 2 == 0),
-                                              as: AsyncWriteID(key)))
+            w.ok(
+                World.main,
+                .beginAsyncWrite(
+                    1, [item(key)], ending: grouped(key % 2 == 0),
+                    as: AsyncWriteID(key)))
         }
         w.turn()
         w.turn()
@@ -1575,10 +1721,14 @@ extension NotificationsAsyncModelTests {
             Issue.record("no unmanaged reading")
             return
         }
-        w.ok(World.main, .writeAsync(1, [
-            .create(type: reading.type, primaryKey: reading.primaryKey, value: reading.value),
-            setItem(1, 11),
-        ], as: 1))
+        w.ok(
+            World.main,
+            .writeAsync(
+                1,
+                [
+                    .create(type: reading.type, primaryKey: reading.primaryKey, value: reading.value),
+                    setItem(1, 11),
+                ], as: 1))
         w.drainAsync(1)
         guard case .object(let after?) = w.ok(World.main, .read(managed)) else {
             Issue.record("no managed reading")
@@ -1602,8 +1752,11 @@ extension NotificationsAsyncModelTests {
         for (context, realm, message) in cases {
             let async = w.fails(context, .writeAsync(realm, [item(2)], as: 1))
             #expect(async?.message == message)
-            let begin = w.fails(context, .beginAsyncWrite(realm, [item(2)],
-                                                           ending: grouped(false), as: 1))
+            let begin = w.fails(
+                context,
+                .beginAsyncWrite(
+                    realm, [item(2)],
+                    ending: grouped(false), as: 1))
             #expect(begin?.message == message)
         }
         w.ok(World.main, .close(1))
@@ -1661,8 +1814,11 @@ extension NotificationsAsyncModelTests {
         w.write(World.main, 1, [item(1)])
         // A duplicate primary key: the block fails.
         w.ok(World.main, .beginAsyncWrite(1, [item(2), item(1)], ending: grouped(false), as: 1))
-        w.ok(World.main, .asyncWrite(1, [item(3)], ending: .throwError(code: 42),
-                                     taskCancelled: false, as: 2))
+        w.ok(
+            World.main,
+            .asyncWrite(
+                1, [item(3)], ending: .throwError(code: 42),
+                taskCancelled: false, as: 2))
         w.ok(World.main, .writeAsync(1, [item(4)], as: 3))
         let events = w.drainAsync(1)
         #expect(events.contains(.asyncCompleted(1, .primaryKeyExists(type: "Item", primaryKey: 1))))
@@ -1681,8 +1837,11 @@ extension NotificationsAsyncModelTests {
         w.turn()
         w.ok(World.main, .syncAsyncGroup(1, fails: true))
         let failed = w.turn()
-        #expect(failed == [.asyncCompleted(4, .commitFailed(.beforeSlot)),
-                           .asyncCompleted(5, .commitFailed(.beforeSlot))])
+        #expect(
+            failed == [
+                .asyncCompleted(4, .commitFailed(.beforeSlot)),
+                .asyncCompleted(5, .commitFailed(.beforeSlot)),
+            ])
         #expect(w.ok(World.main, .isInWriteTransaction(1)) == .bool(false))
         // (A block without a completion reporting on the scheduler is not modelled: every
         // async operation of the model has a completion or an awaiting caller.)
@@ -1692,8 +1851,11 @@ extension NotificationsAsyncModelTests {
     func asyncWriteValuesAndErrors() {
         var w = World()
         w.open(World.main, 1)
-        w.ok(World.main, .asyncWrite(1, [item(1)], ending: grouped(false),
-                                     taskCancelled: false, as: 1))
+        w.ok(
+            World.main,
+            .asyncWrite(
+                1, [item(1)], ending: grouped(false),
+                taskCancelled: false, as: 1))
         #expect(w.ok(World.main, .isPerformingAsynchronousWriteOperations(1)) == .bool(true))
         let turn = w.turn()
         #expect(turn == [.asyncBlockStarted(1), .asyncCommitted(1, 2)])
@@ -1704,8 +1866,11 @@ extension NotificationsAsyncModelTests {
         #expect(w.ok(World.main, .isPerformingAsynchronousWriteOperations(1)) == .bool(false))
 
         // The block throws: rolled back, exactly that error.
-        w.ok(World.main, .asyncWrite(1, [item(2)], ending: .throwError(code: 7),
-                                     taskCancelled: false, as: 2))
+        w.ok(
+            World.main,
+            .asyncWrite(
+                1, [item(2)], ending: .throwError(code: 7),
+                taskCancelled: false, as: 2))
         #expect(w.turn() == [.asyncBlockStarted(2), .asyncCompleted(2, .thrownByBlock(code: 7))])
         #expect(w.reading(World.main, 1, key: 2) == nil)
         #expect(w.newest() == 2)
@@ -1719,8 +1884,11 @@ extension NotificationsAsyncModelTests {
     func asyncWriteInCancelledTask() {
         var w = World()
         w.open(World.actor, 1)
-        let error = w.fails(World.actor, .asyncWrite(1, [item(1)], ending: grouped(false),
-                                                     taskCancelled: true, as: 1))
+        let error = w.fails(
+            World.actor,
+            .asyncWrite(
+                1, [item(1)], ending: grouped(false),
+                taskCancelled: true, as: 1))
         #expect(error == .cancelled)
         #expect(error?.code == .cancelled)
         #expect(error?.message == "CancellationError")
@@ -1765,15 +1933,20 @@ extension NotificationsAsyncModelTests {
 
     @Test("Spec A18, A2, A9: any schedule keeps FIFO, completion order and the scheduler")
     func engineChoicesKeepTheConstraints() {
-        func history(seed: UInt64?) -> (started: [AsyncWriteID], completed: [AsyncWriteID],
-                                        items: [ObjectID]) {
+        func history(seed: UInt64?) -> (
+            started: [AsyncWriteID], completed: [AsyncWriteID],
+            items: [ObjectID]
+        ) {
             var w = World()
             w.open(World.main, 1)
             w.open(World.thread, 2, World.otherFile)
             for key in 1...7 {
-                w.ok(World.main, .beginAsyncWrite(1, [item(key)],
-                                                  ending: .commit(allowGrouping: key % 3 != 0),
-                                                  as: AsyncWriteID(key)))
+                w.ok(
+                    World.main,
+                    .beginAsyncWrite(
+                        1, [item(key)],
+                        ending: .commit(allowGrouping: key % 3 != 0),
+                        as: AsyncWriteID(key)))
             }
             w.ok(World.thread, .writeAsync(2, [other(1, 1)], as: 100))
             var rng = SplitMix64(seed: seed ?? 0)

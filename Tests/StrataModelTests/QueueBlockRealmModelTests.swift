@@ -1,4 +1,5 @@
 import Testing
+
 @testable import StrataModel
 
 /// Which realms a serial queue's event loop serves. Found by the harness's observer runs: a
@@ -18,7 +19,8 @@ import Testing
         w.ok(World.queue, .objects(2, .all("Item"), as: 2))
         w.ok(World.queue, .read(2))
         let before = w.readVersion(1)
-        #expect(w.fails(World.queue, .observeCollection(1, action: .none, on: nil, inCancelledTask: false, as: 1))
+        #expect(
+            w.fails(World.queue, .observeCollection(1, action: .none, on: nil, inCancelledTask: false, as: 1))
                 == .noRunLoop)
         w.ok(World.queue, .observeCollection(2, action: .none, on: nil, inCancelledTask: false, as: 2))
 
@@ -28,9 +30,10 @@ import Testing
         #expect(w.readVersion(1) == before, "the queue's turn moved the thread's realm")
         #expect(w.readVersion(2) == w.newest(), "the queue's turn left its own realm behind")
         // Spec N8: its initial callback came on that turn, after the move.
-        #expect(w.events(of: 2).contains { event in
-            if case .initial(_, let elements) = event { return elements.count == 1 }
-            return false
-        })
+        #expect(
+            w.events(of: 2).contains { event in
+                if case .initial(_, let elements) = event { return elements.count == 1 }
+                return false
+            })
     }
 }

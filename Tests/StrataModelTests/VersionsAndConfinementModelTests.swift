@@ -1,4 +1,5 @@
 import Testing
+
 @testable import StrataModel
 
 // Unit tests of the reference model against Spec/versions.md (V1 to V18) and
@@ -49,8 +50,9 @@ private let wrongThreadMessage = "Realm accessed from incorrect thread"
         #expect(world.newest() == Version(3))
         // Later commits of other realms are invisible until the realm moves.
         #expect(keys(world.ok(World.thread, .read(10))) == [])
-        #expect(world.ok(World.thread, .objectForPrimaryKey(2, type: "Item", primaryKey: 1, as: 11))
-            == .handle(nil))
+        #expect(
+            world.ok(World.thread, .objectForPrimaryKey(2, type: "Item", primaryKey: 1, as: 11))
+                == .handle(nil))
         #expect(world.ok(World.thread, .isEmpty(2)) == .bool(true))
         #expect(world.readVersion(2) == Version(1))
         // The main realm reads v2: its own commit, not the other process's later one.
@@ -83,14 +85,18 @@ private let wrongThreadMessage = "Realm accessed from incorrect thread"
         world.ok(World.otherProcess, .turnLoop)
         // Reads of every kind.
         #expect(keys(world.ok(World.thread, .read(10))) == [])
-        #expect(world.ok(World.thread, .objectForPrimaryKey(2, type: "Item", primaryKey: 1, as: 11))
-            == .handle(nil))
+        #expect(
+            world.ok(World.thread, .objectForPrimaryKey(2, type: "Item", primaryKey: 1, as: 11))
+                == .handle(nil))
         #expect(world.ok(World.thread, .isEmpty(2)) == .bool(true))
         #expect(world.ok(World.thread, .getAutorefresh(2)) == .bool(true))
         // Observing.
         world.ok(World.thread, .observeRealm(2, action: .none, as: 20))
-        world.ok(World.thread, .observeCollection(10, action: .none, on: nil, inCancelledTask: false,
-                                                  as: 21))
+        world.ok(
+            World.thread,
+            .observeCollection(
+                10, action: .none, on: nil, inCancelledTask: false,
+                as: 21))
         // thaw() of a realm and of an object frozen at v3 in another context.
         world.ok(World.main, .freezeRealm(1, as: 30))
         #expect(world.ok(World.thread, .thawRealm(30, as: 31)) == .realm(2))
@@ -105,7 +111,9 @@ private let wrongThreadMessage = "Realm accessed from incorrect thread"
         #expect(keys(world.ok(World.thread, .read(10))) == [])
     }
 
-    @Test("Spec V2, V3: refresh, autorefresh, beginWrite, resolve and the read after invalidate move to the newest version")
+    @Test(
+        "Spec V2, V3: refresh, autorefresh, beginWrite, resolve and the read after invalidate move to the newest version"
+    )
     func everyWayOfMovingGoesToTheNewestVersion() {
         var world = World()
         world.open(World.main, 1)
@@ -199,13 +207,19 @@ private let wrongThreadMessage = "Realm accessed from incorrect thread"
         world.ok(World.thread, .observeRealm(2, action: .refresh, as: 20))
         world.write(World.main, 1, [item(1)])  // v2
         let turned = world.run(World.thread, .turnLoop)
-        #expect(turned.events == [.moved(2, to: Version(2)), .didChange(20),
-                                  .callbackRefreshed(20, false)])
+        #expect(
+            turned.events == [
+                .moved(2, to: Version(2)), .didChange(20),
+                .callbackRefreshed(20, false),
+            ])
         world.write(World.main, 1, [item(2)])  // v3
         let refreshed = world.run(World.thread, .refresh(2))
         #expect(refreshed.result == .success(.bool(true)))
-        #expect(refreshed.events == [.moved(2, to: Version(3)), .didChange(20),
-                                     .callbackRefreshed(20, false)])
+        #expect(
+            refreshed.events == [
+                .moved(2, to: Version(3)), .didChange(20),
+                .callbackRefreshed(20, false),
+            ])
         #expect(world.readVersion(2) == Version(3))
     }
 
@@ -260,8 +274,11 @@ private let wrongThreadMessage = "Realm accessed from incorrect thread"
         world.open(World.otherProcess, 3)
         #expect(world.items(World.thread, 2, handle: 10) == [])
         world.ok(World.thread, .observeRealm(2, action: .none, as: 20))
-        let commit = world.run(World.main, .writeBlock(1, [item(1)], ending: .commit,
-                                                        withoutNotifying: [], fate: .success))
+        let commit = world.run(
+            World.main,
+            .writeBlock(
+                1, [item(1)], ending: .commit,
+                withoutNotifying: [], fate: .success))
         #expect(commit.result == .success(.done))
         #expect(moves(of: 2, in: commit.events).isEmpty)
         #expect(!commit.events.contains(.didChange(20)))
@@ -366,8 +383,9 @@ private let wrongThreadMessage = "Realm accessed from incorrect thread"
         world.ok(World.main, .invalidate(1))
         world.write(World.otherProcess, 3, [item(3)])  // v4
         #expect(world.readVersion(1) == nil)
-        #expect(world.ok(World.main, .objectForPrimaryKey(1, type: "Item", primaryKey: 3, as: 11))
-            == .handle(11))
+        #expect(
+            world.ok(World.main, .objectForPrimaryKey(1, type: "Item", primaryKey: 3, as: 11))
+                == .handle(11))
         #expect(world.readVersion(1) == Version(4))
         #expect(world.newest() == Version(4))
     }
@@ -380,8 +398,11 @@ private let wrongThreadMessage = "Realm accessed from incorrect thread"
         #expect(world.items(World.thread, 2, handle: 10) == [])
         world.ok(World.thread, .setAutorefresh(2, false))
         world.ok(World.thread, .observeRealm(2, action: .none, as: 20))
-        world.ok(World.thread, .observeCollection(10, action: .none, on: nil, inCancelledTask: false,
-                                                  as: 21))
+        world.ok(
+            World.thread,
+            .observeCollection(
+                10, action: .none, on: nil, inCancelledTask: false,
+                as: 21))
         world.ok(World.thread, .turnLoop)
         #expect(world.events(of: 21) == [.initial(21, [])])
         world.write(World.main, 1, [item(1)])  // v2
@@ -402,8 +423,11 @@ private let wrongThreadMessage = "Realm accessed from incorrect thread"
         world.ok(World.thread, .cancelWrite(2))
         // write {} moves first too: the block's commit builds on the newest version.
         world.write(World.main, 1, [item(2)])  // v3
-        let block = world.run(World.thread, .writeBlock(2, [item(3)], ending: .commit,
-                                                         withoutNotifying: [], fate: .success))
+        let block = world.run(
+            World.thread,
+            .writeBlock(
+                2, [item(3)], ending: .commit,
+                withoutNotifying: [], fate: .success))
         #expect(Array(block.events.prefix(2)) == [.moved(2, to: Version(3)), .didChange(20)])
         #expect(world.newest() == Version(4))
         #expect(keys(world.ok(World.thread, .read(10))) == [1, 2, 3])
@@ -476,8 +500,14 @@ private let wrongThreadMessage = "Realm accessed from incorrect thread"
         var world = World()
         world.open(World.main, 1)
         world.open(World.thread, 2)
-        world.write(World.main, 1, [item(1), item(2), .append(ownerType: "Item", ownerKey: 1,
-                                                              elementType: "Item", elementKey: 2)])
+        world.write(
+            World.main, 1,
+            [
+                item(1), item(2),
+                .append(
+                    ownerType: "Item", ownerKey: 1,
+                    elementType: "Item", elementKey: 2),
+            ])
         world.ok(World.main, .objectForPrimaryKey(1, type: "Item", primaryKey: 1, as: 10))
         world.ok(World.main, .objects(1, .all("Item"), as: 11))
         world.ok(World.main, .listOf(10, as: 12))
@@ -700,15 +730,17 @@ private let wrongThreadMessage = "Realm accessed from incorrect thread"
         world.ok(World.thread, .beginWrite(2))
         world.ok(World.thread, .apply(2, [item(9)]))
         // Same process.
-        #expect(world.run(World.main, .open(World.file, confinement: .callingContext, as: 1)).result
-            == .success(.realm(1)))
+        #expect(
+            world.run(World.main, .open(World.file, confinement: .callingContext, as: 1)).result
+                == .success(.realm(1)))
         let read = world.run(World.main, .objects(1, .all("Item"), as: 10))
         #expect(read.result == .success(.handle(10)))
         #expect(keys(world.ok(World.main, .read(10))) == [1])
         #expect(world.readVersion(1) == Version(2))
         // Another process.
-        #expect(world.run(World.otherProcess, .open(World.file, confinement: .callingContext, as: 3))
-            .result == .success(.realm(3)))
+        #expect(
+            world.run(World.otherProcess, .open(World.file, confinement: .callingContext, as: 3))
+                .result == .success(.realm(3)))
         #expect(world.items(World.otherProcess, 3, handle: 11) == [1])
         // Only writers wait.
         #expect(world.run(World.main, .beginWrite(1)).result == .blocked)
@@ -758,18 +790,27 @@ private let wrongThreadMessage = "Realm accessed from incorrect thread"
         var world = World()
         let onQueue = Operation.open(World.file, confinement: .queue(World.queue), as: 1)
         #expect(world.ok(World.queue, onQueue) == .realm(1))
-        #expect(world.ok(World.queue, .open(World.file, confinement: .queue(World.queue), as: 2))
-            == .realm(1))
-        #expect(world.ok(World.secondQueue, .open(World.file, confinement: .queue(World.secondQueue),
-                                                  as: 3)) == .realm(3))
+        #expect(
+            world.ok(World.queue, .open(World.file, confinement: .queue(World.queue), as: 2))
+                == .realm(1))
+        #expect(
+            world.ok(
+                World.secondQueue,
+                .open(
+                    World.file, confinement: .queue(World.secondQueue),
+                    as: 3)) == .realm(3))
         // Realm(queue: .main) on main is main's Realm().
         #expect(world.open(World.main, 4) == 4)
-        #expect(world.ok(World.main, .open(World.file, confinement: .queue(World.main), as: 5))
-            == .realm(4))
+        #expect(
+            world.ok(World.main, .open(World.file, confinement: .queue(World.main), as: 5))
+                == .realm(4))
         // Inside a block on q: Realm() is another instance; Realm(queue: q2) is rejected.
         #expect(world.open(World.queue, 6) == 6)
-        let error = world.fails(World.queue, .open(World.file, confinement: .queue(World.secondQueue),
-                                                   as: 7))
+        let error = world.fails(
+            World.queue,
+            .open(
+                World.file, confinement: .queue(World.secondQueue),
+                as: 7))
         #expect(error == .incorrectQueue)
         #expect(says(error, "Realm opened from incorrect dispatch queue."))
         #expect(world.state.realms[7] == nil)
@@ -784,31 +825,43 @@ private let wrongThreadMessage = "Realm accessed from incorrect thread"
         let offQueue = world.fails(World.main, .open(World.file, confinement: .queue(World.queue), as: 1))
         #expect(offQueue == .incorrectQueue)
         #expect(says(offQueue, "Realm opened from incorrect dispatch queue."))
-        #expect(world.fails(World.thread, .open(World.file, confinement: .queue(World.main), as: 1))
-            == .incorrectQueue)
-        let concurrent = world.fails(World.concurrent,
-                                     .open(World.file, confinement: .queue(World.concurrent), as: 1))
+        #expect(
+            world.fails(World.thread, .open(World.file, confinement: .queue(World.main), as: 1))
+                == .incorrectQueue)
+        let concurrent = world.fails(
+            World.concurrent,
+            .open(World.file, confinement: .queue(World.concurrent), as: 1))
         #expect(concurrent == .notSerialQueue(label: "cq"))
         #expect(concurrent?.message.hasPrefix("Invalid queue 'cq' (") == true)
         #expect(says(concurrent, "): Realms can only be confined to serial queues or the main queue."))
         // A global queue.
         let global: ContextID = 9
-        world.ok(global, .addContext(global, process: 1,
-                                     kind: .concurrentQueue(label: "com.apple.root.default-qos")))
+        world.ok(
+            global,
+            .addContext(
+                global, process: 1,
+                kind: .concurrentQueue(label: "com.apple.root.default-qos")))
         let onGlobal = world.fails(global, .open(World.file, confinement: .queue(global), as: 1))
         #expect(onGlobal?.message.hasPrefix("Invalid queue 'com.apple.root.default-qos' (") == true)
         #expect(says(onGlobal, "Realms can only be confined to serial queues or the main queue."))
         #expect(world.state.realms.isEmpty)
-        #expect(world.ok(World.main, .open(World.file, confinement: .queue(World.main), as: 1))
-            == .realm(1))
+        #expect(
+            world.ok(World.main, .open(World.file, confinement: .queue(World.main), as: 1))
+                == .realm(1))
     }
 
     @Test("Spec C5: a managed object is checked on every access; an unmanaged one is not")
     func managedObjectsAreCheckedOnEveryAccess() {
         var world = World()
         world.open(World.main, 1)
-        world.write(World.main, 1, [item(1), item(2), .append(ownerType: "Item", ownerKey: 1,
-                                                              elementType: "Item", elementKey: 2)])
+        world.write(
+            World.main, 1,
+            [
+                item(1), item(2),
+                .append(
+                    ownerType: "Item", ownerKey: 1,
+                    elementType: "Item", elementKey: 2),
+            ])
         world.ok(World.main, .objectForPrimaryKey(1, type: "Item", primaryKey: 1, as: 10))
         world.ok(World.main, .listOf(10, as: 11))
         world.ok(World.main, .objectForPrimaryKey(1, type: "Item", primaryKey: 2, as: 12))
@@ -841,26 +894,34 @@ private let wrongThreadMessage = "Realm accessed from incorrect thread"
     func collectionsAreCheckedOnEveryCall() {
         var world = World()
         world.open(World.main, 1)
-        world.write(World.main, 1, [
-            item(1), item(2),
-            .append(ownerType: "Item", ownerKey: 1, elementType: "Item", elementKey: 2),
-            .setMapValue(ownerType: "Item", ownerKey: 1, key: "k", elementType: "Item", elementKey: 2),
-        ])
+        world.write(
+            World.main, 1,
+            [
+                item(1), item(2),
+                .append(ownerType: "Item", ownerKey: 1, elementType: "Item", elementKey: 2),
+                .setMapValue(ownerType: "Item", ownerKey: 1, key: "k", elementType: "Item", elementKey: 2),
+            ])
         world.ok(World.main, .objectForPrimaryKey(1, type: "Item", primaryKey: 1, as: 10))
         world.ok(World.main, .objectForPrimaryKey(1, type: "Item", primaryKey: 2, as: 9))
         guard let owner = reading(world.ok(World.main, .read(10)))?.id,
-              let target = reading(world.ok(World.main, .read(9)))?.id
+            let target = reading(world.ok(World.main, .read(9)))?.id
         else {
             Issue.record("objects missing")
             return
         }
         world.ok(World.main, .objects(1, .all("Item"), as: 11))  // Results
         world.ok(World.main, .listOf(10, as: 12))  // List
-        world.ok(World.main, .objects(1, Query(source: .table("Item"), minimumValue: 2, sort: .value),
-                                      as: 13))  // filtered, sorted Results
+        world.ok(
+            World.main,
+            .objects(
+                1, Query(source: .table("Item"), minimumValue: 2, sort: .value),
+                as: 13))  // filtered, sorted Results
         world.ok(World.main, .objects(1, Query(source: .mapValues(owner: owner)), as: 14))  // Map
-        world.ok(World.main, .objects(1, Query(source: .linkingObjects(target: target, ownerType: "Item")),
-                                      as: 15))  // LinkingObjects
+        world.ok(
+            World.main,
+            .objects(
+                1, Query(source: .linkingObjects(target: target, ownerType: "Item")),
+                as: 15))  // LinkingObjects
         world.ok(World.main, .iterate(11, as: 1))
         let before = world.state
         for handle: HandleID in [11, 12, 13, 14, 15] {
@@ -872,9 +933,13 @@ private let wrongThreadMessage = "Realm accessed from incorrect thread"
                 #expect(world.fails(context, .element(handle, at: 0, as: 30)) == .wrongThread)
                 #expect(world.fails(context, .iterate(handle, as: 2)) == .wrongThread)
             }
-            #expect(world.fails(World.thread, .observeCollection(handle, action: .none, on: nil,
-                                                                 inCancelledTask: false, as: 20))
-                == .wrongThread)
+            #expect(
+                world.fails(
+                    World.thread,
+                    .observeCollection(
+                        handle, action: .none, on: nil,
+                        inCancelledTask: false, as: 20))
+                    == .wrongThread)
         }
         #expect(world.fails(World.thread, .iteratorNext(1, as: 31)) == .wrongThread)
         #expect(world.state == before)
@@ -890,8 +955,14 @@ private let wrongThreadMessage = "Realm accessed from incorrect thread"
     func freezeIsChecked() {
         var world = World()
         world.open(World.main, 1)
-        world.write(World.main, 1, [item(1), item(2), .append(ownerType: "Item", ownerKey: 1,
-                                                              elementType: "Item", elementKey: 2)])
+        world.write(
+            World.main, 1,
+            [
+                item(1), item(2),
+                .append(
+                    ownerType: "Item", ownerKey: 1,
+                    elementType: "Item", elementKey: 2),
+            ])
         world.ok(World.main, .objectForPrimaryKey(1, type: "Item", primaryKey: 1, as: 10))
         world.ok(World.main, .objects(1, .all("Item"), as: 11))
         world.ok(World.main, .listOf(10, as: 12))
@@ -929,8 +1000,9 @@ private let wrongThreadMessage = "Realm accessed from incorrect thread"
             .objectForPrimaryKey(1, type: "Item", primaryKey: 1, as: 51), .isEmpty(1),
             .isInWriteTransaction(1), .freezeRealm(1, as: 52), .thawRealm(1, as: 53), .close(1),
             .observeRealm(1, action: .none, as: 54), .writeAsync(1, [item(6)], as: 1),
-            .asyncWrite(1, [item(7)], ending: .commit(allowGrouping: false), taskCancelled: false,
-                        as: 2),
+            .asyncWrite(
+                1, [item(7)], ending: .commit(allowGrouping: false), taskCancelled: false,
+                as: 2),
             .isPerformingAsynchronousWriteOperations(1), .writeCopy(1, toPath: "/data/copy.realm"),
         ]
         let contexts = [World.thread, World.plainThread, World.queue, World.actor]
@@ -986,10 +1058,15 @@ private let wrongThreadMessage = "Realm accessed from incorrect thread"
             return
         }
         #expect(configuration == World.file)
-        #expect(world.ok(World.queue, .open(configuration, confinement: .queue(World.queue), as: 2))
-            == .realm(2))
-        #expect(world.ok(World.secondQueue, .open(configuration, confinement: .queue(World.secondQueue),
-                                                  as: 3)) == .realm(3))
+        #expect(
+            world.ok(World.queue, .open(configuration, confinement: .queue(World.queue), as: 2))
+                == .realm(2))
+        #expect(
+            world.ok(
+                World.secondQueue,
+                .open(
+                    configuration, confinement: .queue(World.secondQueue),
+                    as: 3)) == .realm(3))
         #expect(world.open(World.thread, 4, configuration) == 4)
         world.write(World.queue, 2, [item(1)])
         world.write(World.secondQueue, 3, [item(2)])
@@ -1012,8 +1089,10 @@ private let wrongThreadMessage = "Realm accessed from incorrect thread"
         world.ok(World.main, .freezeRealm(1, as: 20))
         world.ok(World.main, .freezeHandle(10, as: 12))
         world.ok(World.main, .freezeHandle(11, as: 13))
-        let contexts = [World.thread, World.plainThread, World.queue, World.concurrent, World.actor,
-                        World.secondQueue]
+        let contexts = [
+            World.thread, World.plainThread, World.queue, World.concurrent, World.actor,
+            World.secondQueue,
+        ]
         for (offset, context) in contexts.enumerated() {
             let frozen = reading(world.ok(context, .read(12)))
             #expect(frozen?.value == 1 && frozen?.isFrozen == true)
@@ -1097,24 +1176,35 @@ private let wrongThreadMessage = "Realm accessed from incorrect thread"
         let error = world.fails(World.plainThread, .observeRealm(1, action: .none, as: 20))
         #expect(error == .noRunLoop)
         #expect(says(error, "Can only add notification blocks from within runloops."))
-        #expect(world.fails(World.plainThread, .observeCollection(10, action: .none, on: nil,
-                                                                  inCancelledTask: false, as: 21))
-            == .noRunLoop)
+        #expect(
+            world.fails(
+                World.plainThread,
+                .observeCollection(
+                    10, action: .none, on: nil,
+                    inCancelledTask: false, as: 21))
+                == .noRunLoop)
         #expect(world.fails(World.plainThread, .observeObject(11, keyPaths: nil, as: 22)) == .noRunLoop)
         #expect(world.state == before)
         // Inside a thread's loop.
         world.open(World.thread, 2)
         world.ok(World.thread, .objects(2, .all("Item"), as: 12))
         world.ok(World.thread, .observeRealm(2, action: .none, as: 23))
-        world.ok(World.thread, .observeCollection(12, action: .none, on: nil, inCancelledTask: false,
-                                                  as: 24))
+        world.ok(
+            World.thread,
+            .observeCollection(
+                12, action: .none, on: nil, inCancelledTask: false,
+                as: 24))
         // From a block on a queue-confined realm's queue.
-        #expect(world.ok(World.queue, .open(World.file, confinement: .queue(World.queue), as: 3))
-            == .realm(3))
+        #expect(
+            world.ok(World.queue, .open(World.file, confinement: .queue(World.queue), as: 3))
+                == .realm(3))
         world.ok(World.queue, .objects(3, .all("Item"), as: 13))
         world.ok(World.queue, .observeRealm(3, action: .none, as: 25))
-        world.ok(World.queue, .observeCollection(13, action: .none, on: nil, inCancelledTask: false,
-                                                 as: 26))
+        world.ok(
+            World.queue,
+            .observeCollection(
+                13, action: .none, on: nil, inCancelledTask: false,
+                as: 26))
         world.ok(World.queue, .turnLoop)
         #expect(world.events(of: 26).count == 1)
         world.open(World.main, 4)
@@ -1128,19 +1218,27 @@ private let wrongThreadMessage = "Realm accessed from incorrect thread"
         var world = World()
         world.open(World.thread, 1)
         world.open(World.plainThread, 2)
-        #expect(world.ok(World.queue, .open(World.file, confinement: .queue(World.queue), as: 3))
-            == .realm(3))
-        let elsewhere: [(ContextID, RealmID)] = [(World.thread, 1), (World.plainThread, 2),
-                                                 (World.queue, 3)]
+        #expect(
+            world.ok(World.queue, .open(World.file, confinement: .queue(World.queue), as: 3))
+                == .realm(3))
+        let elsewhere: [(ContextID, RealmID)] = [
+            (World.thread, 1), (World.plainThread, 2),
+            (World.queue, 3),
+        ]
         let before = world.state
         for (context, realm) in elsewhere {
             let refresh = world.fails(context, .asyncRefresh(realm))
             #expect(refresh == .asyncRefreshContext)
-            #expect(says(refresh,
-                         "asyncRefresh() can only be called on main thread or actor-isolated Realms"))
-            let write = world.fails(context, .asyncWrite(realm, [item(1)],
-                                                         ending: .commit(allowGrouping: false),
-                                                         taskCancelled: false, as: 1))
+            #expect(
+                says(
+                    refresh,
+                    "asyncRefresh() can only be called on main thread or actor-isolated Realms"))
+            let write = world.fails(
+                context,
+                .asyncWrite(
+                    realm, [item(1)],
+                    ending: .commit(allowGrouping: false),
+                    taskCancelled: false, as: 1))
             #expect(write == .asyncWriteContext)
             #expect(says(write, "asyncWrite() can only be called on main thread or actor-isolated Realms"))
         }
@@ -1150,12 +1248,18 @@ private let wrongThreadMessage = "Realm accessed from incorrect thread"
         world.open(World.actor, 5)
         #expect(world.items(World.main, 4, handle: 10) == [])
         #expect(world.ok(World.main, .asyncRefresh(4)) == .bool(false))
-        world.ok(World.main, .asyncWrite(4, [item(1)], ending: .commit(allowGrouping: false),
-                                         taskCancelled: false, as: 2))
+        world.ok(
+            World.main,
+            .asyncWrite(
+                4, [item(1)], ending: .commit(allowGrouping: false),
+                taskCancelled: false, as: 2))
         #expect(world.run(World.main, .turnLoop).events.contains(.asyncBlockStarted(2)))
         #expect(world.items(World.actor, 5, handle: 11) == [1])
-        world.ok(World.actor, .asyncWrite(5, [item(2)], ending: .commit(allowGrouping: false),
-                                          taskCancelled: false, as: 3))
+        world.ok(
+            World.actor,
+            .asyncWrite(
+                5, [item(2)], ending: .commit(allowGrouping: false),
+                taskCancelled: false, as: 3))
         #expect(world.run(World.actor, .turnLoop).events.contains(.asyncBlockStarted(3)))
         #expect(world.ok(World.main, .asyncRefresh(4)) == .bool(true))
         #expect(keys(world.ok(World.main, .read(10))) == [1, 2])
@@ -1204,12 +1308,18 @@ private let wrongThreadMessage = "Realm accessed from incorrect thread"
         world.ok(World.thread, .objects(1, .all("Item"), as: 10))
         world.ok(World.main, .objects(2, .all("Item"), as: 11))
         world.ok(World.thread, .observeRealm(1, action: .none, as: 20))
-        world.ok(World.thread, .observeCollection(10, action: .none, on: nil, inCancelledTask: false,
-                                                  as: 21))
+        world.ok(
+            World.thread,
+            .observeCollection(
+                10, action: .none, on: nil, inCancelledTask: false,
+                as: 21))
         world.ok(World.thread, .turnLoop)
         world.ok(World.main, .observeRealm(2, action: .none, as: 22))
-        world.ok(World.main, .observeCollection(11, action: .none, on: nil, inCancelledTask: false,
-                                                as: 23))
+        world.ok(
+            World.main,
+            .observeCollection(
+                11, action: .none, on: nil, inCancelledTask: false,
+                as: 23))
         world.ok(World.main, .turnLoop)
         #expect(world.items(World.queue, 3, handle: 12) == [])
         world.ok(World.queue, .observeRealm(3, action: .none, as: 24))
@@ -1265,8 +1375,11 @@ private let wrongThreadMessage = "Realm accessed from incorrect thread"
         world.ok(World.actor, .turnLoop)
         #expect(world.events(of: 20) == [.didChange(20)])
         // Async writes run, and complete, on the actor.
-        world.ok(World.actor, .asyncWrite(1, [item(3)], ending: .commit(allowGrouping: false),
-                                          taskCancelled: false, as: 1))
+        world.ok(
+            World.actor,
+            .asyncWrite(
+                1, [item(3)], ending: .commit(allowGrouping: false),
+                taskCancelled: false, as: 1))
         #expect(!world.run(World.main, .turnLoop).events.contains(.asyncBlockStarted(1)))
         let started = world.run(World.actor, .turnLoop)
         #expect(started.events.contains(.asyncBlockStarted(1)))

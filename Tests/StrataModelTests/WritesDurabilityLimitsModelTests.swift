@@ -1,4 +1,5 @@
 import Testing
+
 @testable import StrataModel
 
 // Unit tests of the reference model against the W (writes), D (durability) and L (limits) rules.
@@ -10,10 +11,12 @@ private let queueCtx = World.queue
 private let otherCtx = World.otherProcess  // process 2
 private let fileLocation = World.file.location
 
-private extension World {
+extension World {
     /// The readings of a scratch Results over `query` through `realm` (released after the read).
-    mutating func wdlReadings(_ context: ContextID, _ realm: RealmID, _ query: Query = .all("Item"),
-                              sourceLocation: SourceLocation = #_sourceLocation) -> [ObjectReading] {
+    fileprivate mutating func wdlReadings(
+        _ context: ContextID, _ realm: RealmID, _ query: Query = .all("Item"),
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) -> [ObjectReading] {
         let scratch: HandleID = 9_000
         ok(context, .objects(realm, query, as: scratch), sourceLocation: sourceLocation)
         let value = ok(context, .read(scratch), sourceLocation: sourceLocation)
@@ -23,14 +26,18 @@ private extension World {
     }
 
     /// Primary keys through `realm`, in the query's order.
-    mutating func wdlKeys(_ context: ContextID, _ realm: RealmID, _ query: Query = .all("Item"),
-                          sourceLocation: SourceLocation = #_sourceLocation) -> [Int] {
+    fileprivate mutating func wdlKeys(
+        _ context: ContextID, _ realm: RealmID, _ query: Query = .all("Item"),
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) -> [Int] {
         wdlReadings(context, realm, query, sourceLocation: sourceLocation).map(\.primaryKey)
     }
 
     /// Primary key → value of every `type` object through `realm`.
-    mutating func wdlContents(_ context: ContextID, _ realm: RealmID, _ type: String = "Item",
-                              sourceLocation: SourceLocation = #_sourceLocation) -> [Int: Int] {
+    fileprivate mutating func wdlContents(
+        _ context: ContextID, _ realm: RealmID, _ type: String = "Item",
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) -> [Int: Int] {
         var contents: [Int: Int] = [:]
         for reading in wdlReadings(context, realm, .all(type), sourceLocation: sourceLocation) {
             contents[reading.primaryKey] = reading.value ?? Int.min
@@ -39,37 +46,46 @@ private extension World {
     }
 
     /// What an object accessor reads.
-    mutating func wdlObject(_ context: ContextID, _ handle: HandleID,
-                            sourceLocation: SourceLocation = #_sourceLocation) -> ObjectReading? {
+    fileprivate mutating func wdlObject(
+        _ context: ContextID, _ handle: HandleID,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) -> ObjectReading? {
         guard case .object(let reading) = ok(context, .read(handle), sourceLocation: sourceLocation)
         else { return nil }
         return reading
     }
 
-    mutating func wdlInWrite(_ context: ContextID, _ realm: RealmID,
-                             sourceLocation: SourceLocation = #_sourceLocation) -> Bool? {
-        guard case .bool(let inWrite) = ok(context, .isInWriteTransaction(realm),
-                                           sourceLocation: sourceLocation) else { return nil }
+    fileprivate mutating func wdlInWrite(
+        _ context: ContextID, _ realm: RealmID,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) -> Bool? {
+        guard
+            case .bool(let inWrite) = ok(
+                context, .isInWriteTransaction(realm),
+                sourceLocation: sourceLocation)
+        else { return nil }
         return inWrite
     }
 
     /// `write {}` with the engine's fate for its commit.
     @discardableResult
-    mutating func wdlWrite(_ context: ContextID, _ realm: RealmID, _ mutations: [Mutation],
-                           fate: CommitFate) -> Outcome {
+    fileprivate mutating func wdlWrite(
+        _ context: ContextID, _ realm: RealmID, _ mutations: [Mutation],
+        fate: CommitFate
+    ) -> Outcome {
         run(context, .writeBlock(realm, mutations, ending: .commit, withoutNotifying: [], fate: fate))
     }
 
-    func wdlFile(_ configuration: Configuration = World.file) -> FileState? {
+    fileprivate func wdlFile(_ configuration: Configuration = World.file) -> FileState? {
         state.files[configuration.location]
     }
 
-    func wdlActive(_ configuration: Configuration = World.file) -> Set<Version> {
+    fileprivate func wdlActive(_ configuration: Configuration = World.file) -> Set<Version> {
         state.activeVersions(of: configuration.location)
     }
 
     /// Completions that ran, in order, with their errors.
-    func wdlCompletions() -> [(AsyncWriteID, ModelError?)] {
+    fileprivate func wdlCompletions() -> [(AsyncWriteID, ModelError?)] {
         events.compactMap {
             if case .asyncCompleted(let id, let error) = $0 { return (id, error) }
             return nil
@@ -109,8 +125,13 @@ private func worldWithFourActiveVersions(_ configuration: Configuration) -> Worl
         // Every other writer, in this process or another, synchronous or not, waits.
         let before = w.state
         #expect(w.run(threadCtx, .beginWrite(2)).result == .blocked)
-        #expect(w.run(otherCtx, .writeBlock(3, [item(9)], ending: .commit, withoutNotifying: [],
-                                              fate: .success)).result == .blocked)
+        #expect(
+            w.run(
+                otherCtx,
+                .writeBlock(
+                    3, [item(9)], ending: .commit, withoutNotifying: [],
+                    fate: .success)
+            ).result == .blocked)
         #expect(w.run(queueCtx, .beginWrite(4)).result == .blocked)
         #expect(w.state == before)  // a blocked call changes nothing
         // An async block of another realm does not start while the lock is held.
@@ -150,8 +171,12 @@ private func worldWithFourActiveVersions(_ configuration: Configuration) -> Worl
         let error = w.fails(mainCtx, .beginWrite(1))
         #expect(error == .alreadyInWrite)
         #expect(error?.message == "The Realm is already in a write transaction")
-        #expect(w.fails(mainCtx, .writeBlock(1, [item(3)], ending: .commit, withoutNotifying: [],
-                                               fate: .success)) == .alreadyInWrite)
+        #expect(
+            w.fails(
+                mainCtx,
+                .writeBlock(
+                    1, [item(3)], ending: .commit, withoutNotifying: [],
+                    fate: .success)) == .alreadyInWrite)
         // Another handle of the same context is the same instance: also rejected.
         #expect(w.open(mainCtx, 5) == 1)
         #expect(w.fails(mainCtx, .beginWrite(1)) == .alreadyInWrite)
@@ -178,8 +203,9 @@ private func worldWithFourActiveVersions(_ configuration: Configuration) -> Worl
         w.ok(mainCtx, .beginWrite(1))
         w.ok(mainCtx, .apply(1, [item(1)]))
         #expect(w.fails(mainCtx, .cancelWrite(2)) == .noWriteToCancel)
-        #expect(w.fails(mainCtx, .commitWrite(2, withoutNotifying: [], fate: .success))
-            == .noWriteToCommit)
+        #expect(
+            w.fails(mainCtx, .commitWrite(2, withoutNotifying: [], fate: .success))
+                == .noWriteToCommit)
         #expect(w.wdlInWrite(mainCtx, 1) == true)
         #expect(w.wdlInWrite(mainCtx, 2) == false)
         w.ok(mainCtx, .commitWrite(1, withoutNotifying: [], fate: .success))
@@ -195,8 +221,16 @@ private func worldWithFourActiveVersions(_ configuration: Configuration) -> Worl
         #expect(w.ok(mainCtx, .isEmpty(1)) == .bool(true))
         w.ok(mainCtx, .apply(1, [item(1, 10)]))
         #expect(w.ok(mainCtx, .isEmpty(1)) == .bool(false))
-        w.ok(mainCtx, .apply(1, [item(2, 20), item(3, 5), .setValue(type: "Item", primaryKey: 1,
-                                                                  value: 30)]))
+        w.ok(
+            mainCtx,
+            .apply(
+                1,
+                [
+                    item(2, 20), item(3, 5),
+                    .setValue(
+                        type: "Item", primaryKey: 1,
+                        value: 30),
+                ]))
         let byValue = Query(source: .table("Item"), sort: .value)
         let atLeast20 = Query(source: .table("Item"), minimumValue: 20)
         // Live Results made before further changes follow them too.
@@ -206,14 +240,19 @@ private func worldWithFourActiveVersions(_ configuration: Configuration) -> Worl
         func reads(_ w: inout World, _ base: Int) -> [[Int]] {
             let count: Int
             if case .elements(let all) = w.ok(mainCtx, .read(10)) { count = all.count } else { count = -1 }
-            let first = HandleID(base), last = HandleID(base + 1)
+            let first = HandleID(base)
+            let last = HandleID(base + 1)
             w.ok(mainCtx, .element(10, at: 0, as: first))  // Results.first
             w.ok(mainCtx, .element(10, at: count - 1, as: last))  // Results.last
-            return [[count], w.wdlKeys(mainCtx, 1), w.wdlKeys(mainCtx, 1, byValue),
-                    w.wdlKeys(mainCtx, 1, atLeast20),
-                    [w.wdlObject(mainCtx, first)?.primaryKey ?? -1,
-                     w.wdlObject(mainCtx, last)?.primaryKey ?? -1],
-                    [w.wdlObject(mainCtx, 11)?.value ?? -1]]
+            return [
+                [count], w.wdlKeys(mainCtx, 1), w.wdlKeys(mainCtx, 1, byValue),
+                w.wdlKeys(mainCtx, 1, atLeast20),
+                [
+                    w.wdlObject(mainCtx, first)?.primaryKey ?? -1,
+                    w.wdlObject(mainCtx, last)?.primaryKey ?? -1,
+                ],
+                [w.wdlObject(mainCtx, 11)?.value ?? -1],
+            ]
         }
         let inside = reads(&w, 20)
         #expect(inside == [[4], [1, 2, 3, 4], [4, 3, 2, 1], [1, 2], [4, 1], [1]])
@@ -226,11 +265,13 @@ private func worldWithFourActiveVersions(_ configuration: Configuration) -> Worl
     func cancelRestoresStart() {
         var w = World()
         w.open(mainCtx, 1)
-        w.write(mainCtx, 1, [
-            item(1, 1), item(2, 2), .create(type: "Other", primaryKey: 10, value: 0),
-            .append(ownerType: "Item", ownerKey: 1, elementType: "Item", elementKey: 2),
-            .setMapValue(ownerType: "Item", ownerKey: 1, key: "k", elementType: "Item", elementKey: 2),
-        ])
+        w.write(
+            mainCtx, 1,
+            [
+                item(1, 1), item(2, 2), .create(type: "Other", primaryKey: 10, value: 0),
+                .append(ownerType: "Item", ownerKey: 1, elementType: "Item", elementKey: 2),
+                .setMapValue(ownerType: "Item", ownerKey: 1, key: "k", elementType: "Item", elementKey: 2),
+            ])
         let start = w.state.view(of: 1)
         let startItems = w.wdlReadings(mainCtx, 1)
         let startOthers = w.wdlReadings(mainCtx, 1, .all("Other"))
@@ -264,10 +305,18 @@ private func worldWithFourActiveVersions(_ configuration: Configuration) -> Worl
         #expect(w.newest() == Version(2))
 
         // cancelWrite() inside write {}: the block returns normally without committing.
-        let outcome = w.run(mainCtx, .writeBlock(1, [item(8), .setValue(type: "Item", primaryKey: 1,
-                                                                          value: 5)],
-                                                  ending: .cancelInBlock, withoutNotifying: [],
-                                                  fate: .success))
+        let outcome = w.run(
+            mainCtx,
+            .writeBlock(
+                1,
+                [
+                    item(8),
+                    .setValue(
+                        type: "Item", primaryKey: 1,
+                        value: 5),
+                ],
+                ending: .cancelInBlock, withoutNotifying: [],
+                fate: .success))
         #expect(outcome.result == .success(.done))
         #expect(w.wdlInWrite(mainCtx, 1) == false)
         #expect(w.newest() == Version(2))
@@ -280,17 +329,28 @@ private func worldWithFourActiveVersions(_ configuration: Configuration) -> Worl
         w.open(mainCtx, 1)
         w.open(threadCtx, 2)
         w.write(mainCtx, 1, [item(1, 1)])
-        let created = w.run(mainCtx, .writeBlock(1, [item(2), .setValue(type: "Item", primaryKey: 1,
-                                                                          value: 50)],
-                                                  ending: .throwError(code: 42), withoutNotifying: [],
-                                                  fate: .success))
+        let created = w.run(
+            mainCtx,
+            .writeBlock(
+                1,
+                [
+                    item(2),
+                    .setValue(
+                        type: "Item", primaryKey: 1,
+                        value: 50),
+                ],
+                ending: .throwError(code: 42), withoutNotifying: [],
+                fate: .success))
         #expect(created.result == .failure(.thrownByBlock(code: 42)))
         #expect(w.wdlInWrite(mainCtx, 1) == false)
         #expect(w.newest() == Version(2))
         #expect(w.wdlContents(mainCtx, 1) == [1: 1])
         // Nothing created: still rolled back and rethrown.
-        let empty = w.run(mainCtx, .writeBlock(1, [], ending: .throwError(code: 7),
-                                                withoutNotifying: [], fate: .success))
+        let empty = w.run(
+            mainCtx,
+            .writeBlock(
+                1, [], ending: .throwError(code: 7),
+                withoutNotifying: [], fate: .success))
         #expect(empty.result == .failure(.thrownByBlock(code: 7)))
         #expect(w.wdlInWrite(mainCtx, 1) == false)
         #expect(w.newest() == Version(2))
@@ -393,8 +453,12 @@ private func worldWithFourActiveVersions(_ configuration: Configuration) -> Worl
     func mutationsNeedAWrite() {
         var w = World()
         w.open(mainCtx, 1)
-        w.write(mainCtx, 1, [item(1), item(2),
-                             .append(ownerType: "Item", ownerKey: 1, elementType: "Item", elementKey: 2)])
+        w.write(
+            mainCtx, 1,
+            [
+                item(1), item(2),
+                .append(ownerType: "Item", ownerKey: 1, elementType: "Item", elementKey: 2),
+            ])
         w.ok(mainCtx, .objectForPrimaryKey(1, type: "Item", primaryKey: 1, as: 10))
         w.ok(mainCtx, .objectForPrimaryKey(1, type: "Item", primaryKey: 2, as: 11))
         w.ok(mainCtx, .listOf(10, as: 12))
@@ -453,8 +517,14 @@ private func worldWithFourActiveVersions(_ configuration: Configuration) -> Worl
         w.open(mainCtx, 2, World.otherFile)
         w.open(threadCtx, 3)
         w.write(mainCtx, 1, [item(1), item(2)])
-        w.write(mainCtx, 2, [item(1), .append(ownerType: "Item", ownerKey: 1, elementType: "Item",
-                                              elementKey: 1)])
+        w.write(
+            mainCtx, 2,
+            [
+                item(1),
+                .append(
+                    ownerType: "Item", ownerKey: 1, elementType: "Item",
+                    elementKey: 1),
+            ])
         w.ok(mainCtx, .objectForPrimaryKey(2, type: "Item", primaryKey: 1, as: 20))  // B's object
         w.ok(mainCtx, .objects(2, .all("Item"), as: 21))  // B's Results
         w.ok(mainCtx, .listOf(20, as: 22))  // B's List
@@ -469,10 +539,14 @@ private func worldWithFourActiveVersions(_ configuration: Configuration) -> Worl
                 let error = w.fails(mainCtx, .delete(1, handle))
                 // Results and Lists in Realm's plural words (`-[RLMRealm deleteObjects:]`).
                 let collection = handle == 21 || handle == 22
-                #expect(error == (collection ? .deleteCollectionFromOtherRealm : .deleteFromOtherRealm),
-                        "\(phase) \(handle)")
-                #expect(error?.message == (collection ? "Can only delete objects from the Realm they belong to."
-                                                      : "Can only delete an object from the Realm it belongs to."))
+                #expect(
+                    error == (collection ? .deleteCollectionFromOtherRealm : .deleteFromOtherRealm),
+                    "\(phase) \(handle)")
+                #expect(
+                    error?.message
+                        == (collection
+                            ? "Can only delete objects from the Realm they belong to."
+                            : "Can only delete an object from the Realm it belongs to."))
                 #expect(w.state == before, "\(phase) \(handle)")
             }
         }
@@ -537,15 +611,17 @@ private func worldWithFourActiveVersions(_ configuration: Configuration) -> Worl
     func deletingCollectionTargets() {
         var w = World()
         w.open(mainCtx, 1)
-        w.write(mainCtx, 1, [
-            item(1), item(2), item(3), item(4), .create(type: "Other", primaryKey: 1, value: 0),
-            .append(ownerType: "Other", ownerKey: 1, elementType: "Item", elementKey: 1),
-            .append(ownerType: "Other", ownerKey: 1, elementType: "Item", elementKey: 2),
-            .append(ownerType: "Item", ownerKey: 4, elementType: "Item", elementKey: 3),
-            .append(ownerType: "Item", ownerKey: 4, elementType: "Item", elementKey: 2),
-            .setMapValue(ownerType: "Other", ownerKey: 1, key: "a", elementType: "Item", elementKey: 3),
-            .setMapValue(ownerType: "Other", ownerKey: 1, key: "b", elementType: "Item", elementKey: 4),
-        ])
+        w.write(
+            mainCtx, 1,
+            [
+                item(1), item(2), item(3), item(4), .create(type: "Other", primaryKey: 1, value: 0),
+                .append(ownerType: "Other", ownerKey: 1, elementType: "Item", elementKey: 1),
+                .append(ownerType: "Other", ownerKey: 1, elementType: "Item", elementKey: 2),
+                .append(ownerType: "Item", ownerKey: 4, elementType: "Item", elementKey: 3),
+                .append(ownerType: "Item", ownerKey: 4, elementType: "Item", elementKey: 2),
+                .setMapValue(ownerType: "Other", ownerKey: 1, key: "a", elementType: "Item", elementKey: 3),
+                .setMapValue(ownerType: "Other", ownerKey: 1, key: "b", elementType: "Item", elementKey: 4),
+            ])
         w.ok(mainCtx, .objectForPrimaryKey(1, type: "Other", primaryKey: 1, as: 10))
         w.ok(mainCtx, .objectForPrimaryKey(1, type: "Item", primaryKey: 4, as: 11))
         guard let owner = w.wdlObject(mainCtx, 10)?.id else {
@@ -576,8 +652,12 @@ private func worldWithFourActiveVersions(_ configuration: Configuration) -> Worl
         var w = World()
         w.open(mainCtx, 1)
         w.open(mainCtx, 2, World.otherFile)
-        w.write(mainCtx, 1, [item(1, 10), item(2, 20),
-                             .append(ownerType: "Item", ownerKey: 1, elementType: "Item", elementKey: 2)])
+        w.write(
+            mainCtx, 1,
+            [
+                item(1, 10), item(2, 20),
+                .append(ownerType: "Item", ownerKey: 1, elementType: "Item", elementKey: 2),
+            ])
         w.ok(mainCtx, .objectForPrimaryKey(1, type: "Item", primaryKey: 1, as: 10))
         w.ok(mainCtx, .beginWrite(2))
         w.ok(mainCtx, .createCopy(2, of: 10, as: 20))
@@ -645,15 +725,20 @@ private func worldWithFourActiveVersions(_ configuration: Configuration) -> Worl
         w.ok(mainCtx, .commitWrite(1, withoutNotifying: [], fate: .success))
         w.write(threadCtx, 2, [])
         #expect(w.newest() == Version(5))
-        #expect(w.state.committers[fileLocation] == [Version(2): 1, Version(3): 2, Version(4): 1,
-                                                      Version(5): 2])
+        #expect(
+            w.state.committers[fileLocation] == [
+                Version(2): 1, Version(3): 2, Version(4): 1,
+                Version(5): 2,
+            ])
         #expect(w.wdlKeys(threadCtx, 2) == [1, 2])
     }
 
     @Test("Spec W17: a failed commit throws .fail with the engine's error, leaves V and frees the lock")
     func failedCommit() {
-        let failures: [CommitFailure] = [.beforeSlot, .atSlot(slotOnDisk: false),
-                                         .atSlot(slotOnDisk: true), .mapCapacityExceeded]
+        let failures: [CommitFailure] = [
+            .beforeSlot, .atSlot(slotOnDisk: false),
+            .atSlot(slotOnDisk: true), .mapCapacityExceeded,
+        ]
         for failure in failures {
             for viaBlock in [false, true] {
                 var w = World()
@@ -666,8 +751,11 @@ private func worldWithFourActiveVersions(_ configuration: Configuration) -> Worl
                 } else {
                     w.ok(mainCtx, .beginWrite(1))
                     w.ok(mainCtx, .apply(1, [item(2)]))
-                    outcome = w.run(mainCtx, .commitWrite(1, withoutNotifying: [],
-                                                          fate: .failure(failure)))
+                    outcome = w.run(
+                        mainCtx,
+                        .commitWrite(
+                            1, withoutNotifying: [],
+                            fate: .failure(failure)))
                 }
                 #expect(outcome.result == .failure(.commitFailed(failure)), "\(failure)")
                 if case .failure(let error) = outcome.result {
@@ -715,9 +803,13 @@ private func worldWithFourActiveVersions(_ configuration: Configuration) -> Worl
                 let error = w.fails(context, .beginWrite(realm))
                 #expect(error == .frozenTransaction)
                 #expect(error?.message == "Can't perform transactions on a frozen Realm")
-                #expect(w.fails(context, .writeBlock(realm, [item(2)], ending: .commit,
-                                                      withoutNotifying: [], fate: .success))
-                    == .frozenTransaction)
+                #expect(
+                    w.fails(
+                        context,
+                        .writeBlock(
+                            realm, [item(2)], ending: .commit,
+                            withoutNotifying: [], fate: .success))
+                        == .frozenTransaction)
             }
         }
         // Read-only (process 2: one access mode per path per process).
@@ -726,8 +818,12 @@ private func worldWithFourActiveVersions(_ configuration: Configuration) -> Worl
         let error = w.fails(otherCtx, .beginWrite(3))
         #expect(error == .readOnlyTransaction)
         #expect(error?.message == "Can't perform transactions on read-only Realms.")
-        #expect(w.fails(otherCtx, .writeBlock(3, [item(2)], ending: .commit, withoutNotifying: [],
-                                                fate: .success)) == .readOnlyTransaction)
+        #expect(
+            w.fails(
+                otherCtx,
+                .writeBlock(
+                    3, [item(2)], ending: .commit, withoutNotifying: [],
+                    fate: .success)) == .readOnlyTransaction)
         #expect(w.wdlInWrite(otherCtx, 3) == false)
         #expect(w.newest() == Version(2))
         #expect(w.wdlKeys(otherCtx, 3) == [1])
@@ -735,7 +831,9 @@ private func worldWithFourActiveVersions(_ configuration: Configuration) -> Worl
 
     // MARK: D: durability and crash recovery
 
-    @Test("Spec W20: object(forPrimaryKey:) and update policies: .error refuses an existing key, .modified and .all update in place")
+    @Test(
+        "Spec W20: object(forPrimaryKey:) and update policies: .error refuses an existing key, .modified and .all update in place"
+    )
     func primaryKeysAndUpdatePolicies() {
         var w = World()
         w.open(mainCtx, 1)
@@ -749,7 +847,8 @@ private func worldWithFourActiveVersions(_ configuration: Configuration) -> Worl
         #expect(w.ok(mainCtx, .objectForPrimaryKey(1, type: "Item", primaryKey: 2, as: 12)) == .handle(12))
         // .error: refused, nothing changes.
         let before = w.state
-        #expect(w.fails(mainCtx, .create(1, type: "Item", primaryKey: 1, value: 11, update: .error, as: 13))
+        #expect(
+            w.fails(mainCtx, .create(1, type: "Item", primaryKey: 1, value: 11, update: .error, as: 13))
                 == .primaryKeyExists(type: "Item", primaryKey: 1))
         #expect(w.state == before)
         w.ok(mainCtx, .makeUnmanaged(type: "Item", primaryKey: 1, value: 12, as: 14))
@@ -796,8 +895,13 @@ private func worldWithFourActiveVersions(_ configuration: Configuration) -> Worl
     func deleteTakesItsObjectsWhenItBegins() {
         var w = World()
         w.open(mainCtx, 1)
-        w.write(mainCtx, 1, [item(1, 1), item(2, 2), item(3, 3), item(4, 4), .append(
-            ownerType: "Item", ownerKey: 1, elementType: "Item", elementKey: 2)])
+        w.write(
+            mainCtx, 1,
+            [
+                item(1, 1), item(2, 2), item(3, 3), item(4, 4),
+                .append(
+                    ownerType: "Item", ownerKey: 1, elementType: "Item", elementKey: 2),
+            ])
         w.ok(mainCtx, .objects(1, Query(source: .table("Item"), minimumValue: 3), as: 10))
         w.ok(mainCtx, .beginWrite(1))
         w.ok(mainCtx, .delete(1, 10))  // every object with a value of 3 or more, each once
@@ -865,8 +969,10 @@ private func worldWithFourActiveVersions(_ configuration: Configuration) -> Worl
                 w.open(mainCtx, 1)
                 w.open(threadCtx, 2)
                 w.write(mainCtx, 1, [item(1, 10), item(2, 20)])  // V = v2
-                let mutations: [Mutation] = [item(3, 30), .setValue(type: "Item", primaryKey: 1, value: 11),
-                                             .delete(type: "Item", primaryKey: 2)]
+                let mutations: [Mutation] = [
+                    item(3, 30), .setValue(type: "Item", primaryKey: 1, value: 11),
+                    .delete(type: "Item", primaryKey: 2),
+                ]
                 if viaBlock {
                     w.wdlWrite(mainCtx, 1, mutations, fate: .machineCrash(window))
                 } else {
@@ -894,9 +1000,13 @@ private func worldWithFourActiveVersions(_ configuration: Configuration) -> Worl
             w.open(mainCtx, 1)
             w.write(mainCtx, 1, [item(1, 10), item(2, 20)])
             w.open(otherCtx, 3)
-            w.wdlWrite(otherCtx, 3, [item(3, 30), .setValue(type: "Item", primaryKey: 1, value: 11),
-                                     .delete(type: "Item", primaryKey: 2)],
-                       fate: .processKilled(.duringSlotWriteSlotWritten))
+            w.wdlWrite(
+                otherCtx, 3,
+                [
+                    item(3, 30), .setValue(type: "Item", primaryKey: 1, value: 11),
+                    .delete(type: "Item", primaryKey: 2),
+                ],
+                fate: .processKilled(.duringSlotWriteSlotWritten))
             w.run(mainCtx, .crashMachine(keepUnsyncedSlots: keep))
             w.open(mainCtx, 5)
             #expect(w.wdlContents(mainCtx, 5) == (keep ? after : before))
@@ -993,10 +1103,18 @@ private func worldWithFourActiveVersions(_ configuration: Configuration) -> Worl
             let error = w.fails(mainCtx, .beginWrite(1))
             #expect(error == .poisoned, "\(failure)")
             #expect(error?.code == .fail)
-            #expect(w.fails(threadCtx, .writeBlock(2, [item(3)], ending: .commit, withoutNotifying: [],
-                                                     fate: .success)) == .poisoned)
-            #expect(w.fails(mainCtx, .beginAsyncWrite(1, [item(4)], ending: .commit(allowGrouping: false),
-                                                      as: 1)) == .poisoned, "\(failure)")
+            #expect(
+                w.fails(
+                    threadCtx,
+                    .writeBlock(
+                        2, [item(3)], ending: .commit, withoutNotifying: [],
+                        fate: .success)) == .poisoned)
+            #expect(
+                w.fails(
+                    mainCtx,
+                    .beginAsyncWrite(
+                        1, [item(4)], ending: .commit(allowGrouping: false),
+                        as: 1)) == .poisoned, "\(failure)")
             // Reads through live realms of the file in this process fail too; asking whether a
             // write is open does not.
             #expect(w.fails(threadCtx, .objects(2, .all("Item"), as: 91)) == .poisoned)
@@ -1040,8 +1158,10 @@ private func worldWithFourActiveVersions(_ configuration: Configuration) -> Worl
         #expect(w.state.invariantViolations().isEmpty)  // verify(): nothing free and reachable
         w.ok(mainCtx, .setPathCondition("/data/a.realm", .corrupted))
         // A new instance must read the file: it fails with .invalidDatabase naming the file.
-        for (context, configuration) in [(threadCtx, World.file), (otherCtx, World.file),
-                                         (otherCtx, Configuration(location: fileLocation, readOnly: true))] {
+        for (context, configuration) in [
+            (threadCtx, World.file), (otherCtx, World.file),
+            (otherCtx, Configuration(location: fileLocation, readOnly: true)),
+        ] {
             let error = w.fails(context, .open(configuration, confinement: .callingContext, as: 9))
             #expect(error == .corruptFile(path: "/data/a.realm"))
             #expect(error?.code == .invalidDatabase)
@@ -1050,8 +1170,9 @@ private func worldWithFourActiveVersions(_ configuration: Configuration) -> Worl
         }
         // After a crash, the recovery open fails the same way.
         w.run(mainCtx, .crashMachine(keepUnsyncedSlots: false))
-        #expect(w.fails(mainCtx, .open(World.file, confinement: .callingContext, as: 2))?.code
-            == .invalidDatabase)
+        #expect(
+            w.fails(mainCtx, .open(World.file, confinement: .callingContext, as: 2))?.code
+                == .invalidDatabase)
         #expect(w.state.realms.isEmpty)
     }
 
@@ -1090,11 +1211,17 @@ private func worldWithFourActiveVersions(_ configuration: Configuration) -> Worl
         w.ok(mainCtx, .beginAsyncWrite(1, [item(4)], ending: .commit(allowGrouping: false), as: 3))
         w.ok(mainCtx, .beginAsyncWrite(1, [item(5)], ending: .commit(allowGrouping: true), as: 4))
         var committed: [Event] = []
-        for _ in 0..<4 { committed += w.run(mainCtx, .turnLoop).events.filter {
-            if case .asyncCommitted = $0 { true } else { false } } }
+        for _ in 0..<4 {
+            committed += w.run(mainCtx, .turnLoop).events.filter {
+                if case .asyncCommitted = $0 { true } else { false }
+            }
+        }
         // Published in memory one by one; the 4th block waits for the group to be durable.
-        #expect(committed == [.asyncCommitted(1, Version(3)), .asyncCommitted(2, Version(4)),
-                              .asyncCommitted(3, Version(5))])
+        #expect(
+            committed == [
+                .asyncCommitted(1, Version(3)), .asyncCommitted(2, Version(4)),
+                .asyncCommitted(3, Version(5)),
+            ])
         #expect(w.newest() == Version(5))
         #expect(w.wdlKeys(mainCtx, 1) == [1, 2, 3, 4])
         #expect(w.wdlFile()?.durable == Version(2))
@@ -1133,9 +1260,11 @@ private func worldWithFourActiveVersions(_ configuration: Configuration) -> Worl
         w.ok(mainCtx, .beginAsyncWrite(1, [item(3)], ending: .commit(allowGrouping: true), as: 3))
         var committedAt: [AsyncWriteID: Version] = [:]
         var completed: [AsyncWriteID] = []
-        let steps: [Operation] = [.turnLoop, .turnLoop, .syncAsyncGroup(1, fails: false), .turnLoop,
-                                  .turnLoop, .turnLoop, .syncAsyncGroup(1, fails: false), .turnLoop,
-                                  .turnLoop, .syncAsyncGroup(1, fails: false), .turnLoop]
+        let steps: [Operation] = [
+            .turnLoop, .turnLoop, .syncAsyncGroup(1, fails: false), .turnLoop,
+            .turnLoop, .turnLoop, .syncAsyncGroup(1, fails: false), .turnLoop,
+            .turnLoop, .syncAsyncGroup(1, fails: false), .turnLoop,
+        ]
         for step in steps {
             let outcome = w.run(mainCtx, step)
             #expect(outcome.result == .success(.done), "\(step)")
@@ -1305,8 +1434,12 @@ private func worldWithFourActiveVersions(_ configuration: Configuration) -> Worl
         #expect(error == .tooManyActiveVersions(count: 4, limit: 3))
         #expect(error?.code == .fail)
         #expect(error?.message == "Number of active versions (4) in the Realm exceeded the limit of 3")
-        #expect(w.fails(mainCtx, .writeBlock(1, [item(9)], ending: .commit, withoutNotifying: [],
-                                               fate: .success)) == .tooManyActiveVersions(count: 4, limit: 3))
+        #expect(
+            w.fails(
+                mainCtx,
+                .writeBlock(
+                    1, [item(9)], ending: .commit, withoutNotifying: [],
+                    fate: .success)) == .tooManyActiveVersions(count: 4, limit: 3))
         #expect(w.state == before)  // nothing changed
         #expect(w.wdlInWrite(mainCtx, 1) == false)
         #expect(w.newest() == Version(4))
@@ -1323,11 +1456,16 @@ private func worldWithFourActiveVersions(_ configuration: Configuration) -> Worl
         var w = worldWithFourActiveVersions(limited)
         let limitError = ModelError.tooManyActiveVersions(count: 4, limit: 3)
         // Over the limit: refused when queued (Realm's check), nothing runs.
-        #expect(w.fails(mainCtx, .beginAsyncWrite(1, [item(9)], ending: .commit(allowGrouping: false), as: 1))
+        #expect(
+            w.fails(mainCtx, .beginAsyncWrite(1, [item(9)], ending: .commit(allowGrouping: false), as: 1))
                 == limitError)
         #expect(w.fails(mainCtx, .writeAsync(1, [item(9)], as: 1)) == limitError)
-        #expect(w.fails(mainCtx, .asyncWrite(1, [item(10)], ending: .commit(allowGrouping: false),
-                                             taskCancelled: false, as: 2)) == limitError)
+        #expect(
+            w.fails(
+                mainCtx,
+                .asyncWrite(
+                    1, [item(10)], ending: .commit(allowGrouping: false),
+                    taskCancelled: false, as: 2)) == limitError)
         #expect(w.newest() == Version(4))
         #expect(w.wdlInWrite(mainCtx, 1) == false)
         // Queued within the limit, begun over it: the block does not run, its completion hears.
@@ -1436,8 +1574,11 @@ private func worldWithFourActiveVersions(_ configuration: Configuration) -> Worl
         var w = World()
         w.open(mainCtx, 1)
         for n in 1...25 {
-            w.ok(mainCtx, .beginAsyncWrite(1, [item(n)], ending: .commit(allowGrouping: true),
-                                           as: AsyncWriteID(n)))
+            w.ok(
+                mainCtx,
+                .beginAsyncWrite(
+                    1, [item(n)], ending: .commit(allowGrouping: true),
+                    as: AsyncWriteID(n)))
         }
         for _ in 1...20 { w.ok(mainCtx, .turnLoop) }
         #expect(w.newest() == Version(21))
@@ -1466,8 +1607,11 @@ private func worldWithFourActiveVersions(_ configuration: Configuration) -> Worl
         #expect(w.wdlKeys(threadCtx, 2) == [1])
         w.ok(mainCtx, .beginWrite(1))
         w.ok(mainCtx, .apply(1, (2...20).map { item($0) }))
-        let outcome = w.run(mainCtx, .commitWrite(1, withoutNotifying: [],
-                                                  fate: .failure(.mapCapacityExceeded)))
+        let outcome = w.run(
+            mainCtx,
+            .commitWrite(
+                1, withoutNotifying: [],
+                fate: .failure(.mapCapacityExceeded)))
         #expect(outcome.result == .failure(.commitFailed(.mapCapacityExceeded)))
         if case .failure(let error) = outcome.result { #expect(error.code == .fail) }
         #expect(w.wdlInWrite(mainCtx, 1) == false)

@@ -1,6 +1,7 @@
-import Testing
-@testable import StrataStorage
 import StrataTestSupport
+import Testing
+
+@testable import StrataStorage
 
 /// `TreeWriter`'s append path (ascending inserts go straight into the remembered rightmost
 /// leaf) against a plain dictionary: mostly ascending inserts, with inserts in the middle,
@@ -18,12 +19,17 @@ import StrataTestSupport
         case 85..<97: length = 100 + random.draw(below: 500)
         default: length = 1500 + random.draw(below: 6000)  // an overflow value
         }
-        return [.int(key), .string(String(repeating: "a", count: length) + String(key)), .int(Int64(random.draw(below: 100)))]
+        return [
+            .int(key), .string(String(repeating: "a", count: length) + String(key)),
+            .int(Int64(random.draw(below: 100))),
+        ]
     }
 
     /// One step of the mix. `next` is the next key to append.
-    static func step(_ write: WriteTransaction, table: TableID, model: inout [Int64: [Value]], next: inout Int64,
-                     random: inout SplitMix64) throws {
+    static func step(
+        _ write: WriteTransaction, table: TableID, model: inout [Int64: [Value]], next: inout Int64,
+        random: inout SplitMix64
+    ) throws {
         let last = model.keys.max()
         switch random.draw(below: 100) {
         case 0..<70:  // append (the append path, or a split of the rightmost leaf)
@@ -71,12 +77,15 @@ import StrataTestSupport
     func run(seed: UInt64, pageSizeBytes: Int, transactions: Int) throws {
         let directory = TemporaryDirectory()
         let probes = ProbeCounter()
-        let store = try Store.open(.file(directory.file("append.strata")),
-                                   options: StoreOptions(pageSizeBytes: pageSizeBytes, hooks: probes.hooks))
+        let store = try Store.open(
+            .file(directory.file("append.strata")),
+            options: StoreOptions(pageSizeBytes: pageSizeBytes, hooks: probes.hooks))
         var random = SplitMix64(seed: seed)
         let (table, other) = try store.write { write in
-            (try write.createTable("T", primaryKey: .int(column: 0)).id,
-             try write.createTable("U", primaryKey: .int(column: 0)).id)
+            (
+                try write.createTable("T", primaryKey: .int(column: 0)).id,
+                try write.createTable("U", primaryKey: .int(column: 0)).id
+            )
         }
         var model: [Int64: [Value]] = [:]
         var otherModel: [Int64: [Value]] = [:]

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import StrataStorage
 import StrataSimulation
+import Testing
+
+@testable import StrataStorage
 
 /// Commits made without a slot (`commit(durable: false)`) and made durable together by
 /// `makeDeferredCommitsDurable()` (Spec D10, D13): every crash image taken during such a group
@@ -60,8 +61,10 @@ import StrataSimulation
     }
 
     /// Checks one image: recovered version allowed, contents right, file verifies.
-    static func check(_ point: Point, plan: SimStore.CrashPlan, before: (Version, ContentModel),
-                      last: (Version, ContentModel)) -> [String] {
+    static func check(
+        _ point: Point, plan: SimStore.CrashPlan, before: (Version, ContentModel),
+        last: (Version, ContentModel)
+    ) -> [String] {
         do {
             let sim = try SimStore(state: point.state, reservationBytes: 64 << 20)
             try sim.crash(plan)
@@ -72,11 +75,16 @@ import StrataSimulation
             let read = try store.beginRead()
             defer { read.end() }
             let recovered = read.version
-            let slotIndex = point.state.pendingWrites.firstIndex { if case .slotWrite = $0.site { return true }; return false }
+            let slotIndex = point.state.pendingWrites.firstIndex {
+                if case .slotWrite = $0.site { return true }
+                return false
+            }
             let slotSurvived = slotIndex.map { $0 < plan.fates.count && plan.fates[$0] != .lost } ?? false
             let model: ContentModel
             if point.durable {
-                guard recovered == last.0 else { return ["\(point.label): durable group \(last.0) lost (recovered \(recovered))"] }
+                guard recovered == last.0 else {
+                    return ["\(point.label): durable group \(last.0) lost (recovered \(recovered))"]
+                }
                 model = last.1
             } else if recovered == last.0 && point.slotMayBePending && slotSurvived {
                 model = last.1
@@ -104,7 +112,9 @@ import StrataSimulation
     @Test func aGroupThatReusesTheDurablePagesIsCaught() throws {
         let (images, failures) = try Self.enumerateGroups(6, bugs: .reuseDurablePages)
         #expect(!failures.isEmpty, "reuseDurablePages survived \(images) crash images")
-        print("seeded bug reuseDurablePages caught: \(failures.count) of \(images) images, first: \(failures.first ?? "")")
+        print(
+            "seeded bug reuseDurablePages caught: \(failures.count) of \(images) images, first: \(failures.first ?? "")"
+        )
     }
 
     /// Runs `groupCount` groups and checks every crash image; returns the image count and what
@@ -129,7 +139,8 @@ import StrataSimulation
             for _ in 0..<commits {
                 let write = try store.beginWrite()
                 var next = model
-                let size = group == 0 ? 5 : (random.chance(70) ? 1 + random.draw(below: 4) : 20 + random.draw(below: 60))
+                let size =
+                    group == 0 ? 5 : (random.chance(70) ? 1 + random.draw(below: 4) : 20 + random.draw(below: 60))
                 try CrashEnumerationTests.applyCommit(write, &next, random: &random, size: size)
                 let version = try write.commit(durable: false)
                 // Spec A6: the commit is published at once, before it is durable.
@@ -139,16 +150,26 @@ import StrataSimulation
                 read.end()
                 model = next
                 last = (version, next)
-                points += recorder.take().map { Point(label: "group \(group) v\(version.rawValue) \($0.0)", state: $0.1,
-                                                       slotMayBePending: false, durable: false) }
-                points.append(Point(label: "group \(group) after v\(version.rawValue)", state: sim.captureState(),
-                                    slotMayBePending: false, durable: false))
+                points += recorder.take().map {
+                    Point(
+                        label: "group \(group) v\(version.rawValue) \($0.0)", state: $0.1,
+                        slotMayBePending: false, durable: false)
+                }
+                points.append(
+                    Point(
+                        label: "group \(group) after v\(version.rawValue)", state: sim.captureState(),
+                        slotMayBePending: false, durable: false))
             }
             #expect(try store.makeDeferredCommitsDurable())
-            points += recorder.take().map { Point(label: "group \(group) sync \($0.0)", state: $0.1,
-                                                   slotMayBePending: $0.2, durable: false) }
-            points.append(Point(label: "group \(group) synced", state: sim.captureState(), slotMayBePending: false,
-                                durable: true))
+            points += recorder.take().map {
+                Point(
+                    label: "group \(group) sync \($0.0)", state: $0.1,
+                    slotMayBePending: $0.2, durable: false)
+            }
+            points.append(
+                Point(
+                    label: "group \(group) synced", state: sim.captureState(), slotMayBePending: false,
+                    durable: true))
             #expect(try !store.makeDeferredCommitsDurable(), "a second sync found work")
             for point in points {
                 for plan in CrashEnumerationTests.plans(for: point.state.pendingWrites, random: &planRandom) {

@@ -1,9 +1,10 @@
 import Foundation
-import Synchronization
-import Testing
-@testable import StrataStorage
 import StrataSimulation
 import StrataTestSupport
+import Synchronization
+import Testing
+
+@testable import StrataStorage
 
 /// Every fault class of the storage seam, injected at least once, with the outcome the issue
 /// asks for: a typed error (and a poisoned handle for failed writes and syncs) or detected
@@ -35,7 +36,8 @@ import StrataTestSupport
     }
 
     /// Small growth chunks, so that `bigCommit` grows the file.
-    static let options = StoreOptions(maximumFileSizeBytes: 64 << 20, readerSlotCount: 16, growthChunkBytesMin: 64 << 10)
+    static let options = StoreOptions(
+        maximumFileSizeBytes: 64 << 20, readerSlotCount: 16, growthChunkBytesMin: 64 << 10)
 
     static func options(hooks: EngineHooks) -> StoreOptions {
         var options = Self.options
@@ -49,7 +51,9 @@ import StrataTestSupport
         try store.write { write in
             let items = try write.createTable("items", primaryKey: .int(column: 0))
             for key in 0..<Int64(rowCount) {
-                let values: [Value] = [.int(key), .string("row \(key)"), .binary([UInt8](repeating: UInt8(key & 0xFF), count: 40))]
+                let values: [Value] = [
+                    .int(key), .string("row \(key)"), .binary([UInt8](repeating: UInt8(key & 0xFF), count: 40)),
+                ]
                 _ = try write.insert(items.id, values: values)
                 model.tables["items", default: [:]][key] = values
             }
@@ -79,11 +83,13 @@ import StrataTestSupport
         #expect(report.isClean, "\(report.problems.prefix(3))")
         let read = try store.beginRead()
         defer { read.end() }
-        let model = try #require(allowed[read.version], "recovered version \(read.version) is not one of \(allowed.keys.sorted())")
+        let model = try #require(
+            allowed[read.version], "recovered version \(read.version) is not one of \(allowed.keys.sorted())")
         #expect(try model.matches(read), "contents of version \(read.version) differ")
         // The recovered file accepts new commits.
         let next = try store.write { write in
-            try write.upsert(try #require(write.table(named: "items")).id, values: [.int(-5), .string("after recovery")])
+            try write.upsert(
+                try #require(write.table(named: "items")).id, values: [.int(-5), .string("after recovery")])
             return write.newVersion
         }
         #expect(store.newestVersion == next)
@@ -149,7 +155,10 @@ import StrataTestSupport
         let beforeVersion = store.newestVersion
         var after = before
         let write = try Self.bigCommit(store, model: &after)
-        faults.arm(.enospc) { site in if case .grow = site { return true }; return false }
+        faults.arm(.enospc) { site in
+            if case .grow = site { return true }
+            return false
+        }
         #expect(throws: StorageError.noSpace(operation: "grow")) { _ = try write.commit() }
         #expect(faults.fired)
         Self.expectPoisoned(store)
@@ -302,7 +311,10 @@ import StrataTestSupport
             var readError: StorageError?
             do {
                 for table in read.tables() {
-                    try read.forEachRow(table) { _, row in _ = try row.values(); return true }
+                    try read.forEachRow(table) { _, row in
+                        _ = try row.values()
+                        return true
+                    }
                 }
             } catch let error as StorageError {
                 readError = error
@@ -322,8 +334,9 @@ import StrataTestSupport
         var detected = 0
         var harmless = 0
         for page in 1..<pageCount {
-            let problems = try Self.reported(after: .flipBit(byteOffset: page * pageSize + 100 + page % 3000, bit: page % 8),
-                                             to: state)
+            let problems = try Self.reported(
+                after: .flipBit(byteOffset: page * pageSize + 100 + page % 3000, bit: page % 8),
+                to: state)
             if problems.isEmpty {
                 harmless += 1  // a free page
             } else {
@@ -340,12 +353,15 @@ import StrataTestSupport
         var detected = 0
         for target in 2..<pageCount {
             // The write meant for page 1 landed on `target`: a valid page in the wrong place.
-            let problems = try Self.reported(after: .misdirectedWrite(intendedOffset: pageSize, actualOffset: target * pageSize,
-                                                                      byteCount: pageSize), to: state)
+            let problems = try Self.reported(
+                after: .misdirectedWrite(
+                    intendedOffset: pageSize, actualOffset: target * pageSize,
+                    byteCount: pageSize), to: state)
             if !problems.isEmpty {
                 detected += 1
-                #expect(problems.contains { $0.lowercased().contains("misdirected") || $0.contains("holds page") },
-                        "page \(target): \(problems)")
+                #expect(
+                    problems.contains { $0.lowercased().contains("misdirected") || $0.contains("holds page") },
+                    "page \(target): \(problems)")
             }
         }
         #expect(detected > pageCount / 2, "only \(detected) of \(pageCount) misdirected writes were detected")
@@ -387,7 +403,8 @@ import StrataTestSupport
     @Test func notOurs() throws {
         let directory = TemporaryDirectory()
         let path = directory.file("text.txt")
-        try Data("hello, this is not a database at all, but it is long enough".utf8).write(to: URL(fileURLWithPath: path))
+        try Data("hello, this is not a database at all, but it is long enough".utf8).write(
+            to: URL(fileURLWithPath: path))
         #expect(Self.open(path) == .notAStrataFile(path: path))
     }
 
@@ -453,7 +470,7 @@ import StrataTestSupport
         let directory = TemporaryDirectory()
         let path = try Self.makeDatabase(in: directory)
         try Self.rewrite(path) { bytes in
-            bytes[600] ^= 0xFF   // inside slot 0
+            bytes[600] ^= 0xFF  // inside slot 0
             bytes[1100] ^= 0xFF  // inside slot 1
         }
         guard case .noValidCommitSlot = Self.open(path) else {

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import StrataStorage
 import StrataTestSupport
+import Testing
+
+@testable import StrataStorage
 
 /// Creating a database is atomic, and what a creator killed mid-way leaves behind is cleaned up.
 @Suite struct FileCreationTests {
@@ -20,7 +21,9 @@ import StrataTestSupport
         let dead = "\(path).creating-\(try Self.deadPid())-17"
         let live = "\(path).creating-\(getpid())-18"
         let unrelated = directory.file("other.strata.creating-1-1")
-        for file in [dead, live, unrelated] { #expect(FileManager.default.createFile(atPath: file, contents: Data([1]))) }
+        for file in [dead, live, unrelated] {
+            #expect(FileManager.default.createFile(atPath: file, contents: Data([1])))
+        }
         let store = try Store.open(.file(path))
         store.close()
         #expect(!FileManager.default.fileExists(atPath: dead), "a dead creator's temporary was left behind")

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import StrataStorage
 import StrataTestSupport
+import Testing
+
+@testable import StrataStorage
 
 // Incarnations (`Incarnation`): in a table with an integer primary key the key is reused when an
 // object is deleted and another created with its primary key; the incarnation stored with the
@@ -131,8 +132,10 @@ import StrataTestSupport
             let named = try write.createTable("S", primaryKey: .string(column: 0))
             let first = try write.insertObject(plain.id, values: [.int(1)])
             #expect(try write.delete(plain.id, key: first.key))
-            return [first, try write.insertObject(plain.id, values: [.int(1)]),
-                    try write.insertObject(named.id, values: [.string("x")])]
+            return [
+                first, try write.insertObject(plain.id, values: [.int(1)]),
+                try write.insertObject(named.id, values: [.string("x")]),
+            ]
         }
         #expect(identities.allSatisfy { $0.incarnation == .keyIsIdentity })
         #expect(identities[0].key != identities[1].key)  // keys are the identity there

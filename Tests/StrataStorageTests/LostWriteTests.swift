@@ -1,8 +1,9 @@
 import Foundation
-import Testing
-@testable import StrataStorage
 import StrataSimulation
 import StrataTestSupport
+import Testing
+
+@testable import StrataStorage
 
 /// Spec D19: a page that passes its own checks (checksum, number, version) but is not the page
 /// its reference expects (a lost write left an older copy of it, or a write of an older page
@@ -29,7 +30,8 @@ import StrataTestSupport
                 let t = try write.table(named: "t") ?? write.createTable("t", primaryKey: .int(column: 0))
                 let s = try write.table(named: "s") ?? write.createTable("s", primaryKey: .string(column: 0))
                 for key in 0..<600 where (key + commit) % 3 != 0 || commit == 0 {
-                    let text = key % 7 == 0 ? String(repeating: "o\(commit)", count: 2500) : "row \(key) of commit \(commit)"
+                    let text =
+                        key % 7 == 0 ? String(repeating: "o\(commit)", count: 2500) : "row \(key) of commit \(commit)"
                     try write.upsert(t.id, values: [.int(Int64(key)), .string(text)])
                 }
                 for key in 0..<(names + commit * 5) {
@@ -87,10 +89,11 @@ import StrataTestSupport
         for image in history.images.dropLast().reversed() {
             let old = page(number, of: image, pageSizeBytes: history.pageSizeBytes)
             guard old.count == history.pageSizeBytes, old != current,
-                  old[old.startIndex + PageLayout.typeOffset] == current[current.startIndex + PageLayout.typeOffset],
-                  old[old.startIndex + PageLayout.flagsOffset] == current[current.startIndex + PageLayout.flagsOffset],
-                  loadUInt32(old, PageLayout.pageNumberOffset) == UInt32(number),
-                  loadUInt32(old, PageLayout.checksumOffset) != 0 else { continue }
+                old[old.startIndex + PageLayout.typeOffset] == current[current.startIndex + PageLayout.typeOffset],
+                old[old.startIndex + PageLayout.flagsOffset] == current[current.startIndex + PageLayout.flagsOffset],
+                loadUInt32(old, PageLayout.pageNumberOffset) == UInt32(number),
+                loadUInt32(old, PageLayout.checksumOffset) != 0
+            else { continue }
             return old
         }
         return nil
@@ -145,8 +148,9 @@ import StrataTestSupport
         #expect(page == PageNumber(UInt32(number)), "\(kind): \(String(describing: error))")
         #expect(foundVersion == loadUInt64(Array(older), PageLayout.versionOffset))
         let findings = verifyFindings(history.path)
-        #expect(findings.contains { $0.contains("page \(number): not the page its reference expects") },
-                "\(kind) page \(number) reverted: verify found \(findings)")
+        #expect(
+            findings.contains { $0.contains("page \(number): not the page its reference expects") },
+            "\(kind) page \(number) reverted: verify found \(findings)")
     }
 
     /// Pages of the newest image of `type` that have an older copy.
@@ -181,8 +185,9 @@ import StrataTestSupport
     }
 
     static func freePages(_ read: ReadTransaction) throws -> Set<Int> {
-        let (entries, _) = try FreeListCodec.read(head: read.record.freeListHeadRef, entryCount: read.record.freeListEntryCount,
-                                                  reader: read.reader)
+        let (entries, _) = try FreeListCodec.read(
+            head: read.record.freeListHeadRef, entryCount: read.record.freeListEntryCount,
+            reader: read.reader)
         var free = Set<Int>()
         for (run, _) in entries { for page in run.start..<run.end { free.insert(Int(page)) } }
         return free
@@ -209,8 +214,9 @@ import StrataTestSupport
         let history = try Self.makeHistory(names: 3000)
         let live = try Self.reachable(history)
         // Byte-keyed leaves are the primary-key indexes' (row trees are keyed by row).
-        let target = try #require(Self.candidates(history, type: .leaf, byteKeys: true).first(where: live.contains),
-                                  "no reachable index page with an older copy")
+        let target = try #require(
+            Self.candidates(history, type: .leaf, byteKeys: true).first(where: live.contains),
+            "no reachable index page with an older copy")
         let older = try #require(Self.olderCopy(of: target, in: history))
         try Self.put(older, at: target * history.pageSizeBytes, in: history.path)
         let before = try Self.fileBytes(history.path)
@@ -244,8 +250,9 @@ import StrataTestSupport
         let other = try #require(live.sorted().last { $0 != target })
         let older = try #require(Self.olderCopy(of: target, in: history))
         try Self.put(older, at: target * history.pageSizeBytes, in: history.path)
-        try Self.put(Self.page(target, of: newest, pageSizeBytes: history.pageSizeBytes),
-                     at: other * history.pageSizeBytes, in: history.path)
+        try Self.put(
+            Self.page(target, of: newest, pageSizeBytes: history.pageSizeBytes),
+            at: other * history.pageSizeBytes, in: history.path)
         let error = Self.readError(history.path)
         switch error {
         case .referenceMismatch(let page, _, _, _, _)?:
@@ -256,9 +263,10 @@ import StrataTestSupport
             Issue.record("misdirected older page: the read gave \(String(describing: error))")
         }
         let findings = Self.verifyFindings(history.path)
-        #expect(findings.contains { $0.contains("page \(target): not the page its reference expects") }
-                    || findings.contains { $0.contains("page \(other) holds the contents of page \(target)") },
-                "verify found \(findings)")
+        #expect(
+            findings.contains { $0.contains("page \(target): not the page its reference expects") }
+                || findings.contains { $0.contains("page \(other) holds the contents of page \(target)") },
+            "verify found \(findings)")
     }
 
     @Test("Spec D19: a stale overflow page is detected on read and by verify")
@@ -320,8 +328,11 @@ import StrataTestSupport
                 let bytes = [UInt8](repeating: fill &+ UInt8(page), count: pageSize)
                 try bytes.withUnsafeBytes { raw in
                     let base = try #require(raw.baseAddress)
-                    try sim.write([WritePiece(offset: page * pageSize, bytes: base, byteCount: pageSize,
-                                              site: .pageWrite(PageNumber(UInt32(page))))])
+                    try sim.write([
+                        WritePiece(
+                            offset: page * pageSize, bytes: base, byteCount: pageSize,
+                            site: .pageWrite(PageNumber(UInt32(page))))
+                    ])
                 }
             }
             try sim.sync(.full, site: .phaseOneSync)
@@ -345,8 +356,11 @@ import StrataTestSupport
         let bytes = [UInt8](repeating: 99, count: Self.pageSize)
         try bytes.withUnsafeBytes { raw in
             let base = try #require(raw.baseAddress)
-            try sim.write([WritePiece(offset: Self.pageSize, bytes: base, byteCount: Self.pageSize,
-                                      site: .pageWrite(PageNumber(1)))])
+            try sim.write([
+                WritePiece(
+                    offset: Self.pageSize, bytes: base, byteCount: Self.pageSize,
+                    site: .pageWrite(PageNumber(1)))
+            ])
         }
         try sim.crash(SimStore.CrashPlan(fates: [.misdirected(toOffset: 2 * Self.pageSize)]))
         let durable = sim.durableBytes

@@ -14,21 +14,25 @@ import Testing
     private func leaf(count: Int) -> UnsafeMutableRawPointer {
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: Self.pageSizeBytes, alignment: 8)
         memset(buffer, 0, Self.pageSizeBytes)
-        NodeEdit.initialise(buffer, pageSizeBytes: Self.pageSizeBytes, type: .leaf, byteKeys: false, leftmostChild: .none)
+        NodeEdit.initialise(
+            buffer, pageSizeBytes: Self.pageSizeBytes, type: .leaf, byteKeys: false, leftmostChild: .none)
         storeUInt32(buffer, 16, 7)
         let scratch = UnsafeMutableRawPointer.allocate(byteCount: Self.pageSizeBytes, alignment: 8)
         defer { scratch.deallocate() }
         let cell: [UInt8] = Array(repeating: 0xAB, count: 8)
         for index in 0..<count {
             cell.withUnsafeBytes { bytes in
-                _ = try? NodeEdit.insert(buffer, pageSizeBytes: Self.pageSizeBytes, scratch: scratch, index: index,
-                                         image: UInt64(index), child: .none, cell: bytes)
+                _ = try? NodeEdit.insert(
+                    buffer, pageSizeBytes: Self.pageSizeBytes, scratch: scratch, index: index,
+                    image: UInt64(index), child: .none, cell: bytes)
             }
         }
         return buffer
     }
 
-    private func expectCorrupt(_ body: () throws(StorageError) -> Void, sourceLocation: SourceLocation = #_sourceLocation) {
+    private func expectCorrupt(
+        _ body: () throws(StorageError) -> Void, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         do throws(StorageError) {
             try body()
             Issue.record("the edit of a corrupt node went ahead", sourceLocation: sourceLocation)
@@ -60,12 +64,17 @@ import Testing
         storeUInt16(buffer, PageLayout.countOffset, 400)
         expectCorrupt { () throws(StorageError) in
             try withBytes(cell) { bytes throws(StorageError) in
-                try NodeEdit.insert(buffer, pageSizeBytes: Self.pageSizeBytes, scratch: scratch, index: 0,
-                                    image: 1, child: .none, cell: bytes)
+                try NodeEdit.insert(
+                    buffer, pageSizeBytes: Self.pageSizeBytes, scratch: scratch, index: 0,
+                    image: 1, child: .none, cell: bytes)
             }
         }
-        expectCorrupt { () throws(StorageError) in try NodeEdit.remove(buffer, pageSizeBytes: Self.pageSizeBytes, index: 0) }
-        expectCorrupt { () throws(StorageError) in try NodeEdit.compact(buffer, pageSizeBytes: Self.pageSizeBytes, scratch: scratch) }
+        expectCorrupt { () throws(StorageError) in
+            try NodeEdit.remove(buffer, pageSizeBytes: Self.pageSizeBytes, index: 0)
+        }
+        expectCorrupt { () throws(StorageError) in
+            try NodeEdit.compact(buffer, pageSizeBytes: Self.pageSizeBytes, scratch: scratch)
+        }
     }
 
     @Test func aCellOutsideTheCellAreaIsCorrupt() throws {
@@ -74,9 +83,14 @@ import Testing
         let buffer = leaf(count: 3)
         defer { buffer.deallocate() }
         // Entry 1's cell length runs past the page's end.
-        storeUInt16(buffer, PageLayout.entriesOffset + PageLayout.leafEntryStride + PageLayout.leafEntryStride - 2, 60_000)
-        expectCorrupt { () throws(StorageError) in try NodeEdit.remove(buffer, pageSizeBytes: Self.pageSizeBytes, index: 1) }
-        expectCorrupt { () throws(StorageError) in try NodeEdit.compact(buffer, pageSizeBytes: Self.pageSizeBytes, scratch: scratch) }
+        storeUInt16(
+            buffer, PageLayout.entriesOffset + PageLayout.leafEntryStride + PageLayout.leafEntryStride - 2, 60_000)
+        expectCorrupt { () throws(StorageError) in
+            try NodeEdit.remove(buffer, pageSizeBytes: Self.pageSizeBytes, index: 1)
+        }
+        expectCorrupt { () throws(StorageError) in
+            try NodeEdit.compact(buffer, pageSizeBytes: Self.pageSizeBytes, scratch: scratch)
+        }
     }
 
     @Test func buildingMoreThanAPageHoldsIsCorrupt() throws {
@@ -86,8 +100,9 @@ import Testing
         expectCorrupt { () throws(StorageError) in
             try withBytes(big) { bytes throws(StorageError) in
                 let entries = (0..<3).map { NodeEntry(image: UInt64($0), child: .none, cell: bytes) }
-                try NodeEdit.build(buffer, pageSizeBytes: Self.pageSizeBytes, type: .leaf, byteKeys: false,
-                                   leftmostChild: .none, entries: entries[...])
+                try NodeEdit.build(
+                    buffer, pageSizeBytes: Self.pageSizeBytes, type: .leaf, byteKeys: false,
+                    leftmostChild: .none, entries: entries[...])
             }
         }
     }

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+
 @testable import StrataStorage
 
 #if canImport(Glibc)
-import Glibc
-import StrataTestSupport
+    import Glibc
+    import StrataTestSupport
 #endif
 
 /// Commit slots whose fields are out of range (Spec D16), and a fallback to the older slot
@@ -13,8 +14,14 @@ import StrataTestSupport
 @Suite struct SlotRangeTests {
     /// The byte offsets of a slot's fields (`CommitSlot`'s layout table).
     enum Field: Int, CaseIterable, CustomStringConvertible {
-        case version = 8, catalogRoot = 16, freeListHead = 24, pageCount = 32, schemaVersion = 40,
-             fileIdentity = 48, freeListEntryCount = 56
+        case version = 8
+        case catalogRoot = 16
+        case freeListHead = 24
+        case pageCount = 32
+        case schemaVersion = 40
+        case
+            fileIdentity = 48
+        case freeListEntryCount = 56
         var description: String { "field at \(rawValue)" }
     }
 
@@ -26,10 +33,12 @@ import StrataTestSupport
         var tableID: TableID?
         for round in 0..<3 {
             let write = try store.beginWrite()
-            let table = try tableID.flatMap { write.table(id: $0) } ?? write.createTable("items", primaryKey: .int(column: 0))
+            let table =
+                try tableID.flatMap { write.table(id: $0) } ?? write.createTable("items", primaryKey: .int(column: 0))
             tableID = table.id
             for id in 0..<40 {
-                try write.insert(table.id, values: [.int(Int64(round * 100 + id)), .string(String(repeating: "x", count: 90))])
+                try write.insert(
+                    table.id, values: [.int(Int64(round * 100 + id)), .string(String(repeating: "x", count: 90))])
             }
             try write.commit()
         }
@@ -141,13 +150,20 @@ import StrataTestSupport
         let store = try Store.open(.file(path), options: StoreOptions(create: false, readOnly: true))
         defer { store.close() }
         let fallback = try #require(try store.verify().slotFallback)
-        #expect(fallback == SlotFallback(damagedSlot: newest, reason: "checksum mismatch", claimedVersion: lost,
-                                         recoveredVersion: Version(older)))
-        #expect(fallback.description.contains("commit slot \(newest) is damaged (checksum mismatch) and names version \(lost)"))
+        #expect(
+            fallback
+                == SlotFallback(
+                    damagedSlot: newest, reason: "checksum mismatch", claimedVersion: lost,
+                    recoveredVersion: Version(older)))
+        #expect(
+            fallback.description.contains(
+                "commit slot \(newest) is damaged (checksum mismatch) and names version \(lost)"))
         #expect(fallback.description.contains("fell back to version \(older) in slot \(1 - newest)"))
     }
 
-    @Test("Spec D15: damage to the newest slot's version field that makes it read older than the other slot is still reported")
+    @Test(
+        "Spec D15: damage to the newest slot's version field that makes it read older than the other slot is still reported"
+    )
     func flippedVersionFieldOfTheNewestSlotIsReported() throws {
         let directory = TemporaryDirectory()
         let path = try Self.makeFile(directory)
@@ -158,7 +174,9 @@ import StrataTestSupport
         // checksum mended: only the field's own checksum can tell it held the newer version.
         let misread = older - 1
         #expect(misread > 0)
-        for byte in 0..<8 { sector[Field.version.rawValue + byte] = UInt8(truncatingIfNeeded: misread >> (8 * UInt64(byte))) }
+        for byte in 0..<8 {
+            sector[Field.version.rawValue + byte] = UInt8(truncatingIfNeeded: misread >> (8 * UInt64(byte)))
+        }
         try Self.writeSlot(path, newest, sector)
         let store = try Store.open(.file(path), options: StoreOptions(create: false, readOnly: true))
         defer { store.close() }
@@ -252,7 +270,9 @@ import StrataTestSupport
         #expect(try store.slotFallback() == nil)
     }
 
-    @Test("Spec D4: a sound newer slot past the end of a stale map is read again once the file has grown, not called truncated")
+    @Test(
+        "Spec D4: a sound newer slot past the end of a stale map is read again once the file has grown, not called truncated"
+    )
     func slotsReadAfterTheFileGrewAreNotTruncation() throws {
         let directory = TemporaryDirectory()
         let path = try Self.makeFile(directory)
@@ -264,7 +284,9 @@ import StrataTestSupport
         defer { writer.close() }
         let write = try writer.beginWrite()
         let table = try #require(write.table(named: "items"))
-        for id in 0..<2000 { try write.insert(table.id, values: [.int(Int64(10_000 + id)), .string(String(repeating: "y", count: 200))]) }
+        for id in 0..<2000 {
+            try write.insert(table.id, values: [.int(Int64(10_000 + id)), .string(String(repeating: "y", count: 200))])
+        }
         let committed = try write.commit()
         #expect(try stale.fileByteCount() > sizeBefore)
         #expect(throws: StorageError.self) {
@@ -285,15 +307,17 @@ import StrataTestSupport
         let original = try Data(contentsOf: URL(fileURLWithPath: pristine))
         let newest = try Self.newestSlot(pristine)
         let pageCount = Self.field(try Self.readSlot(pristine, newest), .pageCount)
-        let values: [UInt64] = [0, 1, 2, pageCount - 1, pageCount, pageCount + 1, UInt64(UInt32.max), UInt64(UInt32.max) + 1,
-                                UInt64(Int64.max) - 1, UInt64(Int64.max), UInt64(Int64.max) + 1, UInt64.max - 1, UInt64.max]
+        let values: [UInt64] = [
+            0, 1, 2, pageCount - 1, pageCount, pageCount + 1, UInt64(UInt32.max), UInt64(UInt32.max) + 1,
+            UInt64(Int64.max) - 1, UInt64(Int64.max), UInt64(Int64.max) + 1, UInt64.max - 1, UInt64.max,
+        ]
         var outcomes: [String: Int] = [:]
-        var case_ = 0
+        var caseNumber = 0
         for field in Field.allCases {
             for value in values {
                 for both in [false, true] {
-                    case_ += 1
-                    let path = directory.file("case-\(case_).strata")
+                    caseNumber += 1
+                    let path = directory.file("case-\(caseNumber).strata")
                     try original.write(to: URL(fileURLWithPath: path))
                     for slot in both ? [0, 1] : [newest] { try Self.forge(path, slot: slot, field, value) }
                     let outcome = Self.exercise(path)
@@ -303,7 +327,7 @@ import StrataTestSupport
                 }
             }
         }
-        #expect(case_ == Field.allCases.count * values.count * 2)
+        #expect(caseNumber == Field.allCases.count * values.count * 2)
         // Both kinds occur: forged slots rejected at open, and harmless values (schema
         // version, a lower version) that open.
         #expect(outcomes.keys.contains { $0.hasPrefix("open failed") }, "\(outcomes)")
@@ -324,7 +348,12 @@ import StrataTestSupport
         _ = try? store.verify()
         _ = try? store.slotFallback()
         if let read = try? store.beginRead() {
-            for table in read.tables() { try? read.forEachRow(table) { _, row in _ = try row.values(); return true } }
+            for table in read.tables() {
+                try? read.forEachRow(table) { _, row in
+                    _ = try row.values()
+                    return true
+                }
+            }
             read.end()
         }
         if let write = try? store.beginWrite() {

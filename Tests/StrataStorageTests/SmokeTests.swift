@@ -1,6 +1,7 @@
-import Testing
-@testable import StrataStorage
 import StrataTestSupport
+import Testing
+
+@testable import StrataStorage
 
 @Suite struct SmokeTests {
     @Test func createInsertCommitRead() throws {

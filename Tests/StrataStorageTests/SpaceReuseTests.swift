@@ -1,9 +1,10 @@
 import Dispatch
 import Foundation
-import Testing
-@testable import StrataStorage
 import StrataSimulation
 import StrataTestSupport
+import Testing
+
+@testable import StrataStorage
 
 /// Version-aware free space (Docs/architecture.md §2 "Versions, pins and space"; Spec D): a page released
 /// by commit R is reused only when R ≤ the oldest pinned version, a commit never reuses its
@@ -36,13 +37,15 @@ import StrataTestSupport
 
         func arm() {
             lock.withLock {
-                armed = true; captured = nil
+                armed = true
+                captured = nil
             }
         }
 
         func take() -> SimStore.State? {
             lock.withLock {
-                armed = false; return captured
+                armed = false
+                return captured
             }
         }
 
@@ -76,8 +79,7 @@ import StrataTestSupport
     }
 
     /// Creates "items" with keys [0, count) in one commit.
-    static func seed(_ store: Store, count: Int64, random: inout SplitMix64) throws -> ContentModel
-    {
+    static func seed(_ store: Store, count: Int64, random: inout SplitMix64) throws -> ContentModel {
         var model = ContentModel()
         try store.write { write in
             let items = try write.createTable("items", primaryKey: .int(column: 0))
@@ -389,7 +391,8 @@ import StrataTestSupport
             }
             let report = try store.verify()
             let reachableAndFree = report.problems.contains {
-                if case .reachableAndFree = $0 { return true }; return false
+                if case .reachableAndFree = $0 { return true }
+                return false
             }
             if !report.isClean {
                 let kind = reachableAndFree ? " (reachableAndFree)" : ""

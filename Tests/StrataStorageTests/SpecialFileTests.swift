@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import StrataStorage
 import StrataTestSupport
+import Testing
+
+@testable import StrataStorage
 
 /// Spec X31 in the engine: paths that are not regular files are refused without blocking,
 /// a symlink loop is ELOOP. (The file size limit and permissions need a child process with its
@@ -106,8 +107,9 @@ import StrataTestSupport
         // check is exercised with the limit the process has, which must be unlimited or above
         // what this writes, and the child-process test lowers it for real.
         #expect(throws: Never.self) { try SystemCalls.checkFileSizeLimit(endOffset: 4096, operation: "pwrite") }
-        let error = StorageError.io(operation: "pwrite to 8192 bytes (the file size limit, ulimit -f, is 4096 bytes)",
-                                    errno: EFBIG)
+        let error = StorageError.io(
+            operation: "pwrite to 8192 bytes (the file size limit, ulimit -f, is 4096 bytes)",
+            errno: EFBIG)
         #expect(error.description.hasSuffix("failed: EFBIG (file size limit exceeded)"))
     }
 }

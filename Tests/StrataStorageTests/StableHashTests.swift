@@ -1,5 +1,5 @@
-import Testing
 import StrataStorage
+import Testing
 
 /// `StableHash` takes whole words 8 bytes at a time; digests printed by one build must equal
 /// those of another, so the word path must give exactly what combining byte by byte gives,
@@ -34,7 +34,9 @@ import StrataStorage
         hash.combine(UInt64(7))
         var again = StableHash()
         for byte in "strata".utf8 { again.combine(byte: byte) }
-        for shift in stride(from: 0, to: 64, by: 8) { again.combine(byte: UInt8(truncatingIfNeeded: UInt64(7) >> shift)) }
+        for shift in stride(from: 0, to: 64, by: 8) {
+            again.combine(byte: UInt8(truncatingIfNeeded: UInt64(7) >> shift))
+        }
         #expect(hash.finalize() == again.finalize())
         // Computed by an independent transcription of the mixing function (Python).
         #expect(hash.finalize() == 0xB246_7410_6851_8BAF)

@@ -1,8 +1,9 @@
 import Foundation
-import Testing
-@testable import StrataStorage
 import StrataSimulation
 import StrataTestSupport
+import Testing
+
+@testable import StrataStorage
 
 /// The kinds of store and what opening, closing, copying and deleting them means: in-memory
 /// stores shared by identifier, read-only files, compacted copies, reopening, deleting the
@@ -575,7 +576,9 @@ import StrataTestSupport
         let watch = try #require(CommitNoteWatch(notePath: notePath))
         #expect(!readable(watch.descriptor, within: 0), "nothing was committed yet")
         try store.write { write in _ = try write.createTable("items") }
-        #expect(readable(watch.descriptor, within: Int32(TransactionTests.hangGuardSeconds * 1000)), "the commit did not ring the note")
+        #expect(
+            readable(watch.descriptor, within: Int32(TransactionTests.hangGuardSeconds * 1000)),
+            "the commit did not ring the note")
         watch.drain()
         #expect(!readable(watch.descriptor, within: 0), "drain leaves nothing pending")
         // A read-only opener hears commits but never rings.

@@ -1,8 +1,9 @@
 import Foundation
+import StrataTestSupport
 import Synchronization
 import Testing
+
 @testable import StrataStorage
-import StrataTestSupport
 
 /// Spec D18 on real files: a scripted workload (file creation, commits of different sizes, a
 /// growth, overflow values, deletes that feed the free list, a compacted copy, reuse of freed
@@ -13,7 +14,8 @@ import StrataTestSupport
 /// D18 says writes go on: after a failed copy). Count-bounded: the number of runs is the number
 /// of calls the clean run made times the faults, whatever the machine's speed.
 @Suite(.serialized) struct SystemCallFaultTests {
-    static let options = StoreOptions(maximumFileSizeBytes: 64 << 20, readerSlotCount: 16, growthChunkBytesMin: 64 << 10)
+    static let options = StoreOptions(
+        maximumFileSizeBytes: 64 << 20, readerSlotCount: 16, growthChunkBytesMin: 64 << 10)
 
     /// What the workload reached: the contents of every acknowledged commit, the commit in
     /// flight, and the first error.
@@ -38,7 +40,9 @@ import StrataTestSupport
         let phaseTwo = Atomic<Bool>(false)
         var hooks: EngineHooks {
             EngineHooks(probe: { [self] probe in
-                if probe == .slotWriteFailed || probe == .phaseTwoSyncFailed { phaseTwo.store(true, ordering: .relaxed) }
+                if probe == .slotWriteFailed || probe == .phaseTwoSyncFailed {
+                    phaseTwo.store(true, ordering: .relaxed)
+                }
             })
         }
     }
@@ -167,8 +171,9 @@ import StrataTestSupport
         let path = directory + "/db.strata"
         guard Store.fileExists(path: path) else {
             // Only a failed creation leaves no file, and then nothing was acknowledged.
-            #expect(ledger.failedStep == Step.open.rawValue && ledger.acknowledgedVersion == .none,
-                    "the database file is gone after \(ledger.failedStep ?? "a clean run")")
+            #expect(
+                ledger.failedStep == Step.open.rawValue && ledger.acknowledgedVersion == .none,
+                "the database file is gone after \(ledger.failedStep ?? "a clean run")")
             return "no file (creation failed)"
         }
         let store = try Store.open(.file(path), options: Self.options)
@@ -183,7 +188,8 @@ import StrataTestSupport
             } else if phaseTwoFailed, let attempted = ledger.attempted, try attempted.matches(read) {
                 recovered = "the failed commit (phase 2)"
             } else {
-                let message = "reopen read other contents than the acknowledged commit (version \(read.version.rawValue), "
+                let message =
+                    "reopen read other contents than the acknowledged commit (version \(read.version.rawValue), "
                     + "acknowledged \(ledger.acknowledgedVersion.rawValue), step \(ledger.failedStep ?? "none"))"
                 Issue.record(Comment(rawValue: message))
                 recovered = "WRONG"
@@ -225,7 +231,8 @@ import StrataTestSupport
         let tally = Tally()
         var injections = 0
         for call in SystemCall.allCases {
-            let faults: [SystemCallFault] = [.fail(errno: EIO), .fail(errno: ENOSPC)] + (call.writes ? [.shortWrite] : [])
+            let faults: [SystemCallFault] =
+                [.fail(errno: EIO), .fail(errno: ENOSPC)] + (call.writes ? [.shortWrite] : [])
             for fault in faults {
                 for ordinal in 1...max(1, counts[call, default: 0]) where counts[call, default: 0] > 0 {
                     injections += 1
@@ -236,8 +243,9 @@ import StrataTestSupport
         }
         let total = counts.values.reduce(0, +)
         let perCall = SystemCall.allCases.map { "\($0) \(counts[$0, default: 0])" }.joined(separator: ", ")
-        print("SystemCallFaultTests: clean run calls \(perCall) (\(total) in all); \(injections) faulted runs; "
-              + "outcomes per call site and fault:\n" + tally.report)
+        print(
+            "SystemCallFaultTests: clean run calls \(perCall) (\(total) in all); \(injections) faulted runs; "
+                + "outcomes per call site and fault:\n" + tally.report)
         #expect(injections >= total * 2)
     }
 
@@ -266,7 +274,8 @@ import StrataTestSupport
             #expect(fault != .shortWrite, "\(label): a short write is continued, not an error: \(storage)")
             outcome = "\(ledger.failedStep ?? "?") failed"
             if ledger.failedStep == Step.commit.rawValue {
-                #expect(ledger.poisonedAfterFailedCommit == true, "\(label): the failed commit did not poison the handle")
+                #expect(
+                    ledger.poisonedAfterFailedCommit == true, "\(label): the failed commit did not poison the handle")
                 outcome += ", poisoned"
             }
         } else {
@@ -288,12 +297,18 @@ import StrataTestSupport
             store.close()
             try Self.checkCopy(directory: directory.path, ledger: ledger)
             outcome += ", source writable"
-            outcome += "; reopen recovered " + (try Self.checkRecovered(directory: directory.path, ledger: updated,
-                                                                          phaseTwoFailed: false))
+            outcome +=
+                "; reopen recovered "
+                + (try Self.checkRecovered(
+                    directory: directory.path, ledger: updated,
+                    phaseTwoFailed: false))
             return outcome
         }
-        outcome += "; reopen recovered " + (try Self.checkRecovered(directory: directory.path, ledger: ledger,
-                                                                      phaseTwoFailed: probe.phaseTwo.load(ordering: .relaxed)))
+        outcome +=
+            "; reopen recovered "
+            + (try Self.checkRecovered(
+                directory: directory.path, ledger: ledger,
+                phaseTwoFailed: probe.phaseTwo.load(ordering: .relaxed)))
         return outcome
     }
 }

@@ -1,9 +1,10 @@
 import Dispatch
 import Foundation
-import Testing
-@testable import StrataStorage
 import StrataSimulation
 import StrataTestSupport
+import Testing
+
+@testable import StrataStorage
 
 /// Transactions at the engine level (Docs/architecture.md §2 "Commit", "Versions, pins and space"):
 /// snapshot isolation, the single writer across threads and handles, rollback, pins and their
@@ -768,8 +769,9 @@ import StrataTestSupport
         final.end()
         let report = try store.verify()
         #expect(report.isClean, "\(report.problems.prefix(3))")
-        print("free mode (\(kind)): \(commitCount.value) commits,",
-              "reads per reader \(readCounts.value)")
+        print(
+            "free mode (\(kind)): \(commitCount.value) commits,",
+            "reads per reader \(readCounts.value)")
     }
 
     /// What is wrong with one snapshot of the free-running test, or nil.

@@ -1,6 +1,7 @@
-import Testing
-@testable import StrataStorage
 import StrataTestSupport
+import Testing
+
+@testable import StrataStorage
 
 /// The B+tree (through the table API) against a plain dictionary under long random sequences
 /// of inserts, updates and deletes, with commits and rollbacks between them. After every
@@ -18,7 +19,9 @@ import StrataTestSupport
         }
         let text = String(repeating: "x", count: length) + String(key)
         var values: [Value] = [.int(key), .string(text), .int(Int64(random.draw(below: 1000)))]
-        if random.chance(10) { values.append(.binary((0..<random.draw(below: 3000)).map { UInt8(truncatingIfNeeded: $0) })) }
+        if random.chance(10) {
+            values.append(.binary((0..<random.draw(below: 3000)).map { UInt8(truncatingIfNeeded: $0) }))
+        }
         if random.chance(10) { values.append(.list((0..<random.draw(below: 50)).map { .int(Int64($0)) })) }
         return values
     }
@@ -52,11 +55,14 @@ import StrataTestSupport
 
     /// Runs a random sequence against a dictionary; returns every difference seen (an engine
     /// error is a difference too), so that a run with a seeded bug can show it is caught.
-    func runRandomSequence(seed: UInt64, keySpace: Int, operations: Int, pageSizeBytes: Int,
-                           bugs: SeededBugs = []) throws -> [String] {
+    func runRandomSequence(
+        seed: UInt64, keySpace: Int, operations: Int, pageSizeBytes: Int,
+        bugs: SeededBugs = []
+    ) throws -> [String] {
         let directory = TemporaryDirectory()
-        let store = try Store.open(.file(directory.file("tree.strata")),
-                                   options: StoreOptions(pageSizeBytes: pageSizeBytes, hooks: EngineHooks(bugs: bugs)))
+        let store = try Store.open(
+            .file(directory.file("tree.strata")),
+            options: StoreOptions(pageSizeBytes: pageSizeBytes, hooks: EngineHooks(bugs: bugs)))
         var random = SplitMix64(seed: seed)
         var model: [Int64: [Value]] = [:]
         var found: [String] = []
@@ -120,8 +126,9 @@ import StrataTestSupport
 
     /// The comparison with the dictionary must catch a tree that loses an entry at a split.
     @Test func seededSplitBugIsCaught() throws {
-        let found = try runRandomSequence(seed: 1, keySpace: 3000, operations: 1500, pageSizeBytes: 4096,
-                                          bugs: .treeSplitOffByOne)
+        let found = try runRandomSequence(
+            seed: 1, keySpace: 3000, operations: 1500, pageSizeBytes: 4096,
+            bugs: .treeSplitOffByOne)
         #expect(!found.isEmpty, "treeSplitOffByOne went unnoticed")
         print("seeded bug treeSplitOffByOne caught: \(found.count) differences, first: \(found.first ?? "")")
     }
@@ -182,10 +189,13 @@ import StrataTestSupport
             try store.write { write in
                 for index in 0..<200 {
                     let key = Int64(round * 200 + index)
-                    try write.insert(table.id, values: [.int(key), .string(String(repeating: "v", count: random.draw(below: 300)))])
+                    try write.insert(
+                        table.id, values: [.int(key), .string(String(repeating: "v", count: random.draw(below: 300)))])
                 }
                 if round > 0 {
-                    for index in 0..<200 { try write.delete(table.id, key: ObjectKey(Int64((round - 1) * 200 + index))) }
+                    for index in 0..<200 {
+                        try write.delete(table.id, key: ObjectKey(Int64((round - 1) * 200 + index)))
+                    }
                 }
             }
             let read = try store.beginRead()
@@ -205,8 +215,13 @@ import StrataTestSupport
         let table = try store.write { try $0.createTable("P", primaryKey: .int(column: 0)) }
         try store.write { write in
             for id in 0..<100_000 {
-                try write.insert(table.id, values: [.int(Int64(id)), .string("name\(String(id).padding(toLength: 12, withPad: "0", startingAt: 0))"),
-                                                    .int(Int64(18 + id % 80))])
+                try write.insert(
+                    table.id,
+                    values: [
+                        .int(Int64(id)),
+                        .string("name\(String(id).padding(toLength: 12, withPad: "0", startingAt: 0))"),
+                        .int(Int64(18 + id % 80)),
+                    ])
             }
         }
         let report = try store.verify()

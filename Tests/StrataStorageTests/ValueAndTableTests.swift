@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import StrataStorage
 import StrataTestSupport
+import Testing
+
+@testable import StrataStorage
 
 /// Values, rows and tables through the engine API: every value kind round-trips (inline, in
 /// overflow pages, in lists), column limits, integer and string primary keys, ordered range
@@ -66,7 +67,8 @@ import StrataTestSupport
             .list([]),
         ]
         let scalars = values.filter {
-            if case .list = $0 { return false }; return true
+            if case .list = $0 { return false }
+            return true
         }
         values.append(
             .list(

@@ -6,7 +6,7 @@ import CStrataSupport
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 public enum OtherUser {

@@ -26,8 +26,10 @@ public func onOtherThread<R>(_ body: @escaping @Sendable () throws -> R) throws 
 
 /// Runs `body` on a new thread and waits at most `seconds` (nil: for ever); nil when it did not
 /// finish (so a write lock that is never released fails a test instead of hanging it).
-public func onOtherThreadWithin<R>(seconds: Double?,
-                                   _ body: @escaping @Sendable () throws -> R) -> Result<R, any Error>? {
+public func onOtherThreadWithin<R>(
+    seconds: Double?,
+    _ body: @escaping @Sendable () throws -> R
+) -> Result<R, any Error>? {
     let box = ResultBox<R>()
     let done = DispatchSemaphore(value: 0)
     let thread = Thread {

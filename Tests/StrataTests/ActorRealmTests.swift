@@ -71,10 +71,12 @@ import Testing
 
         func writeAsyncAndWait() async throws -> (onActor: Bool, failed: Bool)? {
             let realm = try requireRealm()
-            realm.writeAsync({ [unowned self] in _ = self.realm?.create(IntObj.self) }, onComplete: { [unowned self] error in
-                // Completions run on the realm's actor (Spec C15): the realm answers there.
-                self.completion = (onActor: (try? self.realm?._isEmpty()) != nil, failed: error != nil)
-            })
+            realm.writeAsync(
+                { [unowned self] in _ = self.realm?.create(IntObj.self) },
+                onComplete: { [unowned self] error in
+                    // Completions run on the realm's actor (Spec C15): the realm answers there.
+                    self.completion = (onActor: (try? self.realm?._isEmpty()) != nil, failed: error != nil)
+                })
             _ = await waitUntil { $0.completion != nil }
             return completion
         }
@@ -110,7 +112,9 @@ import Testing
 
     /// Whether `body` is rejected as a use from the wrong context (Spec C5 to C8).
     private static func isWrongThread(_ body: () throws -> Void) -> Bool {
-        do { try body() } catch let error as Realm.Error { return error.message.contains("incorrect thread") } catch { return false }
+        do { try body() } catch let error as Realm.Error { return error.message.contains("incorrect thread") } catch {
+            return false
+        }
         return false
     }
 
@@ -125,7 +129,8 @@ import Testing
     // use from elsewhere is a wrong-thread error; another actor gets its own instance.
     @Test(.hangGuard) func confinedToItsActor() async throws {
         let configuration = testConfiguration()
-        let owner = Owner(), other = Owner()
+        let owner = Owner()
+        let other = Owner()
         try await owner.open(configuration)
         try await other.open(configuration)
         #expect(try await owner.count() == 0)
@@ -284,7 +289,9 @@ import Testing
 
     /// Observes a realm's Results from a task on the global executor (a realm of no actor:
     /// `Realm()` here is the calling thread's) with callbacks on `owner`.
-    private func onOtherThreadResultsObserve(_ configuration: Realm.Configuration, on owner: Owner) async throws -> NotificationToken {
+    private func onOtherThreadResultsObserve(_ configuration: Realm.Configuration, on owner: Owner) async throws
+        -> NotificationToken
+    {
         let realm = try Realm(configuration: configuration)
         return await realm.objects(IntObj.self).observe(on: owner) { owner, change in
             switch change {
@@ -327,7 +334,9 @@ import Testing
 
 extension ActorRealmTests.Owner {
     func run<R: Sendable>(_ body: @Sendable (isolated ActorRealmTests.Owner) -> R) -> R { body(self) }
-    func runThrowing<R: Sendable>(_ body: @Sendable (isolated ActorRealmTests.Owner) async throws -> R) async throws -> R {
+    func runThrowing<R: Sendable>(_ body: @Sendable (isolated ActorRealmTests.Owner) async throws -> R) async throws
+        -> R
+    {
         try await body(self)
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import Strata
-import StrataStorage
 import StrataSimulation
+import StrataStorage
 import Testing
 
 /// Async writes (`writeAsync`, `beginAsyncWrite`, `commitAsyncWrite`, `cancelAsyncWrite`,
@@ -25,12 +25,14 @@ import Testing
         try onLoopThread {
             let realm = try Realm(configuration: configuration)
             let events = Events()
-            realm.writeAsync({
-                events.add("block in write \(realm.isInWriteTransaction)")
-                realm.create(StrObj.self, value: ["stringCol": "string"])
-            }, onComplete: { error in
-                events.add("complete \(error == nil) \(realm.objects(StrObj.self).first?.stringCol ?? "none")")
-            })
+            realm.writeAsync(
+                {
+                    events.add("block in write \(realm.isInWriteTransaction)")
+                    realm.create(StrObj.self, value: ["stringCol": "string"])
+                },
+                onComplete: { error in
+                    events.add("complete \(error == nil) \(realm.objects(StrObj.self).first?.stringCol ?? "none")")
+                })
             #expect(events.log.isEmpty, "the block ran inside writeAsync")
             #expect(realm.isPerformingAsynchronousWriteOperations)
             #expect(spinRunLoop { events.log.count == 2 })
@@ -93,10 +95,11 @@ import Testing
             #expect(sizes == [1, 0])
             // writeAsync whose block cancels: nothing to commit; its completion hears nil.
             var completions: [Bool] = []
-            realm.writeAsync({
-                realm.create(IntObj.self)
-                realm.cancelWrite()
-            }, onComplete: { error in completions.append(error == nil) })
+            realm.writeAsync(
+                {
+                    realm.create(IntObj.self)
+                    realm.cancelWrite()
+                }, onComplete: { error in completions.append(error == nil) })
             #expect(spinRunLoop { !completions.isEmpty })
             _ = spinRunLoop(seconds: 0.1) { false }
             #expect(completions == [true])
@@ -113,14 +116,16 @@ import Testing
             let realm = try Realm(configuration: configuration)
             var durableAtCompletion: Bool?
             var committedVersion: UInt64?
-            realm.writeAsync({
-                realm.create(IntObj.self)
-                realm.commitAsyncWrite(allowGrouping: true)
-                committedVersion = realm._readVersion
-            }, onComplete: { error in
-                #expect(error == nil)
-                durableAtCompletion = (realm._durableVersion ?? 0) >= (committedVersion ?? UInt64.max)
-            })
+            realm.writeAsync(
+                {
+                    realm.create(IntObj.self)
+                    realm.commitAsyncWrite(allowGrouping: true)
+                    committedVersion = realm._readVersion
+                },
+                onComplete: { error in
+                    #expect(error == nil)
+                    durableAtCompletion = (realm._durableVersion ?? 0) >= (committedVersion ?? UInt64.max)
+                })
             #expect(spinRunLoop { durableAtCompletion != nil })
             #expect(durableAtCompletion == true, "the completion ran before the block's commit was durable")
             #expect(spinRunLoop { !realm.isPerformingAsynchronousWriteOperations })
@@ -137,9 +142,10 @@ import Testing
             let events = Events()
             let first = realm.writeAsync({ events.add("first") }, onComplete: { _ in events.add("first done") })
             let second = realm.beginAsyncWrite { events.add("second") }
-            realm.writeAsync({
-                realm.create(IntObj.self, value: ["intCol": 90])
-            }, onComplete: { _ in events.add("third done") })
+            realm.writeAsync(
+                {
+                    realm.create(IntObj.self, value: ["intCol": 90])
+                }, onComplete: { _ in events.add("third done") })
             try realm.cancelAsyncWrite(first)
             try realm.cancelAsyncWrite(second)
             #expect(spinRunLoop { events.log == ["third done"] })
@@ -184,13 +190,15 @@ import Testing
             var seen: [Int] = []
             var completed: [Int] = []
             for index in 1...1000 {
-                realm.writeAsync({
-                    seen.append(object.intCol)
-                    object.intCol = index
-                }, onComplete: { error in
-                    #expect(error == nil)
-                    completed.append(index)
-                })
+                realm.writeAsync(
+                    {
+                        seen.append(object.intCol)
+                        object.intCol = index
+                    },
+                    onComplete: { error in
+                        #expect(error == nil)
+                        completed.append(index)
+                    })
             }
             #expect(spinRunLoop(seconds: hangGuardSeconds) { completed.count == 1000 })
             #expect(seen == Array(0..<1000))
@@ -205,13 +213,15 @@ import Testing
         let configuration = testConfiguration()
         try onLoopThread {
             let realm = try Realm(configuration: configuration)
-            expectRejected(rejection { _ = try realm._commitAsyncWrite() }, "Can't commit a non-existing write transaction")
+            expectRejected(
+                rejection { _ = try realm._commitAsyncWrite() }, "Can't commit a non-existing write transaction")
             var ran = false
             realm.beginAsyncWrite {
                 realm.commitAsyncWrite()
                 ran = true
             }
-            expectRejected(rejection { _ = try realm._commitAsyncWrite() }, "Can't commit a non-existing write transaction")
+            expectRejected(
+                rejection { _ = try realm._commitAsyncWrite() }, "Can't commit a non-existing write transaction")
             #expect(spinRunLoop { ran })
         }
     }
@@ -336,10 +346,11 @@ import Testing
             let unmanaged = StrObj()
             unmanaged.stringCol = "string U"
             var done = false
-            realm.writeAsync({
-                realm.add(unmanaged)
-                managed.stringCol = "string B"
-            }, onComplete: { _ in done = true })
+            realm.writeAsync(
+                {
+                    realm.add(unmanaged)
+                    managed.stringCol = "string B"
+                }, onComplete: { _ in done = true })
             #expect(spinRunLoop { done })
             #expect(Set(realm.objects(StrObj.self).map(\.stringCol)) == ["string B", "string U"])
         }
@@ -352,16 +363,18 @@ import Testing
             let realm = try Realm(configuration: configuration)
             let frozen = realm.freeze()
             expectRejected(rejection { _ = try frozen._writeAsync({}) }, "Can't perform transactions on a frozen Realm")
-            expectRejected(rejection { _ = try frozen._beginAsyncWrite({}) },
-                           "Can't perform transactions on a frozen Realm")
+            expectRejected(
+                rejection { _ = try frozen._beginAsyncWrite({}) },
+                "Can't perform transactions on a frozen Realm")
         }
         var readOnlyConfiguration = configuration
         readOnlyConfiguration.readOnly = true
         let readOnly = readOnlyConfiguration
         try onLoopThread {
             let realm = try Realm(configuration: readOnly)
-            expectRejected(rejection { _ = try realm._beginAsyncWrite({}) },
-                           "Can't perform transactions on read-only Realms.")
+            expectRejected(
+                rejection { _ = try realm._beginAsyncWrite({}) },
+                "Can't perform transactions on read-only Realms.")
         }
     }
 
@@ -674,8 +687,9 @@ import Testing
     @Test func aFailedGroupSyncFailsEveryCompletion() throws {
         var configuration = testConfiguration()
         let fault = SyncFault()
-        configuration._engine = .init(simulatedStore: try SimStore(name: "d12", reservationBytes: 64 << 20),
-                                      hooks: fault.hooks)
+        configuration._engine = .init(
+            simulatedStore: try SimStore(name: "d12", reservationBytes: 64 << 20),
+            hooks: fault.hooks)
         let faulty = configuration
         try onLoopThread {
             let realm = try Realm(configuration: faulty)

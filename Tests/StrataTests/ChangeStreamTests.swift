@@ -19,8 +19,10 @@ import Testing
         func close() { queue.sync { realm = nil } }
     }
 
-    private func commit(_ configuration: Realm.Configuration,
-                        _ change: @escaping @Sendable (Realm) throws -> Void) throws {
+    private func commit(
+        _ configuration: Realm.Configuration,
+        _ change: @escaping @Sendable (Realm) throws -> Void
+    ) throws {
         try onOtherThread {
             let realm = try Realm(configuration: configuration)
             try realm.write { try change(realm) }

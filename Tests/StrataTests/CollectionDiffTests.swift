@@ -1,6 +1,7 @@
 import StrataModel
 import StrataStorage
 import Testing
+
 @testable import Strata
 
 /// The change sets collection notifications will report (Spec N7, N13), on random
@@ -64,7 +65,9 @@ import Testing
                 #expect(list == list.sorted() && Set(list).count == list.count, "\(context)")
             }
             let oracle = ChangeSet.between(old: old, new: new) { modifiedKeys.contains($0) }
-            #expect(diff.deletions.count == oracle.deletions.count, "kept fewer than a longest common subsequence: \(context)")
+            #expect(
+                diff.deletions.count == oracle.deletions.count,
+                "kept fewer than a longest common subsequence: \(context)")
             let deleted = Set(diff.deletions)
             let keptModified = old.indices.filter { !deleted.contains($0) && modifiedKeys.contains(old[$0]) }
             #expect(diff.modifications == keptModified, "\(context)")

@@ -81,7 +81,8 @@ import Testing
         let configuration = testConfiguration()
         try onLoopThread {
             let realm = try Realm(configuration: configuration)
-            let observed = realm.objects(IntObj.self).where { $0.intCol > 0 }.sorted(byKeyPath: "intCol", ascending: false)
+            let observed = realm.objects(IntObj.self).where { $0.intCol > 0 }.sorted(
+                byKeyPath: "intCol", ascending: false)
             var firsts: [Int] = []
             var counts: [Int] = []
             let token = observed.observe { change in
@@ -115,13 +116,16 @@ import Testing
             let second = try addHolderWithOneInt(to: realm)
             let results = Log()
             let list = Log()
-            let tokens = [realm.objects(IntObj.self).observe { results.record($0) },
-                          first.intArray.observe { list.record($0) }]
+            let tokens = [
+                realm.objects(IntObj.self).observe { results.record($0) },
+                first.intArray.observe { list.record($0) },
+            ]
             #expect(spinRunLoop { results.count == 1 && list.count == 1 })
             try realm.write { realm.create(StrObj.self, value: ["stringCol": "other type"]) }
             try realm.write { second.intArray.removeAll() }
-            #expect(spinRunLoop(seconds: 0.3) { results.count > 1 || list.count > 1 } == false,
-                    "an unrelated commit called back: \(results.entries) \(list.entries)")
+            #expect(
+                spinRunLoop(seconds: 0.3) { results.count > 1 || list.count > 1 } == false,
+                "an unrelated commit called back: \(results.entries) \(list.entries)")
             // Both observers are live: a change of their own calls each once.
             try realm.write { first.intArray.append(IntObj()) }
             #expect(spinRunLoop { results.count == 2 && list.count == 2 })
@@ -134,8 +138,10 @@ import Testing
     /// Runs `change` in one write over 0..9 observed through `0 < intCol < 5` (sorted or not)
     /// and returns what the observer got after the initial callback: it waits for `updates`
     /// of them, then a little longer for any that should not come.
-    private func changeOverZeroToNine(sorted: Bool = false, expecting updates: Int = 1,
-                                      _ change: @escaping @Sendable (Realm) throws -> Void) throws -> [String] {
+    private func changeOverZeroToNine(
+        sorted: Bool = false, expecting updates: Int = 1,
+        _ change: @escaping @Sendable (Realm) throws -> Void
+    ) throws -> [String] {
         let configuration = testConfiguration()
         let box = ResultBox<[String]>()
         try onLoopThread {
@@ -175,7 +181,9 @@ import Testing
         #expect(try changeOverZeroToNine(sorted: sorted) { try self.delete($0, 3) }.count == 1)
         // No callback: insert a non-match; modify a non-match that stays one; delete a
         // non-match at either end (for the sorted query, this shifts matches in storage).
-        #expect(try changeOverZeroToNine(sorted: sorted, expecting: 0) { $0.create(IntObj.self, value: ["intCol": 9]) }.isEmpty)
+        #expect(
+            try changeOverZeroToNine(sorted: sorted, expecting: 0) { $0.create(IntObj.self, value: ["intCol": 9]) }
+                .isEmpty)
         #expect(try changeOverZeroToNine(sorted: sorted, expecting: 0) { try self.set($0, 8, to: 9) }.isEmpty)
         #expect(try changeOverZeroToNine(sorted: sorted, expecting: 0) { try self.delete($0, 0) }.isEmpty)
         #expect(try changeOverZeroToNine(sorted: sorted, expecting: 0) { try self.delete($0, 9) }.isEmpty)
@@ -184,37 +192,42 @@ import Testing
     // Spec N13: the indices of each change, whatever the order in the transaction.
     @Test func changeIndices() throws {
         #expect(try changeOverZeroToNine { $0.create(IntObj.self, value: ["intCol": 3]) } == ["update 5 d[] i[4] m[]"])
-        #expect(try changeOverZeroToNine { realm in
-            for value in [5, 3] { realm.create(IntObj.self, value: ["intCol": value]) }
-        } == ["update 5 d[] i[4] m[]"])
-        #expect(try changeOverZeroToNine { realm in
-            for value in [5, 3, 5, 2] { realm.create(IntObj.self, value: ["intCol": value]) }
-        } == ["update 6 d[] i[4, 5] m[]"])
+        #expect(
+            try changeOverZeroToNine { realm in
+                for value in [5, 3] { realm.create(IntObj.self, value: ["intCol": value]) }
+            } == ["update 5 d[] i[4] m[]"])
+        #expect(
+            try changeOverZeroToNine { realm in
+                for value in [5, 3, 5, 2] { realm.create(IntObj.self, value: ["intCol": value]) }
+            } == ["update 6 d[] i[4, 5] m[]"])
         #expect(try changeOverZeroToNine { try self.set($0, 3, to: 4) } == ["update 4 d[] i[] m[2]"])
         #expect(try changeOverZeroToNine { try self.set($0, 3, to: 5) } == ["update 3 d[2] i[] m[]"])
         #expect(try changeOverZeroToNine { try self.set($0, 5, to: 4) } == ["update 5 d[] i[4] m[]"])
         #expect(try changeOverZeroToNine { try self.delete($0, 1) } == ["update 3 d[0] i[] m[]"])
         #expect(try changeOverZeroToNine { try self.delete($0, 4) } == ["update 3 d[3] i[] m[]"])
         for order in [[2, 3, 4], [4, 3, 2], [3, 4, 2]] {
-            #expect(try changeOverZeroToNine { realm in
-                for value in order { try self.delete(realm, value) }
-                realm.delete(realm.objects(IntObj.self).where { $0.intCol > 4 })
-            } == ["update 1 d[1, 2, 3] i[] m[]"])
+            #expect(
+                try changeOverZeroToNine { realm in
+                    for value in order { try self.delete(realm, value) }
+                    realm.delete(realm.objects(IntObj.self).where { $0.intCol > 4 })
+                } == ["update 1 d[1, 2, 3] i[] m[]"])
         }
         #expect(try changeOverZeroToNine { $0.deleteAll() } == ["update 0 d[0, 1, 2, 3] i[] m[]"])
         // Inserted and deleted in one transaction: nowhere, and no callback.
-        #expect(try changeOverZeroToNine(expecting: 0) { realm in
-            let object = realm.create(IntObj.self, value: ["intCol": 3])
-            realm.delete(object)
-        }.isEmpty)
+        #expect(
+            try changeOverZeroToNine(expecting: 0) { realm in
+                let object = realm.create(IntObj.self, value: ["intCol": 3])
+                realm.delete(object)
+            }.isEmpty)
     }
 
     // Spec N13: modifications use indices of the old collection.
     @Test func modificationsUseOldIndices() throws {
-        #expect(try changeOverZeroToNine { realm in
-            try self.delete(realm, 2)
-            try self.set(realm, 3, to: 4)
-        } == ["update 3 d[1] i[] m[2]"])
+        #expect(
+            try changeOverZeroToNine { realm in
+                try self.delete(realm, 2)
+                try self.set(realm, 3, to: 4)
+            } == ["update 3 d[1] i[] m[2]"])
     }
 
     // Spec N2: two observers invalidating their own tokens in their callbacks get 2
@@ -277,20 +290,23 @@ import Testing
             let logs = [Log(), Log(), Log()]
             var tokens: [NotificationToken] = []
             for index in 0..<3 {
-                tokens.append(results.observe { change in
-                    logs[index].record(change)
-                    guard index == 1, !realm.isInWriteTransaction else { return }
-                    while let last = results.last {
-                        realm.beginWrite()
-                        realm.delete(last)
-                        try? realm.commitWrite()
-                    }
-                })
+                tokens.append(
+                    results.observe { change in
+                        logs[index].record(change)
+                        guard index == 1, !realm.isInWriteTransaction else { return }
+                        while let last = results.last {
+                            realm.beginWrite()
+                            realm.delete(last)
+                            try? realm.commitWrite()
+                        }
+                    })
             }
             #expect(spinRunLoop { logs[0].count == 5 && logs[2].count == 5 && logs[1].count == 2 })
             _ = spinRunLoop(seconds: 0.3) { false }
-            let expected = ["initial 4", "update 3 d[3] i[] m[]", "update 2 d[2] i[] m[]", "update 1 d[1] i[] m[]",
-                            "update 0 d[0] i[] m[]"]
+            let expected = [
+                "initial 4", "update 3 d[3] i[] m[]", "update 2 d[2] i[] m[]", "update 1 d[1] i[] m[]",
+                "update 0 d[0] i[] m[]",
+            ]
             #expect(logs[0].entries == expected)
             #expect(logs[2].entries == expected)
             #expect(logs[1].entries == ["initial 4", "update 0 d[0, 1, 2, 3] i[] m[]"])
@@ -325,8 +341,9 @@ import Testing
         let readOnly = readOnlyConfiguration
         try onLoopThread {
             let realm = try Realm(configuration: readOnly)
-            expectRejected(rejection { _ = try realm.objects(IntObj.self)._observe { _ in } },
-                           "Read-only Realms do not change and do not have change notifications.")
+            expectRejected(
+                rejection { _ = try realm.objects(IntObj.self)._observe { _ in } },
+                "Read-only Realms do not change and do not have change notifications.")
         }
     }
 
@@ -363,12 +380,13 @@ import Testing
         for (index, queue) in queues.enumerated() {
             try commitInts(configuration, [index])
             Realm._declareSerial(queue)
-            counts.append(try queue.sync {
-                let realm = try Realm(configuration: configuration, queue: queue)
-                realm.autorefresh = false
-                held[index].realm = realm
-                return realm.objects(IntObj.self).count  // this realm now reads that version
-            })
+            counts.append(
+                try queue.sync {
+                    let realm = try Realm(configuration: configuration, queue: queue)
+                    realm.autorefresh = false
+                    held[index].realm = realm
+                    return realm.objects(IntObj.self).count  // this realm now reads that version
+                })
         }
         #expect(counts == Array(1...10))
         let log = QueueLog()
@@ -434,10 +452,12 @@ import Testing
         #expect(list.all == ["initial 1", "update 0"])
         for token in tokens { token.invalidate() }
         let unmanaged = List<IntObj>()
-        expectRejected(rejection { _ = try unmanaged._observe { _ in } },
-                       "Change notifications are only supported on managed collections.")
-        expectRejected(rejection { _ = try unmanaged._observe(on: queue) { _ in } },
-                       "Change notifications are only supported on managed collections.")
+        expectRejected(
+            rejection { _ = try unmanaged._observe { _ in } },
+            "Change notifications are only supported on managed collections.")
+        expectRejected(
+            rejection { _ = try unmanaged._observe(on: queue) { _ in } },
+            "Change notifications are only supported on managed collections.")
     }
 
     // Spec N13: one object linked from two elements; changing it modifies both.
@@ -587,8 +607,9 @@ import Testing
         #expect(delivered() == ["initial", "2 i[1]"], "the skipped commit was delivered, or the next was not")
         // In the source realm, which the observer does not belong to, it cannot be skipped.
         try source._beginWrite()
-        expectRejected(rejection { try source.commitWrite(withoutNotifying: [token]) as Void },
-                       "Incorrect Realm: only notifications for the Realm being modified can be skipped.")
+        expectRejected(
+            rejection { try source.commitWrite(withoutNotifying: [token]) as Void },
+            "Incorrect Realm: only notifications for the Realm being modified can be skipped.")
         source.cancelWrite()
         token.invalidate()
     }
@@ -765,25 +786,26 @@ import Testing
         let finished = DispatchSemaphore(value: 0)
         Thread {
             defer { finished.signal() }
-            blocked.set(Result {
-                let entries = ResultBox<[String]>()
-                try onLoopThread {
-                    let realm = try Realm(configuration: configuration)
-                    let log = Log()
-                    let token = realm.objects(IntObj.self).observe { change in
-                        log.record(change)
-                        blockedCalls.update { $0 += 1 }
+            blocked.set(
+                Result {
+                    let entries = ResultBox<[String]>()
+                    try onLoopThread {
+                        let realm = try Realm(configuration: configuration)
+                        let log = Log()
+                        let token = realm.objects(IntObj.self).observe { change in
+                            log.record(change)
+                            blockedCalls.update { $0 += 1 }
+                        }
+                        let initial = spinRunLoop(seconds: hangGuardSeconds) { log.count == 1 }
+                        ready.signal()
+                        guard initial else { throw CancellationError() }
+                        release.wait()  // blocked: this thread's loop does not turn
+                        _ = spinRunLoop(seconds: hangGuardSeconds) { log.count == 2 }
+                        entries.set(.success(log.entries))
+                        token.invalidate()
                     }
-                    let initial = spinRunLoop(seconds: hangGuardSeconds) { log.count == 1 }
-                    ready.signal()
-                    guard initial else { throw CancellationError() }
-                    release.wait()  // blocked: this thread's loop does not turn
-                    _ = spinRunLoop(seconds: hangGuardSeconds) { log.count == 2 }
-                    entries.set(.success(log.entries))
-                    token.invalidate()
-                }
-                return try entries.get()
-            })
+                    return try entries.get()
+                })
         }.start()
         try onLoopThread {
             defer { release.signal() }  // also when this side fails: thread A must end
@@ -791,9 +813,11 @@ import Testing
             let log = Log()
             let token = realm.objects(IntObj.self).observe { log.record($0) }
             #expect(spinRunLoop { log.count == 1 })
-            #expect(ready.wait(timeout: .now() + hangGuardSeconds) == .success, "thread A never registered its observer")
+            #expect(
+                ready.wait(timeout: .now() + hangGuardSeconds) == .success, "thread A never registered its observer")
             try commitInts(configuration, [1])
-            #expect(spinRunLoop(seconds: hangGuardSeconds) { log.count == 2 }, "the blocked thread held up this observer")
+            #expect(
+                spinRunLoop(seconds: hangGuardSeconds) { log.count == 2 }, "the blocked thread held up this observer")
             #expect(log.entries == ["initial 0", "update 1 d[] i[0] m[]"])
             #expect(try blockedCalls.get() == 1, "the blocked thread ran a callback")
             token.invalidate()

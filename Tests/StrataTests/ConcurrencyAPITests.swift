@@ -106,13 +106,15 @@ import Testing
         let realm = try Realm(configuration: configuration)
         realm.autorefresh = autorefresh
         let counts = Counts()
-        let token = observed ? realm.objects(IntObj.self).observe { change in
-            switch change {
-            case .initial(let results): counts.values.append(results.count)
-            case .update(let results, _, _, _): counts.values.append(results.count)
-            case .error: counts.values.append(-1)
-            }
-        } : nil
+        let token =
+            observed
+            ? realm.objects(IntObj.self).observe { change in
+                switch change {
+                case .initial(let results): counts.values.append(results.count)
+                case .update(let results, _, _, _): counts.values.append(results.count)
+                case .error: counts.values.append(-1)
+                }
+            } : nil
         #expect(realm.objects(IntObj.self).count == 0)
         #expect(await realm.asyncRefresh() == false)
         let start = try #require(realm._readVersion)
@@ -137,7 +139,9 @@ import Testing
             let unchecked = Unchecked(realm)
             Task.detached {
                 var messages: [String] = []
-                do { try await unchecked.value.asyncWrite {} } catch let error as Realm.Error { messages.append(error.message) }
+                do { try await unchecked.value.asyncWrite {} } catch let error as Realm.Error {
+                    messages.append(error.message)
+                }
                 box.set(.success(messages))
                 semaphore.signal()
             }

@@ -69,12 +69,13 @@ import Testing
         done.enter()
         Thread {
             defer { done.leave() }
-            writerFailure.set(Result {
-                let writer = try Realm(configuration: configuration)
-                for value in 50..<60 { try writer.write { writer.create(IntObj.self, value: ["intCol": value]) } }
-                let resolved = writer.resolve(reference)
-                sums.update { $0.append(resolved?.count ?? -1) }
-            })
+            writerFailure.set(
+                Result {
+                    let writer = try Realm(configuration: configuration)
+                    for value in 50..<60 { try writer.write { writer.create(IntObj.self, value: ["intCol": value]) } }
+                    let resolved = writer.resolve(reference)
+                    sums.update { $0.append(resolved?.count ?? -1) }
+                })
         }.start()
         done.wait()
         try writerFailure.get()  // an error of the writer's open, writes or resolve fails the test

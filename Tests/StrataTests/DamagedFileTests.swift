@@ -76,8 +76,9 @@ import Testing
         let (configuration, path) = try Self.fileWithTwoCommits()
         #expect(try Self.read(configuration).get() == [1, 2, 3])
         let slots = try Self.slotVersions(path)
-        let newest = try #require(slots[0].flatMap { v0 in slots[1].map { v1 in v0 > v1 ? 0 : 1 } },
-                                  "both slots hold a version: \(slots)")
+        let newest = try #require(
+            slots[0].flatMap { v0 in slots[1].map { v1 in v0 > v1 ? 0 : 1 } },
+            "both slots hold a version: \(slots)")
         let pristine = try Data(contentsOf: URL(fileURLWithPath: path))
 
         try Self.rewrite(path) { $0[Self.insideSlot(newest)] ^= 0x01 }
@@ -221,11 +222,13 @@ import Testing
                 stages[stage, default: 0] += 1
                 let message = error.message
                 #expect(error.code == .invalidDatabase, "page \(page), \(stage): \(error)")
-                #expect(message.hasPrefix("Realm file at path '\(path)' is corrupted: page \(page): "),
-                        "page \(page), \(stage): \(message)")
+                #expect(
+                    message.hasPrefix("Realm file at path '\(path)' is corrupted: page \(page): "),
+                    "page \(page), \(stage): \(message)")
                 #expect(error.fileURL?.path == path, "page \(page), \(stage): \(error)")
-                #expect(!message.contains("Failed to open") && !message.contains("deleted or invalidated"),
-                        "page \(page), \(stage): \(message)")
+                #expect(
+                    !message.contains("Failed to open") && !message.contains("deleted or invalidated"),
+                    "page \(page), \(stage): \(message)")
                 #expect(!FileManager.default.fileExists(atPath: copy.path) || stage != "copy")
             }
             try? FileManager.default.removeItem(at: copy)
@@ -233,7 +236,9 @@ import Testing
         // The getter is what finds a damaged overflow page: the message it traps with is the one
         // checked above.
         #expect((stages["read"] ?? 0) >= 1, "\(stages)")
-        print("D17: \(statistics.pageCount - 1) pages flipped one at a time; detected by stage: \(stages.sorted { $0.key < $1.key })")
+        print(
+            "D17: \(statistics.pageCount - 1) pages flipped one at a time; detected by stage: \(stages.sorted { $0.key < $1.key })"
+        )
     }
 
     // Spec D17: a realm that refreshes to a newer version whose pages are damaged meets the
@@ -274,7 +279,8 @@ import Testing
             if let error = outcome.error {
                 failures += 1
                 #expect(error.code == .invalidDatabase, "page \(page): \(error)")
-                #expect(error.message.hasPrefix("Realm file at path '\(path)' is corrupted: "), "page \(page): \(error)")
+                #expect(
+                    error.message.hasPrefix("Realm file at path '\(path)' is corrupted: "), "page \(page): \(error)")
             }
             try Data(before).write(to: URL(fileURLWithPath: path))
         }
@@ -323,7 +329,9 @@ import Testing
             try DamagedFileTests.readDamagedStringThroughTheGetter()
         }
         let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
-        let path = stderr.split(separator: "\n").first { $0.hasPrefix("reading ") }.map { $0.dropFirst("reading ".count) }
+        let path = stderr.split(separator: "\n").first { $0.hasPrefix("reading ") }.map {
+            $0.dropFirst("reading ".count)
+        }
         let readPath = try #require(path, "\(stderr)")
         #expect(stderr.contains("Realm file at path '\(readPath)' is corrupted: page "), "\(stderr)")
         #expect(!stderr.contains("every string read"), "\(stderr)")
@@ -361,14 +369,16 @@ import Testing
             let employees = try #require(try company._value(forKey: "employees") as? List<Employee>)
             messages.append(rejection { _ = try employees._element(at: 0)._value(forKey: "name") }?.message ?? "read")
             let owner = try #require(try realm._objects(Owner.self).first)
-            messages.append(rejection { _ = try (owner._value(forKey: "dog") as? Dog)?._value(forKey: "dogName") }?.message
-                            ?? "read")
+            messages.append(
+                rejection { _ = try (owner._value(forKey: "dog") as? Dog)?._value(forKey: "dogName") }?.message
+                    ?? "read")
             return messages
         }
-        #expect(messages == [
-            "Realm file at path '\(path)' is corrupted: a link names object 0 of 'Employee', which does not exist",
-            "Realm file at path '\(path)' is corrupted: a link names object 0 of 'Dog', which does not exist",
-        ])
+        #expect(
+            messages == [
+                "Realm file at path '\(path)' is corrupted: a link names object 0 of 'Employee', which does not exist",
+                "Realm file at path '\(path)' is corrupted: a link names object 0 of 'Dog', which does not exist",
+            ])
     }
 
     // Spec D17, X6: damage of the header or of both commit slots, met when the file is opened,
@@ -381,7 +391,8 @@ import Testing
         }
         let error = try #require(Self.read(configuration).failureValue)
         #expect(error.code == .invalidDatabase)
-        #expect(error.message.hasPrefix("Failed to open Realm file at path '\(path)': no valid commit slot"), "\(error)")
+        #expect(
+            error.message.hasPrefix("Failed to open Realm file at path '\(path)': no valid commit slot"), "\(error)")
     }
 }
 

@@ -156,7 +156,8 @@ enum SchemaV2 {
         #expect(missingParent?.message.contains("parent directory does not exist") == true)
         #expect(!FileManager.default.fileExists(atPath: orphan.path))
         let keyed = rejection {
-            try realm._writeCopy(toFile: directory.appendingPathComponent("keyed.realm"), encryptionKey: Data(count: 64))
+            try realm._writeCopy(
+                toFile: directory.appendingPathComponent("keyed.realm"), encryptionKey: Data(count: 64))
         }
         #expect(keyed?.code == .fail)
         #expect(keyed?.message.contains("Encryption is not supported") == true)
@@ -199,12 +200,15 @@ enum SchemaV2 {
             _ = FileManager.default.createFile(atPath: path.path, contents: Data(count: size))
             let small = rejection { _ = try Realm._open(configuration: Realm.Configuration(fileURL: path), queue: nil) }
             #expect(small?.code == .invalidDatabase)
-            #expect(small?.message.contains("file is non-empty but too small (\(size) bytes) to be a valid Realm.") == true)
+            #expect(
+                small?.message.contains("file is non-empty but too small (\(size) bytes) to be a valid Realm.") == true)
         }
 
         let folder = directory.appendingPathComponent("folder.realm")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let isDirectory = rejection { _ = try Realm._open(configuration: Realm.Configuration(fileURL: folder), queue: nil) }
+        let isDirectory = rejection {
+            _ = try Realm._open(configuration: Realm.Configuration(fileURL: folder), queue: nil)
+        }
         #expect(isDirectory?.code == .fileOperationFailed)
         #expect(isDirectory?.message.contains("Is a directory") == true)
 
@@ -245,10 +249,14 @@ enum SchemaV2 {
 
     // Spec X9
     @Test func inMemoryIdentifiersAreIsolated() throws {
-        let one = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: "mem02-a-\(UUID().uuidString)",
-                                                               objectTypes: allFixtureTypes))
-        let two = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: "mem02-b-\(UUID().uuidString)",
-                                                               objectTypes: allFixtureTypes))
+        let one = try Realm(
+            configuration: Realm.Configuration(
+                inMemoryIdentifier: "mem02-a-\(UUID().uuidString)",
+                objectTypes: allFixtureTypes))
+        let two = try Realm(
+            configuration: Realm.Configuration(
+                inMemoryIdentifier: "mem02-b-\(UUID().uuidString)",
+                objectTypes: allFixtureTypes))
         try addInt(one, 1)
         #expect(one.objects(IntObj.self).count == 1)
         #expect(two.objects(IntObj.self).count == 0)
@@ -301,9 +309,9 @@ enum SchemaV2 {
         /// set the immutable flag).
         init?(path: String, isDirectory: Bool) {
             self.path = path
-            let immutable: Int32 = 0x10                 // FS_IMMUTABLE_FL
-            let getFlags: UInt = 0x8008_6601            // FS_IOC_GETFLAGS
-            let setFlags: UInt = 0x4008_6602            // FS_IOC_SETFLAGS
+            let immutable: Int32 = 0x10  // FS_IMMUTABLE_FL
+            let getFlags: UInt = 0x8008_6601  // FS_IOC_GETFLAGS
+            let setFlags: UInt = 0x4008_6602  // FS_IOC_SETFLAGS
             func setImmutable(_ on: Bool) -> Bool {
                 let descriptor = open(path, O_RDONLY | (isDirectory ? O_DIRECTORY : 0))
                 guard descriptor >= 0 else { return false }
@@ -328,7 +336,10 @@ enum SchemaV2 {
             if isDirectory {
                 let probe = path + "/probe-\(UUID().uuidString)"
                 let descriptor = open(probe, O_RDWR | O_CREAT | O_EXCL, 0o600)
-                if descriptor >= 0 { close(descriptor); unlink(probe) }
+                if descriptor >= 0 {
+                    close(descriptor)
+                    unlink(probe)
+                }
                 binds = descriptor < 0
             } else {
                 let descriptor = open(path, O_RDWR)
@@ -356,13 +367,15 @@ enum SchemaV2 {
             let realm = try Realm(configuration: configuration)
             try realm.write { realm.create(IntObj.self, value: ["intCol": 1]) }
         }
-        let file = try #require(Unwritable(path: path, isDirectory: false),
-                                "cannot make the file unwritable (root without CAP_LINUX_IMMUTABLE?)")
+        let file = try #require(
+            Unwritable(path: path, isDirectory: false),
+            "cannot make the file unwritable (root without CAP_LINUX_IMMUTABLE?)")
         defer { file.restore() }
         let refused = rejection { _ = try Realm._open(configuration: configuration, queue: nil) }
         #expect(refused?.code == .filePermissionDenied, "\(String(describing: refused))")
-        #expect(refused?.message.contains(
-            "\(file.refusal). Please use a path where your app has read-write permissions.") == true,
+        #expect(
+            refused?.message.contains(
+                "\(file.refusal). Please use a path where your app has read-write permissions.") == true,
             "\(String(describing: refused))")
         let readOnly = {
             var readOnly = configuration
@@ -372,8 +385,9 @@ enum SchemaV2 {
         #expect(try onOtherThread { try Realm(configuration: readOnly).objects(IntObj.self).count } == 1)
 
         for helper in [path + ".lock", path + ".note"] { unlink(helper) }
-        let folder = try #require(Unwritable(path: directory.path, isDirectory: true),
-                                  "cannot make the directory unwritable")
+        let folder = try #require(
+            Unwritable(path: directory.path, isDirectory: true),
+            "cannot make the directory unwritable")
         defer { folder.restore() }
         #expect(try Realm(configuration: readOnly).objects(IntObj.self).count == 1)
         #expect(try onOtherThread { try Realm(configuration: readOnly).objects(IntObj.self).count } == 1)
@@ -392,7 +406,9 @@ enum SchemaV2 {
             let sameThread = rejection { _ = try Realm._open(configuration: readOnly, queue: nil) }
             #expect(sameThread?.message.contains("already opened with different read permissions") == true)
             let readOnlyCopy = readOnly
-            let otherThread = try onOtherThread { rejection { _ = try Realm._open(configuration: readOnlyCopy, queue: nil) } }
+            let otherThread = try onOtherThread {
+                rejection { _ = try Realm._open(configuration: readOnlyCopy, queue: nil) }
+            }
             #expect(otherThread?.message.contains("already opened with different read permissions") == true)
         }
         let first = try Realm(configuration: readOnly)
@@ -436,8 +452,10 @@ enum SchemaV2 {
             let writer = try Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [IntObj.self]))
             try addInt(writer, 1)
         }
-        let readOnly = try Realm(configuration: Realm.Configuration(fileURL: url, readOnly: true,
-                                                                    objectTypes: [IntObj.self, PKStr.self]))
+        let readOnly = try Realm(
+            configuration: Realm.Configuration(
+                fileURL: url, readOnly: true,
+                objectTypes: [IntObj.self, PKStr.self]))
         let results = readOnly.objects(PKStr.self)
         #expect(results.count == 0)
         #expect(results.where { $0.intCol > 0 }.count == 0)
@@ -456,8 +474,10 @@ enum SchemaV2 {
         let url = temporaryDirectory().appendingPathComponent("columns.realm")
         do { _ = try Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [SchemaV1.Thing.self])) }
         let error = rejection {
-            _ = try Realm._open(configuration: Realm.Configuration(fileURL: url, readOnly: true,
-                                                                   objectTypes: [SchemaV2.Thing.self]), queue: nil)
+            _ = try Realm._open(
+                configuration: Realm.Configuration(
+                    fileURL: url, readOnly: true,
+                    objectTypes: [SchemaV2.Thing.self]), queue: nil)
         }
         #expect(error?.code == .schemaMismatch)
         #expect(error?.message.contains("'Thing.label' has been added") == true)
@@ -510,19 +530,22 @@ enum SchemaV2 {
             try realm.write { realm.create(SchemaV1.Thing.self, value: ["name": "a", "count": 3]) }
         }
         let same = rejection {
-            _ = try Realm._open(configuration: Realm.Configuration(fileURL: url, objectTypes: [SchemaV2.Thing.self]), queue: nil)
+            _ = try Realm._open(
+                configuration: Realm.Configuration(fileURL: url, objectTypes: [SchemaV2.Thing.self]), queue: nil)
         }
         #expect(same?.code == .schemaMismatch)
         #expect(same?.message.contains("Migration is required") == true)
         #expect(same?.message.contains("'Thing.count' has been removed") == true)
 
-        let migrated = Realm.Configuration(fileURL: url, schemaVersion: 1, migrationBlock: { migration, oldVersion in
-            #expect(oldVersion == 0)
-            migration.enumerateObjects(ofType: "Thing") { old, new in
-                let count = old?["count"] as? Int ?? -1
-                new?["label"] = "count \(count)"
-            }
-        }, objectTypes: [SchemaV2.Thing.self])
+        let migrated = Realm.Configuration(
+            fileURL: url, schemaVersion: 1,
+            migrationBlock: { migration, oldVersion in
+                #expect(oldVersion == 0)
+                migration.enumerateObjects(ofType: "Thing") { old, new in
+                    let count = old?["count"] as? Int ?? -1
+                    new?["label"] = "count \(count)"
+                }
+            }, objectTypes: [SchemaV2.Thing.self])
         let realm = try Realm(configuration: migrated)
         let thing = try #require(realm.objects(SchemaV2.Thing.self).first)
         #expect(thing.name == "a")
@@ -535,8 +558,10 @@ enum SchemaV2 {
             let realm = try Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [SchemaV1.Thing.self]))
             try realm.write { realm.create(SchemaV1.Thing.self, value: ["name": "a", "count": 3]) }
         }
-        let realm = try Realm(configuration: Realm.Configuration(fileURL: url, deleteRealmIfMigrationNeeded: true,
-                                                                 objectTypes: [SchemaV2.Thing.self]))
+        let realm = try Realm(
+            configuration: Realm.Configuration(
+                fileURL: url, deleteRealmIfMigrationNeeded: true,
+                objectTypes: [SchemaV2.Thing.self]))
         #expect(realm.objects(SchemaV2.Thing.self).count == 0)
         try realm.write { realm.create(SchemaV2.Thing.self, value: ["name": "b"]) }
         #expect(realm.objects(SchemaV2.Thing.self).first?.label == "new")
@@ -544,10 +569,14 @@ enum SchemaV2 {
 
     @Test func lowerSchemaVersionIsRejected() throws {
         let url = temporaryDirectory().appendingPathComponent("lower.realm")
-        do { _ = try Realm(configuration: Realm.Configuration(fileURL: url, schemaVersion: 2, objectTypes: [IntObj.self])) }
+        do {
+            _ = try Realm(
+                configuration: Realm.Configuration(fileURL: url, schemaVersion: 2, objectTypes: [IntObj.self]))
+        }
         let error = rejection {
-            _ = try Realm._open(configuration: Realm.Configuration(fileURL: url, schemaVersion: 1, objectTypes: [IntObj.self]),
-                                queue: nil)
+            _ = try Realm._open(
+                configuration: Realm.Configuration(fileURL: url, schemaVersion: 1, objectTypes: [IntObj.self]),
+                queue: nil)
         }
         #expect(error?.message.contains("Provided schema version 1 is less than last set version 2.") == true)
     }
@@ -557,24 +586,28 @@ enum SchemaV2 {
     @Test func configurationValuesRealmRefuses() throws {
         let directory = temporaryDirectory()
         let emptyIdentifier = Realm.Configuration(inMemoryIdentifier: "")
-        expectRejected(rejection { _ = try Realm._open(configuration: emptyIdentifier, queue: nil) },
-                       "In-memory identifier must not be empty")
+        expectRejected(
+            rejection { _ = try Realm._open(configuration: emptyIdentifier, queue: nil) },
+            "In-memory identifier must not be empty")
         let emptyPath = Realm.Configuration(fileURL: URL(string: "file://"))
         #expect(emptyPath.fileURL?.path.isEmpty == true)
-        expectRejected(rejection { _ = try Realm._open(configuration: emptyPath, queue: nil) },
-                       "Realm path must not be empty")
+        expectRejected(
+            rejection { _ = try Realm._open(configuration: emptyPath, queue: nil) },
+            "Realm path must not be empty")
         var unversioned = configuration(in: directory)
         unversioned.schemaVersion = .max
-        expectRejected(rejection { _ = try Realm._open(configuration: unversioned, queue: nil) },
-                       "Cannot set schema version to 18446744073709551615 (RLMNotVersioned)")
+        expectRejected(
+            rejection { _ = try Realm._open(configuration: unversioned, queue: nil) },
+            "Cannot set schema version to 18446744073709551615 (RLMNotVersioned)")
         #expect(!Realm.fileExists(for: unversioned))
         // An open realm of the file does not let a refused configuration through.
         let open = try Realm(configuration: configuration(in: directory))
         var readOnlyReset = configuration(in: directory)
         readOnlyReset.readOnly = true
         readOnlyReset.deleteRealmIfMigrationNeeded = true
-        expectRejected(rejection { _ = try Realm._open(configuration: readOnlyReset, queue: nil) },
-                       "Cannot set `deleteRealmIfMigrationNeeded` when `readOnly` is set.")
+        expectRejected(
+            rejection { _ = try Realm._open(configuration: readOnlyReset, queue: nil) },
+            "Cannot set `deleteRealmIfMigrationNeeded` when `readOnly` is set.")
         #expect(open.objects(IntObj.self).isEmpty)
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
 import Strata
-@testable import StrataStorage
 import Testing
+
+@testable import StrataStorage
 
 /// Forged commit slots through the API (Spec D16): a slot with a good checksum naming version
 /// 2^64-1 is damage, so `Realm()` opens the older slot's version (Spec D4) and writes go on,

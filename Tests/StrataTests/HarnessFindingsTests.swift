@@ -83,8 +83,9 @@ private enum HF {
         expectRejected(rejection { _ = try new._freeze() }, "Cannot freeze an object in the same write transaction")
         let holder = Holder()
         try realm._add(holder)
-        expectRejected(rejection { _ = try holder.intArray._freeze() },
-                          "Cannot freeze an object in the same write transaction")
+        expectRejected(
+            rejection { _ = try holder.intArray._freeze() },
+            "Cannot freeze an object in the same write transaction")
         try realm._commitWrite()
         #expect(try new._freeze().name == "new")
     }
@@ -124,16 +125,19 @@ private enum HF {
         let results = realm.objects(Holder.self)
         let list = holder.intArray
         try realm._invalidate()
-        for error in [rejection { _ = try ThreadSafeReference._make(to: results) },
-                      rejection { _ = try ThreadSafeReference._make(to: list) },
-                      rejection { _ = try ThreadSafeReference._make(to: holder) }] {
+        for error in [
+            rejection { _ = try ThreadSafeReference._make(to: results) },
+            rejection { _ = try ThreadSafeReference._make(to: list) },
+            rejection { _ = try ThreadSafeReference._make(to: holder) },
+        ] {
             expectRejected(error, "Cannot construct reference to invalidated object")
         }
         let frozen = try realm._freeze()
         let frozenResults = try frozen._objects(Holder.self)
         try frozen._invalidate()
-        expectRejected(rejection { _ = try ThreadSafeReference._make(to: frozenResults) },
-                          "Cannot construct reference to invalidated object")
+        expectRejected(
+            rejection { _ = try ThreadSafeReference._make(to: frozenResults) },
+            "Cannot construct reference to invalidated object")
     }
 
     // Spec T5: a reference typed by a superclass resolves to the object's own class.
@@ -197,7 +201,8 @@ private enum HF {
         expectRejected(rejection { try first._delete(object) }, "in a write transaction")
         let other = try Realm(configuration: testConfiguration("other.realm"))
         try other._beginWrite()
-        expectRejected(rejection { try other._delete(object) }, "Can only delete an object from the Realm it belongs to.")
+        expectRejected(
+            rejection { try other._delete(object) }, "Can only delete an object from the Realm it belongs to.")
         try other._cancelWrite()
     }
 
@@ -219,12 +224,14 @@ private enum HF {
         expectRejected(rejection { _ = try frozenList._count() }, HF.frozenInvalidated)
         #expect(frozenResults.isInvalidated)
         #expect(frozenHolder.isInvalidated)
-        expectRejected(rejection { _ = try frozen._create(IntObj.self, value: ["intCol": 1], update: .error) },
-                          "in a write transaction")
+        expectRejected(
+            rejection { _ = try frozen._create(IntObj.self, value: ["intCol": 1], update: .error) },
+            "in a write transaction")
         try realm._beginWrite()
         // Realm asks whether the object (the List) is still attached before anything else.
-        expectRejected(rejection { try frozenHolder._setValue([IntObj](), forKey: "intArray") },
-                          "Object has been deleted or invalidated.")
+        expectRejected(
+            rejection { try frozenHolder._setValue([IntObj](), forKey: "intArray") },
+            "Object has been deleted or invalidated.")
         expectRejected(rejection { try frozenList._append(element) }, "List is no longer valid.")
         try realm._cancelWrite()
         // A freeze at that version while the invalidated instance is held gives it back.

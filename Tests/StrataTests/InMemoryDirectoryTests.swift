@@ -1,10 +1,11 @@
 import Foundation
 import StrataTestSupport
 import Testing
+
 @testable import Strata
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Spec X29: the directory of in-memory realms is this user's private directory, whatever
@@ -16,7 +17,9 @@ import Glibc
     final class Base {
         let path: String
         init() {
-            path = FileManager.default.temporaryDirectory.path + "/strata-memory-base-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
+            path =
+                FileManager.default.temporaryDirectory.path
+                + "/strata-memory-base-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
             try? FileManager.default.removeItem(atPath: path)
             mkdir(path, 0o777)
             chmod(path, 0o1777)
@@ -93,8 +96,9 @@ import Glibc
         let after = Self.info(base.stem)
         #expect(after?.st_mode == before?.st_mode && after?.st_uid == before?.st_uid, sourceLocation: sourceLocation)
         if before.map({ $0.st_mode & S_IFMT }) == S_IFDIR {
-            #expect(Self.entries(base.stem).isEmpty, "something was written into the planted directory",
-                    sourceLocation: sourceLocation)
+            #expect(
+                Self.entries(base.stem).isEmpty, "something was written into the planted directory",
+                sourceLocation: sourceLocation)
         }
     }
 

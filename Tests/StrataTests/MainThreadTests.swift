@@ -14,27 +14,28 @@ final class MainThreadTests: XCTestCase {
         let finished = expectation(description: "the main-queue block finished")
         let outcome = ResultBox<[String]>()
         DispatchQueue.main.async {
-            outcome.set(Result {
-                let realm = try Realm(configuration: configuration)
-                var ran: [String] = []
-                realm.beginAsyncWrite {
-                    realm.create(StrObj.self, value: ["stringCol": "left open"])
-                    ran.append("rolled back")
-                }
-                realm.beginAsyncWrite {
-                    realm.create(StrObj.self, value: ["stringCol": "committed"])
-                    realm.commitAsyncWrite()
-                    ran.append("committed")
-                }
-                let cancelled = realm.beginAsyncWrite { ran.append("cancelled block ran") }
-                try realm.cancelAsyncWrite(cancelled)
-                let deadline = Date().addingTimeInterval(hangGuardSeconds)
-                while (ran.count < 2 || realm.isPerformingAsynchronousWriteOperations) && Date() < deadline {
-                    _ = RunLoop.current.run(mode: .default, before: Date().addingTimeInterval(0.05))
-                }
-                ran.append("count \(realm.objects(StrObj.self).count)")
-                return ran
-            })
+            outcome.set(
+                Result {
+                    let realm = try Realm(configuration: configuration)
+                    var ran: [String] = []
+                    realm.beginAsyncWrite {
+                        realm.create(StrObj.self, value: ["stringCol": "left open"])
+                        ran.append("rolled back")
+                    }
+                    realm.beginAsyncWrite {
+                        realm.create(StrObj.self, value: ["stringCol": "committed"])
+                        realm.commitAsyncWrite()
+                        ran.append("committed")
+                    }
+                    let cancelled = realm.beginAsyncWrite { ran.append("cancelled block ran") }
+                    try realm.cancelAsyncWrite(cancelled)
+                    let deadline = Date().addingTimeInterval(hangGuardSeconds)
+                    while (ran.count < 2 || realm.isPerformingAsynchronousWriteOperations) && Date() < deadline {
+                        _ = RunLoop.current.run(mode: .default, before: Date().addingTimeInterval(0.05))
+                    }
+                    ran.append("count \(realm.objects(StrObj.self).count)")
+                    return ran
+                })
             finished.fulfill()
         }
         wait(for: [finished], timeout: hangGuardSeconds + 60)

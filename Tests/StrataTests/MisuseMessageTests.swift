@@ -8,19 +8,24 @@ import Testing
 // with (or throws, where RealmSwift's signature throws).
 @Suite struct MisuseMessageTests {
     /// The rejection is `code` with exactly `message`.
-    static func expectMessage(_ error: Realm.Error?, _ message: String, code: Realm.Error.Code = .programmerError,
-                              sourceLocation: SourceLocation = #_sourceLocation) {
+    static func expectMessage(
+        _ error: Realm.Error?, _ message: String, code: Realm.Error.Code = .programmerError,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         #expect(error?.code == code, "\(String(describing: error))", sourceLocation: sourceLocation)
         #expect(error?.message == message, "\(String(describing: error))", sourceLocation: sourceLocation)
     }
 
     static let wrongThread = "Realm accessed from incorrect thread."
-    static let objectOutsideWrite = "Attempting to modify object outside of a write transaction - call "
+    static let objectOutsideWrite =
+        "Attempting to modify object outside of a write transaction - call "
         + "beginWriteTransaction on an RLMRealm instance first."
-    static let realmOutsideWrite = "Can only add, remove, or create objects in a Realm in a write transaction - call "
+    static let realmOutsideWrite =
+        "Can only add, remove, or create objects in a Realm in a write transaction - call "
         + "beginWriteTransaction on an RLMRealm instance first."
     static let listOutsideWrite = "Cannot modify List outside of a write transaction."
-    static let listInvalid = "List is no longer valid. Either the parent object was deleted or the containing Realm "
+    static let listInvalid =
+        "List is no longer valid. Either the parent object was deleted or the containing Realm "
         + "has been invalidated or closed."
     static let deleted = "Object has been deleted or invalidated."
 
@@ -54,12 +59,14 @@ import Testing
         let object = try realm.write { realm.create(IntObj.self, value: ["intCol": 1]) }
         Self.expectMessage(rejection { try object._setValue(2, forKey: "intCol") }, Self.objectOutsideWrite)
         Self.expectMessage(rejection { try realm._add(IntObj()) }, Self.realmOutsideWrite)
-        Self.expectMessage(rejection { _ = try realm._create(IntObj.self, value: ["intCol": 3], update: .error) },
-                           Self.realmOutsideWrite)
+        Self.expectMessage(
+            rejection { _ = try realm._create(IntObj.self, value: ["intCol": 3], update: .error) },
+            Self.realmOutsideWrite)
         Self.expectMessage(rejection { try realm._delete(object) }, Self.realmOutsideWrite)
         Self.expectMessage(rejection { try realm._deleteAll() }, Self.realmOutsideWrite)
-        Self.expectMessage(rejection { try realm._delete(realm.objects(IntObj.self)) },
-                           "Cannot modify Results outside of a write transaction.")
+        Self.expectMessage(
+            rejection { try realm._delete(realm.objects(IntObj.self)) },
+            "Cannot modify Results outside of a write transaction.")
         #expect(realm.objects(IntObj.self).count == 1)
     }
 
@@ -108,11 +115,13 @@ import Testing
         let plural = "Can only delete objects from the Realm they belong to."
         Self.expectMessage(rejection { try b._delete(a.objects(IntObj.self)) }, plural)
         Self.expectMessage(rejection { try b._delete(holder.intArray) }, plural)
-        Self.expectMessage(rejection { try b._delete(Array(a.objects(IntObj.self))) },
-                           "Can only delete an object from the Realm it belongs to.")
+        Self.expectMessage(
+            rejection { try b._delete(Array(a.objects(IntObj.self))) },
+            "Can only delete an object from the Realm it belongs to.")
         let unmanaged = List<IntObj>()
         unmanaged.append(IntObj())
-        Self.expectMessage(rejection { try b._delete(unmanaged) }, "Can only delete an object from the Realm it belongs to.")
+        Self.expectMessage(
+            rejection { try b._delete(unmanaged) }, "Can only delete an object from the Realm it belongs to.")
         try b._cancelWrite()
         // An unmanaged List holding a's object: a deletes that object.
         let managedElements = List<IntObj>()
@@ -129,8 +138,9 @@ import Testing
         let b = try Realm(configuration: testConfiguration())
         let object = try a.write { a.create(IntObj.self, value: ["intCol": 1]) }
         try b._beginWrite()
-        Self.expectMessage(rejection { try b._add(object) },
-                           "Object is already managed by another Realm. Use create instead to copy it into this Realm.")
+        Self.expectMessage(
+            rejection { try b._add(object) },
+            "Object is already managed by another Realm. Use create instead to copy it into this Realm.")
         try b._cancelWrite()
     }
 
@@ -141,9 +151,11 @@ import Testing
         let object = try realm.write { realm.create(IntObj.self, value: ["intCol": 1]) }
         try realm.write { realm.delete(object) }
         try realm._beginWrite()
-        Self.expectMessage(rejection { try realm._add(object) },
-                           "Adding a deleted or invalidated object to a Realm is not permitted")
-        Self.expectMessage(rejection { _ = try realm._create(IntObj.self, value: object, update: .error) }, Self.deleted)
+        Self.expectMessage(
+            rejection { try realm._add(object) },
+            "Adding a deleted or invalidated object to a Realm is not permitted")
+        Self.expectMessage(
+            rejection { _ = try realm._create(IntObj.self, value: object, update: .error) }, Self.deleted)
         try realm._cancelWrite()
     }
 
@@ -153,8 +165,9 @@ import Testing
         let realm = try Realm(configuration: testConfiguration())
         let message = "'IntObj' does not have a primary key and can not be updated"
         Self.expectMessage(rejection { try realm._add(IntObj(), update: .all) }, message)
-        Self.expectMessage(rejection { _ = try realm._create(IntObj.self, value: ["intCol": 1], update: .modified) },
-                           message)
+        Self.expectMessage(
+            rejection { _ = try realm._create(IntObj.self, value: ["intCol": 1], update: .modified) },
+            message)
         try realm._beginWrite()
         Self.expectMessage(rejection { try realm._add(IntObj(), update: .modified) }, message)
         try realm._cancelWrite()
@@ -177,8 +190,9 @@ import Testing
         let realm = try Realm(configuration: testConfiguration())
         let object = try realm.write { realm.create(PKInt.self, value: ["id": 1]) }
         try realm._beginWrite()
-        Self.expectMessage(rejection { try object._setValue(2, forKey: "id") },
-                           "Primary key can't be changed after an object is inserted.")
+        Self.expectMessage(
+            rejection { try object._setValue(2, forKey: "id") },
+            "Primary key can't be changed after an object is inserted.")
         try realm._cancelWrite()
     }
 
@@ -186,8 +200,9 @@ import Testing
     // MissingPrimaryKeyException).
     @Test func testObjectForKey() throws {
         let realm = try Realm(configuration: testConfiguration())
-        Self.expectMessage(rejection { _ = try realm._object(ofType: IntObj.self, forPrimaryKey: 1) },
-                           "'IntObj' does not have a primary key defined")
+        Self.expectMessage(
+            rejection { _ = try realm._object(ofType: IntObj.self, forPrimaryKey: 1) },
+            "'IntObj' does not have a primary key defined")
     }
 
     // ObjectTests.testManagedObjectUnknownKey: dynamic access by a name the class lacks.
@@ -208,17 +223,22 @@ import Testing
     @Test func testCreateWithInvalidArray() throws {
         let realm = try Realm(configuration: testConfiguration())
         try realm._beginWrite()
-        Self.expectMessage(rejection { _ = try realm._create(IntObj.self, value: [1, 2], update: .error) },
-                           "Invalid array input: more values (2) than properties (1).")
-        Self.expectMessage(rejection { _ = try IntObj._make(value: [1, 2]) },
-                           "Invalid array input: more values (2) than properties (1).")
+        Self.expectMessage(
+            rejection { _ = try realm._create(IntObj.self, value: [1, 2], update: .error) },
+            "Invalid array input: more values (2) than properties (1).")
+        Self.expectMessage(
+            rejection { _ = try IntObj._make(value: [1, 2]) },
+            "Invalid array input: more values (2) than properties (1).")
         Self.expectMessage(rejection { _ = try IntObj._make(value: NSNull()) }, "Must provide a non-nil value.")
-        Self.expectMessage(rejection { _ = try realm._create(IntObj.self, value: StrObj(), update: .error) },
-                           "Invalid value '\(StrObj())' to initialize object of type 'IntObj': missing key 'intCol'")
-        Self.expectMessage(rejection { _ = try realm._create(IntObj.self, value: ["intCol": "one"], update: .error) },
-                           "Invalid value 'one' of type 'String' for 'int' property 'IntObj.intCol'.")
-        Self.expectMessage(rejection { _ = try realm._create(Holder.self, value: ["intArray": 5], update: .error) },
-                           "Invalid value (5) for 'IntObj' array property 'Holder.intArray': value is not enumerable.")
+        Self.expectMessage(
+            rejection { _ = try realm._create(IntObj.self, value: StrObj(), update: .error) },
+            "Invalid value '\(StrObj())' to initialize object of type 'IntObj': missing key 'intCol'")
+        Self.expectMessage(
+            rejection { _ = try realm._create(IntObj.self, value: ["intCol": "one"], update: .error) },
+            "Invalid value 'one' of type 'String' for 'int' property 'IntObj.intCol'.")
+        Self.expectMessage(
+            rejection { _ = try realm._create(Holder.self, value: ["intArray": 5], update: .error) },
+            "Invalid value (5) for 'IntObj' array property 'Holder.intArray': value is not enumerable.")
         try realm._cancelWrite()
     }
 
@@ -226,12 +246,15 @@ import Testing
     // class and the property (RLMValidateValueForProperty), never the type where the class goes.
     @Test func testObjectForKeyOfTheWrongType() throws {
         let realm = try Realm(configuration: testConfiguration())
-        Self.expectMessage(rejection { _ = try realm._object(ofType: PKInt.self, forPrimaryKey: "") },
-                           "Invalid value '' of type 'String' for 'int' property 'PKInt.id'.")
-        Self.expectMessage(rejection { _ = try realm._object(ofType: PKStr.self, forPrimaryKey: 0) },
-                           "Invalid value '0' of type 'Int' for 'string' property 'PKStr.stringCol'.")
-        Self.expectMessage(rejection { _ = try realm._object(ofType: PKInt.self, forPrimaryKey: Optional<Int>.none) },
-                           "Invalid value '(null)' of type '(null)' for 'int' property 'PKInt.id'.")
+        Self.expectMessage(
+            rejection { _ = try realm._object(ofType: PKInt.self, forPrimaryKey: "") },
+            "Invalid value '' of type 'String' for 'int' property 'PKInt.id'.")
+        Self.expectMessage(
+            rejection { _ = try realm._object(ofType: PKStr.self, forPrimaryKey: 0) },
+            "Invalid value '0' of type 'Int' for 'string' property 'PKStr.stringCol'.")
+        Self.expectMessage(
+            rejection { _ = try realm._object(ofType: PKInt.self, forPrimaryKey: Optional<Int>.none) },
+            "Invalid value '(null)' of type '(null)' for 'int' property 'PKInt.id'.")
         #expect(try realm._object(ofType: PKInt.self, forPrimaryKey: 1) == nil)
         #expect(try realm._object(ofType: PKStr.self, forPrimaryKey: "a") == nil)
     }
@@ -243,26 +266,37 @@ import Testing
         func sortError<T: Object>(_ type: T.Type, _ keyPath: String) -> Realm.Error? {
             rejection { _ = try realm.objects(type)._sorted(by: [SortDescriptor(keyPath: keyPath)]) }
         }
-        Self.expectMessage(sortError(IntObj.self, "noSuchCol"),
-                           "Cannot sort on key path 'noSuchCol': property 'IntObj.noSuchCol' does not exist.")
+        Self.expectMessage(
+            sortError(IntObj.self, "noSuchCol"),
+            "Cannot sort on key path 'noSuchCol': property 'IntObj.noSuchCol' does not exist.")
         Self.expectMessage(sortError(IntObj.self, ""), "Cannot sort on key path '': missing property name.")
-        Self.expectMessage(sortError(Holder.self, "intArray"),
-                           "Cannot sort on key path 'intArray': property 'Holder.intArray' is of unsupported type 'array'.")
-        Self.expectMessage(sortError(AllTypes.self, "data"),
-                           "Cannot sort on key path 'data': property 'AllTypes.data' is of unsupported type 'data'.")
-        Self.expectMessage(sortError(Owner.self, "dog"), "Cannot sort on key path 'dog': property 'Owner.dog' of type "
-                           + "'object' cannot be the final property in the key path.")
-        Self.expectMessage(sortError(IntObj.self, "intCol.x"), "Cannot sort on key path 'intCol.x': property "
-                           + "'IntObj.intCol' of type 'int' may only be the final property in the key path.")
-        Self.expectMessage(sortError(IntObj.self, "@count"),
-                           "Cannot sort on key path '@count': KVC collection operators are not supported.")
+        Self.expectMessage(
+            sortError(Holder.self, "intArray"),
+            "Cannot sort on key path 'intArray': property 'Holder.intArray' is of unsupported type 'array'.")
+        Self.expectMessage(
+            sortError(AllTypes.self, "data"),
+            "Cannot sort on key path 'data': property 'AllTypes.data' is of unsupported type 'data'.")
+        Self.expectMessage(
+            sortError(Owner.self, "dog"),
+            "Cannot sort on key path 'dog': property 'Owner.dog' of type "
+                + "'object' cannot be the final property in the key path.")
+        Self.expectMessage(
+            sortError(IntObj.self, "intCol.x"),
+            "Cannot sort on key path 'intCol.x': property "
+                + "'IntObj.intCol' of type 'int' may only be the final property in the key path.")
+        Self.expectMessage(
+            sortError(IntObj.self, "@count"),
+            "Cannot sort on key path '@count': KVC collection operators are not supported.")
         #expect(sortError(IntObj.self, "intCol") == nil)
         // Through a link, each step is checked in the class it reaches.
-        Self.expectMessage(sortError(Owner.self, "dog.noSuchCol"),
-                           "Cannot sort on key path 'dog.noSuchCol': property 'Dog.noSuchCol' does not exist.")
+        Self.expectMessage(
+            sortError(Owner.self, "dog.noSuchCol"),
+            "Cannot sort on key path 'dog.noSuchCol': property 'Dog.noSuchCol' does not exist.")
         Self.expectMessage(sortError(Owner.self, "dog."), "Cannot sort on key path 'dog.': missing property name.")
-        Self.expectMessage(sortError(Owner.self, "name.dog"), "Cannot sort on key path 'name.dog': property "
-                           + "'Owner.name' of type 'string' may only be the final property in the key path.")
+        Self.expectMessage(
+            sortError(Owner.self, "name.dog"),
+            "Cannot sort on key path 'name.dog': property "
+                + "'Owner.name' of type 'string' may only be the final property in the key path.")
         #expect(sortError(Owner.self, "dog.age") == nil)
     }
 
@@ -292,8 +326,9 @@ import Testing
     // objc RealmTests.testForbiddenMethodsOnFrozenRealm.
     @Test("Spec F2, F3, F4") func testForbiddenMethodsOnFrozenRealm() throws {
         let realm = try Realm(configuration: testConfiguration()).freeze()
-        Self.expectMessage(rejection { try realm._setAutorefresh(true) },
-                           "Auto-refresh cannot be enabled for frozen Realms.")
+        Self.expectMessage(
+            rejection { try realm._setAutorefresh(true) },
+            "Auto-refresh cannot be enabled for frozen Realms.")
         #expect(rejection { try realm._setAutorefresh(false) } == nil)
         #expect(!realm.autorefresh)
         Self.expectMessage(rejection { try realm._beginWrite() }, "Can't perform transactions on a frozen Realm")
@@ -312,12 +347,14 @@ import Testing
         let realm = try Realm(configuration: testConfiguration())
         let object = try realm.write { realm.create(IntObj.self, value: ["intCol": 1]) }
         let frozen = try object._freeze()
-        Self.expectMessage(rejection { try frozen._setValue(2, forKey: "intCol") },
-                           "Attempting to modify a frozen object - call thaw on the Object instance first.")
+        Self.expectMessage(
+            rejection { try frozen._setValue(2, forKey: "intCol") },
+            "Attempting to modify a frozen object - call thaw on the Object instance first.")
         try frozen.realm?._invalidate()
         Self.expectMessage(rejection { try frozen._setValue(2, forKey: "intCol") }, Self.deleted)
-        Self.expectMessage(rejection { _ = try frozen._value(forKey: "intCol") },
-                           "Cannot read from a frozen Realm which has been invalidated.")
+        Self.expectMessage(
+            rejection { _ = try frozen._value(forKey: "intCol") },
+            "Cannot read from a frozen Realm which has been invalidated.")
     }
 
     // RealmTests.testReadOnly; core realm.cpp "refreshing an immutable Realm throws".
@@ -330,10 +367,12 @@ import Testing
         configuration.readOnly = true
         let realm = try Realm(configuration: configuration)
         Self.expectMessage(rejection { try realm._beginWrite() }, "Can't perform transactions on read-only Realms.")
-        Self.expectMessage(rejection { _ = try realm._refresh() },
-                           "Read-only Realms do not change and cannot be refreshed.")
-        Self.expectMessage(rejection { _ = try realm._freeze()._refresh() },
-                           "Read-only Realms do not change and cannot be refreshed.")
+        Self.expectMessage(
+            rejection { _ = try realm._refresh() },
+            "Read-only Realms do not change and cannot be refreshed.")
+        Self.expectMessage(
+            rejection { _ = try realm._freeze()._refresh() },
+            "Read-only Realms do not change and cannot be refreshed.")
         let readOnly = "Read-only Realms do not change and do not have change notifications."
         Self.expectMessage(rejection { _ = try realm._observe { _, _ in } }, readOnly)
         Self.expectMessage(rejection { _ = try realm.objects(IntObj.self)._observe { _ in } }, readOnly)
@@ -344,18 +383,22 @@ import Testing
 
     // ThreadSafeReferenceTests.testInvalidThreadSafeReferenceConstruction, ...Usage.
     @Test("Spec T1, T2") func testInvalidThreadSafeReferenceConstruction() throws {
-        Self.expectMessage(rejection { _ = try ThreadSafeReference<IntObj>._make(to: IntObj()) },
-                           "Cannot construct reference to unmanaged object, which can be passed across threads directly")
-        Self.expectMessage(rejection { _ = try ThreadSafeReference<List<IntObj>>._make(to: List<IntObj>()) },
-                           "Cannot construct reference to unmanaged object, which can be passed across threads directly")
+        Self.expectMessage(
+            rejection { _ = try ThreadSafeReference<IntObj>._make(to: IntObj()) },
+            "Cannot construct reference to unmanaged object, which can be passed across threads directly")
+        Self.expectMessage(
+            rejection { _ = try ThreadSafeReference<List<IntObj>>._make(to: List<IntObj>()) },
+            "Cannot construct reference to unmanaged object, which can be passed across threads directly")
         let realm = try Realm(configuration: testConfiguration())
         let object = try realm.write { realm.create(IntObj.self, value: ["intCol": 1]) }
         let reference = try ThreadSafeReference<IntObj>._make(to: object)
         _ = try realm._resolve(reference)
-        Self.expectMessage(rejection { _ = try realm._resolve(reference) }, "Can only resolve a thread safe reference once.")
+        Self.expectMessage(
+            rejection { _ = try realm._resolve(reference) }, "Can only resolve a thread safe reference once.")
         try realm.write { realm.delete(object) }
-        Self.expectMessage(rejection { _ = try ThreadSafeReference<IntObj>._make(to: object) },
-                           "Cannot construct reference to invalidated object")
+        Self.expectMessage(
+            rejection { _ = try ThreadSafeReference<IntObj>._make(to: object) },
+            "Cannot construct reference to invalidated object")
     }
 
     // MARK: notifications (N)
@@ -363,18 +406,23 @@ import Testing
     // ObjectTests.testObserveUnmanagedObject, testObserveInvalidKeyPath; objc
     // LinkingObjectsTests.testLinkingObjectsOnUnmanagedObject (collections).
     @Test("Spec N18, N19, N21") func testObserveInvalidKeyPath() throws {
-        Self.expectMessage(rejection { _ = try IntObj()._observe { _ in } },
-                           "Only objects which are managed by a Realm support change notifications")
-        Self.expectMessage(rejection { _ = try List<IntObj>()._observe { _ in } },
-                           "Change notifications are only supported on managed collections.")
+        Self.expectMessage(
+            rejection { _ = try IntObj()._observe { _ in } },
+            "Only objects which are managed by a Realm support change notifications")
+        Self.expectMessage(
+            rejection { _ = try List<IntObj>()._observe { _ in } },
+            "Change notifications are only supported on managed collections.")
         let realm = try Realm(configuration: testConfiguration())
         let owner = try realm.write { realm.create(Owner.self, value: ["name": "a"]) }
-        Self.expectMessage(rejection { _ = try owner._observe(keyPaths: ["notAProperty"]) { _ in } },
-                           "Invalid property name: property 'notAProperty' not found in object of type 'Owner'")
-        Self.expectMessage(rejection { _ = try owner._observe(keyPaths: ["dog.alsoNotAProperty"]) { _ in } },
-                           "Invalid property name: property 'alsoNotAProperty' not found in object of type 'Dog'")
-        Self.expectMessage(rejection { _ = try owner._observe(keyPaths: ["name.x"]) { _ in } },
-                           "Invalid property name: property 'x' not found in object of type 'Owner'")
+        Self.expectMessage(
+            rejection { _ = try owner._observe(keyPaths: ["notAProperty"]) { _ in } },
+            "Invalid property name: property 'notAProperty' not found in object of type 'Owner'")
+        Self.expectMessage(
+            rejection { _ = try owner._observe(keyPaths: ["dog.alsoNotAProperty"]) { _ in } },
+            "Invalid property name: property 'alsoNotAProperty' not found in object of type 'Dog'")
+        Self.expectMessage(
+            rejection { _ = try owner._observe(keyPaths: ["name.x"]) { _ in } },
+            "Invalid property name: property 'x' not found in object of type 'Owner'")
     }
 
     // RealmCollectionTests.testObserveOnActor (RealmSwift's `with(_:on:_:)` of an unmanaged
@@ -401,10 +449,12 @@ import Testing
         Self.expectMessage(rejection { _ = try Realm._open(configuration: configuration, queue: nil) }, message)
         configuration.schemaVersion = UInt64.max
         Self.expectMessage(rejection { _ = try Realm._open(configuration: configuration, queue: nil) }, message)
-        Self.expectMessage(rejection {
-            try realm._writeCopy(toFile: temporaryDirectory().appendingPathComponent("copy.realm"),
-                                 encryptionKey: Data(count: 10))
-        }, message)
+        Self.expectMessage(
+            rejection {
+                try realm._writeCopy(
+                    toFile: temporaryDirectory().appendingPathComponent("copy.realm"),
+                    encryptionKey: Data(count: 10))
+            }, message)
     }
 
     // objc RealmTests.testCannotHaveReadOnlyAndReadWriteRealmsAtSamePathAtSameTime: the
@@ -416,8 +466,9 @@ import Testing
         let path = realm.configuration.fileURL?.path ?? ""
         configuration.readOnly = true
         let readOnly = configuration
-        Self.expectMessage(rejection { _ = try Realm._open(configuration: readOnly, queue: nil) },
-                           "Realm at path '\(path)' already opened with different read permissions")
+        Self.expectMessage(
+            rejection { _ = try Realm._open(configuration: readOnly, queue: nil) },
+            "Realm at path '\(path)' already opened with different read permissions")
         let elsewhere = try onOtherThread { rejection { _ = try Realm._open(configuration: readOnly, queue: nil) } }
         Self.expectMessage(elsewhere, "Realm at path '\(path)' already opened with different read permissions.")
     }
@@ -465,15 +516,17 @@ import Testing
         Self.expectMessage(found.errors[0], "Invalid value 'one' of type 'String' for 'int' property 'IntObj.intCol'.")
         Self.expectMessage(found.errors[1], "Invalid null value for non-nullable property 'IntObj.intCol'.")
         Self.expectMessage(found.errors[2], "Can only delete an object from the Realm it belongs to.")
-        Self.expectMessage(found.errors[3],
-                           "Invalid value (5) for 'IntObj' array property 'Holder.intArray': value is not enumerable.")
+        Self.expectMessage(
+            found.errors[3],
+            "Invalid value (5) for 'IntObj' array property 'Holder.intArray': value is not enumerable.")
     }
 
     // objc RealmTests.testReadOnlyRealmWithMissingTables: out of bounds in RLMResults' words.
     @Test("Spec X14") func testReadOnlyRealmWithMissingTables() throws {
         let realm = try Realm(configuration: testConfiguration())
-        Self.expectMessage(rejection { _ = try realm.objects(StrObj.self)._element(at: 0) },
-                           "Index 0 is out of bounds (must be less than 0).")
+        Self.expectMessage(
+            rejection { _ = try realm.objects(StrObj.self)._element(at: 0) },
+            "Index 0 is out of bounds (must be less than 0).")
     }
 }
 

@@ -13,8 +13,9 @@ import Testing
         func record<T>(_ change: ObjectChange<T>) {
             switch change {
             case .change(_, let properties):
-                entries.append(properties.map { "\($0.name) \(Self.text($0.oldValue))→\(Self.text($0.newValue))" }
-                    .joined(separator: ", "))
+                entries.append(
+                    properties.map { "\($0.name) \(Self.text($0.oldValue))→\(Self.text($0.newValue))" }
+                        .joined(separator: ", "))
             case .deleted: entries.append("deleted")
             case .error(let error): entries.append("error \(error)")
             }
@@ -33,8 +34,10 @@ import Testing
         return reached && log.count == count
     }
 
-    private func onAnotherThread(_ configuration: Realm.Configuration,
-                                 _ change: @escaping @Sendable (Realm) throws -> Void) throws {
+    private func onAnotherThread(
+        _ configuration: Realm.Configuration,
+        _ change: @escaping @Sendable (Realm) throws -> Void
+    ) throws {
         try onOtherThread {
             let realm = try Realm(configuration: configuration)
             try realm.write { try change(realm) }
@@ -126,8 +129,10 @@ import Testing
             let object = try realm.write { realm.create(SwiftObject.self, value: ["intCol": 1]) }
             let intOnly = Log()
             let both = Log()
-            let tokens = [object.observe(keyPaths: ["intCol"]) { intOnly.record($0) },
-                          object.observe(keyPaths: ["intCol", "stringCol"]) { both.record($0) }]
+            let tokens = [
+                object.observe(keyPaths: ["intCol"]) { intOnly.record($0) },
+                object.observe(keyPaths: ["intCol", "stringCol"]) { both.record($0) },
+            ]
             try realm.write { object.stringCol = "a" }
             #expect(settle(both, count: 1))
             #expect(intOnly.count == 0, "a change of an unobserved property called back")
@@ -139,10 +144,12 @@ import Testing
             #expect(both.entries == ["stringCol nil→a", "stringCol a→b", "intCol nil→5"])
             #expect(intOnly.entries == ["intCol nil→5"])
             for token in tokens { token.invalidate() }
-            expectRejected(rejection { _ = try object._observe(keyPaths: ["notAProperty"]) { _ in } },
-                           "property 'notAProperty' not found in object of type 'SwiftObject'")
-            expectRejected(rejection { _ = try object._observe(keyPaths: ["boolCol.alsoNotAProperty"]) { _ in } },
-                           "property 'alsoNotAProperty' not found in object of type 'BoolObj'")
+            expectRejected(
+                rejection { _ = try object._observe(keyPaths: ["notAProperty"]) { _ in } },
+                "property 'notAProperty' not found in object of type 'SwiftObject'")
+            expectRejected(
+                rejection { _ = try object._observe(keyPaths: ["boolCol.alsoNotAProperty"]) { _ in } },
+                "property 'alsoNotAProperty' not found in object of type 'BoolObj'")
         }
     }
 
@@ -159,9 +166,11 @@ import Testing
             let plain = Log()
             let list = Log()
             let hired = Log()
-            let tokens = [company.observe { plain.record($0) },
-                          company.observe(keyPaths: ["employees"]) { list.record($0) },
-                          company.observe(keyPaths: ["employees.hired"]) { hired.record($0) }]
+            let tokens = [
+                company.observe { plain.record($0) },
+                company.observe(keyPaths: ["employees"]) { list.record($0) },
+                company.observe(keyPaths: ["employees.hired"]) { hired.record($0) },
+            ]
             try realm.write { employee.hired = true }  // plain and hired, not list
             #expect(settle(hired, count: 1))
             try realm.write { employee.age = 30 }  // plain only
@@ -174,8 +183,11 @@ import Testing
             #expect(settle(plain, count: 5))
             #expect(list.entries == ["employees nil→nil", "employees nil→nil"])
             #expect(hired.entries == ["employees nil→nil", "employees nil→nil", "employees nil→nil"])
-            #expect(plain.entries == ["employees nil→nil", "employees nil→nil", "employees nil→nil", "employees nil→nil",
-                                      "name nil→d"])
+            #expect(
+                plain.entries == [
+                    "employees nil→nil", "employees nil→nil", "employees nil→nil", "employees nil→nil",
+                    "name nil→d",
+                ])
             for token in tokens { token.invalidate() }
         }
     }

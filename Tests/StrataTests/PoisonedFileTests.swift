@@ -1,7 +1,7 @@
 import Foundation
 import Strata
-import StrataStorage
 import StrataSimulation
+import StrataStorage
 import Synchronization
 import Testing
 
@@ -22,10 +22,12 @@ import Testing
         let disk = try SimStore(name: "poisoned-\(UUID().uuidString)", reservationBytes: 64 << 20)
         var configuration = Realm.Configuration(objectTypes: [PKInt.self])
         configuration.fileURL = URL(fileURLWithPath: "/poisoned/\(UUID().uuidString).realm")
-        configuration._engine = .init(simulatedStore: disk, hooks: EngineHooks(fault: { site in
-            guard case .phaseOneSync = site, armed.isOn.load(ordering: .relaxed) else { return nil }
-            return .eio
-        }))
+        configuration._engine = .init(
+            simulatedStore: disk,
+            hooks: EngineHooks(fault: { site in
+                guard case .phaseOneSync = site, armed.isOn.load(ordering: .relaxed) else { return nil }
+                return .eio
+            }))
         return try Realm._open(configuration: configuration, queue: nil)
     }
 

@@ -6,8 +6,10 @@ import Testing
 @Suite struct QueryAndListTests {
     private func employees(_ realm: Realm) throws {
         try realm.write {
-            for (name, age, hired) in [("Ada", 36, true), ("Alan", 41, false), ("Grace", 85, true),
-                                       ("Barbara", 55, false), ("Anita", 29, true)] {
+            for (name, age, hired) in [
+                ("Ada", 36, true), ("Alan", 41, false), ("Grace", 85, true),
+                ("Barbara", 55, false), ("Anita", 29, true),
+            ] {
                 realm.create(Employee.self, value: ["name": name, "age": age, "hired": hired])
             }
         }
@@ -52,8 +54,10 @@ import Testing
         #expect(all.sorted(byKeyPath: "age").map(\.age) == [29, 36, 41, 55, 85])
         #expect(all.sorted(byKeyPath: "age", ascending: false).map(\.age) == [85, 55, 41, 36, 29])
         #expect(all.sorted(by: \.name).first?.name == "Ada")
-        let byHiredThenAge = all.sorted(by: [SortDescriptor(keyPath: "hired", ascending: false),
-                                             SortDescriptor(keyPath: "age")])
+        let byHiredThenAge = all.sorted(by: [
+            SortDescriptor(keyPath: "hired", ascending: false),
+            SortDescriptor(keyPath: "age"),
+        ])
         #expect(names(byHiredThenAge) == ["Anita", "Ada", "Grace", "Alan", "Barbara"])
     }
 
@@ -74,11 +78,14 @@ import Testing
         }
         let owners = realm.objects(Owner.self)
         #expect(owners.sorted(byKeyPath: "dog.age").map(\.name) == ["Mark", "Diane", "Don", "Diane Sr", "Hannah"])
-        #expect(owners.sorted(byKeyPath: "dog.age", ascending: false).map(\.name)
+        #expect(
+            owners.sorted(byKeyPath: "dog.age", ascending: false).map(\.name)
                 == ["Hannah", "Don", "Diane Sr", "Diane", "Mark"])
-        #expect(owners.sorted(by: [SortDescriptor(keyPath: "dog.age"), "name"]).map(\.name)
+        #expect(
+            owners.sorted(by: [SortDescriptor(keyPath: "dog.age"), "name"]).map(\.name)
                 == ["Mark", "Diane", "Diane Sr", "Don", "Hannah"])
-        #expect(owners.sorted(by: [SortDescriptor(keyPath: "dog.age", ascending: false), "name"]).map(\.name)
+        #expect(
+            owners.sorted(by: [SortDescriptor(keyPath: "dog.age", ascending: false), "name"]).map(\.name)
                 == ["Hannah", "Diane Sr", "Don", "Diane", "Mark"])
         // The Swift key path forms name the same path.
         #expect(owners.sorted(by: \.dog?.age).map(\.name) == ["Mark", "Diane", "Don", "Diane Sr", "Hannah"])
@@ -99,11 +106,15 @@ import Testing
         let foreign = try #require(other.objects(Dog.self).first)
         try realm._beginWrite()
         let owner = realm.create(Owner.self, value: ["name": "Ann"])
-        #expect(rejection { try owner._setValue(foreign, forKey: "dog") }?.message
+        #expect(
+            rejection { try owner._setValue(foreign, forKey: "dog") }?.message
                 == "Object is already managed by another Realm. Use create instead to copy it into this Realm.")
         realm.delete(owner)
-        #expect(rejection { try owner._setValue(foreign, forKey: "dog") }?.message == "Object has been deleted or invalidated.")
-        #expect(rejection { try owner._setValue(nil, forKey: "dog") }?.message == "Object has been deleted or invalidated.")
+        #expect(
+            rejection { try owner._setValue(foreign, forKey: "dog") }?.message
+                == "Object has been deleted or invalidated.")
+        #expect(
+            rejection { try owner._setValue(nil, forKey: "dog") }?.message == "Object has been deleted or invalidated.")
         try realm._cancelWrite()
     }
 

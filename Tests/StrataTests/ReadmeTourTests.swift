@@ -12,8 +12,9 @@ import Testing
 
     // Spec C10, T2, F2: the tour's reference crosses threads, the frozen Results do not change.
     @Test func tourRuns() throws {
-        let config = Realm.Configuration(fileURL: temporaryDirectory().appendingPathComponent("dogs.realm"),
-                                         objectTypes: [TourDog.self])
+        let config = Realm.Configuration(
+            fileURL: temporaryDirectory().appendingPathComponent("dogs.realm"),
+            objectTypes: [TourDog.self])
         let realm = try Realm(configuration: config)
         try realm.write {
             let rex = TourDog()
@@ -43,8 +44,9 @@ import Testing
 
     // Spec N8, N13, N21, A1: the tour's observers and async write, on a thread running its loop.
     @Test func tourObservesAndWritesAsync() throws {
-        let config = Realm.Configuration(fileURL: temporaryDirectory().appendingPathComponent("dogs.realm"),
-                                         objectTypes: [TourDog.self])
+        let config = Realm.Configuration(
+            fileURL: temporaryDirectory().appendingPathComponent("dogs.realm"),
+            objectTypes: [TourDog.self])
         try onLoopThread {
             let realm = try Realm(configuration: config)
             try realm.write { realm.create(TourDog.self, value: ["name": "Fido", "age": 1]) }
@@ -65,8 +67,9 @@ import Testing
             let dogToken = fido?.observe(keyPaths: ["age"]) { change in
                 if case .change(_, let properties) = change { changed += properties.map(\.name) }
             }
-            realm.writeAsync({ realm.create(TourDog.self, value: ["name": "Bolt", "age": 2]) },
-                             onComplete: { error in durable = error == nil })
+            realm.writeAsync(
+                { realm.create(TourDog.self, value: ["name": "Bolt", "age": 2]) },
+                onComplete: { error in durable = error == nil })
             #expect(spinRunLoop { durable != nil && counts.count == 2 })
             try realm.write { fido?.age = 5 }
             #expect(spinRunLoop { changed == ["age"] && counts.count == 3 })
@@ -100,15 +103,18 @@ import Testing
 
         /// Waits for the observer, giving the actor up between looks.
         func waitForCounts(_ expected: [Int]) async -> [Int] {
-            for _ in 0..<Int(hangGuardSeconds * 100) where counts != expected { try? await Task.sleep(for: .milliseconds(10)) }
+            for _ in 0..<Int(hangGuardSeconds * 100) where counts != expected {
+                try? await Task.sleep(for: .milliseconds(10))
+            }
             return counts
         }
     }
 
     // Spec C15, A15, N7: the tour's actor opens its realm, observes and writes asynchronously.
     @Test func tourActor() async throws {
-        let config = Realm.Configuration(fileURL: temporaryDirectory().appendingPathComponent("kennel.realm"),
-                                         objectTypes: [TourDog.self])
+        let config = Realm.Configuration(
+            fileURL: temporaryDirectory().appendingPathComponent("kennel.realm"),
+            objectTypes: [TourDog.self])
         let kennel = Kennel()
         try await kennel.open(config)
         #expect(await kennel.dogs() == 1)

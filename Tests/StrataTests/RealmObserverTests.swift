@@ -69,13 +69,13 @@ import Testing
                     calls.didChange += 1
                     if calls.didChange == 1 {
                         try? self.commitInt(configuration, 2)  // a newer version exists now
-                        results.append(observed.refresh())    // Spec V5: false inside didChange
+                        results.append(observed.refresh())  // Spec V5: false inside didChange
                     }
                 case .refreshRequired:
                     calls.refreshRequired += 1
                     if calls.refreshRequired == 1 {
-                        results.append(observed.refresh())    // moves: true
-                        results.append(observed.refresh())    // nothing newer: false
+                        results.append(observed.refresh())  // moves: true
+                        results.append(observed.refresh())  // nothing newer: false
                     }
                 }
             }
@@ -117,7 +117,9 @@ import Testing
             _ = realm.objects(IntObj.self).count
             let calls = Calls()
             let token = realm.observe { notification, observed in
-                calls.log.append("\(notification == .didChange ? "didChange" : "refreshRequired") \(observed.objects(IntObj.self).count)")
+                calls.log.append(
+                    "\(notification == .didChange ? "didChange" : "refreshRequired") \(observed.objects(IntObj.self).count)"
+                )
                 if notification == .refreshRequired {
                     observed.beginWrite()
                     calls.log.append("in write \(observed.objects(IntObj.self).count)")
@@ -203,7 +205,8 @@ import Testing
             let realm = try Realm(configuration: configuration)
             let frozen = realm.freeze()
             let error = rejection { _ = try frozen._observe { _, _ in } }
-            #expect(error?.message.contains("Frozen Realms do not change and do not have change notifications.") == true)
+            #expect(
+                error?.message.contains("Frozen Realms do not change and do not have change notifications.") == true)
         }
     }
 
@@ -234,7 +237,9 @@ import Testing
             _ = realm.objects(IntObj.self).count
             let calls = Calls()
             let token = realm.observe { notification, observed in
-                calls.log.append("\(notification == .didChange ? "didChange" : "refreshRequired") \(observed.objects(IntObj.self).count)")
+                calls.log.append(
+                    "\(notification == .didChange ? "didChange" : "refreshRequired") \(observed.objects(IntObj.self).count)"
+                )
             }
             try self.commitInt(configuration, 1)
             #expect(spinRunLoop { !calls.log.isEmpty })
@@ -298,7 +303,8 @@ import Testing
             }
             #expect(calls.didChange == 3)
             #expect(calls.log.count == 3 + 4, "\(calls.log)")
-            #expect(calls.log.allSatisfy { $0.contains("Can't perform transactions on a frozen Realm") }, "\(calls.log)")
+            #expect(
+                calls.log.allSatisfy { $0.contains("Can't perform transactions on a frozen Realm") }, "\(calls.log)")
             #expect(rejection { try realm._beginWrite() } == nil)
             #expect(realm.isInWriteTransaction)
             realm.cancelWrite()

@@ -17,7 +17,8 @@ import Testing
             }
             #expect(realm.objects(Dog.self).count == 2)
             #expect(realm.objects(Dog.self).where { $0.age > 3 }.first?.dogName == "Fido")
-            #expect(realm.objects(Dog.self).sorted(byKeyPath: "age", ascending: false).map(\.dogName) == ["Fido", "Rex"])
+            #expect(
+                realm.objects(Dog.self).sorted(byKeyPath: "age", ascending: false).map(\.dogName) == ["Fido", "Rex"])
         }
         let reopened = try Realm(configuration: configuration)
         #expect(reopened.objects(Dog.self).map(\.dogName).sorted() == ["Fido", "Rex"])
@@ -78,8 +79,9 @@ final class InitialValues: Object {
     // class's own expressions when one is missing.
     @Test func createFillsMissingPropertiesWithTheirInitialValues() throws {
         let directory = temporaryDirectory()
-        let realm = try Realm(configuration: Realm.Configuration(
-            fileURL: directory.appendingPathComponent("initial.realm"), objectTypes: [InitialValues.self]))
+        let realm = try Realm(
+            configuration: Realm.Configuration(
+                fileURL: directory.appendingPathComponent("initial.realm"), objectTypes: [InitialValues.self]))
         try realm.write {
             realm.create(InitialValues.self, value: ["id": 1, "count": 3, "token": "given"])
             realm.create(InitialValues.self, value: ["id": 2])

@@ -22,7 +22,8 @@ import Testing
         for readOnly in [false, true] {
             let error = open(url, readOnly: readOnly)
             #expect(error?.code == .fileAccess, "\(String(describing: error))")
-            #expect(error?.message == "Failed to open Realm file at path '\(url.path)': not a regular file (it is a FIFO)")
+            #expect(
+                error?.message == "Failed to open Realm file at path '\(url.path)': not a regular file (it is a FIFO)")
         }
     }
 
@@ -44,7 +45,8 @@ import Testing
         for readOnly in [false, true] {
             let error = open(a, readOnly: readOnly)
             #expect(error?.code == .fileAccess, "\(String(describing: error))")
-            #expect(error?.message == "Failed to open Realm file at path '\(a.path)': Too many levels of symbolic links")
+            #expect(
+                error?.message == "Failed to open Realm file at path '\(a.path)': Too many levels of symbolic links")
         }
     }
 }

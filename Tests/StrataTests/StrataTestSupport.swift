@@ -1,7 +1,7 @@
 import Foundation
 import Strata
-import Testing
 @_exported import StrataTestSupport
+import Testing
 
 // Fixtures named as in the behaviour catalog that Spec/coverage.md maps to rules.
 
@@ -100,9 +100,11 @@ final class PKPair: Object {
     @Persisted var b: Int
 }
 
-let allFixtureTypes: [Object.Type] = [IntObj.self, StrObj.self, BoolObj.self, PKStr.self, PKInt.self, Employee.self,
-                                      Company.self, Dog.self, Owner.self, Holder.self, LinkObj.self, AllTypes.self,
-                                      SwiftObject.self, PKPair.self]
+let allFixtureTypes: [Object.Type] = [
+    IntObj.self, StrObj.self, BoolObj.self, PKStr.self, PKInt.self, Employee.self,
+    Company.self, Dog.self, Owner.self, Holder.self, LinkObj.self, AllTypes.self,
+    SwiftObject.self, PKPair.self,
+]
 
 /// A fresh directory for one test's files.
 func temporaryDirectory() -> URL {
@@ -141,8 +143,10 @@ func required<T>(_ value: T?, _ what: String) throws -> T {
 }
 
 /// A rejection: the code is `.programmerError` (unless told) and the message holds `fragment`.
-func expectRejected(_ error: Realm.Error?, _ fragment: String, code: Realm.Error.Code = .programmerError,
-                    sourceLocation: SourceLocation = #_sourceLocation) {
+func expectRejected(
+    _ error: Realm.Error?, _ fragment: String, code: Realm.Error.Code = .programmerError,
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
     #expect(error != nil, "expected a rejection containing '\(fragment)'", sourceLocation: sourceLocation)
     guard let error else { return }
     #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)

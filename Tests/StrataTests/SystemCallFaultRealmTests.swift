@@ -18,7 +18,9 @@ import Testing
         let phaseTwo = Atomic<Bool>(false)
         var hooks: EngineHooks {
             EngineHooks(probe: { [self] probe in
-                if probe == .slotWriteFailed || probe == .phaseTwoSyncFailed { phaseTwo.store(true, ordering: .relaxed) }
+                if probe == .slotWriteFailed || probe == .phaseTwoSyncFailed {
+                    phaseTwo.store(true, ordering: .relaxed)
+                }
             })
         }
     }
@@ -60,7 +62,9 @@ import Testing
         return ledger
     }
 
-    @Test("Spec D18: every pwrite, pwritev, fdatasync, fsync and fallocate of a Realm workload fails once: Realm.Error, nothing acknowledged lost")
+    @Test(
+        "Spec D18: every pwrite, pwritev, fdatasync, fsync and fallocate of a Realm workload fails once: Realm.Error, nothing acknowledged lost"
+    )
     func everyCallFailsOnceThroughTheAPI() throws {
         let clean = temporaryDirectory()
         let counting = SystemCallFaultPlan(directory: clean.path)
@@ -94,8 +98,9 @@ import Testing
                 read.end()
                 if let acknowledged = ledger.acknowledged, found != acknowledged {
                     // Only a commit that failed at phase 2 may come back (Spec D7), one version on.
-                    #expect(probe.phaseTwo.load(ordering: .relaxed) && found.0 == acknowledged.version + 1,
-                            "\(label): reopen read version \(found.0), acknowledged \(acknowledged.version)")
+                    #expect(
+                        probe.phaseTwo.load(ordering: .relaxed) && found.0 == acknowledged.version + 1,
+                        "\(label): reopen read version \(found.0), acknowledged \(acknowledged.version)")
                 }
                 try store.write { write in
                     let table = try write.table(named: "after") ?? write.createTable("after")

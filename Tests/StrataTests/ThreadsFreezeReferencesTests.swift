@@ -216,11 +216,13 @@ private enum TFR {
         let configuration = testConfiguration()
         let serial = DispatchQueue(label: "strata.tfr.thr11.serial")
         // Not running on the queue.
-        expectRejected(rejection { _ = try Realm._open(configuration: configuration, queue: serial) },
-                       "Realm opened from incorrect dispatch queue.")
+        expectRejected(
+            rejection { _ = try Realm._open(configuration: configuration, queue: serial) },
+            "Realm opened from incorrect dispatch queue.")
         // The main queue from a thread other than main.
-        expectRejected(rejection { _ = try Realm._open(configuration: configuration, queue: .main) },
-                       "Realm opened from incorrect dispatch queue.")
+        expectRejected(
+            rejection { _ = try Realm._open(configuration: configuration, queue: .main) },
+            "Realm opened from incorrect dispatch queue.")
         // A concurrent queue, from a block running on it.
         // Strata tells a concurrent queue by a probe block that only a concurrent queue can
         // start while this block runs (Linux Dispatch cannot report a queue's width; `Docs/limits.md`).
@@ -230,8 +232,10 @@ private enum TFR {
         let concurrentError = concurrent.sync {
             rejection { _ = try Realm._open(configuration: configuration, queue: concurrent) }
         }
-        expectRejected(concurrentError, "Invalid queue 'concurrent queue' (OS_dispatch_queue_concurrent): "
-                       + "Realms can only be confined to serial queues or the main queue.")
+        expectRejected(
+            concurrentError,
+            "Invalid queue 'concurrent queue' (OS_dispatch_queue_concurrent): "
+                + "Realms can only be confined to serial queues or the main queue.")
         // A global queue, likewise.
         let global = DispatchQueue.global()
         let globalError = global.sync { rejection { _ = try Realm._open(configuration: configuration, queue: global) } }
@@ -355,8 +359,9 @@ private enum TFR {
         let frozen = try realm._freeze()
         #expect(try frozen._objects(IntObj.self)._count() == 1)
         try frozen._invalidate()
-        expectRejected(rejection { _ = try frozen._objects(IntObj.self) },
-                       "Cannot read from a frozen Realm which has been invalidated.")
+        expectRejected(
+            rejection { _ = try frozen._objects(IntObj.self) },
+            "Cannot read from a frozen Realm which has been invalidated.")
         #expect(realm.objects(IntObj.self).count == 1)  // the live realm is unaffected
     }
 
@@ -413,8 +418,9 @@ private enum TFR {
 
         try realm._beginWrite()
         let created = realm.create(IntObj.self, value: ["intCol": 5])
-        expectRejected(rejection { _ = try created._freeze() },
-                       "Cannot freeze an object in the same write transaction as it was created in.")
+        expectRejected(
+            rejection { _ = try created._freeze() },
+            "Cannot freeze an object in the same write transaction as it was created in.")
         existing.intCol = 2
         let frozen = try existing._freeze()
         #expect(frozen.intCol == 1)  // the value at the start of the transaction
@@ -730,8 +736,10 @@ private enum TFR {
             }
             if write % 100 == 0 {
                 let frozenRealm = try realm._freeze()
-                snapshots.append(Snapshot(write: write, realm: frozenRealm, holder: try holder._freeze(),
-                                          results: try frozenRealm._objects(StrObj.self)))
+                snapshots.append(
+                    Snapshot(
+                        write: write, realm: frozenRealm, holder: try holder._freeze(),
+                        results: try frozenRealm._objects(StrObj.self)))
             }
         }
         var mismatches: [String] = []
@@ -740,7 +748,9 @@ private enum TFR {
             if text != "v\(snapshot.write)" { mismatches.append("\(snapshot.write): link reads \(text ?? "nil")") }
             let count = try snapshot.results._count()
             if count != 1 + snapshot.write / 4 { mismatches.append("\(snapshot.write): \(count) StrObj") }
-            if try snapshot.realm._objects(LinkObj.self)._count() != 1 { mismatches.append("\(snapshot.write): LinkObj") }
+            if try snapshot.realm._objects(LinkObj.self)._count() != 1 {
+                mismatches.append("\(snapshot.write): LinkObj")
+            }
         }
         #expect(snapshots.count == writes / 100)
         #expect(mismatches.isEmpty, "\(mismatches.prefix(5))")
@@ -786,8 +796,9 @@ private enum TFR {
         realm.add(arrayParent)
         realm.deleteAll()
         try realm._commitWrite()
-        expectRejected(rejection { _ = try ThreadSafeReference._make(to: arrayObject) },
-                       "Cannot construct reference to invalidated object")
+        expectRejected(
+            rejection { _ = try ThreadSafeReference._make(to: arrayObject) },
+            "Cannot construct reference to invalidated object")
     }
 
     // Spec T2
@@ -1200,7 +1211,9 @@ private enum TFR {
                 bg.create(StrObj.self, value: ["stringCol": "E"])
             }
             let after = try required(try wrapper._get(), "results").map(\.stringCol)
-            return ["\(count) " + before.joined(separator: ","), "\(try bgAll._count()) " + after.joined(separator: ",")]
+            return [
+                "\(count) " + before.joined(separator: ","), "\(try bgAll._count()) " + after.joined(separator: ","),
+            ]
         }
         #expect(seen == ["4 D,B,A", "3 E,B"])
         #expect(realm.refresh())
@@ -1358,8 +1371,9 @@ extension ThreadsFreezeReferencesTests {
         }
     }
 
-    @Test("Spec F20, C15, C1: thaw() in an actor's isolation gives the thread's realm, not the actor's",
-          .hangGuard)
+    @Test(
+        "Spec F20, C15, C1: thaw() in an actor's isolation gives the thread's realm, not the actor's",
+        .hangGuard)
     func thawInAnActorGivesTheThreadsRealm() async throws {
         let configuration = testConfiguration()
         let frozen = try { () throws -> Unchecked<IntObj> in

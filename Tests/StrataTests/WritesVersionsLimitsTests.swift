@@ -15,10 +15,11 @@ private struct WVLBlockError: Error, Equatable {
     let id: Int
 }
 
-
 /// "bg": opens the realm of `configuration` on a new thread and commits `change` there.
-private func commitOnOtherThread(_ configuration: Realm.Configuration,
-                                 _ change: @escaping @Sendable (Realm) throws -> Void) throws {
+private func commitOnOtherThread(
+    _ configuration: Realm.Configuration,
+    _ change: @escaping @Sendable (Realm) throws -> Void
+) throws {
     try onOtherThread {
         let realm = try Realm(configuration: configuration)
         try realm.write { try change(realm) }
@@ -295,8 +296,9 @@ private func limitedConfiguration(_ limit: UInt?) -> Realm.Configuration {
         try a.write {
             objectOfA = try a._create(IntObj.self, value: ["intCol": 1], update: .error)
             try addIntObj(a, 2)
-            companyOfA = try a._create(Company.self, value: ["name": "c", "employees": [["name": "e", "age": 1, "hired": true]]],
-                                       update: .error)
+            companyOfA = try a._create(
+                Company.self, value: ["name": "c", "employees": [["name": "e", "age": 1, "hired": true]]],
+                update: .error)
         }
         try b.write { try addIntObj(b, 9) }
         let belongs = "Can only delete an object from the Realm it belongs to."
@@ -372,7 +374,8 @@ private func limitedConfiguration(_ limit: UInt?) -> Realm.Configuration {
         var owner: Owner!
         var dog: Dog!
         try realm.write {
-            owner = try realm._create(Owner.self, value: ["name": "o", "dog": ["dogName": "d", "age": 2]], update: .error)
+            owner = try realm._create(
+                Owner.self, value: ["name": "o", "dog": ["dogName": "d", "age": 2]], update: .error)
             dog = owner.dog
         }
         #expect(realm.objects(Owner.self).count == 1 && realm.objects(Dog.self).count == 1)
@@ -449,11 +452,14 @@ private func limitedConfiguration(_ limit: UInt?) -> Realm.Configuration {
         }
         let changes: [(String, () throws -> Void)] = [
             ("append existing", { try holder.intArray._append(second) }),
-            ("append unmanaged", {
-                let unmanaged = IntObj()
-                unmanaged.intCol = 3
-                try holder.intArray._append(unmanaged)
-            }),
+            (
+                "append unmanaged",
+                {
+                    let unmanaged = IntObj()
+                    unmanaged.intCol = 3
+                    try holder.intArray._append(unmanaged)
+                }
+            ),
             ("remove at 0", { _ = try holder.intArray._remove(at: 0) }),
             ("replace 0", { try holder.intArray._replace(index: 0, with: second) }),
         ]
@@ -506,10 +512,16 @@ private func limitedConfiguration(_ limit: UInt?) -> Realm.Configuration {
         var company: Company!
         var other: Company!
         try realm.write {
-            company = try realm._create(Company.self, value: ["name": "c", "employees": [
-                ["name": "x", "age": 1, "hired": true], ["name": "y", "age": 2, "hired": false],
-            ]], update: .error)
-            other = try realm._create(Company.self, value: ["name": "d", "employees": company.employees], update: .error)
+            company = try realm._create(
+                Company.self,
+                value: [
+                    "name": "c",
+                    "employees": [
+                        ["name": "x", "age": 1, "hired": true], ["name": "y", "age": 2, "hired": false],
+                    ],
+                ], update: .error)
+            other = try realm._create(
+                Company.self, value: ["name": "d", "employees": company.employees], update: .error)
         }
         #expect(realm.objects(Employee.self).count == 2)
         #expect(other.employees.count == 2)
@@ -831,8 +843,9 @@ private func limitedConfiguration(_ limit: UInt?) -> Realm.Configuration {
         #expect(realm.objects(IntObj.self).count == 1)
         let next = rejection { try realm._beginWrite() }
         #expect(next?.code == .fail)
-        #expect(next?.message.contains("Number of active versions (4) in the Realm exceeded the limit of 3") == true,
-                "\(String(describing: next))")
+        #expect(
+            next?.message.contains("Number of active versions (4) in the Realm exceeded the limit of 3") == true,
+            "\(String(describing: next))")
         #expect(Set(frozen.compactMap(\._readVersion)).count == 3)
     }
 
@@ -887,8 +900,12 @@ private func limitedConfiguration(_ limit: UInt?) -> Realm.Configuration {
             var ran = false
             var completions: [Realm.Error?] = []
             let queued = rejection {
-                _ = try realm._writeAsync({ ran = true; realm.create(IntObj.self) },
-                                          onComplete: { error in completions.append(error as? Realm.Error) })
+                _ = try realm._writeAsync(
+                    {
+                        ran = true
+                        realm.create(IntObj.self)
+                    },
+                    onComplete: { error in completions.append(error as? Realm.Error) })
             }
             #expect(queued == nil, "queued with three versions active: \(String(describing: queued))")
             try realm.write {}  // four versions active now: three frozen, the newest
@@ -896,8 +913,9 @@ private func limitedConfiguration(_ limit: UInt?) -> Realm.Configuration {
             #expect(!ran, "the block ran over the limit")
             let error = try #require(completions.first ?? nil, "the completion had no error")
             #expect(error.code == .fail)
-            #expect(error.message.contains("Number of active versions (4) in the Realm exceeded the limit of 3"),
-                    "\(error)")
+            #expect(
+                error.message.contains("Number of active versions (4) in the Realm exceeded the limit of 3"),
+                "\(error)")
             #expect(completions.count == 1)
             #expect(!realm.isInWriteTransaction)
             #expect(realm.objects(IntObj.self).count == 0)
@@ -925,15 +943,17 @@ private func limitedConfiguration(_ limit: UInt?) -> Realm.Configuration {
     @Test func releasingPinsRestoresWrites() throws {
         let realm = try Realm(configuration: limitedConfiguration(2))
         #expect(realm.objects(IntObj.self).count == 0)
-        var reference: ThreadSafeReference<Results<IntObj>>? = try ThreadSafeReference._make(to: realm.objects(IntObj.self))
+        var reference: ThreadSafeReference<Results<IntObj>>? = try ThreadSafeReference._make(
+            to: realm.objects(IntObj.self))
         try realm.write { try addIntObj(realm, 1) }
         var frozen: Realm? = try realm._freeze()
         try realm.write { try addIntObj(realm, 2) }
         // Active: the reference's version, the frozen one and the newest.
         let blocked = rejection { try realm._beginWrite() }
         #expect(blocked?.code == .fail)
-        #expect(blocked?.message.contains("Number of active versions (3) in the Realm exceeded the limit of 2") == true,
-                "\(String(describing: blocked))")
+        #expect(
+            blocked?.message.contains("Number of active versions (3) in the Realm exceeded the limit of 2") == true,
+            "\(String(describing: blocked))")
         #expect(reference?.isInvalidated == false)
         reference = nil  // 3 -> 2
         #expect(rejection { try realm._beginWrite() } == nil)
@@ -944,8 +964,10 @@ private func limitedConfiguration(_ limit: UInt?) -> Realm.Configuration {
         try realm.write { try addIntObj(realm, 4) }
         let blockedAgain = rejection { try realm._beginWrite() }
         #expect(blockedAgain?.code == .fail)
-        #expect(blockedAgain?.message.contains("Number of active versions (3) in the Realm exceeded the limit of 2") == true,
-                "\(String(describing: blockedAgain))")
+        #expect(
+            blockedAgain?.message.contains("Number of active versions (3) in the Realm exceeded the limit of 2")
+                == true,
+            "\(String(describing: blockedAgain))")
         #expect(frozen?.isFrozen == true && frozenAgain?.isFrozen == true)
         frozen = nil
         frozenAgain = nil
@@ -984,8 +1006,9 @@ private final class WVLNode: Object {
 }
 
 private func seedConfiguration() -> Realm.Configuration {
-    Realm.Configuration(fileURL: temporaryDirectory().appendingPathComponent("seed.realm"),
-                        objectTypes: allFixtureTypes + [WVLNote.self, WVLTag.self, WVLTagged.self, WVLNode.self])
+    Realm.Configuration(
+        fileURL: temporaryDirectory().appendingPathComponent("seed.realm"),
+        objectTypes: allFixtureTypes + [WVLNote.self, WVLTag.self, WVLTagged.self, WVLNode.self])
 }
 
 /// Callbacks counted on the observing thread (a class, so closures share it).
@@ -1068,8 +1091,9 @@ extension WritesVersionsLimitsTests {
         let first = try realm.write { realm.create(PKInt.self, value: ["id": 1, "name": "a"]) }
         #expect(realm.object(ofType: PKInt.self, forPrimaryKey: 1)?.isSameObject(as: first) == true)
         #expect(realm.object(ofType: PKInt.self, forPrimaryKey: 2) == nil)
-        expectRejected(rejection { _ = try realm._object(ofType: IntObj.self, forPrimaryKey: 1) },
-                       "'IntObj' does not have a primary key defined")
+        expectRejected(
+            rejection { _ = try realm._object(ofType: IntObj.self, forPrimaryKey: 1) },
+            "'IntObj' does not have a primary key defined")
         // A policy on a type without a primary key is refused first, also outside a write.
         let noKey = "'IntObj' does not have a primary key and can not be updated"
         expectRejected(rejection { try realm._add(IntObj(), update: .modified) }, noKey)
@@ -1080,8 +1104,9 @@ extension WritesVersionsLimitsTests {
             #expect(realm.object(ofType: PKInt.self, forPrimaryKey: 2)?.name == "b")  // the write's own (W4)
             // .error: refused, nothing changes.
             let exists = "Attempting to create an object of type 'PKInt' with an existing primary key value '1'"
-            expectRejected(rejection { _ = try realm._create(PKInt.self, value: ["id": 1, "name": "x"], update: .error) },
-                           exists)
+            expectRejected(
+                rejection { _ = try realm._create(PKInt.self, value: ["id": 1, "name": "x"], update: .error) },
+                exists)
             expectRejected(rejection { try realm._add(duplicate, update: .error) }, exists)
             #expect(duplicate.realm == nil)
             #expect(first.name == "a")
@@ -1116,8 +1141,9 @@ extension WritesVersionsLimitsTests {
             // An array, in declaration order: values it lacks are as absent keys; more are refused.
             let fromArray = realm.create(WVLNote.self, value: [2, "z"])
             #expect(fromArray.id == 2 && fromArray.note == "z" && fromArray.count == 0)
-            expectRejected(rejection { _ = try realm._create(WVLNote.self, value: [3, "w", 1, 9], update: .error) },
-                           "Invalid array input: more values (4) than properties (3).")
+            expectRejected(
+                rejection { _ = try realm._create(WVLNote.self, value: [3, "w", 1, 9], update: .error) },
+                "Invalid array input: more values (4) than properties (3).")
             #expect(realm.objects(WVLNote.self).count == 2)
             // An object, managed or not: every property is read; the object stays as it was.
             let unmanaged = WVLNote(value: ["id": 4, "note": "u", "count": 7])
@@ -1126,8 +1152,14 @@ extension WritesVersionsLimitsTests {
             #expect(copy.id == 4 && copy.note == "u" && copy.count == 7)
             // Nested values take the same forms and are created with it; an object of this
             // realm given there is linked as it is.
-            let company = realm.create(Company.self, value: ["name": "c", "employees": [
-                ["name": "e1", "age": 30, "hired": true], ["e2", 31, false]] as [Any]])
+            let company = realm.create(
+                Company.self,
+                value: [
+                    "name": "c",
+                    "employees": [
+                        ["name": "e1", "age": 30, "hired": true], ["e2", 31, false],
+                    ] as [Any],
+                ])
             #expect(company.employees.map(\.name) == ["e1", "e2"])
             let existing = try #require(company.employees.first)
             let other = realm.create(Company.self, value: ["name": "d", "employees": [existing]])
@@ -1167,8 +1199,9 @@ extension WritesVersionsLimitsTests {
             let tagged = WVLTagged(value: ["id": 1])
             tagged.tag = WVLTag(value: ["id": 1, "label": "new"])
             tagged.tags.append(WVLTag(value: ["id": 2, "label": "two"]))
-            expectRejected(rejection { try realm._add(tagged, update: .error) },
-                           "Attempting to create an object of type 'WVLTag' with an existing primary key value '1'")
+            expectRejected(
+                rejection { try realm._add(tagged, update: .error) },
+                "Attempting to create an object of type 'WVLTag' with an existing primary key value '1'")
             realm.cancelWrite()
         }
         try realm.write {
@@ -1246,7 +1279,9 @@ extension WritesVersionsLimitsTests {
             #expect(live.map(\.intCol) == [9])
             // An element W11 refuses: refused before anything is deleted.
             let survivor = try #require(live.first)
-            expectRejected(rejection { try realm._delete([survivor, IntObj()]) }, "Can only delete an object from the Realm it belongs to.")
+            expectRejected(
+                rejection { try realm._delete([survivor, IntObj()]) },
+                "Can only delete an object from the Realm it belongs to.")
             #expect(live.count == 1 && !survivor.isInvalidated)
         }
         let holder = try realm.write { () -> Holder in

@@ -6,8 +6,8 @@
 // a child's stdout line by line while it runs, and kill it with any signal at any moment.
 import Foundation
 import StrataCheck
-import StrataTestSupport
 import StrataStorage
+import StrataTestSupport
 import Synchronization
 
 #if canImport(Glibc)
@@ -268,8 +268,7 @@ final class ChildProcess: Sendable {
         state.withLock { $0.openStreamCount -= 1 }
     }
 
-    private static func append(_ bytes: ArraySlice<UInt8>, _ stream: Stream, to state: inout State)
-    {
+    private static func append(_ bytes: ArraySlice<UInt8>, _ stream: Stream, to state: inout State) {
         guard stream == .output else {
             state.standardError += bytes
             return
@@ -312,8 +311,9 @@ final class ChildProcess: Sendable {
         errorDescriptor: Int32
     ) throws -> pid_t {
         do {
-            return try ChildSpawn.spawn(executable: path, arguments: arguments, output: outputDescriptor,
-                                        error: .descriptor(errorDescriptor))
+            return try ChildSpawn.spawn(
+                executable: path, arguments: arguments, output: outputDescriptor,
+                error: .descriptor(errorDescriptor))
         } catch {
             throw ChildProcessError(description: "posix_spawn \(path) failed: errno \(error.code)")
         }

@@ -1,9 +1,10 @@
 import Dispatch
 import Foundation
-import StrataTestSupport
 import Strata
-@testable import StrataCheck
+import StrataTestSupport
 import Testing
+
+@testable import StrataCheck
 
 /// Spec N24 / V7: a commit made by another process wakes this process's realms through the
 /// file's `<file>.note` (an inotify watch, no polling): a queue realm's observer hears
@@ -43,12 +44,15 @@ import Testing
                 heard.realm = nil
             }
         }
-        let child = try ChildProcess.run("strata-fuzz", [
-            "child-writer", "--file", path, "--seed", "5", "--id", "1", "--commits", "3",
-        ])
+        let child = try ChildProcess.run(
+            "strata-fuzz",
+            [
+                "child-writer", "--file", path, "--seed", "5", "--id", "1", "--commits", "3",
+            ])
         #expect(child.exitCode == 0, "\(child)")
-        #expect(heard.first.wait(timeout: .now() + hangGuardSeconds) == .success,
-                "no .didChange arrived after another process committed")
+        #expect(
+            heard.first.wait(timeout: .now() + hangGuardSeconds) == .success,
+            "no .didChange arrived after another process committed")
         // The realm reads what the child committed (its batch counter among the Others).
         let others = queue.sync { (try? heard.realm?._objects(Other.self)._count()) ?? 0 }
         #expect(others > 0, "\(child)")
@@ -97,18 +101,23 @@ import Testing
         }
         #expect(updates.arrived.wait(timeout: .now() + hangGuardSeconds) == .success, "no initial callback")
         for round in 0..<2 {
-            let child = try ChildProcess.run("strata-fuzz", [
-                "child-writer", "--file", path, "--seed", "5", "--id", "1", "--commits", "1",
-            ])
+            let child = try ChildProcess.run(
+                "strata-fuzz",
+                [
+                    "child-writer", "--file", path, "--seed", "5", "--id", "1", "--commits", "1",
+                ])
             #expect(child.exitCode == 0, "\(child)")
-            #expect(updates.arrived.wait(timeout: .now() + hangGuardSeconds) == .success, "round \(round): no update arrived")
+            #expect(
+                updates.arrived.wait(timeout: .now() + hangGuardSeconds) == .success,
+                "round \(round): no update arrived")
         }
         let entries = updates.lock.withLock { updates.entries }
         try #require(entries.count == 3, "\(entries)")
         let counter = ProcessPlan.counterKey(child: 1)
         // First run: the counter and one commit record are new.
-        #expect(entries[1].insertions.count == 2 && entries[1].deletions.isEmpty && entries[1].modifications.isEmpty,
-                "\(entries[1])")
+        #expect(
+            entries[1].insertions.count == 2 && entries[1].deletions.isEmpty && entries[1].modifications.isEmpty,
+            "\(entries[1])")
         // Second run: one more record, and the counter, rewritten, is the one modification.
         let old = entries[1].keys
         #expect(entries[2].insertions.count == 1 && entries[2].deletions.isEmpty, "\(entries[2])")

@@ -1,9 +1,10 @@
 import Dispatch
 import Foundation
 import Strata
-@testable import StrataCheck
 import StrataTestSupport
 import Testing
+
+@testable import StrataCheck
 
 /// Realm's interprocess behaviours (IPC): this test process and a `strata-fuzz child-realm`
 /// process share one file (Spec V7, V9, W1, N11, N24, X3).
@@ -19,9 +20,11 @@ import Testing
     /// Runs the child to its end and returns what it printed.
     @discardableResult
     private static func child(_ path: String, _ action: String, count: Int = 1) throws -> [String] {
-        let output = try ChildProcess.run("strata-fuzz", [
-            "child-realm", "--file", path, "--action", action, "--count", String(count),
-        ])
+        let output = try ChildProcess.run(
+            "strata-fuzz",
+            [
+                "child-realm", "--file", path, "--action", action, "--count", String(count),
+            ])
         #expect(output.exitCode == 0, "\(output)")
         return output.lines
     }
@@ -82,8 +85,9 @@ import Testing
             let collectionToken = try realm._objects(Item.self)._observe { _ in collectionCalls += 1 }
             #expect(spinRunLoop { collectionCalls == 1 })  // the initial callback
             _ = try onOtherThread { try Self.child(path, "count") }
-            #expect(spinRunLoop(seconds: 0.5) { realmCalls > 0 || collectionCalls > 1 } == false,
-                    "a reading process notified: realm \(realmCalls), collection \(collectionCalls)")
+            #expect(
+                spinRunLoop(seconds: 0.5) { realmCalls > 0 || collectionCalls > 1 } == false,
+                "a reading process notified: realm \(realmCalls), collection \(collectionCalls)")
             _ = try onOtherThread { try Self.child(path, "create") }
             #expect(spinRunLoop { realmCalls == 1 && collectionCalls == 2 })
             realmToken.invalidate()

@@ -1,8 +1,9 @@
 import Foundation
 import StrataStorage
-import Testing
-@testable import StrataCheck
 import StrataTestSupport
+import Testing
+
+@testable import StrataCheck
 
 /// How `strata-fuzz bugs --check` judges a check child that died by a signal
 /// (`SeededBugCatalog.checkInChild`): a catch only when the run in flight, read back from the
@@ -17,7 +18,8 @@ import StrataTestSupport
         let path = directory.file("flight")
         let recorder = try FlightRecorder(path: path)
         #expect(FlightRecorder.inFlight(path: path) == nil, "a new recorder has a run in flight")
-        let settings = CheckSettings(mode: .crash, store: .sim, threads: 2, operations: 40, engineBugs: .engine(.reuseOwnFrees))
+        let settings = CheckSettings(
+            mode: .crash, store: .sim, threads: 2, operations: 40, engineBugs: .engine(.reuseOwnFrees))
         var stream = ChoiceStream(seed: 7)
         stream.flightRecorder = recorder
         recorder.begin(settings: settings)
@@ -38,19 +40,26 @@ import StrataTestSupport
     @Test func aTrappingBugIsCaughtWithTheTokenOfTheRunThatTrapped() throws {
         let executable = try BuiltProducts.path(of: "strata-fuzz")
         let bug = try #require(SeededBugCatalog.named("publishBeforeSlotSync"))
-        let result = SeededBugCatalog.checkInChild(bug, command: [
-            executable, "bugs", "--check", "--in-process", "--json", "--only", bug.name,
-            "--runs-per-bug", "200", "--shrink-seconds", "1", "--seed", "1",
-        ], scratchDirectory: directory.path)
+        let result = SeededBugCatalog.checkInChild(
+            bug,
+            command: [
+                executable, "bugs", "--check", "--in-process", "--json", "--only", bug.name,
+                "--runs-per-bug", "200", "--shrink-seconds", "1", "--seed", "1",
+            ], scratchDirectory: directory.path)
         #expect(result.caught, "\(String(describing: result.failure))")
         let token = try #require(result.token, "\(String(describing: result.failure))")
         #expect(token.hasPrefix(ReplayToken.currentPrefix))
         #if STRATA_CHECKS
-            #expect(result.failure?.hasPrefix("the engine trapped (signal 4)") == true, "\(String(describing: result.failure))")
-            #expect(result.failure?.contains("invariant violated: a pin taken under the write lock reads the commit") == true,
-                    "\(String(describing: result.failure))")
+            #expect(
+                result.failure?.hasPrefix("the engine trapped (signal 4)") == true,
+                "\(String(describing: result.failure))")
+            #expect(
+                result.failure?.contains("invariant violated: a pin taken under the write lock reads the commit")
+                    == true,
+                "\(String(describing: result.failure))")
             #expect(result.shrunkOperations == nil)
-            let again = try SeededBugCatalog.replayFails(token, executable: executable, scratchDirectory: directory.path)
+            let again = try SeededBugCatalog.replayFails(
+                token, executable: executable, scratchDirectory: directory.path)
             #expect(again == "traps again (signal 4)")
         #else
             #expect(result.shrunkOperations != nil, "\(String(describing: result.failure))")
@@ -65,7 +74,9 @@ import StrataTestSupport
             bug, status: SIGSEGV, stderr: "something else went wrong\n", inFlight: nil,
             executable: try BuiltProducts.path(of: "strata-fuzz"), scratchDirectory: directory.path, seconds: 1)
         #expect(!result.caught)
-        #expect(result.failure == "the check died (signal 11) outside any run, so nothing explains it: something else went wrong")
+        #expect(
+            result.failure
+                == "the check died (signal 11) outside any run, so nothing explains it: something else went wrong")
         #expect(result.token == nil)
     }
 
@@ -74,15 +85,18 @@ import StrataTestSupport
     @Test func aDeathItsRunDoesNotReproduceIsNotACatch() throws {
         let bug = try #require(SeededBugCatalog.named("treeSplitOffByOne"))
         let token = ReplayToken.encode(settings: CheckSettings(operations: 20), choices: [])
-        #expect(try SeededBugCatalog.replayFails(token, executable: try BuiltProducts.path(of: "strata-fuzz"),
-                                             scratchDirectory: directory.path) == nil, "the clean run fails")
+        #expect(
+            try SeededBugCatalog.replayFails(
+                token, executable: try BuiltProducts.path(of: "strata-fuzz"),
+                scratchDirectory: directory.path) == nil, "the clean run fails")
         let result = SeededBugCatalog.explainDeath(
             bug, status: SIGILL, stderr: "Fatal error: somewhere\n",
             inFlight: FlightRecorder.InFlight(token: token, draws: 0, mode: .controlled),
             executable: try BuiltProducts.path(of: "strata-fuzz"), scratchDirectory: directory.path, seconds: 1)
         #expect(!result.caught)
-        #expect(result.failure?.contains("that its token does not make fail again: Fatal error: somewhere") == true,
-                "\(String(describing: result.failure))")
+        #expect(
+            result.failure?.contains("that its token does not make fail again: Fatal error: somewhere") == true,
+            "\(String(describing: result.failure))")
         #expect(result.token == token)
     }
 }

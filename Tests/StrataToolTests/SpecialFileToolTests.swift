@@ -1,8 +1,8 @@
 import CStrataSupport
 import Foundation
 import StrataStorage
-import Testing
 import StrataTestSupport
+import Testing
 
 #if canImport(Glibc)
     import Glibc
@@ -43,15 +43,20 @@ import StrataTestSupport
 
     /// Runs a copy of `strata-tool` every user may run in a child with
     /// `fileSizeLimit` bytes of RLIMIT_FSIZE and as `uid`; returns how it ended and its output.
-    static func runRestricted(_ arguments: [String], in directory: String, fileSizeLimit: Int64 = -1,
-                              uid: Int32 = -1) throws -> (termination: ChildTermination, output: String) {
+    static func runRestricted(
+        _ arguments: [String], in directory: String, fileSizeLimit: Int64 = -1,
+        uid: Int32 = -1
+    ) throws -> (termination: ChildTermination, output: String) {
         let tool = try BuiltProducts.shareableCopy(of: "strata-tool")
         let outputPath = directory + "/output-\(UInt32.random(in: 0...UInt32.max))"
         let descriptor = open(outputPath, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
         #expect(descriptor >= 0)
-        defer { close(descriptor); unlink(outputPath) }
+        defer {
+            close(descriptor)
+            unlink(outputPath)
+        }
         let argv = ([tool] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
+        defer { for argument in argv { free(argument) } }
         let pid = argv.withUnsafeBufferPointer { buffer in
             strata_spawn_restricted(tool, buffer.baseAddress, descriptor, fileSizeLimit, uid)
         }
@@ -61,7 +66,10 @@ import StrataTestSupport
         var reaped = false
         for _ in 0..<12_000 {
             let result = waitpid(pid, &status, WNOHANG)
-            if result == pid { reaped = true; break }
+            if result == pid {
+                reaped = true
+                break
+            }
             usleep(10_000)
         }
         if !reaped {
@@ -73,16 +81,23 @@ import StrataTestSupport
         return (ChildTermination(waitStatus: status), output)
     }
 
-    @Test("Spec X31: a writer crossing ulimit -f gets 'file size limit exceeded' and exits, no SIGXFSZ; the file keeps every commit")
+    @Test(
+        "Spec X31: a writer crossing ulimit -f gets 'file size limit exceeded' and exits, no SIGXFSZ; the file keeps every commit"
+    )
     func writerBeyondTheFileSizeLimitGetsATypedError() throws {
         let directory = TemporaryDirectory()
         let path = directory.file("limited.strata")
         let limit: Int64 = 320 << 10
-        let run = try Self.runRestricted(["writer", path, "--commits", "400", "--seed", "7"], in: directory.path,
-                                         fileSizeLimit: limit)
-        #expect(run.termination == .exited(3), "the writer must exit with an I/O error, not die of SIGXFSZ: \(run.termination)\n\(run.output)")
+        let run = try Self.runRestricted(
+            ["writer", path, "--commits", "400", "--seed", "7"], in: directory.path,
+            fileSizeLimit: limit)
+        #expect(
+            run.termination == .exited(3),
+            "the writer must exit with an I/O error, not die of SIGXFSZ: \(run.termination)\n\(run.output)")
         #expect(run.output.contains("EFBIG (file size limit exceeded)"), "\(run.output)")
-        let committed = run.output.split(separator: "\n").compactMap { WriterLine(String($0)) }.filter { $0.kind == .committed }
+        let committed = run.output.split(separator: "\n").compactMap { WriterLine(String($0)) }.filter {
+            $0.kind == .committed
+        }
         let last = try #require(committed.last, "no commit fitted under the limit: \(run.output)")
         #expect(committed.count < 400, "the workload must reach the limit")
         var info = stat()
@@ -119,7 +134,8 @@ import StrataTestSupport
         }
         // A 0644 file of another user: readable, not writable, so the writer is refused.
         #expect(chmod(path, 0o644) == 0)
-        let writer = try Self.runRestricted(["writer", path, "--commits", "1", "--seed", "1"], in: directory.path, uid: uid)
+        let writer = try Self.runRestricted(
+            ["writer", path, "--commits", "1", "--seed", "1"], in: directory.path, uid: uid)
         #expect(writer.termination == .exited(3), "\(writer.termination)\n\(writer.output)")
         #expect(writer.output.contains("open \(path) failed: EACCES (permission denied)"), "\(writer.output)")
     }

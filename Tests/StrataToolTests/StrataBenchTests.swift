@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import StrataTestSupport
+import Testing
 
 /// The `strata-bench` command line, run as a child process on tiny data sets (debug build).
 @Suite("strata-bench")

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import StrataTestSupport
+import Testing
 
 /// `strata-fuzz damage` as a child process: a small campaign over every class but stale pages
 /// ends with no failure; a planted crash and a planted hang in a checking child are each
@@ -8,15 +8,22 @@ import StrataTestSupport
 @Suite(.serialized) struct StrataFuzzDamageTests {
     static func count(_ outcome: String, in output: ChildOutput) -> Int? {
         guard let line = output.lines.first(where: { $0.hasPrefix("damage: ") && $0.contains(" variants in ") }),
-              let range = line.range(of: "\(outcome) ") else { return nil }
+            let range = line.range(of: "\(outcome) ")
+        else { return nil }
         return Int(line[range.upperBound...].prefix { $0.isNumber })
     }
 
-    @Test("Spec D8, X31: 120 variants of every class but stale pages: detected or harmless, none undetected, crashed or hung")
+    @Test(
+        "Spec D8, X31: 120 variants of every class but stale pages: detected or harmless, none undetected, crashed or hung"
+    )
     func smallCampaignHasNoFailure() throws {
         let directory = TemporaryDirectory()
-        let output = try ChildProcess.run("strata-fuzz", ["damage", "--generate", "--variants", "120", "--seed", "5",
-                                                          "--no-stale", "--batch", "50", "--out", directory.path])
+        let output = try ChildProcess.run(
+            "strata-fuzz",
+            [
+                "damage", "--generate", "--variants", "120", "--seed", "5",
+                "--no-stale", "--batch", "50", "--out", directory.path,
+            ])
         #expect(output.exitCode == 0, "\(output)")
         #expect(Self.count("undetected", in: output) == 0, "\(output)")
         #expect(Self.count("crash", in: output) == 0, "\(output)")
@@ -29,16 +36,21 @@ import StrataTestSupport
         #expect(cells.count == 8 && Int(cells[1]) ?? 0 > 0 && cells.dropFirst(2).allSatisfy { $0 == "0" }, "\(special)")
     }
 
-    @Test("A crash and a hang planted in checking children are counted, kept and reproducible; the campaign goes on",
-          arguments: ["crash", "hang"])
+    @Test(
+        "A crash and a hang planted in checking children are counted, kept and reproducible; the campaign goes on",
+        arguments: ["crash", "hang"])
     func plantedFailuresAreCountedAndTheCampaignGoesOn(kind: String) throws {
         let directory = TemporaryDirectory()
         // The watchdog's 100 polls (10 s) are far above what one variant takes on a loaded
         // machine, so only the planted hang trips it.
-        let output = try ChildProcess.run("strata-fuzz", ["damage", "--generate", "--variants", "30", "--seed", "9",
-                                                          "--no-stale", "--no-api", "--batch", "10", "--jobs", "1",
-                                                          "--stall-polls", "100", "--plant", "\(kind):13",
-                                                          "--out", directory.path])
+        let output = try ChildProcess.run(
+            "strata-fuzz",
+            [
+                "damage", "--generate", "--variants", "30", "--seed", "9",
+                "--no-stale", "--no-api", "--batch", "10", "--jobs", "1",
+                "--stall-polls", "100", "--plant", "\(kind):13",
+                "--out", directory.path,
+            ])
         #expect(output.exitCode == 1, "\(output)")
         #expect(Self.count(kind, in: output) == 1, "\(output)")
         // The other 29 variants were checked: by the child before it, and by the one after.

@@ -118,7 +118,8 @@ import Testing
         // Probe lines may come first (the open itself marks some: the lock file initialised).
         let protocolLines = first.lines.filter { !$0.hasPrefix("probe 2 ") }
         #expect(protocolLines.first?.hasPrefix("open 2 ") == true, "\(first)")
-        #expect(first.lines.contains("probe 2 lockFileInitialised"), "the first opener initialises the lock file: \(first)")
+        #expect(
+            first.lines.contains("probe 2 lockFileInitialised"), "the first opener initialises the lock file: \(first)")
         #expect(protocolLines.allSatisfy { $0.hasPrefix("open 2 ") || $0.hasPrefix("commit 2 ") }, "\(first)")
     }
 

@@ -1,7 +1,7 @@
 import Foundation
 import StrataCheck
-import Testing
 import StrataTestSupport
+import Testing
 
 /// The `strata-fuzz` command line, run as a child process: help, usage errors, a campaign's
 /// trace digest repeating across processes, the failure round trip (artifact, replay, shrink)
@@ -74,9 +74,13 @@ import StrataTestSupport
 
     @Test func aRunWithoutTheOpenFindingsKindsIsClean() throws {
         let output = try ChildProcess.run(
-            "strata-fuzz", ["run", "--ops", "400", "--seed", "3", "--mode", "controlled", "--store", "sim",
-                            "--exclude", "thawHandle,makeReference,resolve,invalidate,delete,freezeRealm,append,listOf,removeFromList,cancelWrite",
-                            "--no-shrink", "--out", NSTemporaryDirectory()])
+            "strata-fuzz",
+            [
+                "run", "--ops", "400", "--seed", "3", "--mode", "controlled", "--store", "sim",
+                "--exclude",
+                "thawHandle,makeReference,resolve,invalidate,delete,freezeRealm,append,listOf,removeFromList,cancelWrite",
+                "--no-shrink", "--out", NSTemporaryDirectory(),
+            ])
         #expect(output.exitCode == 0, "\(output)")
         #expect(output.standardOutput.contains("campaign: clean"), "\(output)")
     }
@@ -363,13 +367,15 @@ import StrataTestSupport
         for replayed in [token, artifact] {
             let replay = try ChildProcess.run("strata-fuzz", ["replay", replayed])
             #expect(replay.exitCode == 1, "\(replay)")
-            #expect(replay.standardOutput.contains("still fails: the run crashed the process (signal \(SIGSEGV))"),
-                    "\(replay)")
+            #expect(
+                replay.standardOutput.contains("still fails: the run crashed the process (signal \(SIGSEGV))"),
+                "\(replay)")
         }
         let shrink = try ChildProcess.run("strata-fuzz", ["shrink", artifact, "--seconds", "5"])
         #expect(shrink.exitCode == 1, "\(shrink)")
-        #expect(shrink.standardOutput.contains("crashes: the run crashed the process (signal \(SIGSEGV))"),
-                "\(shrink)")
+        #expect(
+            shrink.standardOutput.contains("crashes: the run crashed the process (signal \(SIGSEGV))"),
+            "\(shrink)")
     }
 
     /// `--keep-going`: a campaign goes on after a run that crashed its process. Every run of
@@ -388,7 +394,8 @@ import StrataTestSupport
         #expect(output.exitCode == 1, "\(output)")
         let failures = output.lines.compactMap { line -> [String: Any]? in
             guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                  object["event"] as? String == "failure" else { return nil }
+                object["event"] as? String == "failure"
+            else { return nil }
             return object
         }
         #expect(failures.map { ($0["campaignRun"] as? NSNumber)?.intValue } == [0, 1, 2], "\(output)")
@@ -430,8 +437,9 @@ import StrataTestSupport
         let output = try ChildProcess.run(
             "strata-fuzz", ["explore", "--defect", "plantedCrashInCommit", "--seeds", "1", "--out", directory.path])
         #expect(output.exitCode == 1, "\(output)")
-        #expect(output.standardOutput.contains("FAILURE: crash: the run crashed the process (signal \(SIGSEGV))"),
-                "\(output)")
+        #expect(
+            output.standardOutput.contains("FAILURE: crash: the run crashed the process (signal \(SIGSEGV))"),
+            "\(output)")
         let token = try #require(Self.field("replay token", in: output), "\(output)")
         #expect(token.hasPrefix(Self.tokenPrefix), "\(output)")
         let replay = try ChildProcess.run("strata-fuzz", ["replay", token])

@@ -1,7 +1,7 @@
 import Foundation
 import StrataStorage
-import Testing
 import StrataTestSupport
+import Testing
 
 #if canImport(Glibc)
     import Glibc
@@ -209,12 +209,16 @@ import StrataTestSupport
         let tagKey = try write.insert(tag.id, values: [.int(5), .string("good")])
         let rex = try write.insert(
             dog.id,
-            values: [.string("Rex"), .link(Link(table: person.id, key: ann)), .link(Link(table: tag.id, key: tagKey)),
-                     .list([])])
+            values: [
+                .string("Rex"), .link(Link(table: person.id, key: ann)), .link(Link(table: tag.id, key: tagKey)),
+                .list([]),
+            ])
         _ = try write.insert(
             dog.id,
-            values: [.string("Fido"), .link(Link(table: person.id, key: ObjectKey(99))), .null,
-                     .list([.link(Link(table: dog.id, key: rex))])])
+            values: [
+                .string("Fido"), .link(Link(table: person.id, key: ObjectKey(99))), .null,
+                .list([.link(Link(table: dog.id, key: rex))]),
+            ])
         _ = try write.commit()
     }
 

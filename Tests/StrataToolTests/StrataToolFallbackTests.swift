@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import StrataStorage
 import StrataTestSupport
+import Testing
+
+@testable import StrataStorage
 
 #if canImport(Glibc)
     import Glibc
@@ -32,7 +33,9 @@ import StrataTestSupport
         #expect(sector.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, offset) } == sector.count)
     }
 
-    @Test("Spec D15: verify exits 1 with a note naming the damaged slot, the version recovered and the one lost; --allow-fallback exits 0")
+    @Test(
+        "Spec D15: verify exits 1 with a note naming the damaged slot, the version recovered and the one lost; --allow-fallback exits 0"
+    )
     func verifyReportsAFallbackToTheOlderSlot() throws {
         let directory = TemporaryDirectory()
         let sample = try SampleDatabase.make(at: directory.file("sample.strata"))
@@ -98,7 +101,8 @@ import StrataTestSupport
         #expect(
             verify.standardOutput.contains(
                 "commit slot \(newest) is damaged (impossible values: version 18446744073709551615 above the largest, "
-                    + "9223372036854775807) and names version 18446744073709551615; the file fell back to version 1 in slot \(older)"),
+                    + "9223372036854775807) and names version 18446744073709551615; the file fell back to version 1 in slot \(older)"
+            ),
             "\(verify)")
         // The writer continues from the recovered version 1 and overwrites the forged slot.
         let writer = try strataTool("writer", sample.path, "--commits", "2", "--seed", "7")

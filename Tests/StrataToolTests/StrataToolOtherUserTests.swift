@@ -42,9 +42,11 @@ import Testing
             #expect(output.exitCode == 3, "\(command): \(output)")
             #expect(
                 output.output.contains(
-                    "the lock file '\(lock)' exists, but this process may not open it for writing (EACCES (permission denied))"),
+                    "the lock file '\(lock)' exists, but this process may not open it for writing (EACCES (permission denied))"
+                ),
                 "\(command): \(output)")
-            #expect(output.output.contains("with assumeImmutable when no process writes the file"), "\(command): \(output)")
+            #expect(
+                output.output.contains("with assumeImmutable when no process writes the file"), "\(command): \(output)")
         }
     }
 
@@ -65,7 +67,8 @@ import Testing
         let writer = try setup.asOtherUser("writer", setup.sample.path, "--commits", "1", "--seed", "1")
         #expect(writer.exitCode == 3, "\(writer)")
         #expect(
-            writer.output.contains("cannot be created: this process may not write its directory '\(setup.directory.path)'"),
+            writer.output.contains(
+                "cannot be created: this process may not write its directory '\(setup.directory.path)'"),
             "\(writer)")
         #expect(!FileManager.default.fileExists(atPath: setup.sample.path + ".lock"))
     }

@@ -1,6 +1,6 @@
 import Foundation
-import StrataTestSupport
 import StrataStorage
+import StrataTestSupport
 import Testing
 
 #if canImport(Glibc)

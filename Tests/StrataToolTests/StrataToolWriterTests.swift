@@ -1,6 +1,6 @@
 import Foundation
-import StrataTestSupport
 import StrataStorage
+import StrataTestSupport
 import Testing
 
 /// `strata-tool writer`: its output protocol and its determinism, which the process tests

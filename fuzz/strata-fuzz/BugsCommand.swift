@@ -29,17 +29,23 @@ enum BugsCommand: FuzzCommand {
             .flag("list", help: "Print the catalog."),
             .flag("check", help: "Run the harness against each bug."),
             .value("seconds-per-bug", valueName: "N", help: "Give up on a bug after N seconds.", default: "30"),
-            .value("runs-per-bug", valueName: "N",
-                   help: "Give up on a bug after N runs instead (a count: the same on any machine).",
-                   default: "none"),
+            .value(
+                "runs-per-bug", valueName: "N",
+                help: "Give up on a bug after N runs instead (a count: the same on any machine).",
+                default: "none"),
             .value("seed", valueName: "S", help: "The campaign seed of every bug's check.", default: "1"),
             .value("only", valueName: "NAMES", help: "Check only these bugs, comma-separated.", default: "all"),
             .value("shrink-seconds", valueName: "N", help: "Shrink each failure for at most N seconds.", default: "20"),
             .flag("json", help: "Print JSON objects, one a line, instead of text."),
-            .flag("in-process", help: "Check in this process (by default each bug is checked in a child, so a bug that crashes the engine is caught, not fatal)."),
-            .value("flight-recorder", valueName: "FILE",
-                   help: "Record each run in flight in FILE, so that a parent can replay a run that killed this process.",
-                   default: "none"),
+            .flag(
+                "in-process",
+                help:
+                    "Check in this process (by default each bug is checked in a child, so a bug that crashes the engine is caught, not fatal)."
+            ),
+            .value(
+                "flight-recorder", valueName: "FILE",
+                help: "Record each run in flight in FILE, so that a parent can replay a run that killed this process.",
+                default: "none"),
         ],
         examples: [
             "strata-fuzz bugs --list",
@@ -85,13 +91,17 @@ enum BugsCommand: FuzzCommand {
             let executable = ProcessSettings.currentExecutable()
             let result: SeededBugResult
             if let executable, !command.flag("in-process"), !bug.needsProcesses {
-                result = SeededBugCatalog.checkInChild(bug, command: [
-                    executable, "bugs", "--check", "--in-process", "--json", "--only", bug.name,
-                    "--seconds-per-bug", String(seconds), "--shrink-seconds", String(shrinkSeconds), "--seed", String(seed),
-                ] + (runs.map { ["--runs-per-bug", String($0)] } ?? []), scratchDirectory: NSTemporaryDirectory())
+                result = SeededBugCatalog.checkInChild(
+                    bug,
+                    command: [
+                        executable, "bugs", "--check", "--in-process", "--json", "--only", bug.name,
+                        "--seconds-per-bug", String(seconds), "--shrink-seconds", String(shrinkSeconds), "--seed",
+                        String(seed),
+                    ] + (runs.map { ["--runs-per-bug", String($0)] } ?? []), scratchDirectory: NSTemporaryDirectory())
             } else {
-                result = SeededBugCatalog.check(bug, seconds: seconds, runs: runs, seed: seed, shrinkSeconds: shrinkSeconds,
-                                                childCommand: executable.map { [$0, ChildWriterCommand.spec.name] })
+                result = SeededBugCatalog.check(
+                    bug, seconds: seconds, runs: runs, seed: seed, shrinkSeconds: shrinkSeconds,
+                    childCommand: executable.map { [$0, ChildWriterCommand.spec.name] })
             }
             results.append(result)
             printResult(result, json: json)
@@ -115,8 +125,10 @@ enum BugsCommand: FuzzCommand {
         }
         var table = TextTable(header: ["bug", "layer", "rules", "what it does"])
         for bug in bugs {
-            table.addRow([bug.name, bug.layer + (bug.needsProcesses ? " (processes)" : ""),
-                          bug.rules.joined(separator: ", "), bug.summary])
+            table.addRow([
+                bug.name, bug.layer + (bug.needsProcesses ? " (processes)" : ""),
+                bug.rules.joined(separator: ", "), bug.summary,
+            ])
         }
         FuzzFormat.write(table.lines + ["\(bugs.count) seeded bugs"])
     }
@@ -139,18 +151,21 @@ enum BugsCommand: FuzzCommand {
             StandardStreams.writeLine(line.render())
             return
         }
-        let verdict = result.caught && result.shrunkOperations == nil
+        let verdict =
+            result.caught && result.shrunkOperations == nil
             ? "caught in \(String(format: "%.1f", result.secondsToCatch ?? 0)) s, not shrunk: \(result.failure ?? "")"
                 + (result.token.map { "; replay: strata-fuzz replay \($0)" } ?? "")
             : result.caught
-            ? "caught in \(String(format: "%.1f", result.secondsToCatch ?? 0)) s (\(TextFields.counted(result.runs, "run"))), "
-                + (result.shrinkableAfterSeconds.map { at in
-                    at > (result.secondsToCatch ?? 0) ? "first by a free run; in lockstep at \(String(format: "%.1f", at)) s, " : ""
-                } ?? "only by free runs (not shrinkable), ")
-                + "shrunk \(result.foundOperations ?? 0) -> \(result.shrunkOperations ?? 0) ops in \(result.shrinkRuns ?? 0) runs, "
-                + "\(String(format: "%.1f", result.shrinkSeconds ?? 0)) s: \(result.failure ?? "")"
-            : "MISSED after \(TextFields.counted(result.runs, result.bug.needsProcesses ? "kill" : "run"))"
-                + (result.failure.map { ": \($0)" } ?? "") + (result.token.map { "; replay: strata-fuzz replay \($0)" } ?? "")
+                ? "caught in \(String(format: "%.1f", result.secondsToCatch ?? 0)) s (\(TextFields.counted(result.runs, "run"))), "
+                    + (result.shrinkableAfterSeconds.map { at in
+                        at > (result.secondsToCatch ?? 0)
+                            ? "first by a free run; in lockstep at \(String(format: "%.1f", at)) s, " : ""
+                    } ?? "only by free runs (not shrinkable), ")
+                    + "shrunk \(result.foundOperations ?? 0) -> \(result.shrunkOperations ?? 0) ops in \(result.shrinkRuns ?? 0) runs, "
+                    + "\(String(format: "%.1f", result.shrinkSeconds ?? 0)) s: \(result.failure ?? "")"
+                : "MISSED after \(TextFields.counted(result.runs, result.bug.needsProcesses ? "kill" : "run"))"
+                    + (result.failure.map { ": \($0)" } ?? "")
+                    + (result.token.map { "; replay: strata-fuzz replay \($0)" } ?? "")
         FuzzFormat.write(["\(result.bug.name): \(verdict)"])
     }
 
@@ -175,19 +190,24 @@ enum BugsCommand: FuzzCommand {
         }
         // "lockstep s": when the first shrinkable (lockstep) counterexample came, if a free run
         // caught the bug first; its size is the shrunk one.
-        var table = TextTable(header: ["bug", "caught", "seconds", "lockstep s", "shrunk ops"], numericColumns: [2, 3, 4])
+        var table = TextTable(
+            header: ["bug", "caught", "seconds", "lockstep s", "shrunk ops"], numericColumns: [2, 3, 4])
         for result in results {
-            let lockstep = result.shrinkableAfterSeconds.map { at in
-                at > (result.secondsToCatch ?? 0) ? String(format: "%.1f", at) : "-"
-            } ?? (result.shrunkOperations == nil || !result.caught ? "-" : "none")
-            table.addRow([result.bug.name, result.caught ? "yes" : "MISSED",
-                          result.secondsToCatch.map { String(format: "%.1f", $0) } ?? "-", lockstep,
-                          result.shrunkOperations.map(String.init) ?? "-"])
+            let lockstep =
+                result.shrinkableAfterSeconds.map { at in
+                    at > (result.secondsToCatch ?? 0) ? String(format: "%.1f", at) : "-"
+                } ?? (result.shrunkOperations == nil || !result.caught ? "-" : "none")
+            table.addRow([
+                result.bug.name, result.caught ? "yes" : "MISSED",
+                result.secondsToCatch.map { String(format: "%.1f", $0) } ?? "-", lockstep,
+                result.shrunkOperations.map(String.init) ?? "-",
+            ])
         }
-        FuzzFormat.write(table.lines + [
-            "caught \(caught.count) of \(results.count); median \(median.map { String(format: "%.1f", $0) } ?? "-") s to catch, "
-                + "slowest \(times.last.map { String(format: "%.1f", $0) } ?? "-") s; median shrunk size \(medianSize.map(String.init) ?? "-") ops, "
-                + "largest \(sizes.last.map(String.init) ?? "-")",
-        ])
+        FuzzFormat.write(
+            table.lines + [
+                "caught \(caught.count) of \(results.count); median \(median.map { String(format: "%.1f", $0) } ?? "-") s to catch, "
+                    + "slowest \(times.last.map { String(format: "%.1f", $0) } ?? "-") s; median shrunk size \(medianSize.map(String.init) ?? "-") ops, "
+                    + "largest \(sizes.last.map(String.init) ?? "-")"
+            ])
     }
 }

@@ -41,7 +41,8 @@ enum DamageCommand: FuzzCommand {
             """,
         options: [
             .flag("generate", help: "Generate the original through the Realm API instead of reading FILE."),
-            .value("prepared", valueName: "DIR", help: "Reuse a prepared original (an artifact's 'prepared' directory)."),
+            .value(
+                "prepared", valueName: "DIR", help: "Reuse a prepared original (an artifact's 'prepared' directory)."),
             .value("variants", valueName: "N", help: "How many variants.", default: String(variantsDefault)),
             .value("seed", valueName: "S", help: "The campaign seed.", default: "random"),
             .value("first", valueName: "I", help: "Start at variant I.", default: "0"),
@@ -85,8 +86,9 @@ enum DamageCommand: FuzzCommand {
         var classes = DamageClass.allCases
         if let list = command.value("classes"), list != "all" {
             guard let parsed = DamageClass.parse(list) else {
-                throw command.usageError("--classes expects names among "
-                                         + DamageClass.allCases.map(\.rawValue).joined(separator: ", ") + " (got '\(list)')")
+                throw command.usageError(
+                    "--classes expects names among "
+                        + DamageClass.allCases.map(\.rawValue).joined(separator: ", ") + " (got '\(list)')")
             }
             classes = parsed
         }
@@ -95,7 +97,9 @@ enum DamageCommand: FuzzCommand {
         let api = !command.flag("no-api")
         var plant: DamagePlant?
         if let text = command.value("plant") {
-            guard let parsed = DamagePlant(text) else { throw command.usageError("--plant expects crash:I or hang:I (got '\(text)')") }
+            guard let parsed = DamagePlant(text) else {
+                throw command.usageError("--plant expects crash:I or hang:I (got '\(text)')")
+            }
             plant = parsed
         }
         let out = command.value("out") ?? outDefault
@@ -136,10 +140,12 @@ enum DamageCommand: FuzzCommand {
             StandardStreams.writeLine("note: no older images of the original: no stale-page variants")
             classes.removeAll { $0 == .stalePage }
         }
-        StandardStreams.writeLine("damage: seed \(seed), variants \(first)..<\(first + variants), classes "
-                                  + classes.map(\.rawValue).joined(separator: ",") + (api ? ", with the Realm API" : ""))
-        var settings = DamageSupervisor(executable: executable, directory: directory, seed: seed, classes: classes,
-                                        api: api, batch: batch, stallPolls: stallPolls)
+        StandardStreams.writeLine(
+            "damage: seed \(seed), variants \(first)..<\(first + variants), classes "
+                + classes.map(\.rawValue).joined(separator: ",") + (api ? ", with the Realm API" : ""))
+        var settings = DamageSupervisor(
+            executable: executable, directory: directory, seed: seed, classes: classes,
+            api: api, batch: batch, stallPolls: stallPolls)
         settings.plant = plant
         let supervisor = settings
         let started = ContinuousClock.now
@@ -161,15 +167,17 @@ enum DamageCommand: FuzzCommand {
                         if record.outcome.isFailure {
                             do {
                                 let artifact = try supervisor.keep(record, under: out)
-                                StandardStreams.writeLine("FAILURE variant \(record.index) \(record.outcome.rawValue) "
-                                                          + "\(record.kind): \(record.detail)\n  artifact: \(artifact)")
+                                StandardStreams.writeLine(
+                                    "FAILURE variant \(record.index) \(record.outcome.rawValue) "
+                                        + "\(record.kind): \(record.detail)\n  artifact: \(artifact)")
                             } catch {
                                 state.failedToKeep.append("variant \(record.index): \(error)")
                             }
                         }
                         if tally.total % progressEvery == 0 {
-                            StandardStreams.writeLine("progress: \(tally.total)/\(variants) variants, "
-                                                      + "\(tally.failureCount) failing, \(seconds(since: started)) s")
+                            StandardStreams.writeLine(
+                                "progress: \(tally.total)/\(variants) variants, "
+                                    + "\(tally.failureCount) failing, \(seconds(since: started)) s")
                         }
                     }
                 }
@@ -179,11 +187,13 @@ enum DamageCommand: FuzzCommand {
         }
         let (tally, failedToKeep, error) = state.withLock { ($0.tally, $0.failedToKeep, $0.error) }
         if let error { throw FuzzFailure.runDidNotStart(reason: error) }
-        StandardStreams.writeLine("damage: \(tally.total) variants in \(seconds(since: started)) s: "
-                                  + DamageOutcome.allCases.map { "\($0.rawValue) \(tally.byOutcome[$0, default: 0])" }
-                                    .joined(separator: ", "))
-        var table = TextTable(header: ["class"] + DamageOutcome.allCases.map(\.rawValue),
-                              numericColumns: Set(1...DamageOutcome.allCases.count))
+        StandardStreams.writeLine(
+            "damage: \(tally.total) variants in \(seconds(since: started)) s: "
+                + DamageOutcome.allCases.map { "\($0.rawValue) \(tally.byOutcome[$0, default: 0])" }
+                .joined(separator: ", "))
+        var table = TextTable(
+            header: ["class"] + DamageOutcome.allCases.map(\.rawValue),
+            numericColumns: Set(1...DamageOutcome.allCases.count))
         for kind in tally.byClass.keys.sorted() {
             let counts = tally.byClass[kind, default: [:]]
             table.addRow([kind] + DamageOutcome.allCases.map { String(counts[$0, default: 0]) })
@@ -191,8 +201,9 @@ enum DamageCommand: FuzzCommand {
         table.lines.forEach(StandardStreams.writeLine)
         for problem in failedToKeep { StandardStreams.writeErrorLine("strata-fuzz damage: cannot keep \(problem)") }
         if tally.failureCount > 0 {
-            StandardStreams.writeLine("FAILED: \(tally.failureCount) variants crashed, hung or read wrong data "
-                                      + "(seed \(seed); artifacts under \(out))")
+            StandardStreams.writeLine(
+                "FAILED: \(tally.failureCount) variants crashed, hung or read wrong data "
+                    + "(seed \(seed); artifacts under \(out))")
             return ExitCode.failure
         }
         return ExitCode.ok
@@ -236,9 +247,10 @@ enum ChildDamageCommand: FuzzCommand {
             throw command.usageError("--classes is required")
         }
         do {
-            try DamageCampaign.runChild(directory: directory, seed: seed, classes: classes, range: first..<(first + variants),
-                                        api: !command.flag("no-api"), plant: command.value("plant").flatMap(DamagePlant.init),
-                                        emit: ProcessChild.writeLine)
+            try DamageCampaign.runChild(
+                directory: directory, seed: seed, classes: classes, range: first..<(first + variants),
+                api: !command.flag("no-api"), plant: command.value("plant").flatMap(DamagePlant.init),
+                emit: ProcessChild.writeLine)
         } catch {
             StandardStreams.writeErrorLine("strata-fuzz child-damage: \(error)")
             return ExitCode.ioError

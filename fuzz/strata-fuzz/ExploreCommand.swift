@@ -30,7 +30,9 @@ enum ExploreCommand: FuzzCommand {
             .value("ops", valueName: "N", help: "Operations per schedule.", default: "8"),
             .value("preemptions", valueName: "P", help: "Switches inside commits per schedule.", default: "2"),
             .value("schedules", valueName: "N", help: "At most N schedules per seed.", default: "5000"),
-            .value("out", valueName: "DIR", help: "Where a failure's artifact directory goes.", default: RunCommand.outDefault),
+            .value(
+                "out", valueName: "DIR", help: "Where a failure's artifact directory goes.",
+                default: RunCommand.outDefault),
             .value(
                 "exclude", valueName: "KINDS",
                 help: "Operation kinds no schedule makes, comma-separated.", default: "none"),
@@ -73,34 +75,39 @@ enum ExploreCommand: FuzzCommand {
         settings.excludedKinds = try command.operationKinds("exclude")
         settings.engineBugs = try RunPlan.seededBug(command)
         let outDirectory = command.value("out") ?? RunCommand.outDefault
-        if let code = try Supervision.superviseOrPrepare(command, onCrash: { crash in
-            var lines = ["FAILURE: crash: \(crash.headline): \(crash.said)"]
-            let artifact = Result { try Supervised.writeArtifact(crash, into: outDirectory) }
-            lines += TextFields.fields([
-                ("replay token", crash.inFlight?.token ?? "none: the process died outside any schedule"),
-                ("artifact", (try? artifact.get()).flatMap { $0 } ?? "not written"),
-            ])
-            FuzzFormat.write(lines)
-            if case .failure(let error) = artifact {
-                throw FuzzFailure.artifactNotWritten(directory: outDirectory, reason: error.localizedDescription)
-            }
-            return .exit(ExitCode.failure)
-        }) {
+        if let code = try Supervision.superviseOrPrepare(
+            command,
+            onCrash: { crash in
+                var lines = ["FAILURE: crash: \(crash.headline): \(crash.said)"]
+                let artifact = Result { try Supervised.writeArtifact(crash, into: outDirectory) }
+                lines += TextFields.fields([
+                    ("replay token", crash.inFlight?.token ?? "none: the process died outside any schedule"),
+                    ("artifact", (try? artifact.get()).flatMap { $0 } ?? "not written"),
+                ])
+                FuzzFormat.write(lines)
+                if case .failure(let error) = artifact {
+                    throw FuzzFailure.artifactNotWritten(directory: outDirectory, reason: error.localizedDescription)
+                }
+                return .exit(ExitCode.failure)
+            })
+        {
             return code
         }
-        FuzzFormat.write(TextFields.fields([
-            ("strata-fuzz explore", "seeds \(firstSeed)...\(firstSeed + UInt64(seeds) - 1)"),
-            ("settings", FuzzFormat.settings(settings)),
-            ("preemptions", String(preemptions)),
-            ("schedules per seed", "at most \(maximumSchedules)"),
-        ]))
+        FuzzFormat.write(
+            TextFields.fields([
+                ("strata-fuzz explore", "seeds \(firstSeed)...\(firstSeed + UInt64(seeds) - 1)"),
+                ("settings", FuzzFormat.settings(settings)),
+                ("preemptions", String(preemptions)),
+                ("schedules per seed", "at most \(maximumSchedules)"),
+            ]))
         let started = Date()
         var total = CheckStatistics()
         var schedules = 0
         var exhaustedSeeds = 0
         for seed in firstSeed..<(firstSeed + UInt64(seeds)) {
-            let explorer = ScheduleExplorer(settings: settings, seed: seed, preemptionBound: preemptions,
-                                            maximumSchedules: maximumSchedules)
+            let explorer = ScheduleExplorer(
+                settings: settings, seed: seed, preemptionBound: preemptions,
+                maximumSchedules: maximumSchedules)
             let report: ScheduleExplorer.Report
             do {
                 report = try explorer.explore()
@@ -119,9 +126,13 @@ enum ExploreCommand: FuzzCommand {
                 FuzzFormat.write(["FAILURE at seed \(seed), schedule \(report.schedules): \(failure)"])
                 let shrunk = Shrinker(settings: settings, timeLimit: shrinkSeconds).shrink(failing)
                 let token = ReplayToken.encode(settings: shrunk.settings, choices: shrunk.result.choices)
-                FuzzFormat.write(["shrunk: \(failing.trace.count) -> \(shrunk.result.trace.count) operations", "replay token: \(token)"])
+                FuzzFormat.write([
+                    "shrunk: \(failing.trace.count) -> \(shrunk.result.trace.count) operations",
+                    "replay token: \(token)",
+                ])
                 do {
-                    let path = try Artifact.write(shrunk.result, settings: shrunk.settings, seed: seed, into: outDirectory)
+                    let path = try Artifact.write(
+                        shrunk.result, settings: shrunk.settings, seed: seed, into: outDirectory)
                     FuzzFormat.write(["artifact: \(path)"])
                 } catch {
                     throw FuzzFailure.artifactNotWritten(directory: outDirectory, reason: error.localizedDescription)
@@ -130,13 +141,14 @@ enum ExploreCommand: FuzzCommand {
             }
         }
         let seconds = Date().timeIntervalSince(started)
-        FuzzFormat.write(TextFields.fields([
-            ("schedules", "\(schedules) (\(FuzzFormat.rate(schedules, seconds: seconds)))"),
-            ("seeds exhausted", "\(exhaustedSeeds) of \(seeds)"),
-            ("checked ops", "\(total.operations) (\(FuzzFormat.rate(total.operations, seconds: seconds)))"),
-            ("commits", String(total.commits)),
-            ("failures", "0"),
-        ]))
+        FuzzFormat.write(
+            TextFields.fields([
+                ("schedules", "\(schedules) (\(FuzzFormat.rate(schedules, seconds: seconds)))"),
+                ("seeds exhausted", "\(exhaustedSeeds) of \(seeds)"),
+                ("checked ops", "\(total.operations) (\(FuzzFormat.rate(total.operations, seconds: seconds)))"),
+                ("commits", String(total.commits)),
+                ("failures", "0"),
+            ]))
         return ExitCode.ok
     }
 }

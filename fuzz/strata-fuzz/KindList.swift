@@ -9,7 +9,8 @@ extension ParsedCommand {
         let kinds = Set(text.split(separator: ",").map { String($0) })
         let known = Set(OperationKind.allCases.map { "\($0)" })
         if let unknown = kinds.subtracting(known).sorted().first {
-            throw usageError("--\(name): unknown operation kind '\(unknown)' (kinds: \(known.sorted().joined(separator: ", ")))")
+            throw usageError(
+                "--\(name): unknown operation kind '\(unknown)' (kinds: \(known.sorted().joined(separator: ", ")))")
         }
         return kinds
     }

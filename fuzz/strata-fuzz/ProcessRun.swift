@@ -209,12 +209,21 @@ struct ProcessOutput {
         lines += TextFields.fields([
             ("seed", String(settings.seed)),
             ("time", FuzzFormat.seconds(report.seconds)),
-            ("kills survived", "\(counts.kills) (\(FuzzFormat.rate(counts.kills, seconds: seconds))), "
-                + "\(counts.killsBeforeOpen) of them before the child opened the file"),
-            ("acknowledged commits", "\(counts.acknowledgedCommits) "
-                + "(\(FuzzFormat.rate(counts.acknowledgedCommits, seconds: report.seconds)))"),
-            ("commits checked", "\(counts.commitsChecked) (\(counts.unacknowledgedCommits) "
-                + "made durable by a child killed before it could report them)"),
+            (
+                "kills survived",
+                "\(counts.kills) (\(FuzzFormat.rate(counts.kills, seconds: seconds))), "
+                    + "\(counts.killsBeforeOpen) of them before the child opened the file"
+            ),
+            (
+                "acknowledged commits",
+                "\(counts.acknowledgedCommits) "
+                    + "(\(FuzzFormat.rate(counts.acknowledgedCommits, seconds: report.seconds)))"
+            ),
+            (
+                "commits checked",
+                "\(counts.commitsChecked) (\(counts.unacknowledgedCommits) "
+                    + "made durable by a child killed before it could report them)"
+            ),
             ("verifications", String(counts.verifies)),
             ("respawns", String(counts.respawns)),
             ("dead readers gone", String(counts.deadReadersChecked)),
@@ -244,8 +253,10 @@ struct ProcessOutput {
         for name in ProbeCoverage.mustHitInProcesses + ProbeCoverage.alsoCountedInProcesses {
             line.add("probe." + name, counts.probes[name] ?? 0)
         }
-        line.add("probesNeverHit", ProbeCoverage.neverHit(counts.probes, of: ProbeCoverage.mustHitInProcesses)
-            .joined(separator: ","))
+        line.add(
+            "probesNeverHit",
+            ProbeCoverage.neverHit(counts.probes, of: ProbeCoverage.mustHitInProcesses)
+                .joined(separator: ","))
     }
 
     /// "2 of 3 hit (a 12, b 3); never hit: c" (`ProbeCoverage.mustHitInProcesses`).

@@ -11,7 +11,8 @@ enum ReplayCommand: FuzzCommand {
     static let olderTokens: String = {
         let older = CheckSettings.generations.dropLast()
         guard let first = older.first, let last = older.last else { return "no earlier generator printed tokens" }
-        let range = first == last
+        let range =
+            first == last
             ? ReplayToken.prefix(generation: first)
             : "\(ReplayToken.prefix(generation: first)) to \(ReplayToken.prefix(generation: last))"
         return "tokens printed by earlier generators, \(range), still replay as they did"
@@ -66,10 +67,13 @@ enum ReplayCommand: FuzzCommand {
         let input = try ReplayInput.resolve(argument, acceptsToken: true, command: command)
         // The replay runs in a child: a run that crashes the process is reported as still
         // failing.
-        if let code = try Supervision.superviseOrPrepare(command, onCrash: { crash in
-            FuzzFormat.write(["still fails: \(crash.headline): \(crash.said)"])
-            return .exit(ExitCode.failure)
-        }) {
+        if let code = try Supervision.superviseOrPrepare(
+            command,
+            onCrash: { crash in
+                FuzzFormat.write(["still fails: \(crash.headline): \(crash.said)"])
+                return .exit(ExitCode.failure)
+            })
+        {
             return code
         }
         var fields = [
@@ -105,15 +109,16 @@ enum ReplayCommand: FuzzCommand {
         let arguments = rerun + ["--out", out.isEmpty ? "." : out]
         let root = CommandSpec(name: "strata-fuzz", summary: "", subcommands: [RunCommand.spec])
         guard case .command(let parsed) = try CommandLineParser.parse(arguments, spec: root),
-              parsed.commandPath.last == RunCommand.spec.name, parsed.value("mode") == ProcessRunPlan.modeName
+            parsed.commandPath.last == RunCommand.spec.name, parsed.value("mode") == ProcessRunPlan.modeName
         else {
             throw command.usageError("'\(directory)/failure.txt' does not hold a process campaign's command")
         }
-        FuzzFormat.write(TextFields.fields([
-            ("replaying", directory),
-            ("kind", "process campaign"),
-            ("re-running", "strata-fuzz " + arguments.joined(separator: " ")),
-        ]) + ["note: \(ProcessArtifact.replayNote)"])
+        FuzzFormat.write(
+            TextFields.fields([
+                ("replaying", directory),
+                ("kind", "process campaign"),
+                ("re-running", "strata-fuzz " + arguments.joined(separator: " ")),
+            ]) + ["note: \(ProcessArtifact.replayNote)"])
         return try ProcessRun.run(parsed)
     }
 }

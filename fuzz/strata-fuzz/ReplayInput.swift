@@ -56,7 +56,8 @@ struct ReplayInput {
     ) throws -> ReplayInput {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) else {
-            let alternative = acceptsToken ? " and not a replay token (tokens start with \(ReplayCommand.tokenPrefix))" : ""
+            let alternative =
+                acceptsToken ? " and not a replay token (tokens start with \(ReplayCommand.tokenPrefix))" : ""
             throw command.usageError("no artifact directory at '\(directory)'\(alternative)")
         }
         guard isDirectory.boolValue else {
@@ -72,7 +73,8 @@ struct ReplayInput {
             }
             throw command.usageError(
                 "'\(directory)' holds no \(Artifact.tokenFile)"
-                    + (command.commandPath.last == ReplayCommand.spec.name ? " and no process campaign's failure.txt" : "")
+                    + (command.commandPath.last == ReplayCommand.spec.name
+                        ? " and no process campaign's failure.txt" : "")
                     + ": not an artifact directory")
         }
         let text: String
@@ -98,7 +100,8 @@ struct ReplayInput {
         let tokenPath = (argument as NSString).appendingPathComponent(Artifact.tokenFile)
         let failurePath = (argument as NSString).appendingPathComponent("failure.txt")
         guard !FileManager.default.fileExists(atPath: tokenPath),
-              let text = try? String(contentsOfFile: failurePath, encoding: .utf8) else { return nil }
+            let text = try? String(contentsOfFile: failurePath, encoding: .utf8)
+        else { return nil }
         let label = ProcessArtifact.rerunLabel + ": "
         guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(label) }) else { return nil }
         let words = line.dropFirst(label.count).split(separator: " ").map(String.init)

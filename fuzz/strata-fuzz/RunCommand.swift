@@ -144,20 +144,26 @@ enum RunCommand: FuzzCommand {
         let started = Date()
         var childFirstRun = plan.firstRun
         var childOperations = plan.campaign.operations
-        if let code = try Supervision.superviseOrPrepare(command, arguments: arguments, onCrash: { crash in
-            let artifact = Result { try Supervised.writeArtifact(crash, into: plan.outDirectory) }
-            var next: [String]?
-            if plan.keepGoing, let crashedRun = crash.inFlight?.campaignRun {
-                next = Self.resumption(after: crashedRun, of: plan, arguments: arguments, started: started,
-                                       childFirstRun: &childFirstRun, childOperations: &childOperations)
-            }
-            RunOutput(plan: plan).crash(crash, artifact: (try? artifact.get()) ?? nil,
-                                        resumingAt: next == nil ? nil : childFirstRun)
-            if case .failure(let error) = artifact {
-                throw FuzzFailure.artifactNotWritten(directory: plan.outDirectory, reason: error.localizedDescription)
-            }
-            return next.map { .rerun($0) } ?? .exit(ExitCode.failure)
-        }) {
+        if let code = try Supervision.superviseOrPrepare(
+            command, arguments: arguments,
+            onCrash: { crash in
+                let artifact = Result { try Supervised.writeArtifact(crash, into: plan.outDirectory) }
+                var next: [String]?
+                if plan.keepGoing, let crashedRun = crash.inFlight?.campaignRun {
+                    next = Self.resumption(
+                        after: crashedRun, of: plan, arguments: arguments, started: started,
+                        childFirstRun: &childFirstRun, childOperations: &childOperations)
+                }
+                RunOutput(plan: plan).crash(
+                    crash, artifact: (try? artifact.get()) ?? nil,
+                    resumingAt: next == nil ? nil : childFirstRun)
+                if case .failure(let error) = artifact {
+                    throw FuzzFailure.artifactNotWritten(
+                        directory: plan.outDirectory, reason: error.localizedDescription)
+                }
+                return next.map { .rerun($0) } ?? .exit(ExitCode.failure)
+            })
+        {
             return code
         }
         let output = RunOutput(plan: plan)
@@ -274,7 +280,6 @@ struct RunPlan {
             shrinkSeconds: shrinkSeconds)
         campaign.excludedKinds = try command.operationKinds("exclude")
     }
-
 
     /// `--defect` outside process mode: a seeded bug of the catalog that one process shows.
     static func seededBug(_ command: ParsedCommand) throws(UsageError) -> SeededBugSet {

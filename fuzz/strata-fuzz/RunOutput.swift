@@ -35,12 +35,13 @@ struct RunOutput {
         }
         let seed = campaign.seed
         let origin = plan.seedIsRandom ? " (random; the same arguments with --seed \(seed) repeat this campaign)" : ""
-        FuzzFormat.write([
-            "strata-fuzz run: mode \(campaign.mix.rawValue), store \(storeName), "
-                + "threads \(campaign.threads), \(campaign.operationsPerRun) ops per run, "
-                + "budget \(budget), shard \(plan.shard)",
-            "seed: \(seed)\(origin)",
-        ] + (plan.defect.map { ["defect: \($0) (a seeded bug the campaign must catch)"] } ?? []))
+        FuzzFormat.write(
+            [
+                "strata-fuzz run: mode \(campaign.mix.rawValue), store \(storeName), "
+                    + "threads \(campaign.threads), \(campaign.operationsPerRun) ops per run, "
+                    + "budget \(budget), shard \(plan.shard)",
+                "seed: \(seed)\(origin)",
+            ] + (plan.defect.map { ["defect: \($0) (a seeded bug the campaign must catch)"] } ?? []))
     }
 
     func progress(_ progress: Campaign.Progress) {
@@ -112,8 +113,9 @@ struct RunOutput {
         lines += TextFields.fields(fields)
         if let artifact { lines.append("replay with: strata-fuzz replay \(artifact)") }
         if let resumingAt {
-            lines.append("the campaign goes on from run \(resumingAt) in a new process (--keep-going); "
-                + "the crashed process's counts died with it")
+            lines.append(
+                "the campaign goes on from run \(resumingAt) in a new process (--keep-going); "
+                    + "the crashed process's counts died with it")
         } else {
             lines.append("summary: 1 failure (the campaign's process crashed; its counts died with it)")
         }
@@ -218,18 +220,27 @@ struct RunOutput {
             ("crashes", String(statistics.crashes)),
             ("crash images", counted(statistics.crashImages, seconds: seconds)),
             ("damaged images", String(statistics.damagedImages)),
-            ("injected faults", "\(statistics.injectedFaults) (then \(statistics.poisonedRejections) operations refused as poisoned)"),
+            (
+                "injected faults",
+                "\(statistics.injectedFaults) (then \(statistics.poisonedRejections) operations refused as poisoned)"
+            ),
             ("scheduling steps", counted(statistics.schedulingSteps, seconds: seconds)),
             ("inline ops", String(statistics.inlineOperations)),
             ("context switches", String(statistics.switches)),
             ("switches at pins", "\(statistics.pinSwitches) (\(statistics.earlySteps) steps taken early)"),
             ("model rejections", String(statistics.modelRejections)),
-            ("observers", "\(statistics.observers) registered, \(statistics.checkedCallbacks) callbacks checked "
-                + "(\(statistics.checkedObjectCallbacks) of objects), \(statistics.checkedDeliveryPoints) caught-up checks"),
-            ("async writes", "\(statistics.asyncBlocks) blocks run, \(statistics.checkedCompletions) completions checked durable, "
-                + "\(statistics.pendingGroupPowerLosses) power losses with a group pending, "
-                + "\(statistics.groupCrashImages) crash images inside group syncs, "
-                + "\(statistics.durableImageChecks) durable versions verified before a group sync"),
+            (
+                "observers",
+                "\(statistics.observers) registered, \(statistics.checkedCallbacks) callbacks checked "
+                    + "(\(statistics.checkedObjectCallbacks) of objects), \(statistics.checkedDeliveryPoints) caught-up checks"
+            ),
+            (
+                "async writes",
+                "\(statistics.asyncBlocks) blocks run, \(statistics.checkedCompletions) completions checked durable, "
+                    + "\(statistics.pendingGroupPowerLosses) power losses with a group pending, "
+                    + "\(statistics.groupCrashImages) crash images inside group syncs, "
+                    + "\(statistics.durableImageChecks) durable versions verified before a group sync"
+            ),
             ("must-hit probes", Self.probeText(statistics)),
         ])
         if report.freeStatistics.runs > 0 {
@@ -244,7 +255,8 @@ struct RunOutput {
     static func probeText(_ statistics: CheckStatistics) -> String {
         let never = ProbeCoverage.neverHit(statistics.probes)
         let hit = ProbeCoverage.mustHit.count - never.count
-        return "\(hit) of \(ProbeCoverage.mustHit.count) hit" + (never.isEmpty ? "" : "; never hit: \(never.joined(separator: ", "))")
+        return "\(hit) of \(ProbeCoverage.mustHit.count) hit"
+            + (never.isEmpty ? "" : "; never hit: \(never.joined(separator: ", "))")
     }
 
     private func summaryJSON(_ report: Campaign.Report) -> JSONLine {

@@ -59,16 +59,20 @@ enum ShrinkCommand: FuzzCommand {
         // Shrinking runs in a child: a run that crashes the process (the artifact's own or a
         // candidate's) is reported with its token and an artifact beside the old one; a crash
         // is not shrunk further.
-        if let code = try Supervision.superviseOrPrepare(command, onCrash: { crash in
-            var lines = ["crashes: \(crash.headline): \(crash.said)"]
-            let parent = (argument as NSString).deletingLastPathComponent
-            if let path = try? Supervised.writeArtifact(crash, into: parent.isEmpty ? "." : parent),
-               let token = crash.inFlight?.token {
-                lines += TextFields.fields([("artifact", path), ("replay token", token)])
-            }
-            FuzzFormat.write(lines)
-            return .exit(ExitCode.failure)
-        }) {
+        if let code = try Supervision.superviseOrPrepare(
+            command,
+            onCrash: { crash in
+                var lines = ["crashes: \(crash.headline): \(crash.said)"]
+                let parent = (argument as NSString).deletingLastPathComponent
+                if let path = try? Supervised.writeArtifact(crash, into: parent.isEmpty ? "." : parent),
+                    let token = crash.inFlight?.token
+                {
+                    lines += TextFields.fields([("artifact", path), ("replay token", token)])
+                }
+                FuzzFormat.write(lines)
+                return .exit(ExitCode.failure)
+            })
+        {
             return code
         }
         FuzzFormat.write(

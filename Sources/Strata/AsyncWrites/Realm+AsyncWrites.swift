@@ -3,13 +3,17 @@ extension Realm {
     /// is then committed; `onComplete` runs afterwards on the same scheduler (nil error: the
     /// commit is durable, Spec D11). Returns an id for `cancelAsyncWrite`.
     @discardableResult
-    public func writeAsync(_ block: @escaping () -> Void,
-                           onComplete: ((Swift.Error?) -> Void)? = nil) -> AsyncTransactionId {
+    public func writeAsync(
+        _ block: @escaping () -> Void,
+        onComplete: ((Swift.Error?) -> Void)? = nil
+    ) -> AsyncTransactionId {
         trapping { () throws(Realm.Error) -> AsyncTransactionId in try core.writeAsync(block, onComplete: onComplete) }
     }
 
-        package func _writeAsync(_ block: @escaping () -> Void,
-                            onComplete: ((Swift.Error?) -> Void)? = nil) throws(Realm.Error) -> AsyncTransactionId {
+    package func _writeAsync(
+        _ block: @escaping () -> Void,
+        onComplete: ((Swift.Error?) -> Void)? = nil
+    ) throws(Realm.Error) -> AsyncTransactionId {
         try core.writeAsync(block, onComplete: onComplete)
     }
 
@@ -20,7 +24,7 @@ extension Realm {
         trapping { () throws(Realm.Error) -> AsyncTransactionId in try core.beginAsyncWrite(block) }
     }
 
-        package func _beginAsyncWrite(_ block: @escaping () -> Void) throws(Realm.Error) -> AsyncTransactionId {
+    package func _beginAsyncWrite(_ block: @escaping () -> Void) throws(Realm.Error) -> AsyncTransactionId {
         try core.beginAsyncWrite(block)
     }
 
@@ -28,15 +32,19 @@ extension Realm {
     /// this returns); `onComplete` runs on a later turn once the commit is durable. With
     /// `allowGrouping`, the next queued block joins this commit's group.
     @discardableResult
-    public func commitAsyncWrite(allowGrouping: Bool = false,
-                                 _ onComplete: ((Swift.Error?) -> Void)? = nil) -> AsyncTransactionId {
+    public func commitAsyncWrite(
+        allowGrouping: Bool = false,
+        _ onComplete: ((Swift.Error?) -> Void)? = nil
+    ) -> AsyncTransactionId {
         trapping { () throws(Realm.Error) -> AsyncTransactionId in
             try core.commitAsyncWrite(allowGrouping: allowGrouping, onComplete: onComplete)
         }
     }
 
-        package func _commitAsyncWrite(allowGrouping: Bool = false,
-                                  _ onComplete: ((Swift.Error?) -> Void)? = nil) throws(Realm.Error) -> AsyncTransactionId {
+    package func _commitAsyncWrite(
+        allowGrouping: Bool = false,
+        _ onComplete: ((Swift.Error?) -> Void)? = nil
+    ) throws(Realm.Error) -> AsyncTransactionId {
         try core.commitAsyncWrite(allowGrouping: allowGrouping, onComplete: onComplete)
     }
 
@@ -54,7 +62,7 @@ extension Realm {
     /// `isPerformingAsynchronousWriteOperations` for the harness: a wrong context or a poisoned
     /// file (Spec C5, D6) is an error it compares, not a trap.
     /// - Throws: `.wrongThread` or `.incorrectQueue` off its context; the poisoned-file error.
-        package var _isPerformingAsynchronousWriteOperations: Bool {
+    package var _isPerformingAsynchronousWriteOperations: Bool {
         get throws(Realm.Error) {
             try core.checkThread()
             return core.isPerformingAsynchronousWriteOperations
@@ -65,7 +73,7 @@ extension Realm {
 extension Realm {
     /// The version a crash would recover now (the newest commit slot's), for tests and the
     /// harness; nil when it cannot be read.
-        package var _durableVersion: UInt64? { try? core.file.store.durableVersion().rawValue }
+    package var _durableVersion: UInt64? { try? core.file.store.durableVersion().rawValue }
 }
 
 /// A realm's async work as the harness sees it between steps (`_asyncWriteState`).
@@ -92,14 +100,15 @@ package struct AsyncWriteState: Sendable, Hashable {
 
 extension Realm {
     /// The realm's async queue, for the harness (confined like every realm call).
-        package var _asyncWriteState: AsyncWriteState {
+    package var _asyncWriteState: AsyncWriteState {
         get throws(Realm.Error) {
             try core.checkThread()
             let queue = core.asyncWrites
-            return AsyncWriteState(queuedBlocks: queue.queued.count, isBlockRunning: queue.running != nil,
-                                   isInWrite: core.write != nil, openGroupCommits: queue.openGroup.count,
-                                   awaitingSyncCommits: queue.awaitingSync.count,
-                                   settledCommits: queue.settled.count, isSyncing: queue.syncing != nil)
+            return AsyncWriteState(
+                queuedBlocks: queue.queued.count, isBlockRunning: queue.running != nil,
+                isInWrite: core.write != nil, openGroupCommits: queue.openGroup.count,
+                awaitingSyncCommits: queue.awaitingSync.count,
+                settledCommits: queue.settled.count, isSyncing: queue.syncing != nil)
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+
 // Swift concurrency (Spec A15, A16, C12, C15, V4): `asyncWrite` and `asyncRefresh` run in the
 // caller's isolation, which must be the realm's actor, or the main actor for a realm of the
 // main thread or main queue.
@@ -8,8 +9,10 @@ extension Realm {
     /// block throws, the write is rolled back and the error rethrown. A task cancelled before
     /// the block starts throws `CancellationError` and the block never runs.
     @discardableResult
-    public func asyncWrite<Result>(_ block: () throws -> Result,
-                                   isolation: isolated (any Actor)? = #isolation) async throws -> Result {
+    public func asyncWrite<Result>(
+        _ block: () throws -> Result,
+        isolation: isolated (any Actor)? = #isolation
+    ) async throws -> Result {
         try core.checkConcurrencyContext(Realm.Error.asyncWriteContext, isolation: isolation)
         try core.checkAsyncWritable()  // Spec A12, L3, A20, after C12's check
         if Task.isCancelled { throw CancellationError() }  // Spec A16
@@ -18,11 +21,13 @@ extension Realm {
         // 1. Wait for this write's turn in the realm's queue (A2, A7): the turn begins the
         //    write and leaves it open, marked running, for the block run below.
         try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation(isolation: isolation) { (continuation: CheckedContinuation<Void, Swift.Error>) in
+            try await withCheckedThrowingContinuation(isolation: isolation) {
+                (continuation: CheckedContinuation<Void, Swift.Error>) in
                 let turn = AsyncWriteTurn(continuation)
-                _ = core.enqueueAsync({ turn.begin() }, autoCommit: false, onComplete: nil,
-                                      cancellation: cancellation, keepsWriteOpen: true,
-                                      onDrop: { error in turn.fail(error ?? CancellationError()) })
+                _ = core.enqueueAsync(
+                    { turn.begin() }, autoCommit: false, onComplete: nil,
+                    cancellation: cancellation, keepsWriteOpen: true,
+                    onDrop: { error in turn.fail(error ?? CancellationError()) })
             }
         } onCancel: {
             cancellation.cancel()
@@ -43,7 +48,8 @@ extension Realm {
         }
         // 3. Commit; return once the commit is durable (Spec D11). The queue moves on (to the
         //    group's sync) as soon as the commit is made.
-        try await withCheckedThrowingContinuation(isolation: isolation) { (continuation: CheckedContinuation<Void, Swift.Error>) in
+        try await withCheckedThrowingContinuation(isolation: isolation) {
+            (continuation: CheckedContinuation<Void, Swift.Error>) in
             do throws(Realm.Error) {
                 _ = try core.commitAsyncWrite(allowGrouping: false) { error in
                     if let error { continuation.resume(throwing: error) } else { continuation.resume() }

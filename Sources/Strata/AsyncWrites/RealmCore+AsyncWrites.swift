@@ -1,5 +1,5 @@
-import Foundation
 import Dispatch
+import Foundation
 import StrataStorage
 
 // Async writes (Spec A1 to A17, D10 to D13): blocks queued on the realm run one at a time on
@@ -9,8 +9,10 @@ import StrataStorage
 extension RealmCore {
     /// Spec A1: queues `block`, to run in a write that is then committed; `onComplete` runs
     /// after the commit.
-    func writeAsync(_ block: @escaping () -> Void,
-                    onComplete: ((Swift.Error?) -> Void)?) throws(Realm.Error) -> AsyncTransactionId {
+    func writeAsync(
+        _ block: @escaping () -> Void,
+        onComplete: ((Swift.Error?) -> Void)?
+    ) throws(Realm.Error) -> AsyncTransactionId {
         try checkAsyncWritable()
         return enqueueAsync(block, autoCommit: true, onComplete: onComplete)
     }
@@ -23,8 +25,10 @@ extension RealmCore {
 
     /// Spec A5, A6, A9: commits the open write now (published at once, durable with its group)
     /// and owes its completion to a later turn.
-    func commitAsyncWrite(allowGrouping: Bool,
-                          onComplete: ((Swift.Error?) -> Void)?) throws(Realm.Error) -> AsyncTransactionId {
+    func commitAsyncWrite(
+        allowGrouping: Bool,
+        onComplete: ((Swift.Error?) -> Void)?
+    ) throws(Realm.Error) -> AsyncTransactionId {
         try checkThread()
         try checkTransactable()  // Spec W18, in Realm's order
         if asyncWrites.isRunningCompletions { throw Realm.Error.commitInCompletion }  // Spec A20
@@ -46,7 +50,8 @@ extension RealmCore {
         // Spec A9, L7: the group ends without grouping, at its 20th commit, or with no block
         // queued (decided now: a block queued later starts a new group).
         if !allowGrouping || commit.error != nil || asyncWrites.openGroup.count >= AsyncWriteQueue.groupCommitsMax
-            || asyncWrites.queued.isEmpty {
+            || asyncWrites.queued.isEmpty
+        {
             asyncWrites.endGroup()
         }
         scheduleAsyncTurn()
@@ -59,7 +64,10 @@ extension RealmCore {
         try checkThread()
         guard asyncWrites.running != id else { return }
         if file.bugs.contains(.cancelledBlockStillRuns),  // seeded bug: Spec A4 broken
-           asyncWrites.queued.contains(where: { $0.id == id }) { return }
+            asyncWrites.queued.contains(where: { $0.id == id })
+        {
+            return
+        }
         _ = asyncWrites.cancel(id)
     }
 
@@ -84,12 +92,16 @@ extension RealmCore {
         return true
     }
 
-    func enqueueAsync(_ block: @escaping () -> Void, autoCommit: Bool, onComplete: ((Swift.Error?) -> Void)?,
-                      cancellation: AsyncWriteCancellation? = nil, keepsWriteOpen: Bool = false,
-                      onDrop: ((Realm.Error?) -> Void)? = nil) -> AsyncTransactionId {
+    func enqueueAsync(
+        _ block: @escaping () -> Void, autoCommit: Bool, onComplete: ((Swift.Error?) -> Void)?,
+        cancellation: AsyncWriteCancellation? = nil, keepsWriteOpen: Bool = false,
+        onDrop: ((Realm.Error?) -> Void)? = nil
+    ) -> AsyncTransactionId {
         let id = asyncWrites.nextID()
-        asyncWrites.queued.append(.init(id: id, body: block, autoCommit: autoCommit, onComplete: onComplete,
-                                        cancellation: cancellation, onDrop: onDrop, keepsWriteOpen: keepsWriteOpen))
+        asyncWrites.queued.append(
+            .init(
+                id: id, body: block, autoCommit: autoCommit, onComplete: onComplete,
+                cancellation: cancellation, onDrop: onDrop, keepsWriteOpen: keepsWriteOpen))
         scheduleAsyncTurn()
         return id
     }
@@ -138,7 +150,9 @@ extension RealmCore {
             lock = nil  // taken on this turn, waiting for it here
         }
         // Spec A2: FIFO (the seeded bug takes the newest).
-        let block = file.bugs.contains(.asyncBlocksOutOfOrder) ? asyncWrites.queued.removeLast()
+        let block =
+            file.bugs.contains(.asyncBlocksOutOfOrder)
+            ? asyncWrites.queued.removeLast()
             : asyncWrites.queued.removeFirst()
         asyncWrites.running = block.id
         do {
@@ -190,9 +204,10 @@ extension RealmCore {
         asyncWrites.lockWaiter = waiter
         let (store, path, listener) = (file.store, self.path, self.listener)
         DispatchQueue.global().async {
-            waiter.deliver(Result { () throws(Realm.Error) -> WriteTransaction in
-                try engine(path) { try store.beginWrite() }
-            })
+            waiter.deliver(
+                Result { () throws(Realm.Error) -> WriteTransaction in
+                    try engine(path) { try store.beginWrite() }
+                })
             listener?.schedule(.asyncWrites)
         }
         return nil

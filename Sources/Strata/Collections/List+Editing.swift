@@ -168,7 +168,8 @@ extension List {
 
     /// `replaceSubrange(_:with:)`, throwing: a negative bound, a range past the end, or the
     /// checks of a managed List's mutations.
-        package func _replaceSubrange<C: Collection, R: RangeExpression>(_ subrange: R, with newElements: C) throws(Realm.Error)
+    package func _replaceSubrange<C: Collection, R: RangeExpression>(_ subrange: R, with newElements: C) throws(Realm
+        .Error)
     where C.Element == Element, R.Bound == Int {
         let incoming = Array(newElements)  // before any change: the elements may be a slice of self
         let range = subrange.relative(to: 0..<(try _count()))
@@ -184,7 +185,7 @@ extension List {
     }
 
     /// `removeSubrange(_:)`, throwing.
-        package func _removeSubrange<R: RangeExpression>(_ bounds: R) throws(Realm.Error) where R.Bound == Int {
+    package func _removeSubrange<R: RangeExpression>(_ bounds: R) throws(Realm.Error) where R.Bound == Int {
         try _replaceSubrange(bounds, with: EmptyCollection<Element>())
     }
 
@@ -197,7 +198,7 @@ extension List {
     }
 
     /// `insert(contentsOf:at:)`, throwing.
-        package func _insert<C: Collection>(contentsOf newElements: C, at index: Int) throws(Realm.Error)
+    package func _insert<C: Collection>(contentsOf newElements: C, at index: Int) throws(Realm.Error)
     where C.Element == Element {
         try edit(.insert(at: index), incoming: Array(newElements))
     }
@@ -212,7 +213,7 @@ extension List {
 
     /// `removeFirst(_:)`, throwing: a negative `number`, or more than `count` ('It is not
     /// possible to remove more objects ...'), before the write checks.
-        package func _removeFirst(_ number: Int = 1) throws(Realm.Error) {
+    package func _removeFirst(_ number: Int = 1) throws(Realm.Error) {
         try edit(.removeFirst(number))
     }
 
@@ -227,7 +228,7 @@ extension List {
     }
 
     /// `remove(atOffsets:)`, throwing: an offset past the end.
-        package func _remove(atOffsets offsets: IndexSet) throws(Realm.Error) {
+    package func _remove(atOffsets offsets: IndexSet) throws(Realm.Error) {
         try edit(.removeOffsets(offsets))
     }
 
@@ -241,7 +242,7 @@ extension List {
     }
 
     /// `move(fromOffsets:toOffset:)`, throwing: an offset or destination past the end.
-        package func _move(fromOffsets offsets: IndexSet, toOffset destination: Int) throws(Realm.Error) {
+    package func _move(fromOffsets offsets: IndexSet, toOffset destination: Int) throws(Realm.Error) {
         try edit(.moveOffsets(offsets, to: destination))
     }
 }

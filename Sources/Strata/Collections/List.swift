@@ -5,7 +5,9 @@ import StrataStorage
 ///
 /// Unmanaged, it is a plain array. Managed, it reads and writes its owner's column: live
 /// (Spec V1), confined to the realm's context (Spec C6), mutable only in a write (Spec W9).
-public final class List<Element: RealmCollectionValue>: RandomAccessCollection, MutableCollection, CustomStringConvertible {
+public final class List<Element: RealmCollectionValue>: RandomAccessCollection, MutableCollection,
+    CustomStringConvertible
+{
     enum Backing {
         case unmanaged([Element])
         case managed(ListBinding)
@@ -30,7 +32,7 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
 
     public var count: Int { trapping { () throws(Realm.Error) -> Int in try _count() } }
 
-        package func _count() throws(Realm.Error) -> Int {
+    package func _count() throws(Realm.Error) -> Int {
         switch backing {
         case .unmanaged(let elements): return elements.count
         case .managed(let binding): return try binding.values().count
@@ -42,15 +44,19 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
         set { trapping { () throws(Realm.Error) in try _replace(index: position, with: newValue) } }
     }
 
-        package func _element(at index: Int) throws(Realm.Error) -> Element {
+    package func _element(at index: Int) throws(Realm.Error) -> Element {
         try Self.checkNotNegative(index)
         switch backing {
         case .unmanaged(let elements):
-            guard index >= 0 && index < elements.count else { throw Realm.Error.outOfBounds(index: index, count: elements.count) }
+            guard index >= 0 && index < elements.count else {
+                throw Realm.Error.outOfBounds(index: index, count: elements.count)
+            }
             return elements[index]
         case .managed(let binding):
             let values = try binding.values()
-            guard index >= 0 && index < values.count else { throw Realm.Error.outOfBounds(index: index, count: values.count) }
+            guard index >= 0 && index < values.count else {
+                throw Realm.Error.outOfBounds(index: index, count: values.count)
+            }
             return try Element._strataDecode(values[index], realm: Realm(core: binding.core))
         }
     }
@@ -93,7 +99,7 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
     ///   stored again); amortized O(1) for an unmanaged one.
     public func append(_ element: Element) { trapping { () throws(Realm.Error) in try _append(element) } }
 
-        package func _append(_ element: Element) throws(Realm.Error) {
+    package func _append(_ element: Element) throws(Realm.Error) {
         switch backing {
         case .unmanaged(var elements):
             elements.append(element)
@@ -113,7 +119,7 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
         trapping { () throws(Realm.Error) in try _append(objectsIn: elements) }
     }
 
-        package func _append<S: Sequence>(objectsIn elements: S) throws(Realm.Error) where S.Element == Element {
+    package func _append<S: Sequence>(objectsIn elements: S) throws(Realm.Error) where S.Element == Element {
         if case .managed(let binding) = backing { try binding.checkMutable() }
         for element in elements { try _append(element) }
     }
@@ -127,11 +133,13 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
         trapping { () throws(Realm.Error) in try _insert(element, at: index) }
     }
 
-        package func _insert(_ element: Element, at index: Int) throws(Realm.Error) {
+    package func _insert(_ element: Element, at index: Int) throws(Realm.Error) {
         try Self.checkNotNegative(index)
         switch backing {
         case .unmanaged(var elements):
-            guard index >= 0 && index <= elements.count else { throw Realm.Error.outOfBounds(index: index, count: elements.count + 1) }
+            guard index >= 0 && index <= elements.count else {
+                throw Realm.Error.outOfBounds(index: index, count: elements.count + 1)
+            }
             elements.insert(element, at: index)
             backing = .unmanaged(elements)
         case .managed(let binding):
@@ -158,7 +166,9 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
         try Self.checkNotNegative(index)
         switch backing {
         case .unmanaged(var elements):
-            guard index >= 0 && index < elements.count else { throw Realm.Error.outOfBounds(index: index, count: elements.count) }
+            guard index >= 0 && index < elements.count else {
+                throw Realm.Error.outOfBounds(index: index, count: elements.count)
+            }
             let removed = elements.remove(at: index)
             backing = .unmanaged(elements)
             return removed
@@ -180,7 +190,7 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
 
     /// `removeLast(_:)`, throwing: a negative `number`, or more than `count` ('It is not
     /// possible to remove more objects ...'), before the write checks (`ListTests.testRemoveLast`).
-        package func _removeLast(_ number: Int = 1) throws(Realm.Error) {
+    package func _removeLast(_ number: Int = 1) throws(Realm.Error) {
         try edit(.removeLast(number))
     }
 
@@ -190,7 +200,7 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
     /// - Complexity: O(n) for a managed List.
     public func removeAll() { trapping { () throws(Realm.Error) in try _removeAll() } }
 
-        package func _removeAll() throws(Realm.Error) {
+    package func _removeAll() throws(Realm.Error) {
         switch backing {
         case .unmanaged: backing = .unmanaged([])
         case .managed: try mutate { values throws(Realm.Error) in values.removeAll() }
@@ -200,7 +210,7 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
     /// Moves the element at `from` to `to`.
     public func move(from: Int, to: Int) { trapping { () throws(Realm.Error) in try _move(from: from, to: to) } }
 
-        package func _move(from: Int, to: Int) throws(Realm.Error) {
+    package func _move(from: Int, to: Int) throws(Realm.Error) {
         try Self.checkNotNegative(from)
         try Self.checkNotNegative(to)
         switch backing {
@@ -222,7 +232,7 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
 
     public func swapAt(_ i: Int, _ j: Int) { trapping { () throws(Realm.Error) in try _swapAt(i, j) } }
 
-        package func _swapAt(_ i: Int, _ j: Int) throws(Realm.Error) {
+    package func _swapAt(_ i: Int, _ j: Int) throws(Realm.Error) {
         try Self.checkNotNegative(i, parameter: "index1")
         try Self.checkNotNegative(j, parameter: "index2")
         switch backing {
@@ -245,11 +255,13 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
     /// Replaces the element at `index`.
     public func replace(index: Int, object: Element) { self[index] = object }
 
-        package func _replace(index: Int, with element: Element) throws(Realm.Error) {
+    package func _replace(index: Int, with element: Element) throws(Realm.Error) {
         try Self.checkNotNegative(index)
         switch backing {
         case .unmanaged(var elements):
-            guard elements.indices.contains(index) else { throw Realm.Error.outOfBounds(index: index, count: elements.count) }
+            guard elements.indices.contains(index) else {
+                throw Realm.Error.outOfBounds(index: index, count: elements.count)
+            }
             elements[index] = element
             backing = .unmanaged(elements)
         case .managed(let binding):
@@ -291,14 +303,15 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
         let kind = Element._strataKind
         let elementType = kind.objectType.map { ClassInfo.of($0).className } ?? kind.type.description
         let shown: [Any?] = ((try? elements()) ?? []).map { $0 }
-        return ObjectDescription.describeCollection("List", elementType: elementType, identity: self,
-                                                    elements: shown, type: kind.type)
+        return ObjectDescription.describeCollection(
+            "List", elementType: elementType, identity: self,
+            elements: shown, type: kind.type)
     }
 
     /// A frozen copy at the realm's current version (Spec F1, F5, F11).
     public func freeze() -> List<Element> { trapping { () throws(Realm.Error) -> List<Element> in try _freeze() } }
 
-        package func _freeze() throws(Realm.Error) -> List<Element> {
+    package func _freeze() throws(Realm.Error) -> List<Element> {
         guard let binding else { throw Realm.Error.unmanagedListOnly }
         if binding.core.isFrozen { return self }
         _ = try binding.values()  // Spec C7, V13
@@ -311,7 +324,7 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
     /// (Spec F8); nil when its owner does not exist there.
     public func thaw() -> List<Element>? { trapping { () throws(Realm.Error) -> List<Element>? in try _thaw() } }
 
-        package func _thaw() throws(Realm.Error) -> List<Element>? {
+    package func _thaw() throws(Realm.Error) -> List<Element>? {
         guard let binding else { throw Realm.Error.unmanagedListOnly }
         guard binding.core.isFrozen else {
             try binding.core.checkThread()  // Spec C6: every member of a live List checks
@@ -419,8 +432,10 @@ extension List: _RealmValue, _Persistable {
 
     /// A managed object's List property: a live List over its column; the same instance on
     /// every read of a live object.
-    public static func _strataGet(_ accessor: _ObjectAccessor, column: Int,
-                                  cache: inout AnyObject?) throws(Realm.Error) -> List<Element> {
+    public static func _strataGet(
+        _ accessor: _ObjectAccessor, column: Int,
+        cache: inout AnyObject?
+    ) throws(Realm.Error) -> List<Element> {
         try accessor.core.checkAccess()
         if let cached = cache as? List<Element>, cached.binding?.parent === accessor { return cached }
         let list = List(binding: ListBinding(parent: accessor, column: column))
@@ -429,7 +444,8 @@ extension List: _RealmValue, _Persistable {
     }
 
     /// Assigning a List property replaces its elements.
-    public static func _strataSet(_ value: List<Element>, _ accessor: _ObjectAccessor, column: Int) throws(Realm.Error) {
+    public static func _strataSet(_ value: List<Element>, _ accessor: _ObjectAccessor, column: Int) throws(Realm.Error)
+    {
         let target = List(binding: ListBinding(parent: accessor, column: column))
         try target.replaceAll(with: try value.elements())
     }

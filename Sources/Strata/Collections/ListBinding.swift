@@ -25,7 +25,7 @@ final class ListBinding: @unchecked Sendable {
         let stored: Value
         do throws(Realm.Error) {
             stored = try parent.value(column: column)
-        } catch where error == .objectInvalidated {
+        } catch  where error == .objectInvalidated {
             throw Realm.Error.collectionInvalidated
         }
         guard case .list(let values) = stored else { return [] }
@@ -68,16 +68,20 @@ final class ListBinding: @unchecked Sendable {
             // gives a List of that realm, which reads nothing; so the freeze cannot look the
             // owner up there. The source read it at that very version, so only F11 is left.
             try parent.checkCommitted()
-            return ListBinding(parent: _ObjectAccessor(core: other, info: parent.info, table: parent.table,
-                                                       identity: parent.identity, scope: nil),
-                               column: column)
+            return ListBinding(
+                parent: _ObjectAccessor(
+                    core: other, info: parent.info, table: parent.table,
+                    identity: parent.identity, scope: nil),
+                column: column)
         }
         let view = try other.view()
         let identity = parent.identity
         guard let table = view.table(named: parent.info.className),
-              try engine(other.path, { try view.contains(table, identity: identity) }) else { return nil }
-        let accessor = _ObjectAccessor(core: other, info: parent.info, table: table, identity: identity,
-                                       scope: other.scope(for: table, identity))
+            try engine(other.path, { try view.contains(table, identity: identity) })
+        else { return nil }
+        let accessor = _ObjectAccessor(
+            core: other, info: parent.info, table: table, identity: identity,
+            scope: other.scope(for: table, identity))
         return ListBinding(parent: accessor, column: column)
     }
 }

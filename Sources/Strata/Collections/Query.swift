@@ -44,7 +44,8 @@ indirect enum Predicate: Sendable {
         switch comparison {
         case .equal: return StoredOrder.equal(value, constant)
         case .notEqual: return !StoredOrder.equal(value, constant)
-        case .less: return (StoredOrder.compare(value, constant) ?? 0) < 0 && StoredOrder.compare(value, constant) != nil
+        case .less:
+            return (StoredOrder.compare(value, constant) ?? 0) < 0 && StoredOrder.compare(value, constant) != nil
         case .lessOrEqual: return StoredOrder.compare(value, constant).map { $0 <= 0 } ?? false
         case .greater: return StoredOrder.compare(value, constant).map { $0 > 0 } ?? false
         case .greaterOrEqual: return StoredOrder.compare(value, constant).map { $0 >= 0 } ?? false
@@ -97,12 +98,16 @@ public struct Query<T> {
     }
 
     var column: Int {
-        guard case .property(let column, _) = node else { preconditionFailure("a comparison needs a property on its left") }
+        guard case .property(let column, _) = node else {
+            preconditionFailure("a comparison needs a property on its left")
+        }
         return column
     }
 
-    fileprivate static func comparing<V: _RealmValue>(_ query: Query<V>, _ comparison: Predicate.Comparison,
-                                                      _ value: V) -> Query<Bool> {
+    fileprivate static func comparing<V: _RealmValue>(
+        _ query: Query<V>, _ comparison: Predicate.Comparison,
+        _ value: V
+    ) -> Query<Bool> {
         let constant = trapping { () throws(Realm.Error) -> Value in try value._strataEncode(realm: nil) }
         return Query<Bool>(.predicate(.compare(column: query.column, comparison, constant)))
     }
@@ -111,7 +116,9 @@ public struct Query<T> {
 /// Finds which column a key path reads: applies it to an unmanaged object holding a recorder.
 enum QueryColumns {
     static func column<T: Object, V>(of keyPath: KeyPath<T, V>, info: ClassInfo) -> Int {
-        guard let columns = KeyPathRecorder.recording(keyPath).columns(), columns.count == 1, let column = columns.first?.column else {
+        guard let columns = KeyPathRecorder.recording(keyPath).columns(), columns.count == 1,
+            let column = columns.first?.column
+        else {
             preconditionFailure("the key path does not name a @Persisted property of '\(info.className)'")
         }
         return column
@@ -175,22 +182,27 @@ extension Query where T: _QueryComparable {
 extension Query where T: _QueryString {
     /// Whether the string contains `other`.
     public func contains(_ other: String, options: StringOptions = []) -> Query<Bool> {
-        Query<Bool>(.predicate(.string(column: column, .contains, other, caseInsensitive: options.contains(.caseInsensitive))))
+        Query<Bool>(
+            .predicate(.string(column: column, .contains, other, caseInsensitive: options.contains(.caseInsensitive))))
     }
 
     /// Whether the string begins with `other`.
     public func starts(with other: String, options: StringOptions = []) -> Query<Bool> {
-        Query<Bool>(.predicate(.string(column: column, .beginsWith, other, caseInsensitive: options.contains(.caseInsensitive))))
+        Query<Bool>(
+            .predicate(.string(column: column, .beginsWith, other, caseInsensitive: options.contains(.caseInsensitive)))
+        )
     }
 
     /// Whether the string ends with `other`.
     public func ends(with other: String, options: StringOptions = []) -> Query<Bool> {
-        Query<Bool>(.predicate(.string(column: column, .endsWith, other, caseInsensitive: options.contains(.caseInsensitive))))
+        Query<Bool>(
+            .predicate(.string(column: column, .endsWith, other, caseInsensitive: options.contains(.caseInsensitive))))
     }
 
     /// Whether the string equals `other` under `options`.
     public func equals(_ other: String, options: StringOptions = []) -> Query<Bool> {
-        Query<Bool>(.predicate(.string(column: column, .equal, other, caseInsensitive: options.contains(.caseInsensitive))))
+        Query<Bool>(
+            .predicate(.string(column: column, .equal, other, caseInsensitive: options.contains(.caseInsensitive))))
     }
 }
 

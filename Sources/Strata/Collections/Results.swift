@@ -50,8 +50,10 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         /// threads at once (Spec C10); `@unchecked Sendable` names it.
         let cache = Lock<(stamp: ViewStamp, evaluation: Evaluation)?>(nil)
 
-        init(core: RealmCore, info: ClassInfo, source: Source, predicate: Predicate?,
-             sort: [SortPath], epoch: Int) {
+        init(
+            core: RealmCore, info: ClassInfo, source: Source, predicate: Predicate?,
+            sort: [SortPath], epoch: Int
+        ) {
             self.core = core
             self.info = info
             self.source = source
@@ -78,8 +80,10 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
 
     let storage: Storage
 
-    init(core: RealmCore, info: ClassInfo, source: Source, predicate: Predicate? = nil,
-         sort: [SortPath] = []) {
+    init(
+        core: RealmCore, info: ClassInfo, source: Source, predicate: Predicate? = nil,
+        sort: [SortPath] = []
+    ) {
         storage = Storage(core: core, info: info, source: source, predicate: predicate, sort: sort, epoch: core.epoch)
     }
 
@@ -119,7 +123,12 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
             }
             switch storage.source {
             case .table:
-                try engine(core.path) { try view.forEachRow(table) { key, row in try visit(key, row); return true } }
+                try engine(core.path) {
+                    try view.forEachRow(table) { key, row in
+                        try visit(key, row)
+                        return true
+                    }
+                }
             case .list(let binding):
                 for key in try binding.linkKeys(orEmptyIfInvalid: true) {
                     _ = try engine(core.path) { try view.withRow(table, key: key) { row in try visit(key, row) } }
@@ -127,8 +136,9 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
             }
         }
         if !storage.sort.isEmpty {
-            let order = Self.sortedOrder(keys.count, by: sortValues, storage.sort,
-                                         nullLinksFirst: core.file.bugs.contains(.nullLinksSortFirst))
+            let order = Self.sortedOrder(
+                keys.count, by: sortValues, storage.sort,
+                nullLinksFirst: core.file.bugs.contains(.nullLinksSortFirst))
             keys = order.map { keys[$0] }
             if !incarnations.isEmpty { incarnations = order.map { incarnations[$0] } }
         }
@@ -140,8 +150,10 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     /// The positions of the evaluated elements in sort order.
     /// `nullLinksFirst` is the seeded bug `nullLinksSortFirst` (a null link sorts as the lowest
     /// value).
-    private static func sortedOrder(_ count: Int, by values: [[Value?]], _ sort: [SortPath],
-                                    nullLinksFirst: Bool = false) -> [Int] {
+    private static func sortedOrder(
+        _ count: Int, by values: [[Value?]], _ sort: [SortPath],
+        nullLinksFirst: Bool = false
+    ) -> [Int] {
         // nil (a null link on the way) sorts after every value, null included: realm-core's
         // sorter puts null links last ascending, first descending (Spec V20).
         func sortsBefore(_ x: Value?, _ y: Value?) -> Bool {
@@ -165,8 +177,9 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         guard index >= 0 && index < evaluation.keys.count, let table = evaluation.table else {
             throw Realm.Error.outOfBounds(index: index, count: evaluation.keys.count)
         }
-        return try storage.core.makeObject(Element.self, info: storage.info, table: table,
-                                           identity: evaluation.identity(at: index))
+        return try storage.core.makeObject(
+            Element.self, info: storage.info, table: table,
+            identity: evaluation.identity(at: index))
     }
 
     // MARK: collection
@@ -178,7 +191,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     /// last evaluation, else O(1).
     public var count: Int { trapping { () throws(Realm.Error) -> Int in try _count() } }
 
-        package func _count() throws(Realm.Error) -> Int { try evaluate().keys.count }
+    package func _count() throws(Realm.Error) -> Int { try evaluate().keys.count }
 
     /// The object at `position` in the Results' order; traps with Realm's out-of-bounds message
     /// outside 0..<count.
@@ -188,7 +201,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         trapping { () throws(Realm.Error) -> Element in try element(at: position) }
     }
 
-        package func _element(at index: Int) throws(Realm.Error) -> Element { try element(at: index) }
+    package func _element(at index: Int) throws(Realm.Error) -> Element { try element(at: index) }
 
     /// Iterates over the objects matching when iteration began (Spec V15); invalidating the
     /// realm during iteration stops it with 'Collection is no longer valid' (Spec V16).
@@ -217,8 +230,9 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     public var description: String {
         // Unreadable Results (another context's, invalidated) describe no element.
         let objects: [Any?] = (try? evaluate()) != nil ? map { $0 } : []
-        return ObjectDescription.describeCollection("Results", elementType: storage.info.className, identity: storage,
-                                                    elements: objects, type: .object)
+        return ObjectDescription.describeCollection(
+            "Results", elementType: storage.info.className, identity: storage,
+            elements: objects, type: .object)
     }
 
     // MARK: deriving
@@ -232,8 +246,10 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
             try storage.core.checkAccess()
             let added = isIncluded(Query<Element>(.root(storage.info))).predicate
             let predicate = storage.predicate.map { Predicate.and($0, added) } ?? added
-            return Results(storage: Storage(core: storage.core, info: storage.info, source: storage.source,
-                                            predicate: predicate, sort: storage.sort, epoch: storage.epoch))
+            return Results(
+                storage: Storage(
+                    core: storage.core, info: storage.info, source: storage.source,
+                    predicate: predicate, sort: storage.sort, epoch: storage.epoch))
         }
     }
 
@@ -247,8 +263,11 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
 
     /// Sorted by a property.
     public func sorted<V>(by keyPath: KeyPath<Element, V>, ascending: Bool = true) -> Results<Element> {
-        sorted(by: [SortDescriptor(keyPath: QueryColumns.keyPathName(of: keyPath, info: storage.info),
-                                   ascending: ascending)])
+        sorted(by: [
+            SortDescriptor(
+                keyPath: QueryColumns.keyPathName(of: keyPath, info: storage.info),
+                ascending: ascending)
+        ])
     }
 
     /// Sorted by several properties, the first deciding first; ties keep the source order.
@@ -259,16 +278,20 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
 
     /// `sorted(by:)`, throwing: a key path Realm refuses to sort on (`ResultsTests.testSortWithKeyPath`
     /// messages: 'Cannot sort on key path ...').
-        package func _sorted<S: Sequence>(by descriptors: S) throws(Realm.Error) -> Results<Element>
+    package func _sorted<S: Sequence>(by descriptors: S) throws(Realm.Error) -> Results<Element>
     where S.Element == SortDescriptor {
         var columns: [SortPath] = []
         for descriptor in descriptors {
-            columns.append(SortPath(columns: try Self.sortColumns(descriptor.keyPath, info: storage.info),
-                                    ascending: descriptor.ascending))
+            columns.append(
+                SortPath(
+                    columns: try Self.sortColumns(descriptor.keyPath, info: storage.info),
+                    ascending: descriptor.ascending))
         }
         try storage.core.checkAccess()
-        return Results(storage: Storage(core: storage.core, info: storage.info, source: storage.source,
-                                        predicate: storage.predicate, sort: columns, epoch: storage.epoch))
+        return Results(
+            storage: Storage(
+                core: storage.core, info: storage.info, source: storage.source,
+                predicate: storage.predicate, sort: columns, epoch: storage.epoch))
     }
 
     /// The columns a sort key path names (links to follow, then the sorted property), checked
@@ -294,23 +317,30 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
             let property = current.schema.properties[column]
             if property.isList || property.type == .data {
                 let typeName = property.isList ? "array" : "data"
-                throw Realm.Error.cannotSort(keyPath: keyPath,
-                                             "property '\(className).\(name)' is of unsupported type '\(typeName)'")
+                throw Realm.Error.cannotSort(
+                    keyPath: keyPath,
+                    "property '\(className).\(name)' is of unsupported type '\(typeName)'")
             }
             columns.append(column)
             if property.type == .object {
                 guard !isFinal else {
-                    throw Realm.Error.cannotSort(keyPath: keyPath, "property '\(className).\(name)' of type "
-                                                 + "'object' cannot be the final property in the key path")
+                    throw Realm.Error.cannotSort(
+                        keyPath: keyPath,
+                        "property '\(className).\(name)' of type "
+                            + "'object' cannot be the final property in the key path")
                 }
-                guard let target = current.linkTargets.lazy.map(ClassInfo.of)
-                    .first(where: { $0.className == property.objectClassName }) else {
+                guard
+                    let target = current.linkTargets.lazy.map(ClassInfo.of)
+                        .first(where: { $0.className == property.objectClassName })
+                else {
                     throw Realm.Error.cannotSort(keyPath: keyPath, "property '\(className).\(name)' does not exist")
                 }
                 current = target
             } else if !isFinal {
-                throw Realm.Error.cannotSort(keyPath: keyPath, "property '\(className).\(name)' of type "
-                                             + "'\(property.realmTypeName)' may only be the final property in the key path")
+                throw Realm.Error.cannotSort(
+                    keyPath: keyPath,
+                    "property '\(className).\(name)' of type "
+                        + "'\(property.realmTypeName)' may only be the final property in the key path")
             }
         }
         return columns
@@ -330,9 +360,11 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     // MARK: freeze and thaw (Spec F)
 
     /// Frozen Results at the realm's current version, with the same query and sort.
-    public func freeze() -> Results<Element> { trapping { () throws(Realm.Error) -> Results<Element> in try _freeze() } }
+    public func freeze() -> Results<Element> {
+        trapping { () throws(Realm.Error) -> Results<Element> in try _freeze() }
+    }
 
-        package func _freeze() throws(Realm.Error) -> Results<Element> {
+    package func _freeze() throws(Realm.Error) -> Results<Element> {
         if isFrozen { return self }  // Spec F5
         _ = try evaluate()  // Spec C7, V13
         let frozen = try storage.core.freeze()
@@ -344,7 +376,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     /// (Spec F8: no refresh). Thawing live Results returns them.
     public func thaw() -> Results<Element>? { trapping { () throws(Realm.Error) -> Results<Element>? in try _thaw() } }
 
-        package func _thaw() throws(Realm.Error) -> Results<Element>? {
+    package func _thaw() throws(Realm.Error) -> Results<Element>? {
         guard isFrozen else {
             try storage.core.checkThread()  // Spec C6: every member of live Results checks
             return self
@@ -363,8 +395,10 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
             guard let moved = try binding.rebound(to: core) else { return nil }
             source = .list(moved)
         }
-        return Results(storage: Storage(core: core, info: storage.info, source: source, predicate: storage.predicate,
-                                        sort: storage.sort, epoch: core.epoch))
+        return Results(
+            storage: Storage(
+                core: core, info: storage.info, source: source, predicate: storage.predicate,
+                sort: storage.sort, epoch: core.epoch))
     }
 }
 
@@ -391,8 +425,10 @@ extension Results: AnyListConvertible {
         guard let table = evaluation.table else { return [] }
         var objects: [Any?] = []
         for index in evaluation.keys.indices {
-            objects.append(try storage.core.makeObject(Element.self, info: storage.info, table: table,
-                                                       identity: evaluation.identity(at: index)))
+            objects.append(
+                try storage.core.makeObject(
+                    Element.self, info: storage.info, table: table,
+                    identity: evaluation.identity(at: index)))
         }
         return objects
     }
@@ -408,7 +444,7 @@ public struct ResultsIterator<Element: Object>: IteratorProtocol {
         trapping { () throws(Realm.Error) -> Element? in try _next() }
     }
 
-        package mutating func _next() throws(Realm.Error) -> Element? {
+    package mutating func _next() throws(Realm.Error) -> Element? {
         guard position < evaluation.keys.count, let table = evaluation.table else { return nil }
         let identity = evaluation.identity(at: position)
         position += 1

@@ -58,9 +58,13 @@ struct SortPath: Sendable {
         for column in columns.dropFirst() {
             if tables == nil { tables = Dictionary(view.tables().map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a }) }
             guard case .link(let link) = value, let table = tables?[link.table] else { return nil }
-            guard let reached = try view.withRow(table, key: link.key, { target in
-                column < target.columnCount ? try target.value(at: column) : .null
-            }) else { return nil }
+            guard
+                let reached = try view.withRow(
+                    table, key: link.key,
+                    { target in
+                        column < target.columnCount ? try target.value(at: column) : .null
+                    })
+            else { return nil }
             value = reached
         }
         return value

@@ -20,12 +20,15 @@ indirect enum WatchedPaths {
         return .columns(columns)
     }
 
-    private static func add(_ components: [String], schema: ObjectSchema, core: RealmCore,
-                            to columns: inout [Int: WatchedPaths?]) throws(Realm.Error) {
+    private static func add(
+        _ components: [String], schema: ObjectSchema, core: RealmCore,
+        to columns: inout [Int: WatchedPaths?]
+    ) throws(Realm.Error) {
         guard let first = components.first else { return }
         guard let column = schema.index(of: first) else {
-            throw Realm.Error.misuse("Invalid property name: property '\(first)' not found in object of type "
-                                     + "'\(schema.className)'")
+            throw Realm.Error.misuse(
+                "Invalid property name: property '\(first)' not found in object of type "
+                    + "'\(schema.className)'")
         }
         let rest = Array(components.dropFirst())
         guard !rest.isEmpty else {
@@ -35,8 +38,9 @@ indirect enum WatchedPaths {
         let property = schema.properties[column]
         guard property.isLink, let target = property.objectClassName, let targetInfo = core.knownClass(named: target)
         else {
-            throw Realm.Error.misuse("Invalid property name: property '\(rest[0])' not found in object of type "
-                                     + "'\(property.objectClassName ?? schema.className)'")
+            throw Realm.Error.misuse(
+                "Invalid property name: property '\(rest[0])' not found in object of type "
+                    + "'\(property.objectClassName ?? schema.className)'")
         }
         var nested: [Int: WatchedPaths?] = [:]
         if case .some(.some(.columns(let existing))) = columns[column] { nested = existing }
@@ -74,8 +78,10 @@ final class ChangeDetector {
     var nothingChanged: Bool { journal?.isEmpty ?? false }
 
     /// The watched columns of the object `key` of `table` that changed, ascending.
-    func changedColumns(_ table: TableInfo, _ key: ObjectKey, schema: ObjectSchema,
-                        watching paths: WatchedPaths, depth: Int = 0) throws -> [Int] {
+    func changedColumns(
+        _ table: TableInfo, _ key: ObjectKey, schema: ObjectSchema,
+        watching paths: WatchedPaths, depth: Int = 0
+    ) throws -> [Int] {
         if nothingChanged { return [] }
         let direct = try directColumns(table, key)
         var changed: [Int] = []
@@ -95,12 +101,15 @@ final class ChangeDetector {
             }
             let property = schema.properties[column]
             guard let nested, property.isLink, let targetClass = property.objectClassName,
-                  let (targetTable, targetSchema) = target(targetClass) else { continue }
+                let (targetTable, targetSchema) = target(targetClass)
+            else { continue }
             if newRow == nil { newRow = try new.row(table, key: key) ?? [] }
             guard let row = newRow, column < row.count else { continue }
             for link in Self.links(in: row[column]) where link.table == targetTable.id {
-                if try !changedColumns(targetTable, link.key, schema: targetSchema, watching: nested,
-                                       depth: depth + 1).isEmpty {
+                if try !changedColumns(
+                    targetTable, link.key, schema: targetSchema, watching: nested,
+                    depth: depth + 1
+                ).isEmpty {
                     changed.append(column)
                     break
                 }
@@ -113,7 +122,8 @@ final class ChangeDetector {
     private func directColumns(_ table: TableInfo, _ key: ObjectKey) throws -> ColumnSet {
         if let journal { return journal.columns(table.id, key) ?? ColumnSet() }
         guard let old, let oldTable = old.table(id: table.id),
-              let before = try old.row(oldTable, key: key), let after = try new.row(table, key: key) else {
+            let before = try old.row(oldTable, key: key), let after = try new.row(table, key: key)
+        else {
             return ColumnSet()
         }
         var columns = ColumnSet()
@@ -129,7 +139,9 @@ final class ChangeDetector {
         if let known = schemas[className] { return known }
         var found: (TableInfo, ObjectSchema)?
         if let table = new.table(named: className),
-           let schema = core.knownClass(named: className)?.schema ?? ObjectSchema.decode(table.schema, className: className) {
+            let schema = core.knownClass(named: className)?.schema
+                ?? ObjectSchema.decode(table.schema, className: className)
+        {
             found = (table, schema)
         }
         schemas[className] = .some(found)
@@ -140,7 +152,10 @@ final class ChangeDetector {
         switch value {
         case .link(let link): return [link]
         case .list(let elements):
-            return elements.compactMap { if case .link(let link) = $0 { return link }; return nil }
+            return elements.compactMap {
+                if case .link(let link) = $0 { return link }
+                return nil
+            }
         default: return []
         }
     }

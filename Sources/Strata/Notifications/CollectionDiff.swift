@@ -45,11 +45,13 @@ struct CollectionDiff: Equatable {
         while prefix < old.count, prefix < new.count, old[prefix] == new[prefix] { prefix += 1 }
         var suffix = 0
         while suffix < old.count - prefix, suffix < new.count - prefix,
-              old[old.count - 1 - suffix] == new[new.count - 1 - suffix] { suffix += 1 }
+            old[old.count - 1 - suffix] == new[new.count - 1 - suffix]
+        { suffix += 1 }
         var pairs = (0..<prefix).map { ($0, $0) }
         let oldMiddle = Array(old[prefix..<(old.count - suffix)])
         let newMiddle = Array(new[prefix..<(new.count - suffix)])
-        let middle = Set(oldMiddle).count == oldMiddle.count && Set(newMiddle).count == newMiddle.count
+        let middle =
+            Set(oldMiddle).count == oldMiddle.count && Set(newMiddle).count == newMiddle.count
             ? increasingRun(old: oldMiddle, new: newMiddle)
             : commonSubsequenceTable(oldMiddle, newMiddle)
         pairs += middle.map { ($0.0 + prefix, $0.1 + prefix) }
@@ -96,7 +98,8 @@ struct CollectionDiff: Equatable {
         var lengths = [Int](repeating: 0, count: (old.count + 1) * width)
         for i in stride(from: old.count - 1, through: 0, by: -1) {
             for j in stride(from: new.count - 1, through: 0, by: -1) {
-                lengths[i * width + j] = old[i] == new[j]
+                lengths[i * width + j] =
+                    old[i] == new[j]
                     ? lengths[(i + 1) * width + j + 1] + 1
                     : max(lengths[(i + 1) * width + j], lengths[i * width + j + 1])
             }

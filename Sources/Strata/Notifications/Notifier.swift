@@ -81,9 +81,11 @@ final class CollectionNotifier: Notifier {
     let send: (RealmCollectionChange<Void>) -> Void
     private var delivered: [CollectionElement]?
 
-    init(subscription: Subscription, schema: ObjectSchema?, paths: WatchedPaths,
-         contents: @escaping () throws(Realm.Error) -> CollectionContents,
-         send: @escaping (RealmCollectionChange<Void>) -> Void) {
+    init(
+        subscription: Subscription, schema: ObjectSchema?, paths: WatchedPaths,
+        contents: @escaping () throws(Realm.Error) -> CollectionContents,
+        send: @escaping (RealmCollectionChange<Void>) -> Void
+    ) {
         self.contents = contents
         self.schema = schema
         self.paths = paths
@@ -106,7 +108,8 @@ final class CollectionNotifier: Notifier {
             var failure: Realm.Error?
             let diff = CollectionDiff.between(old: old, new: now.elements) { element in
                 guard failure == nil, case .object(let identity) = element, let table = now.table,
-                      let schema, !detector.nothingChanged else { return false }
+                    let schema, !detector.nothingChanged
+                else { return false }
                 do throws(Realm.Error) {
                     return try engine(core.path) {
                         try !detector.changedColumns(table, identity.key, schema: schema, watching: paths).isEmpty
@@ -127,8 +130,10 @@ final class CollectionNotifier: Notifier {
             rebase(to: core)
             if !diff.isEmpty {  // Spec N11
                 subscription.runCallback {
-                    send(.update((), deletions: diff.deletions, insertions: diff.insertions,
-                                 modifications: modifications))
+                    send(
+                        .update(
+                            (), deletions: diff.deletions, insertions: diff.insertions,
+                            modifications: modifications))
                 }
             }
         } catch {
@@ -172,8 +177,10 @@ final class ObjectNotifier: Notifier {
     let paths: WatchedPaths
     let send: (ObjectChange<Void>, [PropertyChange]) -> Void
 
-    init(subscription: Subscription, info: ClassInfo, table: TableInfo, identity: ObjectIdentity, paths: WatchedPaths,
-         send: @escaping (ObjectChange<Void>, [PropertyChange]) -> Void) {
+    init(
+        subscription: Subscription, info: ClassInfo, table: TableInfo, identity: ObjectIdentity, paths: WatchedPaths,
+        send: @escaping (ObjectChange<Void>, [PropertyChange]) -> Void
+    ) {
         self.info = info
         self.table = table
         self.identity = identity
@@ -187,7 +194,8 @@ final class ObjectNotifier: Notifier {
             guard let version = core.read?.version, version != baselineVersion else { return }
             let view = try core.view()
             guard let table = view.table(named: info.className),
-                  try engine(core.path, { try view.contains(table, identity: identity) }) else {
+                try engine(core.path, { try view.contains(table, identity: identity) })
+            else {
                 dropPin()
                 subscription.runCallback(endsObservation: true) { send(.deleted, []) }
                 return
@@ -210,8 +218,10 @@ final class ObjectNotifier: Notifier {
                     let property = info.schema.properties[column]
                     let set = !detector.nothingChanged && column < newRow.count
                     let isValue = !property.isList
-                    let newValue = set && isValue ? try AnyValue.decode(newRow[column], property: property, core: core) : nil
-                    let oldValue = column < oldRow.count && isValue
+                    let newValue =
+                        set && isValue ? try AnyValue.decode(newRow[column], property: property, core: core) : nil
+                    let oldValue =
+                        column < oldRow.count && isValue
                         ? try AnyValue.decode(oldRow[column], property: property, core: core) : nil
                     changes.append(PropertyChange(name: property.name, oldValue: oldValue, newValue: newValue))
                 }

@@ -24,10 +24,13 @@ extension RealmCore {
 /// Spec N18: observes `value` on `queue`, through the realm of the same file confined to that
 /// queue: `register` runs there with the value resolved in it, and the returned token stops
 /// that observer, also before it is registered.
-func observe<T: ThreadConfined & SendableMetatype>(_ value: T, on queue: DispatchQueue, configuration: Realm.Configuration,
-                                onError: @escaping @Sendable (Realm.Error) -> Void,
-                                register: @escaping @Sendable (T) throws(Realm.Error) -> NotificationToken)
-    throws(Realm.Error) -> NotificationToken {
+func observe<T: ThreadConfined & SendableMetatype>(
+    _ value: T, on queue: DispatchQueue, configuration: Realm.Configuration,
+    onError: @escaping @Sendable (Realm.Error) -> Void,
+    register: @escaping @Sendable (T) throws(Realm.Error) -> NotificationToken
+)
+    throws(Realm.Error) -> NotificationToken
+{
     let handle = try value._threadSafeHandle()
     let outer = NotificationToken()
     queue.async {
@@ -46,33 +49,45 @@ func observe<T: ThreadConfined & SendableMetatype>(_ value: T, on queue: Dispatc
 extension Results {
     /// Spec N18: like `observe(keyPaths:_:)`, with every callback on `queue` (a serial queue)
     /// carrying these Results in the realm confined to that queue.
-    public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue,
-                        _ block: @escaping @Sendable (RealmCollectionChange<Results<Element>>) -> Void)
-        -> NotificationToken {
+    public func observe(
+        keyPaths: [String]? = nil, on queue: DispatchQueue,
+        _ block: @escaping @Sendable (RealmCollectionChange<Results<Element>>) -> Void
+    )
+        -> NotificationToken
+    {
         trapping { () throws(Realm.Error) -> NotificationToken in try _observe(keyPaths: keyPaths, on: queue, block) }
     }
 
-        package func _observe(keyPaths: [String]? = nil, on queue: DispatchQueue,
-                         _ block: @escaping @Sendable (RealmCollectionChange<Results<Element>>) -> Void)
-        throws(Realm.Error) -> NotificationToken {
+    package func _observe(
+        keyPaths: [String]? = nil, on queue: DispatchQueue,
+        _ block: @escaping @Sendable (RealmCollectionChange<Results<Element>>) -> Void
+    )
+        throws(Realm.Error) -> NotificationToken
+    {
         let core = storage.core
         try core.checkObservableFromAnyContext()
-        return try Strata.observe(self, on: queue, configuration: core.configuration,
-                                  onError: { block(.error($0)) },
-                                  register: { results throws(Realm.Error) in try results._observe(keyPaths: keyPaths, block) })
+        return try Strata.observe(
+            self, on: queue, configuration: core.configuration,
+            onError: { block(.error($0)) },
+            register: { results throws(Realm.Error) in try results._observe(keyPaths: keyPaths, block) })
     }
 
     /// Calls `block` on the realm's scheduler: `.initial` on a later turn, then `.update` after
     /// every commit that changes these Results (Spec N6 to N13), until the token is
     /// invalidated. `keyPaths` limits which properties count as modifications (Spec N21).
-    public func observe(keyPaths: [String]? = nil,
-                        _ block: @escaping (RealmCollectionChange<Results<Element>>) -> Void) -> NotificationToken {
+    public func observe(
+        keyPaths: [String]? = nil,
+        _ block: @escaping (RealmCollectionChange<Results<Element>>) -> Void
+    ) -> NotificationToken {
         trapping { () throws(Realm.Error) -> NotificationToken in try _observe(keyPaths: keyPaths, block) }
     }
 
-        package func _observe(keyPaths: [String]? = nil,
-                         _ block: @escaping (RealmCollectionChange<Results<Element>>) -> Void)
-        throws(Realm.Error) -> NotificationToken {
+    package func _observe(
+        keyPaths: [String]? = nil,
+        _ block: @escaping (RealmCollectionChange<Results<Element>>) -> Void
+    )
+        throws(Realm.Error) -> NotificationToken
+    {
         let core = storage.core
         try core.checkObservable()
         guard storage.epoch == core.epoch else { throw Realm.Error.resultsInvalidated }  // Spec V13
@@ -83,8 +98,9 @@ extension Results {
             subscription: token.subscription, schema: storage.info.schema, paths: paths,
             contents: { () throws(Realm.Error) -> CollectionContents in
                 let evaluation = try results.evaluate()
-                return CollectionContents(table: evaluation.table,
-                                          elements: evaluation.keys.indices.map { .object(evaluation.identity(at: $0)) })
+                return CollectionContents(
+                    table: evaluation.table,
+                    elements: evaluation.keys.indices.map { .object(evaluation.identity(at: $0)) })
             },
             send: { change in block(change.carrying(results)) })
         core.addNotifier(notifier)
@@ -94,34 +110,46 @@ extension Results {
 
 extension List {
     /// Spec N18: like `observe(keyPaths:_:)`, with every callback on `queue` (a serial queue).
-    public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue,
-                        _ block: @escaping @Sendable (RealmCollectionChange<List<Element>>) -> Void)
-        -> NotificationToken {
+    public func observe(
+        keyPaths: [String]? = nil, on queue: DispatchQueue,
+        _ block: @escaping @Sendable (RealmCollectionChange<List<Element>>) -> Void
+    )
+        -> NotificationToken
+    {
         trapping { () throws(Realm.Error) -> NotificationToken in try _observe(keyPaths: keyPaths, on: queue, block) }
     }
 
-        package func _observe(keyPaths: [String]? = nil, on queue: DispatchQueue,
-                         _ block: @escaping @Sendable (RealmCollectionChange<List<Element>>) -> Void)
-        throws(Realm.Error) -> NotificationToken {
+    package func _observe(
+        keyPaths: [String]? = nil, on queue: DispatchQueue,
+        _ block: @escaping @Sendable (RealmCollectionChange<List<Element>>) -> Void
+    )
+        throws(Realm.Error) -> NotificationToken
+    {
         guard let binding else { throw Realm.Error.unmanagedObservation }  // Spec N18
         let core = binding.core
         try core.checkObservableFromAnyContext()
-        return try Strata.observe(self, on: queue, configuration: core.configuration,
-                                  onError: { block(.error($0)) },
-                                  register: { list throws(Realm.Error) in try list._observe(keyPaths: keyPaths, block) })
+        return try Strata.observe(
+            self, on: queue, configuration: core.configuration,
+            onError: { block(.error($0)) },
+            register: { list throws(Realm.Error) in try list._observe(keyPaths: keyPaths, block) })
     }
 
     /// Calls `block` on the realm's scheduler: `.initial` on a later turn, then `.update` after
     /// every commit that changes this List or (for objects) its elements (Spec N6 to N13).
     /// - Precondition: a managed List (Spec N18).
-    public func observe(keyPaths: [String]? = nil,
-                        _ block: @escaping (RealmCollectionChange<List<Element>>) -> Void) -> NotificationToken {
+    public func observe(
+        keyPaths: [String]? = nil,
+        _ block: @escaping (RealmCollectionChange<List<Element>>) -> Void
+    ) -> NotificationToken {
         trapping { () throws(Realm.Error) -> NotificationToken in try _observe(keyPaths: keyPaths, block) }
     }
 
-        package func _observe(keyPaths: [String]? = nil,
-                         _ block: @escaping (RealmCollectionChange<List<Element>>) -> Void)
-        throws(Realm.Error) -> NotificationToken {
+    package func _observe(
+        keyPaths: [String]? = nil,
+        _ block: @escaping (RealmCollectionChange<List<Element>>) -> Void
+    )
+        throws(Realm.Error) -> NotificationToken
+    {
         guard let binding else { throw Realm.Error.unmanagedObservation }  // Spec N18
         let core = binding.core
         try core.checkObservable()
@@ -181,12 +209,15 @@ extension _ObjectObservable where Self: Object {
     /// of this object (`.change` with the changed properties, Spec N20 to N22), or deletes it
     /// (`.deleted`), until the token is invalidated. No initial callback.
     /// - Precondition: a managed, valid object (Spec N19).
-    public func observe(keyPaths: [String]? = nil, _ block: @escaping (ObjectChange<Self>) -> Void) -> NotificationToken {
+    public func observe(keyPaths: [String]? = nil, _ block: @escaping (ObjectChange<Self>) -> Void) -> NotificationToken
+    {
         trapping { () throws(Realm.Error) -> NotificationToken in try _observe(keyPaths: keyPaths, block) }
     }
 
-        package func _observe(keyPaths: [String]? = nil,
-                         _ block: @escaping (ObjectChange<Self>) -> Void) throws(Realm.Error) -> NotificationToken {
+    package func _observe(
+        keyPaths: [String]? = nil,
+        _ block: @escaping (ObjectChange<Self>) -> Void
+    ) throws(Realm.Error) -> NotificationToken {
         let accessor = try observableAccessor()
         let core = accessor.core
         let paths = try WatchedPaths.parse(keyPaths, info: accessor.info, core: core)
@@ -194,8 +225,10 @@ extension _ObjectObservable where Self: Object {
         guard try !accessor.isInvalidated() else { throw Realm.Error.objectInvalidated }
         _ = try core.view()  // the baseline is the version read now
         let token = core.makeNotifierToken()
-        let notifier = ObjectNotifier(subscription: token.subscription, info: accessor.info, table: accessor.table,
-                                      identity: accessor.identity, paths: paths) { change, properties in
+        let notifier = ObjectNotifier(
+            subscription: token.subscription, info: accessor.info, table: accessor.table,
+            identity: accessor.identity, paths: paths
+        ) { change, properties in
             // The observer keeps the object (and its realm) until the token is invalidated.
             switch change {
             case .change: block(.change(self, properties))
@@ -213,24 +246,30 @@ extension _ObjectObservable where Self: Object {
 extension _ObjectObservable where Self: Object {
     /// Spec N18: like `observe(keyPaths:_:)`, with every callback on `queue` (a serial queue)
     /// carrying the object of the realm confined to that queue.
-    public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue,
-                        _ block: @escaping @Sendable (ObjectChange<Self>) -> Void) -> NotificationToken {
+    public func observe(
+        keyPaths: [String]? = nil, on queue: DispatchQueue,
+        _ block: @escaping @Sendable (ObjectChange<Self>) -> Void
+    ) -> NotificationToken {
         trapping { () throws(Realm.Error) -> NotificationToken in try _observe(keyPaths: keyPaths, on: queue, block) }
     }
 
-        package func _observe(keyPaths: [String]? = nil, on queue: DispatchQueue,
-                         _ block: @escaping @Sendable (ObjectChange<Self>) -> Void) throws(Realm.Error) -> NotificationToken {
+    package func _observe(
+        keyPaths: [String]? = nil, on queue: DispatchQueue,
+        _ block: @escaping @Sendable (ObjectChange<Self>) -> Void
+    ) throws(Realm.Error) -> NotificationToken {
         let accessor = try observableAccessor()
         let core = accessor.core
         _ = try WatchedPaths.parse(keyPaths, info: accessor.info, core: core)  // Spec N21: rejected here
         try core.checkObservableFromAnyContext()
-        return try Strata.observe(self, on: queue, configuration: core.configuration,
-                                  onError: { block(.error($0)) },
-                                  register: { object throws(Realm.Error) in try object._observe(keyPaths: keyPaths, block) })
+        return try Strata.observe(
+            self, on: queue, configuration: core.configuration,
+            onError: { block(.error($0)) },
+            register: { object throws(Realm.Error) in try object._observe(keyPaths: keyPaths, block) })
     }
 }
 
 extension Realm.Error {
     static let unmanagedObservation = misuse("Change notifications are only supported on managed collections.")
-    static let unmanagedObjectObservation = misuse("Only objects which are managed by a Realm support change notifications")
+    static let unmanagedObjectObservation = misuse(
+        "Only objects which are managed by a Realm support change notifications")
 }

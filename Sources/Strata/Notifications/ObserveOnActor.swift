@@ -16,8 +16,9 @@ func observe<T: ThreadConfined & SendableMetatype, A: Actor>(
 ) async throws(Realm.Error) -> NotificationToken {
     if Task.isCancelled { return NotificationToken.neverLive() }
     let handle = try value._threadSafeHandle()
-    return await registerObserver(on: actor, handle: handle, as: T.self, configuration: configuration,
-                                  onError: onError, register: register)
+    return await registerObserver(
+        on: actor, handle: handle, as: T.self, configuration: configuration,
+        onError: onError, register: register)
 }
 
 private func registerObserver<T: ThreadConfined & SendableMetatype, A: Actor>(
@@ -55,79 +56,100 @@ extension Results {
     /// Spec N18, C15: like `observe(keyPaths:_:)`, with every callback in `actor`'s isolation
     /// carrying these Results in the realm confined to that actor. Returns once registered; in
     /// a cancelled task nothing is registered (Spec N23).
-    public func observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
-                                  _isolation: isolated (any Actor)? = #isolation,
-                                  _ block: @escaping @Sendable (isolated A, RealmCollectionChange<Results<Element>>) -> Void)
-        async -> NotificationToken {
+    public func observe<A: Actor>(
+        keyPaths: [String]? = nil, on actor: A,
+        _isolation: isolated (any Actor)? = #isolation,
+        _ block: @escaping @Sendable (isolated A, RealmCollectionChange<Results<Element>>) -> Void
+    )
+        async -> NotificationToken
+    {
         await trapping { () async throws(Realm.Error) -> NotificationToken in
             try await _observe(keyPaths: keyPaths, on: actor, _isolation: _isolation, block)
         }
     }
 
-        package func _observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
-                                   _isolation: isolated (any Actor)? = #isolation,
-                                   _ block: @escaping @Sendable (isolated A, RealmCollectionChange<Results<Element>>) -> Void)
-        async throws(Realm.Error) -> NotificationToken {
+    package func _observe<A: Actor>(
+        keyPaths: [String]? = nil, on actor: A,
+        _isolation: isolated (any Actor)? = #isolation,
+        _ block: @escaping @Sendable (isolated A, RealmCollectionChange<Results<Element>>) -> Void
+    )
+        async throws(Realm.Error) -> NotificationToken
+    {
         let core = storage.core
         try core.checkObservableFromAnyContext()
-        return try await Strata.observe(self, on: actor, configuration: core.configuration, isolation: _isolation,
-                                        onError: { actor, error in block(actor, .error(error)) },
-                                        register: { results, actor throws(Realm.Error) in
-            try results._observe(keyPaths: keyPaths) { change in actor.deliverIsolated(change, to: block) }
-        })
+        return try await Strata.observe(
+            self, on: actor, configuration: core.configuration, isolation: _isolation,
+            onError: { actor, error in block(actor, .error(error)) },
+            register: { results, actor throws(Realm.Error) in
+                try results._observe(keyPaths: keyPaths) { change in actor.deliverIsolated(change, to: block) }
+            })
     }
 }
 
 extension List {
     /// Spec N18, C15: like `observe(keyPaths:_:)`, with every callback in `actor`'s isolation.
-    public func observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
-                                  _isolation: isolated (any Actor)? = #isolation,
-                                  _ block: @escaping @Sendable (isolated A, RealmCollectionChange<List<Element>>) -> Void)
-        async -> NotificationToken {
+    public func observe<A: Actor>(
+        keyPaths: [String]? = nil, on actor: A,
+        _isolation: isolated (any Actor)? = #isolation,
+        _ block: @escaping @Sendable (isolated A, RealmCollectionChange<List<Element>>) -> Void
+    )
+        async -> NotificationToken
+    {
         await trapping { () async throws(Realm.Error) -> NotificationToken in
             try await _observe(keyPaths: keyPaths, on: actor, _isolation: _isolation, block)
         }
     }
 
-        package func _observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
-                                   _isolation: isolated (any Actor)? = #isolation,
-                                   _ block: @escaping @Sendable (isolated A, RealmCollectionChange<List<Element>>) -> Void)
-        async throws(Realm.Error) -> NotificationToken {
+    package func _observe<A: Actor>(
+        keyPaths: [String]? = nil, on actor: A,
+        _isolation: isolated (any Actor)? = #isolation,
+        _ block: @escaping @Sendable (isolated A, RealmCollectionChange<List<Element>>) -> Void
+    )
+        async throws(Realm.Error) -> NotificationToken
+    {
         guard let binding else { throw Realm.Error.unmanagedActorObservation }  // Spec N18
         let core = binding.core
         try core.checkObservableFromAnyContext()
-        return try await Strata.observe(self, on: actor, configuration: core.configuration, isolation: _isolation,
-                                        onError: { actor, error in block(actor, .error(error)) },
-                                        register: { list, actor throws(Realm.Error) in
-            try list._observe(keyPaths: keyPaths) { change in actor.deliverIsolated(change, to: block) }
-        })
+        return try await Strata.observe(
+            self, on: actor, configuration: core.configuration, isolation: _isolation,
+            onError: { actor, error in block(actor, .error(error)) },
+            register: { list, actor throws(Realm.Error) in
+                try list._observe(keyPaths: keyPaths) { change in actor.deliverIsolated(change, to: block) }
+            })
     }
 }
 
 extension _ObjectObservable where Self: Object {
     /// Spec N18, C15: like `observe(keyPaths:_:)`, with every callback in `actor`'s isolation
     /// carrying the object of the realm confined to that actor.
-    public func observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
-                                  _isolation: isolated (any Actor)? = #isolation,
-                                  _ block: @escaping @Sendable (isolated A, ObjectChange<Self>) -> Void)
-        async -> NotificationToken {
+    public func observe<A: Actor>(
+        keyPaths: [String]? = nil, on actor: A,
+        _isolation: isolated (any Actor)? = #isolation,
+        _ block: @escaping @Sendable (isolated A, ObjectChange<Self>) -> Void
+    )
+        async -> NotificationToken
+    {
         await trapping { () async throws(Realm.Error) -> NotificationToken in
             try await _observe(keyPaths: keyPaths, on: actor, _isolation: _isolation, block)
         }
     }
 
-        package func _observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
-                                   _isolation: isolated (any Actor)? = #isolation,
-                                   _ block: @escaping @Sendable (isolated A, ObjectChange<Self>) -> Void)
-        async throws(Realm.Error) -> NotificationToken {
+    package func _observe<A: Actor>(
+        keyPaths: [String]? = nil, on actor: A,
+        _isolation: isolated (any Actor)? = #isolation,
+        _ block: @escaping @Sendable (isolated A, ObjectChange<Self>) -> Void
+    )
+        async throws(Realm.Error) -> NotificationToken
+    {
         guard let accessor = _accessor else { throw Realm.Error.unmanagedActorObservation }  // Spec N19
         let core = accessor.core
         _ = try WatchedPaths.parse(keyPaths, info: accessor.info, core: core)  // Spec N21: rejected here
         try core.checkObservableFromAnyContext()
-        return try await Strata.observe(self, on: actor, configuration: core.configuration, isolation: _isolation,
-                                        onError: { actor, error in block(actor, .error(error)) },
-                                        register: { object, actor throws(Realm.Error) in
-            try object._observe(keyPaths: keyPaths) { change in actor.deliverIsolated(change, to: block) }
-        })
+        return try await Strata.observe(
+            self, on: actor, configuration: core.configuration, isolation: _isolation,
+            onError: { actor, error in block(actor, .error(error)) },
+            register: { object, actor throws(Realm.Error) in
+                try object._observe(keyPaths: keyPaths) { change in actor.deliverIsolated(change, to: block) }
+            })
     }
 }

@@ -23,7 +23,7 @@ extension Realm {
         trapping { () throws(Realm.Error) -> NotificationToken in try _observe(block) }
     }
 
-        package func _observe(_ block: @escaping NotificationBlock) throws(Realm.Error) -> NotificationToken {
+    package func _observe(_ block: @escaping NotificationBlock) throws(Realm.Error) -> NotificationToken {
         try core.checkThread()
         // Realm's order (verifyNotificationsAreSupported): read-only, then frozen.
         if core.configuration.readOnly { throw Realm.Error.readOnlyObservation }
@@ -213,7 +213,8 @@ extension RealmCore {
         let pass = observers  // Spec N9: observers added by a callback start with the next pass
         for observer in pass {
             guard !observer.running, !observer.subscription.isInvalidated,
-                  !skipping.contains(where: { $0 === observer.subscription }) else { continue }
+                !skipping.contains(where: { $0 === observer.subscription })
+            else { continue }
             observer.running = true
             if notification == .didChange { didChangeDepth += 1 }
             observer.subscription.runCallback { observer.block(notification, Realm(core: self)) }

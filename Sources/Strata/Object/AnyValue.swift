@@ -21,7 +21,9 @@ enum AnyValue {
     }
 
     /// The Swift value of a stored value of `property`.
-    static func decode(_ value: StrataStorage.Value, property: PropertySchema, core: RealmCore) throws(Realm.Error) -> Any? {
+    static func decode(_ value: StrataStorage.Value, property: PropertySchema, core: RealmCore) throws(Realm.Error)
+        -> Any?
+    {
         if property.isList {
             guard case .list(let elements) = value else { return [Any]() }
             var decoded: [Any?] = []
@@ -31,8 +33,10 @@ enum AnyValue {
         return try decodeScalar(value, property: property, core: core)
     }
 
-    private static func decodeScalar(_ value: StrataStorage.Value, property: PropertySchema,
-                                     core: RealmCore) throws(Realm.Error) -> Any? {
+    private static func decodeScalar(
+        _ value: StrataStorage.Value, property: PropertySchema,
+        core: RealmCore
+    ) throws(Realm.Error) -> Any? {
         switch value {
         case .null: return nil
         case .bool(let flag): return flag
@@ -69,8 +73,10 @@ enum AnyValue {
     /// The stored form of `any` for `property` of class `className`. Links add or copy objects
     /// into `core`: `create` copies every object it is given (Spec W14); a property set on a
     /// managed object (`addsObjects`) adds an unmanaged object itself, as assigning it would.
-    static func encode(_ any: Any?, property: PropertySchema, className: String, core: RealmCore,
-                       policy: Realm.UpdatePolicy, addsObjects: Bool = false) throws(Realm.Error) -> StrataStorage.Value {
+    static func encode(
+        _ any: Any?, property: PropertySchema, className: String, core: RealmCore,
+        policy: Realm.UpdatePolicy, addsObjects: Bool = false
+    ) throws(Realm.Error) -> StrataStorage.Value {
         let path = _PropertyPath(className: className, property: property)
         if property.isList {
             let elements = try listElements(any, path)
@@ -97,12 +103,15 @@ enum AnyValue {
         if let array = any as? [Any?] { return array }
         if let array = any as? [Any] { return array.map { Optional($0) } }
         let property = path.property
-        throw Realm.Error.misuse("Invalid value (\(any)) for '\(typeName(property))' \(property.isList ? "array" : "set") "
-                                 + "property '\(path.className).\(property.name)': value is not enumerable.")
+        throw Realm.Error.misuse(
+            "Invalid value (\(any)) for '\(typeName(property))' \(property.isList ? "array" : "set") "
+                + "property '\(path.className).\(property.name)': value is not enumerable.")
     }
 
-    private static func encodeLink(_ any: Any?, _ path: _PropertyPath, core: RealmCore, policy: Realm.UpdatePolicy,
-                                   addsObjects: Bool) throws(Realm.Error) -> StrataStorage.Value {
+    private static func encodeLink(
+        _ any: Any?, _ path: _PropertyPath, core: RealmCore, policy: Realm.UpdatePolicy,
+        addsObjects: Bool
+    ) throws(Realm.Error) -> StrataStorage.Value {
         let property = path.property
         guard let any = nonNull(any) else {
             guard !property.isList else { throw typeError(any, path) }  // a list holds no null link
@@ -165,7 +174,9 @@ enum AnyValue {
             return try date._strataEncode(realm: nil)
         case .uuid:
             if let uuid = value as? UUID { return try uuid._strataEncode(realm: nil) }
-            if let text = value as? String, let uuid = UUID(uuidString: text) { return try uuid._strataEncode(realm: nil) }
+            if let text = value as? String, let uuid = UUID(uuidString: text) {
+                return try uuid._strataEncode(realm: nil)
+            }
             throw typeError(value, path)
         case .object:
             throw Realm.Error(.fail, "'\(path.className).\(property.name)' is a link, not a value")
@@ -228,8 +239,9 @@ enum AnyValue {
         } else {
             (shown, typeOfValue) = ("(null)", "(null)")
         }
-        return Realm.Error.misuse("Invalid value '\(shown)' of type '\(typeOfValue)' for '\(typeName(property))'"
-                                  + "\(property.isList ? " array" : "") property '\(path.className).\(property.name)'.")
+        return Realm.Error.misuse(
+            "Invalid value '\(shown)' of type '\(typeOfValue)' for '\(typeName(property))'"
+                + "\(property.isList ? " array" : "") property '\(path.className).\(property.name)'.")
     }
 }
 

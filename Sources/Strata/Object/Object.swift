@@ -52,7 +52,7 @@ open class Object: Hashable, CustomStringConvertible, SendableMetatype {
     }
 
     /// `init(value:)` as a throwing entry point.
-        package static func _make(value: Any) throws(Realm.Error) -> Self {
+    package static func _make(value: Any) throws(Realm.Error) -> Self {
         let object = self.init()
         try object._apply(value)
         return object
@@ -97,11 +97,12 @@ open class Object: Hashable, CustomStringConvertible, SendableMetatype {
         trapping { () throws(Realm.Error) -> Bool in try _isSameObject(as: object) }
     }
 
-        package func _isSameObject(as object: Object?) throws(Realm.Error) -> Bool {
+    package func _isSameObject(as object: Object?) throws(Realm.Error) -> Bool {
         guard let object else { return false }
         if object === self { return true }
         guard let left = _accessor, let right = object._accessor, left.core === right.core,
-              left.table.id == right.table.id, left.key == right.key, left.incarnation == right.incarnation else {
+            left.table.id == right.table.id, left.key == right.key, left.incarnation == right.incarnation
+        else {
             return false
         }
         if try left.isInvalidated() { return false }
@@ -161,7 +162,7 @@ open class Object: Hashable, CustomStringConvertible, SendableMetatype {
 }
 
 extension Object {
-        package func _value(forKey key: String) throws(Realm.Error) -> Any? {
+    package func _value(forKey key: String) throws(Realm.Error) -> Any? {
         let info = ClassInfo.of(type(of: self))
         guard let column = info.schema.index(of: key) else {
             throw Realm.Error.invalidPropertyName(key, type: info.className)
@@ -174,8 +175,10 @@ extension Object {
                 }
             }
             let stored = try accessor.value(column: column)
-            return AnyValue.bridged(try AnyValue.decode(stored, property: info.schema.properties[column],
-                                                        core: accessor.core))
+            return AnyValue.bridged(
+                try AnyValue.decode(
+                    stored, property: info.schema.properties[column],
+                    core: accessor.core))
         }
         let value = try info.withWrapper(of: self, column: column) { wrapper, pointer throws(Realm.Error) -> Any in
             wrapper.unmanagedAny(at: pointer)
@@ -183,7 +186,7 @@ extension Object {
         return AnyValue.bridged(value)
     }
 
-        package func _setValue(_ value: Any?, forKey key: String) throws(Realm.Error) {
+    package func _setValue(_ value: Any?, forKey key: String) throws(Realm.Error) {
         let info = ClassInfo.of(type(of: self))
         guard let column = info.schema.index(of: key) else {
             throw Realm.Error.invalidPropertyName(key, type: info.className)
@@ -193,9 +196,10 @@ extension Object {
             return
         }
         try accessor.checkSettable(value)
-        let stored = try AnyValue.encode(value, property: info.schema.properties[column], className: info.className,
-                                         core: accessor.core, policy: accessor.core.addPolicy ?? .error,
-                                         addsObjects: true)
+        let stored = try AnyValue.encode(
+            value, property: info.schema.properties[column], className: info.className,
+            core: accessor.core, policy: accessor.core.addPolicy ?? .error,
+            addsObjects: true)
         try accessor.setValue(stored, column: column)
     }
 
@@ -218,8 +222,9 @@ extension Object {
             }
         } else if let array = value as? [Any?] {
             guard array.count <= properties.count else {
-                throw Realm.Error.misuse("Invalid array input: more values (\(array.count)) than properties "
-                                         + "(\(properties.count)).")
+                throw Realm.Error.misuse(
+                    "Invalid array input: more values (\(array.count)) than properties "
+                        + "(\(properties.count)).")
             }
             for (column, element) in array.enumerated() { try setUnmanaged(element, column: column, info: info) }
         } else {
@@ -236,15 +241,17 @@ extension Object {
         if let object = value as? Object, ClassInfo.of(type(of: object)).schema.index(of: key) != nil {
             return try object._value(forKey: key)
         }
-        throw Realm.Error.misuse("Invalid value '\(value)' to initialize object of type '\(className)': "
-                                 + "missing key '\(key)'")
+        throw Realm.Error.misuse(
+            "Invalid value '\(value)' to initialize object of type '\(className)': "
+                + "missing key '\(key)'")
     }
 
     /// The wrappers' values of an unmanaged object, by column.
     func unmanagedValues(_ info: ClassInfo) -> [Any?] {
         var values = [Any?](repeating: nil, count: info.schema.properties.count)
         for property in persistedProperties() {
-            values[info.column(ofOrdinal: property.ordinal, base: _ordinalBase)] = AnyValue.flatten(property.unmanagedAny)
+            values[info.column(ofOrdinal: property.ordinal, base: _ordinalBase)] = AnyValue.flatten(
+                property.unmanagedAny)
         }
         return values
     }
@@ -264,7 +271,7 @@ extension Object {
 }
 
 extension Object {
-        package func _freeze() throws(Realm.Error) -> Self {
+    package func _freeze() throws(Realm.Error) -> Self {
         guard let accessor = _accessor else { throw Realm.Error.unmanagedFreeze }  // Spec F11
         if accessor.isFrozen { return self }  // Spec F5
         try accessor.core.checkAccess()  // Spec C7
@@ -274,7 +281,7 @@ extension Object {
         return try frozen.makeObject(Self.self, info: accessor.info, table: accessor.table, identity: accessor.identity)
     }
 
-        package func _thaw() throws(Realm.Error) -> Self? {
+    package func _thaw() throws(Realm.Error) -> Self? {
         guard let accessor = _accessor else { throw Realm.Error.unmanagedThaw }  // Spec F10
         guard accessor.isFrozen else {
             try accessor.core.checkThread()  // Spec C5: a live object answers its own context only
@@ -283,7 +290,8 @@ extension Object {
         let live = try accessor.core.liveRealmForCurrentThread()  // Spec F7: no refresh (F8)
         let view = try live.view()
         guard let table = view.table(named: accessor.info.className),
-              try engine(live.path, { try view.contains(table, identity: accessor.identity) }) else {
+            try engine(live.path, { try view.contains(table, identity: accessor.identity) })
+        else {
             return nil  // Spec F9: deleted, or its key holds another object now
         }
         return try live.makeObject(Self.self, info: accessor.info, table: table, identity: accessor.identity)

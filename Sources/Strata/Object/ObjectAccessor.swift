@@ -64,7 +64,7 @@ public final class _ObjectAccessor {
     func checkCommitted() throws(Realm.Error) {
         guard core.write != nil else { return }
         guard let base = core.read,
-              try engine(core.path, { try base.incarnation(table, key: key) }) == incarnation
+            try engine(core.path, { try base.incarnation(table, key: key) }) == incarnation
         else {
             throw Realm.Error.freezeInCreatingWrite
         }
@@ -210,7 +210,9 @@ final class KeyPathRecorder {
         var columns: [(info: ClassInfo, column: Int)] = []
         for step in steps {
             let info = ClassInfo.of(step.type)
-            guard step.ordinal - step.base >= 0, step.ordinal - step.base < info.schema.properties.count else { return nil }
+            guard step.ordinal - step.base >= 0, step.ordinal - step.base < info.schema.properties.count else {
+                return nil
+            }
             columns.append((info, info.column(ofOrdinal: step.ordinal, base: step.base)))
         }
         return columns

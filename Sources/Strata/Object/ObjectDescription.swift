@@ -26,7 +26,7 @@ enum ObjectDescription {
         if let accessor = object._accessor {
             do {
                 if try accessor.isInvalidated() { return "[invalid object]" }
-            } catch where error.code == .invalidDatabase {
+            } catch  where error.code == .invalidDatabase {
                 return "<\(error.message)>"  // Spec D17: damage is not an invalid object
             } catch {
                 return "[invalid object]"
@@ -56,16 +56,19 @@ enum ObjectDescription {
 
     private static func describeList(_ list: any AnyListConvertible, property: PropertySchema, depth: Int) -> String {
         if depth == 0 { return "<Maximum depth exceeded>" }
-        return describeCollection("List", elementType: property.objectClassName ?? property.type.description,
-                                  identity: list as AnyObject, elements: (try? list.anyElements()) ?? [],
-                                  type: property.type, depth: depth)
+        return describeCollection(
+            "List", elementType: property.objectClassName ?? property.type.description,
+            identity: list as AnyObject, elements: (try? list.anyElements()) ?? [],
+            type: property.type, depth: depth)
     }
 
     /// A collection as Realm describes it (`RLMDescriptionWithMaxDepth`): its kind and element
     /// type, its address, then each element (objects as `describe` prints them), one a line,
     /// indented by a tab; at most 100 elements.
-    static func describeCollection(_ kind: String, elementType: String, identity: AnyObject, elements: [Any?],
-                                   type: PropertyType, depth: Int = maximumDepth) -> String {
+    static func describeCollection(
+        _ kind: String, elementType: String, identity: AnyObject, elements: [Any?],
+        type: PropertyType, depth: Int = maximumDepth
+    ) -> String {
         let address = String(UInt(bitPattern: ObjectIdentifier(identity)), radix: 16)
         var text = "\(kind)<\(elementType)> <0x\(address)> (\n"
         for (index, element) in elements.prefix(maximumElements).enumerated() {

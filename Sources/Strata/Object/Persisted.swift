@@ -74,8 +74,9 @@ public struct Persisted<Value: _Persistable> {
         get {
             if let accessor = object._accessor {
                 return trapping { () throws(Realm.Error) -> Value in
-                    let column = accessor.column(ofOrdinal: object[keyPath: storageKeyPath].ordinal,
-                                                 base: object._ordinalBase)
+                    let column = accessor.column(
+                        ofOrdinal: object[keyPath: storageKeyPath].ordinal,
+                        base: object._ordinalBase)
                     if accessor.isFrozen || !(Value.self is AnyObject.Type) {
                         // Only Lists (classes) use the cache. Frozen objects are read by many
                         // threads at once: never write their wrapper (an inout access through
@@ -88,13 +89,17 @@ public struct Persisted<Value: _Persistable> {
                         object[keyPath: storageKeyPath].cachedCollection =
                             object[keyPath: storageKeyPath].unmanagedValue as AnyObject
                     }
-                    return try Value._strataGet(accessor, column: column,
-                                                cache: &object[keyPath: storageKeyPath].cachedCollection)
+                    return try Value._strataGet(
+                        accessor, column: column,
+                        cache: &object[keyPath: storageKeyPath].cachedCollection)
                 }
             }
             if let recorder = object._recorder {
-                recorder.steps.append((Swift.type(of: object), object[keyPath: storageKeyPath].ordinal,
-                                       object._ordinalBase))
+                recorder.steps.append(
+                    (
+                        Swift.type(of: object), object[keyPath: storageKeyPath].ordinal,
+                        object._ordinalBase
+                    ))
                 let kind = Value._strataKind
                 if !kind.isList, let target = kind.objectType {
                     let next = target.init()
@@ -107,15 +112,17 @@ public struct Persisted<Value: _Persistable> {
         set {
             if let accessor = object._accessor {
                 trapping { () throws(Realm.Error) in
-                    let column = accessor.column(ofOrdinal: object[keyPath: storageKeyPath].ordinal,
-                                                 base: object._ordinalBase)
+                    let column = accessor.column(
+                        ofOrdinal: object[keyPath: storageKeyPath].ordinal,
+                        base: object._ordinalBase)
                     try Value._strataSet(newValue, accessor, column: column)
                 }
                 return
             }
             // An unmanaged List keeps its instance: assigning copies the elements into it.
             if let list = object[keyPath: storageKeyPath].unmanagedValue as? any ContentsAssignable,
-               list.assignContents(of: newValue) {
+                list.assignContents(of: newValue)
+            {
                 return
             }
             object[keyPath: storageKeyPath].unmanagedValue = newValue
@@ -158,8 +165,10 @@ protocol PersistedProperty {
     static func setUnmanaged(_ any: Any?, at pointer: UnsafeMutableRawPointer, path: _PropertyPath) throws(Realm.Error)
     /// The managed value of `column`, as the property's getter returns it (the same List
     /// instance on every read of a live object).
-    static func managedAny(at pointer: UnsafeMutableRawPointer, accessor: _ObjectAccessor,
-                           column: Int) throws(Realm.Error) -> Any
+    static func managedAny(
+        at pointer: UnsafeMutableRawPointer, accessor: _ObjectAccessor,
+        column: Int
+    ) throws(Realm.Error) -> Any
     /// Forgets an unmanaged link of an object just added (its target is managed now, and two
     /// objects linking each other must not keep each other alive: `ObjectCreationTests.testAddObjectCycle`).
     static func dropUnmanagedLink(at pointer: UnsafeMutableRawPointer)
@@ -168,9 +177,10 @@ protocol PersistedProperty {
 extension Persisted: PersistedProperty {
     func schema(named name: String) -> PropertySchema {
         let kind = Value._strataKind
-        return PropertySchema(name: name, type: kind.type, objectClassName: kind.objectClassName,
-                              isOptional: kind.isOptional, isList: kind.isList, isPrimaryKey: isPrimaryKey,
-                              isIndexed: isIndexed)
+        return PropertySchema(
+            name: name, type: kind.type, objectClassName: kind.objectClassName,
+            isOptional: kind.isOptional, isList: kind.isList, isPrimaryKey: isPrimaryKey,
+            isIndexed: isIndexed)
     }
 
     func encodeUnmanaged(realm: Realm?) throws(Realm.Error) -> StrataStorage.Value {
@@ -185,7 +195,8 @@ extension Persisted: PersistedProperty {
         pointer.assumingMemoryBound(to: Self.self).pointee.unmanagedValue
     }
 
-    static func setUnmanaged(_ any: Any?, at pointer: UnsafeMutableRawPointer, path: _PropertyPath) throws(Realm.Error) {
+    static func setUnmanaged(_ any: Any?, at pointer: UnsafeMutableRawPointer, path: _PropertyPath) throws(Realm.Error)
+    {
         let wrapper = pointer.assumingMemoryBound(to: Self.self)
         let value = try Value._strataUnmanaged(any, path)
         if let list = wrapper.pointee.unmanagedValue as? any ContentsAssignable, list.assignContents(of: value) {
@@ -194,8 +205,10 @@ extension Persisted: PersistedProperty {
         wrapper.pointee.unmanagedValue = value
     }
 
-    static func managedAny(at pointer: UnsafeMutableRawPointer, accessor: _ObjectAccessor,
-                           column: Int) throws(Realm.Error) -> Any {
+    static func managedAny(
+        at pointer: UnsafeMutableRawPointer, accessor: _ObjectAccessor,
+        column: Int
+    ) throws(Realm.Error) -> Any {
         let wrapper = pointer.assumingMemoryBound(to: Self.self)
         if accessor.isFrozen || !(Value.self is AnyObject.Type) {
             var scratch: AnyObject?
@@ -224,8 +237,10 @@ protocol ContentsAssignable: AnyObject {
 
 extension _Persistable {
     /// The value of `column` of a managed object. Lists override this to return a live List.
-    public static func _strataGet(_ accessor: _ObjectAccessor, column: Int,
-                                  cache: inout AnyObject?) throws(Realm.Error) -> Self {
+    public static func _strataGet(
+        _ accessor: _ObjectAccessor, column: Int,
+        cache: inout AnyObject?
+    ) throws(Realm.Error) -> Self {
         try _strataDecode(try accessor.value(column: column), realm: accessor.realm)
     }
 

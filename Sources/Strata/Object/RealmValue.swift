@@ -38,7 +38,8 @@ public protocol _Persistable: _RealmValue {
     /// The value a property has when its declaration gives none.
     static func _strataDefault() -> Self
     /// The value of `column` of a managed object (Lists return a live List).
-    static func _strataGet(_ accessor: _ObjectAccessor, column: Int, cache: inout AnyObject?) throws(Realm.Error) -> Self
+    static func _strataGet(_ accessor: _ObjectAccessor, column: Int, cache: inout AnyObject?) throws(Realm.Error)
+        -> Self
     /// Sets `column` of a managed object (Lists replace their elements).
     static func _strataSet(_ value: Self, _ accessor: _ObjectAccessor, column: Int) throws(Realm.Error)
 }
@@ -176,10 +177,22 @@ extension Date: _Persistable, RealmCollectionValue {
         guard interval.isFinite, abs(interval) < 9.2e18 else { return Timestamp(seconds: 0, nanoseconds: 0) }
         var seconds = Int64(interval.rounded(.towardZero))
         var nanos = Int64(((interval - Double(seconds)) * 1e9).rounded())
-        if nanos >= 1_000_000_000 { seconds += 1; nanos -= 1_000_000_000 }
-        if nanos <= -1_000_000_000 { seconds -= 1; nanos += 1_000_000_000 }
-        if seconds > 0 && nanos < 0 { seconds -= 1; nanos += 1_000_000_000 }
-        if seconds < 0 && nanos > 0 { seconds += 1; nanos -= 1_000_000_000 }
+        if nanos >= 1_000_000_000 {
+            seconds += 1
+            nanos -= 1_000_000_000
+        }
+        if nanos <= -1_000_000_000 {
+            seconds -= 1
+            nanos += 1_000_000_000
+        }
+        if seconds > 0 && nanos < 0 {
+            seconds -= 1
+            nanos += 1_000_000_000
+        }
+        if seconds < 0 && nanos > 0 {
+            seconds += 1
+            nanos -= 1_000_000_000
+        }
         return Timestamp(seconds: seconds, nanoseconds: Int32(nanos))
     }
 }
@@ -190,8 +203,11 @@ extension UUID: _Persistable, RealmCollectionValue, _PrimaryKeyValue {
     public static func _strataDefault() -> UUID { UUID() }
     public static func _strataDecode(_ value: StrataStorage.Value, realm: Realm?) throws(Realm.Error) -> UUID {
         guard case .binary(let bytes) = value, bytes.count == 16 else { throw mismatch(value, UUID.self) }
-        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                           bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+        return UUID(
+            uuid: (
+                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+            ))
     }
     public func _strataEncode(realm: Realm?) throws(Realm.Error) -> StrataStorage.Value {
         let u = uuid

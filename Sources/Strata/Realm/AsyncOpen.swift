@@ -29,9 +29,11 @@ extension Realm {
     ///     the open.
     /// - Returns: a task whose `cancel()` stops a callback that has not started.
     @discardableResult
-    public static func asyncOpen(configuration: Configuration = .defaultConfiguration,
-                                 callbackQueue: DispatchQueue = .main,
-                                 callback: @escaping @Sendable (Result<Realm, Swift.Error>) -> Void) -> AsyncOpenTask {
+    public static func asyncOpen(
+        configuration: Configuration = .defaultConfiguration,
+        callbackQueue: DispatchQueue = .main,
+        callback: @escaping @Sendable (Result<Realm, Swift.Error>) -> Void
+    ) -> AsyncOpenTask {
         let task = AsyncOpenTask()
         DispatchQueue.global().async {
             // The slow part off the caller's context; the file stays open (and cached for
@@ -65,8 +67,10 @@ extension Realm {
     /// Spec X7, for Swift concurrency: opens the file off the caller (recovered and checked on
     /// a background queue), then returns the realm of the caller's context: the actor's
     /// (Spec C15) or the main actor's.
-    public static func asyncOpen(configuration: Configuration = .defaultConfiguration,
-                                 isolation: isolated (any Actor)? = #isolation) async throws -> Realm {
+    public static func asyncOpen(
+        configuration: Configuration = .defaultConfiguration,
+        isolation: isolated (any Actor)? = #isolation
+    ) async throws -> Realm {
         let file = try await openInBackground(configuration)
         // The file stays open (cached for this open) until the realm has it.
         return try withExtendedLifetime(file) { () throws(Realm.Error) -> Realm in
@@ -99,8 +103,10 @@ extension Realm {
     /// }
     /// ```
     /// - Throws: `Realm.Error` for the open; `CancellationError` in a cancelled task.
-    public init<A: Actor>(configuration: Configuration = .defaultConfiguration, actor: A,
-                          downloadBeforeOpen: OpenBehavior = .never) async throws {
+    public init<A: Actor>(
+        configuration: Configuration = .defaultConfiguration, actor: A,
+        downloadBeforeOpen: OpenBehavior = .never
+    ) async throws {
         if Task.isCancelled { throw CancellationError() }
         let file = try await Realm.openInBackground(configuration)
         let opened = try await Realm.openConfined(configuration, to: actor)
@@ -110,9 +116,11 @@ extension Realm {
     /// Spec C15: the realm of `configuration` isolated to the calling actor (the main actor's
     /// realm on the main actor), opened off the actor first (Spec X7).
     /// - Throws: `Realm.Error` for the open; `CancellationError` in a cancelled task.
-    public static func open(configuration: Configuration = .defaultConfiguration,
-                            _isolation actor: isolated any Actor = #isolation,
-                            downloadBeforeOpen: OpenBehavior = .never) async throws -> Realm {
+    public static func open(
+        configuration: Configuration = .defaultConfiguration,
+        _isolation actor: isolated any Actor = #isolation,
+        downloadBeforeOpen: OpenBehavior = .never
+    ) async throws -> Realm {
         if Task.isCancelled { throw CancellationError() }
         let file = try await openInBackground(configuration)
         return try withExtendedLifetime(file) { () throws(Realm.Error) -> Realm in
@@ -133,8 +141,10 @@ extension Realm {
         let core: RealmCore
     }
 
-    private static func openConfined<A: Actor>(_ configuration: Configuration,
-                                               to actor: isolated A) throws(Realm.Error) -> ConfinedCore {
+    private static func openConfined<A: Actor>(
+        _ configuration: Configuration,
+        to actor: isolated A
+    ) throws(Realm.Error) -> ConfinedCore {
         ConfinedCore(core: try RealmCore.open(configuration, actor: actor))
     }
 

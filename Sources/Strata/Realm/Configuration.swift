@@ -74,11 +74,13 @@ extension Realm {
         /// `fileURL` is ignored (Spec X16); without either, it is `defaultFileURL`. Nothing else is
         /// checked here: an invalid value (say an encryption key of the wrong length) fails when
         /// a realm is opened with the configuration.
-        public init(fileURL: URL? = nil, inMemoryIdentifier: String? = nil,
-                    encryptionKey: Data? = nil, readOnly: Bool = false, schemaVersion: UInt64 = 0,
-                    migrationBlock: MigrationBlock? = nil, deleteRealmIfMigrationNeeded: Bool = false,
-                    objectTypes: [Object.Type]? = nil, maximumNumberOfActiveVersions: UInt? = nil,
-                    seedFilePath: URL? = nil) {
+        public init(
+            fileURL: URL? = nil, inMemoryIdentifier: String? = nil,
+            encryptionKey: Data? = nil, readOnly: Bool = false, schemaVersion: UInt64 = 0,
+            migrationBlock: MigrationBlock? = nil, deleteRealmIfMigrationNeeded: Bool = false,
+            objectTypes: [Object.Type]? = nil, maximumNumberOfActiveVersions: UInt? = nil,
+            seedFilePath: URL? = nil
+        ) {
             if let inMemoryIdentifier {
                 location = .memory(inMemoryIdentifier)
             } else {

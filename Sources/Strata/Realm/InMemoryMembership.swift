@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import StrataStorage
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Spec X8, N24: an in-memory realm is one database every process that opens its identifier
 /// shares, alive while any of them has it open. It lives as an ordinary store in a directory
@@ -59,7 +60,8 @@ final class InMemoryMembership: Sendable {
 
     /// Whether `descriptor` is the file now at `path`.
     private static func isStill(_ descriptor: Int32, at path: String) -> Bool {
-        var open = stat(), named = stat()
+        var open = stat()
+        var named = stat()
         guard fstat(descriptor, &open) == 0, stat(path, &named) == 0 else { return false }
         return open.st_dev == named.st_dev && open.st_ino == named.st_ino
     }
@@ -104,11 +106,12 @@ final class InMemoryMembership: Sendable {
             if firstProblem == nil { firstProblem = (directory, problem) }
         }
         let (path, problem) = firstProblem ?? (stem, "unusable")
-        throw Realm.Error(.filePermissionDenied,
-                          "\(Realm.Error.openPrefix(path, realmFile: false)): the directory for in-memory realms is not "
-                              + "this user's private directory: \(problem); neither is any other name up to "
-                              + "'\(stem)-\(directoryAttempts - 1)'. Remove what another user left there.",
-                          path: path)
+        throw Realm.Error(
+            .filePermissionDenied,
+            "\(Realm.Error.openPrefix(path, realmFile: false)): the directory for in-memory realms is not "
+                + "this user's private directory: \(problem); neither is any other name up to "
+                + "'\(stem)-\(directoryAttempts - 1)'. Remove what another user left there.",
+            path: path)
     }
 
     /// `<root>/<euid>` when it is this user's runtime directory: a directory (not a link) of
@@ -116,12 +119,14 @@ final class InMemoryMembership: Sendable {
     /// or this user) may write. Nil otherwise, or with no `root`.
     static func userRuntimeDirectory(root: String?) -> String? {
         guard let root else { return nil }
-        var parent = stat(), own = stat()
+        var parent = stat()
+        var own = stat()
         let path = root + "/\(geteuid())"
         guard lstat(root, &parent) == 0, parent.st_mode & S_IFMT == S_IFDIR,
-              parent.st_uid == 0 || parent.st_uid == geteuid(), parent.st_mode & 0o022 == 0,
-              lstat(path, &own) == 0, own.st_mode & S_IFMT == S_IFDIR,
-              own.st_uid == geteuid(), own.st_mode & 0o077 == 0 else { return nil }
+            parent.st_uid == 0 || parent.st_uid == geteuid(), parent.st_mode & 0o022 == 0,
+            lstat(path, &own) == 0, own.st_mode & S_IFMT == S_IFDIR,
+            own.st_uid == geteuid(), own.st_mode & 0o077 == 0
+        else { return nil }
         return path
     }
 
@@ -148,9 +153,13 @@ final class InMemoryMembership: Sendable {
         }
         defer { close(descriptor) }
         var info = stat()
-        guard fstat(descriptor, &info) == 0 else { throw Realm.Error.fromErrno(errno, path: directory, operation: "fstat") }
+        guard fstat(descriptor, &info) == 0 else {
+            throw Realm.Error.fromErrno(errno, path: directory, operation: "fstat")
+        }
         guard info.st_mode & S_IFMT == S_IFDIR else { return "it is not a directory" }
-        guard info.st_uid == geteuid() else { return "it is owned by uid \(info.st_uid), not by this user (uid \(geteuid()))" }
+        guard info.st_uid == geteuid() else {
+            return "it is owned by uid \(info.st_uid), not by this user (uid \(geteuid()))"
+        }
         guard info.st_mode & 0o077 == 0 else {
             return "its mode \(String(info.st_mode & 0o7777, radix: 8)) lets other users in (0700 expected)"
         }

@@ -31,8 +31,9 @@ extension Migration {
                 guard oldTable.rowCount > 0, newTable.rowCount > 0 else { return }
                 for key in try keys(of: oldTable, in: old) {
                     guard !(created[typeName]?.contains(key) ?? false), try exists(typeName, key) else { continue }
-                    block(MigrationObject(migration: self, className: typeName, key: key, isOld: true),
-                          MigrationObject(migration: self, className: typeName, key: key, isOld: false))
+                    block(
+                        MigrationObject(migration: self, className: typeName, key: key, isOld: true),
+                        MigrationObject(migration: self, className: typeName, key: key, isOld: false))
                 }
             case (nil, nil):
                 return
@@ -83,7 +84,7 @@ extension Migration {
     }
 
     /// `create(_:value:)`, throwing its rejection.
-        package func _create(_ typeName: String, value: Any = [Any]()) throws(Realm.Error) -> MigrationObject {
+    package func _create(_ typeName: String, value: Any = [Any]()) throws(Realm.Error) -> MigrationObject {
         guard let schema = newSchemas[typeName] else {
             throw Realm.Error.misuse(
                 "Object type '\(typeName)' is not managed by the Realm. If using a custom `objectClasses` / "
@@ -142,10 +143,11 @@ extension Migration {
     }
 
     /// `delete(_:)`, throwing its rejection.
-        package func _delete(_ object: MigrationObject) throws(Realm.Error) {
+    package func _delete(_ object: MigrationObject) throws(Realm.Error) {
         guard object.migration === self, !object.isOld else { throw Realm.Error.deleteFromOtherRealm }
         guard let table = write.table(named: object.className),
-              try engine(path, { try write.delete(table.id, key: object.key) }) else {
+            try engine(path, { try write.delete(table.id, key: object.key) })
+        else {
             throw Realm.Error.objectInvalidated
         }
         let gone = Link(table: table.id, key: object.key)
@@ -190,12 +192,15 @@ extension Migration {
             throw Realm.Error(.fail, "Cannot rename properties for type '\(typeName)' because it does not exist.")
         }
         guard let target = newSchemas[typeName] else {
-            throw Realm.Error(.fail,
-                              "Cannot rename properties for type '\(typeName)' because it has been removed from the Realm.")
+            throw Realm.Error(
+                .fail,
+                "Cannot rename properties for type '\(typeName)' because it has been removed from the Realm.")
         }
         guard target.index(of: oldName) == nil else {
-            throw Realm.Error(.fail, "Cannot rename property '\(typeName).\(oldName)' to '\(newName)' because the "
-                              + "source property still exists.")
+            throw Realm.Error(
+                .fail,
+                "Cannot rename property '\(typeName).\(oldName)' to '\(newName)' because the "
+                    + "source property still exists.")
         }
         guard let original = leftovers[typeName]?[oldName], let oldColumn = oldSchema.index(of: original) else {
             throw Realm.Error(.fail, "Cannot rename property '\(typeName).\(oldName)' because it does not exist.")
@@ -208,12 +213,16 @@ extension Migration {
         let from = oldSchema.properties[oldColumn]
         let to = target.properties[newColumn]
         guard from.type == to.type, from.objectClassName == to.objectClassName, from.isList == to.isList else {
-            throw Realm.Error(.fail, "Cannot rename property '\(typeName).\(oldName)' to '\(newName)' because it "
-                              + "would change from type '\(from.realmTypeName)' to '\(to.realmTypeName)'.")
+            throw Realm.Error(
+                .fail,
+                "Cannot rename property '\(typeName).\(oldName)' to '\(newName)' because it "
+                    + "would change from type '\(from.realmTypeName)' to '\(to.realmTypeName)'.")
         }
         guard !from.isOptional || to.isOptional else {
-            throw Realm.Error(.fail, "Cannot rename property '\(typeName).\(oldName)' to '\(newName)' because it "
-                              + "would change from optional to required.")
+            throw Realm.Error(
+                .fail,
+                "Cannot rename property '\(typeName).\(oldName)' to '\(newName)' because it "
+                    + "would change from optional to required.")
         }
         try stage([typeName])
         guard let oldTable = old.table(named: typeName), let table = write.table(named: typeName) else { return }

@@ -38,8 +38,10 @@ extension Migration {
             }
         }
         if duplicated {
-            throw Realm.Error(.fail, "Primary key property '\(name).\(schema.properties[column].name)' has duplicate "
-                              + "values after migration.")
+            throw Realm.Error(
+                .fail,
+                "Primary key property '\(name).\(schema.properties[column].name)' has duplicate "
+                    + "values after migration.")
         }
         try engine(path) { try write.dropTable(name) }
         let table = try engine(path) {
@@ -60,21 +62,29 @@ extension Migration {
 
     /// The stored form of `value` for `property` of the new realm. Links take a new object of
     /// this migration, or an object, dictionary or array to create from.
-    func encode(_ value: Any?, for property: PropertySchema, in className: String) throws(Realm.Error) -> StrataStorage.Value {
+    func encode(_ value: Any?, for property: PropertySchema, in className: String) throws(Realm.Error)
+        -> StrataStorage.Value
+    {
         guard property.isList else { return try encodeElement(value, for: property, in: className) }
         // Realm's words for a value that is not a list (RLMValidateValueForProperty).
-        let elements = try AnyValue.listElements(AnyValue.flatten(value), _PropertyPath(className: className,
-                                                                                         property: property))
+        let elements = try AnyValue.listElements(
+            AnyValue.flatten(value),
+            _PropertyPath(
+                className: className,
+                property: property))
         var encoded: [StrataStorage.Value] = []
         for element in elements { encoded.append(try encodeElement(element, for: property, in: className)) }
         return .list(encoded)
     }
 
-    func encodeElement(_ value: Any?, for property: PropertySchema,
-                               in className: String) throws(Realm.Error) -> StrataStorage.Value {
+    func encodeElement(
+        _ value: Any?, for property: PropertySchema,
+        in className: String
+    ) throws(Realm.Error) -> StrataStorage.Value {
         guard let value = AnyValue.flatten(value), !(value is NSNull) else {
             guard property.isOptional || property.type == .object else {
-                throw Realm.Error.misuse("Invalid null value for non-nullable property '\(className).\(property.name)'.")
+                throw Realm.Error.misuse(
+                    "Invalid null value for non-nullable property '\(className).\(property.name)'.")
             }
             return .null
         }
@@ -113,7 +123,8 @@ extension Migration {
             }
             let unmanaged = (value as? Object).flatMap { $0._accessor == nil ? $0 : nil }
             if let unmanaged, let known = adopted[ObjectIdentifier(unmanaged)],
-               try exists(target, known.key), let table = write.table(named: target) {
+                try exists(target, known.key), let table = write.table(named: target)
+            {
                 return .link(Link(table: table.id, key: known.key))
             }
             let made = try _create(target, value: value)
@@ -131,7 +142,8 @@ extension Migration {
         if column == schema.primaryKeyIndex { try stage([object.className]) }  // Spec X23
         let encoded = try encode(value, for: schema.properties[column], in: object.className)
         guard let table = write.table(named: object.className),
-              var row = try engine(path, { try write.row(table, key: object.key) }) else {
+            var row = try engine(path, { try write.row(table, key: object.key) })
+        else {
             throw Realm.Error.objectInvalidated
         }
         while row.count <= column { row.append(.null) }

@@ -127,7 +127,9 @@ public final class Migration {
                     }
                 }
                 try engine(path) { try write.dropTable(name) }
-                let table = try engine(path) { try write.createTable(name, primaryKey: .none, schema: target.encoded()) }
+                let table = try engine(path) {
+                    try write.createTable(name, primaryKey: .none, schema: target.encoded())
+                }
                 moved[current.id] = table.id
                 for (key, row) in rows {
                     let values = Self.convert(row, from: source, to: target)
@@ -144,13 +146,16 @@ public final class Migration {
     /// A row of `source`'s layout in `target`'s: by property name, a value is kept when the
     /// type, link target and list-ness are the same and the property does not become required
     /// (Realm drops the values of a property made required); everything else is zero.
-    static func convert(_ row: [StrataStorage.Value], from source: ObjectSchema,
-                        to target: ObjectSchema) -> [StrataStorage.Value] {
+    static func convert(
+        _ row: [StrataStorage.Value], from source: ObjectSchema,
+        to target: ObjectSchema
+    ) -> [StrataStorage.Value] {
         target.properties.map { property in
             if let column = source.index(of: property.name), column < row.count {
                 let old = source.properties[column]
                 if old.type == property.type, old.objectClassName == property.objectClassName,
-                   old.isList == property.isList, !(old.isOptional && !property.isOptional) {
+                    old.isList == property.isList, !(old.isOptional && !property.isOptional)
+                {
                     return row[column]
                 }
             }
@@ -226,7 +231,10 @@ public final class Migration {
                             values[column] = .null
                             changed = true
                         case .list(let elements):
-                            let kept = elements.filter { if case .link(let link) = $0 { return !isGone(link) }; return true }
+                            let kept = elements.filter {
+                                if case .link(let link) = $0 { return !isGone(link) }
+                                return true
+                            }
                             if kept.count != elements.count {
                                 values[column] = .list(kept)
                                 changed = true

@@ -62,7 +62,7 @@ public final class MigrationObject {
     public func setValue(_ value: Any?, forKey key: String) { self[key] = value }
 
     /// The subscript's getter, throwing its rejection.
-        package func _value(forKey name: String) throws(Realm.Error) -> Any? {
+    package func _value(forKey name: String) throws(Realm.Error) -> Any? {
         let schema = self.schema
         guard let column = schema.index(of: name) else { throw invalidName(name) }
         let row = try migration.row(of: self)
@@ -72,7 +72,7 @@ public final class MigrationObject {
     }
 
     /// The subscript's setter, throwing its rejection.
-        package func _setValue(_ value: Any?, forKey name: String) throws(Realm.Error) {
+    package func _setValue(_ value: Any?, forKey name: String) throws(Realm.Error) {
         guard let column = schema.index(of: name) else { throw invalidName(name) }
         guard !isOld else { throw Realm.Error.managedObjectsOutsideWrite }  // the old realm is read-only (Spec X21)
         try migration.set(value, column: column, of: self)

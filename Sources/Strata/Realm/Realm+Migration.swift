@@ -20,7 +20,7 @@ extension Realm {
     }
 
     /// `performMigration(for:)` with `Realm.Error` as the thrown type.
-        package static func _performMigration(for configuration: Configuration) throws(Realm.Error) {
+    package static func _performMigration(for configuration: Configuration) throws(Realm.Error) {
         try configuration.validate()
         guard RealmFile.openFile(key: configuration.fileKey) == nil else {
             throw Realm.Error.misuse("Cannot migrate Realms that are already open.")

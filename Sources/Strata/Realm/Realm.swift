@@ -46,10 +46,10 @@ public struct Realm: Hashable {
 
     /// Takes `queue` as serial without the serial-queue probe (`QueueToken.declareSerial`): the
     /// harness made it serial itself.
-        package static func _declareSerial(_ queue: DispatchQueue) { QueueToken.declareSerial(queue) }
+    package static func _declareSerial(_ queue: DispatchQueue) { QueueToken.declareSerial(queue) }
 
     /// `Realm(configuration:queue:)` with `Realm.Error` as the thrown type (the harness's entry).
-        package static func _open(configuration: Configuration, queue: DispatchQueue?) throws(Realm.Error) -> Realm {
+    package static func _open(configuration: Configuration, queue: DispatchQueue?) throws(Realm.Error) -> Realm {
         Realm(core: try RealmCore.open(configuration, queue: queue))
     }
 
@@ -64,7 +64,7 @@ public struct Realm: Hashable {
     /// Whether the realm holds no objects (RealmTests.testIsEmpty).
     public var isEmpty: Bool { trapping { () throws(Realm.Error) -> Bool in try _isEmpty() } }
 
-        package func _isEmpty() throws(Realm.Error) -> Bool {
+    package func _isEmpty() throws(Realm.Error) -> Bool {
         let view = try core.view()
         return view.tables().allSatisfy { $0.rowCount == 0 }
     }
@@ -95,7 +95,7 @@ public struct Realm: Hashable {
 
     /// Setting `autorefresh`, throwing: a frozen realm refuses `true` (Spec F2; realm-core's
     /// `Realm::set_auto_refresh`, which checks no thread).
-        package func _setAutorefresh(_ value: Bool) throws(Realm.Error) {
+    package func _setAutorefresh(_ value: Bool) throws(Realm.Error) {
         if core.isFrozen {
             if value { throw Realm.Error.frozenAutorefresh }
             return
@@ -114,7 +114,7 @@ public struct Realm: Hashable {
     @discardableResult
     public func refresh() -> Bool { trapping { () throws(Realm.Error) -> Bool in try _refresh() } }
 
-        package func _refresh() throws(Realm.Error) -> Bool {
+    package func _refresh() throws(Realm.Error) -> Bool {
         if core.configuration.readOnly { throw Realm.Error.readOnlyRefresh }
         return try core.refresh()
     }
@@ -123,21 +123,21 @@ public struct Realm: Hashable {
     /// before are invalidated for good; the next read starts at the newest version (Spec V13).
     public func invalidate() { trapping { () throws(Realm.Error) in try core.invalidate() } }
 
-        package func _invalidate() throws(Realm.Error) { try core.invalidate() }
+    package func _invalidate() throws(Realm.Error) { try core.invalidate() }
 
     /// The instance behind this value: two `Realm` values are `==` exactly when it is the same.
     /// The harness keeps it weakly to learn whether a dropped realm is still cached.
-        package var _instance: AnyObject { core }
+    package var _instance: AnyObject { core }
 
     /// The realm of an instance `_instance` returned, which the harness kept weakly: a realm it
     /// let go of while its context still holds it (Spec C1, A21) runs the harness's async blocks.
-        package init?(_instance instance: AnyObject) {
+    package init?(_instance instance: AnyObject) {
         guard let core = instance as? RealmCore else { return nil }
         self.init(core: core)
     }
 
     /// The version the realm reads, or nil when it is not reading (for tests and the harness).
-        package var _readVersion: UInt64? {
+    package var _readVersion: UInt64? {
         if let frozen = core.frozenRead { return frozen.version.rawValue }
         return core.read?.version.rawValue
     }
@@ -150,8 +150,10 @@ public struct Realm: Hashable {
     /// - Throws: the block's error; `Realm.Error` when the commit fails (Spec W17) or the
     ///   active-version limit is exceeded (Spec L2).
     @discardableResult
-    public func write<Result>(withoutNotifying tokens: [NotificationToken] = [],
-                              _ block: () throws -> Result) throws -> Result {
+    public func write<Result>(
+        withoutNotifying tokens: [NotificationToken] = [],
+        _ block: () throws -> Result
+    ) throws -> Result {
         try core.beginWrite()
         let result: Result
         do {
@@ -167,7 +169,7 @@ public struct Realm: Hashable {
     /// Begins a write transaction, waiting for any other writer (Spec W1, V11).
     public func beginWrite() { trapping { () throws(Realm.Error) in try core.beginWrite() } }
 
-        package func _beginWrite() throws(Realm.Error) { try core.beginWrite() }
+    package func _beginWrite() throws(Realm.Error) { try core.beginWrite() }
 
     /// Commits the write transaction (Spec W16).
     /// - Throws: `Realm.Error` when the commit fails; the realm is then not in a write (W17).
@@ -175,13 +177,12 @@ public struct Realm: Hashable {
         try core.commitWrite(skipping: tokens)
     }
 
-
-        package func _commitWrite() throws(Realm.Error) { try core.commitWrite() }
+    package func _commitWrite() throws(Realm.Error) { try core.commitWrite() }
 
     /// Discards the write transaction's changes (Spec W5).
     public func cancelWrite() { trapping { () throws(Realm.Error) in try core.cancelWrite() } }
 
-        package func _cancelWrite() throws(Realm.Error) { try core.cancelWrite() }
+    package func _cancelWrite() throws(Realm.Error) { try core.cancelWrite() }
 
     // MARK: objects
 
@@ -191,7 +192,7 @@ public struct Realm: Hashable {
         trapping { () throws(Realm.Error) in try _add(object, update: update) }
     }
 
-        package func _add(_ object: Object, update: UpdatePolicy = .error) throws(Realm.Error) {
+    package func _add(_ object: Object, update: UpdatePolicy = .error) throws(Realm.Error) {
         if update != .error { try Self.checkHasPrimaryKey(type(of: object)) }
         try core.add(object, policy: update)
     }
@@ -215,7 +216,7 @@ public struct Realm: Hashable {
         trapping { () throws(Realm.Error) -> T in try _create(type, value: value, update: update) }
     }
 
-        package func _create<T: Object>(_ type: T.Type, value: Any, update: UpdatePolicy) throws(Realm.Error) -> T {
+    package func _create<T: Object>(_ type: T.Type, value: Any, update: UpdatePolicy) throws(Realm.Error) -> T {
         if update != .error { try Self.checkHasPrimaryKey(type) }
         _ = try core.requireWrite()  // Spec W9 next, as Realm checks the write before the value
         let info = try core.classInfo(type)
@@ -230,7 +231,7 @@ public struct Realm: Hashable {
         trapping { () throws(Realm.Error) in try _delete(object) }
     }
 
-        package func _delete(_ object: Object) throws(Realm.Error) {
+    package func _delete(_ object: Object) throws(Realm.Error) {
         let target = try core.keyForDelete(object)
         try core.deleteObjects([target])
         object._accessor?.isDetachedByDelete = true  // Spec W12: its `realm` is nil now
@@ -241,7 +242,7 @@ public struct Realm: Hashable {
         trapping { () throws(Realm.Error) in try _delete(objects) }
     }
 
-        package func _delete<S: Sequence>(_ objects: S) throws(Realm.Error) where S.Element: Object {
+    package func _delete<S: Sequence>(_ objects: S) throws(Realm.Error) where S.Element: Object {
         if let collection = objects as? any RealmCollectionBase, collection.isManagedCollection {
             try collection.checkDeletable(by: core)
             let targets = try collection.targetKeys()
@@ -263,14 +264,14 @@ public struct Realm: Hashable {
     /// Deletes every object of every class (Spec W12).
     public func deleteAll() { trapping { () throws(Realm.Error) in try core.deleteAll() } }
 
-        package func _deleteAll() throws(Realm.Error) { try core.deleteAll() }
+    package func _deleteAll() throws(Realm.Error) { try core.deleteAll() }
 
     /// Every object of `type`, live (Spec V1: at the realm's version).
     public func objects<T: Object>(_ type: T.Type) -> Results<T> {
         trapping { () throws(Realm.Error) -> Results<T> in try _objects(type) }
     }
 
-        package func _objects<T: Object>(_ type: T.Type) throws(Realm.Error) -> Results<T> {
+    package func _objects<T: Object>(_ type: T.Type) throws(Realm.Error) -> Results<T> {
         _ = try core.view()  // Spec V10: a query is a read; it begins one (Realm reads the table)
         let info = try core.classInfo(type)
         return Results(core: core, info: info, source: .table)
@@ -281,7 +282,7 @@ public struct Realm: Hashable {
         trapping { () throws(Realm.Error) -> T? in try _object(ofType: type, forPrimaryKey: key) }
     }
 
-        package func _object<T: Object, K>(ofType type: T.Type, forPrimaryKey key: K) throws(Realm.Error) -> T? {
+    package func _object<T: Object, K>(ofType type: T.Type, forPrimaryKey key: K) throws(Realm.Error) -> T? {
         let info = try core.classInfo(type)
         guard let column = info.schema.primaryKeyIndex else {
             throw Realm.Error.primaryKeyUndefined(type: info.className)
@@ -290,14 +291,18 @@ public struct Realm: Hashable {
         guard let table = view.table(named: info.className) else { return nil }
         let property = info.schema.properties[column]
         let value: StrataStorage.Value
-        if let direct = key as? any _RealmValue, !(key is Object), Self.fits(Swift.type(of: direct)._strataKind, property) {
+        if let direct = key as? any _RealmValue, !(key is Object),
+            Self.fits(Swift.type(of: direct)._strataKind, property)
+        {
             value = try direct._strataEncode(realm: nil)  // one cast, not AnyValue's search
         } else {
             // Realm's RLMValidateValueForProperty: a key of another type is rejected naming
             // the class and the property ("... for 'int' property 'Dog.id'.").
             value = try AnyValue.encode(key, property: property, className: info.className, core: core, policy: .error)
         }
-        guard let found = try engine(core.path, { try view.objectIdentity(table, primaryKey: value) }) else { return nil }
+        guard let found = try engine(core.path, { try view.objectIdentity(table, primaryKey: value) }) else {
+            return nil
+        }
         return try core.makeObject(type, info: info, table: table, identity: found)
     }
 
@@ -312,13 +317,13 @@ public struct Realm: Hashable {
     /// version, never changing. Freezing a frozen realm returns it.
     public func freeze() -> Realm { trapping { () throws(Realm.Error) -> Realm in try _freeze() } }
 
-        package func _freeze() throws(Realm.Error) -> Realm { Realm(core: try core.freeze()) }
+    package func _freeze() throws(Realm.Error) -> Realm { Realm(core: try core.freeze()) }
 
     /// The live realm of this configuration for the calling thread (Spec F7); a live realm
     /// returns itself.
     public func thaw() -> Realm { trapping { () throws(Realm.Error) -> Realm in try _thaw() } }
 
-        package func _thaw() throws(Realm.Error) -> Realm {
+    package func _thaw() throws(Realm.Error) -> Realm {
         guard core.isFrozen else { return self }
         return Realm(core: try core.liveRealmForCurrentThread())
     }
@@ -338,7 +343,9 @@ public struct Realm: Hashable {
         trapping { () throws(Realm.Error) -> Confined? in try _resolve(reference) }
     }
 
-        package func _resolve<Confined: ThreadConfined>(_ reference: ThreadSafeReference<Confined>) throws(Realm.Error) -> Confined? {
+    package func _resolve<Confined: ThreadConfined>(_ reference: ThreadSafeReference<Confined>) throws(Realm.Error)
+        -> Confined?
+    {
         try reference.resolve(in: core)
     }
 
@@ -364,7 +371,7 @@ public struct Realm: Hashable {
         try _writeCopy(toFile: URL(fileURLWithPath: configuration.path), encryptionKey: configuration.encryptionKey)
     }
 
-        package func _writeCopy(toFile fileURL: URL, encryptionKey: Data?) throws(Realm.Error) {
+    package func _writeCopy(toFile fileURL: URL, encryptionKey: Data?) throws(Realm.Error) {
         if let encryptionKey {  // RLMRealmValidatedEncryptionKey first (Spec X17)
             guard encryptionKey.count == 64 else { throw Realm.Error.encryptionKeyLength }
             throw Realm.Error.encryptionUnsupported
@@ -397,7 +404,7 @@ public struct Realm: Hashable {
     /// Runs `hook` inside every later `deleteFiles(for:)` of `configuration`'s file, once the
     /// deletion holds its locks and before it deletes anything (nil removes it): for tests of
     /// an open racing a deletion (Spec X28).
-        package static func _whileDeletingFiles(of configuration: Configuration, _ hook: (@Sendable () -> Void)?) {
+    package static func _whileDeletingFiles(of configuration: Configuration, _ hook: (@Sendable () -> Void)?) {
         let path = configuration.path
         RealmFile.whileDeleting.withLock { $0[path] = hook }
     }

@@ -26,11 +26,14 @@ extension RealmCore {
         let info = ClassInfo.of(type)
         let view = try self.view()
         if let table = view.table(named: info.className),
-           let stored = ObjectSchema.decode(table.schema, className: info.className) {
+            let stored = ObjectSchema.decode(table.schema, className: info.className)
+        {
             let differences = info.schema.differences(from: stored)
             guard differences.isEmpty else {
-                throw Realm.Error(.schemaMismatch, "Migration is required due to the following errors:\n"
-                                  + differences.joined(separator: "\n"))
+                throw Realm.Error(
+                    .schemaMismatch,
+                    "Migration is required due to the following errors:\n"
+                        + differences.joined(separator: "\n"))
             }
         }
         file.state.withLock { $0.checkedClasses[id] = info }
@@ -52,14 +55,18 @@ extension RealmCore {
     // MARK: accessors
 
     /// A managed accessor object of `type` for the object `identity`.
-    func makeObject<T: Object>(_ type: T.Type, info: ClassInfo, table: TableInfo,
-                               identity: ObjectIdentity) throws(Realm.Error) -> T {
+    func makeObject<T: Object>(
+        _ type: T.Type, info: ClassInfo, table: TableInfo,
+        identity: ObjectIdentity
+    ) throws(Realm.Error) -> T {
         try makeObject(type, info: info, table: table, identity: identity, scope: scope(for: table, identity))
     }
 
     /// `makeObject` with the accessor's scope already known (an object just inserted).
-    func makeObject<T: Object>(_ type: T.Type, info: ClassInfo, table: TableInfo, identity: ObjectIdentity,
-                               scope: WriteScope?) throws(Realm.Error) -> T {
+    func makeObject<T: Object>(
+        _ type: T.Type, info: ClassInfo, table: TableInfo, identity: ObjectIdentity,
+        scope: WriteScope?
+    ) throws(Realm.Error) -> T {
         strata_persisted_expect(UInt(bitPattern: ObjectIdentifier(type)), Int64(info.schema.properties.count))
         let object = type.init()
         object._accessor = _ObjectAccessor(core: self, info: info, table: table, identity: identity, scope: scope)
@@ -95,20 +102,23 @@ extension RealmCore {
     func object(at link: Link) throws(Realm.Error) -> Object? {
         let view = try self.view()
         guard let table = view.tables().first(where: { $0.id == link.table }),
-              let info = knownClass(named: table.name) else { return nil }
+            let info = knownClass(named: table.name)
+        else { return nil }
         guard let incarnation = try engine(path, { try view.incarnation(table, key: link.key) }) else {
             // Spec W13 removes links to deleted objects: a link to none is damage (Spec D17).
             throw Realm.Error.linkToMissingObject(path: path, className: info.className, key: link.key)
         }
-        return try makeObject(info.type, info: info, table: table,
-                              identity: ObjectIdentity(key: link.key, incarnation: incarnation))
+        return try makeObject(
+            info.type, info: info, table: table,
+            identity: ObjectIdentity(key: link.key, incarnation: incarnation))
     }
 
     /// The table of `info` in the write, created if the file has none yet.
     func writableTable(_ info: ClassInfo, _ write: WriteTransaction) throws(Realm.Error) -> TableInfo {
         if let table = write.table(named: info.className) { return table }
         return try engine(path) {
-            try write.createTable(info.className, primaryKey: info.schema.enginePrimaryKey, schema: info.schema.encoded())
+            try write.createTable(
+                info.className, primaryKey: info.schema.enginePrimaryKey, schema: info.schema.encoded())
         }
     }
 
@@ -194,8 +204,9 @@ extension RealmCore {
         }
         let (identity, inserted, replaced) = try store(row, info: info, table: table, policy: policy, write: write)
         let key = identity.key
-        let accessor = _ObjectAccessor(core: self, info: info, table: table, identity: identity,
-                                       scope: inserted ? writeScope : scope(for: table, identity))
+        let accessor = _ObjectAccessor(
+            core: self, info: info, table: table, identity: identity,
+            scope: inserted ? writeScope : scope(for: table, identity))
         object._accessor = accessor
         if info.hasLinks {
             for property in properties {
@@ -226,9 +237,12 @@ extension RealmCore {
     /// Inserts `row`, or with a primary key and an update policy replaces the existing object
     /// (which keeps its identity). Returns the stored object's identity, whether it was
     /// inserted (then this write created it), and the row it replaced.
-    private func store(_ row: [StrataStorage.Value], info: ClassInfo, table: TableInfo, policy: Realm.UpdatePolicy,
-                       write: WriteTransaction)
-        throws(Realm.Error) -> (ObjectIdentity, inserted: Bool, replaced: [StrataStorage.Value]?) {
+    private func store(
+        _ row: [StrataStorage.Value], info: ClassInfo, table: TableInfo, policy: Realm.UpdatePolicy,
+        write: WriteTransaction
+    )
+        throws(Realm.Error) -> (ObjectIdentity, inserted: Bool, replaced: [StrataStorage.Value]?)
+    {
         guard let pkColumn = info.schema.primaryKeyIndex else {
             if policy != .error { throw Realm.Error.noPrimaryKey(type: info.className) }
             return (try engine(path) { try write.insertObject(table.id, values: row) }, true, nil)
@@ -247,9 +261,11 @@ extension RealmCore {
 
     /// Records the columns an upsert set (Spec N22): with `.modified` only those whose value
     /// changed, else every column `provided` names (all, for an object added whole).
-    private func recordReplacement(_ table: TableInfo, _ key: ObjectKey, old: [StrataStorage.Value],
-                                   new: [StrataStorage.Value], info: ClassInfo, policy: Realm.UpdatePolicy,
-                                   provided: [Bool]? = nil) {
+    private func recordReplacement(
+        _ table: TableInfo, _ key: ObjectKey, old: [StrataStorage.Value],
+        new: [StrataStorage.Value], info: ClassInfo, policy: Realm.UpdatePolicy,
+        provided: [Bool]? = nil
+    ) {
         var columns = ColumnSet()
         for column in new.indices where column != info.schema.primaryKeyIndex {
             if let provided, column < provided.count, !provided[column] { continue }
@@ -272,8 +288,10 @@ extension RealmCore {
 
     /// Creates an object of `info` from a dictionary, an array (properties in order) or another
     /// object (copied, links deeply).
-    func createObject(_ info: ClassInfo, value: Any,
-                      policy: Realm.UpdatePolicy) throws(Realm.Error) -> (TableInfo, ObjectIdentity, inserted: Bool) {
+    func createObject(
+        _ info: ClassInfo, value: Any,
+        policy: Realm.UpdatePolicy
+    ) throws(Realm.Error) -> (TableInfo, ObjectIdentity, inserted: Bool) {
         let write = try requireWrite()
         let table = try writableTable(info, write)
         let properties = info.schema.properties
@@ -284,8 +302,9 @@ extension RealmCore {
             }
         } else if let array = value as? [Any?] {
             guard array.count <= properties.count else {
-                throw Realm.Error.misuse("Invalid array input: more values (\(array.count)) than properties "
-                                         + "(\(properties.count)).")
+                throw Realm.Error.misuse(
+                    "Invalid array input: more values (\(array.count)) than properties "
+                        + "(\(properties.count)).")
             }
             for (index, element) in array.enumerated() { provided[index] = .some(element) }
         } else {
@@ -301,8 +320,9 @@ extension RealmCore {
         // Existing object with this primary key: update only what was provided.
         var base: [StrataStorage.Value]?
         if let pk = info.schema.primaryKeyIndex, let pkValue = provided[pk] {
-            let encoded = try AnyValue.encode(pkValue, property: properties[pk], className: info.className, core: self,
-                                              policy: policy)
+            let encoded = try AnyValue.encode(
+                pkValue, property: properties[pk], className: info.className, core: self,
+                policy: policy)
             if let key = try engine(path, { try write.objectKey(table, primaryKey: encoded) }) {
                 guard policy != .error else {
                     throw Realm.Error.primaryKeyExists(type: info.className, value: Self.describe(encoded))
@@ -320,23 +340,29 @@ extension RealmCore {
         row.reserveCapacity(properties.count)
         for (index, property) in properties.enumerated() {
             if let given = provided[index] {
-                row.append(try AnyValue.encode(given, property: property, className: info.className, core: self,
-                                               policy: policy))
+                row.append(
+                    try AnyValue.encode(
+                        given, property: property, className: info.className, core: self,
+                        policy: policy))
             } else if let base, index < base.count {
                 row.append(base[index])
             } else if !needsInstance, let typeDefault = info.typeDefaults[index] {
                 row.append(typeDefault)
             } else {
-                row.append(try AnyValue.encode(defaults[index], property: property, className: info.className,
-                                               core: self, policy: policy))
+                row.append(
+                    try AnyValue.encode(
+                        defaults[index], property: property, className: info.className,
+                        core: self, policy: policy))
             }
         }
-        let (identity, inserted, replaced) = try store(row, info: info, table: table,
-                                                       policy: policy == .error && base != nil ? .all : policy,
-                                                       write: write)
+        let (identity, inserted, replaced) = try store(
+            row, info: info, table: table,
+            policy: policy == .error && base != nil ? .all : policy,
+            write: write)
         if let replaced {
-            recordReplacement(table, identity.key, old: replaced, new: row, info: info, policy: policy,
-                              provided: provided.map { $0 != nil })
+            recordReplacement(
+                table, identity.key, old: replaced, new: row, info: info, policy: policy,
+                provided: provided.map { $0 != nil })
         }
         mutationCount &+= 1
         return (table, identity, inserted)
@@ -384,8 +410,10 @@ extension RealmCore {
         mutationCount &+= 1
     }
 
-    private func removeLinks(to deleted: Set<Link>, in table: TableInfo, columns: [Int],
-                             write: WriteTransaction) throws(Realm.Error) {
+    private func removeLinks(
+        to deleted: Set<Link>, in table: TableInfo, columns: [Int],
+        write: WriteTransaction
+    ) throws(Realm.Error) {
         var updates: [(ObjectKey, [StrataStorage.Value])] = []
         try engine(path) {
             try write.forEachRow(table) { key, row in
@@ -397,7 +425,10 @@ extension RealmCore {
                         values[column] = .null
                         changed.insert(column)
                     case .list(let elements):
-                        let kept = elements.filter { if case .link(let link) = $0 { return !deleted.contains(link) }; return true }
+                        let kept = elements.filter {
+                            if case .link(let link) = $0 { return !deleted.contains(link) }
+                            return true
+                        }
                         if kept.count != elements.count {
                             values[column] = .list(kept)
                             changed.insert(column)

@@ -7,14 +7,16 @@ extension RealmCore {
     func prepareSchema() throws(Realm.Error) {
         if let opened = file.state.withLock({ $0.schemaVersion }) {
             guard opened == configuration.schemaVersion else {
-                throw Realm.Error.differentSchemaVersion(path: path, open: opened, requested: configuration.schemaVersion)
+                throw Realm.Error.differentSchemaVersion(
+                    path: path, open: opened, requested: configuration.schemaVersion)
             }
             return
         }
         let declared = Self.declaredClasses(configuration)
         let read = try engine(path) { try file.store.beginRead(.live) }
-        let plan = SchemaPlan(tables: read.tables(), storedVersion: read.schemaVersion, declared: declared,
-                              configuration: configuration)
+        let plan = SchemaPlan(
+            tables: read.tables(), storedVersion: read.schemaVersion, declared: declared,
+            configuration: configuration)
         read.end()
         try plan.check()
         if plan.action != .none { try writeSchema(declared) }
@@ -52,8 +54,9 @@ extension RealmCore {
             guard old.version == write.baseVersion else {
                 throw Realm.Error(.fail, "the newest version moved while the write lock was held")
             }
-            let plan = SchemaPlan(tables: write.tables(), storedVersion: write.storedSchemaVersion, declared: declared,
-                                  configuration: configuration)
+            let plan = SchemaPlan(
+                tables: write.tables(), storedVersion: write.storedSchemaVersion, declared: declared,
+                configuration: configuration)
             try plan.check()
             switch plan.action {
             case .none:
@@ -65,8 +68,9 @@ extension RealmCore {
                 for table in write.tables() { try engine(path) { try write.dropTable(table.name) } }
                 try createOrAdjust(declared, write)
             case .migrate:
-                let migration = Migration(write: write, old: old, path: path, declared: declared,
-                                          keepsStored: configuration.objectTypes == nil)
+                let migration = Migration(
+                    write: write, old: old, path: path, declared: declared,
+                    keepsStored: configuration.objectTypes == nil)
                 try migration.applyLayout()
                 configuration.migrationBlock?(migration, plan.storedVersion)
                 try migration.finish()
@@ -126,7 +130,8 @@ struct SchemaPlan {
         var adjust = false
         for info in declared {
             guard let table = tables.first(where: { $0.name == info.className }),
-                  let stored = ObjectSchema.decode(table.schema, className: info.className) else {
+                let stored = ObjectSchema.decode(table.schema, className: info.className)
+            else {
                 adjust = true  // a class the file lacks (Spec X19: no migration needed)
                 continue
             }
@@ -135,8 +140,10 @@ struct SchemaPlan {
             if found.isEmpty && stored != info.schema { adjust = true }  // index flags only
         }
         migrationLines = lines
-        let mismatch = Realm.Error(.schemaMismatch, "Migration is required due to the following errors:\n"
-                                   + lines.joined(separator: "\n"))
+        let mismatch = Realm.Error(
+            .schemaMismatch,
+            "Migration is required due to the following errors:\n"
+                + lines.joined(separator: "\n"))
         if configuration.readOnly {
             // Spec X15: a read-only file must hold every declared column as declared.
             failure = lines.isEmpty ? nil : mismatch
@@ -148,7 +155,8 @@ struct SchemaPlan {
             failure = nil  // Spec X26
             action = .reset
         } else if requested < storedVersion {
-            failure = Realm.Error(.fail, "Provided schema version \(requested) is less than last set version \(storedVersion).")
+            failure = Realm.Error(
+                .fail, "Provided schema version \(requested) is less than last set version \(storedVersion).")
             action = .none
         } else if requested > storedVersion {
             failure = nil

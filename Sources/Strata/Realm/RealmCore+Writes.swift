@@ -73,7 +73,7 @@ extension RealmCore {
     private func subscriptions(skipping tokens: [NotificationToken]) throws(Realm.Error) -> [Subscription] {
         try tokens.map { token throws(Realm.Error) -> Subscription in
             guard let registration = token.subscription.registration,
-                  registration.realm == ObjectIdentifier(self) || file.bugs.contains(.skipAcceptsForeignTokens)
+                registration.realm == ObjectIdentifier(self) || file.bugs.contains(.skipAcceptsForeignTokens)
             else { throw Realm.Error.incorrectRealmSkip }
             return registration.subscription
         }

@@ -69,8 +69,10 @@ final class RealmCore {
     var addPolicy: Realm.UpdatePolicy?
     let scheduler: RealmScheduler?
 
-    private init(configuration: Realm.Configuration, file: RealmFile, confinement: Confinement,
-                 frozenRead: ReadTransaction?, scheduler: RealmScheduler?) {
+    private init(
+        configuration: Realm.Configuration, file: RealmFile, confinement: Confinement,
+        frozenRead: ReadTransaction?, scheduler: RealmScheduler?
+    ) {
         self.configuration = configuration
         self.file = file
         self.confinement = confinement
@@ -122,8 +124,10 @@ final class RealmCore {
         return try open(configuration, confinement: confinement, queue: nil)
     }
 
-    private static func open(_ configuration: Realm.Configuration, confinement: Confinement,
-                             queue: DispatchQueue?) throws(Realm.Error) -> RealmCore {
+    private static func open(
+        _ configuration: Realm.Configuration, confinement: Confinement,
+        queue: DispatchQueue?
+    ) throws(Realm.Error) -> RealmCore {
         try configuration.validate()
         let key = CacheKey(file: configuration.fileKey, confinement: confinement)
         if let cached = cache.withLock({ $0[key]?.core }) {
@@ -132,8 +136,9 @@ final class RealmCore {
         }
         let file = try RealmFile.open(configuration)
         let scheduler = RealmScheduler.current(for: confinement, queue: queue)
-        let core = RealmCore(configuration: configuration, file: file, confinement: confinement, frozenRead: nil,
-                             scheduler: scheduler)
+        let core = RealmCore(
+            configuration: configuration, file: file, confinement: confinement, frozenRead: nil,
+            scheduler: scheduler)
         try core.prepareSchema()
         cache.withLock { $0[key] = WeakRealmCore(core: core) }
         if let scheduler {
@@ -159,8 +164,9 @@ final class RealmCore {
             throw Realm.Error.differentReadPermissions(path: path)  // Spec X11
         }
         if requested.schemaVersion != configuration.schemaVersion {
-            throw Realm.Error.differentSchemaVersion(path: path, open: configuration.schemaVersion,
-                                                     requested: requested.schemaVersion)
+            throw Realm.Error.differentSchemaVersion(
+                path: path, open: configuration.schemaVersion,
+                requested: requested.schemaVersion)
         }
     }
 
@@ -168,8 +174,9 @@ final class RealmCore {
     func frozenCore(of read: ReadTransaction) throws(Realm.Error) -> RealmCore {
         try file.frozenRealm(version: read.version) { () throws(Realm.Error) -> RealmCore in
             let pin = try engine(path) { try read.duplicate(kind: .frozen) }
-            return RealmCore(configuration: configuration, file: file, confinement: .frozen, frozenRead: pin,
-                             scheduler: nil)
+            return RealmCore(
+                configuration: configuration, file: file, confinement: .frozen, frozenRead: pin,
+                scheduler: nil)
         }
     }
 

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import StrataStorage
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// One realm file as this process has it open: the engine store every realm of the file
 /// shares, the access mode (Spec X11), the frozen realms by version (Spec F5), and the
@@ -37,8 +38,10 @@ final class RealmFile: Sendable {
     /// access checks it.
     let bugs: APISeededBugs
 
-    private init(key: String, path: String, store: Store, readOnly: Bool, isInMemory: Bool,
-                 membership: InMemoryMembership? = nil, bugs: APISeededBugs) {
+    private init(
+        key: String, path: String, store: Store, readOnly: Bool, isInMemory: Bool,
+        membership: InMemoryMembership? = nil, bugs: APISeededBugs
+    ) {
         self.key = key
         self.path = path
         self.store = store
@@ -107,8 +110,9 @@ final class RealmFile: Sendable {
             let store = try engine(path, opening: true) {
                 try Store.open(.processLocal(sim), options: StoreOptions(hooks: hooks))
             }
-            return RealmFile(key: configuration.fileKey, path: path, store: store, readOnly: false, isInMemory: false,
-                             bugs: configuration._api.bugs)
+            return RealmFile(
+                key: configuration.fileKey, path: path, store: store, readOnly: false, isInMemory: false,
+                bugs: configuration._api.bugs)
         }
         if let identifier = configuration.inMemoryIdentifier {
             // Spec X8, N24: shared with every process that has the identifier open.
@@ -117,8 +121,9 @@ final class RealmFile: Sendable {
                 let store = try engine(path, opening: true) {
                     try Store.open(.file(membership.path), options: StoreOptions(create: true, hooks: hooks))
                 }
-                return RealmFile(key: configuration.fileKey, path: path, store: store, readOnly: false, isInMemory: true,
-                                 membership: membership, bugs: configuration._api.bugs)
+                return RealmFile(
+                    key: configuration.fileKey, path: path, store: store, readOnly: false, isInMemory: true,
+                    membership: membership, bugs: configuration._api.bugs)
             } catch {
                 membership.leave()
                 throw error
@@ -128,27 +133,35 @@ final class RealmFile: Sendable {
         if let seed = configuration.seedFilePath, !Store.fileExists(path: path) {
             try copySeed(from: seed.path, to: path)  // Spec X5
         }
-        let options = StoreOptions(create: !configuration.readOnly, readOnly: configuration.readOnly,
-                                   assumeImmutable: configuration.assumeImmutable, hooks: hooks)  // Spec X30
+        let options = StoreOptions(
+            create: !configuration.readOnly, readOnly: configuration.readOnly,
+            assumeImmutable: configuration.assumeImmutable, hooks: hooks)  // Spec X30
         let store = try engine(path, opening: true) { try Store.open(.file(path), options: options) }
-        return RealmFile(key: configuration.fileKey, path: path, store: store, readOnly: configuration.readOnly,
-                         isInMemory: false, bugs: configuration._api.bugs)
+        return RealmFile(
+            key: configuration.fileKey, path: path, store: store, readOnly: configuration.readOnly,
+            isInMemory: false, bugs: configuration._api.bugs)
     }
 
     /// Spec X6: the errors of paths the engine would report less precisely.
     private static func checkOpenable(path: String, readOnly: Bool) throws(Realm.Error) {
         var status = stat()
         if stat(path, &status) == 0 {
-            if (status.st_mode & S_IFMT) == S_IFDIR { throw Realm.Error.fromErrno(EISDIR, path: path, operation: "open") }
+            if (status.st_mode & S_IFMT) == S_IFDIR {
+                throw Realm.Error.fromErrno(EISDIR, path: path, operation: "open")
+            }
             if status.st_size > 0 && status.st_size < 4096 {
-                throw Realm.Error(.invalidDatabase, "\(Realm.Error.openPrefix(path)): file is non-empty but too small "
-                                  + "(\(status.st_size) bytes) to be a valid Realm.", path: path)
+                throw Realm.Error(
+                    .invalidDatabase,
+                    "\(Realm.Error.openPrefix(path)): file is non-empty but too small "
+                        + "(\(status.st_size) bytes) to be a valid Realm.", path: path)
             }
             let mode = readOnly ? R_OK : (R_OK | W_OK)
             if access(path, mode) != 0 {
                 if readOnly {
-                    throw Realm.Error(.filePermissionDenied, "\(Realm.Error.openPrefix(path)): Permission denied. "
-                                      + "Please use a path where your app has read permissions.", path: path)
+                    throw Realm.Error(
+                        .filePermissionDenied,
+                        "\(Realm.Error.openPrefix(path)): Permission denied. "
+                            + "Please use a path where your app has read permissions.", path: path)
                 }
                 throw Realm.Error.fromErrno(errno, path: path, operation: "open")
             }
@@ -163,8 +176,9 @@ final class RealmFile: Sendable {
         if stat(parent.isEmpty ? "." : parent, &status) != 0 {
             let parentCode = errno
             if parentCode == ENOTDIR { throw Realm.Error.fromErrno(ENOTDIR, path: path, operation: "open") }
-            throw Realm.Error(.fileNotFound, "\(Realm.Error.openPrefix(path, realmFile: false)): parent directory does not exist",
-                              path: path)
+            throw Realm.Error(
+                .fileNotFound, "\(Realm.Error.openPrefix(path, realmFile: false)): parent directory does not exist",
+                path: path)
         }
         if (status.st_mode & S_IFMT) != S_IFDIR { throw Realm.Error.fromErrno(ENOTDIR, path: path, operation: "open") }
     }

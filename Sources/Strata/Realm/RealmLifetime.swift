@@ -97,7 +97,7 @@ extension RealmCore {
 extension Realm {
     /// Releases every realm of `configuration`'s file held for its unfinished work, as if every
     /// context had ended (Spec C1, W7): the harness's end of a run.
-        package static func _releaseContextHolds(of configuration: Configuration) {
+    package static func _releaseContextHolds(of configuration: Configuration) {
         RealmLifetime.releaseAll(ofFile: configuration.fileKey)
     }
 }

@@ -33,7 +33,7 @@ public final class ThreadSafe<T: ThreadConfined>: Sendable {
         set { trapping { () throws(Realm.Error) in try _set(newValue) } }
     }
 
-        package func _set(_ value: T?) throws(Realm.Error) {
+    package func _set(_ value: T?) throws(Realm.Error) {
         let new = try ThreadSafe.store(value)
         let old = stored.withLock { stored -> Stored? in
             let old = stored.value
@@ -45,7 +45,7 @@ public final class ThreadSafe<T: ThreadConfined>: Sendable {
 
     /// Spec T10: resolves in the calling thread's realm, then keeps a fresh reference made
     /// there (so a later read elsewhere sees at least this version), or nil if the value is gone.
-        package func _get() throws(Realm.Error) -> T? {
+    package func _get() throws(Realm.Error) -> T? {
         let (current, generation) = stored.withLock { ($0.value, $0.generation) }
         guard let current else { return nil }
         let core = try RealmCore.open(current.configuration, queue: nil)
@@ -70,7 +70,7 @@ public final class ThreadSafe<T: ThreadConfined>: Sendable {
         let handle: _ThreadSafeHandle
         do {
             handle = try value._threadSafeHandle()
-        } catch where error == .referenceToUnmanaged {
+        } catch  where error == .referenceToUnmanaged {
             throw Realm.Error.threadSafeUnmanaged
         }
         return Stored(handle: handle, configuration: handle.configuration)

@@ -6,8 +6,9 @@ public struct _ThreadSafeHandle: Sendable {
     enum Target: Sendable {
         case object(StoredObject)
         case list(owner: StoredObject, column: Int)
-        case results(className: String, owner: (object: StoredObject, column: Int)?,
-                     predicate: Predicate?, sort: [SortPath])
+        case results(
+            className: String, owner: (object: StoredObject, column: Int)?,
+            predicate: Predicate?, sort: [SortPath])
     }
 
     /// The object a reference names: its class, its identity (the key alone would name a
@@ -60,13 +61,14 @@ public final class ThreadSafeReference<Confined: ThreadConfined>: Sendable {
 
     /// A reference to a managed, valid value (Spec T1).
     public init(to threadConfined: Confined) {
-        handle = Lock(trapping { () throws(Realm.Error) -> _ThreadSafeHandle in try threadConfined._threadSafeHandle() })
+        handle = Lock(
+            trapping { () throws(Realm.Error) -> _ThreadSafeHandle in try threadConfined._threadSafeHandle() })
     }
 
     init(handle: _ThreadSafeHandle) { self.handle = Lock(handle) }
 
     /// The throwing form of `init(to:)`, for the harness.
-        package static func _make(to value: Confined) throws(Realm.Error) -> ThreadSafeReference<Confined> {
+    package static func _make(to value: Confined) throws(Realm.Error) -> ThreadSafeReference<Confined> {
         ThreadSafeReference(handle: try value._threadSafeHandle())
     }
 
@@ -81,10 +83,12 @@ public final class ThreadSafeReference<Confined: ThreadConfined>: Sendable {
     func resolve(in core: RealmCore) throws(Realm.Error) -> Confined? {
         try core.checkThread()  // Spec T2 before the read (F6) the resolve makes
         let consumes = !core.file.bugs.contains(.resolveTwice)
-        guard let taken = handle.withLock({ stored -> _ThreadSafeHandle? in
-            defer { if consumes { stored = nil } }
-            return stored
-        }) else { throw Realm.Error.resolveTwice }
+        guard
+            let taken = handle.withLock({ stored -> _ThreadSafeHandle? in
+                defer { if consumes { stored = nil } }
+                return stored
+            })
+        else { throw Realm.Error.resolveTwice }
         defer { taken.source.end() }  // Spec T8: resolved, the source version is released
         return try resolveHandle(taken, in: core)
     }
@@ -92,7 +96,9 @@ public final class ThreadSafeReference<Confined: ThreadConfined>: Sendable {
 
 /// Resolves `handle` in `core` without consuming anything (references consume; `@ThreadSafe`
 /// resolves the same handle many times).
-func resolveHandle<Confined: ThreadConfined>(_ handle: _ThreadSafeHandle, in core: RealmCore) throws(Realm.Error) -> Confined? {
+func resolveHandle<Confined: ThreadConfined>(_ handle: _ThreadSafeHandle, in core: RealmCore) throws(Realm.Error)
+    -> Confined?
+{
     try core.checkThread()  // Spec C5, D6: nothing is placed on a realm that refuses the call
     // Spec T5: another file does not hold the object.
     guard handle.fileKey == core.configuration.fileKey else { return nil }
@@ -121,7 +127,9 @@ private func place(_ core: RealmCore, at handle: _ThreadSafeHandle) throws(Realm
     if let pinned = try engine(core.path, { try handle.source.duplicatePin() }) {
         core.read = pinned
         core.mutationCount &+= 1
-    } else if let source = try engine(core.path, { try core.file.store.beginRead(pinnedVersion: handle.source.version) }) {
+    } else if let source = try engine(
+        core.path, { try core.file.store.beginRead(pinnedVersion: handle.source.version) })
+    {
         core.read = source  // still pinned in this process: begin exactly there
         core.mutationCount &+= 1
     } else {
@@ -150,8 +158,9 @@ extension Object: ThreadConfined {
         try accessor.core.checkThread()  // Spec C5, before the validity check (T1)
         guard try !accessor.isInvalidated() else { throw Realm.Error.referenceToInvalidated }
         let core = accessor.core
-        return _ThreadSafeHandle(target: .object(.init(accessor)), fileKey: core.configuration.fileKey, configuration: core.configuration,
-                                 source: try core.makeReferenceSource(pinning: .object))
+        return _ThreadSafeHandle(
+            target: .object(.init(accessor)), fileKey: core.configuration.fileKey, configuration: core.configuration,
+            source: try core.makeReferenceSource(pinning: .object))
     }
 
     public static func _resolve(_ handle: _ThreadSafeHandle, in realm: Realm) throws(Realm.Error) -> Self? {
@@ -162,7 +171,8 @@ extension Object: ThreadConfined {
         guard let info = try resolvedClass(named: stored.className, core: core) else { return nil }
         let view = try core.view()
         guard let table = view.table(named: stored.className),
-              try engine(core.path, { try view.contains(table, identity: stored.identity) }) else {
+            try engine(core.path, { try view.contains(table, identity: stored.identity) })
+        else {
             return nil  // Spec T5: deleted, or never committed, or its key holds another object
         }
         return try core.makeObject(info.type, info: info, table: table, identity: stored.identity) as? Self
@@ -183,8 +193,10 @@ extension List: ThreadConfined {
         try binding.core.checkThread()  // Spec C6, before the validity check (T1)
         guard try !binding.isInvalidated() else { throw Realm.Error.referenceToInvalidated }
         let core = binding.core
-        return _ThreadSafeHandle(target: .list(owner: .init(binding.parent), column: binding.column),
-                                 fileKey: core.configuration.fileKey, configuration: core.configuration, source: try core.makeReferenceSource(pinning: .list))
+        return _ThreadSafeHandle(
+            target: .list(owner: .init(binding.parent), column: binding.column),
+            fileKey: core.configuration.fileKey, configuration: core.configuration,
+            source: try core.makeReferenceSource(pinning: .list))
     }
 
     public static func _resolve(_ handle: _ThreadSafeHandle, in realm: Realm) throws(Realm.Error) -> List<Element>? {
@@ -199,13 +211,16 @@ extension ListBinding {
     /// The List of `owner`'s column in `core`. Spec T5: an owner that is gone (deleted, never
     /// committed, or replaced under its key) gives an invalid List, not nil; nil only when
     /// this realm does not know the owner's class.
-    static func resolved(owner: _ThreadSafeHandle.StoredObject, column: Int,
-                         in core: RealmCore) throws(Realm.Error) -> ListBinding? {
+    static func resolved(
+        owner: _ThreadSafeHandle.StoredObject, column: Int,
+        in core: RealmCore
+    ) throws(Realm.Error) -> ListBinding? {
         guard let info = core.knownClass(named: owner.className) else { return nil }
         let view = try core.view()
         guard let table = view.table(named: owner.className) else { return nil }
-        let accessor = _ObjectAccessor(core: core, info: info, table: table, identity: owner.identity,
-                                       scope: owner.scope ?? core.scope(for: table, owner.identity))
+        let accessor = _ObjectAccessor(
+            core: core, info: info, table: table, identity: owner.identity,
+            scope: owner.scope ?? core.scope(for: table, owner.identity))
         return ListBinding(parent: accessor, column: column)
     }
 }
@@ -222,9 +237,11 @@ extension Results: ThreadConfined {
             owner = (.init(binding.parent), binding.column)
         }
         return _ThreadSafeHandle(
-            target: .results(className: storage.info.className, owner: owner, predicate: storage.predicate,
-                             sort: storage.sort),
-            fileKey: core.configuration.fileKey, configuration: core.configuration, source: try core.makeReferenceSource(pinning: .results))
+            target: .results(
+                className: storage.info.className, owner: owner, predicate: storage.predicate,
+                sort: storage.sort),
+            fileKey: core.configuration.fileKey, configuration: core.configuration,
+            source: try core.makeReferenceSource(pinning: .results))
     }
 
     public static func _resolve(_ handle: _ThreadSafeHandle, in realm: Realm) throws(Realm.Error) -> Results<Element>? {
@@ -253,10 +270,11 @@ extension RealmCore {
     /// The source of a reference made now (Spec T4), settled when an open write ends, with the
     /// pin that keeps its version readable until it is resolved or released (Spec T8).
     func makeReferenceSource(pinning kind: ReferenceKind) throws(Realm.Error) -> ReferenceSource {
-        let skipsPin = switch kind {
-        case .results: file.bugs.contains(.resultsReferenceDoesNotPin)
-        case .object, .list: file.bugs.contains(.objectReferenceDoesNotPin)
-        }
+        let skipsPin =
+            switch kind {
+            case .results: file.bugs.contains(.resultsReferenceDoesNotPin)
+            case .object, .list: file.bugs.contains(.objectReferenceDoesNotPin)
+            }
         var pin: ReadTransaction?
         if !skipsPin, let read = frozenRead ?? read {
             pin = try engine(path) { try read.duplicate(kind: .frozen) }

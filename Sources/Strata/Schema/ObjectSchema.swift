@@ -1,6 +1,6 @@
-@_spi(Reflection) import Swift
 import CStrataSupport
 import StrataStorage
+@_spi(Reflection) import Swift
 
 /// One property of a class as stored: its column is its index in `ObjectSchema.properties`.
 struct PropertySchema: Hashable, Sendable, CustomStringConvertible {
@@ -83,10 +83,11 @@ struct ObjectSchema: Hashable, Sendable {
                 return nil
             }
             let flags = fields[3]
-            properties.append(PropertySchema(
-                name: String(fields[0]), type: type, objectClassName: fields[2].isEmpty ? nil : String(fields[2]),
-                isOptional: flags.contains("o"), isList: flags.contains("l"), isPrimaryKey: flags.contains("p"),
-                isIndexed: flags.contains("i")))
+            properties.append(
+                PropertySchema(
+                    name: String(fields[0]), type: type, objectClassName: fields[2].isEmpty ? nil : String(fields[2]),
+                    isOptional: flags.contains("o"), isList: flags.contains("l"), isPrimaryKey: flags.contains("p"),
+                    isIndexed: flags.contains("i")))
         }
         return ObjectSchema(className: className, properties: properties)
     }
@@ -193,8 +194,10 @@ final class ClassInfo: @unchecked Sendable {
     /// The column of each wrapper, by its ordinal within the object.
     private let columnOfOrdinal: [Int]
 
-    init(type: Object.Type, schema: ObjectSchema, linkTargets: [Object.Type], typeDefaults: [StrataStorage.Value?],
-         wrappers: [(offset: Int, type: any PersistedProperty.Type)], columnOfOrdinal: [Int]) {
+    init(
+        type: Object.Type, schema: ObjectSchema, linkTargets: [Object.Type], typeDefaults: [StrataStorage.Value?],
+        wrappers: [(offset: Int, type: any PersistedProperty.Type)], columnOfOrdinal: [Int]
+    ) {
         self.type = type
         self.schema = schema
         self.linkTargets = linkTargets
@@ -211,15 +214,19 @@ final class ClassInfo: @unchecked Sendable {
     @inline(__always)
     func column(ofOrdinal ordinal: Int, base: Int) -> Int {
         let index = ordinal - base
-        precondition(index >= 0 && index < columnOfOrdinal.count,
-                     "'\(className)': a @Persisted wrapper outside the class's schema")
+        precondition(
+            index >= 0 && index < columnOfOrdinal.count,
+            "'\(className)': a @Persisted wrapper outside the class's schema")
         return columnOfOrdinal[index]
     }
 
     /// Runs `body` with the wrapper of `column` in `object` (an instance of `type`).
-    func withWrapper<R>(of object: Object, column: Int,
-                        _ body: (any PersistedProperty.Type, UnsafeMutableRawPointer) throws(Realm.Error) -> R)
-        throws(Realm.Error) -> R {
+    func withWrapper<R>(
+        of object: Object, column: Int,
+        _ body: (any PersistedProperty.Type, UnsafeMutableRawPointer) throws(Realm.Error) -> R
+    )
+        throws(Realm.Error) -> R
+    {
         let (offset, wrapperType) = wrappers[column]
         let base = UnsafeMutableRawPointer(Unmanaged.passUnretained(object).toOpaque())
         return try withExtendedLifetime(object) { () throws(Realm.Error) -> R in
@@ -277,8 +284,9 @@ final class ClassInfo: @unchecked Sendable {
         }
         let className = ObjectSchema.className(of: type)
         let base = sample._ordinalBase
-        precondition(found.map(\.ordinal).sorted() == Array(base..<(base + found.count)),
-                     "'\(className)': @Persisted wrappers must be initialized once each, in order")
+        precondition(
+            found.map(\.ordinal).sorted() == Array(base..<(base + found.count)),
+            "'\(className)': @Persisted wrappers must be initialized once each, in order")
         // Columns as Realm orders properties: the base class's first, each class's in
         // declaration order (initialization order, in which Swift initializes the most derived
         // class's properties first).
@@ -289,24 +297,29 @@ final class ClassInfo: @unchecked Sendable {
         let primaryKeys = properties.filter(\.isPrimaryKey)
         precondition(primaryKeys.count <= 1, "'\(className)' declares more than one primary key")
         if let key = primaryKeys.first {
-            precondition(!key.isList && [.int, .string, .uuid].contains(key.type),
-                         "'\(className).\(key.name)': a primary key must be an integer, a String or a UUID")
+            precondition(
+                !key.isList && [.int, .string, .uuid].contains(key.type),
+                "'\(className).\(key.name)': a primary key must be an integer, a String or a UUID")
         }
         let schema = ObjectSchema(className: className, properties: properties)
-        return ClassInfo(type: type, schema: schema, linkTargets: linkTargets, typeDefaults: found.map(\.typeDefault),
-                         wrappers: wrapperLayout(of: type, schema: schema), columnOfOrdinal: columnOfOrdinal)
+        return ClassInfo(
+            type: type, schema: schema, linkTargets: linkTargets, typeDefaults: found.map(\.typeDefault),
+            wrappers: wrapperLayout(of: type, schema: schema), columnOfOrdinal: columnOfOrdinal)
     }
 
     /// Each column's wrapper offset and type, from the runtime's field records (the storage of
     /// a property wrapper `name` is the field `_name`; superclasses' fields are included).
-    private static func wrapperLayout(of type: Object.Type,
-                                      schema: ObjectSchema) -> [(offset: Int, type: any PersistedProperty.Type)] {
+    private static func wrapperLayout(
+        of type: Object.Type,
+        schema: ObjectSchema
+    ) -> [(offset: Int, type: any PersistedProperty.Type)] {
         var layout = [(offset: Int, type: any PersistedProperty.Type)?](repeating: nil, count: schema.properties.count)
         // `_EachFieldOptions.classType` (rawValue 1): the fields of a class instance.
         _ = _forEachField(of: type, options: _EachFieldOptions(rawValue: 1)) { name, offset, fieldType, _ in
             let label = String(cString: name)
             guard label.hasPrefix("_"), let wrapperType = fieldType as? any PersistedProperty.Type,
-                  let column = schema.index(of: String(label.dropFirst())) else { return true }
+                let column = schema.index(of: String(label.dropFirst()))
+            else { return true }
             layout[column] = (offset, wrapperType)
             return true
         }

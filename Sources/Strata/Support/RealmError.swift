@@ -84,8 +84,9 @@ extension Realm {
         /// `NSFilePathErrorKey`.
         public init(_ code: Code, userInfo: [String: Any] = [:]) {
             let path = userInfo[NSFilePathErrorKey] as? String
-            self.init(code, userInfo[NSLocalizedDescriptionKey] as? String ?? "\(code)",
-                      fileURL: path.map { URL(fileURLWithPath: $0) })
+            self.init(
+                code, userInfo[NSLocalizedDescriptionKey] as? String ?? "\(code)",
+                fileURL: path.map { URL(fileURLWithPath: $0) })
         }
 
         /// An error about the file at `path`.
@@ -142,8 +143,9 @@ extension Realm.Error {
     static let wrongThread = misuse("Realm accessed from incorrect thread.")
     static let incorrectQueue = misuse("Realm opened from incorrect dispatch queue.")
     static func notSerialQueue(label: String) -> Realm.Error {
-        misuse("Invalid queue '\(label)' (OS_dispatch_queue_concurrent): "
-               + "Realms can only be confined to serial queues or the main queue.")
+        misuse(
+            "Invalid queue '\(label)' (OS_dispatch_queue_concurrent): "
+                + "Realms can only be confined to serial queues or the main queue.")
     }
     // Writes (Spec W)
     static let alreadyInWrite = misuse("The Realm is already in a write transaction")
@@ -151,10 +153,12 @@ extension Realm.Error {
     static let noWriteToCancel = misuse("Can't cancel a non-existing write transaction")
     /// A property set outside a write (RLMVerifyInWriteTransaction of an object).
     static let objectSetOutsideWrite = misuse(
-        "Attempting to modify object outside of a write transaction - call beginWriteTransaction on an RLMRealm instance first.")
+        "Attempting to modify object outside of a write transaction - call beginWriteTransaction on an RLMRealm instance first."
+    )
     /// `add`, `create` or `delete` outside a write (RLMVerifyInWriteTransaction of a realm).
     static let realmChangeOutsideWrite = misuse(
-        "Can only add, remove, or create objects in a Realm in a write transaction - call beginWriteTransaction on an RLMRealm instance first.")
+        "Can only add, remove, or create objects in a Realm in a write transaction - call beginWriteTransaction on an RLMRealm instance first."
+    )
     /// A List mutation outside a write, also on a frozen List (RLMThrowCollectionException's
     /// translation of realm-core's `Collection::verify_in_transaction`).
     static let listOutsideWrite = misuse("Cannot modify List outside of a write transaction.")
@@ -167,7 +171,8 @@ extension Realm.Error {
     static let deleteCollectionFromOtherRealm = misuse("Can only delete objects from the Realm they belong to.")
     static let objectInvalidated = misuse("Object has been deleted or invalidated.")
     static let addInvalidated = misuse("Adding a deleted or invalidated object to a Realm is not permitted")
-    static let addToOtherRealm = misuse("Object is already managed by another Realm. Use create instead to copy it into this Realm.")
+    static let addToOtherRealm = misuse(
+        "Object is already managed by another Realm. Use create instead to copy it into this Realm.")
     static func primaryKeyExists(type: String, value: String) -> Realm.Error {
         misuse("Attempting to create an object of type '\(type)' with an existing primary key value '\(value)'")
     }
@@ -185,8 +190,9 @@ extension Realm.Error {
     // Versions (Spec V)
     /// A managed List whose owner was deleted, or whose realm was invalidated (realm-core's
     /// `Collection::verify_attached`).
-    static let collectionInvalidated = misuse("List is no longer valid. Either the parent object was deleted or the "
-                                              + "containing Realm has been invalidated or closed.")
+    static let collectionInvalidated = misuse(
+        "List is no longer valid. Either the parent object was deleted or the "
+            + "containing Realm has been invalidated or closed.")
     static let resultsInvalidated = misuse("Access to invalidated Results objects")
     static let iteratorInvalidated = misuse("Collection is no longer valid")
     // Freeze (Spec F)
@@ -195,12 +201,15 @@ extension Realm.Error {
     static let unmanagedFreeze = misuse("Unmanaged objects cannot be frozen.")
     /// What an unmanaged List refuses: `freeze()`, `thaw()`, `where` (RLMArray's methods for
     /// managed arrays only).
-    static let unmanagedListOnly = misuse("This method may only be called on RLMArray instances retrieved from an RLMRealm")
-    static let freezeInCreatingWrite = misuse("Cannot freeze an object in the same write transaction as it was created in.")
+    static let unmanagedListOnly = misuse(
+        "This method may only be called on RLMArray instances retrieved from an RLMRealm")
+    static let freezeInCreatingWrite = misuse(
+        "Cannot freeze an object in the same write transaction as it was created in.")
     static let frozenModify = misuse("Attempting to modify a frozen object - call thaw on the Object instance first.")
     // References (Spec T)
-    static let referenceToUnmanaged = misuse("Cannot construct reference to unmanaged object, "
-                                             + "which can be passed across threads directly")
+    static let referenceToUnmanaged = misuse(
+        "Cannot construct reference to unmanaged object, "
+            + "which can be passed across threads directly")
     static let referenceToInvalidated = misuse("Cannot construct reference to invalidated object")
     static let resolveTwice = misuse("Can only resolve a thread safe reference once.")
     static let threadSafeUnmanaged = misuse("Only managed objects may be wrapped as thread safe.")
@@ -222,8 +231,9 @@ extension Realm.Error {
         misuse("Cannot sort on key path '\(keyPath)': \(why).")
     }
     static func typeNotManaged(_ name: String) -> Realm.Error {
-        misuse("Object type '\(name)' is not managed by the Realm. If using a custom `objectClasses` / `objectTypes` "
-               + "array in your configuration, add `\(name)` to the list of `objectClasses` / `objectTypes`.")
+        misuse(
+            "Object type '\(name)' is not managed by the Realm. If using a custom `objectClasses` / `objectTypes` "
+                + "array in your configuration, add `\(name)` to the list of `objectClasses` / `objectTypes`.")
     }
     // Files (Spec X)
     /// The context's own cached instance (`getCachedRealm` of RLMRealm.mm); `period`: another
@@ -261,8 +271,10 @@ func trapping<R>(_ body: () throws(Realm.Error) -> R) -> R {
 }
 
 /// `trapping` for async entry points, in the caller's isolation.
-func trapping<R>(isolation: isolated (any Actor)? = #isolation,
-                 _ body: () async throws(Realm.Error) -> R) async -> R {
+func trapping<R>(
+    isolation: isolated (any Actor)? = #isolation,
+    _ body: () async throws(Realm.Error) -> R
+) async -> R {
     do {
         return try await body()
     } catch {

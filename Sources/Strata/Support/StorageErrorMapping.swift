@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import StrataStorage
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 // The one place engine errors become `Realm.Error` (Docs/style.md rule 12).
 
@@ -20,10 +21,12 @@ extension Realm.Error {
     /// a damaged header or commit slots met by the engine's open of the file (`opening`),
     /// Realm's open message (Spec X6) "Failed to open Realm file at path 'p': ...". Never an
     /// open failure after the open, never an object that looks deleted.
-    static func from(_ error: StorageError, path: String, realmFile: Bool = true, opening: Bool = false) -> Realm.Error {
+    static func from(_ error: StorageError, path: String, realmFile: Bool = true, opening: Bool = false) -> Realm.Error
+    {
         let prefix = openPrefix(path, realmFile: realmFile)
         if error.isCorruption, let (detail, namesPage) = corruptionDetail(error) {
-            let message = opening && !namesPage ? "\(openPrefix(path)): \(detail)" : corruptedMessage(path: path, detail: detail)
+            let message =
+                opening && !namesPage ? "\(openPrefix(path)): \(detail)" : corruptedMessage(path: path, detail: detail)
             return Realm.Error(.invalidDatabase, message, path: path)
         }
         switch error {
@@ -32,19 +35,23 @@ extension Realm.Error {
         case .io(let operation, let code):
             return fromErrno(code, path: path, operation: operation, realmFile: realmFile)
         case .truncated(_, let foundBytes) where foundBytes < 4096:
-            return Realm.Error(.invalidDatabase,
-                               "\(prefix): file is non-empty but too small (\(foundBytes) bytes) to be a valid Realm.",
-                               path: path)
+            return Realm.Error(
+                .invalidDatabase,
+                "\(prefix): file is non-empty but too small (\(foundBytes) bytes) to be a valid Realm.",
+                path: path)
         case .notARegularFile(_, let kind):
             // Spec X31: never opened (a FIFO would block the open).
             return Realm.Error(.fileAccess, "\(prefix): not a regular file (it is a \(kind))", path: path)
         case .lockFileUnavailable(let lockPath, _, _, let code, _):
             // Spec X30: the lock file is named, not the realm file, with Realm's advice.
-            let reason = code == EACCES ? "Permission denied" : code == EROFS ? "Read-only file system" : "Operation not permitted"
-            return Realm.Error(.filePermissionDenied,
-                               "\(openPrefix(lockPath, realmFile: false)): \(reason): \(error). "
-                                   + "Please use a path where your app has read-write permissions.",
-                               path: lockPath)
+            let reason =
+                code == EACCES
+                ? "Permission denied" : code == EROFS ? "Read-only file system" : "Operation not permitted"
+            return Realm.Error(
+                .filePermissionDenied,
+                "\(openPrefix(lockPath, realmFile: false)): \(reason): \(error). "
+                    + "Please use a path where your app has read-write permissions.",
+                path: lockPath)
         case .incompatibleLockFile:
             return Realm.Error(.incompatibleLockFile, "\(prefix): \(error)", path: path + ".lock")
         case .mapCapacityExceeded:
@@ -68,16 +75,20 @@ extension Realm.Error {
     /// the links to it, so only a damaged file (an older copy of a page read back, a lost
     /// write) can hold one.
     static func linkToMissingObject(path: String, className: String, key: ObjectKey) -> Realm.Error {
-        Realm.Error(.invalidDatabase,
-                    corruptedMessage(path: path, detail: "a link names object \(key.rawValue) of '\(className)', which does not exist"),
-                    path: path)
+        Realm.Error(
+            .invalidDatabase,
+            corruptedMessage(
+                path: path, detail: "a link names object \(key.rawValue) of '\(className)', which does not exist"),
+            path: path)
     }
 
     /// What is damaged, page first when the error names one ("page 17: checksum mismatch
     /// (stored 0x..., computed 0x...)", `namesPage` true); nil for an error that is not damage,
     /// and for the file too small to be a realm, whose message is Realm's own (Spec X6).
     static func corruptionDetail(_ error: StorageError) -> (detail: String, namesPage: Bool)? {
-        func page(_ number: PageNumber, _ reason: String) -> (String, Bool) { ("page \(number.rawValue): \(reason)", true) }
+        func page(_ number: PageNumber, _ reason: String) -> (String, Bool) {
+            ("page \(number.rawValue): \(reason)", true)
+        }
         switch error {
         case .truncated(_, let foundBytes) where foundBytes < 4096:
             return nil
@@ -91,13 +102,17 @@ extension Realm.Error {
             return page(number, "is beyond the committed page count \(count)")
         case .corruptPage(let number, let reason):
             return page(number, reason)
-        case .referenceMismatch(let number, let expectedVersion, let expectedChecksum, let foundVersion, let foundChecksum):
+        case .referenceMismatch(
+            let number, let expectedVersion, let expectedChecksum, let foundVersion, let foundChecksum):
             // Spec D19: a lost or misdirected write.
-            return page(number, "not the page its reference expects (lost or misdirected write): expected version "
-                            + "\(expectedVersion) checksum \(hex32(expectedChecksum)), found version \(foundVersion) "
-                            + "checksum \(hex32(foundChecksum))")
+            return page(
+                number,
+                "not the page its reference expects (lost or misdirected write): expected version "
+                    + "\(expectedVersion) checksum \(hex32(expectedChecksum)), found version \(foundVersion) "
+                    + "checksum \(hex32(foundChecksum))")
         case .pageFromTheFuture(let number, let pageVersion, let readVersion):
-            return page(number, "written by version \(pageVersion), newer than version \(readVersion) that references it")
+            return page(
+                number, "written by version \(pageVersion), newer than version \(readVersion) that references it")
         default:
             // The header, the slots, a record; and any damage a later engine names: its own text.
             return error.isCorruption ? ("\(error)", false) : nil
@@ -130,22 +145,26 @@ extension Realm.Error {
         case EEXIST:
             return Realm.Error(.fileExists, "\(prefix): File exists", path: path)
         case EACCES:
-            return Realm.Error(.filePermissionDenied,
-                               "\(prefix): Permission denied. Please use a path where your app has read-write permissions.",
-                               path: path)
+            return Realm.Error(
+                .filePermissionDenied,
+                "\(prefix): Permission denied. Please use a path where your app has read-write permissions.",
+                path: path)
         case EPERM, EROFS:
-            return Realm.Error(.filePermissionDenied,
-                               "\(prefix): Operation not permitted. Please use a path where your app has read-write permissions.",
-                               path: path)
+            return Realm.Error(
+                .filePermissionDenied,
+                "\(prefix): Operation not permitted. Please use a path where your app has read-write permissions.",
+                path: path)
         case EISDIR:
             return Realm.Error(.fileOperationFailed, "\(prefix): Is a directory", path: path)
         case ENOTDIR:
-            return Realm.Error(.fileOperationFailed,
-                               "\(openPrefix(path + ".lock", realmFile: false)): parent path is not a directory",
-                               path: path + ".lock")
+            return Realm.Error(
+                .fileOperationFailed,
+                "\(openPrefix(path + ".lock", realmFile: false)): parent path is not a directory",
+                path: path + ".lock")
         case EMFILE, ENFILE:
-            return Realm.Error(.fileOperationFailed, "\(openPrefix(path, realmFile: false)): Too many open files",
-                               path: path)
+            return Realm.Error(
+                .fileOperationFailed, "\(openPrefix(path, realmFile: false)): Too many open files",
+                path: path)
         case ENOSPC:
             return Realm.Error(.fail, "\(operation) failed: no space left on device")
         case ELOOP:

@@ -1,8 +1,9 @@
 import CStrataSupport
-#if canImport(Glibc)
-import Glibc
-#endif
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The number the API confines live realms to (Spec C1 to C8): the calling thread's
 /// `strata_thread_identity`, never reused within the process.

@@ -43,12 +43,14 @@ public struct Campaign: Sendable {
     /// an older generation's streams keeps them.
     public var generation = CheckSettings.currentGeneration
 
-    public init(mix: Mix = .mixed, store: CheckStore? = nil, threads: Int = 3, operationsPerRun: Int = 200,
-                seconds: Double? = 60, operations: Int? = nil, runs: Int? = nil, minimumRuns: Int = 0, seed: UInt64 = 1,
-                shardIndex: Int = 0, shardCount: Int = 1,
-                engineBugs: SeededBugSet = [], modelMutation: ModelMutation? = nil,
-                scratchDirectory: String = NSTemporaryDirectory(), shrinks: Bool = true, shrinkSeconds: Double? = 60,
-                shrinkAttempts: Int = Shrinker.defaultRunLimit) {
+    public init(
+        mix: Mix = .mixed, store: CheckStore? = nil, threads: Int = 3, operationsPerRun: Int = 200,
+        seconds: Double? = 60, operations: Int? = nil, runs: Int? = nil, minimumRuns: Int = 0, seed: UInt64 = 1,
+        shardIndex: Int = 0, shardCount: Int = 1,
+        engineBugs: SeededBugSet = [], modelMutation: ModelMutation? = nil,
+        scratchDirectory: String = NSTemporaryDirectory(), shrinks: Bool = true, shrinkSeconds: Double? = 60,
+        shrinkAttempts: Int = Shrinker.defaultRunLimit
+    ) {
         self.mix = mix
         self.store = store
         self.threads = threads
@@ -120,9 +122,10 @@ public struct Campaign: Sendable {
         if mix == .mixed && run % 8 == 3 { mode = .free }
         let store = self.store ?? (mode == .free || (mix == .mixed && run % 8 == 7) ? .file : .sim)
         if store == .file && mode == .crash { mode = .controlled }
-        var settings = CheckSettings(mode: mode, store: store, threads: threads,
-                                     operations: operationsPerRun, engineBugs: engineBugs, modelMutation: modelMutation,
-                                     scratchDirectory: scratchDirectory)
+        var settings = CheckSettings(
+            mode: mode, store: store, threads: threads,
+            operations: operationsPerRun, engineBugs: engineBugs, modelMutation: modelMutation,
+            scratchDirectory: scratchDirectory)
         settings.excludedKinds = excludedKinds
         settings.generation = generation
         return settings
@@ -138,9 +141,11 @@ public struct Campaign: Sendable {
     /// `untilShrinkable`, a failure of a free run (which has no schedule to shrink) does not
     /// stop the campaign: it goes on without free runs until a lockstep run fails too, whose
     /// shrunk counterexample is what a developer reads (`strata-fuzz bugs --check`).
-    public func run(firstRun: Int = 0, stopAtFirstFailure: Bool = true, untilShrinkable: Bool = false,
-                    progressEvery: Double = 10,
-                    progress: (Progress) -> Void = { _ in }) -> Report {
+    public func run(
+        firstRun: Int = 0, stopAtFirstFailure: Bool = true, untilShrinkable: Bool = false,
+        progressEvery: Double = 10,
+        progress: (Progress) -> Void = { _ in }
+    ) -> Report {
         let start = Date()
         var statistics = CheckStatistics()
         var freeStatistics = FreeStatistics()
@@ -169,7 +174,8 @@ public struct Campaign: Sendable {
             var free: FreeResult?
             do {
                 if settings.mode == .free {
-                    let freeResult = try FreeRun(settings: FreeSettings(settings), stream: ChoiceStream(seed: seed)).run()
+                    let freeResult = try FreeRun(settings: FreeSettings(settings), stream: ChoiceStream(seed: seed))
+                        .run()
                     free = freeResult
                     result = freeResult.runResult
                 } else {
@@ -184,13 +190,16 @@ public struct Campaign: Sendable {
             if result.failure != nil {
                 // A free run's settings as it ran them (its operations shared out per thread),
                 // so that the printed token and the artifact's are the same.
-                var found = Found(seed: seed, settings: free?.settings.checkSettings ?? settings, original: result,
-                                  shrunk: result, shrinkRuns: 0, shrinkSeconds: 0, free: free)
+                var found = Found(
+                    seed: seed, settings: free?.settings.checkSettings ?? settings, original: result,
+                    shrunk: result, shrinkRuns: 0, shrinkSeconds: 0, free: free)
                 found.foundAfterSeconds = Date().timeIntervalSince(start)
                 // A free run's stream fixes its programs, not its interleaving: nothing to shrink.
                 if shrinks && free == nil {
-                    let outcome = Shrinker(settings: settings, runLimit: shrinkAttempts,
-                                           timeLimit: shrinkSeconds ?? .infinity).shrink(result)
+                    let outcome = Shrinker(
+                        settings: settings, runLimit: shrinkAttempts,
+                        timeLimit: shrinkSeconds ?? .infinity
+                    ).shrink(result)
                     found.shrunk = outcome.result
                     found.settings = outcome.settings
                     found.shrinkRuns = outcome.runs
@@ -202,19 +211,23 @@ public struct Campaign: Sendable {
             }
             if Date().timeIntervalSince(lastProgress) >= progressEvery {
                 lastProgress = Date()
-                progress(Progress(seconds: lastProgress.timeIntervalSince(start), runs: run, statistics: statistics,
-                                  freeStatistics: freeStatistics, failures: failures.count))
+                progress(
+                    Progress(
+                        seconds: lastProgress.timeIntervalSince(start), runs: run, statistics: statistics,
+                        freeStatistics: freeStatistics, failures: failures.count))
             }
         }
         let seeds = firstSeed.flatMap { first in lastSeed.map { first...max(first, $0) } }
-        return Report(runs: run, seconds: Date().timeIntervalSince(start), statistics: statistics,
-                      freeStatistics: freeStatistics, failures: failures, digest: hash.finalize(), seeds: seeds)
+        return Report(
+            runs: run, seconds: Date().timeIntervalSince(start), statistics: statistics,
+            freeStatistics: freeStatistics, failures: failures, digest: hash.finalize(), seeds: seeds)
     }
 
     /// The result of a run that could not start (its store or realm could not be set up).
     private static func notStarted(_ reason: String) -> RunResult {
         let failure = CheckFailure(kind: .divergence, message: "the run could not start: \(reason)", operationIndex: 0)
-        return RunResult(failure: failure, statistics: CheckStatistics(), trace: [], choices: [], digest: 0,
-                         swarm: "", scheduler: .random(switchPercent: 0))
+        return RunResult(
+            failure: failure, statistics: CheckStatistics(), trace: [], choices: [], digest: 0,
+            swarm: "", scheduler: .random(switchPercent: 0))
     }
 }

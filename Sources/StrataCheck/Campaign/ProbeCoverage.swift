@@ -36,7 +36,7 @@ public enum ProbeCoverage {
     /// Reported beside them, not required: a writer killed between its slot sync and its
     /// publish is a window of microseconds, hit about once in twenty kills.
     public static let alsoCountedInProcesses: [String] = [
-        Probe.adoptedDurableCommitOfDeadWriter.rawValue,
+        Probe.adoptedDurableCommitOfDeadWriter.rawValue
     ]
 
     /// The probes of `list` that `probes` (name to times hit) never reached.

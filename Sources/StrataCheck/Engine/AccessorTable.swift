@@ -32,10 +32,11 @@ struct AccessorTable {
     /// freezing a frozen object returns it); returns the identifier the caller knows it by.
     mutating func identify(_ handle: EngineHandle, as id: HandleID) -> HandleID {
         if case .object(let object) = handle,
-           let existing = handles.first(where: { entry in
-               if case .object(let held) = entry.value { return held === object }
-               return false
-           })?.key {
+            let existing = handles.first(where: { entry in
+                if case .object(let held) = entry.value { return held === object }
+                return false
+            })?.key
+        {
             return existing
         }
         handles[id] = handle
@@ -44,8 +45,10 @@ struct AccessorTable {
 
     /// Collections are values, so their identity cannot be asked: a freeze of a frozen (or thaw
     /// of a live) collection is the source itself (Spec F5), anything else a new accessor.
-    mutating func collection(_ handle: EngineHandle, from source: HandleID, sourceWasTarget: Bool,
-                             as id: HandleID) -> HandleID {
+    mutating func collection(
+        _ handle: EngineHandle, from source: HandleID, sourceWasTarget: Bool,
+        as id: HandleID
+    ) -> HandleID {
         if sourceWasTarget { return source }
         handles[id] = handle
         return id

@@ -198,11 +198,12 @@ extension EngineSide {
             let (log, boot) = (asyncLog, asyncLog.currentBoot)
             // The blocks find their realm by identifier (a realm holds its queued blocks: holding
             // it back would keep a crashed boot's realm alive).
-            let engineID = try realm._writeAsync({ [weak self] in
-                log.append(.started(id), of: realmID, boot: boot)
-                guard let realm = self?.asyncRealm(realmID, boot: boot) else { return }
-                Self.applyInBlock(mutations, id: id, in: realm, of: realmID, log: log, boot: boot)
-            }, onComplete: completion(id, realm: realmID, log: log, boot: boot))
+            let engineID = try realm._writeAsync(
+                { [weak self] in
+                    log.append(.started(id), of: realmID, boot: boot)
+                    guard let realm = self?.asyncRealm(realmID, boot: boot) else { return }
+                    Self.applyInBlock(mutations, id: id, in: realm, of: realmID, log: log, boot: boot)
+                }, onComplete: completion(id, realm: realmID, log: log, boot: boot))
             setAsyncID(engineID, for: id, of: realmID)
             return .done
         case .beginAsyncWrite(let realmID, let mutations, let ending, let id):
@@ -237,8 +238,9 @@ extension EngineSide {
             let realm = try required(realmID)
             noteAsync(realmID, in: context)
             let (log, boot) = (asyncLog, asyncLog.currentBoot)
-            let commitID = try realm._commitAsyncWrite(allowGrouping: allowGrouping,
-                                                       completion(id, realm: realmID, log: log, boot: boot))
+            let commitID = try realm._commitAsyncWrite(
+                allowGrouping: allowGrouping,
+                completion(id, realm: realmID, log: log, boot: boot))
             setAsyncID(commitID, for: id, of: realmID)
             log.append(.committed(id, engineVersion: realm._readVersion), of: realmID, boot: boot)
             return .done
@@ -259,7 +261,8 @@ extension EngineSide {
             return .done
         case .isPerformingAsynchronousWriteOperations(let realmID):
             let realm = try required(realmID)
-            return .bool(try realm._isPerformingAsynchronousWriteOperations)  // the throwing entry: a poisoned file fails
+            // The throwing entry: a poisoned file fails.
+            return .bool(try realm._isPerformingAsynchronousWriteOperations)
         case .syncAsyncGroup:
             // `perform` let the held sync go before this ran; without one there was no sync.
             let released = lock.withLock { _ in lastReleased.contains(context) }
@@ -272,8 +275,10 @@ extension EngineSide {
 
     /// Applies a block's mutations; false (recorded) if one failed.
     @discardableResult
-    private static func applyInBlock(_ mutations: [Mutation], id: AsyncWriteID, in realm: Realm, of realmID: RealmID,
-                                     log: AsyncWriteLog, boot: Int) -> Bool {
+    private static func applyInBlock(
+        _ mutations: [Mutation], id: AsyncWriteID, in realm: Realm, of realmID: RealmID,
+        log: AsyncWriteLog, boot: Int
+    ) -> Bool {
         do throws(Realm.Error) {
             for mutation in mutations { try apply(mutation, in: realm) }
             return true
@@ -284,8 +289,10 @@ extension EngineSide {
     }
 
     /// A completion that records its error and the durable version as it runs (Spec D11).
-    private func completion(_ id: AsyncWriteID, realm: RealmID, log: AsyncWriteLog,
-                            boot: Int) -> (Swift.Error?) -> Void {
+    private func completion(
+        _ id: AsyncWriteID, realm: RealmID, log: AsyncWriteLog,
+        boot: Int
+    ) -> (Swift.Error?) -> Void {
         { [weak self] error in
             let code = error.map { ($0 as? Realm.Error)?.modelCode ?? "\($0)" }
             let durable = self?.asyncRealm(realm, boot: boot)?._durableVersion
@@ -318,9 +325,10 @@ extension EngineSide {
     func letsHeldSyncGo(_ operation: StrataModel.Operation, in context: ContextID) -> Bool {
         switch operation {
         case .syncAsyncGroup(let id, _), .beginWrite(let id), .invalidate(let id), .close(let id),
-             .writeBlock(let id, _, _, _, _):
+            .writeBlock(let id, _, _, _, _):
             guard lock.withLock({ _ in asyncRealms[context]?.contains(id) == true }),
-                  let state = try? required(id)._asyncWriteState else { return false }
+                let state = try? required(id)._asyncWriteState
+            else { return false }
             return state.isSyncing
         default:
             return false

@@ -57,7 +57,8 @@ struct EngineDelivery: Sendable, Hashable, CustomStringConvertible {
     /// bury the failure).
     static func brief(_ values: [Int]) -> String {
         guard values.count > 12 else { return "\(values)" }
-        let shown = values.prefix(6).map(String.init) + ["… \(values.count - 10) more …"]
+        let shown =
+            values.prefix(6).map(String.init) + ["… \(values.count - 10) more …"]
             + values.suffix(4).map(String.init)
         return "[" + shown.joined(separator: ", ") + "]"
     }
@@ -120,12 +121,15 @@ final class DeliveryLog: @unchecked Sendable {
     /// Records `change` for `observer`: the collection is read here, inside the callback, where
     /// it shows the realm's version of the moment (Spec N6). Reading may reach the engine's
     /// switch points, so it happens before the log's lock is taken.
-    func record<C>(_ observer: ObserverID, _ change: RealmCollectionChange<C>,
-                   read: (C) throws(Realm.Error) -> [Reading], version: (C) -> UInt64?) {
-        var delivery = EngineDelivery(observer: observer, kind: .initial, contents: nil, readFailure: nil,
-                                      engineVersion: nil,
-                                      queueNumber: DispatchQueue.getSpecific(key: QueuePool.numberKey),
-                                      insideObserve: false)
+    func record<C>(
+        _ observer: ObserverID, _ change: RealmCollectionChange<C>,
+        read: (C) throws(Realm.Error) -> [Reading], version: (C) -> UInt64?
+    ) {
+        var delivery = EngineDelivery(
+            observer: observer, kind: .initial, contents: nil, readFailure: nil,
+            engineVersion: nil,
+            queueNumber: DispatchQueue.getSpecific(key: QueuePool.numberKey),
+            insideObserve: false)
         let collection: C
         switch change {
         case .initial(let value):
@@ -150,16 +154,19 @@ final class DeliveryLog: @unchecked Sendable {
     /// Records an object observer's `change`, with the version `realm` (the observed object's)
     /// reads during the callback.
     func record<T>(_ observer: ObserverID, _ change: ObjectChange<T>, realm: Realm?) {
-        var delivery = EngineDelivery(observer: observer, kind: .objectDeleted, contents: nil, readFailure: nil,
-                                      engineVersion: realm?._readVersion,
-                                      queueNumber: DispatchQueue.getSpecific(key: QueuePool.numberKey),
-                                      insideObserve: false)
+        var delivery = EngineDelivery(
+            observer: observer, kind: .objectDeleted, contents: nil, readFailure: nil,
+            engineVersion: realm?._readVersion,
+            queueNumber: DispatchQueue.getSpecific(key: QueuePool.numberKey),
+            insideObserve: false)
         switch change {
         case .change(_, let properties):
-            delivery.kind = .objectChange(properties.map {
-                ObjectPropertyChange(name: $0.name, oldValue: Self.text($0.oldValue),
-                                     newValue: Self.text($0.newValue))
-            })
+            delivery.kind = .objectChange(
+                properties.map {
+                    ObjectPropertyChange(
+                        name: $0.name, oldValue: Self.text($0.oldValue),
+                        newValue: Self.text($0.newValue))
+                })
         case .deleted:
             delivery.kind = .objectDeleted
         case .error(let error):
@@ -216,25 +223,30 @@ extension EngineSide {
         switch handle {
         case .itemResults(let results):
             return try results._observe(keyPaths: nil) { change in
-                log.record(id, change, read: { results throws(Realm.Error) in try EngineSide.readings(results) },
-                           version: { $0.realm?._readVersion })
+                log.record(
+                    id, change, read: { results throws(Realm.Error) in try EngineSide.readings(results) },
+                    version: { $0.realm?._readVersion })
             }
         case .otherResults(let results):
             return try results._observe(keyPaths: nil) { change in
-                log.record(id, change, read: { results throws(Realm.Error) in try EngineSide.readings(results) },
-                           version: { $0.realm?._readVersion })
+                log.record(
+                    id, change, read: { results throws(Realm.Error) in try EngineSide.readings(results) },
+                    version: { $0.realm?._readVersion })
             }
         case .linkerResults(let results):
             return try results._observe(keyPaths: nil) { change in
-                log.record(id, change, read: { results throws(Realm.Error) in try EngineSide.readings(results) },
-                           version: { $0.realm?._readVersion })
+                log.record(
+                    id, change, read: { results throws(Realm.Error) in try EngineSide.readings(results) },
+                    version: { $0.realm?._readVersion })
             }
         case .list(let list):
             return try list._observe(keyPaths: nil) { change in
-                log.record(id, change, read: { list throws(Realm.Error) in
-                    // Spec T5: a List whose owner is gone holds nothing.
-                    list.isInvalidated ? [] : try EngineSide.readings(list)
-                }, version: { $0.realm?._readVersion })
+                log.record(
+                    id, change,
+                    read: { list throws(Realm.Error) in
+                        // Spec T5: a List whose owner is gone holds nothing.
+                        list.isInvalidated ? [] : try EngineSide.readings(list)
+                    }, version: { $0.realm?._readVersion })
             }
         case .object:
             throw Realm.Error(.programmerError, "strata-check: an object is no collection")

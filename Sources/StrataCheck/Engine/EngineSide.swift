@@ -93,7 +93,9 @@ final class EngineSide: @unchecked Sendable {
     /// A21: its context holds it for its async work).
     func heldOrReleased(_ id: RealmID) -> Realm? { lock.withLock { _ in realms.instance(id) } }
     func handle(_ id: HandleID) -> EngineHandle? { lock.withLock { _ in accessors.handles[id] } }
-    private func store(_ handle: EngineHandle, as id: HandleID) { lock.withLock { _ in accessors.handles[id] = handle } }
+    private func store(_ handle: EngineHandle, as id: HandleID) {
+        lock.withLock { _ in accessors.handles[id] = handle }
+    }
 
     /// Makes `context` a serial queue context running its operations on `queue`.
     func setQueue(_ queue: DispatchQueue, of context: ContextID) {
@@ -252,7 +254,8 @@ final class EngineSide: @unchecked Sendable {
             return .handle(id)
         case .append(let listID, let elementID):
             guard case .list(let list) = handle(listID), case .object(let element) = handle(elementID),
-                  let item = element as? Item else { return unsupported(operation) }
+                let item = element as? Item
+            else { return unsupported(operation) }
             try list._append(item)
             return .done
         case .removeFromList(let listID, let index):
@@ -265,11 +268,14 @@ final class EngineSide: @unchecked Sendable {
             case .object(let object):
                 return identified(.object(try object._freeze()), as: frozenID)
             case .itemResults(let results):
-                return collection(.itemResults(try results._freeze()), from: id, sourceWasTarget: results.isFrozen, as: frozenID)
+                return collection(
+                    .itemResults(try results._freeze()), from: id, sourceWasTarget: results.isFrozen, as: frozenID)
             case .otherResults(let results):
-                return collection(.otherResults(try results._freeze()), from: id, sourceWasTarget: results.isFrozen, as: frozenID)
+                return collection(
+                    .otherResults(try results._freeze()), from: id, sourceWasTarget: results.isFrozen, as: frozenID)
             case .linkerResults(let results):
-                return collection(.linkerResults(try results._freeze()), from: id, sourceWasTarget: results.isFrozen, as: frozenID)
+                return collection(
+                    .linkerResults(try results._freeze()), from: id, sourceWasTarget: results.isFrozen, as: frozenID)
             case .list(let list):
                 return collection(.list(try list._freeze()), from: id, sourceWasTarget: list.isFrozen, as: frozenID)
             }
@@ -306,7 +312,9 @@ final class EngineSide: @unchecked Sendable {
             return .done
         case .resolve(let referenceID, let realmID, let id):
             let realm = try required(realmID)
-            guard let reference = lock.withLock({ _ in accessors.references[referenceID] }) else { return unsupported(operation) }
+            guard let reference = lock.withLock({ _ in accessors.references[referenceID] }) else {
+                return unsupported(operation)
+            }
             let resolved: EngineHandle?
             switch reference {
             case .object(let reference): resolved = try realm._resolve(reference).map { .object($0) }
@@ -359,11 +367,14 @@ final class EngineSide: @unchecked Sendable {
         .handle(lock.withLock { _ in accessors.identify(handle, as: id) })
     }
 
-    private func collection(_ handle: EngineHandle, from source: HandleID, sourceWasTarget: Bool,
-                            as id: HandleID) -> Observation {
-        .handle(lock.withLock { _ in
-            accessors.collection(handle, from: source, sourceWasTarget: sourceWasTarget, as: id)
-        })
+    private func collection(
+        _ handle: EngineHandle, from source: HandleID, sourceWasTarget: Bool,
+        as id: HandleID
+    ) -> Observation {
+        .handle(
+            lock.withLock { _ in
+                accessors.collection(handle, from: source, sourceWasTarget: sourceWasTarget, as: id)
+            })
     }
 
     func required(_ id: RealmID) throws(Realm.Error) -> Realm {
@@ -399,11 +410,15 @@ final class EngineSide: @unchecked Sendable {
         switch query.sort {
         case .sourceOrder: return shaped
         case .value:
-            return shaped.sorted(by: [SortDescriptor(keyPath: "value", ascending: true),
-                                      SortDescriptor(keyPath: "primaryKey", ascending: true)])
+            return shaped.sorted(by: [
+                SortDescriptor(keyPath: "value", ascending: true),
+                SortDescriptor(keyPath: "primaryKey", ascending: true),
+            ])
         case .linkValue(let ascending):
-            return try shaped._sorted(by: [SortDescriptor(keyPath: "link.value", ascending: ascending),
-                                           SortDescriptor(keyPath: "primaryKey", ascending: true)])
+            return try shaped._sorted(by: [
+                SortDescriptor(keyPath: "link.value", ascending: ascending),
+                SortDescriptor(keyPath: "primaryKey", ascending: true),
+            ])
         }
     }
 
@@ -421,12 +436,14 @@ final class EngineSide: @unchecked Sendable {
         var linkKey: Int?
         if let linker = object as? Linker {
             // Spec V20: the Item the link reaches, read through the property as an app reads it.
-            linkKey = try (linker._value(forKey: "link") as? Item).map { item throws(Realm.Error) in
-                try item._value(forKey: "primaryKey") as? Int
-            } ?? nil
+            linkKey =
+                try (linker._value(forKey: "link") as? Item).map { item throws(Realm.Error) in
+                    try item._value(forKey: "primaryKey") as? Int
+                } ?? nil
         }
-        return Reading(type: CheckTypes.name(of: object), primaryKey: primaryKey, value: value, listKeys: listKeys,
-                       isFrozen: object.isFrozen, linkKey: linkKey)
+        return Reading(
+            type: CheckTypes.name(of: object), primaryKey: primaryKey, value: value, listKeys: listKeys,
+            isFrozen: object.isFrozen, linkKey: linkKey)
     }
 
     /// Every object `realm` holds, by type then primary key: Items, Others, and the Linkers of

@@ -1,6 +1,6 @@
 import StrataModel
-import StrataStorage
 import StrataSimulation
+import StrataStorage
 
 /// Where in a commit the disk was captured for a crash (Docs/architecture.md §2's windows, at the engine's
 /// yield points).
@@ -42,7 +42,7 @@ enum CapturePoint: Hashable, Sendable, CustomStringConvertible {
         case (.pageWrite(let index), .pageWrite): return index == pageWritesSoFar
         case (.pageWrite, .phaseOneSync): return true  // fewer pages than the index: all written
         case (.phaseOneSync, .phaseOneSync), (.slotWrite, .slotWrite), (.phaseTwoSync, .phaseTwoSync),
-             (.publish, .publish):
+            (.publish, .publish):
             return true
         default: return false
         }
@@ -116,8 +116,11 @@ struct CrashCampaign {
                 base[index] = .garbled(garbageSectorMask: 1, seed: UInt64(index))
                 images.append(CrashImage(plan: SimStore.CrashPlan(fates: base)))
             }
-            images.append(CrashImage(plan: SimStore.CrashPlan(fates: Array(repeating: .applied, count: count),
-                                                              keepsUnsyncedSize: false)))
+            images.append(
+                CrashImage(
+                    plan: SimStore.CrashPlan(
+                        fates: Array(repeating: .applied, count: count),
+                        keepsUnsyncedSize: false)))
         } else {
             for sample in 0..<64 {
                 // Biased to almost none and almost all (bugs sit near persistence points).
@@ -136,12 +139,17 @@ struct CrashCampaign {
         case .publish: return true
         case .pageWrite, .phaseOneSync, .slotWrite: return false
         case .phaseTwoSync:
-            guard let index = state.pendingWrites.firstIndex(where: { if case .slotWrite = $0.site { return true }; return false })
+            guard
+                let index = state.pendingWrites.firstIndex(where: {
+                    if case .slotWrite = $0.site { return true }
+                    return false
+                })
             else { return false }
             let fate = index < image.plan.fates.count ? image.plan.fates[index] : .lost
             switch fate {
             case .applied: return true
-            case .tornSectors(let mask): return mask & 1 == 1 && state.pendingWrites[index].byteCount <= SimStore.sectorSizeBytes
+            case .tornSectors(let mask):
+                return mask & 1 == 1 && state.pendingWrites[index].byteCount <= SimStore.sectorSizeBytes
             case .lost, .tornPrefix, .garbled, .misdirected: return false
             }
         }
@@ -166,19 +174,23 @@ struct CrashCampaign {
     /// one sector's bytes written at another sector, or (Spec D19) a lost write, where a
     /// region's older durable copy comes back, or an older copy of a page written at another
     /// page's address (`olderCopyOffsets`: the regions the disk has older copies of).
-    static func drawDamage(_ stream: inout ChoiceStream, fileBytes: Int, olderCopyOffsets: [Int] = []) -> SimStore.DurableCorruption {
+    static func drawDamage(_ stream: inout ChoiceStream, fileBytes: Int, olderCopyOffsets: [Int] = [])
+        -> SimStore.DurableCorruption
+    {
         let sectors = max(1, fileBytes / SimStore.sectorSizeBytes)
         if !olderCopyOffsets.isEmpty && stream.chance(40) {
             let source = olderCopyOffsets[stream.draw(olderCopyOffsets.count)]
             if stream.chance(75) { return .revertToOlderCopy(offset: source) }
-            return .olderCopyMisdirected(sourceOffset: source, targetOffset: olderCopyOffsets[stream.draw(olderCopyOffsets.count)])
+            return .olderCopyMisdirected(
+                sourceOffset: source, targetOffset: olderCopyOffsets[stream.draw(olderCopyOffsets.count)])
         }
         if stream.chance(60) {
             return .flipBit(byteOffset: stream.draw(max(1, fileBytes)), bit: stream.draw(8))
         }
-        return .misdirectedWrite(intendedOffset: stream.draw(sectors) * SimStore.sectorSizeBytes,
-                                 actualOffset: stream.draw(sectors) * SimStore.sectorSizeBytes,
-                                 byteCount: SimStore.sectorSizeBytes)
+        return .misdirectedWrite(
+            intendedOffset: stream.draw(sectors) * SimStore.sectorSizeBytes,
+            actualOffset: stream.draw(sectors) * SimStore.sectorSizeBytes,
+            byteCount: SimStore.sectorSizeBytes)
     }
 
     /// Recovers `image` after `damage` to what reached the disk: the checks must catch it (the
@@ -186,8 +198,10 @@ struct CrashCampaign {
     /// older slot when the damage hit the newest) or it hit nothing that matters (the contents
     /// are a version the crash could leave); damaged bytes must never come back as data from a
     /// read, whatever `verify()` would say (Spec D8, D19).
-    func checkDamaged(_ image: CrashImage, damage: SimStore.DurableCorruption, name: String,
-                      oldVersion: StrataStorage.Version, oldDigest: UInt64, newDigest: UInt64) -> String? {
+    func checkDamaged(
+        _ image: CrashImage, damage: SimStore.DurableCorruption, name: String,
+        oldVersion: StrataStorage.Version, oldDigest: UInt64, newDigest: UInt64
+    ) -> String? {
         let disk: SimStore
         do {
             disk = try self.disk(for: image, name: name)
@@ -197,8 +211,11 @@ struct CrashCampaign {
             return "crash \(point) \(image): cannot build the damaged image: \(error)"
         }
         do {
-            let store = try Store.open(.simulated(disk), options: StoreOptions(create: false, pageSizeBytes: pageSizeBytes,
-                                                                               hooks: hooks))
+            let store = try Store.open(
+                .simulated(disk),
+                options: StoreOptions(
+                    create: false, pageSizeBytes: pageSizeBytes,
+                    hooks: hooks))
             defer { store.close() }
             let version: StrataStorage.Version
             let digest: UInt64
@@ -217,7 +234,8 @@ struct CrashCampaign {
             // Two slots hold the two newest versions; damage to the newer one leaves the other.
             if version < oldVersion { return nil }
             if digest != oldDigest && digest != newDigest {
-                return "crash \(point) \(image) then \(damage): reads return contents that are neither version (damage returned as data)"
+                return
+                    "crash \(point) \(image) then \(damage): reads return contents that are neither version (damage returned as data)"
             }
             return nil
         } catch {
@@ -229,18 +247,25 @@ struct CrashCampaign {
     func check(_ image: CrashImage, name: String, oldDigest: UInt64, newDigest: UInt64) -> String? {
         do {
             let disk = try disk(for: image, name: name)
-            let store = try Store.open(.simulated(disk), options: StoreOptions(create: false, pageSizeBytes: pageSizeBytes,
-                                                                               hooks: hooks))
+            let store = try Store.open(
+                .simulated(disk),
+                options: StoreOptions(
+                    create: false, pageSizeBytes: pageSizeBytes,
+                    hooks: hooks))
             defer { store.close() }
             let report = try store.verify()
             if !report.problems.isEmpty {
-                return "verify after crash \(point) \(image): \(report.problems.map(\.description).joined(separator: "; "))"
+                return
+                    "verify after crash \(point) \(image): \(report.problems.map(\.description).joined(separator: "; "))"
             }
             let digest = try store.beginRead().contentDigest()
             let expected = slotSurvives(image) ? newDigest : oldDigest
             if digest != expected {
-                let found = digest == oldDigest ? "the old version" : digest == newDigest ? "the new version" : "neither version"
-                return "crash \(point) \(image): recovered \(found), expected the \(expected == newDigest ? "new" : "old") one"
+                let found =
+                    digest == oldDigest
+                    ? "the old version" : digest == newDigest ? "the new version" : "neither version"
+                return
+                    "crash \(point) \(image): recovered \(found), expected the \(expected == newDigest ? "new" : "old") one"
             }
             return nil
         } catch {

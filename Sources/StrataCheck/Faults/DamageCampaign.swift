@@ -36,7 +36,8 @@ public enum DamageCampaign {
             }
             try commit {
                 for key in 0..<1200 {
-                    let value: [String: Any] = key % 7 == 0 ? ["primaryKey": key] : ["primaryKey": key, "value": key * 3]
+                    let value: [String: Any] =
+                        key % 7 == 0 ? ["primaryKey": key] : ["primaryKey": key, "value": key * 3]
                     _ = try realm._create(Item.self, value: value, update: .error)
                 }
             }
@@ -65,7 +66,9 @@ public enum DamageCampaign {
                 }
                 let others = try realm._objects(Other.self)
                 var doomed: [Other] = []
-                for index in stride(from: 0, to: try others._count(), by: 5) { doomed.append(try others._element(at: index)) }
+                for index in stride(from: 0, to: try others._count(), by: 5) {
+                    doomed.append(try others._element(at: index))
+                }
                 for other in doomed { try realm._delete(other) }
             }
             try commit {
@@ -119,7 +122,11 @@ public enum DamageCampaign {
             probes.append(path)
             try copy(original, to: path)
             let (finding, apiDigest) = DamageCheck.api(path, index: -1)
-            if let apiDigest { expectation.apiDigest = apiDigest } else { note = "the Realm API part is off: \(finding ?? "")" }
+            if let apiDigest {
+                expectation.apiDigest = apiDigest
+            } else {
+                note = "the Realm API part is off: \(finding ?? "")"
+            }
         }
         // The older slot: the original with the newest slot zeroed.
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: original)))
@@ -130,7 +137,9 @@ public enum DamageCampaign {
             probes.append(path)
             try Data(damaged).write(to: URL(fileURLWithPath: path))
             let older = DamageCheck.storage(path)
-            guard let olderVersion = older.version, olderVersion < version, let olderDigest = older.digest else { continue }
+            guard let olderVersion = older.version, olderVersion < version, let olderDigest = older.digest else {
+                continue
+            }
             expectation.olderVersion = olderVersion
             expectation.olderDigest = olderDigest
             if expectation.apiDigest != nil {
@@ -140,8 +149,9 @@ public enum DamageCampaign {
                 expectation.olderAPIDigest = DamageCheck.api(path, index: -1).digest
             }
         }
-        try expectation.lines.joined(separator: "\n").write(toFile: directory + "/" + expectationName, atomically: true,
-                                                            encoding: .utf8)
+        try expectation.lines.joined(separator: "\n").write(
+            toFile: directory + "/" + expectationName, atomically: true,
+            encoding: .utf8)
         return (expectation, note)
     }
 
@@ -165,8 +175,11 @@ public enum DamageCampaign {
         let pageSizeBytes = pageSize(of: original)
         let text = try String(contentsOfFile: directory + "/" + expectationName, encoding: .utf8)
         let expectation = try DamageExpectation(lines: text.split(separator: "\n").map(String.init))
-        return (DamageGenerator(original: original, olderImages: older, pageSizeBytes: pageSizeBytes, seed: seed,
-                                classes: classes, usedPageCount: expectation.pageCount), expectation)
+        return (
+            DamageGenerator(
+                original: original, olderImages: older, pageSizeBytes: pageSizeBytes, seed: seed,
+                classes: classes, usedPageCount: expectation.pageCount), expectation
+        )
     }
 
     static func pageSize(of bytes: [UInt8]) -> Int {
@@ -179,8 +192,10 @@ public enum DamageCampaign {
 
     /// Checks variants `range` of a prepared directory in this process, printing
     /// `begin I` before and `result I OUTCOME CLASS DETAIL` after each (one write each).
-    public static func runChild(directory: String, seed: UInt64, classes: [DamageClass], range: Range<Int>, api: Bool,
-                                plant: DamagePlant? = nil, emit: (String) -> Void) throws {
+    public static func runChild(
+        directory: String, seed: UInt64, classes: [DamageClass], range: Range<Int>, api: Bool,
+        plant: DamagePlant? = nil, emit: (String) -> Void
+    ) throws {
         let (generator, expectation) = try load(directory, seed: seed, classes: classes)
         let work = directory + "/work-\(getpid())"
         mkdir(work, 0o755)
@@ -213,7 +228,9 @@ public struct DamagePlant: Sendable, Equatable {
     /// `crash:I` or `hang:I`.
     public init?(_ text: String) {
         let parts = text.split(separator: ":")
-        guard parts.count == 2, let kind = Kind(rawValue: String(parts[0])), let index = Int(parts[1]) else { return nil }
+        guard parts.count == 2, let kind = Kind(rawValue: String(parts[0])), let index = Int(parts[1]) else {
+            return nil
+        }
         self.kind = kind
         self.index = index
     }
@@ -271,8 +288,10 @@ public struct DamageSupervisor: Sendable {
     public var pollMilliseconds: Int32 = 100
     public var plant: DamagePlant?
 
-    public init(executable: String, directory: String, seed: UInt64, classes: [DamageClass], api: Bool, batch: Int,
-                stallPolls: Int) {
+    public init(
+        executable: String, directory: String, seed: UInt64, classes: [DamageClass], api: Bool, batch: Int,
+        stallPolls: Int
+    ) {
         self.executable = executable
         self.directory = directory
         self.seed = seed
@@ -283,8 +302,10 @@ public struct DamageSupervisor: Sendable {
     }
 
     func arguments(_ range: Range<Int>) -> [String] {
-        ["child-damage", "--dir", directory, "--seed", String(seed), "--first", String(range.lowerBound),
-         "--variants", String(range.count), "--classes", classes.map(\.rawValue).joined(separator: ",")]
+        [
+            "child-damage", "--dir", directory, "--seed", String(seed), "--first", String(range.lowerBound),
+            "--variants", String(range.count), "--classes", classes.map(\.rawValue).joined(separator: ","),
+        ]
             + (api ? [] : ["--no-api"]) + (plant.map { ["--plant", $0.text] } ?? [])
     }
 
@@ -298,8 +319,9 @@ public struct DamageSupervisor: Sendable {
             let end = min(range.upperBound, next + batch)
             let errorPath = directory + "/child-\(next).stderr"
             spawnCount += 1
-            let child = try SpawnedChild(child: 0, incarnation: spawnCount, executable: executable,
-                                         arguments: arguments(next..<end), errorPath: errorPath)
+            let child = try SpawnedChild(
+                child: 0, incarnation: spawnCount, executable: executable,
+                arguments: arguments(next..<end), errorPath: errorPath)
             var current: Int?
             var quietPolls = 0
             var hung = false
@@ -309,8 +331,11 @@ public struct DamageSupervisor: Sendable {
                     if parts.first == "begin", parts.count == 2, let index = Int(parts[1]) {
                         current = index
                     } else if parts.first == "result", parts.count == 5, let index = Int(parts[1]),
-                              let outcome = DamageOutcome(rawValue: String(parts[2])) {
-                        record(DamageRecord(index: index, outcome: outcome, kind: String(parts[3]), detail: String(parts[4])))
+                        let outcome = DamageOutcome(rawValue: String(parts[2]))
+                    {
+                        record(
+                            DamageRecord(
+                                index: index, outcome: outcome, kind: String(parts[3]), detail: String(parts[4])))
                         current = nil
                         next = index + 1
                     }
@@ -337,8 +362,9 @@ public struct DamageSupervisor: Sendable {
             unlink(errorPath)
             guard let lost = current else {
                 if status != 0 && next < end {
-                    throw DamageCampaignError("a checking child ended (\(SpawnedChild.describe(status: status))) "
-                                              + "before its first variant: \(child.errorTail())")
+                    throw DamageCampaignError(
+                        "a checking child ended (\(SpawnedChild.describe(status: status))) "
+                            + "before its first variant: \(child.errorTail())")
                 }
                 continue
             }
@@ -353,8 +379,10 @@ public struct DamageSupervisor: Sendable {
             } else {
                 outcome = .crash
             }
-            record(DamageRecord(index: lost, outcome: outcome, kind: kind,
-                                detail: "\(generator.variant(lost).detail): \(SpawnedChild.describe(status: status)) \(tail)"))
+            record(
+                DamageRecord(
+                    index: lost, outcome: outcome, kind: kind,
+                    detail: "\(generator.variant(lost).detail): \(SpawnedChild.describe(status: status)) \(tail)"))
             next = lost + 1
         }
     }
@@ -369,7 +397,8 @@ public struct DamageSupervisor: Sendable {
         try FileManager.default.createDirectory(atPath: prepared, withIntermediateDirectories: true)
         for name in try FileManager.default.contentsOfDirectory(atPath: directory)
         where name == DamageCampaign.originalName || name == DamageCampaign.expectationName
-            || (name.hasPrefix("older-") && name.hasSuffix(".strata")) {
+            || (name.hasPrefix("older-") && name.hasSuffix(".strata"))
+        {
             try FileManager.default.copyItem(atPath: directory + "/" + name, toPath: prepared + "/" + name)
         }
         try generator.variant(record.index).materialize(at: artifact + "/variant.strata")

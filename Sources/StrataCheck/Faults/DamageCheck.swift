@@ -45,7 +45,9 @@ public struct DamageExpectation: Sendable {
 
     var lines: [String] {
         var lines = ["newest-version \(newestVersion)", "digest \(digest)", "page-count \(pageCount)"]
-        if let olderVersion, let olderDigest { lines += ["older-version \(olderVersion)", "older-digest \(olderDigest)"] }
+        if let olderVersion, let olderDigest {
+            lines += ["older-version \(olderVersion)", "older-digest \(olderDigest)"]
+        }
         if let apiDigest { lines.append("api-digest \(apiDigest)") }
         if let olderAPIDigest { lines.append("older-api-digest \(olderAPIDigest)") }
         return lines
@@ -145,7 +147,9 @@ public enum DamageCheck {
                 }
                 let length = try list._count()
                 mix(length)
-                for position in 0..<length { mix(try list._element(at: position)._value(forKey: "primaryKey") as? Int ?? -4) }
+                for position in 0..<length {
+                    mix(try list._element(at: position)._value(forKey: "primaryKey") as? Int ?? -4)
+                }
             }
         }
         try fold(Item.self)
@@ -163,7 +167,8 @@ public enum DamageCheck {
             let realm = try Realm._open(configuration: configuration(path), queue: nil)
             let digest = try apiDigest(realm)
             try realm._beginWrite()
-            _ = try realm._create(Item.self, value: ["primaryKey": 1_000_000 + index, "value": index], update: .modified)
+            _ = try realm._create(
+                Item.self, value: ["primaryKey": 1_000_000 + index, "value": index], update: .modified)
             try realm._commitWrite()
             return (nil, digest)
         } catch {
@@ -172,8 +177,10 @@ public enum DamageCheck {
     }
 
     /// Checks the variant at `path` and returns its outcome and a one-line detail.
-    public static func check(_ path: String, index: Int, expectation: DamageExpectation,
-                             api useAPI: Bool) -> (outcome: DamageOutcome, detail: String) {
+    public static func check(
+        _ path: String, index: Int, expectation: DamageExpectation,
+        api useAPI: Bool
+    ) -> (outcome: DamageOutcome, detail: String) {
         let storage = storage(path)
         var wrong: [String] = []
         var fellBack = false
@@ -183,8 +190,9 @@ public enum DamageCheck {
             } else if version == expectation.olderVersion && digest == expectation.olderDigest {
                 fellBack = true
             } else {
-                wrong.append("storage read version \(version) digest \(String(digest, radix: 16)), the original is version "
-                             + "\(expectation.newestVersion) digest \(String(expectation.digest, radix: 16))")
+                wrong.append(
+                    "storage read version \(version) digest \(String(digest, radix: 16)), the original is version "
+                        + "\(expectation.newestVersion) digest \(String(expectation.digest, radix: 16))")
             }
         }
         var apiFinding: String?
@@ -201,14 +209,20 @@ public enum DamageCheck {
         }
         if !wrong.isEmpty {
             let findings = [storage.finding, apiFinding].compactMap { $0 }
-            return (.undetected, wrong.joined(separator: "; ")
-                        + (findings.isEmpty ? "" : " (other paths found: \(findings.joined(separator: "; ")))"))
+            return (
+                .undetected,
+                wrong.joined(separator: "; ")
+                    + (findings.isEmpty ? "" : " (other paths found: \(findings.joined(separator: "; ")))")
+            )
         }
         if let finding = storage.finding ?? apiFinding { return (.detected, finding) }
         if fellBack {
             guard let note = storage.fallbackNote else {
-                return (.undetected, "read the older slot's version \(expectation.olderVersion ?? 0) and verify did not "
-                            + "report the fallback (Spec D15)")
+                return (
+                    .undetected,
+                    "read the older slot's version \(expectation.olderVersion ?? 0) and verify did not "
+                        + "report the fallback (Spec D15)"
+                )
             }
             return (.fallback, "read the older slot's version \(expectation.olderVersion ?? 0), intact; \(note)")
         }

@@ -14,7 +14,7 @@ public enum DamageClass: String, CaseIterable, Sendable {
     /// The file cut short (at a page boundary or anywhere).
     case truncation
     /// Bytes (zeros or noise) appended.
-    case extension_ = "extension"
+    case fileExtension = "extension"
     /// Two pages exchanged.
     case swappedPages = "swapped-pages"
     /// One page copied over another.
@@ -115,8 +115,10 @@ public struct DamageGenerator: Sendable {
     static let headerRange = 0..<512
     static let slotRanges = [512..<1024, 1024..<1536]
 
-    public init(original: [UInt8], olderImages: [[UInt8]], pageSizeBytes: Int, seed: UInt64, classes: [DamageClass],
-                usedPageCount: Int = 0) {
+    public init(
+        original: [UInt8], olderImages: [[UInt8]], pageSizeBytes: Int, seed: UInt64, classes: [DamageClass],
+        usedPageCount: Int = 0
+    ) {
         self.original = original
         self.usedPageCount = min(max(usedPageCount, 1), original.count / pageSizeBytes)
         self.olderImages = olderImages
@@ -165,7 +167,7 @@ public struct DamageGenerator: Sendable {
             let length = random.below(2) == 0 ? random.below(usedPageCount) * pageSizeBytes : offset(&random)
             bytes.removeSubrange(length...)
             detail = "truncated to \(length) bytes"
-        case .extension_:
+        case .fileExtension:
             let length = 1 + random.below(3 * pageSizeBytes)
             let noise = random.below(2) == 0
             bytes += (0..<length).map { _ in noise ? UInt8(truncatingIfNeeded: random.next()) : 0 }
@@ -182,8 +184,9 @@ public struct DamageGenerator: Sendable {
             let from = page(&random)
             var to = page(&random)
             if from == to { to = (to + 1) % pageCount }
-            bytes.replaceSubrange(to * pageSizeBytes..<(to + 1) * pageSizeBytes,
-                                  with: original[from * pageSizeBytes..<(from + 1) * pageSizeBytes])
+            bytes.replaceSubrange(
+                to * pageSizeBytes..<(to + 1) * pageSizeBytes,
+                with: original[from * pageSizeBytes..<(from + 1) * pageSizeBytes])
             detail = "page \(from) copied over page \(to)"
         case .stalePage:
             detail = staleDamage(&bytes, random: &random)
@@ -193,7 +196,9 @@ public struct DamageGenerator: Sendable {
             let how = random.below(3)
             switch how {
             case 0:
-                for _ in 0..<(1 + random.below(4)) { bytes[range.lowerBound + random.below(range.count)] ^= UInt8(1 << random.below(8)) }
+                for _ in 0..<(1 + random.below(4)) {
+                    bytes[range.lowerBound + random.below(range.count)] ^= UInt8(1 << random.below(8))
+                }
             case 1:
                 for offset in range { bytes[offset] = 0 }
             default:

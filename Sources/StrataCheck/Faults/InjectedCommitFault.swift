@@ -1,6 +1,6 @@
 import StrataModel
-import StrataStorage
 import StrataSimulation
+import StrataStorage
 
 /// An I/O error injected into one commit (Docs/architecture.md §5's fourth fault class: a write or sync
 /// returns EIO, or the disk is full). The commit must fail (Spec W17) and poison the file

@@ -1,7 +1,7 @@
 import Foundation
 import Strata
-import StrataStorage
 import StrataSimulation
+import StrataStorage
 
 // Free mode (Docs/architecture.md §5 "Threads"): K real threads, left to the OS, run random programs on one
 // file through the Realm API at the same time, with no harness lock between them; each logs

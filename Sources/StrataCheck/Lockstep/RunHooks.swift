@@ -2,8 +2,8 @@ import CStrataSupport
 import Foundation
 import Strata
 import StrataModel
-import StrataStorage
 import StrataSimulation
+import StrataStorage
 
 /// The engine hooks of a run: crash capture and the controlled threads' parking.
 final class RunHooks: @unchecked Sendable {

@@ -1,8 +1,8 @@
 import Foundation
 import Strata
 import StrataModel
-import StrataStorage
 import StrataSimulation
+import StrataStorage
 
 // Async writes in lockstep runs (generation 4). A queue context's step drains its realms' async
 // work on the engine side (`EngineSide.drainAsync`): the turns the step left on its queue run in
@@ -47,7 +47,8 @@ extension Runner {
         case .beginWrite(let id), .invalidate(let id):
             if waiting { return fallback }
             if let realm = model.realms[id], realm.owner == context, realm.hasAsyncWork,
-               !quiet || !Generator.lockIsFree(for: id, in: model) {
+                !quiet || !Generator.lockIsFree(for: id, in: model)
+            {
                 return fallback
             }
             return operation
@@ -83,23 +84,31 @@ extension Runner {
         // The step let a held sync go without making the group durable itself (a `beginWrite`
         // refused before it flushes, say): the background sync ran meanwhile.
         if engine.releasedHeldSync(in: step.context),
-           let realm = owned.first(where: { model.realms[$0]?.asyncGroups.first?.isEnded == true }) {
-            guard let events = harnessStep(Step(step.context, .syncAsyncGroup(realm, fails: false)), thread: thread,
-                                           note: "harness: the held group sync ran during the step") else { return }
+            let realm = owned.first(where: { model.realms[$0]?.asyncGroups.first?.isEnded == true })
+        {
+            guard
+                let events = harnessStep(
+                    Step(step.context, .syncAsyncGroup(realm, fails: false)), thread: thread,
+                    note: "harness: the held group sync ran during the step")
+            else { return }
             expected += events
         }
         for _ in 0..<EngineSide.asyncTurnsMax {
             guard owned.contains(where: { wantsTurn($0) }) else { break }
-            guard let events = harnessStep(Step(step.context, .turnLoop), thread: thread,
-                                           note: "harness: the queue ran the async turn the step left") else { return }
+            guard
+                let events = harnessStep(
+                    Step(step.context, .turnLoop), thread: thread,
+                    note: "harness: the queue ran the async turn the step left")
+            else { return }
             expected += events
         }
         // The engine's events of this context's realms (closed ones too: a close runs their
         // completions); another context's stay for its own step.
         let mine = Set(model.realms.keys.filter { model.realms[$0]?.owner == step.context })
         if swarm.generation >= 5, case .invalidate = step.operation {
-            checkCompletionsInside(step, model: modelEvents,
-                                   engine: engine.asyncLog.eventsInsideOperation(of: mine, context: step.context))
+            checkCompletionsInside(
+                step, model: modelEvents,
+                engine: engine.asyncLog.eventsInsideOperation(of: mine, context: step.context))
             guard failure == nil else { return }
         }
         compareAsyncEvents(after: step, model: expected, engine: engine.asyncLog.take(of: mine))
@@ -118,8 +127,10 @@ extension Runner {
             return "\(id)"
         }
         if expected != actual {
-            fail(.divergence, "completions run inside \(StepText.describe(step)): model [\(expected.joined(separator: ", "))], "
-                 + "engine [\(actual.joined(separator: ", "))] (Spec A13: they run before invalidate() returns)")
+            fail(
+                .divergence,
+                "completions run inside \(StepText.describe(step)): model [\(expected.joined(separator: ", "))], "
+                    + "engine [\(actual.joined(separator: ", "))] (Spec A13: they run before invalidate() returns)")
         }
     }
 
@@ -141,8 +152,10 @@ extension Runner {
         let (next, outcome) = model.step(step)
         model = next
         let expected = Observation(model: outcome)
-        trace.append(TraceEntry(index: trace.count, thread: thread, step: step, expected: expected, observed: .done,
-                                engineVersion: nil, note: note, draws: nil))
+        trace.append(
+            TraceEntry(
+                index: trace.count, thread: thread, step: step, expected: expected, observed: .done,
+                engineVersion: nil, note: note, draws: nil))
         guard expected.accepts(.done) else {
             fail(.divergence, "\(StepText.describe(step)): model \(expected), engine done")
             return nil
@@ -180,18 +193,24 @@ extension Runner {
             return "committed \(id)\(versioned(version.map { Int64($0) }))"
         }
         guard expected == actual else {
-            fail(.divergence, "async writes during \(StepText.describe(step)): model [\(expected.joined(separator: ", "))], "
-                 + "engine [\(actual.joined(separator: ", "))] (Spec A2, A4, A9, A10)")
+            fail(
+                .divergence,
+                "async writes during \(StepText.describe(step)): model [\(expected.joined(separator: ", "))], "
+                    + "engine [\(actual.joined(separator: ", "))] (Spec A2, A4, A9, A10)")
             return
         }
         for event in observed {
-            guard case .completed(let id, nil, let durable) = event, let version = asyncCommitVersions[id] else { continue }
+            guard case .completed(let id, nil, let durable) = event, let version = asyncCommitVersions[id] else {
+                continue
+            }
             statistics.checkedCompletions += 1
             guard let offset else { continue }
             let committed = Int64(version.rawValue) + offset
             guard let durable, Int64(durable) >= committed else {
-                fail(.divergence, "the completion of \(id) ran while its commit (engine v\(committed)) was not durable "
-                     + "(durable v\(durable.map(String.init) ?? "?")) (Spec D11)")
+                fail(
+                    .divergence,
+                    "the completion of \(id) ran while its commit (engine v\(committed)) was not durable "
+                        + "(durable v\(durable.map(String.init) ?? "?")) (Spec D11)")
                 return
             }
         }
@@ -205,7 +224,8 @@ extension Runner {
         guard let disk else { return }
         let point: CapturePoint = [.phaseOneSync, .slotWrite, .phaseTwoSync][stream.draw(3)]
         guard let before = durableDigest(of: disk, when: "before the group sync"),
-              let (newestVersion, newestDigest) = digest(of: disk, when: "before the group sync") else { return }
+            let (newestVersion, newestDigest) = digest(of: disk, when: "before the group sync")
+        else { return }
         hooks.arm(point, disk: disk)
         let (report, observed) = runToEnd(step, thread: thread)
         let captured = hooks.disarm()
@@ -218,14 +238,17 @@ extension Runner {
             return
         }
         _ = newestVersion
-        let campaign = CrashCampaign(state: state, point: point, pageSizeBytes: 4096,
-                                     hooks: EngineHooks(bugs: settings.engineBugs.engine))
+        let campaign = CrashCampaign(
+            state: state, point: point, pageSizeBytes: 4096,
+            hooks: EngineHooks(bugs: settings.engineBugs.engine))
         let images = campaign.images(stream: &stream)
         for (number, image) in images.enumerated() {
             statistics.crashImages += 1
             statistics.groupCrashImages += 1
-            if let problem = campaign.check(image, name: "\(runName)-group\(number)", oldDigest: before,
-                                            newDigest: newestDigest) {
+            if let problem = campaign.check(
+                image, name: "\(runName)-group\(number)", oldDigest: before,
+                newDigest: newestDigest)
+            {
                 fail(.crashImage, "inside the group sync of \(realm): \(problem) (Spec D10)", at: trace.count)
                 return
             }
@@ -234,10 +257,13 @@ extension Runner {
         let survives = campaign.slotSurvives(chosen)
         guard boot(onto: chosen, of: campaign, probe: "a group sync") else { return }
         if survives {
-            guard harnessStep(step, thread: thread, note: "the group sync's slot survived the crash") != nil else { return }
+            guard harnessStep(step, thread: thread, note: "the group sync's slot survived the crash") != nil else {
+                return
+            }
         }
-        _ = harnessStep(Step(step.context, .crashMachine(keepUnsyncedSlots: false)), thread: thread,
-                        note: "crash \(point) of the group sync, image \(chosen)")
+        _ = harnessStep(
+            Step(step.context, .crashMachine(keepUnsyncedSlots: false)), thread: thread,
+            note: "crash \(point) of the group sync, image \(chosen)")
         checkRecoveredContents()
     }
 
@@ -250,28 +276,33 @@ extension Runner {
         guard let disk else { return }
         statistics.durableImageChecks += 1
         do {
-            let image = try SimStore(state: disk.captureState(), name: "\(runName)-durable-check\(boot)",
-                                     reservationBytes: 256 << 20)
+            let image = try SimStore(
+                state: disk.captureState(), name: "\(runName)-durable-check\(boot)",
+                reservationBytes: 256 << 20)
             try image.crash(.allApplied(count: image.pendingWrites.count))
             let store = try Store.open(.simulated(image), options: StoreOptions(create: false, hooks: EngineHooks()))
             defer { store.close() }
             let report = try store.verify()
             guard report.problems.isEmpty else {
-                fail(.crashImage, "the durable version before \(StepText.describe(step)) does not verify: "
-                     + "\(report.problems.map(\.description).joined(separator: "; ")) (Spec D10)", at: trace.count)
+                fail(
+                    .crashImage,
+                    "the durable version before \(StepText.describe(step)) does not verify: "
+                        + "\(report.problems.map(\.description).joined(separator: "; ")) (Spec D10)", at: trace.count)
                 return
             }
         } catch {
-            fail(.crashImage, "the durable version before \(StepText.describe(step)) does not open: \(error) (Spec D10)",
-                 at: trace.count)
+            fail(
+                .crashImage, "the durable version before \(StepText.describe(step)) does not open: \(error) (Spec D10)",
+                at: trace.count)
         }
     }
 
     /// The digest of what a power loss now would recover: `disk` with every unsynced write lost.
     private func durableDigest(of disk: SimStore, when moment: String) -> UInt64? {
         do {
-            let image = try SimStore(state: disk.captureState(), name: "\(runName)-durable\(boot)",
-                                     reservationBytes: 256 << 20)
+            let image = try SimStore(
+                state: disk.captureState(), name: "\(runName)-durable\(boot)",
+                reservationBytes: 256 << 20)
             try image.crash(.allLost)
             return digest(of: image, when: moment)?.1
         } catch {

@@ -9,8 +9,10 @@ import StrataStorage
 extension Runner {
     /// The model takes the step now (the operation's effects are visible from its completion
     /// on) and the engine's observation is compared with the model's.
-    func complete(_ thread: Int, step: Step, observed: Observation, note: String? = nil,
-                          facts: ScriptFacts = ScriptFacts()) {
+    func complete(
+        _ thread: Int, step: Step, observed: Observation, note: String? = nil,
+        facts: ScriptFacts = ScriptFacts()
+    ) {
         running[thread] = nil
         progress[thread] = nil
         let expected: Observation
@@ -42,11 +44,14 @@ extension Runner {
         let realm = Self.realm(of: step.operation)
         if case .commitWrite = step.operation, case .done = observed { statistics.commits += 1 }
         let engineVersion = realm.flatMap { engine.readVersion(of: $0) }
-        trace.append(TraceEntry(index: trace.count, thread: thread, step: step, expected: expected,
-                                observed: observed, engineVersion: engineVersion, note: note,
-                                draws: generatedDraws.removeValue(forKey: thread), facts: facts))
+        trace.append(
+            TraceEntry(
+                index: trace.count, thread: thread, step: step, expected: expected,
+                observed: observed, engineVersion: engineVersion, note: note,
+                draws: generatedDraws.removeValue(forKey: thread), facts: facts))
         guard expected.accepts(observed) else {
-            fail(.divergence, "\(StepText.describe(step)): \(Observation.difference(model: expected, engine: observed))")
+            fail(
+                .divergence, "\(StepText.describe(step)): \(Observation.difference(model: expected, engine: observed))")
             return
         }
         markProbes(step, observed: observed, previous: previous)
@@ -83,9 +88,11 @@ extension Runner {
         let (next, outcome) = model.step(turn)
         model = next
         let expected = Observation(model: outcome)
-        trace.append(TraceEntry(index: trace.count, thread: thread, step: turn, expected: expected, observed: .done,
-                                engineVersion: nil, note: "harness: the queue ran the delivery turn the operation left",
-                                draws: nil))
+        trace.append(
+            TraceEntry(
+                index: trace.count, thread: thread, step: turn, expected: expected, observed: .done,
+                engineVersion: nil, note: "harness: the queue ran the delivery turn the operation left",
+                draws: nil))
         if !expected.accepts(.done) {
             fail(.divergence, "\(StepText.describe(turn)): model \(expected), engine done")
         }
@@ -100,9 +107,11 @@ extension Runner {
         default: break
         }
         let engine = self.engine
-        if let problem = deliveryOracle.check(step, observed: observed, deliveries: deliveries, model: model,
-                                              offset: versionOffset,
-                                              queueNumber: { engine.queueNumber(of: $0) }) {
+        if let problem = deliveryOracle.check(
+            step, observed: observed, deliveries: deliveries, model: model,
+            offset: versionOffset,
+            queueNumber: { engine.queueNumber(of: $0) })
+        {
             fail(.divergence, problem)
         }
     }
@@ -114,7 +123,9 @@ extension Runner {
         let expected = Observation.elements(model.newestContents(of: .path(path)) ?? [])
         let observed = engine.takeCopyContents(path) ?? .failure(code: "harness", message: "the step read no copy")
         if observed != expected {
-            fail(.divergence, "\(StepText.describe(step)): the copy holds \(observed), the model's copy \(expected) (Spec X3)")
+            fail(
+                .divergence,
+                "\(StepText.describe(step)): the copy holds \(observed), the model's copy \(expected) (Spec X3)")
         }
     }
 
@@ -156,20 +167,26 @@ extension Runner {
         case (let modelVersion?, let engineVersion?):
             let offset = Int64(engineVersion) - Int64(modelVersion.rawValue)
             if let known = versionOffset, known != offset {
-                fail(.versions, "\(realm) reads engine v\(engineVersion) where the model reads \(modelVersion) (offset \(offset), was \(known)) after \(step)")
+                fail(
+                    .versions,
+                    "\(realm) reads engine v\(engineVersion) where the model reads \(modelVersion) (offset \(offset), was \(known)) after \(step)"
+                )
                 return
             }
             versionOffset = offset
             statistics.versions = max(statistics.versions, modelVersion.rawValue)
             if !state.isFrozen && state.owner == context(thread) {
                 if let seen = lastSeen[realm], engineVersion < seen {
-                    fail(.versions, "\(realm) of \(context(thread)) went back from v\(seen) to v\(engineVersion) after \(step)")
+                    fail(
+                        .versions,
+                        "\(realm) of \(context(thread)) went back from v\(seen) to v\(engineVersion) after \(step)")
                     return
                 }
                 lastSeen[realm] = engineVersion
             }
             if case .commitWrite = step.operation, previous.realms[realm]?.write != nil, state.write == nil,
-               state.readVersion != previous.realms[realm]?.readVersion {
+                state.readVersion != previous.realms[realm]?.readVersion
+            {
                 if engineVersion <= lastCommitVersion {
                     fail(.versions, "commit made v\(engineVersion), not above the last commit v\(lastCommitVersion)")
                     return
@@ -180,7 +197,10 @@ extension Runner {
             // A frozen realm whose version is read lazily, or an invalidated one, may differ in
             // whether it reports a version; only a live realm's must agree.
             if !state.isFrozen {
-                fail(.versions, "\(realm) model version \(modelVersion.map(\.description) ?? "none"), engine \(engineVersion.map { "v\($0)" } ?? "none") after \(step)")
+                fail(
+                    .versions,
+                    "\(realm) model version \(modelVersion.map(\.description) ?? "none"), engine \(engineVersion.map { "v\($0)" } ?? "none") after \(step)"
+                )
             }
         }
     }
@@ -200,9 +220,9 @@ extension Runner {
     static func realm(of operation: StrataModel.Operation) -> RealmID? {
         switch operation {
         case .open(_, _, let id), .refresh(let id), .invalidate(let id), .beginWrite(let id),
-             .commitWrite(let id, _, _), .cancelWrite(let id), .objects(let id, _, _),
-             .objectForPrimaryKey(let id, _, _, _), .create(let id, _, _, _, _, _), .delete(let id, _),
-             .freezeRealm(let id, _), .resolve(_, let id, _):
+            .commitWrite(let id, _, _), .cancelWrite(let id), .objects(let id, _, _),
+            .objectForPrimaryKey(let id, _, _, _), .create(let id, _, _, _, _, _), .delete(let id, _),
+            .freezeRealm(let id, _), .resolve(_, let id, _):
             return id
         default:
             return nil

@@ -2,8 +2,8 @@ import CStrataSupport
 import Foundation
 import Strata
 import StrataModel
-import StrataStorage
 import StrataSimulation
+import StrataStorage
 
 /// Crashes and injected faults inside commits and between them, and the recovery checks after
 /// each reboot.
@@ -29,12 +29,15 @@ extension Runner {
             return
         }
         guard let (_, newDigest) = digest(of: disk, when: "after the commit") else { return }
-        let campaign = CrashCampaign(state: state, point: point, pageSizeBytes: 4096,
-                                     hooks: EngineHooks(bugs: settings.engineBugs.engine))
+        let campaign = CrashCampaign(
+            state: state, point: point, pageSizeBytes: 4096,
+            hooks: EngineHooks(bugs: settings.engineBugs.engine))
         let images = campaign.images(stream: &stream)
         for (number, image) in images.enumerated() {
             statistics.crashImages += 1
-            if let problem = campaign.check(image, name: "\(runName)-image\(number)", oldDigest: oldDigest, newDigest: newDigest) {
+            if let problem = campaign.check(
+                image, name: "\(runName)-image\(number)", oldDigest: oldDigest, newDigest: newDigest)
+            {
                 recordFailedCrash(step, thread: thread, campaign: campaign, image: image)
                 fail(.crashImage, problem, at: trace.count)
                 return
@@ -43,11 +46,14 @@ extension Runner {
         // One image in eight, damaged at rest as well.
         for (number, image) in images.enumerated() where stream.chance(12) {
             statistics.damagedImages += 1
-            let damage = CrashCampaign.drawDamage(&stream, fileBytes: state.durableByteCount,
-                                                  // Data pages only: a lost slot write is D4's fallback.
-                                                  olderCopyOffsets: state.olderCopyOffsets.filter { $0 >= campaign.pageSizeBytes })
-            if let problem = campaign.checkDamaged(image, damage: damage, name: "\(runName)-damaged\(number)",
-                                                   oldVersion: oldVersion, oldDigest: oldDigest, newDigest: newDigest) {
+            let damage = CrashCampaign.drawDamage(
+                &stream, fileBytes: state.durableByteCount,
+                // Data pages only: a lost slot write is D4's fallback.
+                olderCopyOffsets: state.olderCopyOffsets.filter { $0 >= campaign.pageSizeBytes })
+            if let problem = campaign.checkDamaged(
+                image, damage: damage, name: "\(runName)-damaged\(number)",
+                oldVersion: oldVersion, oldDigest: oldDigest, newDigest: newDigest)
+            {
                 fail(.crashImage, problem, at: trace.count)
                 return
             }
@@ -58,8 +64,9 @@ extension Runner {
         let crashStep = Step(step.context, .commitWrite(realm, withoutNotifying: skipped, fate: .machineCrash(window)))
         guard boot(onto: chosen, of: campaign, probe: point.probeName) else { return }
         let facts = ScriptFacts(capture: point, crash: RecordedCrash(pending: state.pendingWrites, plan: chosen.plan))
-        complete(thread, step: crashStep, observed: .done, note: "crash \(point), image \(chosen), window \(window)",
-                 facts: facts)
+        complete(
+            thread, step: crashStep, observed: .done, note: "crash \(point), image \(chosen), window \(window)",
+            facts: facts)
         checkRecoveredContents()
     }
 
@@ -84,14 +91,19 @@ extension Runner {
     func recordFailedCrash(_ step: Step, thread: Int, campaign: CrashCampaign, image: CrashImage) {
         guard case .commitWrite(let realm, let skipped, _) = step.operation else { return }
         let survives = campaign.slotSurvives(image)
-        var facts = ScriptFacts(capture: campaign.point,
-                                crash: RecordedCrash(pending: campaign.state.pendingWrites, plan: image.plan))
+        var facts = ScriptFacts(
+            capture: campaign.point,
+            crash: RecordedCrash(pending: campaign.state.pendingWrites, plan: image.plan))
         facts.recovered = survives ? preview(step).next.newestContents : model.newestContents
-        let crashStep = Step(step.context, .commitWrite(realm, withoutNotifying: skipped,
-                                                        fate: .machineCrash(campaign.window(for: image))))
-        failedCrash = TraceEntry(index: trace.count, thread: thread, step: crashStep, expected: .done, observed: .done,
-                                 engineVersion: nil, note: "crash image \(image) failed its check", draws: nil,
-                                 facts: facts)
+        let crashStep = Step(
+            step.context,
+            .commitWrite(
+                realm, withoutNotifying: skipped,
+                fate: .machineCrash(campaign.window(for: image))))
+        failedCrash = TraceEntry(
+            index: trace.count, thread: thread, step: crashStep, expected: .done, observed: .done,
+            engineVersion: nil, note: "crash image \(image) failed its check", draws: nil,
+            facts: facts)
     }
 
     /// Commits with an I/O error injected at a site drawn from the stream. When it strikes,
@@ -113,9 +125,11 @@ extension Runner {
             return
         }
         statistics.injectedFaults += 1
-        let failing = Step(step.context, .commitWrite(realm, withoutNotifying: skipped, fate: .failure(planned.failure)))
-        complete(thread, step: failing, observed: observed, note: "\(planned) (\(site))",
-                 facts: ScriptFacts(fault: planned))
+        let failing = Step(
+            step.context, .commitWrite(realm, withoutNotifying: skipped, fate: .failure(planned.failure)))
+        complete(
+            thread, step: failing, observed: observed, note: "\(planned) (\(site))",
+            facts: ScriptFacts(fault: planned))
         guard failure == nil else { return }
         // Zero (the shrinker's way) loses power at once.
         let poisonedSteps = [0, 3, 8, 20][stream.draw(4)]
@@ -170,7 +184,8 @@ extension Runner {
         if model.realms.values.contains(where: { !$0.asyncGroups.isEmpty }) { statistics.pendingGroupPowerLosses += 1 }
         do {
             boot += 1
-            let next = try SimStore(state: disk.captureState(), name: "\(runName)-boot\(boot)", reservationBytes: 256 << 20)
+            let next = try SimStore(
+                state: disk.captureState(), name: "\(runName)-boot\(boot)", reservationBytes: 256 << 20)
             try next.crash(.allLost)
             reboot(onto: next)
         } catch {
@@ -198,7 +213,8 @@ extension Runner {
         lockWaiter = nil
         boxes[waiter.thread] = nil
         if let holder = model.files.values.compactMap(\.writer).first,
-           let owner = model.realms[holder]?.owner, owner.rawValue - 1 != waiter.thread {
+            let owner = model.realms[holder]?.owner, owner.rawValue - 1 != waiter.thread
+        {
             let (engine, configuration) = (self.engine, self.configuration)
             _ = threads.start(owner.rawValue - 1, runsFree: true) {
                 // A holder the harness released while accessors kept its instance alive
@@ -215,7 +231,10 @@ extension Runner {
         case .finished:
             break
         default:
-            fail(.deadlock, "the write lock outlived its holder (Spec W8): \(waiter.step) never got it after the holder's write was cancelled and every engine object dropped")
+            fail(
+                .deadlock,
+                "the write lock outlived its holder (Spec W8): \(waiter.step) never got it after the holder's write was cancelled and every engine object dropped"
+            )
         }
     }
 
@@ -234,7 +253,9 @@ extension Runner {
 
     /// After recovery the file must hold exactly the model's durable version (Spec D3, D9).
     func checkRecoveredContents() {
-        guard failure == nil, let file = model.files[Runner.mainLocation], let expected = model.newestContents else { return }
+        guard failure == nil, let file = model.files[Runner.mainLocation], let expected = model.newestContents else {
+            return
+        }
         if !trace.isEmpty { trace[trace.count - 1].facts.recovered = expected }
         let configuration = self.configuration
         let box = ObservationBox()
@@ -248,7 +269,10 @@ extension Runner {
         }
         let observed = box.get()
         if observed != .elements(expected) {
-            fail(.recovery, "after the crash the file holds \(observed); the model's durable \(file.newest) holds \(Observation.elements(expected))")
+            fail(
+                .recovery,
+                "after the crash the file holds \(observed); the model's durable \(file.newest) holds \(Observation.elements(expected))"
+            )
         }
     }
 

@@ -36,7 +36,8 @@ extension Runner {
             // stop that callback (Spec N2, C13). Not while the observer's context is inside an
             // operation, until that is settled.
             if case .invalidateToken(let id) = operation, let owner = model.observers[id]?.deliveryContext,
-               owner != context(thread), inFlight[owner.rawValue - 1] != nil {
+                owner != context(thread), inFlight[owner.rawValue - 1] != nil
+            {
                 operation = .refresh(Generator.liveRealm(of: context(thread), in: model) ?? RealmID(0))
             }
             if swarm.writesAsync { operation = asyncSubstitute(operation, in: context(thread)) }
@@ -61,7 +62,8 @@ extension Runner {
         case .syncAsyncGroup where disk != nil:
             checkDurableImage(before: step)
             guard failure == nil else { return }
-        case .commitWrite(let realm, let skipped, _) where settings.mode == .crash && disk != nil
+        case .commitWrite(let realm, let skipped, _)
+        where settings.mode == .crash && disk != nil
             && !Self.hasAsyncWork(model):
             if case .success = preview(step).outcome.result {
                 if stream.chance(12) {
@@ -101,7 +103,7 @@ extension Runner {
         // Spec A12 likewise (generation 5 tries async writes on threads): whether a turn will
         // come to run the block is asked of the thread, and the driver is the main thread.
         case .writeAsync where !queueContexts.contains(context(thread)),
-             .beginAsyncWrite where !queueContexts.contains(context(thread)):
+            .beginAsyncWrite where !queueContexts.contains(context(thread)):
             return false
         default: break
         }
@@ -215,7 +217,7 @@ extension Runner {
     static func mayStepEarly(_ operation: StrataModel.Operation) -> Bool {
         switch operation {
         case .refresh, .invalidate, .beginWrite, .commitWrite, .cancelWrite, .read, .isInvalidated,
-             .setValue, .delete, .deleteAll, .append, .removeFromList:
+            .setValue, .delete, .deleteAll, .append, .removeFromList:
             return true
         default:
             return false
@@ -234,7 +236,6 @@ extension Runner {
         statistics.earlySteps += 1
     }
 
-
     // MARK: the write lock
 
     /// When the lock holder let go, the thread waiting in the engine must be the next to get
@@ -243,7 +244,9 @@ extension Runner {
         guard let waiter = lockWaiter else { return false }
         if isBlocked(waiter.step) {
             if threads.hasAcquiredLock(waiter.thread) {
-                fail(.divergence, "\(context(waiter.thread)) took the write lock while another realm holds it (\(waiter.step))")
+                fail(
+                    .divergence,
+                    "\(context(waiter.thread)) took the write lock while another realm holds it (\(waiter.step))")
             }
             return false
         }

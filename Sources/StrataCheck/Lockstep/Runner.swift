@@ -2,8 +2,8 @@ import CStrataSupport
 import Foundation
 import Strata
 import StrataModel
-import StrataStorage
 import StrataSimulation
+import StrataStorage
 
 /// One lockstep run: the model and the engine side by side under one choice stream.
 ///
@@ -71,8 +71,11 @@ public final class Runner: @unchecked Sendable {
     /// Steps the model took before their operation returned (`linearizeEarly`): the model
     /// before the step, the expected observation to compare at the return, and the step's
     /// events (an early `beginWrite`'s completions, Spec A8, compared when it returns).
-    var early: [Int: (previous: ModelState, expected: Observation, point: YieldPoint, after: Int,
-                              events: [Event])] = [:]
+    var early:
+        [Int: (
+            previous: ModelState, expected: Observation, point: YieldPoint, after: Int,
+            events: [Event]
+        )] = [:]
     /// When each thread's `beginWrite` was let go to wait for the write lock (trace length).
     var handedOff: [Int: Int] = [:]
     /// For the generated test: the queue contexts, and a commit whose crash images failed.
@@ -94,18 +97,23 @@ public final class Runner: @unchecked Sendable {
             recorder.begin(settings: settings)
             self.stream.flightRecorder = recorder
         }
-        swarm = Swarm.draw(&self.stream, crashes: settings.mode == .crash && settings.store == .sim,
-                           excluding: settings.excludedKinds, generation: settings.generation)
+        swarm = Swarm.draw(
+            &self.stream, crashes: settings.mode == .crash && settings.store == .sim,
+            excluding: settings.excludedKinds, generation: settings.generation)
         // An exploring stream takes the random scheduler (the enumerated options are its
         // decisions), so that the recording replays like any random-scheduler run.
-        let schedulerKind: SchedulerKind = self.stream.draw(3, options: [0]) == 0
+        let schedulerKind: SchedulerKind =
+            self.stream.draw(3, options: [0]) == 0
             ? .random(switchPercent: [30, 5, 60][self.stream.draw(3, options: [0])])
             : .pct(depth: 1 + self.stream.draw(3))
-        scheduler = Scheduler(kind: schedulerKind, threads: settings.threads, operations: settings.operations,
-                              stream: &self.stream)
-        generator = Generator(swarm: swarm, configuration: StrataModel.Configuration(
-            location: Runner.mainLocation, maximumNumberOfActiveVersions: swarm.activeVersionLimit,
-            schema: swarm.links ? .linking : .standard))
+        scheduler = Scheduler(
+            kind: schedulerKind, threads: settings.threads, operations: settings.operations,
+            stream: &self.stream)
+        generator = Generator(
+            swarm: swarm,
+            configuration: StrataModel.Configuration(
+                location: Runner.mainLocation, maximumNumberOfActiveVersions: swarm.activeVersionLimit,
+                schema: swarm.links ? .linking : .standard))
         pending = Array(repeating: nil, count: settings.threads)
         let number = Self.runCounter.withLock { counter -> Int in
             counter += 1
@@ -115,28 +123,36 @@ public final class Runner: @unchecked Sendable {
         let hooks = self.hooks
         let hangReport = self.hangReport
         let decision = self.decision
-        threads = ControlledThreads(count: settings.threads, switchPoints: { point in
-            switch point {
-            case .pageWrite, .phaseOneSync, .slotWrite, .phaseTwoSync, .publish, .pinNewest, .pin, .unpin: return true
-            case .writeLockWait, .writeLockBlocks, .writeLockAcquired, .writeLockReleased, .groupSyncBegins,
-                 .groupSyncEnds:
-                return false
-            }
-        }, decide: { thread, point in decision.call((thread, point)) }, onInlineHang: { hangReport.call(()) })
+        threads = ControlledThreads(
+            count: settings.threads,
+            switchPoints: { point in
+                switch point {
+                case .pageWrite, .phaseOneSync, .slotWrite, .phaseTwoSync, .publish, .pinNewest, .pin, .unpin:
+                    return true
+                case .writeLockWait, .writeLockBlocks, .writeLockAcquired, .writeLockReleased, .groupSyncBegins,
+                    .groupSyncEnds:
+                    return false
+                }
+            }, decide: { thread, point in decision.call((thread, point)) }, onInlineHang: { hangReport.call(()) })
         let threadsForHook = threads
         hooks.onYield = { point in threadsForHook.park(at: point) }
         // Generation 6's linking runs declare Linkers too (the model's `Schema.linking`).
-        var configuration = Realm.Configuration(objectTypes: swarm.links ? CheckTypes.linkingClasses : CheckTypes.classes)
+        var configuration = Realm.Configuration(
+            objectTypes: swarm.links ? CheckTypes.linkingClasses : CheckTypes.classes)
         configuration.maximumNumberOfActiveVersions = swarm.activeVersionLimit.map { UInt($0) }
         let probeCounter = self.probeCounter
-        let engineHooks = EngineHooks(yield: { point in hooks.yield(point) }, fault: { site in hooks.fault(site) }, probe: { probe in
-            probeCounter.mark(probe.rawValue)
-            // The model said the lock is free, so the driver runs `beginWrite` inline; if the
-            // engine now blocks, the driver never returns to report it.
-            if case .writerBlockedByOtherThread = probe, ThreadIdentity.isImpersonating {
-                fatalError("StrataCheck: beginWrite blocks on the write lock where the model says it is free; \(hangReport.call(()))")
-            }
-        }, bugs: settings.engineBugs.engine)
+        let engineHooks = EngineHooks(
+            yield: { point in hooks.yield(point) }, fault: { site in hooks.fault(site) },
+            probe: { probe in
+                probeCounter.mark(probe.rawValue)
+                // The model said the lock is free, so the driver runs `beginWrite` inline; if the
+                // engine now blocks, the driver never returns to report it.
+                if case .writerBlockedByOtherThread = probe, ThreadIdentity.isImpersonating {
+                    fatalError(
+                        "StrataCheck: beginWrite blocks on the write lock where the model says it is free; \(hangReport.call(()))"
+                    )
+                }
+            }, bugs: settings.engineBugs.engine)
         configuration._api = settings.engineBugs.apiHooks
         switch settings.store {
         case .sim:
@@ -166,7 +182,8 @@ public final class Runner: @unchecked Sendable {
         decision.call = { [weak self] asked in self?.switchesAway(from: asked.0, at: asked.1) ?? false }
         hangReport.call = { [weak self] (_: Void) -> String in
             guard let self else { return "the run had ended" }
-            return "replay with: strata-fuzz replay \(ReplayToken.encode(settings: settings, choices: self.stream.recorded))"
+            return
+                "replay with: strata-fuzz replay \(ReplayToken.encode(settings: settings, choices: self.stream.recorded))"
         }
     }
 
@@ -234,11 +251,15 @@ public final class Runner: @unchecked Sendable {
         for entry in trace {
             // Stable text only: the model's own descriptions print dictionaries, whose order
             // changes from process to process.
-            hash.combine(Array("\(entry.thread) \(StepText.describe(entry.step)) \(entry.observed) \(entry.engineVersion ?? 0)".utf8))
+            hash.combine(
+                Array(
+                    "\(entry.thread) \(StepText.describe(entry.step)) \(entry.observed) \(entry.engineVersion ?? 0)"
+                        .utf8))
         }
-        var result = RunResult(failure: failure, statistics: statistics, trace: trace, choices: stream.recorded,
-                               digest: hash.finalize(), swarm: swarm.description, scheduler: scheduler.kind,
-                               enumerated: stream.enumerated)
+        var result = RunResult(
+            failure: failure, statistics: statistics, trace: trace, choices: stream.recorded,
+            digest: hash.finalize(), swarm: swarm.description, scheduler: scheduler.kind,
+            enumerated: stream.enumerated)
         result.queueContexts = queueContexts
         result.failedCrash = failedCrash
         result.activeVersionLimit = swarm.activeVersionLimit
@@ -275,10 +296,12 @@ public final class Runner: @unchecked Sendable {
         let (next, outcome) = model.step(setting)
         model = next
         let expected = Observation(model: outcome)
-        trace.append(TraceEntry(index: trace.count, thread: thread, step: setting, expected: expected, observed: .done,
-                                engineVersion: engine.readVersion(of: realm),
-                                note: "harness: a queue realm does not autorefresh (its turns run when no schedule orders them)",
-                                draws: nil))
+        trace.append(
+            TraceEntry(
+                index: trace.count, thread: thread, step: setting, expected: expected, observed: .done,
+                engineVersion: engine.readVersion(of: realm),
+                note: "harness: a queue realm does not autorefresh (its turns run when no schedule orders them)",
+                draws: nil))
         if !expected.accepts(.done) {
             fail(.divergence, "\(StepText.describe(setting)): model \(expected), engine done")
         }
@@ -325,10 +348,15 @@ public final class Runner: @unchecked Sendable {
     func describeThreads() -> String {
         (0..<settings.threads).map { thread in
             let state: String
-            if lockWaiter?.thread == thread { state = "waits for the write lock" }
-            else if let step = inFlight[thread] { state = "parked in \(step.operation)" }
-            else if let step = pending[thread] { state = "blocked before \(step.operation)" }
-            else { state = "idle" }
+            if lockWaiter?.thread == thread {
+                state = "waits for the write lock"
+            } else if let step = inFlight[thread] {
+                state = "parked in \(step.operation)"
+            } else if let step = pending[thread] {
+                state = "blocked before \(step.operation)"
+            } else {
+                state = "idle"
+            }
             return "\(context(thread)) \(state)"
         }.joined(separator: ", ")
     }

@@ -10,20 +10,25 @@ extension Generator {
     /// block, so a block never fails (a failing block's error has no engine counterpart here).
     static let asyncKeyBase = 100_000
 
-    mutating func asyncWrite(_ kind: OperationKind, own: RealmID, model: ModelState,
-                             stream: inout ChoiceStream) -> StrataModel.Operation {
+    mutating func asyncWrite(
+        _ kind: OperationKind, own: RealmID, model: ModelState,
+        stream: inout ChoiceStream
+    ) -> StrataModel.Operation {
         let status = StrataModel.Operation.isPerformingAsynchronousWriteOperations(own)
         guard let realm = model.realms[own] else { return status }
         switch kind {
         case .writeAsync, .beginAsyncWrite:
             // On a thread (generation 5) it is refused whatever else is under way (Spec A12).
-            let onThread = swarm.generation >= 5 && realm.owner.flatMap({ model.contexts[$0] })?.kind.hasScheduler != true
+            let onThread =
+                swarm.generation >= 5 && realm.owner.flatMap({ model.contexts[$0] })?.kind.hasScheduler != true
             guard onThread || Self.mayQueueAsync(own, in: model) else { return status }
             let id = allocateAsyncWrite()
             let mutations = asyncMutations(id, stream: &stream)
             if kind == .writeAsync { return .writeAsync(own, mutations, as: id) }
             // Spec A3, A9: mostly commits, grouped or not; one in six cancels its write.
-            var ending: AsyncBlockEnding = stream.draw(6) == 5 ? .cancel
+            var ending: AsyncBlockEnding =
+                stream.draw(6) == 5
+                ? .cancel
                 : .commit(allowGrouping: stream.chance(50))
             // Generation 5: one block in five leaves its write open (Spec A19: rolled back when
             // it returns, no completion, the next block runs).
@@ -66,8 +71,10 @@ extension Generator {
         var mutations: [Mutation] = []
         for index in 0..<count {
             let type = stream.draw(4) == 3 ? "Other" : "Item"
-            mutations.append(.create(type: type, primaryKey: Self.asyncKeyBase + 4 * id.rawValue + index,
-                                     value: stream.draw(3) == 0 ? nil : stream.draw(100)))
+            mutations.append(
+                .create(
+                    type: type, primaryKey: Self.asyncKeyBase + 4 * id.rawValue + index,
+                    value: stream.draw(3) == 0 ? nil : stream.draw(100)))
         }
         if stream.draw(4) == 3, case .create(let type, let key, _) = mutations[0] {
             mutations.append(.setValue(type: type, primaryKey: key, value: stream.draw(100)))
@@ -83,7 +90,8 @@ extension Generator {
     /// No realm but `realm` holds its file's write lock.
     static func lockIsFree(for realm: RealmID, in model: ModelState) -> Bool {
         guard let location = model.realms[realm]?.configuration.location,
-              let writer = model.files[location]?.writer else { return true }
+            let writer = model.files[location]?.writer
+        else { return true }
         return writer == realm
     }
 

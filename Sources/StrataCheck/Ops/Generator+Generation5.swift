@@ -15,8 +15,10 @@ extension Generator {
     /// - a realm that has never read resolves, one time in two, a reference made elsewhere: an
     ///   unread realm begins at the reference's source version, which the reference's pin keeps
     ///   however far the source moved on (Spec T4, T8).
-    mutating func generation5Sequence(_ context: ContextID, own: RealmID, model: ModelState,
-                                      stream: inout ChoiceStream) -> StrataModel.Operation? {
+    mutating func generation5Sequence(
+        _ context: ContextID, own: RealmID, model: ModelState,
+        stream: inout ChoiceStream
+    ) -> StrataModel.Operation? {
         if lettingGo.contains(context) {
             guard !Self.isObserved(own, in: model) else {
                 lettingGo.remove(context)
@@ -45,8 +47,10 @@ extension Generator {
         return .release(own)
     }
 
-    mutating func generation5(_ kind: OperationKind, context: ContextID, own: RealmID, realm: RealmID,
-                              model: ModelState, stream: inout ChoiceStream) -> StrataModel.Operation {
+    mutating func generation5(
+        _ kind: OperationKind, context: ContextID, own: RealmID, realm: RealmID,
+        model: ModelState, stream: inout ChoiceStream
+    ) -> StrataModel.Operation {
         switch kind {
         case .releaseReference:
             // Spec T8, L5: mostly an unresolved reference, whose pin ends; now and then one
@@ -61,7 +65,8 @@ extension Generator {
             // model decides), or nil one time in six.
             let cell = CellID(1 + stream.draw(Self.cellCount))
             guard stream.draw(6) != 5,
-                  let handle = pickHandle(context, model: model, stream: &stream) else {
+                let handle = pickHandle(context, model: model, stream: &stream)
+            else {
                 return .assignThreadSafe(cell, nil)
             }
             return .assignThreadSafe(cell, handle)
@@ -80,7 +85,6 @@ extension Generator {
             return .refresh(realm)
         }
     }
-
 
     /// The model's path of the run's `number`th copy (`EngineSide` puts it in the run's scratch
     /// directory under the run's name).

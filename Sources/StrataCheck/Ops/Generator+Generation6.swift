@@ -18,8 +18,10 @@ extension Generator {
     /// any accessor of a Linker (another context's, a frozen or invalidated one) or an Item
     /// owner, whose type has no link (Realm refuses the property name). The model decides what
     /// is refused. Without an accessor of a Linker of its own, the context looks one up.
-    mutating func setLink(_ context: ContextID, own: RealmID, realm: RealmID, model: ModelState,
-                          stream: inout ChoiceStream) -> StrataModel.Operation {
+    mutating func setLink(
+        _ context: ContextID, own: RealmID, realm: RealmID, model: ModelState,
+        stream: inout ChoiceStream
+    ) -> StrataModel.Operation {
         // Three times in four a link is set in a write: outside one, the context begins one.
         if model.realms[own]?.write == nil, stream.draw(4) != 0 { return .beginWrite(own) }
         let owners = Self.liveObjects(of: "Linker", in: own, model: model)
@@ -31,18 +33,22 @@ extension Generator {
         }
         guard let owner else {
             // None at hand: look up a Linker the realm reads, or make one.
-            let keys = model.view(of: own).map { view in
-                view.objectIDs(ofType: "Linker").compactMap { view.objects[$0]?.primaryKey }
-            } ?? []
+            let keys =
+                model.view(of: own).map { view in
+                    view.objectIDs(ofType: "Linker").compactMap { view.objects[$0]?.primaryKey }
+                } ?? []
             guard keys.isEmpty else {
-                return .objectForPrimaryKey(own, type: "Linker", primaryKey: keys[stream.draw(keys.count)], as: allocateHandle())
+                return .objectForPrimaryKey(
+                    own, type: "Linker", primaryKey: keys[stream.draw(keys.count)], as: allocateHandle())
             }
-            return .create(own, type: "Linker", primaryKey: stream.draw(swarm.keySpace), value: drawValue(&stream),
-                           update: .modified, as: allocateHandle())
+            return .create(
+                own, type: "Linker", primaryKey: stream.draw(swarm.keySpace), value: drawValue(&stream),
+                update: .modified, as: allocateHandle())
         }
         guard stream.draw(4) != 0 else { return .setLink(owner, target: nil) }
         let targets = Self.liveObjects(of: "Item", in: own, model: model)
-        let target = stream.draw(8) == 0 || targets.isEmpty
+        let target =
+            stream.draw(8) == 0 || targets.isEmpty
             ? pickHandle(context, model: model, stream: &stream, objectsOnly: true, type: "Item")
             : targets[stream.draw(targets.count)]
         return .setLink(owner, target: target)
@@ -54,7 +60,8 @@ extension Generator {
         guard stream.draw(2) == 0 else { return nil }
         let sorted = model.handles.keys.sorted().filter { id in
             guard let handle = model.handles[id], handle.realm == own,
-                  case .results(let query) = handle.target else { return false }
+                case .results(let query) = handle.target
+            else { return false }
             return query.sort.linkKeyPath != nil
         }
         return sorted.isEmpty ? nil : sorted[stream.draw(sorted.count)]
@@ -66,7 +73,8 @@ extension Generator {
         guard let state = model.realms[realm] else { return [] }
         return model.handles.keys.sorted().filter { id in
             guard let handle = model.handles[id], handle.realm == realm, handle.epoch == state.epoch,
-                  case .object(let object) = handle.target else { return false }
+                case .object(let object) = handle.target
+            else { return false }
             return model.storedType(of: object, through: handle) == type
         }
     }

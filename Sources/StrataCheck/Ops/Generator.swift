@@ -37,7 +37,8 @@ struct Generator {
             lettingGo.remove(context)
             return open(in: context, model: model, stream: &stream)
         }
-        if swarm.generation >= 5, let operation = generation5Sequence(context, own: own, model: model, stream: &stream) {
+        if swarm.generation >= 5, let operation = generation5Sequence(context, own: own, model: model, stream: &stream)
+        {
             return operation
         }
         var weights = swarm.weights
@@ -79,7 +80,8 @@ struct Generator {
             // now and then, which must be refused (A12).
             for kind in OperationKind.asyncKinds {
                 let tries = kind == .writeAsync || kind == .beginAsyncWrite
-                weights[kind.rawValue] = swarm.generation >= 5 && tries && weights[kind.rawValue] > 0
+                weights[kind.rawValue] =
+                    swarm.generation >= 5 && tries && weights[kind.rawValue] > 0
                     ? max(1, weights[kind.rawValue] / 12) : 0
             }
         }
@@ -95,11 +97,13 @@ struct Generator {
         case .create:
             let type = drawType(&stream)
             let policy: UpdatePolicy = [.error, .modified, .all][stream.draw(3)]
-            return .create(realm, type: type, primaryKey: stream.draw(swarm.keySpace),
-                           value: drawValue(&stream), update: policy, as: allocateHandle())
+            return .create(
+                realm, type: type, primaryKey: stream.draw(swarm.keySpace),
+                value: drawValue(&stream), update: policy, as: allocateHandle())
         case .objectForPrimaryKey:
-            return .objectForPrimaryKey(realm, type: drawType(&stream),
-                                        primaryKey: stream.draw(swarm.keySpace), as: allocateHandle())
+            return .objectForPrimaryKey(
+                realm, type: drawType(&stream),
+                primaryKey: stream.draw(swarm.keySpace), as: allocateHandle())
         case .objects:
             let type = drawType(&stream)
             let minimum: Int? = stream.chance(30) ? stream.draw(8) : nil
@@ -109,8 +113,9 @@ struct Generator {
             if swarm.links, type == "Linker" ? stream.chance(60) : stream.draw(8) == 0 {
                 sort = .linkValue(ascending: stream.draw(2) == 0)
             }
-            return .objects(realm, Query(source: .table(type), minimumValue: minimum, sort: sort),
-                            as: allocateHandle())
+            return .objects(
+                realm, Query(source: .table(type), minimumValue: minimum, sort: sort),
+                as: allocateHandle())
         case .read:
             if swarm.links, let sorted = linkSortedResults(own, model: model, stream: &stream) {
                 return .read(sorted)
@@ -134,7 +139,7 @@ struct Generator {
             return .listOf(handle, as: allocateHandle())
         case .append:
             guard let list = pickHandle(context, model: model, stream: &stream, listsOnly: true),
-                  let element = pickHandle(context, model: model, stream: &stream, objectsOnly: true, type: "Item")
+                let element = pickHandle(context, model: model, stream: &stream, objectsOnly: true, type: "Item")
             else { return .refresh(realm) }
             return .append(list: list, element: element)
         case .removeFromList:
@@ -169,7 +174,8 @@ struct Generator {
             // realm's accessors first, so that nothing but its context holds it (Spec C1, W7,
             // A21); the context's next step opens it again.
             if swarm.generation >= 5, let state = model.realms[own], state.write != nil || state.hasAsyncWork,
-               stream.chance(50) {
+                stream.chance(50)
+            {
                 lettingGo.insert(context)
                 return letGo(own, context: context, model: model)
             }
@@ -177,7 +183,8 @@ struct Generator {
         case .releaseHandle:
             guard let handle = pickHandle(context, model: model, stream: &stream) else { return .refresh(realm) }
             if let held = model.handles[handle]?.realm, model.realms[held]?.holders == 0,
-               Self.isObserved(held, in: model) {
+                Self.isObserved(held, in: model)
+            {
                 return .refresh(realm)
             }
             return .releaseHandle(handle)
@@ -192,17 +199,21 @@ struct Generator {
             // cancelled write leaves it owed; `Docs/harness-findings.md`), where the model
             // delivers it on the next turn and, the realm invalidated meanwhile, begins a read.
             guard model.realms[own]?.write == nil,
-                  let handle = pickHandle(context, model: model, stream: &stream, observable: true) else {
+                let handle = pickHandle(context, model: model, stream: &stream, observable: true)
+            else {
                 return .refresh(realm)
             }
             defer { nextObserver += 1 }
-            return .observeCollection(handle, action: .none, on: nil, inCancelledTask: false,
-                                      as: ObserverID(nextObserver))
+            return .observeCollection(
+                handle, action: .none, on: nil, inCancelledTask: false,
+                as: ObserverID(nextObserver))
         case .observeObject:
             // Not inside a write, as for collections.
             guard model.realms[own]?.write == nil,
-                  let handle = pickHandle(context, model: model, stream: &stream, objectsOnly: true,
-                                          observable: true) else {
+                let handle = pickHandle(
+                    context, model: model, stream: &stream, objectsOnly: true,
+                    observable: true)
+            else {
                 return .refresh(realm)
             }
             // Spec N21: all properties (and linked objects' changes), or one of them.
@@ -227,8 +238,10 @@ struct Generator {
 
     /// A commit; now and then (generation 3) one that skips a live observer of the realm
     /// (Spec N4: `commitWrite(withoutNotifying:)`). Runs without observers draw nothing here.
-    private func commitWrite(_ own: RealmID, model: ModelState,
-                             stream: inout ChoiceStream) -> StrataModel.Operation {
+    private func commitWrite(
+        _ own: RealmID, model: ModelState,
+        stream: inout ChoiceStream
+    ) -> StrataModel.Operation {
         let observers = model.observers.keys.sorted().filter { id in
             model.observers[id].map { $0.isActive && $0.realm == own } ?? false
         }
@@ -276,7 +289,9 @@ struct Generator {
 
     /// An `open` from `context`: a queue context confines the realm to its queue; now and then
     /// a context names another context's queue, which the engine must reject (Spec C3, C4).
-    private mutating func open(in context: ContextID, model: ModelState, stream: inout ChoiceStream) -> StrataModel.Operation {
+    private mutating func open(in context: ContextID, model: ModelState, stream: inout ChoiceStream)
+        -> StrataModel.Operation
+    {
         let queues = model.contexts.keys.sorted().filter { id in
             if case .serialQueue = model.contexts[id]?.kind { return true }
             return false
@@ -318,9 +333,11 @@ struct Generator {
 
     /// An accessor to use: mostly one made through the context's own realms. `observable`: one
     /// to observe (a collection; an object with `objectsOnly`).
-    func pickHandle(_ context: ContextID, model: ModelState, stream: inout ChoiceStream,
-                            objectsOnly: Bool = false, listsOnly: Bool = false, observable: Bool = false,
-                            type: String? = nil) -> HandleID? {
+    func pickHandle(
+        _ context: ContextID, model: ModelState, stream: inout ChoiceStream,
+        objectsOnly: Bool = false, listsOnly: Bool = false, observable: Bool = false,
+        type: String? = nil
+    ) -> HandleID? {
         let all = model.handles.keys.sorted().filter { id in
             guard let handle = model.handles[id] else { return false }
             if observable {
@@ -328,7 +345,8 @@ struct Generator {
                 // thaw (negative identifiers, which the engine side does not name): an
                 // invalidated accessor's rejection is what every other operation checks already.
                 guard let realm = handle.realm, realm.rawValue > 0,
-                      model.realms[realm]?.epoch == handle.epoch else { return false }
+                    model.realms[realm]?.epoch == handle.epoch
+                else { return false }
                 if case .object = handle.target, !objectsOnly { return false }
             }
             switch handle.target {

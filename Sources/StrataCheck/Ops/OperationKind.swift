@@ -3,43 +3,47 @@ import StrataModel
 /// The kinds of operation the generator makes; a run's swarm settings weight them.
 public enum OperationKind: Int, CaseIterable, Sendable {
     case open, refresh, beginWrite, commitWrite, cancelWrite, create, objectForPrimaryKey,
-         objects, read, setValue, delete, listOf, append, removeFromList, invalidate,
-         freezeRealm, freezeHandle, thawHandle, makeReference, resolve, release, releaseHandle,
-         crashMachine,
-         /// Many creates or deletes in one step of an open write (`apply`): enough rows to split
-         /// and merge B+tree nodes, which single creates over a few dozen keys never reach.
-         bulkWrite,
-         /// Collection observers (generation 3): `observe` on Results or a List, any token's
-         /// `invalidate()`, and a turn of the context's event loop (its queue runs what is
-         /// pending). One run in two, never with an active-version limit (`Swarm.draw`).
-         observeCollection, invalidateToken, turnLoop,
-         /// Object observers (generation 3): `observe(keyPaths:)` on an object, with no key
-         /// paths, `value` or `list`.
-         observeObject,
-         /// Async writes (generation 4) on a queue context's own realm: `writeAsync` and
-         /// `beginAsyncWrite` blocks of creates (the latter ending in `commitAsyncWrite` with or
-         /// without grouping, or in `cancelWrite`), `commitAsyncWrite` of a synchronous write,
-         /// `cancelAsyncWrite` of a queued block or a commit's completion,
-         /// `isPerformingAsynchronousWriteOperations`, and the background sync of an ended group
-         /// (which the harness holds until this step lets it go). One run in two without
-         /// observers or an active-version limit (`Swarm.draw`).
-         writeAsync, beginAsyncWrite, commitAsyncWrite, cancelAsyncWrite, asyncStatus, syncAsyncGroup,
-         /// Generation 5: a `ThreadSafeReference` released unresolved (Spec T8, L5: its pin
-         /// ends); `@ThreadSafe` properties assigned from any context and read in a thread
-         /// context's realm (T9, T10, T8); `writeCopy(toFile:)`, also inside a write, whose copy
-         /// is opened and read in the step (X3). Drawn after the others (`Swarm.draw`).
-         releaseReference, assignThreadSafe, readThreadSafe, writeCopy,
-         /// Generation 6: a Linker's to-one link set to an Item or cleared (Spec V20, W9, W12),
-         /// in runs whose schema has Linkers (`Swarm.links`); those runs also create Linkers and
-         /// sort Results through the link.
-         setLink
+        objects, read, setValue, delete, listOf, append, removeFromList, invalidate,
+        freezeRealm, freezeHandle, thawHandle, makeReference, resolve, release, releaseHandle,
+        crashMachine,
+        /// Many creates or deletes in one step of an open write (`apply`): enough rows to split
+        /// and merge B+tree nodes, which single creates over a few dozen keys never reach.
+        bulkWrite,
+        /// Collection observers (generation 3): `observe` on Results or a List, any token's
+        /// `invalidate()`, and a turn of the context's event loop (its queue runs what is
+        /// pending). One run in two, never with an active-version limit (`Swarm.draw`).
+        observeCollection, invalidateToken, turnLoop,
+        /// Object observers (generation 3): `observe(keyPaths:)` on an object, with no key
+        /// paths, `value` or `list`.
+        observeObject,
+        /// Async writes (generation 4) on a queue context's own realm: `writeAsync` and
+        /// `beginAsyncWrite` blocks of creates (the latter ending in `commitAsyncWrite` with or
+        /// without grouping, or in `cancelWrite`), `commitAsyncWrite` of a synchronous write,
+        /// `cancelAsyncWrite` of a queued block or a commit's completion,
+        /// `isPerformingAsynchronousWriteOperations`, and the background sync of an ended group
+        /// (which the harness holds until this step lets it go). One run in two without
+        /// observers or an active-version limit (`Swarm.draw`).
+        writeAsync, beginAsyncWrite, commitAsyncWrite, cancelAsyncWrite, asyncStatus, syncAsyncGroup,
+        /// Generation 5: a `ThreadSafeReference` released unresolved (Spec T8, L5: its pin
+        /// ends); `@ThreadSafe` properties assigned from any context and read in a thread
+        /// context's realm (T9, T10, T8); `writeCopy(toFile:)`, also inside a write, whose copy
+        /// is opened and read in the step (X3). Drawn after the others (`Swarm.draw`).
+        releaseReference, assignThreadSafe, readThreadSafe, writeCopy,
+        /// Generation 6: a Linker's to-one link set to an Item or cleared (Spec V20, W9, W12),
+        /// in runs whose schema has Linkers (`Swarm.links`); those runs also create Linkers and
+        /// sort Results through the link.
+        setLink
 
     /// The kinds of the notification swarm, drawn apart from the others (generation 3).
-    static let notificationKinds: [OperationKind] = [.observeCollection, .invalidateToken, .turnLoop,
-                                                     .observeObject]
+    static let notificationKinds: [OperationKind] = [
+        .observeCollection, .invalidateToken, .turnLoop,
+        .observeObject,
+    ]
     /// The kinds of the async-write swarm, drawn apart from the others (generation 4).
-    static let asyncKinds: [OperationKind] = [.writeAsync, .beginAsyncWrite, .commitAsyncWrite, .cancelAsyncWrite,
-                                              .asyncStatus, .syncAsyncGroup]
+    static let asyncKinds: [OperationKind] = [
+        .writeAsync, .beginAsyncWrite, .commitAsyncWrite, .cancelAsyncWrite,
+        .asyncStatus, .syncAsyncGroup,
+    ]
     /// The kinds generation 5 added, drawn after the others.
     static let generation5Kinds: [OperationKind] = [.releaseReference, .assignThreadSafe, .readThreadSafe, .writeCopy]
     /// The kinds generation 6 added, drawn after generation 5's.

@@ -19,8 +19,10 @@ struct Swarm: Sendable, CustomStringConvertible {
     /// the generator does beyond the weights (generation 5's sequences) depends on it.
     var generation = CheckSettings.currentGeneration
 
-    static func draw(_ stream: inout ChoiceStream, crashes: Bool, excluding excluded: Set<String> = [],
-                     generation: Int = CheckSettings.currentGeneration) -> Swarm {
+    static func draw(
+        _ stream: inout ChoiceStream, crashes: Bool, excluding excluded: Set<String> = [],
+        generation: Int = CheckSettings.currentGeneration
+    ) -> Swarm {
         var weights: [Int] = []
         for kind in OperationKind.allCases {
             // Generation 1 streams were drawn before bulk writes existed: no draw for them.
@@ -31,14 +33,16 @@ struct Swarm: Sendable, CustomStringConvertible {
             // Observers are drawn after the rest (`drawNotifications`): older streams never
             // drew for them, and theirs must mean what they meant.
             if OperationKind.notificationKinds.contains(kind) || OperationKind.asyncKinds.contains(kind)
-                || OperationKind.generation5Kinds.contains(kind) || OperationKind.generation6Kinds.contains(kind) {
+                || OperationKind.generation5Kinds.contains(kind) || OperationKind.generation6Kinds.contains(kind)
+            {
                 weights.append(0)
                 continue
             }
             let base = Self.baseWeight(kind)
             // Each kind is left out of a run with probability 1/4 (never the ones every run
             // needs to get anywhere).
-            let essential = kind == .open || kind == .beginWrite || kind == .commitWrite || kind == .create
+            let essential =
+                kind == .open || kind == .beginWrite || kind == .commitWrite || kind == .create
                 || kind == .read
             // Bulk writes make every later read of a run cost hundreds of rows: three runs in
             // four leave them out.
@@ -71,8 +75,9 @@ struct Swarm: Sendable, CustomStringConvertible {
         where excluded.contains("\(kind)") {
             weights[kind.rawValue] = 0
         }
-        return Swarm(weights: weights, keySpace: keySpace, crossContextPercent: crossContextPercent,
-                     activeVersionLimit: activeVersionLimit, soloContext: soloContext, generation: generation)
+        return Swarm(
+            weights: weights, keySpace: keySpace, crossContextPercent: crossContextPercent,
+            activeVersionLimit: activeVersionLimit, soloContext: soloContext, generation: generation)
     }
 
     /// Generation 5, drawn after everything older generations drew (their streams keep their
@@ -99,7 +104,8 @@ struct Swarm: Sendable, CustomStringConvertible {
     /// shrinker lowering values turns them off.
     private static func drawGeneration6(_ stream: inout ChoiceStream, into weights: inout [Int]) {
         guard weights[OperationKind.observeCollection.rawValue] == 0,
-              weights[OperationKind.observeObject.rawValue] == 0, stream.draw(4) != 0 else { return }
+            weights[OperationKind.observeObject.rawValue] == 0, stream.draw(4) != 0
+        else { return }
         weights[OperationKind.setLink.rawValue] = 8 * (1 + stream.draw(3))
     }
 
@@ -112,8 +118,10 @@ struct Swarm: Sendable, CustomStringConvertible {
     /// "Current limits"), a pin the model does not count (Spec L1), so a limited write would
     /// see one more active version in the engine than in the model. The highest draw turns
     /// them on, so a shrinker lowering values turns them off.
-    private static func drawNotifications(_ stream: inout ChoiceStream, into weights: inout [Int],
-                                          activeVersionLimit: Int?) {
+    private static func drawNotifications(
+        _ stream: inout ChoiceStream, into weights: inout [Int],
+        activeVersionLimit: Int?
+    ) {
         guard stream.draw(2) == 1, activeVersionLimit == nil else { return }
         weights[OperationKind.observeCollection.rawValue] = 4 * (1 + stream.draw(3))
         weights[OperationKind.invalidateToken.rawValue] = 1 + stream.draw(2)
@@ -131,8 +139,10 @@ struct Swarm: Sendable, CustomStringConvertible {
     /// has no block to report. Any draw but the lowest turns them on.
     /// Returns whether the run's first context runs alone (one async run in three; the highest
     /// draw, so a shrinker lowering it brings the other contexts back).
-    private static func drawAsyncWrites(_ stream: inout ChoiceStream, into weights: inout [Int],
-                                        activeVersionLimit: Int?) -> Bool {
+    private static func drawAsyncWrites(
+        _ stream: inout ChoiceStream, into weights: inout [Int],
+        activeVersionLimit: Int?
+    ) -> Bool {
         let observes = weights[OperationKind.observeCollection.rawValue] > 0
         guard stream.draw(4) != 0, activeVersionLimit == nil, !observes else { return false }
         weights[OperationKind.writeAsync.rawValue] = 12 * (1 + stream.draw(3))
@@ -161,6 +171,7 @@ struct Swarm: Sendable, CustomStringConvertible {
         let limit = activeVersionLimit.map { ", at most \($0) active versions" } ?? ""
         let solo = soloContext ? ", the first context alone" : ""
         let linking = links ? ", Linkers" : ""
-        return "keys 0..<\(keySpace), cross-context \(crossContextPercent)%\(limit)\(solo)\(linking), kinds: \(enabled.joined(separator: " "))"
+        return
+            "keys 0..<\(keySpace), cross-context \(crossContextPercent)%\(limit)\(solo)\(linking), kinds: \(enabled.joined(separator: " "))"
     }
 }

@@ -11,8 +11,10 @@ import StrataModel
 // `.deleted` comes once, when the object is gone at the realm's version, and nothing after it.
 
 extension DeliveryOracle {
-    mutating func checkObject(_ delivery: EngineDelivery, object: ObjectID, keyPaths: Set<PropertyName>?,
-                              at version: Version, snapshot: Snapshot, model: ModelState) -> String? {
+    mutating func checkObject(
+        _ delivery: EngineDelivery, object: ObjectID, keyPaths: Set<PropertyName>?,
+        at version: Version, snapshot: Snapshot, model: ModelState
+    ) -> String? {
         let id = delivery.observer
         guard let watch = watched[id], let since = watch.delivered?.version else {
             return "callback of an unregistered observer: \(delivery)"
@@ -31,8 +33,9 @@ extension DeliveryOracle {
                 return "callback change wrong: \(delivery), where the model's \(version) no longer holds "
                     + "the object"
             }
-            let expected = Self.expectedChanges(watch, object: object, keyPaths: keyPaths, since: since,
-                                                at: version, snapshot: snapshot, model: model)
+            let expected = Self.expectedChanges(
+                watch, object: object, keyPaths: keyPaths, since: since,
+                at: version, snapshot: snapshot, model: model)
             if expected.isEmpty {
                 return "callback change wrong: \(delivery) reports a change nothing made (Spec N11)"
             }
@@ -51,9 +54,11 @@ extension DeliveryOracle {
 
     /// The property changes an object observer hears from `since` to `version`, in the
     /// engine's column order (value, then list).
-    static func expectedChanges(_ watch: Watched, object: ObjectID, keyPaths: Set<PropertyName>?,
-                                since: Version, at version: Version, snapshot: Snapshot,
-                                model: ModelState) -> [ObjectPropertyChange] {
+    static func expectedChanges(
+        _ watch: Watched, object: ObjectID, keyPaths: Set<PropertyName>?,
+        since: Version, at version: Version, snapshot: Snapshot,
+        model: ModelState
+    ) -> [ObjectPropertyChange] {
         guard let stored = snapshot.objects[object] else { return [] }
         var changes: [ObjectPropertyChange] = []
         if keyPaths?.contains(.value) ?? true, (stored.written[.value] ?? Version(0)) > since {
@@ -61,12 +66,15 @@ extension DeliveryOracle {
             let log = model.committers[watch.location] ?? [:]
             let ownOnly = (since.rawValue + 1...version.rawValue).allSatisfy { log[Version($0)] == watch.realm }
             let before = watch.objectValue
-            changes.append(ObjectPropertyChange(name: PropertyName.value.rawValue,
-                                                oldValue: ownOnly ? nil : before.map(String.init),
-                                                newValue: stored.value.map(String.init)))
+            changes.append(
+                ObjectPropertyChange(
+                    name: PropertyName.value.rawValue,
+                    oldValue: ownOnly ? nil : before.map(String.init),
+                    newValue: stored.value.map(String.init)))
         }
         let listSet = (stored.written[.list] ?? Version(0)) > since
-        let linkedChanged = keyPaths == nil
+        let linkedChanged =
+            keyPaths == nil
             && stored.list.contains { changed($0, since: since, in: snapshot, depth: 1) }
         if keyPaths?.contains(.list) ?? true, listSet || linkedChanged {
             changes.append(ObjectPropertyChange(name: PropertyName.list.rawValue, oldValue: nil, newValue: nil))
@@ -75,8 +83,10 @@ extension DeliveryOracle {
     }
 
     /// What an object observer is owed at `version`, if anything (item 4).
-    static func owedToObject(_ watch: Watched, object: ObjectID, keyPaths: Set<PropertyName>?, at version: Version,
-                             snapshot: Snapshot) -> String? {
+    static func owedToObject(
+        _ watch: Watched, object: ObjectID, keyPaths: Set<PropertyName>?, at version: Version,
+        snapshot: Snapshot
+    ) -> String? {
         // A pass calls an object observer only for a version newer than its baseline (also one a
         // skipped commit set, Spec N4, which may have deleted the object).
         guard let since = watch.delivered?.version, version > since else { return nil }
@@ -84,8 +94,10 @@ extension DeliveryOracle {
             return "last heard \(since), the realm reads \(version), where its object is gone"
         }
         let valueSet = keyPaths?.contains(.value) ?? true && (stored.written[.value] ?? Version(0)) > since
-        let listSet = keyPaths?.contains(.list) ?? true && ((stored.written[.list] ?? Version(0)) > since
-            || keyPaths == nil && stored.list.contains { changed($0, since: since, in: snapshot, depth: 1) })
+        let listSet =
+            keyPaths?.contains(.list) ?? true
+            && ((stored.written[.list] ?? Version(0)) > since
+                || keyPaths == nil && stored.list.contains { changed($0, since: since, in: snapshot, depth: 1) })
         guard valueSet || listSet else { return nil }
         return "last heard \(since), the realm reads \(version), which set \(valueSet ? "value " : "")"
             + "\(listSet ? "list" : "")"

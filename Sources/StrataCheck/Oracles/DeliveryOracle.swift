@@ -80,8 +80,10 @@ struct DeliveryOracle {
 
     /// Checks `deliveries`, the callbacks that ran during `step` (which `observed` ended), in
     /// `model` as the step left it; returns the first problem.
-    mutating func check(_ step: Step, observed: Observation, deliveries: [EngineDelivery], model: ModelState,
-                        offset: Int64?, queueNumber: (ContextID) -> Int?) -> String? {
+    mutating func check(
+        _ step: Step, observed: Observation, deliveries: [EngineDelivery], model: ModelState,
+        offset: Int64?, queueNumber: (ContextID) -> Int?
+    ) -> String? {
         switch (step.operation, observed) {
         case (.observeCollection(_, _, _, _, let id), .done), (.observeObject(_, _, let id), .done):
             register(id, in: model)
@@ -92,8 +94,10 @@ struct DeliveryOracle {
         }
         var passOrder: [RealmID: ObserverID] = [:]
         for delivery in deliveries {
-            if let problem = check(delivery, model: model, offset: offset, queueNumber: queueNumber,
-                                   passOrder: &passOrder) {
+            if let problem = check(
+                delivery, model: model, offset: offset, queueNumber: queueNumber,
+                passOrder: &passOrder)
+            {
                 return problem
             }
             checkedCallbacks += 1
@@ -118,9 +122,10 @@ struct DeliveryOracle {
         case .realm:
             return
         }
-        watched[id] = Watched(realm: observer.realm, context: observer.deliveryContext, target: target,
-                              location: realm.configuration.location, epoch: realm.epoch, delivered: delivered,
-                              objectValue: observer.baselineObject?.value)
+        watched[id] = Watched(
+            realm: observer.realm, context: observer.deliveryContext, target: target,
+            location: realm.configuration.location, epoch: realm.epoch, delivered: delivered,
+            objectValue: observer.baselineObject?.value)
     }
 
     /// Spec N4: a skipped observer takes the commit's version as delivered (a collection one
@@ -128,8 +133,9 @@ struct DeliveryOracle {
     private mutating func rebase(_ skipped: [ObserverID], in model: ModelState) {
         for id in skipped {
             guard let watch = watched[id], watch.delivered != nil, !watch.deleted,
-                  let version = model.realms[watch.realm]?.readVersion,
-                  let snapshot = model.files[watch.location]?.versions[version] else { continue }
+                let version = model.realms[watch.realm]?.readVersion,
+                let snapshot = model.files[watch.location]?.versions[version]
+            else { continue }
             switch watch.target {
             case .collection(let query): watched[id]?.delivered = (version, query.evaluate(in: snapshot))
             case .object(let object, _):
@@ -141,9 +147,11 @@ struct DeliveryOracle {
 
     // MARK: one callback (items 1 to 3)
 
-    private mutating func check(_ delivery: EngineDelivery, model: ModelState, offset: Int64?,
-                                queueNumber: (ContextID) -> Int?,
-                                passOrder: inout [RealmID: ObserverID]) -> String? {
+    private mutating func check(
+        _ delivery: EngineDelivery, model: ModelState, offset: Int64?,
+        queueNumber: (ContextID) -> Int?,
+        passOrder: inout [RealmID: ObserverID]
+    ) -> String? {
         let id = delivery.observer
         guard let watch = watched[id] else { return "callback of an unregistered observer: \(delivery)" }
         if watch.invalidated || model.observers[id] == nil {
@@ -172,13 +180,16 @@ struct DeliveryOracle {
         case .collection(let query):
             return checkCollection(delivery, query: query, at: version, snapshot: snapshot)
         case .object(let object, let keyPaths):
-            return checkObject(delivery, object: object, keyPaths: keyPaths, at: version, snapshot: snapshot,
-                               model: model)
+            return checkObject(
+                delivery, object: object, keyPaths: keyPaths, at: version, snapshot: snapshot,
+                model: model)
         }
     }
 
-    private mutating func checkCollection(_ delivery: EngineDelivery, query: Query, at version: Version,
-                                          snapshot: Snapshot) -> String? {
+    private mutating func checkCollection(
+        _ delivery: EngineDelivery, query: Query, at version: Version,
+        snapshot: Snapshot
+    ) -> String? {
         let id = delivery.observer
         guard let contents = delivery.contents else {
             return "callback unreadable: \(delivery) \(delivery.readFailure ?? "")"
@@ -201,8 +212,10 @@ struct DeliveryOracle {
                     + "\(previous.version) (Spec N7)"
             }
             let change = (deletions: deletions, insertions: insertions, modifications: modifications)
-            if let problem = Self.verify(change, old: previous.elements, new: elements, since: previous.version,
-                                         in: snapshot) {
+            if let problem = Self.verify(
+                change, old: previous.elements, new: elements, since: previous.version,
+                in: snapshot)
+            {
                 let before = EngineDelivery.brief(previous.elements.compactMap { snapshot.objects[$0]?.primaryKey })
                 return "callback change set wrong: \(delivery) from \(previous.version)'s \(before): \(problem)"
             }
@@ -214,14 +227,18 @@ struct DeliveryOracle {
     }
 
     /// What every correct change set from `old` to `new` has (item 3); nil when `change` has it.
-    static func verify(_ change: (deletions: [Int], insertions: [Int], modifications: [Int]), old: [ObjectID],
-                       new: [ObjectID], since: Version, in snapshot: Snapshot) -> String? {
+    static func verify(
+        _ change: (deletions: [Int], insertions: [Int], modifications: [Int]), old: [ObjectID],
+        new: [ObjectID], since: Version, in snapshot: Snapshot
+    ) -> String? {
         if change.deletions.isEmpty && change.insertions.isEmpty && change.modifications.isEmpty {
             return "an update that changes nothing (Spec N11)"
         }
-        for (name, indices, count) in [("deletions", change.deletions, old.count),
-                                       ("insertions", change.insertions, new.count),
-                                       ("modifications", change.modifications, old.count)] {
+        for (name, indices, count) in [
+            ("deletions", change.deletions, old.count),
+            ("insertions", change.insertions, new.count),
+            ("modifications", change.modifications, old.count),
+        ] {
             if zip(indices, indices.dropFirst()).contains(where: { $0 >= $1 }) {
                 return "\(name) \(indices) not ascending (Spec N13)"
             }
@@ -270,9 +287,10 @@ struct DeliveryOracle {
 
     static func reading(of object: ObjectID, in snapshot: Snapshot) -> Reading {
         let stored = snapshot.objects[object]
-        return Reading(type: stored?.type ?? "?", primaryKey: stored?.primaryKey ?? Int.min, value: stored?.value,
-                       listKeys: stored?.list.compactMap { snapshot.objects[$0]?.primaryKey } ?? [], isFrozen: false,
-                       linkKey: stored?.link.flatMap { snapshot.objects[$0]?.primaryKey })
+        return Reading(
+            type: stored?.type ?? "?", primaryKey: stored?.primaryKey ?? Int.min, value: stored?.value,
+            listKeys: stored?.list.compactMap { snapshot.objects[$0]?.primaryKey } ?? [], isFrozen: false,
+            linkKey: stored?.link.flatMap { snapshot.objects[$0]?.primaryKey })
     }
 
     // MARK: points where nothing may be owed (item 4)
@@ -281,7 +299,7 @@ struct DeliveryOracle {
         let realmID: RealmID
         switch (step.operation, observed) {
         case (.refresh(let id), .bool), (.beginWrite(let id), .done),
-             (.commitWrite(let id, _, .success), .done):
+            (.commitWrite(let id, _, .success), .done):
             realmID = id
         case (.observeCollection(_, _, _, _, let observer), .done):
             guard let realm = watched[observer]?.realm else { return nil }
@@ -296,15 +314,17 @@ struct DeliveryOracle {
         guard let snapshot = model.files[realm.configuration.location]?.versions[version] else { return nil }
         for id in watched.keys.sorted() {
             guard let watch = watched[id], watch.realm == realmID, !watch.invalidated, !watch.deleted,
-                  !watch.isRetired(in: model), model.observers[id] != nil else { continue }
+                !watch.isRetired(in: model), model.observers[id] != nil
+            else { continue }
             checkedPoints += 1
             let owed: String?
             switch watch.target {
             case .collection(let query):
                 owed = Self.owed(watch, query: query, at: version, snapshot: snapshot)
             case .object(let object, let keyPaths):
-                owed = Self.owedToObject(watch, object: object, keyPaths: keyPaths, at: version,
-                                         snapshot: snapshot)
+                owed = Self.owedToObject(
+                    watch, object: object, keyPaths: keyPaths, at: version,
+                    snapshot: snapshot)
             }
             if let owed {
                 return "callback missing after \(StepText.describe(step)): \(id) \(owed) (Spec N7, N8, N12, N17)"
@@ -322,8 +342,10 @@ struct DeliveryOracle {
     }
 
     /// What a collection observer is owed at `version`, if anything.
-    private static func owed(_ watch: Watched, query: Query, at version: Version,
-                             snapshot: Snapshot) -> String? {
+    private static func owed(
+        _ watch: Watched, query: Query, at version: Version,
+        snapshot: Snapshot
+    ) -> String? {
         guard let delivered = watch.delivered else { return "has had no initial callback" }
         let now = query.evaluate(in: snapshot)
         let owed = ChangeSet.between(old: delivered.elements, new: now) {

@@ -22,8 +22,9 @@ public struct Reading: Hashable, Sendable, CustomStringConvertible {
     }
 
     init(_ model: ObjectReading) {
-        self.init(type: model.type, primaryKey: model.primaryKey, value: model.value,
-                  listKeys: model.listKeys, isFrozen: model.isFrozen, linkKey: model.linkKey)
+        self.init(
+            type: model.type, primaryKey: model.primaryKey, value: model.value,
+            listKeys: model.listKeys, isFrozen: model.isFrozen, linkKey: model.linkKey)
     }
 
     public var description: String {
@@ -74,7 +75,8 @@ public enum Observation: Hashable, Sendable, CustomStringConvertible {
     func accepts(_ engine: Observation) -> Bool {
         switch (self, engine) {
         case (.failure(let code, let message), .failure(let engineCode, let engineMessage)):
-            return code == engineCode && (message.isEmpty || engineMessage == message || engineMessage.contains(message))
+            return code == engineCode
+                && (message.isEmpty || engineMessage == message || engineMessage.contains(message))
         default:
             return self == engine
         }
@@ -84,8 +86,10 @@ public enum Observation: Hashable, Sendable, CustomStringConvertible {
     /// hundreds of rows would bury it).
     static func difference(model: Observation, engine: Observation) -> String {
         guard case .elements(let expected) = model, case .elements(let observed) = engine,
-              max(expected.count, observed.count) > 8 else { return "model \(model), engine \(engine)" }
-        let index = (0..<min(expected.count, observed.count)).first { expected[$0] != observed[$0] }
+            max(expected.count, observed.count) > 8
+        else { return "model \(model), engine \(engine)" }
+        let index =
+            (0..<min(expected.count, observed.count)).first { expected[$0] != observed[$0] }
             ?? min(expected.count, observed.count)
         func at(_ readings: [Reading]) -> String {
             index < readings.count ? readings[index].description : "nothing"

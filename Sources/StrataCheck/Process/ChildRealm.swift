@@ -25,8 +25,10 @@ public enum InterprocessAction: String, CaseIterable, Sendable {
 
 public enum InterprocessChild {
     /// Runs `action` on the file at `path`; `emit` writes one output line.
-    public static func run(_ action: InterprocessAction, path: String, count: Int,
-                           emit: (String) -> Void) throws(Realm.Error) {
+    public static func run(
+        _ action: InterprocessAction, path: String, count: Int,
+        emit: (String) -> Void
+    ) throws(Realm.Error) {
         if action == .alternateInMemory {
             emit("done \(try alternate(identifier: path, until: count, parity: 0))")
             return
@@ -65,8 +67,10 @@ extension InterprocessChild {
     /// whenever it has `parity` and is below `limit`, until it reaches `limit`; returns the
     /// value seen last. Driven by the realm's observer (Spec N24: the other process's commits
     /// wake it), so it never polls.
-    public static func alternate(identifier: String, until limit: Int, parity: Int,
-                                 seconds: Int = 60) throws(Realm.Error) -> Int {
+    public static func alternate(
+        identifier: String, until limit: Int, parity: Int,
+        seconds: Int = 60
+    ) throws(Realm.Error) -> Int {
         let queue = DispatchQueue(label: "strata.ipc08")
         Realm._declareSerial(queue)
         let done = DispatchSemaphore(value: 0)
@@ -139,5 +143,6 @@ private final class AlternateTurns: @unchecked Sendable {
 }
 
 extension Realm.Error {
-    static let alternationTimedOut = Realm.Error(.fail, "testBidirectionalCommunication: the other process did not take its turns in time")
+    static let alternationTimedOut = Realm.Error(
+        .fail, "testBidirectionalCommunication: the other process did not take its turns in time")
 }

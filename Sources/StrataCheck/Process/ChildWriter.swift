@@ -40,8 +40,10 @@ public struct ProcessChildSettings: Sendable {
     /// Stop after this many commits (nil: until killed); for tests of the child alone.
     public var commitsMax: Int?
 
-    public init(path: String, seed: UInt64, child: Int, plan: ProcessPlan,
-                engineBugs: SeededBugSet, mutation: ProcessMutation?, commitsMax: Int?) {
+    public init(
+        path: String, seed: UInt64, child: Int, plan: ProcessPlan,
+        engineBugs: SeededBugSet, mutation: ProcessMutation?, commitsMax: Int?
+    ) {
         self.path = path
         self.seed = seed
         self.child = child
@@ -57,8 +59,10 @@ public enum ProcessChild {
     /// The configuration every process of a campaign opens the file with (the parent too).
     /// `probe` hears the engine's probe marks (the parent counts its own, the children's
     /// reach it as `probe` lines).
-    static func configuration(path: String, engineBugs: SeededBugSet,
-                              probe: (@Sendable (Probe) -> Void)? = nil) -> Realm.Configuration {
+    static func configuration(
+        path: String, engineBugs: SeededBugSet,
+        probe: (@Sendable (Probe) -> Void)? = nil
+    ) -> Realm.Configuration {
         var configuration = Realm.Configuration(objectTypes: CheckTypes.classes)
         configuration.fileURL = URL(fileURLWithPath: path)
         configuration._engine = .init(hooks: EngineHooks(probe: probe, bugs: engineBugs.engine))
@@ -101,15 +105,16 @@ public enum ProcessChild {
         }
         let counterKey = ProcessPlan.counterKey(child: settings.child)
         let counter = try realm._object(ofType: Other.self, forPrimaryKey: counterKey)
-        let lastSeq = try counter.map { object throws(Realm.Error) -> Int in
-            guard let packed = try object._value(forKey: "value") as? Int,
-                let stamp = ProcessStamp(packed: packed), stamp.child == settings.child
-            else {
-                throw Realm.Error(
-                    .fail, "strata-check: child \(settings.child)'s counter is not a stamp")
-            }
-            return stamp.number
-        } ?? 0
+        let lastSeq =
+            try counter.map { object throws(Realm.Error) -> Int in
+                guard let packed = try object._value(forKey: "value") as? Int,
+                    let stamp = ProcessStamp(packed: packed), stamp.child == settings.child
+                else {
+                    throw Realm.Error(
+                        .fail, "strata-check: child \(settings.child)'s counter is not a stamp")
+                }
+                return stamp.number
+            } ?? 0
         // Spec W16: the commit makes base + 1, so the batch can carry its own version.
         let batch = ProcessBatch(
             plan: settings.plan, seed: settings.seed, child: settings.child, seq: lastSeq + 1,

@@ -18,15 +18,21 @@ public enum ProcessArtifact {
     /// The command that re-runs the campaign of `settings`: every option that shapes it (seed,
     /// writer processes, budget, kill limit, defect), so the same plan and kill plan run again.
     public static func rerunCommand(_ settings: ProcessSettings) -> [String] {
-        var words = ["strata-fuzz", "run", "--mode", "process", "--seed", String(settings.seed),
-                     "--threads", String(settings.children)]
+        var words = [
+            "strata-fuzz", "run", "--mode", "process", "--seed", String(settings.seed),
+            "--threads", String(settings.children),
+        ]
         if let commits = settings.commits {
             words += ["--ops", String(commits)]
         } else if let seconds = settings.seconds {
-            words += ["--seconds", seconds == seconds.rounded() && abs(seconds) < 1e15 ? String(Int64(seconds)) : String(seconds)]
+            words += [
+                "--seconds",
+                seconds == seconds.rounded() && abs(seconds) < 1e15 ? String(Int64(seconds)) : String(seconds),
+            ]
         }
         if let kills = settings.kills { words += ["--kills", String(kills)] }
-        if let bug = SeededBugCatalog.all.first(where: { !$0.bug.isEmpty && settings.engineBugs.isSuperset(of: $0.bug) }) {
+        if let bug = SeededBugCatalog.all.first(where: { !$0.bug.isEmpty && settings.engineBugs.isSuperset(of: $0.bug) }
+        ) {
             words += ["--defect", bug.name]
         }
         if let mutation = settings.mutation { words += ["--defect", mutation.rawValue] }

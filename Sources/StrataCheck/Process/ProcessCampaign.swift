@@ -26,96 +26,6 @@ import StrataStorage
 //                  │   └──▶ log behind? ──yes──▶ verify ──┐                               │
 //                  └───────────────────────────────────────┴───────────────────────────────┘
 
-/// Why a process campaign could not run at all (not a finding about the engine).
-public enum ProcessCampaignError: Error, Sendable, CustomStringConvertible {
-    case setUp(String)
-
-    public var description: String {
-        switch self {
-        case .setUp(let reason): return reason
-        }
-    }
-}
-
-/// The settings of a process campaign.
-public struct ProcessSettings: Sendable {
-    /// Writer children running at once.
-    public var children: Int
-    /// Stop after this many seconds, or
-    public var seconds: Double?
-    /// after this many acknowledged commits (whichever comes first).
-    public var commits: Int?
-    /// Stop after this many kills (tests); nil: no limit.
-    public var kills: Int?
-    public var seed: UInt64
-    /// The executable and leading arguments that start a child (`strata-fuzz child-writer`).
-    public var childCommand: [String]
-    public var scratchDirectory: String
-    public var engineBugs: SeededBugSet
-    public var mutation: ProcessMutation?
-    /// How long without a commit counts as hung.
-    public var patienceSeconds: Double
-
-    public init(children: Int, seconds: Double?, commits: Int?, kills: Int? = nil, seed: UInt64,
-                childCommand: [String], scratchDirectory: String, engineBugs: SeededBugSet = [],
-                mutation: ProcessMutation? = nil, patienceSeconds: Double = 30) {
-        precondition(children >= 1 && children <= 16, "1 to 16 children")
-        precondition(!childCommand.isEmpty, "a command to start children")
-        self.children = children
-        self.seconds = seconds
-        self.commits = commits
-        self.kills = kills
-        self.seed = seed
-        self.childCommand = childCommand
-        self.scratchDirectory = scratchDirectory
-        self.engineBugs = engineBugs
-        self.mutation = mutation
-        self.patienceSeconds = patienceSeconds
-    }
-
-    /// This executable, for a parent that is also the child (`/proc/self/exe`).
-    public static func currentExecutable() -> String? {
-        try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
-    }
-}
-
-/// Counts of a process campaign.
-public struct ProcessStatistics: Sendable, Hashable {
-    /// Children killed by the kill plan, each followed by a verification (the children killed
-    /// when the campaign ends are not counted).
-    public var kills = 0
-    public var acknowledgedCommits = 0
-    /// Versions whose batch the parent replayed and found in the file.
-    public var commitsChecked = 0
-    /// Commits found in the file that no child acknowledged (a kill came after they were
-    /// durable, before the child reported them).
-    public var unacknowledgedCommits = 0
-    public var verifies = 0
-    public var respawns = 0
-    /// Killed children found to pin nothing two versions after their death.
-    public var deadReadersChecked = 0
-    public var failures = 0
-    /// Kills that came before the child opened its realm, before its first commit line.
-    public var killsBeforeOpen = 0
-    /// Engine probes by name: the parent's marks, and one per child process that hit it.
-    public var probes: [String: Int] = [:]
-}
-
-/// What a process campaign did and found.
-public struct ProcessReport: Sendable {
-    public var settings: ProcessSettings
-    public var plan: ProcessPlan
-    public var statistics: ProcessStatistics
-    public var seconds: Double
-    public var failure: ProcessFailure?
-    /// The parent's timeline (spawns, kills, verifications), newest last, bounded.
-    public var timeline: [String]
-    /// Each child incarnation's stdout lines and stderr, by `c<child>-<incarnation>`.
-    public var childLogs: [(name: String, output: [String], error: String)]
-    /// The campaign's file, left in place on a failure.
-    public var path: String
-}
-
 /// One process campaign; see the file header.
 public final class ProcessCampaign {
     public struct Progress: Sendable {
@@ -261,11 +171,12 @@ public final class ProcessCampaign {
     private func spawn(_ child: Int) throws(ProcessCampaignError) {
         let incarnation = incarnations[child]
         incarnations[child] += 1
-        var arguments = Array(settings.childCommand.dropFirst()) + [
-            "--file", path, "--seed", String(settings.seed), "--id", String(child),
-            "--keys", String(plan.keyCount), "--changes-max", String(plan.changesMax),
-            "--delete-percent", String(plan.deletePercent), "--log", String(plan.logCapacity),
-        ]
+        var arguments =
+            Array(settings.childCommand.dropFirst()) + [
+                "--file", path, "--seed", String(settings.seed), "--id", String(child),
+                "--keys", String(plan.keyCount), "--changes-max", String(plan.changesMax),
+                "--delete-percent", String(plan.deletePercent), "--log", String(plan.logCapacity),
+            ]
         if !settings.engineBugs.isEmpty {
             arguments += ["--engine-bugs", String(settings.engineBugs.rawValue)]
         }
@@ -333,8 +244,9 @@ public final class ProcessCampaign {
         let last = child.drain()
         children[victim] = nil
         finished.append(child)
-        note("kill c\(victim)-\(child.incarnation) pid \(child.pid) after "
-             + "\(child.lines.count) lines: \(SpawnedChild.describe(status: status))")
+        note(
+            "kill c\(victim)-\(child.incarnation) pid \(child.pid) after "
+                + "\(child.lines.count) lines: \(SpawnedChild.describe(status: status))")
         if !SpawnedChild.killedBySIGKILL(status) {
             return ProcessFailure(
                 kind: .child,
@@ -381,8 +293,9 @@ public final class ProcessCampaign {
         let failure = ledger.check(snapshot, deadChild: deadChild)
         statistics.commitsChecked = ledger.replayedCount
         statistics.unacknowledgedCommits = ledger.unacknowledgedCount
-        note("verify v\(snapshot.version)" + (deadChild.map { " after killing c\($0)" } ?? "")
-             + (failure.map { ": \($0)" } ?? ": ok"))
+        note(
+            "verify v\(snapshot.version)" + (deadChild.map { " after killing c\($0)" } ?? "")
+                + (failure.map { ": \($0)" } ?? ": ok"))
         return failure
     }
 
@@ -460,8 +373,10 @@ public final class ProcessCampaign {
         }
         let logs = finished.sorted { ($0.child, $0.incarnation) < ($1.child, $1.incarnation) }
             .map { child in
-                (name: "c\(child.child)-\(child.incarnation)", output: child.lines,
-                 error: child.errorTail(byteCountMax: 64 * 1024))
+                (
+                    name: "c\(child.child)-\(child.incarnation)", output: child.lines,
+                    error: child.errorTail(byteCountMax: 64 * 1024)
+                )
             }
         reader = nil
         for (name, count) in parentProbes.snapshot { statistics.probes[name, default: 0] += count }

@@ -221,8 +221,10 @@ struct ProcessLedger {
                         + "previous commit was seq \(expectedSeq - 1): a commit lost or applied "
                         + "twice (Spec W1, D3)")
             }
-            apply(ProcessBatch(plan: plan, seed: seed, child: stamp.child, seq: stamp.number,
-                               version: version))
+            apply(
+                ProcessBatch(
+                    plan: plan, seed: seed, child: stamp.child, seq: stamp.number,
+                    version: version))
         }
         return nil
     }

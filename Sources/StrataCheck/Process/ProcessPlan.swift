@@ -66,8 +66,10 @@ public struct ProcessPlan: Sendable, Hashable, CustomStringConvertible {
 
     public static let logCapacityDefault = 4096
 
-    public init(keyCount: Int, changesMax: Int, deletePercent: Int,
-                logCapacity: Int = ProcessPlan.logCapacityDefault) {
+    public init(
+        keyCount: Int, changesMax: Int, deletePercent: Int,
+        logCapacity: Int = ProcessPlan.logCapacityDefault
+    ) {
         precondition(keyCount >= 1 && changesMax >= 1, "a plan needs keys and changes")
         precondition((0...100).contains(deletePercent), "a percentage")
         precondition(logCapacity >= 16, "a log too small to check anything")

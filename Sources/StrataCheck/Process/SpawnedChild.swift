@@ -157,8 +157,9 @@ final class SpawnedChild {
         executable: String, arguments: [String], output: Int32, errorPath: String
     ) throws(ProcessCampaignError) -> pid_t {
         do {
-            return try ChildSpawn.spawn(executable: executable, arguments: arguments, output: output,
-                                        error: .file(errorPath))
+            return try ChildSpawn.spawn(
+                executable: executable, arguments: arguments, output: output,
+                error: .file(errorPath))
         } catch {
             throw .setUp("posix_spawn \(executable) failed: errno \(error.code)")
         }

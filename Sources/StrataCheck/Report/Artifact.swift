@@ -8,13 +8,16 @@ public enum Artifact {
     /// Writes the artifact of `result` (a failing, usually shrunk run) under `directory`.
     /// Returns the artifact's directory.
     @discardableResult
-    public static func write(_ result: RunResult, settings: CheckSettings, seed: UInt64?, into directory: String) throws -> String {
+    public static func write(_ result: RunResult, settings: CheckSettings, seed: UInt64?, into directory: String) throws
+        -> String
+    {
         let token = ReplayToken.encode(settings: settings, choices: result.choices)
         let name = "failure-\(String(result.digest, radix: 16))"
         let folder = try ArtifactDirectory(name, under: directory)
         try folder.put(tokenFile, token + "\n")
         var summary = "failure: \(result.failure?.description ?? "none")\n"
-        summary += "settings: mode \(settings.mode.rawValue), store \(settings.store.rawValue), threads \(settings.threads), operations \(settings.operations)\n"
+        summary +=
+            "settings: mode \(settings.mode.rawValue), store \(settings.store.rawValue), threads \(settings.threads), operations \(settings.operations)\n"
         if let seed { summary += "seed: \(seed)\n" }
         summary += "scheduler: \(result.scheduler)\nswarm: \(result.swarm)\n"
         summary += "operations run: \(result.trace.count), choices: \(result.choices.count)\n"
@@ -29,7 +32,8 @@ public enum Artifact {
     /// did, the engine version the realm read; the first divergence is marked.
     public static func timeline(_ result: RunResult, threads: Int) -> String {
         var lines: [String] = []
-        lines.append("#    " + (0..<threads).map { "c\($0 + 1)".padding(toLength: 44, withPad: " ", startingAt: 0) }.joined())
+        lines.append(
+            "#    " + (0..<threads).map { "c\($0 + 1)".padding(toLength: 44, withPad: " ", startingAt: 0) }.joined())
         for entry in result.trace {
             var cell = StepText.describe(entry.step.operation)
             if let version = entry.engineVersion { cell += " @v\(version)" }

@@ -1,8 +1,9 @@
+import Foundation
+import Synchronization
+
 #if canImport(Glibc)
     import Glibc
 #endif
-import Foundation
-import Synchronization
 
 /// The run in flight, kept where a process that dies leaves it: the run's settings (as the
 /// start of its replay token) and every draw of its choice stream, stored into a shared
@@ -31,7 +32,9 @@ public final class FlightRecorder: @unchecked Sendable {
     static let byteCount = headerByteCount + capacity * MemoryLayout<UInt32>.size
 
     private enum State: UInt64 {
-        case idle = 0, running = 1, overflowed = 2
+        case idle = 0
+        case running = 1
+        case overflowed = 2
     }
 
     private let base: UnsafeMutableRawPointer
@@ -119,7 +122,9 @@ public final class FlightRecorder: @unchecked Sendable {
     public static func inFlight(path: String) -> InFlight? {
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }
-        guard let header = try? handle.read(upToCount: headerByteCount), header.count == headerByteCount else { return nil }
+        guard let header = try? handle.read(upToCount: headerByteCount), header.count == headerByteCount else {
+            return nil
+        }
         func word(_ offset: Int) -> UInt64 {
             header.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset, as: UInt64.self) }
         }

@@ -25,11 +25,14 @@ public enum ReplayToken {
 
     /// A token's settings, up to and with the dot before its choices.
     static func prefix(of settings: CheckSettings) -> String {
-        [prefix(generation: settings.generation) + settings.mode.rawValue, settings.store.rawValue, "\(settings.threads)",
-         "\(settings.operations)", "\(settings.engineBugs.rawValue)",
-         settings.modelMutation?.rawValue ?? "-",
-         settings.excludedKinds.isEmpty ? "-" : settings.excludedKinds.sorted().joined(separator: "+"),
-         ""].joined(separator: ".")
+        [
+            prefix(generation: settings.generation) + settings.mode.rawValue, settings.store.rawValue,
+            "\(settings.threads)",
+            "\(settings.operations)", "\(settings.engineBugs.rawValue)",
+            settings.modelMutation?.rawValue ?? "-",
+            settings.excludedKinds.isEmpty ? "-" : settings.excludedKinds.sorted().joined(separator: "+"),
+            "",
+        ].joined(separator: ".")
     }
 
     /// A token's choices: LEB128 varints in base64url without padding.
@@ -51,12 +54,14 @@ public enum ReplayToken {
 
     /// nil when `token` is not a token of this format.
     public static func decode(_ token: String, scratchDirectory: String = NSTemporaryDirectory()) -> Decoded? {
-        let parts = token.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ".", omittingEmptySubsequences: false)
+        let parts = token.trimmingCharacters(in: .whitespacesAndNewlines).split(
+            separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 9, parts[0].hasPrefix("sc"), let generation = Int(parts[0].dropFirst(2)),
-              CheckSettings.generations.contains(generation),
-              let mode = CheckMode(rawValue: String(parts[1])), let store = CheckStore(rawValue: String(parts[2])),
-              let threads = Int(parts[3]), (1...16).contains(threads), let operations = Int(parts[4]), operations > 0,
-              let bugs = UInt64(parts[5]) else { return nil }
+            CheckSettings.generations.contains(generation),
+            let mode = CheckMode(rawValue: String(parts[1])), let store = CheckStore(rawValue: String(parts[2])),
+            let threads = Int(parts[3]), (1...16).contains(threads), let operations = Int(parts[4]), operations > 0,
+            let bugs = UInt64(parts[5])
+        else { return nil }
         let mutation: ModelMutation?
         if parts[6] == "-" {
             mutation = nil
@@ -86,9 +91,10 @@ public enum ReplayToken {
             }
         }
         guard shift == 0 else { return nil }
-        var settings = CheckSettings(mode: mode, store: store, threads: threads, operations: operations,
-                                     engineBugs: .init(rawValue: bugs), modelMutation: mutation,
-                                     scratchDirectory: scratchDirectory)
+        var settings = CheckSettings(
+            mode: mode, store: store, threads: threads, operations: operations,
+            engineBugs: .init(rawValue: bugs), modelMutation: mutation,
+            scratchDirectory: scratchDirectory)
         settings.excludedKinds = excluded
         settings.generation = generation
         return Decoded(settings: settings, choices: choices)

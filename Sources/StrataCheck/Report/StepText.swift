@@ -62,7 +62,8 @@ enum StepText {
         case .writeAsync(let id, let mutations, let write):
             return "writeAsync(\(id), \(mutations.map(describe).joined(separator: ", "))) -> \(write)"
         case .beginAsyncWrite(let id, let mutations, let ending, let write):
-            return "beginAsyncWrite(\(id), \(mutations.map(describe).joined(separator: ", ")), then \(ending)) -> \(write)"
+            return
+                "beginAsyncWrite(\(id), \(mutations.map(describe).joined(separator: ", ")), then \(ending)) -> \(write)"
         case .commitAsyncWrite(let id, let grouping, let write):
             return "commitAsyncWrite(\(id), allowGrouping: \(grouping)) -> \(write)"
         case .cancelAsyncWrite(let id, let write): return "cancelAsyncWrite(\(id), \(write))"

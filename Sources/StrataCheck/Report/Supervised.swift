@@ -33,7 +33,8 @@ public enum Supervised {
         public var said: String {
             let lines = standardError.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
             if !lines.contains(where: { $0.contains("Fatal error") }),
-               let crashed = lines.first(where: { $0.contains("Program crashed:") }) {
+                let crashed = lines.first(where: { $0.contains("Program crashed:") })
+            {
                 return crashed.trimmingCharacters(in: CharacterSet(charactersIn: "* "))
             }
             return SeededBugCatalog.trapMessage(standardError)
@@ -78,13 +79,16 @@ public enum Supervised {
         }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        let standardError = FileManager.default.contents(atPath: errorPath)
+        let standardError =
+            FileManager.default.contents(atPath: errorPath)
             .map { String(decoding: $0, as: UTF8.self) } ?? ""
         if !standardError.isEmpty { FileHandle.standardError.write(Data(standardError.utf8)) }
         let signal = status & 0x7f
         guard signal != 0 else { return .exited((status >> 8) & 0xff) }
-        return .crashed(Crash(signal: signal, inFlight: FlightRecorder.inFlight(path: recorderPath),
-                              standardError: standardError))
+        return .crashed(
+            Crash(
+                signal: signal, inFlight: FlightRecorder.inFlight(path: recorderPath),
+                standardError: standardError))
     }
 
     /// Installs the flight recorder a supervising parent named (`--flight-recorder FILE`).
@@ -111,7 +115,8 @@ public enum Supervised {
         summary += "settings: mode \(inFlight.mode.rawValue), draws recorded \(inFlight.draws)\n"
         if let seed = inFlight.seed { summary += "seed: \(seed)\n" }
         if let run = inFlight.campaignRun { summary += "campaign run: \(run)\n" }
-        summary += "The run killed its process, so there is no timeline: replay the token (strata-fuzz replay "
+        summary +=
+            "The run killed its process, so there is no timeline: replay the token (strata-fuzz replay "
             + "runs it in a child and reports the crash).\n"
         summary += "stderr:\n\(crash.standardError.suffix(4000))\n"
         try put("failure.txt", summary)

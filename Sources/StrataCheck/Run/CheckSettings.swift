@@ -48,9 +48,11 @@ public struct CheckSettings: Sendable, Hashable {
     public static let currentGeneration = 6
     public static let generations = 1...currentGeneration
 
-    public init(mode: CheckMode = .controlled, store: CheckStore = .sim, threads: Int = 3, operations: Int = 200,
-                engineBugs: SeededBugSet = [], modelMutation: ModelMutation? = nil,
-                scratchDirectory: String = NSTemporaryDirectory()) {
+    public init(
+        mode: CheckMode = .controlled, store: CheckStore = .sim, threads: Int = 3, operations: Int = 200,
+        engineBugs: SeededBugSet = [], modelMutation: ModelMutation? = nil,
+        scratchDirectory: String = NSTemporaryDirectory()
+    ) {
         self.mode = mode
         self.store = store
         self.threads = threads

@@ -67,9 +67,11 @@ final class ControlledThreads: @unchecked Sendable {
     private let inline = Lock<HangWatch?>(nil)
     private let onInlineHang: @Sendable () -> String
 
-    init(count: Int, patience: TimeInterval = 10, switchPoints: @escaping @Sendable (YieldPoint) -> Bool,
-         decide: @escaping @Sendable (Int, YieldPoint) -> Bool,
-         onInlineHang: @escaping @Sendable () -> String = { "" }) {
+    init(
+        count: Int, patience: TimeInterval = 10, switchPoints: @escaping @Sendable (YieldPoint) -> Bool,
+        decide: @escaping @Sendable (Int, YieldPoint) -> Bool,
+        onInlineHang: @escaping @Sendable () -> String = { "" }
+    ) {
         monitor = Monitor(conditions: count + 1)
         driver = count
         status = Array(repeating: .idle, count: count)
@@ -185,7 +187,8 @@ final class ControlledThreads: @unchecked Sendable {
             return !current.stillProgressing()
         }
         guard hung else { return }
-        fatalError("StrataCheck: an operation run inline hung for \(patience) s (a deadlock in the engine); \(onInlineHang())")
+        fatalError(
+            "StrataCheck: an operation run inline hung for \(patience) s (a deadlock in the engine); \(onInlineHang())")
     }
 
     /// How long the driver spins for a thread's report before sleeping (`Monitor`).
@@ -196,7 +199,10 @@ final class ControlledThreads: @unchecked Sendable {
         var watch = HangWatch(clock: clocks[index], patience: patience)
         while status[index] == .running {
             if !monitor.wait(driver, until: watch.deadline, spinningFor: ControlledThreads.driverSpin),
-               !watch.stillProgressing() { return .hung }
+                !watch.stillProgressing()
+            {
+                return .hung
+            }
         }
         switch status[index] {
         case .idle: return .finished

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Tells a thread that is blocked from one that is only slow, so that a deadlock verdict does
@@ -50,7 +50,8 @@ struct HangWatch {
     /// starts) rather than sat blocked.
     mutating func stillProgressing() -> Bool {
         guard Double(Monitor.nanoseconds() &- started) / 1e9 < ceiling,
-              let now = Self.cpuNanoseconds(clock), now >= windowCPU &+ Self.minimumProgress else { return false }
+            let now = Self.cpuNanoseconds(clock), now >= windowCPU &+ Self.minimumProgress
+        else { return false }
         windowCPU = now
         deadline = Monitor.deadline(after: patience)
         return true

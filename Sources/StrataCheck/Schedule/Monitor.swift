@@ -1,7 +1,8 @@
 import Foundation
 import Synchronization
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// One mutex with one condition variable per waiter, so that a hand-off wakes exactly the
@@ -88,7 +89,8 @@ final class Monitor: @unchecked Sendable {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
         let nanoseconds = Int(now.tv_nsec) + Int((seconds - seconds.rounded(.down)) * 1e9)
-        return timespec(tv_sec: now.tv_sec + Int(seconds) + nanoseconds / 1_000_000_000,
-                        tv_nsec: nanoseconds % 1_000_000_000)
+        return timespec(
+            tv_sec: now.tv_sec + Int(seconds) + nanoseconds / 1_000_000_000,
+            tv_nsec: nanoseconds % 1_000_000_000)
     }
 }

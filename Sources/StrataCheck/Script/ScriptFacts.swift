@@ -1,6 +1,6 @@
 import StrataModel
-import StrataStorage
 import StrataSimulation
+import StrataStorage
 
 /// What the generated test (`ScriptRenderer`) needs to know of a trace entry beyond its step
 /// and observations: where the schedule put it, and how the harness crashed or failed a commit.
@@ -77,9 +77,10 @@ extension ModelState {
         guard let file = files[location], let snapshot = file.versions[file.newest] else { return nil }
         return snapshot.objects.values
             .map { object in
-                Reading(type: object.type, primaryKey: object.primaryKey, value: object.value,
-                        listKeys: object.list.compactMap { snapshot.objects[$0]?.primaryKey }, isFrozen: false,
-                        linkKey: object.link.flatMap { snapshot.objects[$0]?.primaryKey })
+                Reading(
+                    type: object.type, primaryKey: object.primaryKey, value: object.value,
+                    listKeys: object.list.compactMap { snapshot.objects[$0]?.primaryKey }, isFrozen: false,
+                    linkKey: object.link.flatMap { snapshot.objects[$0]?.primaryKey })
             }
             .sorted { ($0.type, $0.primaryKey) < ($1.type, $1.primaryKey) }
     }

@@ -1,6 +1,6 @@
 import StrataModel
-import StrataStorage
 import StrataSimulation
+import StrataStorage
 
 // Swift source text for the values a generated test names: observations, readings, crash
 // images, injected faults, strings.

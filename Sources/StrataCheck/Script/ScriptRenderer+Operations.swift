@@ -34,10 +34,12 @@ extension ScriptRenderer {
         case .open(_, .callingContext, let id):
             return ["s.hold(try Realm._open(configuration: s.configuration, queue: nil), openedAs: \(id.rawValue))"]
         case .open(_, .queue(let context), let id):
-            return ["let realm = try Realm._open(configuration: s.configuration, queue: s.queue(of: \(context.rawValue)))",
-                    "// The harness's step: a queue realm's autorefresh turns run when no schedule orders them.",
-                    "realm.autorefresh = false",
-                    "return s.hold(realm, openedAs: \(id.rawValue))"]
+            return [
+                "let realm = try Realm._open(configuration: s.configuration, queue: s.queue(of: \(context.rawValue)))",
+                "// The harness's step: a queue realm's autorefresh turns run when no schedule orders them.",
+                "realm.autorefresh = false",
+                "return s.hold(realm, openedAs: \(id.rawValue))",
+            ]
         case .release(let id):
             return ["s.release(\(id.rawValue))"]
         case .refresh(let id):
@@ -53,8 +55,10 @@ extension ScriptRenderer {
         case .cancelWrite(let id):
             return done("try s.realm(\(id.rawValue))._cancelWrite()")
         case .freezeRealm(let id, let frozen):
-            return ["let source = try s.realm(\(id.rawValue))",
-                    "return s.hold(frozen: try source._freeze(), of: source, sourceID: \(id.rawValue), as: \(frozen.rawValue))"]
+            return [
+                "let source = try s.realm(\(id.rawValue))",
+                "return s.hold(frozen: try source._freeze(), of: source, sourceID: \(id.rawValue), as: \(frozen.rawValue))",
+            ]
         default:
             return nil
         }
@@ -69,14 +73,18 @@ extension ScriptRenderer {
             return objects(realm: realm, type: type, query: query, id: id)
         case .objectForPrimaryKey(let realm, let type, let primaryKey, let id):
             kinds[id] = .object
-            return ["s.keep(try s.realm(\(realm.rawValue))._object(ofType: \(type).self, forPrimaryKey: \(primaryKey)), "
-                    + "as: \(id.rawValue))"]
+            return [
+                "s.keep(try s.realm(\(realm.rawValue))._object(ofType: \(type).self, forPrimaryKey: \(primaryKey)), "
+                    + "as: \(id.rawValue))"
+            ]
         case .create(let realm, let type, let primaryKey, let value, let policy, let id):
             kinds[id] = .object
             let fields = "[\"primaryKey\": \(primaryKey), \"value\": \(value.map(String.init) ?? "Int?.none as Any")]"
-            return ["let created = try s.realm(\(realm.rawValue))._create(",
-                    "    \(type).self, value: \(fields), update: .\(policy))",
-                    "return s.keep(created, as: \(id.rawValue))"]
+            return [
+                "let created = try s.realm(\(realm.rawValue))._create(",
+                "    \(type).self, value: \(fields), update: .\(policy))",
+                "return s.keep(created, as: \(id.rawValue))",
+            ]
         case .read(let id):
             return read(id)
         case .setValue(let id, let value):
@@ -89,9 +97,11 @@ extension ScriptRenderer {
             return done("try s.realm(\(realm.rawValue))._delete(s.object(\(id.rawValue)))")
         case .listOf(let owner, let id):
             kinds[id] = .list
-            return ["let owner = try s.object(\(owner.rawValue))",
-                    "_ = try owner._value(forKey: \"primaryKey\")  // the checks (thread, invalidation) that throw",
-                    "return s.keep(try s.list(of: owner), as: \(id.rawValue))"]
+            return [
+                "let owner = try s.object(\(owner.rawValue))",
+                "_ = try owner._value(forKey: \"primaryKey\")  // the checks (thread, invalidation) that throw",
+                "return s.keep(try s.list(of: owner), as: \(id.rawValue))",
+            ]
         case .append(let list, let element):
             return done("try s.list(\(list.rawValue))._append(s.item(\(element.rawValue)))")
         case .removeFromList(let list, let index):
@@ -107,9 +117,11 @@ extension ScriptRenderer {
         case .resolve(let reference, let realm, let id):
             guard let kind = referenceKinds[reference] else { return nil }
             kinds[id] = kind
-            return ["let realm = try s.realm(\(realm.rawValue))",
-                    "let reference = try s.reference(\(reference.rawValue), to: \(kind.referenceType))",
-                    "return s.keep(try realm._resolve(reference), as: \(id.rawValue))"]
+            return [
+                "let realm = try s.realm(\(realm.rawValue))",
+                "let reference = try s.reference(\(reference.rawValue), to: \(kind.referenceType))",
+                "return s.keep(try realm._resolve(reference), as: \(id.rawValue))",
+            ]
         case .releaseHandle(let id):
             return ["s.drop(\(id.rawValue))"]
         case .apply(let realm, let mutations):
@@ -134,10 +146,12 @@ extension ScriptRenderer {
                     guard case .create(_, let key, let value) = mutation else { return "" }
                     return "(\(key), \(literal(value)))"
                 }
-                lines += ["let rows: [(Int, Int?)] = [\(rows.joined(separator: ", "))]",
-                          "for (key, value) in rows {",
-                          "    _ = try realm._create(\(type).self, value: [\"primaryKey\": key, \"value\": value as Any], update: .error)",
-                          "}"]
+                lines += [
+                    "let rows: [(Int, Int?)] = [\(rows.joined(separator: ", "))]",
+                    "for (key, value) in rows {",
+                    "    _ = try realm._create(\(type).self, value: [\"primaryKey\": key, \"value\": value as Any], update: .error)",
+                    "}",
+                ]
                 rest = rest.dropFirst(run.count)
             case .delete(let type, _):
                 let run = rest.prefix { if case .delete(type, _) = $0 { true } else { false } }
@@ -145,12 +159,16 @@ extension ScriptRenderer {
                     guard case .delete(_, let key) = mutation else { return "" }
                     return "\(key)"
                 }
-                lines += ["for key in [\(keys.joined(separator: ", "))] {",
-                          "    try realm._delete(EngineSide.existing(\(type).self, key, in: realm))",
-                          "}"]
+                lines += [
+                    "for key in [\(keys.joined(separator: ", "))] {",
+                    "    try realm._delete(EngineSide.existing(\(type).self, key, in: realm))",
+                    "}",
+                ]
                 rest = rest.dropFirst(run.count)
             case .setValue(let type, let key, let value):
-                lines.append("try EngineSide.existing(\(type).self, \(key), in: realm)._setValue(\(literal(value)), forKey: \"value\")")
+                lines.append(
+                    "try EngineSide.existing(\(type).self, \(key), in: realm)._setValue(\(literal(value)), forKey: \"value\")"
+                )
                 rest = rest.dropFirst()
             case .append, .setMapValue:
                 return nil
@@ -186,8 +204,10 @@ extension ScriptRenderer {
             lines.append("                             SortDescriptor(keyPath: \"primaryKey\", ascending: true)])")
         case .linkValue(let ascending):
             // Spec V20: through the link, the throwing entry point (another type has no link).
-            lines.append("results = try results._sorted(by: [SortDescriptor(keyPath: \"link.value\", ascending: \(ascending)),")
-            lines.append("                                   SortDescriptor(keyPath: \"primaryKey\", ascending: true)])")
+            lines.append(
+                "results = try results._sorted(by: [SortDescriptor(keyPath: \"link.value\", ascending: \(ascending)),")
+            lines.append(
+                "                                   SortDescriptor(keyPath: \"primaryKey\", ascending: true)])")
         }
         return lines + ["return s.keep(results, as: \(id.rawValue))"]
     }
@@ -202,15 +222,19 @@ extension ScriptRenderer {
 
     /// A freeze or thaw: an object keeps its identity rule, a collection its own (Spec F5);
     /// `sourceWasTarget` is the condition under which the collection returns itself.
-    private mutating func freezeOrThaw(_ id: HandleID, as target: HandleID, call: String,
-                                       sourceWasTarget: String) -> [String]? {
+    private mutating func freezeOrThaw(
+        _ id: HandleID, as target: HandleID, call: String,
+        sourceWasTarget: String
+    ) -> [String]? {
         guard let kind = kinds[id] else { return nil }
         kinds[target] = kind
         if kind == .object {
             return ["s.identify(try s.object(\(id.rawValue)).\(call)(), as: \(target.rawValue))"]
         }
-        return ["let source = try \(accessor(id, kind))",
-                "return s.keep(try source.\(call)(), from: \(id.rawValue), sourceWasTarget: \(sourceWasTarget), "
-                    + "as: \(target.rawValue))"]
+        return [
+            "let source = try \(accessor(id, kind))",
+            "return s.keep(try source.\(call)(), from: \(id.rawValue), sourceWasTarget: \(sourceWasTarget), "
+                + "as: \(target.rawValue))",
+        ]
     }
 }

@@ -25,7 +25,9 @@ extension ScriptRenderer {
         }
         // Stable: entries at one point keep the trace's order.
         return keyed.enumerated()
-            .sorted { ($0.element.position, $0.element.phase, $0.offset) < ($1.element.position, $1.element.phase, $1.offset) }
+            .sorted {
+                ($0.element.position, $0.element.phase, $0.offset) < ($1.element.position, $1.element.phase, $1.offset)
+            }
             .map(\.element.event)
     }
 
@@ -35,7 +37,9 @@ extension ScriptRenderer {
             switch event {
             case .handOff(let entry):
                 guard let body = body(entry.step.operation) else { return false }
-                lines += ["", "// \(entry.index). \(StepText.describe(entry.step)): waits for the write lock, handed off"]
+                lines += [
+                    "", "// \(entry.index). \(StepText.describe(entry.step)): waits for the write lock, handed off",
+                ]
                 lines += closure("let w\(entry.index) = c\(entry.step.context.rawValue).start", body)
                 waiting.append(entry.index)
                 contexts.insert(entry.step.context)
@@ -45,7 +49,9 @@ extension ScriptRenderer {
         }
         if let failed = result.failedCrash {
             guard let body = body(failed.step.operation) else { return false }
-            lines += ["", "// \(failed.index). \(StepText.describe(failed.step)): the crash image that failed its check"]
+            lines += [
+                "", "// \(failed.index). \(StepText.describe(failed.step)): the crash image that failed its check",
+            ]
             renderCrashingCommit(failed, body: body)
         }
         return true

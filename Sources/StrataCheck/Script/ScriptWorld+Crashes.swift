@@ -1,8 +1,8 @@
 import Foundation
 import Strata
 import StrataModel
-import StrataStorage
 import StrataSimulation
+import StrataStorage
 
 // Crashes and injected faults in a generated test, through the same seam the runner uses: the
 // `RunHooks` of the world's engine hooks capture the disk at a point of the next commit or
@@ -22,8 +22,9 @@ extension ScriptWorld {
             return .failure(code: "harness", message: "the commit never reached its capture point")
         }
         return reboot { name throws(StorageError) in
-            try SimStore(crashing: state, plan: image.plan(for: state.pendingWrites), name: name,
-                         reservationBytes: 64 << 20)
+            try SimStore(
+                crashing: state, plan: image.plan(for: state.pendingWrites), name: name,
+                reservationBytes: 64 << 20)
         }
     }
 

@@ -95,8 +95,10 @@ extension ScriptWorld {
 
     /// Keeps the collection a freeze or thaw of `source` returned: the source itself when it
     /// was frozen (freeze) or live (thaw) already (F5).
-    func keep<T: Object>(_ results: Results<T>?, from source: HandleID, sourceWasTarget: Bool,
-                                as id: HandleID) -> Observation {
+    func keep<T: Object>(
+        _ results: Results<T>?, from source: HandleID, sourceWasTarget: Bool,
+        as id: HandleID
+    ) -> Observation {
         keep(results.flatMap(Self.handle(of:)), from: source, sourceWasTarget: sourceWasTarget, as: id)
     }
 
@@ -104,12 +106,15 @@ extension ScriptWorld {
         keep(list.map { EngineHandle.list($0) }, from: source, sourceWasTarget: sourceWasTarget, as: id)
     }
 
-    private func keep(_ handle: EngineHandle?, from source: HandleID, sourceWasTarget: Bool,
-                      as id: HandleID) -> Observation {
+    private func keep(
+        _ handle: EngineHandle?, from source: HandleID, sourceWasTarget: Bool,
+        as id: HandleID
+    ) -> Observation {
         guard let handle else { return .handle(nil) }
-        return .handle(withTables { _, accessors in
-            accessors.collection(handle, from: source, sourceWasTarget: sourceWasTarget, as: id)
-        })
+        return .handle(
+            withTables { _, accessors in
+                accessors.collection(handle, from: source, sourceWasTarget: sourceWasTarget, as: id)
+            })
     }
 
     /// Drops the world's accessor `id` (on the calling context: the release may unpin).

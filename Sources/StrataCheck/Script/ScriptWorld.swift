@@ -2,8 +2,8 @@ import Dispatch
 import Foundation
 import Strata
 import StrataModel
-import StrataStorage
 import StrataSimulation
+import StrataStorage
 
 /// The world of a generated test (`ScriptRenderer`): the file (on a `SimStore` or a real
 /// file), its contexts, and the values the run names (realms rN, accessors hN, references),

@@ -34,8 +34,10 @@ public struct ShrinkPassStatistics: Sendable, Hashable {
     /// "12 attempts, 3 successes, 5 steps removed, 40 draws removed".
     public var summary: String {
         func counted(_ count: Int, _ one: String, _ many: String) -> String { "\(count) \(count == 1 ? one : many)" }
-        return [counted(attempts, "attempt", "attempts"), counted(successes, "success", "successes"),
-                counted(stepsRemoved, "step", "steps") + " removed", counted(drawsRemoved, "draw", "draws") + " removed"]
-            .joined(separator: ", ")
+        return [
+            counted(attempts, "attempt", "attempts"), counted(successes, "success", "successes"),
+            counted(stepsRemoved, "step", "steps") + " removed", counted(drawsRemoved, "draw", "draws") + " removed",
+        ]
+        .joined(separator: ", ")
     }
 }

@@ -50,13 +50,15 @@ extension ShrinkSession {
                     let first = last - width + 1
                     let ranges = best.trace[first...last].compactMap(\.draws).filter { !$0.isEmpty }
                     if let lower = ranges.map(\.lowerBound).min(), let upper = ranges.map(\.upperBound).max(),
-                       upper <= best.choices.count {
+                        upper <= best.choices.count
+                    {
                         // The whole steps first: the schedule's draws that picked them too,
                         // so the steps after keep their contexts (deleting only an
                         // operation's own draws hands its schedule draw to the next one).
                         // (Tried when it deletes more than the operations' own draws.)
                         if let steps = deleting(Set(first...last)),
-                           steps.count < best.choices.count - ranges.map(\.count).reduce(0, +) {
+                            steps.count < best.choices.count - ranges.map(\.count).reduce(0, +)
+                        {
                             if attempt(steps) {
                                 progress = true
                                 any = true
@@ -70,7 +72,8 @@ extension ShrinkSession {
                         } else {
                             // Only the operations' own draws: the schedule's between them stay.
                             let descending = ranges.sorted { $0.lowerBound > $1.lowerBound }
-                            guard zip(descending.dropFirst(), descending).allSatisfy({ $0.upperBound <= $1.lowerBound }) else {
+                            guard zip(descending.dropFirst(), descending).allSatisfy({ $0.upperBound <= $1.lowerBound })
+                            else {
                                 last -= 1
                                 continue
                             }
@@ -98,7 +101,10 @@ extension ShrinkSession {
         var improved = false
         var sizes: [Int] = []
         var size = 1
-        while size <= best.choices.count / 2 { sizes.insert(size, at: 0); size *= 2 }
+        while size <= best.choices.count / 2 {
+            sizes.insert(size, at: 0)
+            size *= 2
+        }
         for size in sizes {
             var position = best.choices.count - size
             while position >= 0 {

@@ -49,8 +49,9 @@ public struct Shrinker: Sendable {
         guard let target = failing.failure?.signature else {
             return Outcome(result: failing, settings: settings, runs: 0, seconds: 0)
         }
-        let session = ShrinkSession(failing: failing, target: target, settings: settings, runLimit: runLimit,
-                                    timeLimit: timeLimit)
+        let session = ShrinkSession(
+            failing: failing, target: target, settings: settings, runLimit: runLimit,
+            timeLimit: timeLimit)
         func run(_ pass: ShrinkPass, _ body: () -> Bool) -> Bool {
             session.pass = pass
             return body()
@@ -73,12 +74,14 @@ public struct Shrinker: Sendable {
             if run(.lowerDraws, session.lowerDraws) { improved = true }
             // At a fixpoint of the passes above, and short enough for the pairs to be cheap.
             if !improved && session.best.trace.count <= 40
-                && run(.dropContextWithWindow, { session.dropContext(windows: true) }) {
+                && run(.dropContextWithWindow, { session.dropContext(windows: true) })
+            {
                 improved = true
             }
         }
-        return Outcome(result: session.best, settings: session.bestSettings, runs: session.runs,
-                       seconds: Date().timeIntervalSince(session.start), passes: session.statistics)
+        return Outcome(
+            result: session.best, settings: session.bestSettings, runs: session.runs,
+            seconds: Date().timeIntervalSince(session.start), passes: session.statistics)
     }
 
     static func isSmaller(_ candidate: RunResult, than best: RunResult) -> Bool {

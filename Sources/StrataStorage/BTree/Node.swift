@@ -51,17 +51,23 @@ struct NodeView {
 
     /// Child `index` of a branch: 0 is the leftmost child, i > 0 is the child of entry i - 1.
     @inline(__always) func child(_ index: Int) -> UInt32 {
-        index == 0 ? loadUInt32(base, PageLayout.linkOffset)
-                   : loadUInt32(base, PageLayout.entriesOffset + (index - 1) * PageLayout.branchEntryStride
-                                      + PageLayout.branchChildOffset)
+        index == 0
+            ? loadUInt32(base, PageLayout.linkOffset)
+            : loadUInt32(
+                base,
+                PageLayout.entriesOffset + (index - 1) * PageLayout.branchEntryStride
+                    + PageLayout.branchChildOffset)
     }
 
     /// What the branch expects of child `index` (Spec D19). In a node being built by a write
     /// transaction, the expectation of a child that is itself dirty is filled in by the commit.
     @inline(__always) func childExpectation(_ index: Int) -> PageExpectation {
-        index == 0 ? PageExpectation.load(base, PageLayout.leftmostExpectationOffset)
-                   : PageExpectation.load(base, PageLayout.entriesOffset + (index - 1) * PageLayout.branchEntryStride
-                                                + PageLayout.branchExpectationOffset)
+        index == 0
+            ? PageExpectation.load(base, PageLayout.leftmostExpectationOffset)
+            : PageExpectation.load(
+                base,
+                PageLayout.entriesOffset + (index - 1) * PageLayout.branchEntryStride
+                    + PageLayout.branchExpectationOffset)
     }
 
     @inline(__always) func childRef(_ index: Int) -> PageRef {

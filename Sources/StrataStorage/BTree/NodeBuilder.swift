@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// One entry while nodes are being rebuilt: its key image, its child (branches), and its cell
@@ -26,13 +26,16 @@ enum NodeEdit {
     {
         guard condition else {
             // The page number the node's header carries (the page it was read from).
-            throw StorageError.corruptPage(page: PageNumber(loadUInt32(buffer, PageLayout.pageNumberOffset)),
-                                           reason: "a node being edited \(what())")
+            throw StorageError.corruptPage(
+                page: PageNumber(loadUInt32(buffer, PageLayout.pageNumberOffset)),
+                reason: "a node being edited \(what())")
         }
     }
 
-    static func initialise(_ buffer: UnsafeMutableRawPointer, pageSizeBytes: Int, type: PageType,
-                           byteKeys: Bool, leftmostChild: PageRef) {
+    static func initialise(
+        _ buffer: UnsafeMutableRawPointer, pageSizeBytes: Int, type: PageType,
+        byteKeys: Bool, leftmostChild: PageRef
+    ) {
         buffer.storeBytes(of: type.rawValue, toByteOffset: PageLayout.typeOffset, as: UInt8.self)
         buffer.storeBytes(of: byteKeys ? NodeFlags.byteKeys : 0, toByteOffset: PageLayout.flagsOffset, as: UInt8.self)
         storeUInt16(buffer, PageLayout.countOffset, 0)
@@ -43,34 +46,42 @@ enum NodeEdit {
     }
 
     /// Builds a node from `entries`, cells packed at the page end, unused bytes zeroed.
-    static func build(_ buffer: UnsafeMutableRawPointer, pageSizeBytes: Int, type: PageType,
-                      byteKeys: Bool, leftmostChild: PageRef, entries: ArraySlice<NodeEntry>) throws(StorageError) {
+    static func build(
+        _ buffer: UnsafeMutableRawPointer, pageSizeBytes: Int, type: PageType,
+        byteKeys: Bool, leftmostChild: PageRef, entries: ArraySlice<NodeEntry>
+    ) throws(StorageError) {
         initialise(buffer, pageSizeBytes: pageSizeBytes, type: type, byteKeys: byteKeys, leftmostChild: leftmostChild)
         let stride = type == .leaf ? PageLayout.leafEntryStride : PageLayout.branchEntryStride
         var cellStart = pageSizeBytes
         var index = 0
         for entry in entries {
             cellStart -= entry.cell.count
-            try check(cellStart >= PageLayout.entriesOffset + (index + 1) * stride, buffer,
-                      "does not fit its page: \(entries.count) entries")
+            try check(
+                cellStart >= PageLayout.entriesOffset + (index + 1) * stride, buffer,
+                "does not fit its page: \(entries.count) entries")
             if entry.cell.count > 0, let source = entry.cell.baseAddress {
                 memmove(buffer + cellStart, source, entry.cell.count)
             }
-            writeEntry(buffer, index: index, stride: stride, image: entry.image, child: entry.child,
-                       cellOffset: cellStart, cellLength: entry.cell.count)
+            writeEntry(
+                buffer, index: index, stride: stride, image: entry.image, child: entry.child,
+                cellOffset: cellStart, cellLength: entry.cell.count)
             index += 1
         }
         let entriesEnd = PageLayout.entriesOffset + index * stride
         invariant(entriesEnd <= cellStart, "a built node fits its page")
-        try check(entriesEnd <= cellStart, buffer, "does not fit its page: entries end at \(entriesEnd), cells start at \(cellStart)")
+        try check(
+            entriesEnd <= cellStart, buffer,
+            "does not fit its page: entries end at \(entriesEnd), cells start at \(cellStart)")
         memset(buffer + entriesEnd, 0, cellStart - entriesEnd)
         storeUInt16(buffer, PageLayout.countOffset, UInt16(index))
         storeUInt16(buffer, PageLayout.cellStartOffset, UInt16(truncatingIfNeeded: cellStart))
     }
 
     @inline(__always)
-    static func writeEntry(_ buffer: UnsafeMutableRawPointer, index: Int, stride: Int, image: UInt64,
-                           child: PageRef, cellOffset: Int, cellLength: Int) {
+    static func writeEntry(
+        _ buffer: UnsafeMutableRawPointer, index: Int, stride: Int, image: UInt64,
+        child: PageRef, cellOffset: Int, cellLength: Int
+    ) {
         let at = PageLayout.entriesOffset + index * stride
         storeUInt64(buffer, at, image)
         if stride == PageLayout.branchEntryStride {
@@ -88,8 +99,10 @@ enum NodeEdit {
 
     /// Inserts an entry at `index`, compacting first if the free gap is too small.
     /// Precondition: `fits(node, cellLength: cell.count)`.
-    static func insert(_ buffer: UnsafeMutableRawPointer, pageSizeBytes: Int, scratch: UnsafeMutableRawPointer,
-                       index: Int, image: UInt64, child: PageRef, cell: UnsafeRawBufferPointer) throws(StorageError) {
+    static func insert(
+        _ buffer: UnsafeMutableRawPointer, pageSizeBytes: Int, scratch: UnsafeMutableRawPointer,
+        index: Int, image: UInt64, child: PageRef, cell: UnsafeRawBufferPointer
+    ) throws(StorageError) {
         var node = NodeView(base: UnsafeRawPointer(buffer), pageSizeBytes: pageSizeBytes)
         let stride = node.stride
         try checkShape(node, buffer, pageSizeBytes: pageSizeBytes)
@@ -99,16 +112,18 @@ enum NodeEdit {
         }
         invariant(node.gapByteCount >= stride + cell.count, "insert only where it fits")
         let count = node.count
-        try check(node.gapByteCount >= stride + cell.count && index >= 0 && index <= count, buffer,
-                  "has no room for entry \(index) of \(count) with a \(cell.count)-byte cell")
+        try check(
+            node.gapByteCount >= stride + cell.count && index >= 0 && index <= count, buffer,
+            "has no room for entry \(index) of \(count) with a \(cell.count)-byte cell")
         let at = PageLayout.entriesOffset + index * stride
         if index < count {
             memmove(buffer + at + stride, buffer + at, (count - index) * stride)
         }
         let cellStart = node.cellStart - cell.count
         if cell.count > 0, let source = cell.baseAddress { memmove(buffer + cellStart, source, cell.count) }
-        writeEntry(buffer, index: index, stride: stride, image: image, child: child,
-                   cellOffset: cellStart, cellLength: cell.count)
+        writeEntry(
+            buffer, index: index, stride: stride, image: image, child: child,
+            cellOffset: cellStart, cellLength: cell.count)
         storeUInt16(buffer, PageLayout.countOffset, UInt16(count + 1))
         storeUInt16(buffer, PageLayout.cellStartOffset, UInt16(truncatingIfNeeded: cellStart))
     }
@@ -123,8 +138,9 @@ enum NodeEdit {
         try check(index >= 0 && index < count, buffer, "has no entry \(index) of \(count) to remove")
         let cellOffset = node.cellOffset(index)
         let cellLength = node.cellLength(index)
-        try check(cellOffset >= node.cellStart && cellOffset + cellLength <= pageSizeBytes, buffer,
-                  "has entry \(index)'s cell outside its cell area")
+        try check(
+            cellOffset >= node.cellStart && cellOffset + cellLength <= pageSizeBytes, buffer,
+            "has entry \(index)'s cell outside its cell area")
         let at = PageLayout.entriesOffset + index * stride
         if index + 1 < count {
             memmove(buffer + at, buffer + at + stride, (count - index - 1) * stride)
@@ -149,26 +165,31 @@ enum NodeEdit {
         var entries: [NodeEntry] = []
         entries.reserveCapacity(old.count)
         for index in 0..<old.count {
-            entries.append(NodeEntry(image: old.keyImage(index),
-                                     child: old.isLeaf ? .none : old.childRef(index + 1),
-                                     cell: old.cell(index)))
+            entries.append(
+                NodeEntry(
+                    image: old.keyImage(index),
+                    child: old.isLeaf ? .none : old.childRef(index + 1),
+                    cell: old.cell(index)))
         }
         try checkShape(old, buffer, pageSizeBytes: pageSizeBytes)
         for index in 0..<old.count {
             let offset = old.cellOffset(index)
-            try check(offset >= old.cellStart && offset + old.cellLength(index) <= pageSizeBytes, buffer,
-                      "has entry \(index)'s cell outside its cell area")
+            try check(
+                offset >= old.cellStart && offset + old.cellLength(index) <= pageSizeBytes, buffer,
+                "has entry \(index)'s cell outside its cell area")
         }
-        try build(buffer, pageSizeBytes: pageSizeBytes, type: old.isLeaf ? .leaf : .branch,
-              byteKeys: old.hasByteKeys, leftmostChild: old.isLeaf ? .none : old.childRef(0), entries: entries[...])
+        try build(
+            buffer, pageSizeBytes: pageSizeBytes, type: old.isLeaf ? .leaf : .branch,
+            byteKeys: old.hasByteKeys, leftmostChild: old.isLeaf ? .none : old.childRef(0), entries: entries[...])
     }
 
     /// The header's lengths agree with each other and the page: entries end before the cells,
     /// the cells end at the page's end.
     static func checkShape(_ node: NodeView, _ buffer: UnsafeRawPointer, pageSizeBytes: Int) throws(StorageError) {
         let entriesEnd = PageLayout.entriesOffset + node.count * node.stride
-        try check(entriesEnd <= node.cellStart && node.cellStart <= pageSizeBytes, buffer,
-                  "has entries ending at \(entriesEnd) past its cells' start \(node.cellStart)")
+        try check(
+            entriesEnd <= node.cellStart && node.cellStart <= pageSizeBytes, buffer,
+            "has entries ending at \(entriesEnd) past its cells' start \(node.cellStart)")
     }
 
     /// Sets child `index` of a branch. A child this transaction copied gets `.none` as its
@@ -187,7 +208,9 @@ enum NodeEdit {
 
     /// Records what a branch expects of child `index`, sealed by this commit.
     static func setChildExpectation(_ buffer: UnsafeMutableRawPointer, index: Int, _ expectation: PageExpectation) {
-        let at = index == 0 ? PageLayout.leftmostExpectationOffset
+        let at =
+            index == 0
+            ? PageLayout.leftmostExpectationOffset
             : PageLayout.entriesOffset + (index - 1) * PageLayout.branchEntryStride + PageLayout.branchExpectationOffset
         expectation.store(buffer, at)
     }
@@ -195,9 +218,11 @@ enum NodeEdit {
     /// The entries of `node` (which must not change while the result is used).
     static func entries(of node: NodeView, into result: inout [NodeEntry]) {
         for index in 0..<node.count {
-            result.append(NodeEntry(image: node.keyImage(index),
-                                    child: node.isLeaf ? .none : node.childRef(index + 1),
-                                    cell: node.cell(index)))
+            result.append(
+                NodeEntry(
+                    image: node.keyImage(index),
+                    child: node.isLeaf ? .none : node.childRef(index + 1),
+                    cell: node.cell(index)))
         }
     }
 }

@@ -14,7 +14,8 @@ extension PageReader: PageSource {
             try verify(page, number: number, version: version)
         }
         guard version <= readVersion else {
-            throw StorageError.pageFromTheFuture(page: PageNumber(number), pageVersion: version, readVersion: readVersion)
+            throw StorageError.pageFromTheFuture(
+                page: PageNumber(number), pageVersion: version, readVersion: readVersion)
         }
         return page
     }

@@ -55,7 +55,9 @@ enum TreeSearch {
 
     /// The leaf node and entry index holding `key`, or nil.
     @inline(__always)
-    static func find<S: PageSource>(_ source: S, root: UInt32, key: SearchKey) throws(StorageError) -> (node: NodeView, index: Int)? {
+    static func find<S: PageSource>(_ source: S, root: UInt32, key: SearchKey) throws(StorageError) -> (
+        node: NodeView, index: Int
+    )? {
         guard root != 0 else { return nil }
         var node = try source.node(root)
         var depth = 0
@@ -98,7 +100,8 @@ struct TreeCursor<Source: PageSource> {
         var node = try source.node(root)
         while !node.isLeaf {
             guard nodes.count < TreeSearch.depthMax else {
-                throw StorageError.corruptPage(page: PageNumber(root), reason: "tree deeper than \(TreeSearch.depthMax)")
+                throw StorageError.corruptPage(
+                    page: PageNumber(root), reason: "tree deeper than \(TreeSearch.depthMax)")
             }
             let childIndex = key.map { TreeSearch.branchChildIndex(node, $0) } ?? 0
             nodes.append(node)

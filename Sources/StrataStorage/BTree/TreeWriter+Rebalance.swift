@@ -1,12 +1,14 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 extension TreeWriter {
     // MARK: deletion and rebalancing
 
-    func rebalance(root: inout UInt32, leafPage: UInt32, leafBuffer: UnsafeMutableRawPointer,
-                           path: TreePath) throws(StorageError) {
+    func rebalance(
+        root: inout UInt32, leafPage: UInt32, leafBuffer: UnsafeMutableRawPointer,
+        path: TreePath
+    ) throws(StorageError) {
         var level = path.count
         var page = leafPage
         var buffer = leafBuffer
@@ -20,8 +22,9 @@ extension TreeWriter {
                 space.free(page)
                 space.hooks.mark(.treeNodeMerge)
             } else {
-                let stop = try rebalanceWithSibling(root: &root, level: level, path: path, page: page, buffer: buffer,
-                                                    parentBuffer: parentBuffer, childIndex: childIndex)
+                let stop = try rebalanceWithSibling(
+                    root: &root, level: level, path: path, page: page, buffer: buffer,
+                    parentBuffer: parentBuffer, childIndex: childIndex)
                 if stop { break }
             }
             level -= 1
@@ -44,8 +47,10 @@ extension TreeWriter {
 
     /// Merges the node with a sibling, or moves entries between them. Returns true when the
     /// levels above need no further work.
-    private func rebalanceWithSibling(root: inout UInt32, level: Int, path: TreePath, page: UInt32, buffer: UnsafeMutableRawPointer,
-                                      parentBuffer: UnsafeMutableRawPointer, childIndex: Int) throws(StorageError) -> Bool {
+    private func rebalanceWithSibling(
+        root: inout UInt32, level: Int, path: TreePath, page: UInt32, buffer: UnsafeMutableRawPointer,
+        parentBuffer: UnsafeMutableRawPointer, childIndex: Int
+    ) throws(StorageError) -> Bool {
         let parent = NodeView(base: UnsafeRawPointer(parentBuffer), pageSizeBytes: pageSizeBytes)
         let siblingIndex = childIndex > 0 ? childIndex - 1 : childIndex + 1
         invariant(siblingIndex <= parent.count, "a branch has at least two children")
@@ -84,8 +89,9 @@ extension TreeWriter {
             let combined = PageLayout.entriesOffset + entries.reduce(0) { $0 + stride + $1.cell.count }
             let type: PageType = isLeaf ? .leaf : .branch
             if combined <= pageSizeBytes {
-                try NodeEdit.build(leftBuffer, pageSizeBytes: pageSizeBytes, type: type, byteKeys: byteKeys,
-                               leftmostChild: isLeaf ? .none : left.childRef(0), entries: entries[...])
+                try NodeEdit.build(
+                    leftBuffer, pageSizeBytes: pageSizeBytes, type: type, byteKeys: byteKeys,
+                    leftmostChild: isLeaf ? .none : left.childRef(0), entries: entries[...])
                 try NodeEdit.remove(parentBuffer, pageSizeBytes: pageSizeBytes, index: separatorIndex)
                 space.free(rightPage)
                 space.hooks.mark(.treeNodeMerge)
@@ -99,28 +105,33 @@ extension TreeWriter {
                 middle = splitPoint(entries, stride: stride, low: 1, high: entries.count - 1)
                 newSeparatorImage = entries[middle].image
                 newSeparatorKey = byteKeys ? Array(leafKey(entries[middle].cell)) : []
-                try NodeEdit.build(leftBuffer, pageSizeBytes: pageSizeBytes, type: .leaf, byteKeys: byteKeys,
-                               leftmostChild: .none, entries: entries[0..<middle])
-                try NodeEdit.build(rightBuffer, pageSizeBytes: pageSizeBytes, type: .leaf, byteKeys: byteKeys,
-                               leftmostChild: .none, entries: entries[middle...])
+                try NodeEdit.build(
+                    leftBuffer, pageSizeBytes: pageSizeBytes, type: .leaf, byteKeys: byteKeys,
+                    leftmostChild: .none, entries: entries[0..<middle])
+                try NodeEdit.build(
+                    rightBuffer, pageSizeBytes: pageSizeBytes, type: .leaf, byteKeys: byteKeys,
+                    leftmostChild: .none, entries: entries[middle...])
             } else {
                 middle = splitPoint(entries, stride: stride, low: 1, high: entries.count - 2)
                 let up = entries[middle]
                 newSeparatorImage = up.image
                 newSeparatorKey = Array(up.cell)
-                try NodeEdit.build(leftBuffer, pageSizeBytes: pageSizeBytes, type: .branch, byteKeys: byteKeys,
-                               leftmostChild: left.childRef(0), entries: entries[0..<middle])
-                try NodeEdit.build(rightBuffer, pageSizeBytes: pageSizeBytes, type: .branch, byteKeys: byteKeys,
-                               leftmostChild: up.child, entries: entries[(middle + 1)...])
+                try NodeEdit.build(
+                    leftBuffer, pageSizeBytes: pageSizeBytes, type: .branch, byteKeys: byteKeys,
+                    leftmostChild: left.childRef(0), entries: entries[0..<middle])
+                try NodeEdit.build(
+                    rightBuffer, pageSizeBytes: pageSizeBytes, type: .branch, byteKeys: byteKeys,
+                    leftmostChild: up.child, entries: entries[(middle + 1)...])
             }
             space.hooks.mark(.treeNodeBorrow)
             try NodeEdit.remove(parentBuffer, pageSizeBytes: pageSizeBytes, index: separatorIndex)
             // The new separator may be longer than the old (byte keys): inserting it can split
             // the parent, which ends the rebalancing (both halves are then half full).
             try withBytes(newSeparatorKey) { key throws(StorageError) in
-                _ = try insertEntry(root: &root, level: level - 1, page: path.pages[level - 1],
-                                buffer: parentBuffer, index: separatorIndex, image: newSeparatorImage,
-                                child: PageRef(page: rightPage, expectation: .none), cell: key, allowAppendSplit: false, path: path)
+                _ = try insertEntry(
+                    root: &root, level: level - 1, page: path.pages[level - 1],
+                    buffer: parentBuffer, index: separatorIndex, image: newSeparatorImage,
+                    child: PageRef(page: rightPage, expectation: .none), cell: key, allowAppendSplit: false, path: path)
             }
             return true
         }

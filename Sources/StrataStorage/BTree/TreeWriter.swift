@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// How `TreeWriter.put` treats a key that already exists (or does not).
@@ -62,13 +62,17 @@ struct TreeWriter<Space: PageAllocator> {
     var underflowByteCount: Int { space.pageSizeBytes / 4 }
 
     /// Puts `cell` under `key`. `onOldCell` sees the old cell before it is replaced.
-    func put(root: inout UInt32, key: SearchKey, cell: UnsafeRawBufferPointer, mode: PutMode,
-             onOldCell: ((UnsafeRawBufferPointer) throws(StorageError) -> Void)? = nil) throws(StorageError) -> PutOutcome {
-        invariant(cell.count <= PageLayout.leafCellByteCountMax(pageSizeBytes: pageSizeBytes), "cells fit a quarter page")
+    func put(
+        root: inout UInt32, key: SearchKey, cell: UnsafeRawBufferPointer, mode: PutMode,
+        onOldCell: ((UnsafeRawBufferPointer) throws(StorageError) -> Void)? = nil
+    ) throws(StorageError) -> PutOutcome {
+        invariant(
+            cell.count <= PageLayout.leafCellByteCountMax(pageSizeBytes: pageSizeBytes), "cells fit a quarter page")
         if mode != .update, let leafBuffer = appendLeaf(root: root, key: key, cellByteCount: cell.count) {
             let count = NodeView(base: UnsafeRawPointer(leafBuffer), pageSizeBytes: pageSizeBytes).count
-            try NodeEdit.insert(leafBuffer, pageSizeBytes: pageSizeBytes, scratch: space.scratch, index: count,
-                            image: key.image, child: .none, cell: cell)
+            try NodeEdit.insert(
+                leafBuffer, pageSizeBytes: pageSizeBytes, scratch: space.scratch, index: count,
+                image: key.image, child: .none, cell: cell)
             space.hooks.mark(.treeAppendPath)
             return .inserted
         }
@@ -76,9 +80,11 @@ struct TreeWriter<Space: PageAllocator> {
         if root == 0 {
             if mode == .update { return .keyMissing }
             let (page, buffer) = try space.allocate()
-            NodeEdit.initialise(buffer, pageSizeBytes: pageSizeBytes, type: .leaf, byteKeys: byteKeys, leftmostChild: .none)
-            try NodeEdit.insert(buffer, pageSizeBytes: pageSizeBytes, scratch: space.scratch, index: 0,
-                            image: key.image, child: .none, cell: cell)
+            NodeEdit.initialise(
+                buffer, pageSizeBytes: pageSizeBytes, type: .leaf, byteKeys: byteKeys, leftmostChild: .none)
+            try NodeEdit.insert(
+                buffer, pageSizeBytes: pageSizeBytes, scratch: space.scratch, index: 0,
+                image: key.image, child: .none, cell: cell)
             root = page
             space.appendHint.pointee = AppendHint(root: page, leafPage: page, leafBuffer: buffer, byteKeys: byteKeys)
             return .inserted
@@ -98,18 +104,22 @@ struct TreeWriter<Space: PageAllocator> {
         } else if mode == .update {
             return .keyMissing
         }
-        let inPlace = try insertEntry(root: &root, level: path.count, page: leafPage, buffer: leafBuffer,
-                                      index: index, image: key.image, child: .none, cell: cell,
-                                      allowAppendSplit: !found, path: path)
+        let inPlace = try insertEntry(
+            root: &root, level: path.count, page: leafPage, buffer: leafBuffer,
+            index: index, image: key.image, child: .none, cell: cell,
+            allowAppendSplit: !found, path: path)
         if inPlace && onRightEdge(level: path.count, path: path) {
-            space.appendHint.pointee = AppendHint(root: root, leafPage: leafPage, leafBuffer: leafBuffer, byteKeys: byteKeys)
+            space.appendHint.pointee = AppendHint(
+                root: root, leafPage: leafPage, leafBuffer: leafBuffer, byteKeys: byteKeys)
         }
         return found ? .replaced : .inserted
     }
 
     /// Removes `key`; false when it is absent (nothing is copied then).
-    func remove(root: inout UInt32, key: SearchKey,
-                onOldCell: ((UnsafeRawBufferPointer) throws(StorageError) -> Void)? = nil) throws(StorageError) -> Bool {
+    func remove(
+        root: inout UInt32, key: SearchKey,
+        onOldCell: ((UnsafeRawBufferPointer) throws(StorageError) -> Void)? = nil
+    ) throws(StorageError) -> Bool {
         space.appendHint.pointee = AppendHint()
         guard root != 0, try TreeSearch.find(space.source, root: root, key: key) != nil else { return false }
         var path = space.takeTreePath()
@@ -135,7 +145,8 @@ struct TreeWriter<Space: PageAllocator> {
         var stack: [(page: UInt32, depth: Int)] = [(root, 0)]
         while let (page, depth) = stack.popLast() {
             guard depth < TreeSearch.depthMax else {
-                throw StorageError.corruptPage(page: PageNumber(page), reason: "tree deeper than \(TreeSearch.depthMax)")
+                throw StorageError.corruptPage(
+                    page: PageNumber(page), reason: "tree deeper than \(TreeSearch.depthMax)")
             }
             let node = try space.source.node(page)
             if !node.isLeaf {
@@ -159,41 +170,45 @@ struct TreeWriter<Space: PageAllocator> {
         let leaf = NodeView(base: UnsafeRawPointer(buffer), pageSizeBytes: pageSizeBytes)
         let count = leaf.count
         guard count > 0, TreeSearch.compare(leaf, count - 1, key) < 0,
-              NodeEdit.fits(leaf, cellLength: cellByteCount) else { return nil }
+            NodeEdit.fits(leaf, cellLength: cellByteCount)
+        else { return nil }
         #if STRATA_CHECKS
-        checkAppendHint(hint)
+            checkAppendHint(hint)
         #endif
         return buffer
     }
 
     #if STRATA_CHECKS
-    /// The hinted leaf is the rightmost leaf of the tree at `hint.root`, and every page on the
-    /// way is this transaction's own copy.
-    private func checkAppendHint(_ hint: AppendHint) {
-        var page = hint.root
-        var depth = 0
-        while depth < TreeSearch.depthMax {
-            guard let buffer = space.dirtyBuffer(page) else {
-                invariant(false, "the append path's pages are dirty")
-                return
+        /// The hinted leaf is the rightmost leaf of the tree at `hint.root`, and every page on the
+        /// way is this transaction's own copy.
+        private func checkAppendHint(_ hint: AppendHint) {
+            var page = hint.root
+            var depth = 0
+            while depth < TreeSearch.depthMax {
+                guard let buffer = space.dirtyBuffer(page) else {
+                    invariant(false, "the append path's pages are dirty")
+                    return
+                }
+                let node = NodeView(base: UnsafeRawPointer(buffer), pageSizeBytes: pageSizeBytes)
+                if node.isLeaf {
+                    invariant(
+                        page == hint.leafPage && buffer == hint.leafBuffer, "the hinted leaf is the rightmost leaf")
+                    return
+                }
+                page = node.child(node.count)
+                depth += 1
             }
-            let node = NodeView(base: UnsafeRawPointer(buffer), pageSizeBytes: pageSizeBytes)
-            if node.isLeaf {
-                invariant(page == hint.leafPage && buffer == hint.leafBuffer, "the hinted leaf is the rightmost leaf")
-                return
-            }
-            page = node.child(node.count)
-            depth += 1
+            invariant(false, "the append path's tree is shallower than depthMax")
         }
-        invariant(false, "the append path's tree is shallower than depthMax")
-    }
     #endif
 
     // MARK: descent
 
     /// Makes the path from the root to the leaf for `key` writable, recording the ancestors
     /// in `path` (index 0 is the root). Returns the leaf.
-    private func descend(root: inout UInt32, key: SearchKey, path: inout TreePath) throws(StorageError) -> (UInt32, UnsafeMutableRawPointer) {
+    private func descend(root: inout UInt32, key: SearchKey, path: inout TreePath) throws(StorageError) -> (
+        UInt32, UnsafeMutableRawPointer
+    ) {
         path.removeAll()
         var (page, buffer) = try space.writable(root)
         root = page
@@ -202,12 +217,15 @@ struct TreeWriter<Space: PageAllocator> {
             let node = NodeView(base: UnsafeRawPointer(buffer), pageSizeBytes: pageSizeBytes)
             if node.isLeaf { return (page, buffer) }
             guard path.count < TreeSearch.depthMax else {
-                throw StorageError.corruptPage(page: PageNumber(page), reason: "tree deeper than \(TreeSearch.depthMax)")
+                throw StorageError.corruptPage(
+                    page: PageNumber(page), reason: "tree deeper than \(TreeSearch.depthMax)")
             }
             let childIndex = TreeSearch.branchChildIndex(node, key)
             let child = node.childRef(childIndex)
             let (childPage, childBuffer) = try space.writable(child)
-            if childPage != child.page { NodeEdit.setChild(buffer, index: childIndex, ref: PageRef(page: childPage, expectation: .none)) }
+            if childPage != child.page {
+                NodeEdit.setChild(buffer, index: childIndex, ref: PageRef(page: childPage, expectation: .none))
+            }
             path.append(page: page, buffer: buffer, childIndex: childIndex)
             page = childPage
             buffer = childBuffer
@@ -237,11 +255,13 @@ struct TreeWriter<Space: PageAllocator> {
     /// splitting it, and its ancestors, as needed. Returns true when the node at `level` took
     /// the entry without a split (so the path is unchanged).
     @discardableResult
-    func insertEntry(root: inout UInt32, level startLevel: Int, page startPage: UInt32,
-                             buffer startBuffer: UnsafeMutableRawPointer, index startIndex: Int,
-                             image startImage: UInt64, child startChild: PageRef,
-                             cell startCell: UnsafeRawBufferPointer, allowAppendSplit: Bool,
-                             path: TreePath) throws(StorageError) -> Bool {
+    func insertEntry(
+        root: inout UInt32, level startLevel: Int, page startPage: UInt32,
+        buffer startBuffer: UnsafeMutableRawPointer, index startIndex: Int,
+        image startImage: UInt64, child startChild: PageRef,
+        cell startCell: UnsafeRawBufferPointer, allowAppendSplit: Bool,
+        path: TreePath
+    ) throws(StorageError) -> Bool {
         var level = startLevel
         var page = startPage
         var buffer = startBuffer
@@ -255,19 +275,23 @@ struct TreeWriter<Space: PageAllocator> {
         while true {
             let node = NodeView(base: UnsafeRawPointer(buffer), pageSizeBytes: pageSizeBytes)
             if NodeEdit.fits(node, cellLength: cell.count) {
-                try NodeEdit.insert(buffer, pageSizeBytes: pageSizeBytes, scratch: space.scratch, index: index,
-                                image: image, child: child, cell: cell)
+                try NodeEdit.insert(
+                    buffer, pageSizeBytes: pageSizeBytes, scratch: space.scratch, index: index,
+                    image: image, child: child, cell: cell)
                 return level == startLevel
             }
             let append = allowAppendSplit && index == node.count && onRightEdge(level: level, path: path)
             let split = try splitNode(buffer, index: index, image: image, child: child, cell: cell, append: append)
             if level == 0 {
                 let (newRoot, rootBuffer) = try space.allocate()
-                NodeEdit.initialise(rootBuffer, pageSizeBytes: pageSizeBytes, type: .branch, byteKeys: byteKeys,
-                                    leftmostChild: PageRef(page: page, expectation: .none))
+                NodeEdit.initialise(
+                    rootBuffer, pageSizeBytes: pageSizeBytes, type: .branch, byteKeys: byteKeys,
+                    leftmostChild: PageRef(page: page, expectation: .none))
                 try withBytes(split.separatorKey) { key throws(StorageError) in
-                    try NodeEdit.insert(rootBuffer, pageSizeBytes: pageSizeBytes, scratch: space.scratch, index: 0,
-                                    image: split.separatorImage, child: PageRef(page: split.rightPage, expectation: .none), cell: key)
+                    try NodeEdit.insert(
+                        rootBuffer, pageSizeBytes: pageSizeBytes, scratch: space.scratch, index: 0,
+                        image: split.separatorImage, child: PageRef(page: split.rightPage, expectation: .none),
+                        cell: key)
                 }
                 root = newRoot
                 space.hooks.mark(.treeRootSplit)
@@ -280,7 +304,8 @@ struct TreeWriter<Space: PageAllocator> {
             image = split.separatorImage
             child = PageRef(page: split.rightPage, expectation: .none)
             // `splitNode` has consumed the previous `cell`, so the buffer can be reused.
-            let keyBuffer = separatorBuffer
+            let keyBuffer =
+                separatorBuffer
                 ?? UnsafeMutableRawBufferPointer.allocate(byteCount: pageSizeBytes, alignment: 8)
             separatorBuffer = keyBuffer
             keyBuffer.copyBytes(from: split.separatorKey)
@@ -296,8 +321,10 @@ struct TreeWriter<Space: PageAllocator> {
     }
 
     /// Splits the full node in `buffer` while inserting one entry at `index`.
-    private func splitNode(_ buffer: UnsafeMutableRawPointer, index: Int, image: UInt64, child: PageRef,
-                           cell: UnsafeRawBufferPointer, append: Bool) throws(StorageError) -> Split {
+    private func splitNode(
+        _ buffer: UnsafeMutableRawPointer, index: Int, image: UInt64, child: PageRef,
+        cell: UnsafeRawBufferPointer, append: Bool
+    ) throws(StorageError) -> Split {
         if append {
             let node = NodeView(base: UnsafeRawPointer(buffer), pageSizeBytes: pageSizeBytes)
             if node.isLeaf {
@@ -305,10 +332,12 @@ struct TreeWriter<Space: PageAllocator> {
                 // new one on the right: the left node stays as it is, no rebuild.
                 invariant(index == node.count, "an append split adds the last entry")
                 let (right, rightBuffer) = try space.allocate()
-                NodeEdit.initialise(rightBuffer, pageSizeBytes: pageSizeBytes, type: .leaf, byteKeys: byteKeys,
-                                    leftmostChild: .none)
-                try NodeEdit.insert(rightBuffer, pageSizeBytes: pageSizeBytes, scratch: space.scratch, index: 0,
-                                image: image, child: child, cell: cell)
+                NodeEdit.initialise(
+                    rightBuffer, pageSizeBytes: pageSizeBytes, type: .leaf, byteKeys: byteKeys,
+                    leftmostChild: .none)
+                try NodeEdit.insert(
+                    rightBuffer, pageSizeBytes: pageSizeBytes, scratch: space.scratch, index: 0,
+                    image: image, child: child, cell: cell)
                 let separatorKey = byteKeys ? Array(leafKey(cell)) : []
                 return Split(rightPage: right, separatorImage: image, separatorKey: separatorKey)
             }
@@ -322,26 +351,34 @@ struct TreeWriter<Space: PageAllocator> {
         defer { space.entryScratch = entries }
         let (right, rightBuffer) = try space.allocate()
         if old.isLeaf {
-            let middle = append ? entries.count - 1
-                                : splitPoint(entries, stride: PageLayout.leafEntryStride, low: 1, high: entries.count - 1)
+            let middle =
+                append
+                ? entries.count - 1
+                : splitPoint(entries, stride: PageLayout.leafEntryStride, low: 1, high: entries.count - 1)
             var rightStart = middle
             if space.hooks.has(.treeSplitOffByOne) && entries.count - middle >= 2 { rightStart += 1 }
             let separatorKey = byteKeys ? Array(leafKey(entries[middle].cell)) : []
-            try NodeEdit.build(buffer, pageSizeBytes: pageSizeBytes, type: .leaf, byteKeys: byteKeys,
-                           leftmostChild: .none, entries: entries[0..<middle])
-            try NodeEdit.build(rightBuffer, pageSizeBytes: pageSizeBytes, type: .leaf, byteKeys: byteKeys,
-                           leftmostChild: .none, entries: entries[rightStart...])
+            try NodeEdit.build(
+                buffer, pageSizeBytes: pageSizeBytes, type: .leaf, byteKeys: byteKeys,
+                leftmostChild: .none, entries: entries[0..<middle])
+            try NodeEdit.build(
+                rightBuffer, pageSizeBytes: pageSizeBytes, type: .leaf, byteKeys: byteKeys,
+                leftmostChild: .none, entries: entries[rightStart...])
             return Split(rightPage: right, separatorImage: entries[middle].image, separatorKey: separatorKey)
         }
         // Branch: the middle entry moves up; its child becomes the right node's leftmost child.
-        let middle = append ? entries.count - 2
-                            : splitPoint(entries, stride: PageLayout.branchEntryStride, low: 1, high: entries.count - 2)
+        let middle =
+            append
+            ? entries.count - 2
+            : splitPoint(entries, stride: PageLayout.branchEntryStride, low: 1, high: entries.count - 2)
         let up = entries[middle]
         let separatorKey = Array(up.cell)
-        try NodeEdit.build(buffer, pageSizeBytes: pageSizeBytes, type: .branch, byteKeys: byteKeys,
-                       leftmostChild: old.childRef(0), entries: entries[0..<middle])
-        try NodeEdit.build(rightBuffer, pageSizeBytes: pageSizeBytes, type: .branch, byteKeys: byteKeys,
-                       leftmostChild: up.child, entries: entries[(middle + 1)...])
+        try NodeEdit.build(
+            buffer, pageSizeBytes: pageSizeBytes, type: .branch, byteKeys: byteKeys,
+            leftmostChild: old.childRef(0), entries: entries[0..<middle])
+        try NodeEdit.build(
+            rightBuffer, pageSizeBytes: pageSizeBytes, type: .branch, byteKeys: byteKeys,
+            leftmostChild: up.child, entries: entries[(middle + 1)...])
         return Split(rightPage: right, separatorImage: up.image, separatorKey: separatorKey)
     }
 

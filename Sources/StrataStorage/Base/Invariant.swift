@@ -2,18 +2,20 @@
 /// compiles away otherwise. Never use it for anything a corrupt file, the OS or a caller can
 /// make false: those throw.
 @inline(__always)
-func invariant(_ condition: @autoclosure () -> Bool, _ message: StaticString,
-               file: StaticString = #fileID, line: UInt = #line) {
+func invariant(
+    _ condition: @autoclosure () -> Bool, _ message: StaticString,
+    file: StaticString = #fileID, line: UInt = #line
+) {
     #if STRATA_CHECKS
-    if !condition() { fatalError("invariant violated: \(message)", file: file, line: line) }
+        if !condition() { fatalError("invariant violated: \(message)", file: file, line: line) }
     #endif
 }
 
 /// True when invariant checks are compiled in.
 var invariantChecksEnabled: Bool {
     #if STRATA_CHECKS
-    return true
+        return true
     #else
-    return false
+        return false
     #endif
 }

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Every error the engine reports (Docs/style.md rule 12): what the disk, the OS or a caller can cause.
@@ -35,8 +35,9 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
     case pageFromTheFuture(page: PageNumber, pageVersion: UInt64, readVersion: UInt64)
     /// A page passed its own checks but is not the page its reference expects (Spec F13): a
     /// lost write left an older copy, or a write of another, older page landed at its address.
-    case referenceMismatch(page: PageNumber, expectedVersion: UInt64, expectedChecksum: UInt32,
-                           foundVersion: UInt64, foundChecksum: UInt32)
+    case referenceMismatch(
+        page: PageNumber, expectedVersion: UInt64, expectedChecksum: UInt32,
+        foundVersion: UInt64, foundChecksum: UInt32)
     /// A stored record could not be decoded.
     case corruptRecord(reason: String)
 
@@ -109,8 +110,10 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
             return "page \(page.rawValue) is beyond the committed page count \(count)"
         case .corruptPage(let page, let reason): return "corrupt page \(page.rawValue): \(reason)"
         case .pageFromTheFuture(let page, let pageVersion, let readVersion):
-            return "page \(page.rawValue) was written by version \(pageVersion), newer than version \(readVersion) that references it"
-        case .referenceMismatch(let page, let expectedVersion, let expectedChecksum, let foundVersion, let foundChecksum):
+            return
+                "page \(page.rawValue) was written by version \(pageVersion), newer than version \(readVersion) that references it"
+        case .referenceMismatch(
+            let page, let expectedVersion, let expectedChecksum, let foundVersion, let foundChecksum):
             return "corrupt page \(page.rawValue): not the page its reference expects (lost or misdirected write): "
                 + "expected version \(expectedVersion) checksum \(hex(expectedChecksum)), "
                 + "found version \(foundVersion) checksum \(hex(foundChecksum))"
@@ -125,7 +128,8 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
         case .incompatibleLockFile(let reason): return "incompatible lock file: \(reason)"
         case .tooManyReaders(let count): return "all \(count) reader slots are in use"
         case .lockFileUnavailable(let lockPath, let directory, let exists, let code, let readOnlyOpen):
-            let cause = exists
+            let cause =
+                exists
                 ? "the lock file '\(lockPath)' exists, but this process may not open it for writing (\(errnoName(code)))"
                 : "the lock file '\(lockPath)' cannot be created: this process may not write its directory '\(directory)' (\(errnoName(code)))"
             guard readOnlyOpen else { return cause }
@@ -151,9 +155,9 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
     public var isCorruption: Bool {
         switch self {
         case .notAStrataFile, .unsupportedFormatVersion, .unsupportedPageSize, .truncated,
-             .corruptHeader, .noValidCommitSlot, .checksumMismatch, .misdirectedPage,
-             .wrongPageType, .pageOutOfRange, .corruptPage, .pageFromTheFuture, .referenceMismatch,
-             .corruptRecord:
+            .corruptHeader, .noValidCommitSlot, .checksumMismatch, .misdirectedPage,
+            .wrongPageType, .pageOutOfRange, .corruptPage, .pageFromTheFuture, .referenceMismatch,
+            .corruptRecord:
             return true
         default:
             return false

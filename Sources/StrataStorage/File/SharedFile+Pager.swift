@@ -2,8 +2,9 @@
 /// (Pager/Pager.swift).
 extension SharedFile: PagerClient {
     var pagerFile: PagerFile {
-        PagerFile(store: store, hooks: hooks, pageSizeBytes: pageSizeBytes, fileIdentity: header.fileIdentity,
-                  capacityBytes: capacityBytes, growthChunkBytesMin: growthChunkBytesMin)
+        PagerFile(
+            store: store, hooks: hooks, pageSizeBytes: pageSizeBytes, fileIdentity: header.fileIdentity,
+            capacityBytes: capacityBytes, growthChunkBytesMin: growthChunkBytesMin)
     }
 
     func publish(_ slot: CommitSlot) { versions.publish(VersionRecord(slot: slot)) }

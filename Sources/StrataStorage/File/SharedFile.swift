@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Dispatch
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Everything one process keeps for one open database, shared by all of its `Store` handles
 /// and transactions: the page store and its map, the version table, the pins, the checksum
@@ -56,9 +57,11 @@ final class SharedFile: @unchecked Sendable {
     var pageSizeBytes: Int { header.pageSizeBytes }
     var isDurable: Bool { store.isDurable }
 
-    private init(store: PageStore, header: FileHeader, options: StoreOptions, readOnly: Bool, generation: UInt64,
-                 slots: SlotChoice, lockFile: LockFile?, privateRegion: PrivateVersionRegion?,
-                 note: CommitNote? = nil) throws(StorageError) {
+    private init(
+        store: PageStore, header: FileHeader, options: StoreOptions, readOnly: Bool, generation: UInt64,
+        slots: SlotChoice, lockFile: LockFile?, privateRegion: PrivateVersionRegion?,
+        note: CommitNote? = nil
+    ) throws(StorageError) {
         self.store = store
         self.header = header
         self.hooks = options.hooks
@@ -106,8 +109,10 @@ final class SharedFile: @unchecked Sendable {
 
     /// One attempt of `openFile`: nil when the file was deleted or replaced while this waited
     /// for the lock file (unless `acceptDeleted`).
-    private static func openFile(path: String, options: StoreOptions,
-                                 acceptDeleted: Bool) throws(StorageError) -> SharedFile? {
+    private static func openFile(
+        path: String, options: StoreOptions,
+        acceptDeleted: Bool
+    ) throws(StorageError) -> SharedFile? {
         if access(path, F_OK) != 0 {
             // Spec X31: only a missing file is "not found" (a symlink loop is ELOOP, a
             // forbidden directory EACCES).
@@ -116,18 +121,21 @@ final class SharedFile: @unchecked Sendable {
             guard options.create && !options.readOnly else { throw StorageError.fileNotFound(path: path) }
             try FileCreation.createFile(path: path, pageSizeBytes: options.pageSizeBytes)
         }
-        let store = try FileStore(path: path, readOnly: options.readOnly,
-                                  reservationBytes: options.maximumFileSizeBytes, hooks: options.hooks)
+        let store = try FileStore(
+            path: path, readOnly: options.readOnly,
+            reservationBytes: options.maximumFileSizeBytes, hooks: options.hooks)
         let fileByteCount = store.mappedByteCount
         let header = try FileHeader.decode(store.base, fileByteCount: fileByteCount, path: path)
-        let slots = try SlotChoice.choose(store: store, header: header, checkChecksum: !options.hooks.has(.skipSlotChecksum))
+        let slots = try SlotChoice.choose(
+            store: store, header: header, checkChecksum: !options.hooks.has(.skipSlotChecksum))
         let lockPath = path + ".lock"
         var lockFile: LockFile?
         var privateRegion: PrivateVersionRegion?
         do throws(StorageError) {
-            lockFile = try LockFile(path: lockPath, fileIdentity: header.fileIdentity, pageSizeBytes: header.pageSizeBytes,
-                                    slotCount: options.readerSlotCount,
-                                    initialRecord: { () throws(StorageError) in VersionRecord(slot: slots.newest) })
+            lockFile = try LockFile(
+                path: lockPath, fileIdentity: header.fileIdentity, pageSizeBytes: header.pageSizeBytes,
+                slotCount: options.readerSlotCount,
+                initialRecord: { () throws(StorageError) in VersionRecord(slot: slots.newest) })
         } catch {
             guard case .io(_, let code) = error, code == EACCES || code == EPERM || code == EROFS else { throw error }
             // Spec X30: without write access to the lock file this process cannot pin the
@@ -138,36 +146,45 @@ final class SharedFile: @unchecked Sendable {
             // none can make it); or when the caller asserts it. EACCES from a missing lock
             // file is not enough: another user may have the right to create it.
             let exists = access(lockPath, F_OK) == 0
-            let noWriterCanExist = SystemCalls.isOnReadOnlyFileSystem(store.descriptor)
+            let noWriterCanExist =
+                SystemCalls.isOnReadOnlyFileSystem(store.descriptor)
                 || (!exists && (code == EPERM || code == EROFS))
             guard options.readOnly, options.assumeImmutable || noWriterCanExist else {
                 let directory = SystemCalls.parentDirectory(of: lockPath)
-                throw StorageError.lockFileUnavailable(lockPath: lockPath, directory: directory, exists: exists,
-                                                       errno: code, readOnlyOpen: options.readOnly)
+                throw StorageError.lockFileUnavailable(
+                    lockPath: lockPath, directory: directory, exists: exists,
+                    errno: code, readOnlyOpen: options.readOnly)
             }
-            privateRegion = PrivateVersionRegion(fileIdentity: header.fileIdentity, pageSizeBytes: header.pageSizeBytes,
-                                                 slotCount: 64, record: VersionRecord(slot: slots.newest))
+            privateRegion = PrivateVersionRegion(
+                fileIdentity: header.fileIdentity, pageSizeBytes: header.pageSizeBytes,
+                slotCount: 64, record: VersionRecord(slot: slots.newest))
         }
         if lockFile != nil, !acceptDeleted, !SystemCalls.isFile(store.descriptor, named: path) { return nil }
-        return try SharedFile(store: store, header: header, options: options, readOnly: options.readOnly,
-                              generation: store.generation, slots: slots, lockFile: lockFile, privateRegion: privateRegion,
-                              note: lockFile == nil ? nil : CommitNote(databasePath: path, readOnly: options.readOnly))
+        return try SharedFile(
+            store: store, header: header, options: options, readOnly: options.readOnly,
+            generation: store.generation, slots: slots, lockFile: lockFile, privateRegion: privateRegion,
+            note: lockFile == nil ? nil : CommitNote(databasePath: path, readOnly: options.readOnly))
     }
 
     /// Opens a store that lives in this process only (memory or simulated).
-    static func openPrivate(store: PageStore, generation: UInt64, options: StoreOptions) throws(StorageError) -> SharedFile {
+    static func openPrivate(store: PageStore, generation: UInt64, options: StoreOptions) throws(StorageError)
+        -> SharedFile
+    {
         if store.mappedByteCount == 0 {
             guard options.create && !options.readOnly else { throw StorageError.fileNotFound(path: store.displayName) }
             try FileCreation.initialise(store: store, pageSizeBytes: options.pageSizeBytes)
         }
         let fileByteCount = store.mappedByteCount
         let header = try FileHeader.decode(store.base, fileByteCount: fileByteCount, path: store.displayName)
-        let slots = try SlotChoice.choose(base: store.base, header: header, fileByteCount: fileByteCount,
-                                          checkChecksum: !options.hooks.has(.skipSlotChecksum))
-        let region = PrivateVersionRegion(fileIdentity: header.fileIdentity, pageSizeBytes: header.pageSizeBytes,
-                                          slotCount: options.readerSlotCount, record: VersionRecord(slot: slots.newest))
-        return try SharedFile(store: store, header: header, options: options, readOnly: options.readOnly,
-                              generation: generation, slots: slots, lockFile: nil, privateRegion: region)
+        let slots = try SlotChoice.choose(
+            base: store.base, header: header, fileByteCount: fileByteCount,
+            checkChecksum: !options.hooks.has(.skipSlotChecksum))
+        let region = PrivateVersionRegion(
+            fileIdentity: header.fileIdentity, pageSizeBytes: header.pageSizeBytes,
+            slotCount: options.readerSlotCount, record: VersionRecord(slot: slots.newest))
+        return try SharedFile(
+            store: store, header: header, options: options, readOnly: options.readOnly,
+            generation: generation, slots: slots, lockFile: nil, privateRegion: region)
     }
 
     // MARK: state
@@ -212,9 +229,10 @@ final class SharedFile: @unchecked Sendable {
     }
 
     func reader(for record: VersionRecord) -> PageReader {
-        PageReader(base: store.base, pageSizeBytes: header.pageSizeBytes, pageCount: record.pageCount,
-                   readVersion: record.version, cache: checksumCache,
-                   checkReferences: !hooks.has(.skipReferenceCheck))
+        PageReader(
+            base: store.base, pageSizeBytes: header.pageSizeBytes, pageCount: record.pageCount,
+            readVersion: record.version, cache: checksumCache,
+            checkReferences: !hooks.has(.skipReferenceCheck))
     }
 
     /// The catalog of `record`'s version, from the cache when possible.
@@ -222,7 +240,8 @@ final class SharedFile: @unchecked Sendable {
         if let cached = state.withLock({ s in s.catalogCache.first { $0.version == record.version }?.catalog }) {
             return cached
         }
-        let catalog = try TableReads(source: reader, reader: reader, space: nil).loadCatalog(root: record.catalogRootRef)
+        let catalog = try TableReads(source: reader, reader: reader, space: nil).loadCatalog(
+            root: record.catalogRootRef)
         remember(catalog, for: record.version)
         return catalog
     }
@@ -329,8 +348,9 @@ enum SharedFileRegistry {
         case .memory(let identifier):
             return try entries.withLock { table throws(StorageError) -> SharedFile in
                 if let existing = table[.memory(identifier)]?.file, !existing.isPoisoned { return existing }
-                let store = try MemoryStore(identifier: identifier, reservationBytes: min(options.maximumFileSizeBytes, 16 << 30),
-                                            hooks: options.hooks)
+                let store = try MemoryStore(
+                    identifier: identifier, reservationBytes: min(options.maximumFileSizeBytes, 16 << 30),
+                    hooks: options.hooks)
                 let file = try SharedFile.openPrivate(store: store, generation: 0, options: options)
                 table[.memory(identifier)] = WeakEntry(file)
                 return file

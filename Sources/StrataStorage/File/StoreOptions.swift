@@ -66,9 +66,11 @@ public struct StoreOptions: Sendable {
 
     /// Options with the engine's defaults for everything not given (each is described on its
     /// property).
-    public init(create: Bool = true, readOnly: Bool = false, assumeImmutable: Bool = false, pageSizeBytes: Int = 4096,
-                maximumFileSizeBytes: Int = 64 << 30, readerSlotCount: Int = 1024,
-                growthChunkBytesMin: Int = 64 << 10) {
+    public init(
+        create: Bool = true, readOnly: Bool = false, assumeImmutable: Bool = false, pageSizeBytes: Int = 4096,
+        maximumFileSizeBytes: Int = 64 << 30, readerSlotCount: Int = 1024,
+        growthChunkBytesMin: Int = 64 << 10
+    ) {
         self.create = create
         self.readOnly = readOnly
         self.assumeImmutable = assumeImmutable
@@ -79,9 +81,11 @@ public struct StoreOptions: Sendable {
     }
 
     /// The same options with test hooks (the harness and the tests).
-    package init(create: Bool = true, readOnly: Bool = false, assumeImmutable: Bool = false, pageSizeBytes: Int = 4096,
-                 maximumFileSizeBytes: Int = 64 << 30, readerSlotCount: Int = 1024,
-                 growthChunkBytesMin: Int = 64 << 10, hooks: EngineHooks) {
+    package init(
+        create: Bool = true, readOnly: Bool = false, assumeImmutable: Bool = false, pageSizeBytes: Int = 4096,
+        maximumFileSizeBytes: Int = 64 << 30, readerSlotCount: Int = 1024,
+        growthChunkBytesMin: Int = 64 << 10, hooks: EngineHooks
+    ) {
         self.create = create
         self.readOnly = readOnly
         self.assumeImmutable = assumeImmutable

@@ -21,10 +21,12 @@ package struct EngineHooks: Sendable {
     ///   - fault: asked at each `FaultSite`; a non-nil answer makes that I/O fail.
     ///   - probe: told of each `Probe` event (coverage counting).
     ///   - bugs: the deliberate bugs switched on.
-    package init(yield: (@Sendable (YieldPoint) -> Void)? = nil,
-                fault: (@Sendable (FaultSite) -> InjectedFault?)? = nil,
-                probe: (@Sendable (Probe) -> Void)? = nil,
-                bugs: SeededBugs = []) {
+    package init(
+        yield: (@Sendable (YieldPoint) -> Void)? = nil,
+        fault: (@Sendable (FaultSite) -> InjectedFault?)? = nil,
+        probe: (@Sendable (Probe) -> Void)? = nil,
+        bugs: SeededBugs = []
+    ) {
         self.yield = yield
         self.fault = fault
         self.probe = probe

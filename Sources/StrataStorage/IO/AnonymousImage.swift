@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A file image in anonymous memory at a fixed address: the readable "file" of `MemoryStore`
 /// and the visible image (what the page cache would show) of the harness's simulated disk

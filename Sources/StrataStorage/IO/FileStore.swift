@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The real file: pages are read from a shared read-only memory map and written with
 /// `pwrite`/`pwritev`, as LMDB does by default. Reads never copy; writes never go through the
@@ -78,7 +79,8 @@ final class FileStore: PageStore, @unchecked Sendable {
         while runStart < ordered.count {
             var runEnd = runStart + 1
             while runEnd < ordered.count
-                    && ordered[runEnd].offset == ordered[runEnd - 1].offset + ordered[runEnd - 1].byteCount {
+                && ordered[runEnd].offset == ordered[runEnd - 1].offset + ordered[runEnd - 1].byteCount
+            {
                 runEnd += 1
             }
             for piece in ordered[runStart..<runEnd] {

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The storage seam (Docs/architecture.md §5 "Storage seam"): the engine reads and writes the database file

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Dispatch
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A system call of the real file store that a test can make fail (Spec D18).
 package enum SystemCall: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Thin wrappers over the system calls the engine uses, each checking its return code and
@@ -11,8 +11,10 @@ enum SystemCalls {
     /// tape rewinds, a watchdog starts); one put there after the `stat` is opened with
     /// O_NONBLOCK (a FIFO cannot hang the open) and refused by `fstat`. A symlink loop is
     /// ELOOP, not "no such file".
-    static func open(_ path: String, flags: Int32, mode: mode_t = 0o644,
-                     regularFileOnly: Bool = true) throws(StorageError) -> Int32 {
+    static func open(
+        _ path: String, flags: Int32, mode: mode_t = 0o644,
+        regularFileOnly: Bool = true
+    ) throws(StorageError) -> Int32 {
         if regularFileOnly {
             var info = stat()
             if stat(path, &info) == 0 {
@@ -75,14 +77,17 @@ enum SystemCalls {
     /// SIGXFSZ (whose default action kills the process) and the engine changes no signal state.
     static func checkFileSizeLimit(endOffset: Int, operation: String) throws(StorageError) {
         guard let limit = fileSizeLimitBytes(), endOffset > limit else { return }
-        throw StorageError.io(operation: "\(operation) to \(endOffset) bytes (the file size limit, ulimit -f, is "
-                              + "\(limit) bytes)", errno: EFBIG)
+        throw StorageError.io(
+            operation: "\(operation) to \(endOffset) bytes (the file size limit, ulimit -f, is "
+                + "\(limit) bytes)", errno: EFBIG)
     }
 
     /// The soft RLIMIT_FSIZE in bytes; nil when unlimited.
     static func fileSizeLimitBytes() -> Int? {
         var limit = rlimit()
-        guard getrlimit(__rlimit_resource_t(RLIMIT_FSIZE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max else { return nil }
+        guard getrlimit(__rlimit_resource_t(RLIMIT_FSIZE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max else {
+            return nil
+        }
         return Int(clamping: UInt64(limit.rlim_cur))
     }
 
@@ -103,15 +108,19 @@ enum SystemCalls {
     }
 
     /// Writes all of `count` bytes at `offset`, continuing after short writes.
-    static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawPointer, count: Int,
-                         offset: Int) throws(StorageError) {
+    static func writeAll(
+        _ descriptor: Int32, _ bytes: UnsafeRawPointer, count: Int,
+        offset: Int
+    ) throws(StorageError) {
         try checkFileSizeLimit(endOffset: offset &+ count, operation: "pwrite")
         var done = 0
         while done < count {
             var result: Int
             switch SystemCallFaults.fault(.pwrite, descriptor: descriptor) {
             case nil: result = pwrite(descriptor, bytes + done, count - done, off_t(offset + done))
-            case .fail(let code)?: result = -1; errno = code
+            case .fail(let code)?:
+                result = -1
+                errno = code
             case .shortWrite?:
                 result = pwrite(descriptor, bytes + done, max(1, (count - done) / 2), off_t(offset + done))
             }
@@ -128,8 +137,10 @@ enum SystemCalls {
 
     /// Writes consecutive buffers that land back to back at `offset` with one `pwritev` each
     /// round (at most `IOV_MAX` buffers per call), continuing after short writes.
-    static func writeVector(_ descriptor: Int32, _ buffers: [(UnsafeRawPointer, Int)],
-                            offset: Int) throws(StorageError) {
+    static func writeVector(
+        _ descriptor: Int32, _ buffers: [(UnsafeRawPointer, Int)],
+        offset: Int
+    ) throws(StorageError) {
         var index = 0
         var offsetInBuffer = 0
         var fileOffset = offset
@@ -143,8 +154,10 @@ enum SystemCalls {
             while i < buffers.count && vectors.count < batchMax {
                 let (pointer, count) = buffers[i]
                 let skip = first ? offsetInBuffer : 0
-                vectors.append(iovec(iov_base: UnsafeMutableRawPointer(mutating: pointer + skip),
-                                     iov_len: count - skip))
+                vectors.append(
+                    iovec(
+                        iov_base: UnsafeMutableRawPointer(mutating: pointer + skip),
+                        iov_len: count - skip))
                 first = false
                 i += 1
             }
@@ -194,8 +207,10 @@ enum SystemCalls {
         }
     }
 
-    static func readAll(_ descriptor: Int32, into buffer: UnsafeMutableRawPointer, count: Int,
-                        offset: Int) throws(StorageError) -> Int {
+    static func readAll(
+        _ descriptor: Int32, into buffer: UnsafeMutableRawPointer, count: Int,
+        offset: Int
+    ) throws(StorageError) -> Int {
         var done = 0
         while done < count {
             let result = pread(descriptor, buffer + done, count - done, off_t(offset + done))

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CStrataSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Remembers which page contents this process has already verified, so that zero-copy reads
 /// check each page's checksum once per content rather than on every access.
@@ -23,8 +24,9 @@ final class ChecksumCache: @unchecked Sendable {
     init(pageCapacity: Int) throws(StorageError) {
         self.pageCapacity = pageCapacity
         byteCount = max(8, pageCapacity * 8)
-        let address = mmap(nil, byteCount, PROT_READ | PROT_WRITE,
-                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
+        let address = mmap(
+            nil, byteCount, PROT_READ | PROT_WRITE,
+            MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
         guard let address, address != MAP_FAILED else {
             throw StorageError.io(operation: "reserve checksum cache", errno: errno)
         }

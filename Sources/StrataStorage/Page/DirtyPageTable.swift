@@ -113,13 +113,13 @@ struct DirtyPageTable {
 
     func checkInvariants() {
         #if STRATA_CHECKS
-        invariant(count * 2 <= pages.count, "the table is at most half full")
-        var found = 0
-        for slot in pages.indices where pages[slot] != 0 {
-            found += 1
-            invariant(self[pages[slot]] == buffers[slot], "every entry is reachable from its home slot")
-        }
-        invariant(found == count, "count matches the entries")
+            invariant(count * 2 <= pages.count, "the table is at most half full")
+            var found = 0
+            for slot in pages.indices where pages[slot] != 0 {
+                found += 1
+                invariant(self[pages[slot]] == buffers[slot], "every entry is reachable from its home slot")
+            }
+            invariant(found == count, "count matches the entries")
         #endif
     }
 }

@@ -132,8 +132,9 @@ struct PageExpectation: Hashable, Sendable {
 
     /// What `page` (a sealed page) is: the expectation a reference to it must carry.
     static func of(_ page: UnsafeRawPointer) -> PageExpectation {
-        PageExpectation(checksum: loadUInt32(page, PageLayout.checksumOffset),
-                        version: loadUInt64(page, PageLayout.versionOffset))
+        PageExpectation(
+            checksum: loadUInt32(page, PageLayout.checksumOffset),
+            version: loadUInt64(page, PageLayout.versionOffset))
     }
 
     static func load(_ base: UnsafeRawPointer, _ offset: Int) -> PageExpectation {
@@ -150,9 +151,10 @@ struct PageExpectation: Hashable, Sendable {
     func check(_ page: UnsafeRawPointer, number: UInt32) throws(StorageError) {
         let found = PageExpectation.of(page)
         guard found == self else {
-            throw StorageError.referenceMismatch(page: PageNumber(number), expectedVersion: version,
-                                                 expectedChecksum: checksum, foundVersion: found.version,
-                                                 foundChecksum: found.checksum)
+            throw StorageError.referenceMismatch(
+                page: PageNumber(number), expectedVersion: version,
+                expectedChecksum: checksum, foundVersion: found.version,
+                foundChecksum: found.checksum)
         }
     }
 }

@@ -27,8 +27,10 @@ struct PageReader {
     /// checking what they expect.
     let checkReferences: Bool
 
-    init(base: UnsafeRawPointer, pageSizeBytes: Int, pageCount: UInt32, readVersion: Version,
-         cache: ChecksumCache, trustCache: Bool = true, checkReferences: Bool = true) {
+    init(
+        base: UnsafeRawPointer, pageSizeBytes: Int, pageCount: UInt32, readVersion: Version,
+        cache: ChecksumCache, trustCache: Bool = true, checkReferences: Bool = true
+    ) {
         self.checkReferences = checkReferences
         self.base = base
         self.pageSizeBytes = pageSizeBytes

@@ -62,7 +62,9 @@ public struct CommitSlot: Equatable, Sendable {
 
     func encode(into sector: UnsafeMutableRawPointer) {
         for index in 0..<FileHeader.sectorByteCount { sector.storeBytes(of: 0, toByteOffset: index, as: UInt8.self) }
-        for (index, byte) in Self.magic.enumerated() { sector.storeBytes(of: byte, toByteOffset: index, as: UInt8.self) }
+        for (index, byte) in Self.magic.enumerated() {
+            sector.storeBytes(of: byte, toByteOffset: index, as: UInt8.self)
+        }
         storeUInt64(sector, 8, version.rawValue)
         storeUInt64(sector, 16, UInt64(catalogRoot.rawValue))
         storeUInt64(sector, 24, UInt64(freeListHead.rawValue))
@@ -115,8 +117,10 @@ public struct CommitSlot: Equatable, Sendable {
 
     /// Decodes and validates the slot at `sector`: checksum good and every reference within the
     /// file (Docs/architecture.md §2 "Open picks the valid slot").
-    static func decode(_ sector: UnsafeRawPointer, fileIdentity: UInt64, filePageCount: Int,
-                       checkChecksum: Bool) -> Result<CommitSlot, RejectionError> {
+    static func decode(
+        _ sector: UnsafeRawPointer, fileIdentity: UInt64, filePageCount: Int,
+        checkChecksum: Bool
+    ) -> Result<CommitSlot, RejectionError> {
         let allZero = (0..<FileHeader.sectorByteCount).allSatisfy {
             sector.load(fromByteOffset: $0, as: UInt8.self) == 0
         }
@@ -168,8 +172,11 @@ public struct CommitSlot: Equatable, Sendable {
             return impossible("\(slot.freeListEntryCount) free-list entries in \(rawPageCount) pages")
         }
         guard Int(slot.pageCount) <= filePageCount else {
-            return .failure(RejectionError(rejection: .referencesBeyondFile(pageCount: slot.pageCount,
-                                                                           filePageCount: filePageCount)))
+            return .failure(
+                RejectionError(
+                    rejection: .referencesBeyondFile(
+                        pageCount: slot.pageCount,
+                        filePageCount: filePageCount)))
         }
         return .success(slot)
     }
@@ -194,8 +201,9 @@ struct SlotChoice: Sendable {
     /// What a fallback to the older slot gave up (Spec D15), nil when none happened.
     var fallback: SlotFallback? {
         guard recoveredFromOlderSlot, let otherRejection else { return nil }
-        return SlotFallback(damagedSlot: inactiveIndex, reason: otherRejection.description,
-                            claimedVersion: claimedVersions[inactiveIndex], recoveredVersion: newest.version)
+        return SlotFallback(
+            damagedSlot: inactiveIndex, reason: otherRejection.description,
+            claimedVersion: claimedVersions[inactiveIndex], recoveredVersion: newest.version)
     }
     /// The version field of each slot where its own checksum vouches for it, else 0.
     let claimedVersions: [UInt64]
@@ -207,7 +215,9 @@ struct SlotChoice: Sendable {
     /// in the field could otherwise turn the newer version into an older one. A field that
     /// cannot be read is reported. An empty (all-zero) slot is sound only beside version 1:
     /// creation writes version 1 to slot 0, and the first slot write after it goes to slot 1.
-    static func mayHaveHeldNewer(_ rejection: CommitSlot.Rejection, _ readableVersion: UInt64, than slot: CommitSlot) -> Bool {
+    static func mayHaveHeldNewer(_ rejection: CommitSlot.Rejection, _ readableVersion: UInt64, than slot: CommitSlot)
+        -> Bool
+    {
         let version = slot.version.rawValue
         if rejection == .empty { return version > FileCreation.initialVersion.rawValue }
         return readableVersion == 0 || readableVersion > version
@@ -224,8 +234,9 @@ struct SlotChoice: Sendable {
         var attempt = 0
         while true {
             do {
-                return try choose(base: store.base, header: header, fileByteCount: store.mappedByteCount,
-                                  checkChecksum: checkChecksum)
+                return try choose(
+                    base: store.base, header: header, fileByteCount: store.mappedByteCount,
+                    checkChecksum: checkChecksum)
             } catch {
                 guard case .truncated = error, attempt < 8 else { throw error }
                 let fileBytes = try store.fileByteCount()
@@ -238,13 +249,17 @@ struct SlotChoice: Sendable {
 
     /// Reads both slots of the header page at `base` and picks the valid one with the highest
     /// version.
-    static func choose(base: UnsafeRawPointer, header: FileHeader, fileByteCount: Int,
-                       checkChecksum: Bool) throws(StorageError) -> SlotChoice {
+    static func choose(
+        base: UnsafeRawPointer, header: FileHeader, fileByteCount: Int,
+        checkChecksum: Bool
+    ) throws(StorageError) -> SlotChoice {
         let filePageCount = fileByteCount / header.pageSizeBytes
         var decoded: [Result<CommitSlot, CommitSlot.RejectionError>] = []
         for offset in FileHeader.slotOffsets {
-            decoded.append(CommitSlot.decode(base + offset, fileIdentity: header.fileIdentity,
-                                             filePageCount: filePageCount, checkChecksum: checkChecksum))
+            decoded.append(
+                CommitSlot.decode(
+                    base + offset, fileIdentity: header.fileIdentity,
+                    filePageCount: filePageCount, checkChecksum: checkChecksum))
         }
         // A slot rejected for a bad checksum or magic might have held a higher version (a torn
         // write of the newer commit): detect that case for the probe from its raw version field.
@@ -256,33 +271,39 @@ struct SlotChoice: Sendable {
         // silently to the older version.
         for (index, result) in decoded.enumerated() {
             guard case .failure(let rejected) = result,
-                  case .referencesBeyondFile(let pageCount, _) = rejected.rejection else { continue }
+                case .referencesBeyondFile(let pageCount, _) = rejected.rejection
+            else { continue }
             let other = decoded[1 - index]
             let otherVersion: UInt64 = if case .success(let slot) = other { slot.version.rawValue } else { 0 }
             if rawVersions[index] > otherVersion {
-                throw StorageError.truncated(expectedBytes: Int(pageCount) * header.pageSizeBytes, foundBytes: fileByteCount)
+                throw StorageError.truncated(
+                    expectedBytes: Int(pageCount) * header.pageSizeBytes, foundBytes: fileByteCount)
             }
         }
         switch (decoded[0], decoded[1]) {
         case (.success(let a), .success(let b)):
             let newestIndex = a.version >= b.version ? 0 : 1
-            return SlotChoice(newest: newestIndex == 0 ? a : b, newestIndex: newestIndex,
-                              other: newestIndex == 0 ? b : a, otherRejection: nil,
-                              recoveredFromOlderSlot: false, claimedVersions: readableVersions)
+            return SlotChoice(
+                newest: newestIndex == 0 ? a : b, newestIndex: newestIndex,
+                other: newestIndex == 0 ? b : a, otherRejection: nil,
+                recoveredFromOlderSlot: false, claimedVersions: readableVersions)
         case (.success(let a), .failure(let rejected)):
-            return SlotChoice(newest: a, newestIndex: 0, other: nil, otherRejection: rejected.rejection,
-                              recoveredFromOlderSlot: mayHaveHeldNewer(rejected.rejection, readableVersions[1], than: a),
-                              claimedVersions: readableVersions)
+            return SlotChoice(
+                newest: a, newestIndex: 0, other: nil, otherRejection: rejected.rejection,
+                recoveredFromOlderSlot: mayHaveHeldNewer(rejected.rejection, readableVersions[1], than: a),
+                claimedVersions: readableVersions)
         case (.failure(let rejected), .success(let b)):
-            return SlotChoice(newest: b, newestIndex: 1, other: nil, otherRejection: rejected.rejection,
-                              recoveredFromOlderSlot: mayHaveHeldNewer(rejected.rejection, readableVersions[0], than: b),
-                              claimedVersions: readableVersions)
+            return SlotChoice(
+                newest: b, newestIndex: 1, other: nil, otherRejection: rejected.rejection,
+                recoveredFromOlderSlot: mayHaveHeldNewer(rejected.rejection, readableVersions[0], than: b),
+                claimedVersions: readableVersions)
         case (.failure(let first), .failure(let second)):
             // Both slots otherwise sound but pointing past the end: the file was cut short.
             for rejection in [first.rejection, second.rejection] {
                 if case .referencesBeyondFile(let pageCount, _) = rejection {
-                    throw StorageError.truncated(expectedBytes: Int(pageCount) * header.pageSizeBytes,
-                                                 foundBytes: fileByteCount)
+                    throw StorageError.truncated(
+                        expectedBytes: Int(pageCount) * header.pageSizeBytes,
+                        foundBytes: fileByteCount)
                 }
             }
             throw StorageError.noValidCommitSlot(reason: "slot 0: \(first.rejection); slot 1: \(second.rejection)")
@@ -309,7 +330,8 @@ public struct SlotFallback: Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         let fellBack = "the file fell back to version \(recoveredVersion.rawValue) in slot \(1 - damagedSlot), "
         guard claimedVersion != 0 else {
-            return "commit slot \(damagedSlot) is damaged (\(reason), though the file has committed since its creation) "
+            return
+                "commit slot \(damagedSlot) is damaged (\(reason), though the file has committed since its creation) "
                 + "and its version cannot be read; " + fellBack
                 + "losing the commit after it if the damaged slot held it (acknowledged or not, the file cannot tell)"
         }

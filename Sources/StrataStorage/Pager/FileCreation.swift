@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Creating a new database: page 0 with the file header and slot 0 holding version 1 (no
@@ -12,8 +12,9 @@ enum FileCreation {
         var page = [UInt8](repeating: 0, count: pageSizeBytes)
         let header = FileHeader(pageSizeBytes: pageSizeBytes, fileIdentity: fileIdentity)
         page.replaceSubrange(0..<FileHeader.sectorByteCount, with: header.encode())
-        let slot = CommitSlot(version: initialVersion, catalogRoot: .header, freeListHead: .header, pageCount: 1,
-                              schemaVersion: 0, fileIdentity: fileIdentity, freeListEntryCount: 0)
+        let slot = CommitSlot(
+            version: initialVersion, catalogRoot: .header, freeListHead: .header, pageCount: 1,
+            schemaVersion: 0, fileIdentity: fileIdentity, freeListEntryCount: 0)
         let offset = FileHeader.slotOffsets[0]
         page.replaceSubrange(offset..<(offset + FileHeader.sectorByteCount), with: slot.encode())
         return page
@@ -61,14 +62,16 @@ enum FileCreation {
         let directory = SystemCalls.parentDirectory(of: path)
         let prefix = temporaryPrefix(of: path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path)
         guard let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name),
-              let stream = opendir(directory) else { return }
+            let stream = opendir(directory)
+        else { return }
         defer { closedir(stream) }
         while let entry = readdir(stream) {
             // The name is read in place, up to its NUL: a record is only `d_reclen` bytes, so
             // copying the whole 256-byte `d_name` reads past the end of readdir's buffer when
             // the entry is its last one, which faults where a thread's heap ends.
-            let name = String(cString: UnsafeRawPointer(entry).advanced(by: nameOffset)
-                .assumingMemoryBound(to: CChar.self))
+            let name = String(
+                cString: UnsafeRawPointer(entry).advanced(by: nameOffset)
+                    .assumingMemoryBound(to: CChar.self))
             guard name.hasPrefix(prefix) else { continue }
             let rest = name.dropFirst(prefix.count)
             guard let dash = rest.firstIndex(of: "-"), let pid = Int32(rest[..<dash]) else { continue }

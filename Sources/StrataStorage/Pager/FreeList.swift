@@ -139,9 +139,11 @@ struct FreeList: Sendable, Equatable {
         while i < a.count || j < b.count {
             let next: Run
             if j >= b.count || (i < a.count && a[i].start < b[j].start) {
-                next = a[i]; i += 1
+                next = a[i]
+                i += 1
             } else {
-                next = b[j]; j += 1
+                next = b[j]
+                j += 1
             }
             if let last = result.indices.last, result[last].end == next.start {
                 result[last].count += next.count

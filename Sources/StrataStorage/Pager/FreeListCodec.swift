@@ -8,7 +8,9 @@ enum FreeListCodec {
     typealias Entry = (run: FreeList.Run, releasedBy: Version)
 
     /// Reads the free list of a version; returns its entries and the pages of the chain.
-    static func read(head: PageRef, entryCount: UInt64, reader: PageReader) throws(StorageError) -> (entries: [Entry], chain: [UInt32]) {
+    static func read(head: PageRef, entryCount: UInt64, reader: PageReader) throws(StorageError) -> (
+        entries: [Entry], chain: [UInt32]
+    ) {
         var entries: [Entry] = []
         var chain: [UInt32] = []
         var ref = head
@@ -30,10 +32,12 @@ enum FreeListCodec {
                 let length = loadUInt32(bytes, at + 4)
                 let releasedBy = Version(loadUInt64(bytes, at + 8))
                 guard start >= 1, length >= 1, UInt64(start) + UInt64(length) <= UInt64(reader.pageCount) else {
-                    throw StorageError.corruptRecord(reason: "free run \(start)+\(length) outside \(reader.pageCount) pages")
+                    throw StorageError.corruptRecord(
+                        reason: "free run \(start)+\(length) outside \(reader.pageCount) pages")
                 }
                 guard releasedBy.rawValue <= reader.readVersion else {
-                    throw StorageError.corruptRecord(reason: "free run released by future version \(releasedBy.rawValue)")
+                    throw StorageError.corruptRecord(
+                        reason: "free run released by future version \(releasedBy.rawValue)")
                 }
                 entries.append((FreeList.Run(start: start, count: length), releasedBy))
             }
@@ -45,13 +49,16 @@ enum FreeListCodec {
         // No page may be listed twice (overlapping runs would hand one page out twice).
         let sorted = entries.map(\.run).sorted { $0.start < $1.start }
         for (a, b) in zip(sorted, sorted.dropFirst()) where a.end > b.start {
-            throw StorageError.corruptRecord(reason: "free runs \(a.start)+\(a.count) and \(b.start)+\(b.count) overlap")
+            throw StorageError.corruptRecord(
+                reason: "free runs \(a.start)+\(a.count) and \(b.start)+\(b.count) overlap")
         }
         return (entries, chain)
     }
 
     /// Fills `pages` (already allocated, zeroed) with `entries`, chained in order.
-    static func write(_ entries: [Entry], into pages: [(page: UInt32, buffer: UnsafeMutableRawPointer)], pageSizeBytes: Int) {
+    static func write(
+        _ entries: [Entry], into pages: [(page: UInt32, buffer: UnsafeMutableRawPointer)], pageSizeBytes: Int
+    ) {
         let perPage = PageLayout.freeListEntriesPerPage(pageSizeBytes: pageSizeBytes)
         invariant(pages.count * perPage >= entries.count, "enough free-list pages")
         var next = 0
@@ -75,8 +82,10 @@ enum FreeListCodec {
 
     /// Seals the chain's pages last first, each link recording the next page's final checksum
     /// and version (Spec D19). Returns the head's checksum (0 for an empty chain).
-    static func seal(_ pages: [(page: UInt32, buffer: UnsafeMutableRawPointer)], pageSizeBytes: Int,
-                     version: Version) -> UInt32 {
+    static func seal(
+        _ pages: [(page: UInt32, buffer: UnsafeMutableRawPointer)], pageSizeBytes: Int,
+        version: Version
+    ) -> UInt32 {
         var next = PageExpectation.none
         for (page, buffer) in pages.reversed() {
             next.store(buffer, PageLayout.nextExpectationOffset)

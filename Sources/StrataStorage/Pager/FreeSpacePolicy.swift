@@ -5,9 +5,12 @@
 enum FreeSpacePolicy {
     /// The base version's free list (from `client`'s cache when it is the base's, else read
     /// from `head`) with what is reusable promoted, and the pages holding it.
-    static func reusableSpace(base: Version, head: PageRef, entryCount: UInt64, reader: PageReader, durable: Version,
-                              hooks: EngineHooks, client: some PagerClient) throws(StorageError)
-        -> (FreeList, [UInt32]) {
+    static func reusableSpace(
+        base: Version, head: PageRef, entryCount: UInt64, reader: PageReader, durable: Version,
+        hooks: EngineHooks, client: some PagerClient
+    ) throws(StorageError)
+        -> (FreeList, [UInt32])
+    {
         var oldest = oldestPinned(client, base: base)
         if oldest < base && !hooks.has(.neverReclaimDeadReaders) && client.reclaimDeadReaders() > 0 {
             hooks.mark(.deadReaderSlotReclaimed)

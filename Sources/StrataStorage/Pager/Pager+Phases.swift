@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The pager's I/O: growing the file, phase 1 (the pages) and phase 2 (the slot). See
@@ -10,20 +10,23 @@ extension Pager {
     /// A commit without a slot: its pages are written, not synced, and the version is published
     /// for readers. A growth is synced at once (the size is metadata a later `fdatasync` of
     /// another process's commit would not know to cover).
-    static func writeWithoutSlot(file: PagerFile, client: some PagerClient,
-                                 pages: [(key: UInt32, value: UnsafeMutableRawPointer)],
-                                 pageCount: UInt32) throws(StorageError) {
+    static func writeWithoutSlot(
+        file: PagerFile, client: some PagerClient,
+        pages: [(key: UInt32, value: UnsafeMutableRawPointer)],
+        pageCount: UInt32
+    ) throws(StorageError) {
         let grew = try growIfNeeded(file: file, client: client, pageCount: pageCount)
         try writePages(file: file, pages: pages)
         if grew { try syncPages(file: file, grew: true) }
     }
 
-
     // MARK: the two phases
 
-    static func writeAndSync(file: PagerFile, client: some PagerClient, slot: CommitSlot, slotIndex: Int,
-                             pages: [(key: UInt32, value: UnsafeMutableRawPointer)],
-                             checks: CommitChecks) throws(StorageError) {
+    static func writeAndSync(
+        file: PagerFile, client: some PagerClient, slot: CommitSlot, slotIndex: Int,
+        pages: [(key: UInt32, value: UnsafeMutableRawPointer)],
+        checks: CommitChecks
+    ) throws(StorageError) {
         let grew = try growIfNeeded(file: file, client: client, pageCount: slot.pageCount)
         if file.hooks.has(.slotBeforeData) {
             try writeSlot(file: file, slot: slot, slotIndex: slotIndex)
@@ -53,7 +56,8 @@ extension Pager {
     /// (the size is metadata) instead of `fdatasync`. A thirty-second of the file keeps the
     /// number of growths logarithmic in the file size while wasting at most ~3 % of it (a
     /// fixed 1 MiB chunk made a 4.4 MB file 5.4 MB after its first small commit).
-    static func growIfNeeded(file: PagerFile, client: some PagerClient, pageCount: UInt32) throws(StorageError) -> Bool {
+    static func growIfNeeded(file: PagerFile, client: some PagerClient, pageCount: UInt32) throws(StorageError) -> Bool
+    {
         let needed = Int(pageCount) * file.pageSizeBytes
         let current = try file.store.fileByteCount()
         guard needed > current else { return false }
@@ -83,11 +87,13 @@ extension Pager {
         return true
     }
 
-    static func writePages(file: PagerFile, pages: [(key: UInt32, value: UnsafeMutableRawPointer)]) throws(StorageError) {
+    static func writePages(file: PagerFile, pages: [(key: UInt32, value: UnsafeMutableRawPointer)]) throws(StorageError)
+    {
         let pageSize = file.pageSizeBytes
         let pieces = pages.map {
-            WritePiece(offset: Int($0.key) * pageSize, bytes: UnsafeRawPointer($0.value), byteCount: pageSize,
-                       site: .pageWrite(PageNumber($0.key)))
+            WritePiece(
+                offset: Int($0.key) * pageSize, bytes: UnsafeRawPointer($0.value), byteCount: pageSize,
+                site: .pageWrite(PageNumber($0.key)))
         }
         do {
             if file.hooks.yield != nil {
@@ -124,8 +130,11 @@ extension Pager {
         do {
             try withBytes(bytes) { raw throws(StorageError) in
                 guard let base = raw.baseAddress else { return }
-                try file.store.write([WritePiece(offset: FileHeader.slotOffsets[slotIndex], bytes: base,
-                                                 byteCount: raw.count, site: .slotWrite(slot: slotIndex))])
+                try file.store.write([
+                    WritePiece(
+                        offset: FileHeader.slotOffsets[slotIndex], bytes: base,
+                        byteCount: raw.count, site: .slotWrite(slot: slotIndex))
+                ])
             }
         } catch {
             file.hooks.mark(.slotWriteFailed)

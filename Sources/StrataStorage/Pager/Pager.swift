@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The pager: one write's pages (`WriteSpace`: dirty copies, allocation, releases), the free
@@ -64,8 +64,10 @@ enum Pager {
     /// Seals what the write left unsealed, then writes and syncs it (`request.durable`) or
     /// writes it without a slot, and publishes the new version through `client`. The table
     /// trees are sealed and the catalog flushed by the write before (`beginCommit`).
-    static func commit(_ space: WriteSpace, sealer: inout TreeSealer, request: CommitRequest, file: PagerFile,
-                       client: some PagerClient) throws(StorageError) -> CommitOutcome {
+    static func commit(
+        _ space: WriteSpace, sealer: inout TreeSealer, request: CommitRequest, file: PagerFile,
+        client: some PagerClient
+    ) throws(StorageError) -> CommitOutcome {
         let newVersion = space.newVersion
         // Spec D19: the catalog (whose leaves hold the tables' roots) after the tables' trees,
         // then the free list (written last, its head in the slot).
@@ -74,11 +76,12 @@ enum Pager {
         let freeListHeadChecksum = FreeListCodec.seal(listPages, pageSizeBytes: file.pageSizeBytes, version: newVersion)
         for (page, _) in listPages { sealer.sealed.insert(page) }
         let entryCount = list.entries().count
-        let slot = CommitSlot(version: newVersion, catalogRoot: PageNumber(request.catalogRoot),
-                              freeListHead: PageNumber(listPages.first?.page ?? 0), pageCount: space.pageCount,
-                              schemaVersion: request.schemaVersion, fileIdentity: file.fileIdentity,
-                              freeListEntryCount: UInt64(entryCount), catalogRootExpectation: catalogRootExpectation,
-                              freeListHeadChecksum: freeListHeadChecksum)
+        let slot = CommitSlot(
+            version: newVersion, catalogRoot: PageNumber(request.catalogRoot),
+            freeListHead: PageNumber(listPages.first?.page ?? 0), pageCount: space.pageCount,
+            schemaVersion: request.schemaVersion, fileIdentity: file.fileIdentity,
+            freeListEntryCount: UInt64(entryCount), catalogRootExpectation: catalogRootExpectation,
+            freeListHeadChecksum: freeListHeadChecksum)
         invariant(slot.pageCount >= request.basePageCount, "the logical page count never shrinks")
         let pages = space.dirty.sorted { $0.key < $1.key }
         // The rest: overflow pages (sealed when written; sealing again writes the same bytes).
@@ -89,8 +92,9 @@ enum Pager {
         checks.run(.sealed)
         do {
             if request.durable {
-                try writeAndSync(file: file, client: client, slot: slot, slotIndex: request.slotToWrite, pages: pages,
-                                 checks: checks)
+                try writeAndSync(
+                    file: file, client: client, slot: slot, slotIndex: request.slotToWrite, pages: pages,
+                    checks: checks)
             } else {
                 try writeWithoutSlot(file: file, client: client, pages: pages, pageCount: slot.pageCount)
             }
@@ -109,8 +113,10 @@ enum Pager {
     /// phase 2 writes and syncs the slot. Returns whether there was anything to do.
     /// `groupPart` is the slot of the first such commit, written instead of `base` only under
     /// the seeded bug `groupDurableInPart`.
-    static func makeBaseDurable(base: CommitSlot, durableVersion: Version, groupPart: CommitSlot?, slotIndex: Int,
-                                file: PagerFile, client: some PagerClient) throws(StorageError) -> Bool {
+    static func makeBaseDurable(
+        base: CommitSlot, durableVersion: Version, groupPart: CommitSlot?, slotIndex: Int,
+        file: PagerFile, client: some PagerClient
+    ) throws(StorageError) -> Bool {
         guard durableVersion < base.version else { return false }
         do {
             try syncPages(file: file, grew: false)
@@ -137,7 +143,8 @@ enum Pager {
     /// Tags this commit's releases with the new version and writes the list into pages taken
     /// from its reusable part (or the file end), never from this commit's own releases.
     private static func rebuildFreeList(_ space: WriteSpace, baseFreeListChain: [UInt32]) throws(StorageError)
-        -> (FreeList, [(page: UInt32, buffer: UnsafeMutableRawPointer)]) {
+        -> (FreeList, [(page: UInt32, buffer: UnsafeMutableRawPointer)])
+    {
         var (list, released) = space.finishFreeList()
         list.release(released + baseFreeListChain, by: space.newVersion)
         let perPage = PageLayout.freeListEntriesPerPage(pageSizeBytes: space.pageSizeBytes)
@@ -222,7 +229,7 @@ struct CommitChecks {
     @inline(__always)
     func run(_ state: WriteState) {
         #if STRATA_CHECKS
-        Pager.checkInvariants(space, state, basePageCount: basePageCount, freeList: freeList)
+            Pager.checkInvariants(space, state, basePageCount: basePageCount, freeList: freeList)
         #endif
     }
 }
@@ -234,27 +241,29 @@ extension Pager {
     /// intact until the new slot is durable; not checked under the seeded bug `reuseOwnFrees`,
     /// which breaks it on purpose for the checkers to catch); every free page lies below the
     /// page count; the page count lies in [basePageCount, pageCountMax].
-    static func checkInvariants(_ space: WriteSpace, _ state: WriteState, basePageCount: UInt32,
-                                freeList: FreeList?) {
+    static func checkInvariants(
+        _ space: WriteSpace, _ state: WriteState, basePageCount: UInt32,
+        freeList: FreeList?
+    ) {
         #if STRATA_CHECKS
-        let pageCount = space.pageCount
-        invariant(pageCount >= basePageCount && pageCount <= WriteSpace.pageCountMax, "the page count is in bounds")
-        let dirty = Set(space.dirty.map(\.key))
-        for page in dirty {
-            invariant(page != 0 && page < pageCount, "a dirty page lies in the file")
-            invariant(space.allocatedByThisWrite.contains(page), "every dirty page was allocated by this write")
-        }
-        let free = (freeList ?? space.freeList).allPages()
-        for page in free {
-            invariant(page != 0 && page < pageCount, "a free page lies in the file")
-            invariant(!dirty.contains(page), "no page is both free and dirty")
-        }
-        if !space.hooks.has(.reuseOwnFrees) {
-            for page in space.releasedByThisCommit {
-                invariant(!dirty.contains(page), "a page released by this commit is not reused by it")
+            let pageCount = space.pageCount
+            invariant(pageCount >= basePageCount && pageCount <= WriteSpace.pageCountMax, "the page count is in bounds")
+            let dirty = Set(space.dirty.map(\.key))
+            for page in dirty {
+                invariant(page != 0 && page < pageCount, "a dirty page lies in the file")
+                invariant(space.allocatedByThisWrite.contains(page), "every dirty page was allocated by this write")
             }
-        }
-        _ = state
+            let free = (freeList ?? space.freeList).allPages()
+            for page in free {
+                invariant(page != 0 && page < pageCount, "a free page lies in the file")
+                invariant(!dirty.contains(page), "no page is both free and dirty")
+            }
+            if !space.hooks.has(.reuseOwnFrees) {
+                for page in space.releasedByThisCommit {
+                    invariant(!dirty.contains(page), "a page released by this commit is not reused by it")
+                }
+            }
+            _ = state
         #endif
     }
 }

@@ -27,7 +27,8 @@ struct TreeSealer {
                 let child = node.child(top.next)
                 if let childBuffer = space.dirtyBuffer(child), !sealed.contains(child) {
                     guard stack.count < TreeSearch.depthMax else {
-                        throw StorageError.corruptPage(page: PageNumber(child), reason: "tree deeper than \(TreeSearch.depthMax)")
+                        throw StorageError.corruptPage(
+                            page: PageNumber(child), reason: "tree deeper than \(TreeSearch.depthMax)")
                     }
                     stack.append((child, childBuffer, 0))
                 }
@@ -36,7 +37,8 @@ struct TreeSealer {
             if !node.isLeaf {
                 for index in 0...node.count {
                     if let childBuffer = space.dirtyBuffer(node.child(index)) {
-                        NodeEdit.setChildExpectation(top.buffer, index: index, PageExpectation.of(UnsafeRawPointer(childBuffer)))
+                        NodeEdit.setChildExpectation(
+                            top.buffer, index: index, PageExpectation.of(UnsafeRawPointer(childBuffer)))
                     }
                 }
             }

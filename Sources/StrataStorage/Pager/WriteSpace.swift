@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The pages of one write transaction: its dirty page buffers, the allocator, and the pages it
@@ -111,12 +111,14 @@ final class WriteSpace: PageAllocator {
         try ref.expectation.check(try reader.verifiedPage(ref.page), number: ref.page)
     }
 
-    private func copy(_ page: UInt32, _ committed: UnsafeRawPointer) throws(StorageError) -> (page: UInt32, buffer: UnsafeMutableRawPointer) {
+    private func copy(_ page: UInt32, _ committed: UnsafeRawPointer) throws(StorageError) -> (
+        page: UInt32, buffer: UnsafeMutableRawPointer
+    ) {
         let (newPage, buffer) = try allocate()
         memcpy(buffer, committed, pageSizeBytes)
         #if STRATA_CHECKS
-        invariant(!freedOnce.contains(page), "a committed page is released once")
-        freedOnce.insert(page)
+            invariant(!freedOnce.contains(page), "a committed page is released once")
+            freedOnce.insert(page)
         #endif
         releasedByThisCommit.append(page)
         invariant(newPage != page, "COW never rewrites a committed page in place")
@@ -139,32 +141,33 @@ final class WriteSpace: PageAllocator {
             page = pageCount
             pageCount += 1
         }
-        let buffer = spareBuffers.popLast()
+        let buffer =
+            spareBuffers.popLast()
             ?? UnsafeMutableRawPointer.allocate(byteCount: pageSizeBytes, alignment: 64)
         memset(buffer, 0, PageLayout.entriesOffset)
         invariant(dirtyTable.pointee[page] == nil, "a page is allocated once")
         dirtyTable.pointee.insert(buffer, for: page)
         #if STRATA_CHECKS
-        freedOnce.remove(page)
-        allocatedByThisWrite.insert(page)
+            freedOnce.remove(page)
+            allocatedByThisWrite.insert(page)
         #endif
         invariant(page != 0, "the header page is never allocated")
         return (page, buffer)
     }
 
     #if STRATA_CHECKS
-    /// Every page released or freed by this transaction, to catch a double free at its source.
-    private var freedOnce = Set<UInt32>()
-    /// Every page this write allocated (`Pager.checkInvariants`: dirty pages are among them).
-    private(set) var allocatedByThisWrite = Set<UInt32>()
+        /// Every page released or freed by this transaction, to catch a double free at its source.
+        private var freedOnce = Set<UInt32>()
+        /// Every page this write allocated (`Pager.checkInvariants`: dirty pages are among them).
+        private(set) var allocatedByThisWrite = Set<UInt32>()
     #endif
 
     /// Releases `page`: at once if this transaction allocated it, else at commit.
     func free(_ page: UInt32) {
         invariant(page != 0, "the header page is never freed")
         #if STRATA_CHECKS
-        invariant(!freedOnce.contains(page) || dirtyTable.pointee[page] != nil, "a page is freed once")
-        freedOnce.insert(page)
+            invariant(!freedOnce.contains(page) || dirtyTable.pointee[page] != nil, "a page is freed once")
+            freedOnce.insert(page)
         #endif
         if let buffer = dirtyTable.pointee.removeValue(forKey: page) {
             spareBuffers.append(buffer)
@@ -185,7 +188,9 @@ final class WriteSpace: PageAllocator {
 
     /// Allocation for the free-list pages themselves, after `finishFreeList`: from `list`'s
     /// reusable pages or the file end, never from this commit's releases.
-    func allocateFromList(_ list: inout FreeList) throws(StorageError) -> (page: UInt32, buffer: UnsafeMutableRawPointer) {
+    func allocateFromList(_ list: inout FreeList) throws(StorageError) -> (
+        page: UInt32, buffer: UnsafeMutableRawPointer
+    ) {
         let page: UInt32
         if let free = list.takeLowest() {
             page = free
@@ -196,12 +201,13 @@ final class WriteSpace: PageAllocator {
             page = pageCount
             pageCount += 1
         }
-        let buffer = spareBuffers.popLast()
+        let buffer =
+            spareBuffers.popLast()
             ?? UnsafeMutableRawPointer.allocate(byteCount: pageSizeBytes, alignment: 64)
         memset(buffer, 0, pageSizeBytes)
         dirtyTable.pointee.insert(buffer, for: page)
         #if STRATA_CHECKS
-        allocatedByThisWrite.insert(page)
+            allocatedByThisWrite.insert(page)
         #endif
         return (page, buffer)
     }

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A fixed range of virtual address space that a store's pages live in.
@@ -23,8 +23,9 @@ final class AddressReservation: @unchecked Sendable {
     init(capacityBytes requested: Int) throws(StorageError) {
         let systemPage = Int(sysconf(Int32(_SC_PAGESIZE)))
         let capacity = (requested + systemPage - 1) / systemPage * systemPage
-        let address = mmap(nil, capacity, PROT_NONE,
-                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
+        let address = mmap(
+            nil, capacity, PROT_NONE,
+            MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
         guard let address, address != MAP_FAILED else {
             throw StorageError.io(operation: "reserve address space", errno: errno)
         }
@@ -48,8 +49,9 @@ final class AddressReservation: @unchecked Sendable {
         // again is harmless: it shows the same file bytes at the same address.
         let systemPage = Int(sysconf(Int32(_SC_PAGESIZE)))
         let start = fromBytes / systemPage * systemPage
-        let address = mmap(base + start, toBytes - start, PROT_READ,
-                           MAP_SHARED | MAP_FIXED, descriptor, off_t(start))
+        let address = mmap(
+            base + start, toBytes - start, PROT_READ,
+            MAP_SHARED | MAP_FIXED, descriptor, off_t(start))
         guard let address, address != MAP_FAILED else {
             throw StorageError.io(operation: "mmap", errno: errno)
         }

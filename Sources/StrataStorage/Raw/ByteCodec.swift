@@ -243,7 +243,9 @@ enum DecodeError: Error, Sendable, Equatable {
 
 /// `withUnsafeBytes` for code that throws only `StorageError` (the stdlib's version rethrows
 /// untyped errors).
-func withBytes<R>(_ bytes: [UInt8], _ body: (UnsafeRawBufferPointer) throws(StorageError) -> R) throws(StorageError) -> R {
+func withBytes<R>(_ bytes: [UInt8], _ body: (UnsafeRawBufferPointer) throws(StorageError) -> R) throws(StorageError)
+    -> R
+{
     let result: Result<R, StorageError> = bytes.withUnsafeBytes { raw in
         do throws(StorageError) { return .success(try body(raw)) } catch { return .failure(error) }
     }
@@ -251,7 +253,9 @@ func withBytes<R>(_ bytes: [UInt8], _ body: (UnsafeRawBufferPointer) throws(Stor
 }
 
 /// `withUnsafeMutableBytes` for code that throws only `StorageError`.
-func withMutableBytes<R>(_ bytes: inout [UInt8], _ body: (UnsafeMutableRawBufferPointer) throws(StorageError) -> R) throws(StorageError) -> R {
+func withMutableBytes<R>(_ bytes: inout [UInt8], _ body: (UnsafeMutableRawBufferPointer) throws(StorageError) -> R)
+    throws(StorageError) -> R
+{
     let result: Result<R, StorageError> = bytes.withUnsafeMutableBytes { raw in
         do throws(StorageError) { return .success(try body(raw)) } catch { return .failure(error) }
     }

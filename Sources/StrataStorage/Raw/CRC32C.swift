@@ -59,7 +59,8 @@ enum CRC32C {
         while count - offset >= 8 {
             let low = loadUInt32(bytes, offset) ^ crc
             let high = loadUInt32(bytes, offset + 4)
-            crc = t[7][Int(low & 0xFF)] ^ t[6][Int((low >> 8) & 0xFF)]
+            crc =
+                t[7][Int(low & 0xFF)] ^ t[6][Int((low >> 8) & 0xFF)]
                 ^ t[5][Int((low >> 16) & 0xFF)] ^ t[4][Int(low >> 24)]
                 ^ t[3][Int(high & 0xFF)] ^ t[2][Int((high >> 8) & 0xFF)]
                 ^ t[1][Int((high >> 16) & 0xFF)] ^ t[0][Int(high >> 24)]

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Large values live in chains of overflow pages (`PageLayout`: payload after the 40-byte
@@ -17,7 +17,9 @@ enum OverflowChain {
     /// sealed here, last first, so that each link and the returned reference carry the final
     /// checksum of the page they name (Spec D19); nothing changes them before the commit, whose
     /// own sealing rewrites the same bytes.
-    static func write<Space: PageAllocator>(_ bytes: UnsafeRawBufferPointer, space: Space) throws(StorageError) -> PageRef {
+    static func write<Space: PageAllocator>(_ bytes: UnsafeRawBufferPointer, space: Space) throws(StorageError)
+        -> PageRef
+    {
         let payload = PageLayout.overflowPayloadByteCount(pageSizeBytes: space.pageSizeBytes)
         let count = pageCount(byteCount: bytes.count, pageSizeBytes: space.pageSizeBytes)
         var pages: [(UInt32, UnsafeMutableRawPointer)] = []
@@ -43,8 +45,9 @@ enum OverflowChain {
 
     /// The reference held by the chain page at `bytes` to the next page.
     static func nextRef(_ bytes: UnsafeRawPointer) -> PageRef {
-        PageRef(page: loadUInt32(bytes, PageLayout.linkOffset),
-                expectation: PageExpectation.load(bytes, PageLayout.nextExpectationOffset))
+        PageRef(
+            page: loadUInt32(bytes, PageLayout.linkOffset),
+            expectation: PageExpectation.load(bytes, PageLayout.nextExpectationOffset))
     }
 
     /// Reads a chain of `byteCount` bytes starting at `first`.
@@ -58,7 +61,8 @@ enum OverflowChain {
         try withMutableBytes(&result) { destination throws(StorageError) in
             while visited < expected {
                 guard ref.page != 0 else {
-                    throw StorageError.corruptRecord(reason: "overflow chain ends after \(visited) of \(expected) pages")
+                    throw StorageError.corruptRecord(
+                        reason: "overflow chain ends after \(visited) of \(expected) pages")
                 }
                 let bytes = try source.page(ref, type: .overflow)
                 let length = min(payload, byteCount - done)
@@ -84,7 +88,8 @@ enum OverflowChain {
         var ref = first
         while result.count < expected {
             guard ref.page != 0 else {
-                throw StorageError.corruptRecord(reason: "overflow chain ends after \(result.count) of \(expected) pages")
+                throw StorageError.corruptRecord(
+                    reason: "overflow chain ends after \(result.count) of \(expected) pages")
             }
             let bytes = try source.page(ref, type: .overflow)
             result.append(ref.page)

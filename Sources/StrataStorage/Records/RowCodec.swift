@@ -33,15 +33,27 @@ enum RowCodec {
     static let columnCountMax = 2048
 
     enum Tag: UInt8 {
-        case null = 0, falseValue = 1, trueValue = 2, int = 3, double = 4, string = 5, binary = 6
-        case timestamp = 7, link = 8, list = 9
-        case stringOverflow = 10, binaryOverflow = 11, listOverflow = 12
+        case null = 0
+        case falseValue = 1
+        case trueValue = 2
+        case int = 3
+        case double = 4
+        case string = 5
+        case binary = 6
+        case timestamp = 7
+        case link = 8
+        case list = 9
+        case stringOverflow = 10
+        case binaryOverflow = 11
+        case listOverflow = 12
     }
 
     /// Encodes `values` as a row no longer than `inlineByteCountMax`, writing large values
     /// (and, if need be, the whole row) to overflow pages in `space`.
-    static func encode<Space: PageAllocator>(_ values: [Value], incarnation: Incarnation, inlineByteCountMax: Int,
-                                             space: Space?) throws(StorageError) -> [UInt8] {
+    static func encode<Space: PageAllocator>(
+        _ values: [Value], incarnation: Incarnation, inlineByteCountMax: Int,
+        space: Space?
+    ) throws(StorageError) -> [UInt8] {
         var row: [UInt8] = []
         try encode(values, incarnation: incarnation, inlineByteCountMax: inlineByteCountMax, space: space, into: &row)
         return row
@@ -58,8 +70,10 @@ enum RowCodec {
     ///
     /// Fast path: a size pass (which also validates every value), then one pass of stores
     /// into the sized buffer. Rows that do not fit take `encodeSpilling`.
-    static func encode<Space: PageAllocator>(_ values: [Value], incarnation: Incarnation, inlineByteCountMax: Int,
-                                             space: Space?, into row: inout [UInt8]) throws(StorageError) {
+    static func encode<Space: PageAllocator>(
+        _ values: [Value], incarnation: Incarnation, inlineByteCountMax: Int,
+        space: Space?, into row: inout [UInt8]
+    ) throws(StorageError) {
         guard values.count <= columnCountMax else {
             throw StorageError.valueTooLarge(reason: "\(values.count) columns (at most \(columnCountMax))")
         }
@@ -68,8 +82,9 @@ enum RowCodec {
         let tableStart = headerByteCount(incarnation) + varintSize(UInt64(values.count))
         let inlineByteCount = tableStart + 2 * values.count + payloadByteCount
         guard inlineByteCount <= inlineByteCountMax else {
-            row = try encodeSpilling(values, incarnation: incarnation, inlineByteCountMax: inlineByteCountMax,
-                                     space: space)
+            row = try encodeSpilling(
+                values, incarnation: incarnation, inlineByteCountMax: inlineByteCountMax,
+                space: space)
             return
         }
         // Resize without clearing: the write pass stores every byte (checked below), and
@@ -175,9 +190,11 @@ enum RowCodec {
 
     /// The slow path of `encode`: each value encoded on its own, the largest moved to
     /// overflow pages until the row fits (or the whole row moved to an overflow chain).
-    private static func encodeSpilling<Space: PageAllocator>(_ values: [Value], incarnation: Incarnation,
-                                                             inlineByteCountMax: Int,
-                                                             space: Space?) throws(StorageError) -> [UInt8] {
+    private static func encodeSpilling<Space: PageAllocator>(
+        _ values: [Value], incarnation: Incarnation,
+        inlineByteCountMax: Int,
+        space: Space?
+    ) throws(StorageError) -> [UInt8] {
         var encoded: [[UInt8]] = []
         encoded.reserveCapacity(values.count)
         for value in values {
@@ -244,8 +261,10 @@ enum RowCodec {
     }
 
     /// Replaces an inline string / binary / list encoding with an overflow reference.
-    private static func moveToOverflow<Space: PageAllocator>(_ encoded: [UInt8],
-                                                             space: Space) throws(StorageError) -> [UInt8] {
+    private static func moveToOverflow<Space: PageAllocator>(
+        _ encoded: [UInt8],
+        space: Space
+    ) throws(StorageError) -> [UInt8] {
         let tag = encoded[0]
         // The stored payload: for strings and binaries the bytes after the length; for lists
         // the count and the elements.
@@ -257,9 +276,12 @@ enum RowCodec {
             while encoded[index] & 0x80 != 0 { index += 1 }
             payload = encoded[(index + 1)...]
         }
-        let first = try withBytes(Array(payload)) { raw throws(StorageError) in try OverflowChain.write(raw, space: space) }
+        let first = try withBytes(Array(payload)) { raw throws(StorageError) in
+            try OverflowChain.write(raw, space: space)
+        }
         var writer = ByteWriter()
-        let overflowTag: Tag = tag == Tag.string.rawValue ? .stringOverflow : tag == Tag.binary.rawValue ? .binaryOverflow : .listOverflow
+        let overflowTag: Tag =
+            tag == Tag.string.rawValue ? .stringOverflow : tag == Tag.binary.rawValue ? .binaryOverflow : .listOverflow
         writer.append(overflowTag.rawValue)
         writer.appendVarint(UInt64(payload.count))
         appendReference(first, into: &writer)

@@ -25,13 +25,16 @@ public struct RowView {
     @usableFromInline let offsetTableStart: Int
 
     @inline(__always)
-    init(inlineBytes: UnsafeRawBufferPointer, reader: PageReader,
-         dirtyPages: UnsafeMutablePointer<DirtyPageTable>?) throws(StorageError) {
+    init(
+        inlineBytes: UnsafeRawBufferPointer, reader: PageReader,
+        dirtyPages: UnsafeMutablePointer<DirtyPageTable>?
+    ) throws(StorageError) {
         self.bytes = inlineBytes
         self.reader = reader
         self.dirtyPages = dirtyPages
         guard let base = inlineBytes.baseAddress, inlineBytes.count >= 2,
-              Self.isInline(format: inlineBytes[0]) else {
+            Self.isInline(format: inlineBytes[0])
+        else {
             throw StorageError.corruptRecord(reason: "row does not start with an inline format byte")
         }
         var header = ByteReader(base: base, offset: 1, endOffset: inlineBytes.count)
@@ -84,8 +87,10 @@ public struct RowView {
 
     /// Calls `body` with a view of the row stored in `cell` (following a whole-row overflow).
     @inline(__always)
-    static func with<R>(cell: UnsafeRawBufferPointer, reader: PageReader, dirtyPages: UnsafeMutablePointer<DirtyPageTable>?,
-                        _ body: (RowView) throws -> R) throws -> R {
+    static func with<R>(
+        cell: UnsafeRawBufferPointer, reader: PageReader, dirtyPages: UnsafeMutablePointer<DirtyPageTable>?,
+        _ body: (RowView) throws -> R
+    ) throws -> R {
         if cell.count >= 2 && isInline(format: cell[0]) {
             return try body(RowView(inlineBytes: cell, reader: reader, dirtyPages: dirtyPages))
         }
@@ -93,9 +98,11 @@ public struct RowView {
     }
 
     /// The slow path of `with`: a whole-row overflow (or a malformed cell).
-    private static func withOverflowRow<R>(cell: UnsafeRawBufferPointer, reader: PageReader,
-                                           dirtyPages: UnsafeMutablePointer<DirtyPageTable>?,
-                                           _ body: (RowView) throws -> R) throws -> R {
+    private static func withOverflowRow<R>(
+        cell: UnsafeRawBufferPointer, reader: PageReader,
+        dirtyPages: UnsafeMutablePointer<DirtyPageTable>?,
+        _ body: (RowView) throws -> R
+    ) throws -> R {
         guard cell.count >= 1 else { throw StorageError.corruptRecord(reason: "empty row") }
         if isInline(format: cell[0]) {
             return try body(RowView(inlineBytes: cell, reader: reader, dirtyPages: dirtyPages))
@@ -121,10 +128,13 @@ public struct RowView {
         }
     }
 
-    static func readOverflow(first: PageRef, byteCount: Int, reader: PageReader,
-                             dirtyPages: UnsafeMutablePointer<DirtyPageTable>?) throws(StorageError) -> [UInt8] {
+    static func readOverflow(
+        first: PageRef, byteCount: Int, reader: PageReader,
+        dirtyPages: UnsafeMutablePointer<DirtyPageTable>?
+    ) throws(StorageError) -> [UInt8] {
         if let dirtyPages {
-            return try OverflowChain.read(first: first, byteCount: byteCount, source: WritePages(reader: reader, dirty: dirtyPages))
+            return try OverflowChain.read(
+                first: first, byteCount: byteCount, source: WritePages(reader: reader, dirty: dirtyPages))
         }
         return try OverflowChain.read(first: first, byteCount: byteCount, source: reader)
     }
@@ -257,16 +267,18 @@ public struct RowView {
             let length = try cursor.readVarint()
             let first = try cursor.readPageRef()
             guard length <= UInt64(Int32.max) else { throw DecodeError.malformed }
-            let stored = try Self.readOverflow(first: first, byteCount: Int(length), reader: reader, dirtyPages: dirtyPages)
+            let stored = try Self.readOverflow(
+                first: first, byteCount: Int(length), reader: reader, dirtyPages: dirtyPages)
             switch tag {
             case .stringOverflow: return .string(String(decoding: stored, as: UTF8.self))
             case .binaryOverflow: return .binary(stored)
             default:
-                return .list(try stored.withUnsafeBytes { raw in
-                    guard let base = raw.baseAddress else { return [] }
-                    var inner = ByteReader(base: base, offset: 0, endOffset: raw.count)
-                    return try decodeListBody(&inner)
-                })
+                return .list(
+                    try stored.withUnsafeBytes { raw in
+                        guard let base = raw.baseAddress else { return [] }
+                        var inner = ByteReader(base: base, offset: 0, endOffset: raw.count)
+                        return try decodeListBody(&inner)
+                    })
             }
         }
     }
@@ -289,7 +301,9 @@ public struct RowView {
         for column in 0..<columnCount {
             guard let offset = try _valueOffset(column) else { continue }
             let tag = bytes[offset]
-            guard tag >= RowCodec.Tag.stringOverflow.rawValue && tag <= RowCodec.Tag.listOverflow.rawValue else { continue }
+            guard tag >= RowCodec.Tag.stringOverflow.rawValue && tag <= RowCodec.Tag.listOverflow.rawValue else {
+                continue
+            }
             var cursor = ByteReader(base: base, offset: offset + 1, endOffset: bytes.count)
             do {
                 let length = try cursor.readVarint()

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Writing a compacted copy of one version to a new file: every table is rebuilt by ascending
@@ -28,7 +28,9 @@ extension Store {
         _ = try Store.deleteFiles(path: temporary)
         do {
             try copy(source, toPath: temporary)
-            guard rename(temporary, path) == 0 else { throw StorageError.io(operation: "rename to \(path)", errno: errno) }
+            guard rename(temporary, path) == 0 else {
+                throw StorageError.io(operation: "rename to \(path)", errno: errno)
+            }
             try SystemCalls.syncDirectory(containing: path)
             unlink(temporary + ".lock")
             unlink(temporary + ".note")
@@ -60,8 +62,9 @@ extension WriteTransaction {
     /// Creates a table with the id, primary key and schema of `source` (compaction).
     func createCopiedTable(_ source: TableInfo) throws(StorageError) {
         try checkActive()
-        let table = TableInfo(id: source.id, name: source.name, primaryKey: source.primaryKey, rowCount: 0,
-                              schema: source.schema, rowRoot: 0, indexRoot: 0, nextKey: source.nextKey)
+        let table = TableInfo(
+            id: source.id, name: source.name, primaryKey: source.primaryKey, rowCount: 0,
+            schema: source.schema, rowRoot: 0, indexRoot: 0, nextKey: source.nextKey)
         catalog.set(table)
         catalog.nextTableID = max(catalog.nextTableID, source.id.rawValue + 1)
         catalogMetadataChanged = true
@@ -71,8 +74,10 @@ extension WriteTransaction {
 
     /// Inserts an object under its original key and incarnation (compaction), maintaining the
     /// index; the table's counter was copied with the table.
-    func insertCopied(_ tableID: TableID, key: ObjectKey, incarnation: Incarnation,
-                      values: [Value]) throws(StorageError) {
+    func insertCopied(
+        _ tableID: TableID, key: ObjectKey, incarnation: Incarnation,
+        values: [Value]
+    ) throws(StorageError) {
         var table = try info(tableID)
         let nextKey = table.nextKey
         if case .string(let column) = table.primaryKey {
@@ -80,8 +85,9 @@ extension WriteTransaction {
             let indexKey = try IndexKeys.stringIndexKey(for: pk, table: table, pageSizeBytes: file.pageSizeBytes)
             try insertIndexEntry(&table, indexKey: indexKey, key: key)
         }
-        let row = try RowCodec.encode(values, incarnation: incarnation, inlineByteCountMax: rowCellByteCountMax,
-                                      space: space)
+        let row = try RowCodec.encode(
+            values, incarnation: incarnation, inlineByteCountMax: rowCellByteCountMax,
+            space: space)
         try insertRow(&table, key: key, row: row)
         table.nextKey = nextKey
         catalog.set(table)

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// An open database: the engine's entry point.
 ///
@@ -31,7 +32,9 @@ public final class Store: Sendable {
     /// Opens (or creates) a database.
     /// - Throws: a file error naming what is wrong for files that are not Strata files, of an
     ///   unsupported version, truncated or corrupt; `.fileNotFound` without `create`.
-    public static func open(_ location: StoreLocation, options: StoreOptions = StoreOptions()) throws(StorageError) -> Store {
+    public static func open(_ location: StoreLocation, options: StoreOptions = StoreOptions()) throws(StorageError)
+        -> Store
+    {
         guard PageLayout.isSupported(pageSizeBytes: options.pageSizeBytes) else {
             throw StorageError.unsupportedPageSize(options.pageSizeBytes)
         }
@@ -68,8 +71,10 @@ public final class Store: Sendable {
         try checkOpen()
         func look() throws(StorageError) -> SlotFallback? {
             try file.refreshMap()
-            return try SlotChoice.choose(store: file.store, header: file.header,
-                                         checkChecksum: !file.hooks.has(.skipSlotChecksum)).fallback
+            return try SlotChoice.choose(
+                store: file.store, header: file.header,
+                checkChecksum: !file.hooks.has(.skipSlotChecksum)
+            ).fallback
         }
         guard var seen = try look() else { return nil }
         for _ in 0..<3 {
@@ -83,7 +88,6 @@ public final class Store: Sendable {
         }
         return seen
     }
-
 
     /// True after an I/O failure: reopen to recover.
     public var isPoisoned: Bool { file.isPoisoned }
@@ -107,7 +111,9 @@ public final class Store: Sendable {
 
     /// Begins a read of `version` if a transaction of this process still pins it; nil when
     /// none does (the version may already be reclaimed). Never blocks.
-    public func beginRead(pinnedVersion version: Version, _ kind: PinKind = .live) throws(StorageError) -> ReadTransaction? {
+    public func beginRead(pinnedVersion version: Version, _ kind: PinKind = .live) throws(StorageError)
+        -> ReadTransaction?
+    {
         try checkOpen()
         do {
             return try ReadTransaction(file: file, pinnedVersion: version, kind: kind)
@@ -200,8 +206,9 @@ public final class Store: Sendable {
         }
         return byVersion.keys.sorted().map { version in
             let entry = byVersion[version] ?? (0, 0, [])
-            return PinnedVersion(version: version, livePins: entry.live, frozenPins: entry.frozen,
-                                 processCount: entry.processes.count)
+            return PinnedVersion(
+                version: version, livePins: entry.live, frozenPins: entry.frozen,
+                processCount: entry.processes.count)
         }
     }
 

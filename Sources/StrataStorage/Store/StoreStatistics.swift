@@ -35,8 +35,9 @@ extension Store {
     public func statistics() throws(StorageError) -> StoreStatistics {
         let read = try beginRead(.frozen)
         defer { read.end() }
-        let (entries, _) = try FreeListCodec.read(head: read.record.freeListHeadRef, entryCount: read.record.freeListEntryCount,
-                                                  reader: read.reader)
+        let (entries, _) = try FreeListCodec.read(
+            head: read.record.freeListHeadRef, entryCount: read.record.freeListEntryCount,
+            reader: read.reader)
         let oldest = min(file.versions.oldestPinnedVersion() ?? read.version, read.version)
         var reusable = 0
         var pinned = 0
@@ -45,8 +46,9 @@ extension Store {
         }
         try file.refreshMap()
         let slotVersions = FileHeader.slotOffsets.map { offset -> Version? in
-            let decoded = CommitSlot.decode(file.store.base + offset, fileIdentity: file.header.fileIdentity,
-                                            filePageCount: file.store.mappedByteCount / file.pageSizeBytes, checkChecksum: true)
+            let decoded = CommitSlot.decode(
+                file.store.base + offset, fileIdentity: file.header.fileIdentity,
+                filePageCount: file.store.mappedByteCount / file.pageSizeBytes, checkChecksum: true)
             if case .success(let slot) = decoded { return slot.version }
             return nil
         }
@@ -56,7 +58,8 @@ extension Store {
         read.end()
         return StoreStatistics(
             displayName: file.displayName, pageSizeBytes: file.pageSizeBytes, newestVersion: read.version,
-            slotVersions: slotVersions, fileByteCount: try file.store.fileByteCount(), pageCount: Int(read.record.pageCount),
+            slotVersions: slotVersions, fileByteCount: try file.store.fileByteCount(),
+            pageCount: Int(read.record.pageCount),
             reusablePageCount: reusable, pinnedFreePageCount: pinned, pinnedVersions: pinnedVersions(),
             readerProcessCount: Set(file.versions.pinningSlots().map(\.pid)).count,
             tables: tables, slotFallback: fallback)

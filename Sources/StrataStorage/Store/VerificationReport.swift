@@ -27,7 +27,8 @@ public enum VerificationProblem: Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .unreadable(let v, let error): return "v\(v.rawValue): \(error)"
-        case .keyOrder(let v, let page, let detail): return "v\(v.rawValue): key order on page \(page.rawValue): \(detail)"
+        case .keyOrder(let v, let page, let detail):
+            return "v\(v.rawValue): key order on page \(page.rawValue): \(detail)"
         case .unevenLeafDepth(let v, let page): return "v\(v.rawValue): leaf page \(page.rawValue) at another depth"
         case .pageReachedTwice(let v, let page): return "v\(v.rawValue): page \(page.rawValue) referenced twice"
         case .reachableAndFree(let v, let page, let releasedBy):

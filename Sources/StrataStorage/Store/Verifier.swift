@@ -25,7 +25,9 @@ struct Verifier {
             if let record = file.versions.record(of: slot.version) {
                 records.append(record)
             } else {
-                report.report(.notChecked(version: slot.version, reason: "pinned by process \(slot.pid), record no longer shared"))
+                report.report(
+                    .notChecked(version: slot.version, reason: "pinned by process \(slot.pid), record no longer shared")
+                )
             }
         }
         // Free pages of the newest version, with the version that released each.
@@ -33,8 +35,9 @@ struct Verifier {
         var free: [UInt32: Version] = [:]
         var freeChain: [UInt32] = []
         do {
-            let (entries, chain) = try FreeListCodec.read(head: newest.record.freeListHeadRef,
-                                                          entryCount: newest.record.freeListEntryCount, reader: newestReader)
+            let (entries, chain) = try FreeListCodec.read(
+                head: newest.record.freeListHeadRef,
+                entryCount: newest.record.freeListEntryCount, reader: newestReader)
             freeChain = chain
             for (run, releasedBy) in entries {
                 for page in run.start..<run.end { free[page] = releasedBy }
@@ -43,7 +46,8 @@ struct Verifier {
             report.report(.unreadable(version: newest.version, error: error))
         }
         report.freePageCount = free.count
-        report.pendingFreePageCount = free.values.filter { $0 > (file.versions.oldestPinnedVersion() ?? newest.version) }.count
+        report.pendingFreePageCount =
+            free.values.filter { $0 > (file.versions.oldestPinnedVersion() ?? newest.version) }.count
         for record in records.sorted(by: { $0.version > $1.version }) {
             var reachable = try walkVersion(record, isNewest: record.version == newest.version)
             if record.version == newest.version {
@@ -53,7 +57,8 @@ struct Verifier {
             }
             for page in reachable {
                 if let releasedBy = free[page], releasedBy <= record.version {
-                    report.report(.reachableAndFree(version: record.version, page: PageNumber(page), releasedBy: releasedBy))
+                    report.report(
+                        .reachableAndFree(version: record.version, page: PageNumber(page), releasedBy: releasedBy))
                 }
             }
             report.versionsChecked.append(record.version)
@@ -62,9 +67,10 @@ struct Verifier {
     }
 
     private func reader(_ record: VersionRecord) -> PageReader {
-        PageReader(base: file.store.base, pageSizeBytes: file.pageSizeBytes, pageCount: record.pageCount,
-                   readVersion: record.version, cache: file.checksumCache, trustCache: false,
-                   checkReferences: !file.hooks.has(.skipReferenceCheck))
+        PageReader(
+            base: file.store.base, pageSizeBytes: file.pageSizeBytes, pageCount: record.pageCount,
+            readVersion: record.version, cache: file.checksumCache, trustCache: false,
+            checkReferences: !file.hooks.has(.skipReferenceCheck))
     }
 
     private mutating func markReachable(_ page: UInt32, in reachable: inout Set<UInt32>, version: Version) {
@@ -87,12 +93,15 @@ struct Verifier {
         var reachable = Set<UInt32>()
         let catalog: Catalog
         do {
-            catalog = try TableReads(source: reader, reader: reader, space: nil).loadCatalog(root: record.catalogRootRef)
+            catalog = try TableReads(source: reader, reader: reader, space: nil).loadCatalog(
+                root: record.catalogRootRef)
         } catch {
             report.report(.unreadable(version: record.version, error: error))
             return reachable
         }
-        _ = walkTree(record.catalogRootRef, byteKeys: true, reader: reader, version: record.version, reachable: &reachable) {
+        _ = walkTree(
+            record.catalogRootRef, byteKeys: true, reader: reader, version: record.version, reachable: &reachable
+        ) {
             verifier, leaf, index, reachable in
             // Catalog values may hold large schemas in overflow pages.
             let cell = leaf.value(index)
@@ -105,10 +114,15 @@ struct Verifier {
         return reachable
     }
 
-    private mutating func walkTable(_ table: TableInfo, reader: PageReader, version: Version,
-                                    reachable: inout Set<UInt32>) throws(StorageError) {
+    private mutating func walkTable(
+        _ table: TableInfo, reader: PageReader, version: Version,
+        reachable: inout Set<UInt32>
+    ) throws(StorageError) {
         var primaryKeys: [[UInt8]: ObjectKey] = [:]
-        let counted = walkTree(PageRef(page: table.rowRoot, expectation: table.rowRootExpectation), byteKeys: false, reader: reader, version: version, reachable: &reachable) {
+        let counted = walkTree(
+            PageRef(page: table.rowRoot, expectation: table.rowRootExpectation), byteKeys: false, reader: reader,
+            version: version, reachable: &reachable
+        ) {
             verifier, leaf, index, reachable in
             let key = ObjectKey(intKeyFromImage(leaf.keyImage(index)))
             let cell = leaf.cell(index)
@@ -116,20 +130,27 @@ struct Verifier {
             verifier.checkPrimaryKey(table, key: key, cell: cell, reader: reader, version: version, into: &primaryKeys)
         }
         if counted != table.rowCount {
-            report.report(.rowCountMismatch(version: version, table: table.name, recorded: table.rowCount, counted: counted))
+            report.report(
+                .rowCountMismatch(version: version, table: table.name, recorded: table.rowCount, counted: counted))
         }
         guard case .string = table.primaryKey else {
             if table.indexRoot != 0 {
-                report.report(.indexMismatch(version: version, table: table.name, detail: "index tree without a string primary key"))
+                report.report(
+                    .indexMismatch(
+                        version: version, table: table.name, detail: "index tree without a string primary key"))
             }
             return
         }
         var indexed: [[UInt8]: ObjectKey] = [:]
-        _ = walkTree(PageRef(page: table.indexRoot, expectation: table.indexRootExpectation), byteKeys: true, reader: reader, version: version, reachable: &reachable) {
+        _ = walkTree(
+            PageRef(page: table.indexRoot, expectation: table.indexRootExpectation), byteKeys: true, reader: reader,
+            version: version, reachable: &reachable
+        ) {
             verifier, leaf, index, _ in
             let value = leaf.value(index)
             guard value.count == 8, let base = value.baseAddress else {
-                verifier.report.report(.indexMismatch(version: version, table: table.name, detail: "entry of \(value.count) bytes"))
+                verifier.report.report(
+                    .indexMismatch(version: version, table: table.name, detail: "entry of \(value.count) bytes"))
                 return
             }
             indexed[Array(leaf.fullKey(index))] = ObjectKey(Int64(bitPattern: loadUInt64(base, 0)))
@@ -137,17 +158,23 @@ struct Verifier {
         if indexed != primaryKeys {
             let missing = primaryKeys.filter { indexed[$0.key] != $0.value }.count
             let extra = indexed.filter { primaryKeys[$0.key] != $0.value }.count
-            report.report(.indexMismatch(version: version, table: table.name,
-                                         detail: "\(missing) objects missing or wrong in the index, \(extra) stale entries"))
+            report.report(
+                .indexMismatch(
+                    version: version, table: table.name,
+                    detail: "\(missing) objects missing or wrong in the index, \(extra) stale entries"))
         }
     }
 
-    private mutating func checkPrimaryKey(_ table: TableInfo, key: ObjectKey, cell: UnsafeRawBufferPointer, reader: PageReader,
-                                          version: Version, into primaryKeys: inout [[UInt8]: ObjectKey]) {
+    private mutating func checkPrimaryKey(
+        _ table: TableInfo, key: ObjectKey, cell: UnsafeRawBufferPointer, reader: PageReader,
+        version: Version, into primaryKeys: inout [[UInt8]: ObjectKey]
+    ) {
         guard let column = table.primaryKey.column else {
             if cell.first == RowCodec.identifiedFormat {
-                report.report(.incarnationMismatch(version: version, table: table.name, key: key,
-                                                   detail: "an incarnation in a table that gives out none"))
+                report.report(
+                    .incarnationMismatch(
+                        version: version, table: table.name, key: key,
+                        detail: "an incarnation in a table that gives out none"))
             }
             return
         }
@@ -171,20 +198,28 @@ struct Verifier {
             // The counter names the newest incarnation given out: a row beyond it would let a
             // later insert give its identity out again.
             if incarnation.rawValue > UInt64(max(table.nextKey, 0)) {
-                report.report(.incarnationMismatch(version: version, table: table.name, key: key,
-                                                   detail: "\(incarnation) beyond the counter \(table.nextKey)"))
+                report.report(
+                    .incarnationMismatch(
+                        version: version, table: table.name, key: key,
+                        detail: "\(incarnation) beyond the counter \(table.nextKey)"))
             }
         case .string:
             if incarnation != .keyIsIdentity {
-                report.report(.incarnationMismatch(version: version, table: table.name, key: key,
-                                                   detail: "an incarnation in a table that gives out none"))
+                report.report(
+                    .incarnationMismatch(
+                        version: version, table: table.name, key: key,
+                        detail: "an incarnation in a table that gives out none"))
             }
-            guard let indexKey = try? IndexKeys.stringIndexKey(for: value, table: table, pageSizeBytes: file.pageSizeBytes) else {
+            guard
+                let indexKey = try? IndexKeys.stringIndexKey(
+                    for: value, table: table, pageSizeBytes: file.pageSizeBytes)
+            else {
                 report.report(.primaryKeyMismatch(version: version, table: table.name, key: key))
                 return
             }
             if primaryKeys.updateValue(key, forKey: indexKey) != nil {
-                report.report(.indexMismatch(version: version, table: table.name, detail: "primary key \(value) used twice"))
+                report.report(
+                    .indexMismatch(version: version, table: table.name, detail: "primary key \(value) used twice"))
             }
         case .none:
             break
@@ -192,8 +227,10 @@ struct Verifier {
     }
 
     /// Decodes a row fully (reading its overflow values) and marks its overflow pages.
-    private mutating func markOverflow(ofRow cell: UnsafeRawBufferPointer, reader: PageReader, version: Version,
-                                       reachable: inout Set<UInt32>) {
+    private mutating func markOverflow(
+        ofRow cell: UnsafeRawBufferPointer, reader: PageReader, version: Version,
+        reachable: inout Set<UInt32>
+    ) {
         do {
             if let whole = try wholeRowOverflow(cell) {
                 for page in try OverflowChain.pages(first: whole.first, byteCount: whole.byteCount, source: reader) {
@@ -230,9 +267,11 @@ struct Verifier {
 
     /// Walks a tree, checking structure and bounds; calls `visit` for each leaf entry.
     /// Returns the number of leaf entries.
-    private mutating func walkTree(_ rootRef: PageRef, byteKeys: Bool, reader: PageReader, version: Version,
-                                   reachable: inout Set<UInt32>,
-                                   visit: (inout Verifier, NodeView, Int, inout Set<UInt32>) -> Void) -> Int {
+    private mutating func walkTree(
+        _ rootRef: PageRef, byteKeys: Bool, reader: PageReader, version: Version,
+        reachable: inout Set<UInt32>,
+        visit: (inout Verifier, NodeView, Int, inout Set<UInt32>) -> Void
+    ) -> Int {
         let root = rootRef.page
         guard root != 0 else { return 0 }
         var stack = [Pending(page: root, expectation: rootRef.expectation, depth: 0, low: nil, high: nil)]
@@ -273,8 +312,10 @@ struct Verifier {
             for child in stride(from: node.count, through: 0, by: -1) {
                 let low = child == 0 ? pending.low : sortableKey(node, child - 1)
                 let high = child == node.count ? pending.high : sortableKey(node, child)
-                stack.append(Pending(page: node.child(child), expectation: node.childExpectation(child),
-                                     depth: pending.depth + 1, low: low, high: high))
+                stack.append(
+                    Pending(
+                        page: node.child(child), expectation: node.childExpectation(child),
+                        depth: pending.depth + 1, low: low, high: high))
             }
         }
         return entries
@@ -292,16 +333,27 @@ struct Verifier {
         for index in 0..<node.count {
             let key = sortableKey(node, index)
             if node.hasByteKeys && bytesKeyImage(node.fullKey(index)) != node.keyImage(index) {
-                report.report(.keyOrder(version: version, page: PageNumber(page), detail: "entry \(index) image does not match its key"))
+                report.report(
+                    .keyOrder(
+                        version: version, page: PageNumber(page), detail: "entry \(index) image does not match its key")
+                )
             }
             if let previous, !(previous.lexicographicallyPrecedes(key)) {
-                report.report(.keyOrder(version: version, page: PageNumber(page), detail: "entry \(index) not above entry \(index - 1)"))
+                report.report(
+                    .keyOrder(
+                        version: version, page: PageNumber(page), detail: "entry \(index) not above entry \(index - 1)")
+                )
             }
             if let low, key.lexicographicallyPrecedes(low) {
-                report.report(.keyOrder(version: version, page: PageNumber(page), detail: "entry \(index) below the parent's bound"))
+                report.report(
+                    .keyOrder(
+                        version: version, page: PageNumber(page), detail: "entry \(index) below the parent's bound"))
             }
             if let high, !key.lexicographicallyPrecedes(high) {
-                report.report(.keyOrder(version: version, page: PageNumber(page), detail: "entry \(index) not below the parent's bound"))
+                report.report(
+                    .keyOrder(
+                        version: version, page: PageNumber(page), detail: "entry \(index) not below the parent's bound")
+                )
             }
             previous = key
         }

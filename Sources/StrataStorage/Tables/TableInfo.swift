@@ -51,8 +51,9 @@ public struct TableInfo: Sendable, Hashable {
     /// `other`, a later state of this table. Assigns no reference-counted field, so it costs
     /// no retain or release (`WriteTransaction.storeTable` runs it once per object operation).
     mutating func adoptObjectState(of other: TableInfo) {
-        invariant(id == other.id && name == other.name && primaryKey == other.primaryKey && schema == other.schema,
-                  "object operations change only roots and counters")
+        invariant(
+            id == other.id && name == other.name && primaryKey == other.primaryKey && schema == other.schema,
+            "object operations change only roots and counters")
         rowCount = other.rowCount
         rowRoot = other.rowRoot
         indexRoot = other.indexRoot
@@ -150,11 +151,14 @@ enum CatalogCodec {
         case .int(let c): (kind, column) = (1, Int64(c))
         case .string(let c): (kind, column) = (2, Int64(c))
         }
-        return [.int(Int64(table.id.rawValue)), .int(kind), .int(column), .int(Int64(table.rowRoot)),
-                .int(Int64(table.indexRoot)), .int(Int64(table.rowCount)), .int(table.nextKey),
-                // Spec D19: what the catalog expects of the two roots.
-                .int(Int64(bitPattern: table.rowRootExpectation.version)), .int(Int64(table.rowRootExpectation.checksum)),
-                .int(Int64(bitPattern: table.indexRootExpectation.version)), .int(Int64(table.indexRootExpectation.checksum))]
+        return [
+            .int(Int64(table.id.rawValue)), .int(kind), .int(column), .int(Int64(table.rowRoot)),
+            .int(Int64(table.indexRoot)), .int(Int64(table.rowCount)), .int(table.nextKey),
+            // Spec D19: what the catalog expects of the two roots.
+            .int(Int64(bitPattern: table.rowRootExpectation.version)), .int(Int64(table.rowRootExpectation.checksum)),
+            .int(Int64(bitPattern: table.indexRootExpectation.version)),
+            .int(Int64(table.indexRootExpectation.checksum)),
+        ]
     }
 
     /// Rebuilds a descriptor from its stored values; nil when they are malformed.
@@ -166,11 +170,12 @@ enum CatalogCodec {
             numbers.append(number)
         }
         guard numbers[0] > 0 && numbers[0] <= Int64(UInt32.max),
-              numbers[3] >= 0 && numbers[3] <= Int64(UInt32.max),
-              numbers[4] >= 0 && numbers[4] <= Int64(UInt32.max),
-              numbers[5] >= 0, numbers[2] >= 0 && numbers[2] < Int64(RowCodec.columnCountMax),
-              numbers[8] >= 0 && numbers[8] <= Int64(UInt32.max),
-              numbers[10] >= 0 && numbers[10] <= Int64(UInt32.max) else { return nil }
+            numbers[3] >= 0 && numbers[3] <= Int64(UInt32.max),
+            numbers[4] >= 0 && numbers[4] <= Int64(UInt32.max),
+            numbers[5] >= 0, numbers[2] >= 0 && numbers[2] < Int64(RowCodec.columnCountMax),
+            numbers[8] >= 0 && numbers[8] <= Int64(UInt32.max),
+            numbers[10] >= 0 && numbers[10] <= Int64(UInt32.max)
+        else { return nil }
         let primaryKey: PrimaryKey
         switch numbers[1] {
         case 0: primaryKey = .none
@@ -178,10 +183,12 @@ enum CatalogCodec {
         case 2: primaryKey = .string(column: Int(numbers[2]))
         default: return nil
         }
-        return TableInfo(id: TableID(UInt32(numbers[0])), name: name, primaryKey: primaryKey,
-                         rowCount: Int(numbers[5]), schema: schema, rowRoot: UInt32(numbers[3]),
-                         indexRoot: UInt32(numbers[4]), nextKey: numbers[6],
-                         rowRootExpectation: PageExpectation(checksum: UInt32(numbers[8]), version: UInt64(bitPattern: numbers[7])),
-                         indexRootExpectation: PageExpectation(checksum: UInt32(numbers[10]), version: UInt64(bitPattern: numbers[9])))
+        return TableInfo(
+            id: TableID(UInt32(numbers[0])), name: name, primaryKey: primaryKey,
+            rowCount: Int(numbers[5]), schema: schema, rowRoot: UInt32(numbers[3]),
+            indexRoot: UInt32(numbers[4]), nextKey: numbers[6],
+            rowRootExpectation: PageExpectation(checksum: UInt32(numbers[8]), version: UInt64(bitPattern: numbers[7])),
+            indexRootExpectation: PageExpectation(
+                checksum: UInt32(numbers[10]), version: UInt64(bitPattern: numbers[9])))
     }
 }

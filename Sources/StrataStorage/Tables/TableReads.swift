@@ -57,9 +57,12 @@ struct TableReads<Source: PageSource> {
                 throw StorageError.corruptRecord(reason: "descriptor of table '\(name)'")
             }
             guard !catalog.contains(id: table.id), table.id.rawValue < catalog.nextTableID else {
-                throw StorageError.corruptRecord(reason: "table id \(table.id.rawValue) of '\(name)' reused or beyond next id")
+                throw StorageError.corruptRecord(
+                    reason: "table id \(table.id.rawValue) of '\(name)' reused or beyond next id")
             }
-            if table.rowRoot != 0 { _ = try reader.root(PageRef(page: table.rowRoot, expectation: table.rowRootExpectation)) }
+            if table.rowRoot != 0 {
+                _ = try reader.root(PageRef(page: table.rowRoot, expectation: table.rowRootExpectation))
+            }
             if table.indexRoot != 0 {
                 _ = try reader.root(PageRef(page: table.indexRoot, expectation: table.indexRootExpectation))
             }
@@ -182,14 +185,16 @@ struct TableReads<Source: PageSource> {
         while cursor.isValid {
             let leaf = cursor.leaf
             guard leaf.isLeaf && !leaf.hasByteKeys else {
-                throw StorageError.corruptRecord(reason: "row tree of '\(table.name)' has a byte-keyed or branch node as leaf")
+                throw StorageError.corruptRecord(
+                    reason: "row tree of '\(table.name)' has a byte-keyed or branch node as leaf")
             }
             let count = leaf.count
             var index = cursor.index
             invariant(index < count, "a valid cursor is on an entry")
             while index < count {
                 let key = ObjectKey(intKeyFromImage(leaf.leafKeyImage(index)))
-                let proceed = try RowView.with(cell: leaf.leafCell(index), reader: reader, dirtyPages: dirtyPages) { row in
+                let proceed = try RowView.with(cell: leaf.leafCell(index), reader: reader, dirtyPages: dirtyPages) {
+                    row in
                     try body(key, row)
                 }
                 if !proceed { return }
@@ -213,7 +218,8 @@ enum IndexKeys {
         case .null:
             return TableInfo.nullIntPrimaryKey
         default:
-            throw StorageError.invalidArgument("primary key of '\(table.name)' must be an integer or null, got \(value)")
+            throw StorageError.invalidArgument(
+                "primary key of '\(table.name)' must be an integer or null, got \(value)")
         }
     }
 
@@ -228,7 +234,8 @@ enum IndexKeys {
         case .binary(let bytes):
             return try boundedIndexKey([0x02] + bytes, pageSizeBytes: pageSizeBytes)
         default:
-            throw StorageError.invalidArgument("primary key of '\(table.name)' must be a string, binary or null, got \(value)")
+            throw StorageError.invalidArgument(
+                "primary key of '\(table.name)' must be a string, binary or null, got \(value)")
         }
     }
 

@@ -130,7 +130,8 @@ public final class ReadTransaction: VersionReading, @unchecked Sendable {
     public func withRow<R>(_ table: TableInfo, key: ObjectKey, _ body: (RowView) throws -> R) throws -> R? {
         try checkOpen()
         let reads = self.reads
-        guard let cell = try reads.rowCell(root: try resolvedRowRoot(table), key) else { return nil }  // specialised descent
+        // The specialised descent.
+        guard let cell = try reads.rowCell(root: try resolvedRowRoot(table), key) else { return nil }
         return try reads.withRow(cell: cell, body)
     }
 
@@ -164,8 +165,10 @@ public final class ReadTransaction: VersionReading, @unchecked Sendable {
 
     /// Visits the objects of `table` in key order from `start` until `body` returns false.
     /// - Complexity: O(log n + k) for k objects visited.
-    public func forEachRow(_ table: TableInfo, from start: ObjectKey?,
-                           _ body: (ObjectKey, RowView) throws -> Bool) throws {
+    public func forEachRow(
+        _ table: TableInfo, from start: ObjectKey?,
+        _ body: (ObjectKey, RowView) throws -> Bool
+    ) throws {
         try checkOpen()
         try reads.forEachRow(try resolve(table), from: start, body)
     }

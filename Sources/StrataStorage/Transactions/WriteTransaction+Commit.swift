@@ -17,15 +17,18 @@ extension WriteTransaction {
             catalog.set(table)
         }
         var root = catalogRoot
-        try CatalogFlush.flush(catalog, root: &root, removedKeys: removedCatalogKeys,
-                               metadataChanged: catalogMetadataChanged, dirtyTables: dirtyTables,
-                               schemaChanged: schemaChanged, space: space) { cell throws(StorageError) in
+        try CatalogFlush.flush(
+            catalog, root: &root, removedKeys: removedCatalogKeys,
+            metadataChanged: catalogMetadataChanged, dirtyTables: dirtyTables,
+            schemaChanged: schemaChanged, space: space
+        ) { cell throws(StorageError) in
             try self.freeOverflow(ofRowCell: cell)
         }
         catalogRoot = root
-        let request = CommitRequest(catalogRoot: catalogRoot, schemaVersion: schemaVersion,
-                                    basePageCount: base.pageCount, baseFreeListChain: baseFreeListChain,
-                                    slotToWrite: slotToWrite, durable: durable)
+        let request = CommitRequest(
+            catalogRoot: catalogRoot, schemaVersion: schemaVersion,
+            basePageCount: base.pageCount, baseFreeListChain: baseFreeListChain,
+            slotToWrite: slotToWrite, durable: durable)
         let outcome = try Pager.commit(space, sealer: &sealer, request: request, file: file.pagerFile, client: file)
         let newVersion = outcome.slot.version
         file.note?.ring()  // other processes' realms hear of it (after the publish they will read)
@@ -40,10 +43,12 @@ extension WriteTransaction {
     func makeBaseDurable() throws(StorageError) -> Bool {
         let identity = file.header.fileIdentity
         // Only for the seeded bug `groupDurableInPart`: the first commit of the group.
-        let groupPart = file.hooks.has(.groupDurableInPart)
+        let groupPart =
+            file.hooks.has(.groupDurableInPart)
             ? file.versions.record(of: durableVersion.next).map { CommitSlot(record: $0, fileIdentity: identity) } : nil
-        return try Pager.makeBaseDurable(base: CommitSlot(record: base, fileIdentity: identity),
-                                         durableVersion: durableVersion, groupPart: groupPart, slotIndex: slotToWrite,
-                                         file: file.pagerFile, client: file)
+        return try Pager.makeBaseDurable(
+            base: CommitSlot(record: base, fileIdentity: identity),
+            durableVersion: durableVersion, groupPart: groupPart, slotIndex: slotToWrite,
+            file: file.pagerFile, client: file)
     }
 }

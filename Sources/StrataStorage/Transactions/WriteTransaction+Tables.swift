@@ -16,7 +16,9 @@ extension WriteTransaction {
     /// Creates an empty table.
     /// - Throws: `.tableExists`, `.invalidArgument` for an empty or over-long name.
     @discardableResult
-    public func createTable(_ name: String, primaryKey: PrimaryKey = .none, schema: [UInt8] = []) throws(StorageError) -> TableInfo {
+    public func createTable(_ name: String, primaryKey: PrimaryKey = .none, schema: [UInt8] = []) throws(StorageError)
+        -> TableInfo
+    {
         try checkActive()
         let nameByteCountMax = PageLayout.keyByteCountMax(pageSizeBytes: file.pageSizeBytes) - 1
         guard !name.isEmpty, name.utf8.count <= nameByteCountMax else {
@@ -27,8 +29,9 @@ extension WriteTransaction {
             throw StorageError.invalidArgument("primary key column \(column)")
         }
         guard catalog.nextTableID < UInt32.max else { throw StorageError.valueTooLarge(reason: "too many tables") }
-        let table = TableInfo(id: TableID(catalog.nextTableID), name: name, primaryKey: primaryKey, rowCount: 0,
-                              schema: schema, rowRoot: 0, indexRoot: 0, nextKey: 0)
+        let table = TableInfo(
+            id: TableID(catalog.nextTableID), name: name, primaryKey: primaryKey, rowCount: 0,
+            schema: schema, rowRoot: 0, indexRoot: 0, nextKey: 0)
         catalog.nextTableID += 1
         catalogMetadataChanged = true
         catalog.set(table)
@@ -108,7 +111,7 @@ extension WriteTransaction {
         }
         switch table.primaryKey {
         case .none, .string: table.nextKey = key.rawValue + 1  // keys were assigned: advance
-        case .int: break                                       // keys are the primary keys
+        case .int: break  // keys are the primary keys
         }
         storeTable(table)
         invariant(Int64(incarnation.rawValue) <= max(table.nextKey, 0), "no incarnation beyond the count")
@@ -122,8 +125,9 @@ extension WriteTransaction {
         guard table.primaryKey == .none else {
             throw StorageError.invalidArgument("table '\(table.name)' has a primary key; its keys come from it")
         }
-        let row = try RowCodec.encode(values, incarnation: .keyIsIdentity, inlineByteCountMax: rowCellByteCountMax,
-                                      space: space)
+        let row = try RowCodec.encode(
+            values, incarnation: .keyIsIdentity, inlineByteCountMax: rowCellByteCountMax,
+            space: space)
         try insertRow(&table, key: key, row: row)
         if key.rawValue >= table.nextKey && key.rawValue < Int64.max { table.nextKey = key.rawValue + 1 }
         storeTable(table)
@@ -131,7 +135,8 @@ extension WriteTransaction {
 
     func insertRow(_ table: inout TableInfo, key: ObjectKey, row: [UInt8]) throws(StorageError) {
         let outcome = try withBytes(row) { cell throws(StorageError) -> PutOutcome in
-            try TreeWriter(space: space, byteKeys: false).put(root: &table.rowRoot, key: .int(key.rawValue), cell: cell, mode: .insert)
+            try TreeWriter(space: space, byteKeys: false).put(
+                root: &table.rowRoot, key: .int(key.rawValue), cell: cell, mode: .insert)
         }
         if outcome == .keyExists {
             // The descent already copied the path: keep the new root even though nothing was
@@ -150,7 +155,8 @@ extension WriteTransaction {
         writer.appendUInt64(UInt64(bitPattern: key.rawValue))
         let outcome = try withBytes(indexKey) { keyBytes throws(StorageError) -> PutOutcome in
             try withBytes(writer.bytes) { cell throws(StorageError) -> PutOutcome in
-                try TreeWriter(space: space, byteKeys: true).put(root: &table.indexRoot, key: .bytes(keyBytes), cell: cell, mode: .insert)
+                try TreeWriter(space: space, byteKeys: true).put(
+                    root: &table.indexRoot, key: .bytes(keyBytes), cell: cell, mode: .insert)
             }
         }
         if outcome == .keyExists {
@@ -174,14 +180,18 @@ extension WriteTransaction {
                 throw StorageError.objectNotFound(table: table.name, key: key)
             }
             guard oldPrimaryKey == newPrimaryKey else {
-                throw StorageError.invalidArgument("the primary key of an object cannot change (\(oldPrimaryKey) → \(newPrimaryKey))")
+                throw StorageError.invalidArgument(
+                    "the primary key of an object cannot change (\(oldPrimaryKey) → \(newPrimaryKey))")
             }
             incarnation = oldIncarnation
         }
-        let row = try RowCodec.encode(values, incarnation: incarnation, inlineByteCountMax: rowCellByteCountMax,
-                                      space: space)
+        let row = try RowCodec.encode(
+            values, incarnation: incarnation, inlineByteCountMax: rowCellByteCountMax,
+            space: space)
         let outcome = try withBytes(row) { cell throws(StorageError) -> PutOutcome in
-            try TreeWriter(space: space, byteKeys: false).put(root: &table.rowRoot, key: .int(key.rawValue), cell: cell, mode: .update) {
+            try TreeWriter(space: space, byteKeys: false).put(
+                root: &table.rowRoot, key: .int(key.rawValue), cell: cell, mode: .update
+            ) {
                 old throws(StorageError) in try self.freeOverflow(ofRowCell: old)
             }
         }
@@ -215,9 +225,17 @@ extension WriteTransaction {
         var table = try info(tableID)
         var primaryKey: Value?
         var incarnation = Incarnation.keyIsIdentity
-        let pkColumn: Int? = { if case .string(let column) = table.primaryKey { return column }; return nil }()
-        let reusesKeys: Bool = { if case .int = table.primaryKey { return true }; return false }()
-        let removed = try TreeWriter(space: space, byteKeys: false).remove(root: &table.rowRoot, key: .int(key.rawValue)) {
+        let pkColumn: Int? = {
+            if case .string(let column) = table.primaryKey { return column }
+            return nil
+        }()
+        let reusesKeys: Bool = {
+            if case .int = table.primaryKey { return true }
+            return false
+        }()
+        let removed = try TreeWriter(space: space, byteKeys: false).remove(
+            root: &table.rowRoot, key: .int(key.rawValue)
+        ) {
             old throws(StorageError) in
             if let pkColumn { primaryKey = try self.rowValue(ofCell: old, column: pkColumn) }
             if reusesKeys { incarnation = try self.reads.incarnation(ofCell: old) }
@@ -226,12 +244,14 @@ extension WriteTransaction {
         guard removed else { return false }
         countDeletion(&table, of: incarnation)
         if let primaryKey {
-            let indexKey = try IndexKeys.stringIndexKey(for: primaryKey, table: table, pageSizeBytes: file.pageSizeBytes)
+            let indexKey = try IndexKeys.stringIndexKey(
+                for: primaryKey, table: table, pageSizeBytes: file.pageSizeBytes)
             let indexRemoved = try withBytes(indexKey) { bytes throws(StorageError) -> Bool in
                 try TreeWriter(space: space, byteKeys: true).remove(root: &table.indexRoot, key: .bytes(bytes))
             }
             guard indexRemoved else {
-                throw StorageError.corruptRecord(reason: "object \(key.rawValue) of '\(table.name)' missing from its primary key index")
+                throw StorageError.corruptRecord(
+                    reason: "object \(key.rawValue) of '\(table.name)' missing from its primary key index")
             }
         }
         table.rowCount -= 1
@@ -321,8 +341,10 @@ extension WriteTransaction {
     /// - Throws: `StorageError` when the transaction has ended or a page is damaged, and what
     ///   `body` throws.
     /// - Complexity: O(log n + k) for k objects visited.
-    public func forEachRow(_ table: TableInfo, from start: ObjectKey?,
-                           _ body: (ObjectKey, RowView) throws -> Bool) throws {
+    public func forEachRow(
+        _ table: TableInfo, from start: ObjectKey?,
+        _ body: (ObjectKey, RowView) throws -> Bool
+    ) throws {
         try checkActive()
         try reads.forEachRow(try info(table.id), from: start, body)
     }
@@ -333,7 +355,9 @@ extension WriteTransaction {
 
     func rowValue(ofCell cell: UnsafeRawBufferPointer, column: Int) throws(StorageError) -> Value {
         do {
-            return try RowView.with(cell: cell, reader: space.reader, dirtyPages: space.dirtyPages) { try $0.value(at: column) }
+            return try RowView.with(cell: cell, reader: space.reader, dirtyPages: space.dirtyPages) {
+                try $0.value(at: column)
+            }
         } catch let error as StorageError {
             throw error
         } catch {
@@ -375,7 +399,9 @@ extension WriteTransaction {
                 let cell = cursor.leaf.cell(cursor.index)
                 if cell.first == RowCodec.overflowFormat {
                     cells.append(Array(cell))
-                } else if try !RowView(inlineBytes: cell, reader: space.reader, dirtyPages: space.dirtyPages).overflowReferences().isEmpty {
+                } else if try !RowView(inlineBytes: cell, reader: space.reader, dirtyPages: space.dirtyPages)
+                    .overflowReferences().isEmpty
+                {
                     cells.append(Array(cell))
                 }
                 try cursor.next()
@@ -394,8 +420,10 @@ extension WriteTransaction {
 extension TableReads {
     /// The value of one column of one object and the object's incarnation; nil when the
     /// object does not exist.
-    func withRowValueAndIncarnation(_ table: TableInfo, _ key: ObjectKey,
-                                    column: Int) throws(StorageError) -> (Value, Incarnation)? {
+    func withRowValueAndIncarnation(
+        _ table: TableInfo, _ key: ObjectKey,
+        column: Int
+    ) throws(StorageError) -> (Value, Incarnation)? {
         do {
             return try withRow(table, key) { row in (try row.value(at: column), row.incarnation) }
         } catch let error as StorageError {

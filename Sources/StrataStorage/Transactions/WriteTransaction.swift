@@ -54,8 +54,9 @@ public final class WriteTransaction: VersionReading {
             slotToWrite = begin.slotToWrite
             durableVersion = begin.durableVersion
             baseFreeListChain = begin.freeListChain
-            space = WriteSpace(reader: begin.reader, newVersion: begin.base.version.next, freeList: begin.freeList,
-                               pageCount: begin.base.pageCount, hooks: file.hooks)
+            space = WriteSpace(
+                reader: begin.reader, newVersion: begin.base.version.next, freeList: begin.freeList,
+                pageCount: begin.base.pageCount, hooks: file.hooks)
             catalogStorage = begin.catalog
             catalogRoot = begin.base.catalogRoot
             schemaVersion = begin.base.schemaVersion
@@ -170,7 +171,8 @@ public final class WriteTransaction: VersionReading {
     /// regardless.
     /// - Throws: as `commit(durable:)`.
     public func commitAndPin(_ kind: PinKind, durable: Bool = true)
-        throws(StorageError) -> (version: Version, read: ReadTransaction?) {
+        throws(StorageError) -> (version: Version, read: ReadTransaction?)
+    {
         try checkActive()
         defer {
             if state == .active { state = .failed }
@@ -184,13 +186,16 @@ public final class WriteTransaction: VersionReading {
     }
 
     /// Encodes `values` as a row in the reusable row buffer and calls `body` with its bytes.
-    func withEncodedRow<R>(_ values: [Value], incarnation: Incarnation,
-                           _ body: ([UInt8]) throws(StorageError) -> R) throws(StorageError) -> R {
+    func withEncodedRow<R>(
+        _ values: [Value], incarnation: Incarnation,
+        _ body: ([UInt8]) throws(StorageError) -> R
+    ) throws(StorageError) -> R {
         var row: [UInt8] = []
         swap(&row, &rowBuffer)
         defer { swap(&row, &rowBuffer) }
-        try RowCodec.encode(values, incarnation: incarnation, inlineByteCountMax: rowCellByteCountMax, space: space,
-                            into: &row)
+        try RowCodec.encode(
+            values, incarnation: incarnation, inlineByteCountMax: rowCellByteCountMax, space: space,
+            into: &row)
         return try body(row)
     }
 
@@ -223,9 +228,10 @@ struct WriteBegin {
     static func prepare(_ file: SharedFile) throws(StorageError) -> WriteBegin {
         var base = try newestRecord(file)
         try file.refreshMap()
-        let slots = try SlotChoice.choose(base: file.store.base, header: file.header,
-                                          fileByteCount: file.store.mappedByteCount,
-                                          checkChecksum: !file.hooks.has(.skipSlotChecksum))
+        let slots = try SlotChoice.choose(
+            base: file.store.base, header: file.header,
+            fileByteCount: file.store.mappedByteCount,
+            checkChecksum: !file.hooks.has(.skipSlotChecksum))
         if slots.newest.version > base.version {
             // A writer (of another process) died after its slot sync but before publishing:
             // its commit is durable and complete, so adopt it rather than overwrite its pages.
@@ -236,24 +242,30 @@ struct WriteBegin {
         // A newer published version than the slots name is a commit made without a slot
         // (durable: false), by this or another process; the next durable commit covers it.
         guard slots.newest.version <= base.version else {
-            throw StorageError.noValidCommitSlot(reason: "published version \(base.version.rawValue) is older than the slots' \(slots.newest.version.rawValue)")
+            throw StorageError.noValidCommitSlot(
+                reason:
+                    "published version \(base.version.rawValue) is older than the slots' \(slots.newest.version.rawValue)"
+            )
         }
         // Spec D16: the slots name at most `Version.maximum`; a commit after it would name a
         // version no open accepts.
         guard base.version < .maximum else {
-            throw StorageError.corruptRecord(reason: "version \(base.version.rawValue) is the largest a file may reach: no commit can follow it")
+            throw StorageError.corruptRecord(
+                reason: "version \(base.version.rawValue) is the largest a file may reach: no commit can follow it")
         }
         try file.ensureMapped(pageCount: base.pageCount)
         let reader = file.reader(for: base)
         let slotToWrite = file.hooks.has(.singleCommitSlot) ? 0 : slots.inactiveIndex
         // The free list and its reuse policy belong to the pager (Spec D, the space rules).
-        let (freeList, chain) = try FreeSpacePolicy.reusableSpace(base: base.version, head: base.freeListHeadRef,
-                                                                  entryCount: base.freeListEntryCount, reader: reader,
-                                                                  durable: slots.newest.version, hooks: file.hooks,
-                                                                  client: file)
+        let (freeList, chain) = try FreeSpacePolicy.reusableSpace(
+            base: base.version, head: base.freeListHeadRef,
+            entryCount: base.freeListEntryCount, reader: reader,
+            durable: slots.newest.version, hooks: file.hooks,
+            client: file)
         let catalog = try file.catalog(for: base, reader: reader)
-        return WriteBegin(base: base, reader: reader, slotToWrite: slotToWrite, durableVersion: slots.newest.version,
-                          freeList: freeList, freeListChain: chain, catalog: catalog)
+        return WriteBegin(
+            base: base, reader: reader, slotToWrite: slotToWrite, durableVersion: slots.newest.version,
+            freeList: freeList, freeListChain: chain, catalog: catalog)
     }
 
     private static func newestRecord(_ file: SharedFile) throws(StorageError) -> VersionRecord {

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CStrataSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `<file>.lock`: the shared memory map holding the `VersionTable`, plus the two kernel locks
 /// that coordinate processes (Docs/architecture.md §2).
@@ -30,8 +31,10 @@ final class LockFile: @unchecked Sendable {
 
     /// Opens (creating if needed) and maps the lock file of a database. `initialRecord` is
     /// called only when this opener initialises the table.
-    init(path: String, fileIdentity: UInt64, pageSizeBytes: Int, slotCount: Int,
-         initialRecord: () throws(StorageError) -> VersionRecord) throws(StorageError) {
+    init(
+        path: String, fileIdentity: UInt64, pageSizeBytes: Int, slotCount: Int,
+        initialRecord: () throws(StorageError) -> VersionRecord
+    ) throws(StorageError) {
         self.path = path
         let fd = try SystemCalls.open(path, flags: O_RDWR | O_CREAT, mode: 0o644)
         descriptor = fd
@@ -55,7 +58,8 @@ final class LockFile: @unchecked Sendable {
                 }
                 let size = try SystemCalls.fileSize(descriptor)
                 guard size >= byteCount else {
-                    throw StorageError.incompatibleLockFile(reason: "lock file has \(size) bytes, expected \(byteCount)")
+                    throw StorageError.incompatibleLockFile(
+                        reason: "lock file has \(size) bytes, expected \(byteCount)")
                 }
             }
             let address = mmap(nil, byteCount, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)

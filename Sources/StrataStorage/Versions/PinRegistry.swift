@@ -93,8 +93,10 @@ final class PinRegistry: @unchecked Sendable {
 
     /// Adds a pin to a version this process already pins (duplicating a snapshot).
     /// `callerHoldsLock`: the caller holds a lock of its own (the yield point says so).
-    func pin(existing version: Version, _ kind: PinKind,
-             callerHoldsLock: Bool = false) throws(StorageError) -> VersionRecord {
+    func pin(
+        existing version: Version, _ kind: PinKind,
+        callerHoldsLock: Bool = false
+    ) throws(StorageError) -> VersionRecord {
         let record = try state.withLock { entries throws(StorageError) -> VersionRecord in
             guard var entry = entries[version.rawValue] else { throw StorageError.versionNotPinned(version) }
             Self.add(kind, to: &entry)

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CStrataSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The shared version state of one database file: the newest published version, the records
 /// of recent versions, and the reader slots that pin versions. It lives in the memory map of
@@ -154,8 +155,9 @@ final class VersionTable: @unchecked Sendable {
                 pageCount: UInt32(truncatingIfNeeded: strata_atomic_load_u64_relaxed(slot + 32)),
                 schemaVersion: strata_atomic_load_u64_relaxed(slot + 40),
                 freeListEntryCount: strata_atomic_load_u64_relaxed(slot + 48),
-                catalogRootExpectation: PageExpectation(checksum: UInt32(truncatingIfNeeded: catalogWord >> 32),
-                                                        version: strata_atomic_load_u64_relaxed(slot + 56)),
+                catalogRootExpectation: PageExpectation(
+                    checksum: UInt32(truncatingIfNeeded: catalogWord >> 32),
+                    version: strata_atomic_load_u64_relaxed(slot + 56)),
                 freeListHeadChecksum: UInt32(truncatingIfNeeded: freeListWord >> 32))
             strata_atomic_fence_acquire()
             let after = strata_atomic_load_u64_relaxed(slot)
@@ -256,10 +258,12 @@ final class VersionTable: @unchecked Sendable {
             guard pid != 0 && pid != Self.reclaimingMarker else { continue }
             let pins = strata_atomic_load_u64(slot + 24)
             guard pins != 0 else { continue }
-            result.append(SlotState(index: index, pid: pid, startTime: strata_atomic_load_u64(slot + 8),
-                                    version: Version(strata_atomic_load_u64(slot + 16)),
-                                    livePins: UInt32(truncatingIfNeeded: pins),
-                                    frozenPins: UInt32(truncatingIfNeeded: pins >> 32)))
+            result.append(
+                SlotState(
+                    index: index, pid: pid, startTime: strata_atomic_load_u64(slot + 8),
+                    version: Version(strata_atomic_load_u64(slot + 16)),
+                    livePins: UInt32(truncatingIfNeeded: pins),
+                    frozenPins: UInt32(truncatingIfNeeded: pins >> 32)))
         }
         return result
     }
@@ -281,7 +285,8 @@ final class VersionTable: @unchecked Sendable {
             // A start time of 0 is a claim in progress (the pid is stored first) or an owner
             // whose start time is unknown: only a pid that no longer exists counts as dead.
             let startTime = strata_atomic_load_u64(slot + 8)
-            let alive = startTime == 0
+            let alive =
+                startTime == 0
                 ? !(kill(Int32(pid), 0) != 0 && errno == ESRCH)
                 : SystemCalls.processIsAlive(pid: Int32(pid), startTime: startTime)
             if alive { continue }
@@ -316,13 +321,18 @@ struct VersionRecord: Sendable, Equatable {
 
     var catalogRootRef: PageRef { PageRef(page: catalogRoot, expectation: catalogRootExpectation) }
     var freeListHeadRef: PageRef {
-        PageRef(page: freeListHead, expectation: freeListHead == 0 ? .none
-                    : PageExpectation(checksum: freeListHeadChecksum, version: version.rawValue))
+        PageRef(
+            page: freeListHead,
+            expectation: freeListHead == 0
+                ? .none
+                : PageExpectation(checksum: freeListHeadChecksum, version: version.rawValue))
     }
 
-    init(version: Version, catalogRoot: UInt32, freeListHead: UInt32, pageCount: UInt32,
-         schemaVersion: UInt64, freeListEntryCount: UInt64,
-         catalogRootExpectation: PageExpectation = .none, freeListHeadChecksum: UInt32 = 0) {
+    init(
+        version: Version, catalogRoot: UInt32, freeListHead: UInt32, pageCount: UInt32,
+        schemaVersion: UInt64, freeListEntryCount: UInt64,
+        catalogRootExpectation: PageExpectation = .none, freeListHeadChecksum: UInt32 = 0
+    ) {
         self.catalogRootExpectation = catalogRootExpectation
         self.freeListHeadChecksum = freeListHeadChecksum
         self.version = version
@@ -334,9 +344,10 @@ struct VersionRecord: Sendable, Equatable {
     }
 
     init(slot: CommitSlot) {
-        self.init(version: slot.version, catalogRoot: slot.catalogRoot.rawValue, freeListHead: slot.freeListHead.rawValue,
-                  pageCount: slot.pageCount, schemaVersion: slot.schemaVersion, freeListEntryCount: slot.freeListEntryCount,
-                  catalogRootExpectation: slot.catalogRootExpectation, freeListHeadChecksum: slot.freeListHeadChecksum)
+        self.init(
+            version: slot.version, catalogRoot: slot.catalogRoot.rawValue, freeListHead: slot.freeListHead.rawValue,
+            pageCount: slot.pageCount, schemaVersion: slot.schemaVersion, freeListEntryCount: slot.freeListEntryCount,
+            catalogRootExpectation: slot.catalogRootExpectation, freeListHeadChecksum: slot.freeListHeadChecksum)
     }
 
     init(fields: [UInt64]) {
@@ -346,25 +357,30 @@ struct VersionRecord: Sendable, Equatable {
         pageCount = UInt32(truncatingIfNeeded: fields[3])
         schemaVersion = fields[4]
         freeListEntryCount = fields[5]
-        catalogRootExpectation = PageExpectation(checksum: UInt32(truncatingIfNeeded: fields[1] >> 32), version: fields[6])
+        catalogRootExpectation = PageExpectation(
+            checksum: UInt32(truncatingIfNeeded: fields[1] >> 32), version: fields[6])
         freeListHeadChecksum = UInt32(truncatingIfNeeded: fields[2] >> 32)
     }
 
     var fields: [UInt64] {
-        [version.rawValue, UInt64(catalogRoot) | UInt64(catalogRootExpectation.checksum) << 32,
-         UInt64(freeListHead) | UInt64(freeListHeadChecksum) << 32, UInt64(pageCount), schemaVersion, freeListEntryCount,
-         catalogRootExpectation.version]
+        [
+            version.rawValue, UInt64(catalogRoot) | UInt64(catalogRootExpectation.checksum) << 32,
+            UInt64(freeListHead) | UInt64(freeListHeadChecksum) << 32, UInt64(pageCount), schemaVersion,
+            freeListEntryCount,
+            catalogRootExpectation.version,
+        ]
     }
 }
 
 extension CommitSlot {
     /// The slot naming `record`'s version in the file `fileIdentity` (what a commit writes).
     init(record: VersionRecord, fileIdentity: UInt64) {
-        self.init(version: record.version, catalogRoot: PageNumber(record.catalogRoot),
-                  freeListHead: PageNumber(record.freeListHead), pageCount: record.pageCount,
-                  schemaVersion: record.schemaVersion, fileIdentity: fileIdentity,
-                  freeListEntryCount: record.freeListEntryCount,
-                  catalogRootExpectation: record.catalogRootExpectation,
-                  freeListHeadChecksum: record.freeListHeadChecksum)
+        self.init(
+            version: record.version, catalogRoot: PageNumber(record.catalogRoot),
+            freeListHead: PageNumber(record.freeListHead), pageCount: record.pageCount,
+            schemaVersion: record.schemaVersion, fileIdentity: fileIdentity,
+            freeListEntryCount: record.freeListEntryCount,
+            catalogRootExpectation: record.catalogRootExpectation,
+            freeListHeadChecksum: record.freeListHeadChecksum)
     }
 }

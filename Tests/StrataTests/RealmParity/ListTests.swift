@@ -121,8 +121,10 @@ final class PLListCase {
 }
 
 /// A rejection naming a negative index argument.
-private func expectNegative(_ error: Realm.Error?, _ parameter: String = "index",
-                            sourceLocation: SourceLocation = #_sourceLocation) {
+private func expectNegative(
+    _ error: Realm.Error?, _ parameter: String = "index",
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
     expectRejected(error, "Cannot pass a negative value for '\(parameter)'.", sourceLocation: sourceLocation)
 }
 
@@ -201,8 +203,10 @@ extension RealmParityLists {
         func testFastEnumerationWithMutation(_ variant: PLListVariant) throws {
             try PLListCase.run(variant) { test in
                 let (array, str1, str2) = (test.array, test.str1, test.str2)
-                array.append(objectsIn: [str1, str2, str1, str2, str1, str2, str1, str2, str1, str2,
-                                         str1, str2, str1, str2, str1, str2, str1, str2, str1, str2])
+                array.append(objectsIn: [
+                    str1, str2, str1, str2, str1, str2, str1, str2, str1, str2,
+                    str1, str2, str1, str2, str1, str2, str1, str2, str1, str2,
+                ])
                 var text = ""
                 for obj in array {
                     text += obj.stringCol
@@ -319,8 +323,9 @@ extension RealmParityLists {
                 #expect(array.count == 0)
 
                 // Removing from an empty list is rejected.
-                expectRejected(rejection { try array._removeLast() },
-                               "It is not possible to remove more objects (1) from a list than it already contains (0).")
+                expectRejected(
+                    rejection { try array._removeLast() },
+                    "It is not possible to remove more objects (1) from a list than it already contains (0).")
             }
         }
 
@@ -631,8 +636,9 @@ extension RealmParityLists {
 
         @Test func testRemoveFirstInvalid() {
             expectNegative(rejection { try list._removeFirst(-1) })
-            expectRejected(rejection { try list._removeFirst(100) },
-                           "It is not possible to remove more objects (100) from a list than it already contains (7).")
+            expectRejected(
+                rejection { try list._removeFirst(100) },
+                "It is not possible to remove more objects (100) from a list than it already contains (7).")
             #expect(list.count == 7)
         }
 

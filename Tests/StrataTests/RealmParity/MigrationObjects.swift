@@ -145,6 +145,8 @@ final class PMAllOptionalTypes: Object {
 /// The classes as an earlier schema version stored them.
 enum PMv0 {
     final class PMStringObject: Object {
+        // swift-format-ignore: AlwaysUseLowerCamelCase
+        // Realm's test model spells the property this way.
         @Persisted var before_stringCol: String
     }
 

@@ -1,9 +1,9 @@
 import Dispatch
 import Foundation
 import Strata
-import Synchronization
-import StrataStorage
 import StrataSimulation
+import StrataStorage
+import Synchronization
 import Testing
 
 // Realm's RealmSwift/Tests/MigrationTests.swift, in our words (suite `MigrationTests`), then
@@ -86,9 +86,11 @@ enum PMWay: String, CaseIterable, Sendable {
 /// must record `schemaVersion`, and `validation` checks a realm of the migrated file. Returns
 /// the migrated copies.
 @discardableResult
-func pmMigrate(_ files: PMFiles, _ types: [Object.Type], schemaVersion: UInt64 = 1, shouldRun: Bool = true,
-               block: MigrationBlock? = nil, validation: ((Realm) throws -> Void)? = nil,
-               sourceLocation: SourceLocation = #_sourceLocation) throws -> [URL] {
+func pmMigrate(
+    _ files: PMFiles, _ types: [Object.Type], schemaVersion: UInt64 = 1, shouldRun: Bool = true,
+    block: MigrationBlock? = nil, validation: ((Realm) throws -> Void)? = nil,
+    sourceLocation: SourceLocation = #_sourceLocation
+) throws -> [URL] {
     var copies: [URL] = []
     for way in PMWay.allCases {
         let url = try files.copy("\(way.rawValue)-\(schemaVersion).realm")
@@ -103,8 +105,11 @@ func pmMigrate(_ files: PMFiles, _ types: [Object.Type], schemaVersion: UInt64 =
         #expect(ran.value == shouldRun, "\(way)", sourceLocation: sourceLocation)
         #expect(try schemaVersionAtURL(url) == schemaVersion, "\(way)", sourceLocation: sourceLocation)
         if let validation {
-            try validation(try Realm(configuration: Realm.Configuration(fileURL: url, schemaVersion: schemaVersion,
-                                                                        objectTypes: types)))
+            try validation(
+                try Realm(
+                    configuration: Realm.Configuration(
+                        fileURL: url, schemaVersion: schemaVersion,
+                        objectTypes: types)))
         }
         // Every way closed the realm it migrated: its files can be deleted (a copy is kept for
         // the caller).
@@ -129,8 +134,9 @@ extension RealmParityMigration {
         func testSchemaVersionAtURL() throws {
             let files = PMFiles()
             let missing = rejection { _ = try schemaVersionAtURL(files.defaultURL) }
-            expectRejected(missing, "Realm at path '\(files.defaultURL.path)' has not been initialized.",
-                           code: .invalidDatabase)
+            expectRejected(
+                missing, "Realm at path '\(files.defaultURL.path)' has not been initialized.",
+                code: .invalidDatabase)
             #expect(missing?.fileURL?.path == files.defaultURL.path, "the error names the file")
             #expect(!FileManager.default.fileExists(atPath: files.defaultURL.path), "asking created the file")
             try files.prepare(pmAllTypes)
@@ -169,15 +175,20 @@ extension RealmParityMigration {
             try pmMigrate(files, pmAllTypes, schemaVersion: 2) { migration, _ in
                 var count = 0
                 migration.enumerateObjects(ofType: "PMStringObject") { oldObject, newObject in
-                    guard let oldObject, let newObject else { Issue.record("did not get objects in enumerate"); return }
+                    guard let oldObject, let newObject else {
+                        Issue.record("did not get objects in enumerate")
+                        return
+                    }
                     #expect(newObject.className == "PMStringObject")
                     #expect(oldObject.className == "PMStringObject")
                     #expect(newObject["stringCol"] as? String == "string")
                     #expect(oldObject["stringCol"] as? String == "string")
-                    expectRejected(rejection { _ = try oldObject._value(forKey: "noSuchCol") },
-                                   "Invalid property name 'noSuchCol' for class 'PMStringObject'.")
-                    expectRejected(rejection { _ = try newObject._value(forKey: "noSuchCol") },
-                                   "Invalid property name 'noSuchCol' for class 'PMStringObject'.")
+                    expectRejected(
+                        rejection { _ = try oldObject._value(forKey: "noSuchCol") },
+                        "Invalid property name 'noSuchCol' for class 'PMStringObject'.")
+                    expectRejected(
+                        rejection { _ = try newObject._value(forKey: "noSuchCol") },
+                        "Invalid property name 'noSuchCol' for class 'PMStringObject'.")
                     count += 1
                 }
                 #expect(count == 1)
@@ -212,7 +223,10 @@ extension RealmParityMigration {
                 var count = 0
                 migration.enumerateObjects(ofType: "PMSwiftObject") { oldObject, newObject in
                     for object in [oldObject, newObject] {
-                        guard let object else { Issue.record("did not get objects in enumerate"); return }
+                        guard let object else {
+                            Issue.record("did not get objects in enumerate")
+                            return
+                        }
                         #expect(object.boolCol is Bool)
                         #expect(object.intCol is Int)
                         #expect(object.int8Col is Int)
@@ -238,13 +252,18 @@ extension RealmParityMigration {
         func testOptionalsInEnumerate() throws {
             let files = PMFiles()
             try files.prepare(pmAllTypes) { realm in realm.add(PMOptionalObject()) }
-            let names = ["optStringCol", "optBinaryCol", "optDateCol", "optIntCol", "optInt8Col", "optInt16Col",
-                         "optInt32Col", "optInt64Col", "optFloatCol", "optDoubleCol", "optBoolCol", "optUuidCol"]
+            let names = [
+                "optStringCol", "optBinaryCol", "optDateCol", "optIntCol", "optInt8Col", "optInt16Col",
+                "optInt32Col", "optInt64Col", "optFloatCol", "optDoubleCol", "optBoolCol", "optUuidCol",
+            ]
             try pmMigrate(files, pmAllTypes) { migration, _ in
                 var count = 0
                 migration.enumerateObjects(ofType: "PMOptionalObject") { oldObject, newObject in
                     for object in [oldObject, newObject] {
-                        guard let object else { Issue.record("did not get objects in enumerate"); return }
+                        guard let object else {
+                            Issue.record("did not get objects in enumerate")
+                            return
+                        }
                         for name in names { #expect(object[name] == nil, "\(name)") }
                     }
                     count += 1
@@ -253,7 +272,10 @@ extension RealmParityMigration {
             }
 
             try files.prepare(pmAllTypes) { realm in
-                guard let object = realm.objects(PMOptionalObject.self).first else { Issue.record("no object"); return }
+                guard let object = realm.objects(PMOptionalObject.self).first else {
+                    Issue.record("no object")
+                    return
+                }
                 object.optStringCol = "String"
                 object.optBinaryCol = Data()
                 object.optDateCol = Date()
@@ -271,7 +293,10 @@ extension RealmParityMigration {
                 var count = 0
                 migration.enumerateObjects(ofType: "PMOptionalObject") { oldObject, newObject in
                     for object in [oldObject, newObject] {
-                        guard let object else { Issue.record("did not get objects in enumerate"); return }
+                        guard let object else {
+                            Issue.record("did not get objects in enumerate")
+                            return
+                        }
                         #expect(object.optStringCol is String)
                         #expect(object.optBinaryCol is Data)
                         #expect(object.optDateCol is Date)
@@ -419,8 +444,9 @@ extension RealmParityMigration {
                 migration.create("PMStringObject", value: ["string1"])
                 migration.create("PMStringObject", value: ["stringCol": "string2"])
                 migration.create("PMStringObject")
-                expectRejected(rejection { _ = try migration._create("NoSuchObject") },
-                               "Object type 'NoSuchObject' is not managed by the Realm.")
+                expectRejected(
+                    rejection { _ = try migration._create("NoSuchObject") },
+                    "Object type 'NoSuchObject' is not managed by the Realm.")
             } validation: { realm in
                 #expect(realm.objects(PMStringObject.self).map(\.stringCol) == ["string1", "string2", ""])
             }
@@ -450,7 +476,8 @@ extension RealmParityMigration {
         @Test("Spec X21: deleteData removes a class the schema lacks, empties one it has")
         func testDeleteData() throws {
             let files = PMFiles()
-            try files.prepare([PMv0.PMDeletedClass.self]) { realm in realm.create(PMv0.PMDeletedClass.self, value: [0]) }
+            try files.prepare([PMv0.PMDeletedClass.self]) { realm in realm.create(PMv0.PMDeletedClass.self, value: [0])
+            }
             let copies = try pmMigrate(files, pmAllTypes) { migration, oldSchemaVersion in
                 #expect(oldSchemaVersion == 0, "initial schema version should be 0")
                 #expect(migration.deleteData(forType: "PMDeletedClass"))
@@ -476,7 +503,9 @@ extension RealmParityMigration {
         @Test("Spec X22: a renamed property keeps its values")
         func testRenameProperty() throws {
             let files = PMFiles()
-            try files.prepare([PMv0.PMStringObject.self]) { realm in realm.create(PMv0.PMStringObject.self, value: ["a"]) }
+            try files.prepare([PMv0.PMStringObject.self]) { realm in
+                realm.create(PMv0.PMStringObject.self, value: ["a"])
+            }
             try pmMigrate(files, pmAllTypes) { migration, _ in
                 migration.enumerateObjects(ofType: "PMStringObject") { oldObject, newObject in
                     #expect(oldObject?["before_stringCol"] as? String == "a")
@@ -485,8 +514,9 @@ extension RealmParityMigration {
                 migration.renameProperty(onType: "PMStringObject", from: "before_stringCol", to: "stringCol")
                 migration.enumerateObjects(ofType: "PMStringObject") { _, newObject in
                     #expect(newObject?["stringCol"] as? String == "a")
-                    expectRejected(rejection { _ = try newObject?._value(forKey: "before_stringCol") },
-                                   "Invalid property name 'before_stringCol' for class 'PMStringObject'.")
+                    expectRejected(
+                        rejection { _ = try newObject?._value(forKey: "before_stringCol") },
+                        "Invalid property name 'before_stringCol' for class 'PMStringObject'.")
                 }
             } validation: { realm in
                 #expect(realm.objects(PMStringObject.self).map(\.stringCol) == ["a"])
@@ -508,7 +538,10 @@ extension RealmParityMigration {
             try pmMigrate(files, pmAllTypes) { migration, _ in
                 var enumerated = false
                 migration.enumerateObjects(ofType: "PMSwiftObject") { oldObject, newObject in
-                    guard let oldObject, let newObject else { Issue.record("did not get objects in enumerate"); return }
+                    guard let oldObject, let newObject else {
+                        Issue.record("did not get objects in enumerate")
+                        return
+                    }
                     for object in [oldObject, newObject] {
                         #expect(object["boolCol"] as? Bool == true)
                         #expect(object["intCol"] as? Int == 123)
@@ -550,13 +583,16 @@ extension RealmParityMigration {
                     let stored = newObject["arrayCol"] as? [MigrationObject]
                     #expect(stored?.map { $0["boolCol"] as? Bool } == [true, false, true])
 
-                    expectRejected(rejection { _ = try newObject._value(forKey: "noSuchKey") },
-                                   "Invalid property name 'noSuchKey' for class 'PMSwiftObject'.")
-                    expectRejected(rejection { try newObject._setValue(1, forKey: "noSuchKey") },
-                                   "Invalid property name 'noSuchKey' for class 'PMSwiftObject'.")
+                    expectRejected(
+                        rejection { _ = try newObject._value(forKey: "noSuchKey") },
+                        "Invalid property name 'noSuchKey' for class 'PMSwiftObject'.")
+                    expectRejected(
+                        rejection { try newObject._setValue(1, forKey: "noSuchKey") },
+                        "Invalid property name 'noSuchKey' for class 'PMSwiftObject'.")
                     // The old object is read-only.
-                    expectRejected(rejection { try oldObject._setValue(false, forKey: "boolCol") },
-                                   "Cannot modify managed objects outside of a write transaction.")
+                    expectRejected(
+                        rejection { try oldObject._setValue(false, forKey: "boolCol") },
+                        "Cannot modify managed objects outside of a write transaction.")
 
                     // Set it again: the unmanaged object linked before is the same object.
                     newObject["arrayCol"] = [falseObject, trueObject]
@@ -579,7 +615,10 @@ extension RealmParityMigration {
                 #expect(created["objectCol"] == nil)
                 #expect((created["arrayCol"] as? [MigrationObject])?.isEmpty == true)
             } validation: { realm in
-                guard let object = realm.objects(PMSwiftObject.self).first else { Issue.record("no object"); return }
+                guard let object = realm.objects(PMSwiftObject.self).first else {
+                    Issue.record("no object")
+                    return
+                }
                 #expect(object.boolCol == false)
                 #expect(object.intCol == 1)
                 #expect(object.int8Col == 1)
@@ -610,7 +649,10 @@ extension RealmParityMigration {
             try pmMigrate(files, pmAllTypes) { migration, _ in
                 var enumerated = false
                 migration.enumerateObjects(ofType: "PMListsObject") { oldObject, _ in
-                    guard let oldObject else { Issue.record("did not get objects in enumerate"); return }
+                    guard let oldObject else {
+                        Issue.record("did not get objects in enumerate")
+                        return
+                    }
                     #expect((oldObject["arrayCol"] as? [MigrationObject])?.count == 0)
                     #expect((oldObject["arrayBool"] as? [Bool])?.count == 0)
                     #expect(oldObject["arrayInt"] as? [Int] == [1, 2])
@@ -634,12 +676,16 @@ extension RealmParityMigration {
             let files = PMFiles()
             try files.prepare([PMv0.PMEmployeeObject.self])
             let error = rejection {
-                _ = try Realm(configuration: Realm.Configuration(fileURL: files.defaultURL,
-                                                                 objectTypes: [PMEmployeeObject.self]))
+                _ = try Realm(
+                    configuration: Realm.Configuration(
+                        fileURL: files.defaultURL,
+                        objectTypes: [PMEmployeeObject.self]))
             }
-            expectRejected(error, "Migration is required due to the following errors:\n"
-                           + "- Property 'PMEmployeeObject.age' has been added.\n"
-                           + "- Property 'PMEmployeeObject.hired' has been added.", code: .schemaMismatch)
+            expectRejected(
+                error,
+                "Migration is required due to the following errors:\n"
+                    + "- Property 'PMEmployeeObject.age' has been added.\n"
+                    + "- Property 'PMEmployeeObject.hired' has been added.", code: .schemaMismatch)
         }
 
         @Test("Spec X26: deleteRealmIfMigrationNeeded resets instead of failing, without the block")
@@ -681,8 +727,10 @@ extension RealmParityMigration {
 // MARK: - Objective-C MigrationTests.mm and realm-core migrations.cpp
 
 /// A file at `url` made with `types` at `version`, with `body` run in a write; closed again.
-func pmMake(_ url: URL, _ types: [Object.Type], version: UInt64 = 0,
-            _ body: (Realm) throws -> Void = { _ in }) throws {
+func pmMake(
+    _ url: URL, _ types: [Object.Type], version: UInt64 = 0,
+    _ body: (Realm) throws -> Void = { _ in }
+) throws {
     let realm = try Realm(configuration: Realm.Configuration(fileURL: url, schemaVersion: version, objectTypes: types))
     try realm.write { try body(realm) }
 }
@@ -712,17 +760,21 @@ extension RealmParityMigration {
         /// Objective-C's `assertMigrationRequiredForChangeFrom:to:`: at the same schema version
         /// the change fails with Realm's `line`; at a higher one the block runs and the file then
         /// opens with the new classes.
-        func assertMigrationRequired(from: [Object.Type], to: [Object.Type], line: String,
-                                     sourceLocation: SourceLocation = #_sourceLocation) throws {
+        func assertMigrationRequired(
+            from: [Object.Type], to: [Object.Type], line: String,
+            sourceLocation: SourceLocation = #_sourceLocation
+        ) throws {
             try pmMake(url, from)
             var same = Realm.Configuration(fileURL: url, objectTypes: to)
             let ran = PMFlag()
             same.migrationBlock = { _, _ in ran.set() }
-            expectRejected(rejection { _ = try Realm(configuration: same) },
-                           "Migration is required due to the following errors:", code: .schemaMismatch,
-                           sourceLocation: sourceLocation)
-            expectRejected(rejection { _ = try Realm(configuration: same) }, line, code: .schemaMismatch,
-                           sourceLocation: sourceLocation)
+            expectRejected(
+                rejection { _ = try Realm(configuration: same) },
+                "Migration is required due to the following errors:", code: .schemaMismatch,
+                sourceLocation: sourceLocation)
+            expectRejected(
+                rejection { _ = try Realm(configuration: same) }, line, code: .schemaMismatch,
+                sourceLocation: sourceLocation)
             #expect(!ran.value, "the block ran without a version change", sourceLocation: sourceLocation)
             var raised = same
             raised.schemaVersion = 1
@@ -731,8 +783,10 @@ extension RealmParityMigration {
         }
 
         /// Objective-C's `assertNoMigrationRequiredForChangeFrom:to:`.
-        func assertNoMigrationRequired(from: [Object.Type], to: [Object.Type],
-                                       sourceLocation: SourceLocation = #_sourceLocation) throws {
+        func assertNoMigrationRequired(
+            from: [Object.Type], to: [Object.Type],
+            sourceLocation: SourceLocation = #_sourceLocation
+        ) throws {
             try pmMake(url, from)
             var configuration = Realm.Configuration(fileURL: url, objectTypes: to)
             let ran = PMFlag()
@@ -749,8 +803,10 @@ extension RealmParityMigration {
             try pmMake(url, [PMTestObject.self], version: 10)
             #expect(try schemaVersionAtURL(url) == 10)
             let error = rejection {
-                _ = try Realm(configuration: Realm.Configuration(fileURL: url, schemaVersion: 5,
-                                                                 objectTypes: [PMTestObject.self]))
+                _ = try Realm(
+                    configuration: Realm.Configuration(
+                        fileURL: url, schemaVersion: 5,
+                        objectTypes: [PMTestObject.self]))
             }
             expectRejected(error, "Provided schema version 5 is less than last set version 10.", code: .fail)
             #expect(try schemaVersionAtURL(url) == 10)
@@ -779,14 +835,16 @@ extension RealmParityMigration {
 
         @Test("Spec X19: an added property needs a migration")
         func testAddingColumnRequiresMigration() throws {
-            try assertMigrationRequired(from: [PMCol1Only.PMTwoStringObject.self], to: [PMTwoStringObject.self],
-                                        line: "- Property 'PMTwoStringObject.col2' has been added.")
+            try assertMigrationRequired(
+                from: [PMCol1Only.PMTwoStringObject.self], to: [PMTwoStringObject.self],
+                line: "- Property 'PMTwoStringObject.col2' has been added.")
         }
 
         @Test("Spec X19: a removed property needs a migration")
         func testRemovingColumnRequiresMigration() throws {
-            try assertMigrationRequired(from: [PMTwoStringObject.self], to: [PMCol1Only.PMTwoStringObject.self],
-                                        line: "- Property 'PMTwoStringObject.col2' has been removed.")
+            try assertMigrationRequired(
+                from: [PMTwoStringObject.self], to: [PMCol1Only.PMTwoStringObject.self],
+                line: "- Property 'PMTwoStringObject.col2' has been removed.")
         }
 
         @Test("Spec X19: an index added or removed needs no migration")
@@ -804,39 +862,46 @@ extension RealmParityMigration {
             try pmMake(url, [PMIndexed.PMTwoStringObject.self]) { realm in
                 realm.create(PMIndexed.PMTwoStringObject.self, value: ["a", "b"])
             }
-            let realm = try Realm(configuration: Realm.Configuration(fileURL: url, readOnly: true,
-                                                                     objectTypes: [PMTwoStringObject.self]))
+            let realm = try Realm(
+                configuration: Realm.Configuration(
+                    fileURL: url, readOnly: true,
+                    objectTypes: [PMTwoStringObject.self]))
             #expect(realm.objects(PMTwoStringObject.self).map(\.col1) == ["a"])
         }
 
         @Test("Spec X19: adding a primary key needs a migration")
         func testAddingPrimaryKeyRequiresMigration() throws {
-            try assertMigrationRequired(from: [PMTwoStringObject.self], to: [PMv0.PMTwoStringObject.self],
-                                        line: "- Primary Key for class 'PMTwoStringObject' has been added.")
+            try assertMigrationRequired(
+                from: [PMTwoStringObject.self], to: [PMv0.PMTwoStringObject.self],
+                line: "- Primary Key for class 'PMTwoStringObject' has been added.")
         }
 
         @Test("Spec X19: removing a primary key needs a migration")
         func testRemovingPrimaryKeyRequiresMigration() throws {
-            try assertMigrationRequired(from: [PMv0.PMTwoStringObject.self], to: [PMTwoStringObject.self],
-                                        line: "- Primary Key for class 'PMTwoStringObject' has been removed.")
+            try assertMigrationRequired(
+                from: [PMv0.PMTwoStringObject.self], to: [PMTwoStringObject.self],
+                line: "- Primary Key for class 'PMTwoStringObject' has been removed.")
         }
 
         @Test("Spec X19: changing the primary key needs a migration")
         func testChangingPrimaryKeyRequiresMigration() throws {
-            try assertMigrationRequired(from: [PMv0.PMTwoStringObject.self], to: [PMKeyOnCol2.PMTwoStringObject.self],
-                                        line: "- Primary Key for class 'PMTwoStringObject' has changed from 'col1' to 'col2'.")
+            try assertMigrationRequired(
+                from: [PMv0.PMTwoStringObject.self], to: [PMKeyOnCol2.PMTwoStringObject.self],
+                line: "- Primary Key for class 'PMTwoStringObject' has changed from 'col1' to 'col2'.")
         }
 
         @Test("Spec X19: making a property optional needs a migration")
         func testMakingPropertyOptionalRequiresMigration() throws {
-            try assertMigrationRequired(from: [PMRequiredCol1.PMTwoStringObject.self], to: [PMTwoStringObject.self],
-                                        line: "- Property 'PMTwoStringObject.col1' has been made optional.")
+            try assertMigrationRequired(
+                from: [PMRequiredCol1.PMTwoStringObject.self], to: [PMTwoStringObject.self],
+                line: "- Property 'PMTwoStringObject.col1' has been made optional.")
         }
 
         @Test("Spec X19: making a property required needs a migration")
         func testMakingPropertyNonOptionalRequiresMigration() throws {
-            try assertMigrationRequired(from: [PMTwoStringObject.self], to: [PMRequiredCol1.PMTwoStringObject.self],
-                                        line: "- Property 'PMTwoStringObject.col1' has been made required.")
+            try assertMigrationRequired(
+                from: [PMTwoStringObject.self], to: [PMRequiredCol1.PMTwoStringObject.self],
+                line: "- Property 'PMTwoStringObject.col1' has been made required.")
         }
 
         @Test("Spec X19: changing a link's target class needs a migration")
@@ -850,13 +915,16 @@ extension RealmParityMigration {
         func testChangingLinkListTargetRequiresMigration() throws {
             try assertMigrationRequired(
                 from: [PMLinkObject.self], to: [PMRetargetedList.PMLinkObject.self],
-                line: "- Property 'PMLinkObject.array' has been changed from 'array<PMTestObject>' to 'array<PMLinkObject>'.")
+                line:
+                    "- Property 'PMLinkObject.array' has been changed from 'array<PMTestObject>' to 'array<PMLinkObject>'."
+            )
         }
 
         @Test("Spec X19: changing a property's type needs a migration")
         func testChangingPropertyTypesRequiresMigration() throws {
-            try assertMigrationRequired(from: [PMTwoStringObject.self], to: [PMIntCol1.PMTwoStringObject.self],
-                                        line: "- Property 'PMTwoStringObject.col1' has been changed from 'string' to 'int'.")
+            try assertMigrationRequired(
+                from: [PMTwoStringObject.self], to: [PMIntCol1.PMTwoStringObject.self],
+                line: "- Property 'PMTwoStringObject.col1' has been changed from 'string' to 'int'.")
         }
 
         // MARK: when the block runs
@@ -905,8 +973,9 @@ extension RealmParityMigration {
             let realm = try pmMigrateFile(url, [PMTestObject.self]) { migration, oldSchemaVersion in
                 #expect(oldSchemaVersion == 0)
                 migration.enumerateObjects(ofType: "PMTestObject") { oldObject, newObject in
-                    expectRejected(rejection { _ = try oldObject?._value(forKey: "stringCol") },
-                                   "Invalid property name 'stringCol' for class 'PMTestObject'.")
+                    expectRejected(
+                        rejection { _ = try oldObject?._value(forKey: "stringCol") },
+                        "Invalid property name 'stringCol' for class 'PMTestObject'.")
                     #expect(newObject?["stringCol"] as? String == "")
                     #expect(newObject?["intCol"] as? Int == oldObject?["intCol"] as? Int)
                     newObject?["stringCol"] = "\(oldObject?["intCol"] as? Int ?? -1)"
@@ -927,8 +996,9 @@ extension RealmParityMigration {
                 let realm = try pmMigrateFile(url, [PMTestObject.self]) { migration, _ in
                     migration.enumerateObjects(ofType: "PMTestObject") { oldObject, newObject in
                         #expect(oldObject?["deletedCol"] is Bool)
-                        expectRejected(rejection { _ = try newObject?._value(forKey: "deletedCol") },
-                                       "Invalid property name 'deletedCol' for class 'PMTestObject'.")
+                        expectRejected(
+                            rejection { _ = try newObject?._value(forKey: "deletedCol") },
+                            "Invalid property name 'deletedCol' for class 'PMTestObject'.")
                         #expect(newObject?["intCol"] as? Int == oldObject?["intCol"] as? Int)
                         #expect(newObject?["stringCol"] as? String == oldObject?["stringCol"] as? String)
                     }
@@ -937,8 +1007,10 @@ extension RealmParityMigration {
             }
             // Closed, the file opens with the old class only as a schema mismatch.
             let reopened = rejection {
-                _ = try Realm(configuration: Realm.Configuration(fileURL: url, schemaVersion: 1,
-                                                                 objectTypes: [PMWithDeleted.PMTestObject.self]))
+                _ = try Realm(
+                    configuration: Realm.Configuration(
+                        fileURL: url, schemaVersion: 1,
+                        objectTypes: [PMWithDeleted.PMTestObject.self]))
             }
             expectRejected(reopened, "- Property 'PMTestObject.deletedCol' has been added.", code: .schemaMismatch)
         }
@@ -954,7 +1026,8 @@ extension RealmParityMigration {
                     #expect(oldObject?["oldIntCol"] as? Int == 1)
                     expectRejected(rejection { _ = try oldObject?._value(forKey: "intCol") }, "Invalid property name")
                     #expect(newObject?["intCol"] as? Int == 0, "the new column is zero")
-                    expectRejected(rejection { _ = try newObject?._value(forKey: "oldIntCol") }, "Invalid property name")
+                    expectRejected(
+                        rejection { _ = try newObject?._value(forKey: "oldIntCol") }, "Invalid property name")
                 }
             }
         }
@@ -1019,10 +1092,12 @@ extension RealmParityMigration {
         @Test("Spec X20: values of a required property made optional are kept")
         func testRequiredToNullableAutoMigration() throws {
             try pmMake(url, [PMv0.PMAllOptionalTypes.self]) { realm in
-                realm.create(PMv0.PMAllOptionalTypes.self,
-                             value: [1, Float(1), 1.0, true, "str", Data("data".utf8), Date(timeIntervalSince1970: 1)])
-                realm.create(PMv0.PMAllOptionalTypes.self,
-                             value: [2, Float(2), 2.0, false, "str2", Data("data2".utf8), Date(timeIntervalSince1970: 2)])
+                realm.create(
+                    PMv0.PMAllOptionalTypes.self,
+                    value: [1, Float(1), 1.0, true, "str", Data("data".utf8), Date(timeIntervalSince1970: 1)])
+                realm.create(
+                    PMv0.PMAllOptionalTypes.self,
+                    value: [2, Float(2), 2.0, false, "str2", Data("data2".utf8), Date(timeIntervalSince1970: 2)])
             }
             let realm = try pmMigrateFile(url, [PMAllOptionalTypes.self])
             let objects = Array(realm.objects(PMAllOptionalTypes.self))
@@ -1039,10 +1114,15 @@ extension RealmParityMigration {
         @Test("Spec X20: values of an optional property made required are dropped for zero")
         func testNullableToRequiredMigration() throws {
             try pmMake(url, [PMAllOptionalTypes.self]) { realm in
-                realm.create(PMAllOptionalTypes.self, value: [NSNull(), NSNull(), NSNull(), NSNull(), NSNull(), NSNull(),
-                                                              NSNull()])
-                realm.create(PMAllOptionalTypes.self,
-                             value: [2, Float(2), 2.0, false, "str2", Data("data2".utf8), Date(timeIntervalSince1970: 2)])
+                realm.create(
+                    PMAllOptionalTypes.self,
+                    value: [
+                        NSNull(), NSNull(), NSNull(), NSNull(), NSNull(), NSNull(),
+                        NSNull(),
+                    ])
+                realm.create(
+                    PMAllOptionalTypes.self,
+                    value: [2, Float(2), 2.0, false, "str2", Data("data2".utf8), Date(timeIntervalSince1970: 2)])
             }
             let realm = try pmMigrateFile(url, [PMv0.PMAllOptionalTypes.self])
             let objects = Array(realm.objects(PMv0.PMAllOptionalTypes.self))
@@ -1077,9 +1157,10 @@ extension RealmParityMigration {
                 realm.create(PMv0.PMPrimaryIntObject.self, value: [1])
                 realm.create(PMv0.PMPrimaryIntObject.self, value: [1])
             }
-            expectRejected(pmFailedMigration(url, [PMPrimaryIntObject.self]),
-                           "Primary key property 'PMPrimaryIntObject.intCol' has duplicate values after migration.",
-                           code: .fail)
+            expectRejected(
+                pmFailedMigration(url, [PMPrimaryIntObject.self]),
+                "Primary key property 'PMPrimaryIntObject.intCol' has duplicate values after migration.",
+                code: .fail)
             let deleted = PMFlag()
             let realm = try pmMigrateFile(url, [PMPrimaryIntObject.self]) { migration, _ in
                 var seen = Set<Int>()
@@ -1105,8 +1186,10 @@ extension RealmParityMigration {
             }
             #expect(pmFailedMigration(url, [PMPrimaryIntObject.self]) != nil)
             #expect(try schemaVersionAtURL(url) == 0)
-            let realm = try Realm(configuration: Realm.Configuration(fileURL: url,
-                                                                     objectTypes: [PMv0.PMPrimaryIntObject.self]))
+            let realm = try Realm(
+                configuration: Realm.Configuration(
+                    fileURL: url,
+                    objectTypes: [PMv0.PMPrimaryIntObject.self]))
             #expect(realm.objects(PMv0.PMPrimaryIntObject.self).map(\.intCol) == [1, 1])
         }
 
@@ -1205,8 +1288,9 @@ extension RealmParityMigration {
             let error = pmFailedMigration(url, [PMPrimaryIntObject.self]) { migration, _ in
                 migration.create("PMPrimaryIntObject", value: [1])
             }
-            expectRejected(error, "Primary key property 'PMPrimaryIntObject.intCol' has duplicate values after migration.",
-                           code: .fail)
+            expectRejected(
+                error, "Primary key property 'PMPrimaryIntObject.intCol' has duplicate values after migration.",
+                code: .fail)
             // Moving the old object's key first makes room for the new one.
             let realm = try pmMigrateFile(url, [PMPrimaryIntObject.self]) { migration, _ in
                 migration.enumerateObjects(ofType: "PMPrimaryIntObject") { _, newObject in newObject?["intCol"] = 5 }
@@ -1254,14 +1338,16 @@ extension RealmParityMigration {
             #expect(try schemaVersionAtURL(url) == 0)
             var readOnly = configuration
             readOnly.readOnly = true
-            expectRejected(rejection { _ = try Realm._open(configuration: readOnly, queue: nil) },
-                           "Cannot set `deleteRealmIfMigrationNeeded` when `readOnly` is set.")
+            expectRejected(
+                rejection { _ = try Realm._open(configuration: readOnly, queue: nil) },
+                "Cannot set `deleteRealmIfMigrationNeeded` when `readOnly` is set.")
         }
 
         @Test("Spec X19, X26: core migrations.cpp 'file is not reset when adding a new table'")
         func fileIsNotResetWhenAddingANewTable() throws {
             try pmMake(url, [PMTestObject.self]) { realm in realm.create(PMTestObject.self, value: [1, "1"]) }
-            var configuration = Realm.Configuration(fileURL: url, objectTypes: [PMTestObject.self, PMStringObject.self])
+            var configuration = Realm.Configuration(
+                fileURL: url, objectTypes: [PMTestObject.self, PMStringObject.self])
             configuration.deleteRealmIfMigrationNeeded = true
             let realm = try Realm(configuration: configuration)
             #expect(realm.objects(PMTestObject.self).map(\.intCol) == [1])
@@ -1272,7 +1358,8 @@ extension RealmParityMigration {
 
         @Test("Spec X22: a rename through an intermediate name; one left there fails the migration")
         func testMultipleMigrationRenameProperty() throws {
-            try pmMake(url, [PMv0.PMStringObject.self]) { realm in realm.create(PMv0.PMStringObject.self, value: ["a"]) }
+            try pmMake(url, [PMv0.PMStringObject.self]) { realm in realm.create(PMv0.PMStringObject.self, value: ["a"])
+            }
             let dangling = pmFailedMigration(url, [PMStringObject.self]) { migration, _ in
                 migration.renameProperty(onType: "PMStringObject", from: "before_stringCol", to: "middle")
             }
@@ -1286,34 +1373,47 @@ extension RealmParityMigration {
 
         @Test("Spec X22: a rename to a property of another type fails the migration")
         func testMigrationRenamePropertyTypeMismatch() throws {
-            try pmMake(url, [PMOldInt.PMTestObject.self]) { realm in realm.create(PMOldInt.PMTestObject.self, value: [1, "x"]) }
+            try pmMake(url, [PMOldInt.PMTestObject.self]) { realm in
+                realm.create(PMOldInt.PMTestObject.self, value: [1, "x"])
+            }
             let mismatch = pmFailedMigration(url, [PMRenamedToString.PMTestObject.self]) { migration, _ in
                 migration.renameProperty(onType: "PMTestObject", from: "oldIntCol", to: "renamed")
             }
-            expectRejected(mismatch, "Cannot rename property 'PMTestObject.oldIntCol' to 'renamed' because it would "
-                           + "change from type 'int' to 'string'.", code: .fail)
+            expectRejected(
+                mismatch,
+                "Cannot rename property 'PMTestObject.oldIntCol' to 'renamed' because it would "
+                    + "change from type 'int' to 'string'.", code: .fail)
         }
 
         @Test("Spec X22: a rename of an optional property to a required one fails the migration")
         func testMigrationRenamePropertySetRequired() throws {
-            try pmMake(url, [PMTwoStringObject.self]) { realm in realm.create(PMTwoStringObject.self, value: ["a", "b"]) }
+            try pmMake(url, [PMTwoStringObject.self]) { realm in
+                realm.create(PMTwoStringObject.self, value: ["a", "b"])
+            }
             let error = pmFailedMigration(url, [PMRenamedRequired.PMTwoStringObject.self]) { migration, _ in
                 migration.renameProperty(onType: "PMTwoStringObject", from: "col1", to: "renamed")
             }
-            expectRejected(error, "Cannot rename property 'PMTwoStringObject.col1' to 'renamed' because it would "
-                           + "change from optional to required.", code: .fail)
+            expectRejected(
+                error,
+                "Cannot rename property 'PMTwoStringObject.col1' to 'renamed' because it would "
+                    + "change from optional to required.", code: .fail)
         }
 
         @Test("Spec X22: renames of missing properties and classes fail the migration with Realm's messages")
         func testMigrationRenameMissingPropertiesAndClasses() throws {
-            try pmMake(url, [PMv0.PMStringObject.self]) { realm in realm.create(PMv0.PMStringObject.self, value: ["a"]) }
+            try pmMake(url, [PMv0.PMStringObject.self]) { realm in realm.create(PMv0.PMStringObject.self, value: ["a"])
+            }
             let types: [Object.Type] = [PMStringObject.self]
             let cases: [(String, String, String, String)] = [
-                ("PMStringObject", "nonExistentProperty1", "stringCol",
-                 "Cannot rename property 'PMStringObject.nonExistentProperty1' because it does not exist."),
+                (
+                    "PMStringObject", "nonExistentProperty1", "stringCol",
+                    "Cannot rename property 'PMStringObject.nonExistentProperty1' because it does not exist."
+                ),
                 ("NoSuchClass", "a", "b", "Cannot rename properties for type 'NoSuchClass' because it does not exist."),
-                ("PMStringObject", "stringCol", "other",
-                 "Cannot rename property 'PMStringObject.stringCol' to 'other' because the source property still exists."),
+                (
+                    "PMStringObject", "stringCol", "other",
+                    "Cannot rename property 'PMStringObject.stringCol' to 'other' because the source property still exists."
+                ),
             ]
             for (type, from, to, message) in cases {
                 let error = pmFailedMigration(url, types) { migration, _ in
@@ -1325,8 +1425,10 @@ extension RealmParityMigration {
             let removed = pmFailedMigration(directory.appendingPathComponent("removed.realm"), types) { migration, _ in
                 migration.renameProperty(onType: "PMIntObject", from: "intCol", to: "value")
             }
-            expectRejected(removed, "Cannot rename properties for type 'PMIntObject' because it has been removed from "
-                           + "the Realm.", code: .fail)
+            expectRejected(
+                removed,
+                "Cannot rename properties for type 'PMIntObject' because it has been removed from "
+                    + "the Realm.", code: .fail)
             #expect(try schemaVersionAtURL(url) == 0)
         }
     }
@@ -1337,10 +1439,13 @@ extension RealmParityMigration {
 extension RealmParityMigration {
     @Suite struct StrataMigrationTests {
         /// A configuration of the realm on `disk` with `types` at `version`.
-        static func configuration(_ disk: SimStore, _ types: [Object.Type], version: UInt64,
-                                  hooks: EngineHooks = .none) -> Realm.Configuration {
-            var configuration = Realm.Configuration(fileURL: URL(fileURLWithPath: "/pm-crash/\(disk.name).realm"),
-                                                    schemaVersion: version, objectTypes: types)
+        static func configuration(
+            _ disk: SimStore, _ types: [Object.Type], version: UInt64,
+            hooks: EngineHooks = .none
+        ) -> Realm.Configuration {
+            var configuration = Realm.Configuration(
+                fileURL: URL(fileURLWithPath: "/pm-crash/\(disk.name).realm"),
+                schemaVersion: version, objectTypes: types)
             configuration._engine = .init(simulatedStore: disk, hooks: hooks)
             return configuration
         }
@@ -1417,12 +1522,16 @@ extension RealmParityMigration {
                 let plans: [(String, SimStore.CrashPlan)] = [
                     ("every pending write lost", .allLost),
                     ("every pending write applied", .allApplied(count: count)),
-                    ("every pending write torn", SimStore.CrashPlan(
-                        fates: Array(repeating: .tornSectors(newSectorMask: 1), count: count))),
+                    (
+                        "every pending write torn",
+                        SimStore.CrashPlan(
+                            fates: Array(repeating: .tornSectors(newSectorMask: 1), count: count))
+                    ),
                 ]
                 for (name, plan) in plans {
-                    let image = try SimStore(crashing: state, plan: plan, name: "pm-image-\(UUID().uuidString)",
-                                             reservationBytes: 64 << 20)
+                    let image = try SimStore(
+                        crashing: state, plan: plan, name: "pm-image-\(UUID().uuidString)",
+                        reservationBytes: 64 << 20)
                     found.insert(try Self.expectOldOrNew(image, "\(point), \(name)"))
                 }
             }
@@ -1457,10 +1566,12 @@ extension RealmParityMigration {
             raised.schemaVersion = 1
             do {
                 let realm = try Realm(configuration: configuration)
-                expectRejected(rejection { try Realm._performMigration(for: raised) },
-                               "Cannot migrate Realms that are already open.")
-                expectRejected(rejection { _ = try Realm._open(configuration: raised, queue: nil) },
-                               "already opened with different schema version")
+                expectRejected(
+                    rejection { try Realm._performMigration(for: raised) },
+                    "Cannot migrate Realms that are already open.")
+                expectRejected(
+                    rejection { _ = try Realm._open(configuration: raised, queue: nil) },
+                    "already opened with different schema version")
                 #expect(realm.objects(PMTestObject.self).isEmpty)
             }
             try Realm.performMigration(for: raised)

@@ -53,8 +53,10 @@ final class PCStringList: Object {
 }
 
 /// Every class of the suite (Realm's `Config.config` lists its classes the same way).
-let parityCollectionTypes: [Object.Type] = [PCAggregateObject.self, PCIntegerObject.self, PCAggregateObjectList.self,
-                                            PCNullableStringObjectWithLink.self, PCLinkTarget.self, PCStringList.self]
+let parityCollectionTypes: [Object.Type] = [
+    PCAggregateObject.self, PCIntegerObject.self, PCAggregateObjectList.self,
+    PCNullableStringObjectWithLink.self, PCLinkTarget.self, PCStringList.self,
+]
 
 /// The subclasses of Realm's `RealmCollectionTests` for the collections Strata has: how the tested
 /// collection of two objects ("1" and "2", both linking to one target of id 1) is made.
@@ -92,8 +94,10 @@ enum PCVariant: String, CaseIterable, CustomTestStringConvertible, Sendable {
 protocol PCCollection: ThreadConfined, SendableMetatype, RandomAccessCollection, CustomStringConvertible
 where Element == PCNullableStringObjectWithLink, Index == Int {
     /// Realm's `getCollection(_:)`, in a write of `realm` that added `str1` and `str2`.
-    static func pcMake(_ variant: PCVariant, realm: Realm, str1: PCNullableStringObjectWithLink,
-                       str2: PCNullableStringObjectWithLink) throws -> Self
+    static func pcMake(
+        _ variant: PCVariant, realm: Realm, str1: PCNullableStringObjectWithLink,
+        str2: PCNullableStringObjectWithLink
+    ) throws -> Self
     /// The type's name in its description.
     static var pcTypeName: String { get }
 
@@ -107,20 +111,28 @@ where Element == PCNullableStringObjectWithLink, Index == Int {
     func observe(keyPaths: [String]?, _ block: @escaping (RealmCollectionChange<Self>) -> Void) -> NotificationToken
     func _observe(keyPaths: [String]?, _ block: @escaping (RealmCollectionChange<Self>) -> Void)
         throws(Realm.Error) -> NotificationToken
-    func observe(keyPaths: [String]?, on queue: DispatchQueue,
-                 _ block: @escaping @Sendable (RealmCollectionChange<Self>) -> Void) -> NotificationToken
-    func _observe(keyPaths: [String]?, on queue: DispatchQueue,
-                  _ block: @escaping @Sendable (RealmCollectionChange<Self>) -> Void)
+    func observe(
+        keyPaths: [String]?, on queue: DispatchQueue,
+        _ block: @escaping @Sendable (RealmCollectionChange<Self>) -> Void
+    ) -> NotificationToken
+    func _observe(
+        keyPaths: [String]?, on queue: DispatchQueue,
+        _ block: @escaping @Sendable (RealmCollectionChange<Self>) -> Void
+    )
         throws(Realm.Error) -> NotificationToken
     /// `observe(keyPaths:on:_:)` with an actor, called from a nonisolated context.
-    func pcObserve<A: Actor>(keyPaths: [String]?, on actor: A,
-                             _ block: @escaping @Sendable (isolated A, RealmCollectionChange<Self>) -> Void)
+    func pcObserve<A: Actor>(
+        keyPaths: [String]?, on actor: A,
+        _ block: @escaping @Sendable (isolated A, RealmCollectionChange<Self>) -> Void
+    )
         async -> NotificationToken
 }
 
 extension Results: PCCollection where Element == PCNullableStringObjectWithLink {
-    static func pcMake(_ variant: PCVariant, realm: Realm, str1: PCNullableStringObjectWithLink,
-                       str2: PCNullableStringObjectWithLink) throws -> Results<Element> {
+    static func pcMake(
+        _ variant: PCVariant, realm: Realm, str1: PCNullableStringObjectWithLink,
+        str2: PCNullableStringObjectWithLink
+    ) throws -> Results<Element> {
         switch variant {
         case .resultsFromTable:
             return realm.objects(PCNullableStringObjectWithLink.self)
@@ -138,16 +150,21 @@ extension Results: PCCollection where Element == PCNullableStringObjectWithLink 
 
     func pcIndex(of object: Element) -> Int? { index(of: object) }
 
-    func pcObserve<A: Actor>(keyPaths: [String]?, on actor: A,
-                             _ block: @escaping @Sendable (isolated A, RealmCollectionChange<Results<Element>>) -> Void)
-        async -> NotificationToken {
+    func pcObserve<A: Actor>(
+        keyPaths: [String]?, on actor: A,
+        _ block: @escaping @Sendable (isolated A, RealmCollectionChange<Results<Element>>) -> Void
+    )
+        async -> NotificationToken
+    {
         await observe(keyPaths: keyPaths, on: actor, block)
     }
 }
 
 extension List: PCCollection where Element == PCNullableStringObjectWithLink {
-    static func pcMake(_ variant: PCVariant, realm: Realm, str1: PCNullableStringObjectWithLink,
-                       str2: PCNullableStringObjectWithLink) throws -> List<Element> {
+    static func pcMake(
+        _ variant: PCVariant, realm: Realm, str1: PCNullableStringObjectWithLink,
+        str2: PCNullableStringObjectWithLink
+    ) throws -> List<Element> {
         switch variant {
         case .listUnmanaged:
             return PCStringList(value: [[str1, str2]]).array
@@ -169,9 +186,12 @@ extension List: PCCollection where Element == PCNullableStringObjectWithLink {
 
     func pcIndex(of object: Element) -> Int? { index(of: object) }
 
-    func pcObserve<A: Actor>(keyPaths: [String]?, on actor: A,
-                             _ block: @escaping @Sendable (isolated A, RealmCollectionChange<List<Element>>) -> Void)
-        async -> NotificationToken {
+    func pcObserve<A: Actor>(
+        keyPaths: [String]?, on actor: A,
+        _ block: @escaping @Sendable (isolated A, RealmCollectionChange<List<Element>>) -> Void
+    )
+        async -> NotificationToken
+    {
         await observe(keyPaths: keyPaths, on: actor, block)
     }
 }
@@ -199,8 +219,9 @@ final class PCCase<C: PCCollection> {
 
     init(_ variant: PCVariant) throws {
         self.variant = variant
-        configuration = Realm.Configuration(fileURL: temporaryDirectory().appendingPathComponent("collection.realm"),
-                                            objectTypes: parityCollectionTypes)
+        configuration = Realm.Configuration(
+            fileURL: temporaryDirectory().appendingPathComponent("collection.realm"),
+            objectTypes: parityCollectionTypes)
         let realm = try Realm(configuration: configuration)
         let target1 = PCLinkTarget()
         target1.id = 1
@@ -282,16 +303,20 @@ final class PCCase<C: PCCollection> {
 extension PCVariant {
     /// Runs one test body on a case of this variant made on the calling thread: `results` for a
     /// Results variant, `list` for a List variant.
-    func run<R>(_ results: (PCCase<Results<PCNullableStringObjectWithLink>>) throws -> R,
-                _ list: (PCCase<List<PCNullableStringObjectWithLink>>) throws -> R) throws -> R {
+    func run<R>(
+        _ results: (PCCase<Results<PCNullableStringObjectWithLink>>) throws -> R,
+        _ list: (PCCase<List<PCNullableStringObjectWithLink>>) throws -> R
+    ) throws -> R {
         if isResults { return try results(PCCase(self)) }
         return try list(PCCase(self))
     }
 
     /// The same for an async body. The case is made before the body's first suspension, on the
     /// thread that calls this.
-    func runAsync<R>(_ results: (PCCase<Results<PCNullableStringObjectWithLink>>) async throws -> R,
-                     _ list: (PCCase<List<PCNullableStringObjectWithLink>>) async throws -> R) async throws -> R {
+    func runAsync<R>(
+        _ results: (PCCase<Results<PCNullableStringObjectWithLink>>) async throws -> R,
+        _ list: (PCCase<List<PCNullableStringObjectWithLink>>) async throws -> R
+    ) async throws -> R {
         if isResults { return try await results(PCCase(self)) }
         return try await list(PCCase(self))
     }

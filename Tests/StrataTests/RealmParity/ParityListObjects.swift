@@ -114,9 +114,11 @@ final class PLOwnerObject: Object {
     }
 }
 
-let parityListTypes: [Object.Type] = [PLStringObject.self, PLIntObject.self, PLBoolObject.self, PLSwiftObject.self,
-                                      PLArrayPropertyObject.self, PLListOfSwiftObject.self, PLListObject.self,
-                                      PLDogObject.self, PLOwnerObject.self]
+let parityListTypes: [Object.Type] = [
+    PLStringObject.self, PLIntObject.self, PLBoolObject.self, PLSwiftObject.self,
+    PLArrayPropertyObject.self, PLListOfSwiftObject.self, PLListObject.self,
+    PLDogObject.self, PLOwnerObject.self,
+]
 
 /// The two files of one Realm test case, as RealmSwift's `TestCase` gives them: `test.realm`
 /// (`realmWithTestPath()`) and `default.realm` (what `Realm()` opens there), in a fresh
@@ -151,6 +153,7 @@ func plSameObject<T: Object>(_ a: T?, _ b: T?) -> Bool {
 
 /// The objects of a collection, as the test's `assertEqual(o1, o2)` sees them one by one.
 func plExpectSame<T: Object>(_ a: T?, _ b: T?, sourceLocation: SourceLocation = #_sourceLocation) {
-    #expect(plSameObject(a, b), "expected the same object: \(String(describing: a)) and \(String(describing: b))",
-            sourceLocation: sourceLocation)
+    #expect(
+        plSameObject(a, b), "expected the same object: \(String(describing: a)) and \(String(describing: b))",
+        sourceLocation: sourceLocation)
 }

@@ -63,10 +63,12 @@ enum RealmParityObjects {
         @Persisted var arrayCol: List<SwiftBoolObject>
 
         static func defaultValues() -> [String: Any] {
-            ["boolCol": false, "intCol": 123, "int8Col": 123 as Int8, "int16Col": 123 as Int16,
-             "int32Col": 123 as Int32, "int64Col": 123 as Int64, "floatCol": 1.23 as Float, "doubleCol": 12.3,
-             "stringCol": "a", "binaryCol": Data("a".utf8), "dateCol": Date(timeIntervalSince1970: 1),
-             "objectCol": [false], "uuidCol": RealmParityObjects.uuid137]
+            [
+                "boolCol": false, "intCol": 123, "int8Col": 123 as Int8, "int16Col": 123 as Int16,
+                "int32Col": 123 as Int32, "int64Col": 123 as Int64, "floatCol": 1.23 as Float, "doubleCol": 12.3,
+                "stringCol": "a", "binaryCol": Data("a".utf8), "dateCol": Date(timeIntervalSince1970: 1),
+                "objectCol": [false], "uuidCol": RealmParityObjects.uuid137,
+            ]
         }
     }
 
@@ -87,9 +89,11 @@ enum RealmParityObjects {
         @Persisted var optBoolCol: Bool?
         @Persisted var optObjectCol: SwiftBoolObject?
 
-        static let propertyNames = ["optNSStringCol", "optStringCol", "optBinaryCol", "optDateCol", "optUuidCol",
-                                    "optIntCol", "optInt8Col", "optInt16Col", "optInt32Col", "optInt64Col",
-                                    "optFloatCol", "optDoubleCol", "optBoolCol", "optObjectCol"]
+        static let propertyNames = [
+            "optNSStringCol", "optStringCol", "optBinaryCol", "optDateCol", "optUuidCol",
+            "optIntCol", "optInt8Col", "optInt16Col", "optInt32Col", "optInt64Col",
+            "optFloatCol", "optDoubleCol", "optBoolCol", "optObjectCol",
+        ]
     }
 
     /// A subclass adding an optional integer primary key (superclass properties come first).
@@ -358,4 +362,3 @@ func settleRunLoop(until condition: () -> Bool) -> Bool {
     _ = spinRunLoop(seconds: 0.2) { false }
     return reached && condition()
 }
-

@@ -101,10 +101,12 @@ final class PRPrimaryOptionalIntObject: Object {
     @Persisted(primaryKey: true) var intCol: Int?
 }
 
-let parityRealmTypes: [Object.Type] = [PRStringObject.self, PRIntObject.self, PRBoolObject.self, PRSwiftObject.self,
-                                       PREmployeeObject.self, PRCompanyObject.self, PRArrayPropertyObject.self,
-                                       PRPrimaryStringObject.self, PRPrimaryOptionalStringObject.self,
-                                       PRPrimaryIntObject.self, PRPrimaryOptionalIntObject.self]
+let parityRealmTypes: [Object.Type] = [
+    PRStringObject.self, PRIntObject.self, PRBoolObject.self, PRSwiftObject.self,
+    PREmployeeObject.self, PRCompanyObject.self, PRArrayPropertyObject.self,
+    PRPrimaryStringObject.self, PRPrimaryOptionalStringObject.self,
+    PRPrimaryIntObject.self, PRPrimaryOptionalIntObject.self,
+]
 
 /// The files of one Realm test case, as RealmSwift's `TestCase` gives them: `default.realm`
 /// (what `Realm()` opens there) and `test.realm` (`realmWithTestPath()`), in a fresh directory.
@@ -145,14 +147,18 @@ struct PRThreadSafeWrapperStruct: Sendable {
 
 /// RealmSwift's `assertFails(code, message) { ... }`: `body` throws a `Realm.Error` with that code
 /// and exactly that message.
-func prAssertFails<T>(_ code: Realm.Error.Code, _ message: String,
-                      sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> T) {
+func prAssertFails<T>(
+    _ code: Realm.Error.Code, _ message: String,
+    sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> T
+) {
     prAssertFails(code, nil, message, sourceLocation: sourceLocation, body)
 }
 
 /// Realm's `assertFails(code, file, message)`: also the error's `fileURL`.
-func prAssertFails<T>(_ code: Realm.Error.Code, _ file: URL?, _ message: String,
-                      sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> T) {
+func prAssertFails<T>(
+    _ code: Realm.Error.Code, _ file: URL?, _ message: String,
+    sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> T
+) {
     do {
         _ = try body()
         Issue.record("expected a Realm.Error \(code), but nothing was thrown", sourceLocation: sourceLocation)

@@ -63,8 +63,10 @@ extension RealmParityCollections {
 
         /// `TestActor.observe(_:)`: resolves the collection in this actor's realm and observes
         /// it there.
-        func observe<C: PCCollection>(_ reference: ThreadSafeReference<C>, configuration: Realm.Configuration,
-                                      log: PCChangeLog) async throws -> NotificationToken {
+        func observe<C: PCCollection>(
+            _ reference: ThreadSafeReference<C>, configuration: Realm.Configuration,
+            log: PCChangeLog
+        ) async throws -> NotificationToken {
             let realm = try await Realm(configuration: configuration, actor: self)
             let collection = try required(realm.resolve(reference), "the resolved collection")
             return collection.observe(keyPaths: nil) { change in log.record(change) }
@@ -79,8 +81,9 @@ extension RealmParityCollections {
 
         // MARK: state
 
-        @Test("Spec C2: a managed collection's realm is the test realm; an unmanaged List has none",
-              arguments: all)
+        @Test(
+            "Spec C2: a managed collection's realm is the test realm; an unmanaged List has none",
+            arguments: all)
         func testRealm(_ variant: PCVariant) throws {
             try variant.run({ try Self.realm($0) }, { try Self.realm($0) })
         }
@@ -106,7 +109,8 @@ extension RealmParityCollections {
                 "\t\\[\(index)\\] PCNullableStringObjectWithLink \\{\n\t\tstringCol = \(string);\n"
                     + "\t\tlinkCol = PCLinkTarget \\{\n\t\t\tid = 1;\n\t\t\\};\n\t\\}"
             }
-            let pattern = "\(C.pcTypeName)<PCNullableStringObjectWithLink> <0x[0-9a-f]+> \\(\n"
+            let pattern =
+                "\(C.pcTypeName)<PCNullableStringObjectWithLink> <0x[0-9a-f]+> \\(\n"
                 + element(0, "1") + ",\n" + element(1, "2") + "\n\\)"
             let description = t.collection.description
             #expect(description.wholeMatch(of: try Regex(pattern)) != nil, "\(description)")
@@ -209,26 +213,30 @@ extension RealmParityCollections {
 
         @Test("Filtering on each integer column (int8Col)", arguments: all)
         func testFilterWithInt8Property(_ variant: PCVariant) throws {
-            try variant.run({ try Self.filterInteger($0) { $0.int8Col == $1 } },
-                            { try Self.filterInteger($0) { $0.int8Col == $1 } })
+            try variant.run(
+                { try Self.filterInteger($0) { $0.int8Col == $1 } },
+                { try Self.filterInteger($0) { $0.int8Col == $1 } })
         }
 
         @Test("Filtering on each integer column (int16Col)", arguments: all)
         func testFilterWithInt16Property(_ variant: PCVariant) throws {
-            try variant.run({ try Self.filterInteger($0) { $0.int16Col == $1 } },
-                            { try Self.filterInteger($0) { $0.int16Col == $1 } })
+            try variant.run(
+                { try Self.filterInteger($0) { $0.int16Col == $1 } },
+                { try Self.filterInteger($0) { $0.int16Col == $1 } })
         }
 
         @Test("Filtering on each integer column (int32Col)", arguments: all)
         func testFilterWithInt32Property(_ variant: PCVariant) throws {
-            try variant.run({ try Self.filterInteger($0) { $0.int32Col == $1 } },
-                            { try Self.filterInteger($0) { $0.int32Col == $1 } })
+            try variant.run(
+                { try Self.filterInteger($0) { $0.int32Col == $1 } },
+                { try Self.filterInteger($0) { $0.int32Col == $1 } })
         }
 
         @Test("Filtering on each integer column (int64Col)", arguments: all)
         func testFilterWithInt64Property(_ variant: PCVariant) throws {
-            try variant.run({ try Self.filterInteger($0) { $0.int64Col == $1 } },
-                            { try Self.filterInteger($0) { $0.int64Col == $1 } })
+            try variant.run(
+                { try Self.filterInteger($0) { $0.int64Col == $1 } },
+                { try Self.filterInteger($0) { $0.int64Col == $1 } })
         }
 
         /// `testFilterWithInt8Property` and its siblings: the three aggregateable objects hold
@@ -257,9 +265,10 @@ extension RealmParityCollections {
                 sorted = collection.sorted(byKeyPath: "linkCol.id", ascending: true)
                 #expect(sorted.map(\.stringCol) == ["1", "2"])
                 // Both link to the same target: the tie keeps the source order.
-                expectRejected(rejection { _ = try collection._sorted(by: [SortDescriptor(keyPath: "noSuchCol")]) },
-                               "Cannot sort on key path 'noSuchCol': property "
-                               + "'PCNullableStringObjectWithLink.noSuchCol' does not exist")
+                expectRejected(
+                    rejection { _ = try collection._sorted(by: [SortDescriptor(keyPath: "noSuchCol")]) },
+                    "Cannot sort on key path 'noSuchCol': property "
+                        + "'PCNullableStringObjectWithLink.noSuchCol' does not exist")
             }
         }
 
@@ -277,8 +286,9 @@ extension RealmParityCollections {
             }
         }
 
-        @Test("sorted(by:) with descriptors: none keeps the order, a bad key path is refused",
-              arguments: results)
+        @Test(
+            "sorted(by:) with descriptors: none keeps the order, a bad key path is refused",
+            arguments: results)
         func testSortWithDescriptor(_ variant: PCVariant) throws {
             try variant.runResults { t in
                 let collection = try t.aggregateableResults()
@@ -290,8 +300,9 @@ extension RealmParityCollections {
                 }
                 let sorted = collection.sorted(by: [SortDescriptor(keyPath: "intCol", ascending: true)])
                 #expect(sorted.map(\.intCol) == [1, 2, 3])
-                expectRejected(rejection { _ = try collection._sorted(by: [SortDescriptor(keyPath: "noSuchCol")]) },
-                               "Cannot sort on key path 'noSuchCol': property 'PCAggregateObject.noSuchCol' does not exist")
+                expectRejected(
+                    rejection { _ = try collection._sorted(by: [SortDescriptor(keyPath: "noSuchCol")]) },
+                    "Cannot sort on key path 'noSuchCol': property 'PCAggregateObject.noSuchCol' does not exist")
             }
         }
 
@@ -304,7 +315,8 @@ extension RealmParityCollections {
                 for (offset, element) in collection.enumerated() {
                     #expect(element.isSameObject(as: notActuallySorted[offset]))
                 }
-                let sorted = collection.sorted(by: [SortDescriptor(keyPath: \PCAggregateObject.intCol, ascending: true)])
+                let sorted = collection.sorted(by: [SortDescriptor(keyPath: \PCAggregateObject.intCol, ascending: true)]
+                )
                 #expect(sorted.map(\.intCol) == [1, 2, 3])
             }
         }
@@ -352,8 +364,9 @@ extension RealmParityCollections {
 
         // MARK: observation
 
-        @Test("Spec N8, N4, N13: initial later; a skipped token misses the commit; deletions [0, 1]",
-              arguments: all)
+        @Test(
+            "Spec N8, N4, N13: initial later; a skipped token misses the commit; deletions [0, 1]",
+            arguments: all)
         func testObserve(_ variant: PCVariant) throws {
             if variant.isUnmanaged {
                 try Self.expectUnmanagedObserveRejected(variant)
@@ -382,14 +395,18 @@ extension RealmParityCollections {
         /// `ListUnmanagedRealmCollectionTests`' override of the observe tests: `observe` on an
         /// unmanaged List throws (Spec N18).
         private static func expectUnmanagedObserveRejected(_ variant: PCVariant) throws {
-            try variant.run({ _ in Issue.record("Results are never unmanaged") }, { t in
-                expectRejected(rejection { _ = try t.collection._observe(keyPaths: nil) { _ in } },
-                               "Change notifications are only supported on managed collections.")
-            })
+            try variant.run(
+                { _ in Issue.record("Results are never unmanaged") },
+                { t in
+                    expectRejected(
+                        rejection { _ = try t.collection._observe(keyPaths: nil) { _ in } },
+                        "Change notifications are only supported on managed collections.")
+                })
         }
 
-        @Test("Spec N18, C15: observe(on: actor) calls back on the actor: initial 2, then deletions [0, 1]",
-              arguments: managed)
+        @Test(
+            "Spec N18, C15: observe(on: actor) calls back on the actor: initial 2, then deletions [0, 1]",
+            arguments: managed)
         func testObserveOnActor(_ variant: PCVariant) async throws {
             let entries = try await variant.runAsync(
                 { try await Self.observeOnActor($0, keyPaths: nil) { realm, collection in realm.delete(collection) } },
@@ -397,12 +414,21 @@ extension RealmParityCollections {
             #expect(entries == ["initial 2", "update 0 d[0, 1] i[] m[]"])
         }
 
-        @Test("Spec N18, N21, C15: observe(keyPaths: [\"stringCol\"], on: actor) reports only the string change",
-              arguments: managed)
+        @Test(
+            "Spec N18, N21, C15: observe(keyPaths: [\"stringCol\"], on: actor) reports only the string change",
+            arguments: managed)
         func testObserveOnActorWithStringKeyPath(_ variant: PCVariant) async throws {
             let entries = try await variant.runAsync(
-                { try await Self.observeOnActor($0, keyPaths: ["stringCol"]) { try Self.changeStringOfFirstAndLinkOfSecond($1) } },
-                { try await Self.observeOnActor($0, keyPaths: ["stringCol"]) { try Self.changeStringOfFirstAndLinkOfSecond($1) } })
+                {
+                    try await Self.observeOnActor($0, keyPaths: ["stringCol"]) {
+                        try Self.changeStringOfFirstAndLinkOfSecond($1)
+                    }
+                },
+                {
+                    try await Self.observeOnActor($0, keyPaths: ["stringCol"]) {
+                        try Self.changeStringOfFirstAndLinkOfSecond($1)
+                    }
+                })
             #expect(entries == ["initial 2", "update 2 d[] i[] m[0]"])
         }
 
@@ -439,8 +465,9 @@ extension RealmParityCollections {
 
         @Test("Spec C15, T5: a collection resolved in an actor's realm and observed there", arguments: managed)
         func testObserveInsideActor(_ variant: PCVariant) async throws {
-            let entries = try await variant.runAsync({ try await Self.observeInsideActor($0) },
-                                                     { try await Self.observeInsideActor($0) })
+            let entries = try await variant.runAsync(
+                { try await Self.observeInsideActor($0) },
+                { try await Self.observeInsideActor($0) })
             #expect(entries == ["initial 2", "update 0 d[0, 1] i[] m[]"])
         }
 
@@ -465,7 +492,8 @@ extension RealmParityCollections {
         func testCancelTaskForObservationInit(_ variant: PCVariant) async throws {
             let entries = try await Task { () async throws -> [String] in
                 withUnsafeCurrentTask { $0?.cancel() }
-                return try await variant.runAsync({ await Self.observeCancelled($0) }, { await Self.observeCancelled($0) })
+                return try await variant.runAsync(
+                    { await Self.observeCancelled($0) }, { await Self.observeCancelled($0) })
             }.value
             #expect(entries == ["invalidate false"])
         }
@@ -480,7 +508,9 @@ extension RealmParityCollections {
 
         @Test("Spec N21, N13: keyPaths [\"stringCol\"] hears a string change: modifications [0]", arguments: all)
         func testObserveKeyPath(_ variant: PCVariant) throws {
-            try Self.observeRemoteChange(variant, keyPaths: ["stringCol"], expecting: ["initial 2", "update 2 d[] i[] m[0]"]) {
+            try Self.observeRemoteChange(
+                variant, keyPaths: ["stringCol"], expecting: ["initial 2", "update 2 d[] i[] m[0]"]
+            ) {
                 try required($0.objects(PCElement.self).first, "the first object").stringCol = "changed"
             }
         }
@@ -488,16 +518,21 @@ extension RealmParityCollections {
         @Test("Spec N21, N11: keyPaths [\"stringCol\"] does not hear a change of the linked object", arguments: all)
         func testObserveKeyPathNoChange(_ variant: PCVariant) throws {
             try Self.observeRemoteChange(variant, keyPaths: ["stringCol"], expecting: ["initial 2"]) {
-                try required(try required($0.objects(PCElement.self).first, "the first object").linkCol, "its link").id = 2
+                try required(try required($0.objects(PCElement.self).first, "the first object").linkCol, "its link")
+                    .id = 2
             }
         }
 
-        @Test("Spec N21, N13: keyPaths [\"linkCol.id\"]: the target both link to changes, modifications [0, 1]",
-              arguments: all)
+        @Test(
+            "Spec N21, N13: keyPaths [\"linkCol.id\"]: the target both link to changes, modifications [0, 1]",
+            arguments: all)
         func testObserveKeyPathWithLink(_ variant: PCVariant) throws {
-            try Self.observeRemoteChange(variant, keyPaths: ["linkCol.id"],
-                                         expecting: ["initial 2", "update 2 d[] i[] m[0, 1]"]) {
-                try required(try required($0.objects(PCElement.self).first, "the first object").linkCol, "its link").id = 2
+            try Self.observeRemoteChange(
+                variant, keyPaths: ["linkCol.id"],
+                expecting: ["initial 2", "update 2 d[] i[] m[0, 1]"]
+            ) {
+                try required(try required($0.objects(PCElement.self).first, "the first object").linkCol, "its link")
+                    .id = 2
             }
         }
 
@@ -508,11 +543,13 @@ extension RealmParityCollections {
             }
         }
 
-        @Test("Spec N21, N11: keyPaths [\"linkCol\"] does not hear a change inside the linked object",
-              arguments: all)
+        @Test(
+            "Spec N21, N11: keyPaths [\"linkCol\"] does not hear a change inside the linked object",
+            arguments: all)
         func testObserveKeyPathWithLinkNoChangeList(_ variant: PCVariant) throws {
             try Self.observeRemoteChange(variant, keyPaths: ["linkCol"], expecting: ["initial 2"]) {
-                try required(try required($0.objects(PCElement.self).first, "the first object").linkCol, "its link").id = 2
+                try required(try required($0.objects(PCElement.self).first, "the first object").linkCol, "its link")
+                    .id = 2
             }
         }
 
@@ -521,23 +558,29 @@ extension RealmParityCollections {
         /// waits until the observing realm has moved to that commit (its realm observer ran) and
         /// the expected callbacks came, then a little longer, and checks what the observer got.
         /// An unmanaged List rejects the observe (`ListUnmanagedRealmCollectionTests`).
-        private static func observeRemoteChange(_ variant: PCVariant, keyPaths: [String], expecting: [String],
-                                                sourceLocation: SourceLocation = #_sourceLocation,
-                                                _ change: @escaping @Sendable (Realm) throws -> Void) throws {
+        private static func observeRemoteChange(
+            _ variant: PCVariant, keyPaths: [String], expecting: [String],
+            sourceLocation: SourceLocation = #_sourceLocation,
+            _ change: @escaping @Sendable (Realm) throws -> Void
+        ) throws {
             if variant.isUnmanaged {
                 try expectUnmanagedObserveRejected(variant)
                 return
             }
             let entries = try onLoop {
-                try variant.run({ try Self.observeRemoteChange($0, keyPaths: keyPaths, count: expecting.count, change) },
-                                { try Self.observeRemoteChange($0, keyPaths: keyPaths, count: expecting.count, change) })
+                try variant.run(
+                    { try Self.observeRemoteChange($0, keyPaths: keyPaths, count: expecting.count, change) },
+                    { try Self.observeRemoteChange($0, keyPaths: keyPaths, count: expecting.count, change) })
             }
             #expect(entries == expecting, sourceLocation: sourceLocation)
         }
 
-        private static func observeRemoteChange<C: PCCollection>(_ t: PCCase<C>, keyPaths: [String], count: Int,
-                                                                 _ change: @escaping @Sendable (Realm) throws -> Void)
-            throws -> [String] {
+        private static func observeRemoteChange<C: PCCollection>(
+            _ t: PCCase<C>, keyPaths: [String], count: Int,
+            _ change: @escaping @Sendable (Realm) throws -> Void
+        )
+            throws -> [String]
+        {
             let log = PCChangeLog()
             let token = t.collection.observe(keyPaths: keyPaths) { log.record($0) }
             _ = settleRunLoop { log.entries.count == 1 }
@@ -554,32 +597,37 @@ extension RealmParityCollections {
             return log.entries + (moved.isSet ? [] : ["the realm never moved"])
         }
 
-        @Test("Spec N18: observe with key paths on an unmanaged List is rejected (testObservePartialKeyPath)",
-              arguments: unmanaged)
+        @Test(
+            "Spec N18: observe with key paths on an unmanaged List is rejected (testObservePartialKeyPath)",
+            arguments: unmanaged)
         func testObservePartialKeyPath(_ variant: PCVariant) throws {
             try Self.expectUnmanagedObserveRejected(variant)
         }
 
-        @Test("Spec N18: observe on an unmanaged List is rejected (testObservePartialKeyPathNoChange)",
-              arguments: unmanaged)
+        @Test(
+            "Spec N18: observe on an unmanaged List is rejected (testObservePartialKeyPathNoChange)",
+            arguments: unmanaged)
         func testObservePartialKeyPathNoChange(_ variant: PCVariant) throws {
             try Self.expectUnmanagedObserveRejected(variant)
         }
 
-        @Test("Spec N18: observe on an unmanaged List is rejected (testObservePartialKeyPathWithLink)",
-              arguments: unmanaged)
+        @Test(
+            "Spec N18: observe on an unmanaged List is rejected (testObservePartialKeyPathWithLink)",
+            arguments: unmanaged)
         func testObservePartialKeyPathWithLink(_ variant: PCVariant) throws {
             try Self.expectUnmanagedObserveRejected(variant)
         }
 
-        @Test("Spec N18: observe on an unmanaged List is rejected (testObservePartialKeyPathWithLinkNoChangeList)",
-              arguments: unmanaged)
+        @Test(
+            "Spec N18: observe on an unmanaged List is rejected (testObservePartialKeyPathWithLinkNoChangeList)",
+            arguments: unmanaged)
         func testObservePartialKeyPathWithLinkNoChangeList(_ variant: PCVariant) throws {
             try Self.expectUnmanagedObserveRejected(variant)
         }
 
-        @Test("Spec N18: observe(on: queue) calls back on the queue: initial 2, then deletions [0, 1]",
-              arguments: all)
+        @Test(
+            "Spec N18: observe(on: queue) calls back on the queue: initial 2, then deletions [0, 1]",
+            arguments: all)
         func testObserveOnQueue(_ variant: PCVariant) throws {
             try variant.run({ try Self.observeOnQueue($0) }, { try Self.observeOnQueue($0) })
         }
@@ -587,8 +635,9 @@ extension RealmParityCollections {
         private static func observeOnQueue<C: PCCollection>(_ t: PCCase<C>) throws {
             let queue = DispatchQueue(label: "RealmParityCollections.testObserveOnQueue")
             if t.variant.isUnmanaged {
-                expectRejected(rejection { _ = try t.collection._observe(keyPaths: nil, on: queue) { _ in } },
-                               "Change notifications are only supported on managed collections.")
+                expectRejected(
+                    rejection { _ = try t.collection._observe(keyPaths: nil, on: queue) { _ in } },
+                    "Change notifications are only supported on managed collections.")
                 return
             }
             let log = PCChangeLog()
@@ -607,8 +656,9 @@ extension RealmParityCollections {
 
         // MARK: ResultsTests
 
-        @Test("Spec N6, N10: each callback carries the observed Results at the realm's version",
-              arguments: results)
+        @Test(
+            "Spec N6, N10: each callback carries the observed Results at the realm's version",
+            arguments: results)
         func testNotificationBlockUpdating(_ variant: PCVariant) throws {
             let entries = try onLoop {
                 try variant.runResults { t -> [String] in
@@ -618,7 +668,8 @@ extension RealmParityCollections {
                         // Realm's `XCTAssertEqual(results, self.collection)`: Strata's Results
                         // have no `==`; the same objects in the same order stand for it.
                         log.record(change) { results in
-                            let same = results.count == collection.count
+                            let same =
+                                results.count == collection.count
                                 && zip(results, collection).allSatisfy { $0.isSameObject(as: $1) }
                             return same ? " same" : " different"
                         }
@@ -675,14 +726,18 @@ extension RealmParityCollections {
 
         @Test("Spec F11: an unmanaged List cannot be frozen", arguments: unmanaged)
         func testFreeze(_ variant: PCVariant) throws {
-            try variant.run({ _ in Issue.record("Results are never unmanaged") }, { t in
-                expectRejected(rejection { _ = try t.collection._freeze() },
-                               "This method may only be called on RLMArray instances retrieved from an RLMRealm")
-            })
+            try variant.run(
+                { _ in Issue.record("Results are never unmanaged") },
+                { t in
+                    expectRejected(
+                        rejection { _ = try t.collection._freeze() },
+                        "This method may only be called on RLMArray instances retrieved from an RLMRealm")
+                })
         }
 
-        @Test("Spec F3, F10: a frozen collection's realm takes no write; its thaw is live and changes",
-              arguments: managed)
+        @Test(
+            "Spec F3, F10: a frozen collection's realm takes no write; its thaw is live and changes",
+            arguments: managed)
         func testThaw(_ variant: PCVariant) throws {
             try variant.run({ try Self.thaw($0) }, { try Self.thaw($0) })
         }
@@ -700,8 +755,9 @@ extension RealmParityCollections {
             #expect(!frozen.isEmpty)
         }
 
-        @Test("Spec F7, F15: a frozen collection thaws on another thread into that thread's realm",
-              arguments: managed)
+        @Test(
+            "Spec F7, F15: a frozen collection thaws on another thread into that thread's realm",
+            arguments: managed)
         func testThawFromDifferentThread(_ variant: PCVariant) throws {
             try variant.run({ try Self.thawFromDifferentThread($0) }, { try Self.thawFromDifferentThread($0) })
         }
@@ -714,7 +770,9 @@ extension RealmParityCollections {
                 let liveRealm = try required(live.realm, "the thawed collection's realm")
                 let wasFrozen = live.isFrozen
                 try liveRealm.write { liveRealm.delete(live) }
-                return ["live.isFrozen": wasFrozen, "live.isEmpty": live.isEmpty, "frozen.isEmpty": frozen.value.isEmpty]
+                return [
+                    "live.isFrozen": wasFrozen, "live.isEmpty": live.isEmpty, "frozen.isEmpty": frozen.value.isEmpty,
+                ]
             }
             #expect(outcome == ["live.isFrozen": false, "live.isEmpty": true, "frozen.isEmpty": false])
         }
@@ -733,21 +791,27 @@ extension RealmParityCollections {
             try realm.write { realm.delete(collection) }
             #expect(frozen.count != collection.count, "Frozen collections should not change")
             let live = try #require(frozen.thaw())
-            #expect(live.isEmpty, "Thawed collection should reflect transactions since the original reference was frozen")
+            #expect(
+                live.isEmpty, "Thawed collection should reflect transactions since the original reference was frozen")
             #expect(!frozen.isEmpty)
             #expect(live.count == collection.count)
         }
 
-        @Test("Spec F8, T5, V8: collections frozen on another thread thaw at this realm's version until it refreshes",
-              arguments: managed)
+        @Test(
+            "Spec F8, T5, V8: collections frozen on another thread thaw at this realm's version until it refreshes",
+            arguments: managed)
         func testThawUpdatedOnDifferentThread(_ variant: PCVariant) throws {
-            try variant.run({ try Self.thawUpdatedOnDifferentThread($0) }, { try Self.thawUpdatedOnDifferentThread($0) })
+            try variant.run(
+                { try Self.thawUpdatedOnDifferentThread($0) }, { try Self.thawUpdatedOnDifferentThread($0) })
         }
 
         /// What `testThawUpdatedOnDifferentThread` checks of each collection: its count, its first
         /// element's string, and how many elements hold "1", "2" and "3".
-        private static func summary<S: Collection>(_ collection: S, where query: ((Query<PCElement>) -> Query<Bool>) -> Results<PCElement>)
-            -> String where S.Element == PCElement {
+        private static func summary<S: Collection>(
+            _ collection: S, where query: ((Query<PCElement>) -> Query<Bool>) -> Results<PCElement>
+        )
+            -> String where S.Element == PCElement
+        {
             let counts = ["1", "2", "3"].map { string in query { $0.stringCol == string }.count }
             return "\(collection.count) \(collection.first.map { $0.stringCol ?? "nil" } ?? "none") \(counts)"
         }
@@ -815,7 +879,8 @@ extension RealmParityCollections {
 
         @Test("Spec C10, F15: a frozen collection is read from another thread", arguments: managed)
         func testAccessFrozenCollectionFromDifferentThread(_ variant: PCVariant) throws {
-            try variant.run({ try Self.accessFrozenFromDifferentThread($0) }, { try Self.accessFrozenFromDifferentThread($0) })
+            try variant.run(
+                { try Self.accessFrozenFromDifferentThread($0) }, { try Self.accessFrozenFromDifferentThread($0) })
         }
 
         private static func accessFrozenFromDifferentThread<C: PCCollection>(_ t: PCCase<C>) throws {
@@ -831,8 +896,9 @@ extension RealmParityCollections {
 
         private static func observeFrozen<C: PCCollection>(_ t: PCCase<C>) {
             let frozen = t.collection.freeze()
-            expectRejected(rejection { _ = try frozen._observe(keyPaths: nil) { _ in } },
-                           "Frozen Realms do not change and do not have change notifications.")
+            expectRejected(
+                rejection { _ = try frozen._observe(keyPaths: nil) { _ in } },
+                "Frozen Realms do not change and do not have change notifications.")
         }
 
         @Test("Spec F2, F14: where-queries of a frozen collection are frozen and count", arguments: managed)

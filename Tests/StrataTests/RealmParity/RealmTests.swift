@@ -105,16 +105,20 @@ extension RealmParityRealm {
         @Test("Spec X6: a path under a non-directory fails with fileOperationFailed")
         func testOpeningInvalidPathThrows() {
             let url = URL(fileURLWithPath: "/dev/null/foo")
-            prAssertFails(.fileOperationFailed, url.appendingPathExtension("lock"),
-                          "Failed to open file at path '\(url.path).lock': parent path is not a directory") {
+            prAssertFails(
+                .fileOperationFailed, url.appendingPathExtension("lock"),
+                "Failed to open file at path '\(url.path).lock': parent path is not a directory"
+            ) {
                 try Realm(configuration: .init(fileURL: url))
             }
         }
 
         @Test func testReadOnlyRealmMustExist() {
             let files = PRFiles()
-            prAssertFails(.fileNotFound, files.defaultRealmURL,
-                          "Failed to open Realm file at path '\(files.defaultRealmURL.path)': No such file or directory") {
+            prAssertFails(
+                .fileNotFound, files.defaultRealmURL,
+                "Failed to open Realm file at path '\(files.defaultRealmURL.path)': No such file or directory"
+            ) {
                 try Realm(configuration: Realm.Configuration(fileURL: files.defaultRealmURL, readOnly: true))
             }
         }
@@ -135,8 +139,9 @@ extension RealmParityRealm {
             realm.beginWrite()
             realm.create(PRStringObject.self, value: ["a"])
             try realm.commitWrite()
-            #expect(!realm.isEmpty,
-                    "Realm should not be empty after committing a write transaction that added an object.")
+            #expect(
+                !realm.isEmpty,
+                "Realm should not be empty after committing a write transaction that added an object.")
         }
 
         @Test func testInit() throws {
@@ -147,10 +152,13 @@ extension RealmParityRealm {
         @Test("Spec X6: a non-empty file too small to be a realm fails with invalidDatabase")
         func testInitFailable() {
             let files = PRFiles()
-            _ = FileManager.default.createFile(atPath: files.defaultRealmURL.path, contents: Data("a".utf8), attributes: nil)
+            _ = FileManager.default.createFile(
+                atPath: files.defaultRealmURL.path, contents: Data("a".utf8), attributes: nil)
 
-            prAssertFails(.invalidDatabase,
-                          "Failed to open Realm file at path '\(files.defaultRealmURL.path)': file is non-empty but too small (1 bytes) to be a valid Realm.") {
+            prAssertFails(
+                .invalidDatabase,
+                "Failed to open Realm file at path '\(files.defaultRealmURL.path)': file is non-empty but too small (1 bytes) to be a valid Realm."
+            ) {
                 _ = try files.defaultRealm()
             }
         }
@@ -161,7 +169,8 @@ extension RealmParityRealm {
             let identifier = "identifier-\(UUID().uuidString)"
             let identifier2 = "identifier2-\(UUID().uuidString)"
             func inMemoryRealm(_ identifier: String) throws -> Realm {
-                try Realm(configuration: Realm.Configuration(inMemoryIdentifier: identifier, objectTypes: parityRealmTypes))
+                try Realm(
+                    configuration: Realm.Configuration(inMemoryIdentifier: identifier, objectTypes: parityRealmTypes))
             }
             do {
                 let realm = try inMemoryRealm(identifier)
@@ -192,11 +201,13 @@ extension RealmParityRealm {
             let files = PRFiles()
             let realm = try files.defaultRealm()
             try realm.write {
-                expectRejected(rejection { try files.defaultRealm()._beginWrite() },
-                               "The Realm is already in a write transaction")
+                expectRejected(
+                    rejection { try files.defaultRealm()._beginWrite() },
+                    "The Realm is already in a write transaction")
                 // `write` is declared throws: its rejection is thrown.
-                expectRejected(rejection { try files.defaultRealm().write {} },
-                               "The Realm is already in a write transaction")
+                expectRejected(
+                    rejection { try files.defaultRealm().write {} },
+                    "The Realm is already in a write transaction")
                 try files.defaultRealm().create(PRStringObject.self, value: ["1"])
                 #expect(try files.defaultRealm().objects(PRStringObject.self).count == 1)
             }
@@ -228,8 +239,9 @@ extension RealmParityRealm {
             let files = PRFiles()
             let realm = try files.defaultRealm()
             realm.beginWrite()
-            expectRejected(rejection { try files.defaultRealm()._beginWrite() },
-                           "The Realm is already in a write transaction")
+            expectRejected(
+                rejection { try files.defaultRealm()._beginWrite() },
+                "The Realm is already in a write transaction")
             try files.defaultRealm().cancelWrite()
             try files.defaultRealm().beginWrite()
             try files.defaultRealm().create(PRStringObject.self, value: ["1"])
@@ -261,16 +273,18 @@ extension RealmParityRealm {
         func testCancelWrite() throws {
             let files = PRFiles()
             let realm = try files.defaultRealm()
-            expectRejected(rejection { try files.defaultRealm()._cancelWrite() },
-                           "Can't cancel a non-existing write transaction")
+            expectRejected(
+                rejection { try files.defaultRealm()._cancelWrite() },
+                "Can't cancel a non-existing write transaction")
             try files.defaultRealm().beginWrite()
             try files.defaultRealm().create(PRStringObject.self, value: ["1"])
             try files.defaultRealm().cancelWrite()
             #expect(try files.defaultRealm().objects(PRStringObject.self).count == 0)
 
             try realm.write {
-                expectRejected(rejection { try files.realmWithTestPath()._cancelWrite() },
-                               "Can't cancel a non-existing write transaction")
+                expectRejected(
+                    rejection { try files.realmWithTestPath()._cancelWrite() },
+                    "Can't cancel a non-existing write transaction")
                 let object = try files.defaultRealm().create(PRStringObject.self)
                 try files.defaultRealm().cancelWrite()
                 #expect(object.isInvalidated)
@@ -380,9 +394,10 @@ extension RealmParityRealm {
 
             let testRealm = try files.realmWithTestPath()
             try testRealm.write {
-                prExpectRejected(rejection {
-                    for object in realm.objects(PRSwiftObject.self) { try testRealm._add(object) }
-                })
+                prExpectRejected(
+                    rejection {
+                        for object in realm.objects(PRSwiftObject.self) { try testRealm._add(object) }
+                    })
             }
         }
 
@@ -400,9 +415,12 @@ extension RealmParityRealm {
 
             let testRealm = try files.realmWithTestPath()
             try testRealm.write {
-                prExpectRejected(rejection {
-                    for object in realm.objects(PRPrimaryStringObject.self) { try testRealm._add(object, update: .all) }
-                })
+                prExpectRejected(
+                    rejection {
+                        for object in realm.objects(PRPrimaryStringObject.self) {
+                            try testRealm._add(object, update: .all)
+                        }
+                    })
             }
         }
 
@@ -752,17 +770,22 @@ extension RealmParityRealm {
                 try realm.write { realm.create(PRStringObject.self, value: ["a"]) }
             }
             let path = files.testRealmURL.path
-            let file = try #require(FilesConfigurationTests.Unwritable(path: path, isDirectory: false),
-                                    "cannot make the file unwritable (root without CAP_LINUX_IMMUTABLE?)")
+            let file = try #require(
+                FilesConfigurationTests.Unwritable(path: path, isDirectory: false),
+                "cannot make the file unwritable (root without CAP_LINUX_IMMUTABLE?)")
             defer { file.restore() }
-            prAssertFails(.filePermissionDenied, files.testRealmURL,
-                          "Failed to open Realm file at path '\(path)': \(file.refusal). Please use a path where your app has read-write permissions.") {
+            prAssertFails(
+                .filePermissionDenied, files.testRealmURL,
+                "Failed to open Realm file at path '\(path)': \(file.refusal). Please use a path where your app has read-write permissions."
+            ) {
                 try Realm(configuration: files.testConfiguration)
             }
             var readOnly = files.testConfiguration
             readOnly.readOnly = true
             let readOnlyConfiguration = readOnly
-            #expect(try onOtherThread { try Realm(configuration: readOnlyConfiguration).objects(PRStringObject.self).count } == 1)
+            #expect(
+                try onOtherThread { try Realm(configuration: readOnlyConfiguration).objects(PRStringObject.self).count }
+                    == 1)
         }
 
         @Test("Spec X5: the seed is copied when the file is missing, and only then")
@@ -981,11 +1004,13 @@ extension RealmParityRealm {
                 Self.later {
                     do {
                         let realm = try files.defaultRealm()
-                        let transactionId = realm.writeAsync({
-                            realm.create(PRStringObject.self, value: ["string"])
-                        }, onComplete: { _ in
-                            writeComplete = true
-                        })
+                        let transactionId = realm.writeAsync(
+                            {
+                                realm.create(PRStringObject.self, value: ["string"])
+                            },
+                            onComplete: { _ in
+                                writeComplete = true
+                            })
                         try realm.cancelAsyncWrite(transactionId)
                     } catch {
                         Issue.record("\(error)")

@@ -23,13 +23,16 @@ import Testing
 extension RealmParityRealm {
     @Suite struct ThreadSafeReferenceTests {
         /// Resolves a reference, checking that it cannot be resolved a second time (Spec T2).
-        static func assertResolve<T>(_ realm: Realm, _ reference: ThreadSafeReference<T>,
-                                     sourceLocation: SourceLocation = #_sourceLocation) throws -> T? {
+        static func assertResolve<T>(
+            _ realm: Realm, _ reference: ThreadSafeReference<T>,
+            sourceLocation: SourceLocation = #_sourceLocation
+        ) throws -> T? {
             #expect(!reference.isInvalidated, sourceLocation: sourceLocation)
             let object = try realm._resolve(reference)
             #expect(reference.isInvalidated, sourceLocation: sourceLocation)
-            expectRejected(rejection { _ = try realm._resolve(reference) },
-                           "Can only resolve a thread safe reference once", sourceLocation: sourceLocation)
+            expectRejected(
+                rejection { _ = try realm._resolve(reference) },
+                "Can only resolve a thread safe reference once", sourceLocation: sourceLocation)
             return object
         }
 
@@ -42,10 +45,12 @@ extension RealmParityRealm {
             arrayParent.array.append(PRStringObject(stringCol: "a"))
             let arrayObject = arrayParent.array
 
-            expectRejected(rejection { _ = try ThreadSafeReference._make(to: stringObject) },
-                           "Cannot construct reference to unmanaged object")
-            expectRejected(rejection { _ = try ThreadSafeReference._make(to: arrayObject) },
-                           "Cannot construct reference to unmanaged object")
+            expectRejected(
+                rejection { _ = try ThreadSafeReference._make(to: stringObject) },
+                "Cannot construct reference to unmanaged object")
+            expectRejected(
+                rejection { _ = try ThreadSafeReference._make(to: arrayObject) },
+                "Cannot construct reference to unmanaged object")
 
             let realm = try files.defaultRealm()
             realm.beginWrite()
@@ -54,10 +59,12 @@ extension RealmParityRealm {
             realm.deleteAll()
             try realm.commitWrite()
 
-            expectRejected(rejection { _ = try ThreadSafeReference._make(to: stringObject) },
-                           "Cannot construct reference to invalidated object")
-            expectRejected(rejection { _ = try ThreadSafeReference._make(to: arrayObject) },
-                           "Cannot construct reference to invalidated object")
+            expectRejected(
+                rejection { _ = try ThreadSafeReference._make(to: stringObject) },
+                "Cannot construct reference to invalidated object")
+            expectRejected(
+                rejection { _ = try ThreadSafeReference._make(to: arrayObject) },
+                "Cannot construct reference to invalidated object")
         }
 
         @Test("Spec T2, T5: another file's realm resolves nil; each reference resolves once")
@@ -75,8 +82,9 @@ extension RealmParityRealm {
                 #expect(try files.realmWithTestPath()._resolve(ref1) == nil)
                 let realm = try files.defaultRealm()
                 _ = try realm._resolve(ref2)
-                expectRejected(rejection { _ = try realm._resolve(ref2) },
-                               "Can only resolve a thread safe reference once")
+                expectRejected(
+                    rejection { _ = try realm._resolve(ref2) },
+                    "Can only resolve a thread safe reference once")
                 // A different reference to the same object resolves.
                 #expect(try Self.assertResolve(realm, ref3)?.stringCol == "hello")
             }
@@ -176,7 +184,8 @@ extension RealmParityRealm {
             let files = PRFiles()
             let realm = try files.defaultRealm()
             let allObjects = realm.objects(PRStringObject.self)
-            let results = allObjects
+            let results =
+                allObjects
                 .where { $0.stringCol != "C" }
                 .sorted(byKeyPath: "stringCol", ascending: false)
             let resultsRef = ThreadSafeReference(to: results)
@@ -223,8 +232,10 @@ extension RealmParityRealm {
         static func wrapperStruct(_ files: PRFiles) throws -> PRThreadSafeWrapperStruct {
             let realm = try files.defaultRealm()
             let (stringObj, intObj) = try realm.write { () -> (PRStringObject, PRIntObject) in
-                (realm.create(PRStringObject.self, value: ["stringCol": "before"]),
-                 realm.create(PRIntObject.self, value: ["intCol": 1]))
+                (
+                    realm.create(PRStringObject.self, value: ["stringCol": "before"]),
+                    realm.create(PRIntObject.self, value: ["intCol": 1])
+                )
             }
             return PRThreadSafeWrapperStruct(stringObject: stringObj, intObject: intObj)
         }
@@ -391,8 +402,9 @@ extension RealmParityRealm {
             try onOtherThread {
                 let realm = try files.defaultRealm()
                 try realm.write {
-                    expectRejected(rejection { try testStruct.setStringObject(PRStringObject()) },
-                                   "Only managed objects may be wrapped as thread safe.")
+                    expectRejected(
+                        rejection { try testStruct.setStringObject(PRStringObject()) },
+                        "Only managed objects may be wrapped as thread safe.")
                 }
             }
         }
@@ -434,7 +446,8 @@ extension RealmParityRealm {
             let files = PRFiles()
             let realm = try files.defaultRealm()
             let allObjects = realm.objects(PRStringObject.self)
-            let results = allObjects
+            let results =
+                allObjects
                 .where { $0.stringCol != "C" }
                 .sorted(byKeyPath: "stringCol", ascending: false)
             let resultsStruct = PRThreadSafeWrapperStruct(results: results)
