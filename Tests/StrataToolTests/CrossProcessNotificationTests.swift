@@ -23,7 +23,7 @@ import Testing
     @Test func anotherProcessCommitWakesAQueueRealmsObserver() throws {
         let directory = TemporaryDirectory()
         let path = directory.file("shared.realm")
-        let configuration = ProcessChild.configuration(path: path, engineBugs: [])
+        let configuration = ChildWriter.configuration(path: path, engineBugs: [])
         let queue = DispatchQueue(label: "cross-process-observer")
         let heard = Heard()
         // Open, observe and keep the realm on its queue (Spec C4).
@@ -73,7 +73,7 @@ import Testing
     @Test func anotherProcessCommitReachesCollectionObservers() throws {
         let directory = TemporaryDirectory()
         let path = directory.file("shared.realm")
-        let configuration = ProcessChild.configuration(path: path, engineBugs: [])
+        let configuration = ChildWriter.configuration(path: path, engineBugs: [])
         let queue = DispatchQueue(label: "cross-process-collection-observer")
         let updates = Updates()
         try queue.sync {

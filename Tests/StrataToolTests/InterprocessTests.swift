@@ -14,7 +14,7 @@ import Testing
 
     private func file() -> (path: String, configuration: Realm.Configuration) {
         let path = directory.file("ipc.realm")
-        return (path, ProcessChild.configuration(path: path, engineBugs: []))
+        return (path, ChildWriter.configuration(path: path, engineBugs: []))
     }
 
     /// Runs the child to its end and returns what it printed.
@@ -131,7 +131,7 @@ import Testing
     // closed it, the next open is empty.
     @Test(.hangGuard) func twoProcessesShareAnInMemoryRealm() throws {
         let identifier = "ipc08-\(UUID().uuidString)"
-        let configuration = InterprocessChild.inMemoryConfiguration(identifier: identifier)
+        let configuration = ChildRealm.inMemoryConfiguration(identifier: identifier)
         let keeper = try Realm._open(configuration: configuration, queue: nil)  // keeps it alive
         try keeper._beginWrite()
         _ = try keeper._create(Item.self, value: ["primaryKey": 0, "value": 0], update: .error)
@@ -140,7 +140,7 @@ import Testing
         Thread.detachNewThread {
             childLines.set(Result { try Self.child(identifier, "alternate-in-memory", count: 100) })
         }
-        let seen = Result { try InterprocessChild.alternate(identifier: identifier, until: 100, parity: 1) }
+        let seen = Result { try ChildRealm.alternate(identifier: identifier, until: 100, parity: 1) }
         while !childLines.isSet { Thread.sleep(forTimeInterval: 0.01) }
         #expect(try childLines.get() == ["done 100"])
         #expect(try seen.get() == 100)

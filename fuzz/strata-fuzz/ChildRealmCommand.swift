@@ -33,7 +33,7 @@ enum ChildRealmCommand: FuzzCommand {
         }
         let count = try command.int("count", default: 1, range: 0...1_000_000)
         do {
-            try InterprocessChild.run(action, path: path, count: count, emit: ProcessChild.writeLine)
+            try ChildRealm.run(action, path: path, count: count, emit: ChildWriter.writeLine)
         } catch {
             StandardStreams.writeErrorLine("strata-fuzz child-realm: \(error)")
             return ExitCode.failure

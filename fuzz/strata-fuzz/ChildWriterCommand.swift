@@ -78,7 +78,7 @@ enum ChildWriterCommand: FuzzCommand {
             engineBugs: SeededBugSet(rawValue: try command.uint64("engine-bugs", default: 0)),
             mutation: mutation, commitsMax: try command.int("commits", range: 1...))
         do {
-            try ProcessChild.run(settings, emit: ProcessChild.writeLine)
+            try ChildWriter.run(settings, emit: ChildWriter.writeLine)
         } catch {
             StandardStreams.writeErrorLine("strata-fuzz child-writer \(child): \(error)")
             return ExitCode.failure

@@ -250,7 +250,7 @@ enum ChildDamageCommand: FuzzCommand {
             try DamageCampaign.runChild(
                 directory: directory, seed: seed, classes: classes, range: first..<(first + variants),
                 api: !command.flag("no-api"), plant: command.value("plant").flatMap(DamagePlant.init),
-                emit: ProcessChild.writeLine)
+                emit: ChildWriter.writeLine)
         } catch {
             StandardStreams.writeErrorLine("strata-fuzz child-damage: \(error)")
             return ExitCode.ioError

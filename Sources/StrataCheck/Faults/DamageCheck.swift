@@ -158,7 +158,7 @@ public enum DamageCheck {
     }
 
     static func configuration(_ path: String) -> Realm.Configuration {
-        ProcessChild.configuration(path: path, engineBugs: [])
+        ChildWriter.configuration(path: path, engineBugs: [])
     }
 
     /// Opens the variant through the Realm API, reads every object, then writes one.

@@ -23,7 +23,7 @@ public enum InterprocessAction: String, CaseIterable, Sendable {
     case alternateInMemory = "alternate-in-memory"
 }
 
-public enum InterprocessChild {
+public enum ChildRealm {
     /// Runs `action` on the file at `path`; `emit` writes one output line.
     public static func run(
         _ action: InterprocessAction, path: String, count: Int,
@@ -33,7 +33,7 @@ public enum InterprocessChild {
             emit("done \(try alternate(identifier: path, until: count, parity: 0))")
             return
         }
-        let realm = try Realm._open(configuration: ProcessChild.configuration(path: path, engineBugs: []), queue: nil)
+        let realm = try Realm._open(configuration: ChildWriter.configuration(path: path, engineBugs: []), queue: nil)
         switch action {
         case .create:
             try realm._beginWrite()
@@ -57,7 +57,7 @@ public enum InterprocessChild {
     }
 }
 
-extension InterprocessChild {
+extension ChildRealm {
     /// The configuration of the in-memory realm `identifier` with the harness's classes.
     public static func inMemoryConfiguration(identifier: String) -> Realm.Configuration {
         Realm.Configuration(inMemoryIdentifier: identifier, objectTypes: CheckTypes.classes)

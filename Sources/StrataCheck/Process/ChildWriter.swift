@@ -55,7 +55,7 @@ public struct ProcessChildSettings: Sendable {
 }
 
 /// The child's loop; see the file header.
-public enum ProcessChild {
+public enum ChildWriter {
     /// The configuration every process of a campaign opens the file with (the parent too).
     /// `probe` hears the engine's probe marks (the parent counts its own, the children's
     /// reach it as `probe` lines).

@@ -74,7 +74,7 @@ public final class ProcessCampaign {
             // killed inside the schema's first write, and reads it with this realm afterwards.
             let marks = ProbeCounter()
             parentProbes = marks
-            let configuration = ProcessChild.configuration(path: path, engineBugs: []) { marks.mark($0.rawValue) }
+            let configuration = ChildWriter.configuration(path: path, engineBugs: []) { marks.mark($0.rawValue) }
             let realm = try Realm._open(configuration: configuration, queue: nil)
             _ = try realm._isEmpty()  // a read, so that the realm has a version
             reader = realm
