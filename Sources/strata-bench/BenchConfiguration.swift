@@ -21,8 +21,14 @@ struct BenchConfiguration: Sendable {
     /// The object layer's realms always use the engine's defaults (Realm.Configuration has no
     /// such setting).
     var storeOptions: StoreOptions
-    /// The layers measured (`--layer`), in the order each round runs them: engine first.
+    /// The layers measured (`--layer`), in the order each round runs them: engine first,
+    /// then, with `--peers`, the peers (`BenchLayer.peers`).
     var layers: [BenchLayer]
+    /// The sonames or paths `--peers` loads (`--lmdb-library`, `--sqlite-library`).
+    var lmdbLibraryName = PeerLibraries.lmdbDefaultName
+    var sqliteLibraryName = PeerLibraries.sqliteDefaultName
+    /// The peers' functions, loaded by `main` before the run when `measuresPeers`.
+    var peerLibraries: PeerLibraries?
 
     static let recordCountDefault = 100_000
     static let recordCountMax = 10_000_000
@@ -46,6 +52,19 @@ struct BenchConfiguration: Sendable {
     var matchesPeerShape: Bool {
         recordCount == Self.recordCountDefault && commitCount == Self.commitCountDefault
     }
+
+    /// Strata's own layers among `layers` (`--layer`).
+    var strataLayers: [BenchLayer] {
+        layers.filter { !$0.isPeer }
+    }
+
+    /// Whether `--peers` was given: LMDB and SQLite run beside Strata's layers.
+    var measuresPeers: Bool {
+        layers.contains { $0.isPeer }
+    }
+
+    /// The workloads the peers run (the others run on Strata's engine only).
+    static let peerWorkloads: [Workload] = [.bulkInsert, .durableCommit, .scan, .lookup, .snapshot]
 
     func runs(_ workload: Workload) -> Bool {
         workloads.contains(workload)
@@ -120,6 +139,7 @@ extension BenchConfiguration {
         if let directory, directory.isEmpty {
             throw command.usageError("--dir must not be empty")
         }
+        try readPeerOptions(command)
     }
 
     /// The layers of `--layer` (engine when it is not given).
@@ -130,6 +150,29 @@ extension BenchConfiguration {
                 "unknown layer '\(given)' (valid: \(LayerSelection.nameList))")
         }
         return selection.layers
+    }
+
+    /// `--peers` and the library options: the peers join `layers`; they need a peer workload.
+    private mutating func readPeerOptions(_ command: ParsedCommand) throws(UsageError) {
+        let lmdbName = command.value("lmdb-library")
+        let sqliteName = command.value("sqlite-library")
+        guard command.flag("peers") else {
+            if lmdbName != nil || sqliteName != nil {
+                throw command.usageError("--lmdb-library and --sqlite-library need --peers")
+            }
+            return
+        }
+        guard Self.peerWorkloads.contains(where: { runs($0) }) else {
+            throw command.usageError(
+                "--peers measures " + Self.peerWorkloads.map(\.name).joined(separator: ", ")
+                    + "; --only selects none of them")
+        }
+        for name in [lmdbName, sqliteName] where name?.isEmpty == true {
+            throw command.usageError("--lmdb-library and --sqlite-library must not be empty")
+        }
+        lmdbLibraryName = lmdbName ?? lmdbLibraryName
+        sqliteLibraryName = sqliteName ?? sqliteLibraryName
+        layers += BenchLayer.peers
     }
 
     /// The union of every `--only` value, each a comma-separated list of names.

@@ -5,9 +5,15 @@
 /// `BenchPerson`. `--layer both` runs each workload on both, interleaved run by run (commit by
 /// commit for durable_commit), and reports object/engine: these machines are noisy, so the ratio
 /// measured within one run is the figure to compare.
+///
+/// `lmdb` and `sqlite` are not Strata's layers but the peers `--peers` measures beside them
+/// (LMDBPeer, SQLitePeer): they run the same workloads through `LayerDatabase`, in the same
+/// rounds, after Strata's layers.
 enum BenchLayer: String, CaseIterable, Sendable {
     case engine
     case object
+    case lmdb
+    case sqlite
 
     /// The command-line spelling, and the `layer` field of the report.
     var name: String { rawValue }
@@ -17,8 +23,21 @@ enum BenchLayer: String, CaseIterable, Sendable {
         switch self {
         case .engine: return "strata"
         case .object: return "realm"
+        case .lmdb: return "lmdb"
+        case .sqlite: return "sqlite"
         }
     }
+
+    /// Whether this is a peer measured by `--peers` rather than one of Strata's layers.
+    var isPeer: Bool {
+        switch self {
+        case .engine, .object: return false
+        case .lmdb, .sqlite: return true
+        }
+    }
+
+    /// The peers, in the order each round runs them (after Strata's layers).
+    static let peers: [BenchLayer] = [.lmdb, .sqlite]
 
     /// The workloads that have no object-layer version: they run on the engine only.
     static let engineOnlyWorkloads: [Workload] = [.concurrent, .fileSize]
@@ -97,6 +116,8 @@ enum LayerLoader {
             let (database, timing) = try BenchRealm.load(
                 path: path, recordCount: configuration.recordCount)
             return (database, timing)
+        case .lmdb, .sqlite:
+            return try PeerLoader.load(layer, path: path, configuration: configuration)
         }
     }
 
@@ -105,6 +126,8 @@ enum LayerLoader {
         switch layer {
         case .engine: try BenchLoader.deleteFiles(path: path)
         case .object: try BenchRealm.deleteFiles(path: path)
+        case .lmdb: try LMDBPeer.deleteFiles(path: path)
+        case .sqlite: try SQLitePeer.deleteFiles(path: path)
         }
     }
 }

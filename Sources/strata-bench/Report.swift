@@ -42,11 +42,20 @@ enum ReportedLayer: Sendable, Comparable {
     case engine
     case object
     case objectOverEngine
+    // `--peers` (Report+Peers.swift): the peers' figures, and Strata's over theirs.
+    case lmdb
+    case sqlite
+    case engineOverLMDB
+    case engineOverSQLite
+    case objectOverLMDB
+    case objectOverSQLite
 
     init(_ layer: BenchLayer) {
         switch layer {
         case .engine: self = .engine
         case .object: self = .object
+        case .lmdb: self = .lmdb
+        case .sqlite: self = .sqlite
         }
     }
 
@@ -56,6 +65,12 @@ enum ReportedLayer: Sendable, Comparable {
         case .engine: return "engine"
         case .object: return "object"
         case .objectOverEngine: return "object/engine"
+        case .lmdb: return "lmdb"
+        case .sqlite: return "sqlite"
+        case .engineOverLMDB: return "engine/lmdb"
+        case .engineOverSQLite: return "engine/sqlite"
+        case .objectOverLMDB: return "object/lmdb"
+        case .objectOverSQLite: return "object/sqlite"
         }
     }
 }
@@ -87,7 +102,7 @@ struct Measurement: Sendable {
 /// Collects measurements and prints them: each JSON line as soon as it is measured (so a reader
 /// sees progress), or one text table at the end with the peers' figures beside ours.
 final class Report {
-    private let configuration: BenchConfiguration
+    let configuration: BenchConfiguration
     private(set) var measurements: [Measurement] = []
     /// What `note` said, for the footnotes.
     private var notes: [String] = []
@@ -117,9 +132,11 @@ final class Report {
     /// Records object/engine for every metric of `workload` both layers reported (but the
     /// fsync floors): the object figure over the engine figure, so above 1 means the Realm API
     /// costs that factor for a duration, and keeps that fraction for a rate below 1. Nothing
-    /// in a one-layer run.
+    /// in a one-layer run. With `--peers`, first Strata's figures over the peers'
+    /// (`recordPeerRatios`, Report+Peers.swift).
     func recordLayerRatios(_ workload: Workload) {
-        guard configuration.layers.count == 2 else { return }
+        recordPeerRatios(workload)
+        guard configuration.strataLayers.count == 2 else { return }
         let ofWorkload = measurements.filter { $0.workload == workload }
         // The fsync floors measure the disk beside both layers' commits, not a layer.
         for engine in ofWorkload where engine.layer == .engine {
@@ -135,7 +152,7 @@ final class Report {
         }
     }
 
-    private func append(_ measurement: Measurement) {
+    func append(_ measurement: Measurement) {
         precondition(
             measurement.value.isFinite,
             "\(measurement.workload.name) \(measurement.metric) is not finite")
@@ -165,7 +182,7 @@ final class Report {
         for line in preamble(directory: directory, buildConfiguration: buildConfiguration) {
             StandardStreams.writeLine(line)
         }
-        StandardStreams.writeLine(table().render())
+        StandardStreams.writeLine((configuration.measuresPeers ? peerTable() : table()).render())
         for line in footnotes() {
             StandardStreams.writeLine(line)
         }
@@ -181,12 +198,13 @@ final class Report {
         if let summary = configuration.runCountSummary {
             lines.append("Micro-workloads report the median of their runs: \(summary).")
         }
-        if configuration.reportsLayers {
+        if configuration.strataLayers != [.engine] {
             lines.append(
-                "Layers: " + configuration.layers.map(\.name).joined(separator: " and ")
+                "Layers: " + configuration.strataLayers.map(\.name).joined(separator: " and ")
                     + " (object = the Realm API on the engine, class BenchPerson)"
-                    + (configuration.layers.count == 2 ? ", alternating run by run." : "."))
+                    + (configuration.strataLayers.count == 2 ? ", alternating run by run." : "."))
         }
+        lines += peerPreamble()
         if let load = loadAverageAtStart {
             lines.append(
                 "Load average at start: \(NumberText.fixed(load, fractionDigits: 2)) on"
@@ -234,7 +252,7 @@ final class Report {
 
     /// Workload order first, then each metric where it was first recorded, then the layer:
     /// in a one-layer run, the order of recording within each workload.
-    private func tableOrder() -> [Measurement] {
+    func tableOrder() -> [Measurement] {
         var firstIndex: [String: Int] = [:]
         for (index, measurement) in measurements.enumerated() {
             let key = measurement.workload.name + "/" + measurement.metric
@@ -264,14 +282,16 @@ final class Report {
 
     private func footnotes() -> [String] {
         var lines = [""]
-        if configuration.matchesPeerShape {
+        if configuration.measuresPeers {
+            lines += peerFootnotes()
+        } else if configuration.matchesPeerShape {
             lines += PeerBaselines.citation
         } else {
             lines.append(
                 "Peer columns are blank: the peers were measured with 100000 records and 1000"
                     + " commits.")
         }
-        if configuration.reportsLayers {
+        if configuration.strataLayers != [.engine] {
             lines += Self.layerFootnotes
         }
         lines += notes.map { "note: " + $0 }

@@ -33,8 +33,9 @@ let spec = CommandSpec(
         Durable commit rates depend on the disk's minute, so durable_commit also measures the \
         fsync floor (4 KiB pwrite + fdatasync beside the database, once after every commit) \
         and prints latency_over_fsync_floor: compare that with LMDB's 2.4x and SQLite FULL's \
-        1.4x. The LMDB, SQLite FULL and Realm columns come from Docs/peer-baselines.md and are shown only \
-        for the default 100000 records and 1000 commits. A full default run takes about 30 s \
+        1.4x. Without --peers, the LMDB, SQLite FULL and Realm columns come from \
+        Docs/peer-baselines.md and are shown only for the default 100000 records and 1000 \
+        commits. A full default run takes about 30 s \
         in a release build (15 s of it concurrent); debug figures are not comparable.
 
         --layer object runs the workloads through the Realm API (Sources/Strata) instead of \
@@ -59,6 +60,34 @@ let spec = CommandSpec(
         noisy: compare that ratio, measured side by side, rather than figures of separate \
         runs. With the object layer, the JSON lines carry a "layer" field (engine, object or \
         object/engine) and the table a layer column.
+
+        --peers measures LMDB and SQLite in the same run, on the same records, instead of \
+        printing the notes' constants: both are loaded at run time with dlopen \
+        (liblmdb.so.0, libsqlite3.so.0; strata-bench has no build dependency on them) and \
+        run bulk_insert, durable_commit, scan, lookup and snapshot in the same rounds as \
+        Strata's layers, after them (engine, object, lmdb, sqlite; for durable_commit, commit \
+        by commit, each followed by its own fsync probe). LMDB runs with the notes' settings: \
+        default flags, so every commit is durable (plus MDB_NOSUBDIR, which only names the \
+        files), MDB_INTEGERKEY with the id as a native 8-byte key (so cursor order is id \
+        order), value = 16 name bytes + age, plain mdb_put; scan is a cursor MDB_FIRST/NEXT, \
+        lookup mdb_get in one read-only transaction, and snapshot reuses one read-only handle \
+        with mdb_txn_renew + mdb_get + mdb_txn_reset, LMDB's fastest begin-read + get + end \
+        (the notes' row e2; mdb_txn_begin + mdb_txn_abort costs about 100 ns more). SQLite \
+        runs in WAL mode with synchronous=FULL (both checked) and cache_size=-65536, table \
+        person(id INTEGER PRIMARY KEY, name TEXT, age INTEGER), every statement prepared \
+        once and reused: scan steps SELECT id, name, age reading the columns, lookup is \
+        SELECT age FROM person WHERE id = ? in one BEGIN ... COMMIT, snapshot is BEGIN + \
+        that lookup + COMMIT. Each peer checks what it read as Strata's layers do (counts, \
+        sums of ids, ages and name bytes). The table's LMDB and SQLite FULL columns then hold \
+        the figures of this run with "vs LMDB" and "vs SQLite" against them; concurrent and \
+        file_size run on the engine only and show the notes' figures marked "*"; the Realm \
+        column stays the notes' (realm-core cannot be loaded at run time). The preamble names \
+        the libraries' versions (mdb_version, sqlite3_libversion; on stderr with --json), and \
+        the JSON lines carry "layer": lmdb or sqlite, and engine/lmdb, engine/sqlite, \
+        object/lmdb, object/sqlite for Strata's figure over the peer's. Both libraries are \
+        needed: when either is missing the run fails before measuring anything, naming it \
+        and `\(PeerError.installHint)` (run as root), rather than compare with one peer \
+        only. --lmdb-library and --sqlite-library load another build instead.
         """,
     options: [
         .value(
@@ -92,21 +121,40 @@ let spec = CommandSpec(
                 + " both, alternating, with object/engine ratios (see above).",
             default: "engine"),
         .flag(
+            "peers",
+            help: "Measure LMDB and SQLite (WAL, synchronous=FULL) in the same run, loaded with"
+                + " dlopen; needs `\(PeerError.installHint)` (see above)."),
+        .value(
+            "lmdb-library", valueName: "PATH",
+            help: "With --peers: the LMDB library to load.", default: PeerLibraries.lmdbDefaultName),
+        .value(
+            "sqlite-library", valueName: "PATH",
+            help: "With --peers: the SQLite library to load.", default: PeerLibraries.sqliteDefaultName),
+        .flag(
             "json",
             help: "Print one JSON object per line: workload, metric, value, unit (and layer"
-                + " when the object layer runs)."),
+                + " when the object layer or --peers runs)."),
     ],
     examples: [
         "strata-bench",
         "strata-bench --only scan,lookup --records 1M",
         "strata-bench --only durable_commit --commits 5000 --json",
         "strata-bench --layer both --only bulk_insert,scan,lookup,snapshot",
+        "strata-bench --peers --layer both --only bulk_insert,durable_commit,scan,lookup,snapshot",
         "perf record -g strata-bench --only scan --runs 200",
     ]
 )
 
 CommandLineTool.run(spec: spec) { command in
-    let configuration = try BenchConfiguration(command)
+    var configuration = try BenchConfiguration(command)
+    if configuration.measuresPeers {
+        let libraries = try PeerLibraries.load(
+            lmdbName: configuration.lmdbLibraryName, sqliteName: configuration.sqliteLibraryName)
+        configuration.peerLibraries = libraries
+        if configuration.emitsJSON {
+            StandardStreams.writeErrorLine("strata-bench: peers: " + libraries.versionSummary)
+        }
+    }
     let report = Report(configuration: configuration)
     try BenchRun(configuration: configuration, report: report)
         .run(buildConfiguration: buildConfiguration)
