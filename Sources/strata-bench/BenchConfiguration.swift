@@ -24,6 +24,9 @@ struct BenchConfiguration: Sendable {
     /// The layers measured (`--layer`), in the order each round runs them: engine first,
     /// then, with `--peers`, the peers (`BenchLayer.peers`).
     var layers: [BenchLayer]
+    /// One-object commits of `observer_latency`: `--commits` when given, else
+    /// `observerCommitCountDefault` (each waits for its callback).
+    var observerCommitCount: Int
     /// The sonames or paths `--peers` loads (`--lmdb-library`, `--sqlite-library`).
     var lmdbLibraryName = PeerLibraries.lmdbDefaultName
     var sqliteLibraryName = PeerLibraries.sqliteDefaultName
@@ -34,12 +37,14 @@ struct BenchConfiguration: Sendable {
     static let recordCountMax = 10_000_000
     static let commitCountDefault = 1_000
     static let commitCountMax = 1_000_000
+    static let observerCommitCountDefault = 200
     static let concurrentPhaseSecondsDefault = 5.0
     static let concurrentPhaseSecondsMax = 3_600.0
 
     /// Runs per micro-workload by default; each reports the median of its runs.
     static let runCountDefaults: [Workload: Int] = [
-        .bulkInsert: 3, .scan: 5, .lookup: 3, .snapshot: 3,
+        .bulkInsert: 3, .scan: 5, .lookup: 3, .snapshot: 3, .filteredCount: 5, .listAppend: 1,
+        .listIterate: 5, .updateAll: 3,
     ]
     static let runCountMax = 10_000
     /// Bounds of `--max-file-mib`: the data set must fit, and the address space must exist.
@@ -81,6 +86,20 @@ struct BenchConfiguration: Sendable {
     var skippedEngineOnlyWorkloads: [Workload] {
         guard !layers.contains(.engine) else { return [] }
         return BenchLayer.engineOnlyWorkloads.filter { runs($0) }
+    }
+
+    /// The selected workloads that have no engine-layer version, when the object layer does
+    /// not run (so they are skipped); empty otherwise.
+    var skippedObjectOnlyWorkloads: [Workload] {
+        guard !layers.contains(.object) else { return [] }
+        return BenchLayer.objectOnlyWorkloads.filter { runs($0) }
+    }
+
+    /// The selected workloads the peers have no version of, when `--peers` runs; they run on
+    /// Strata's layers only.
+    var workloadsWithoutPeers: [Workload] {
+        guard measuresPeers else { return [] }
+        return Workload.allCases.filter { runs($0) && !Self.peerWorkloads.contains($0) }
     }
 
     /// Appended to a workload's progress line: which layers it runs, and how.
@@ -127,14 +146,17 @@ extension BenchConfiguration {
                 "--seconds must be above 0 and at most \(Int(Self.concurrentPhaseSecondsMax))"
                     + " (got \(concurrentPhaseSeconds))")
         }
-        workloads = try Self.workloads(command)
+        layers = try Self.layers(command)
+        workloads = try Self.workloads(command, layers: layers)
+        observerCommitCount =
+            try command.int("commits", range: 1...Self.commitCountMax)
+            ?? Self.observerCommitCountDefault
         emitsJSON = command.flag("json")
         runCountOverride = try command.int("runs", range: 1...Self.runCountMax)
         storeOptions = StoreOptions()
         if let mebibytes = try command.int("max-file-mib", range: Self.maximumFileMiBRange) {
             storeOptions.maximumFileSizeBytes = mebibytes << 20
         }
-        layers = try Self.layers(command)
         directory = command.value("dir")
         if let directory, directory.isEmpty {
             throw command.usageError("--dir must not be empty")
@@ -175,10 +197,19 @@ extension BenchConfiguration {
         layers += BenchLayer.peers
     }
 
-    /// The union of every `--only` value, each a comma-separated list of names.
-    private static func workloads(_ command: ParsedCommand) throws(UsageError) -> Set<Workload> {
+    /// The union of every `--only` value, each a comma-separated list of names. Without
+    /// `--only`: every workload that runs by default and has a version on one of `layers`
+    /// (so a default engine run leaves out the object-only workloads without a note).
+    private static func workloads(_ command: ParsedCommand, layers: [BenchLayer]) throws(UsageError)
+        -> Set<Workload>
+    {
         let given = command.values("only")
-        guard !given.isEmpty else { return Set(Workload.allCases) }
+        guard !given.isEmpty else {
+            return Set(
+                Workload.allCases.filter { workload in
+                    workload.runsByDefault && layers.contains { $0.runs(workload) }
+                })
+        }
         var chosen: Set<Workload> = []
         for list in given {
             for name in list.split(separator: ",", omittingEmptySubsequences: false) {

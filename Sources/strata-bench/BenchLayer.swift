@@ -41,6 +41,19 @@ enum BenchLayer: String, CaseIterable, Sendable {
 
     /// The workloads that have no object-layer version: they run on the engine only.
     static let engineOnlyWorkloads: [Workload] = [.concurrent, .fileSize]
+
+    /// The workloads that have no engine-layer version (the engine has no List and no
+    /// notifications): they run on the object layer only.
+    static let objectOnlyWorkloads: [Workload] = [.listAppend, .listIterate, .observerLatency]
+
+    /// Whether this layer has a version of `workload`.
+    func runs(_ workload: Workload) -> Bool {
+        switch self {
+        case .engine: return !Self.objectOnlyWorkloads.contains(workload)
+        case .object: return !Self.engineOnlyWorkloads.contains(workload)
+        case .lmdb, .sqlite: return BenchConfiguration.peerWorkloads.contains(workload)
+        }
+    }
 }
 
 /// The `--layer` choice: which layers a run measures, in the order each round runs them.

@@ -43,7 +43,7 @@ final class BenchRealm {
     }
 
     /// The open realm; using a closed BenchRealm is a bench bug.
-    private var realm: Realm {
+    var realm: Realm {
         guard let openRealm else { preconditionFailure("the realm of \(path) is closed") }
         return openRealm
     }

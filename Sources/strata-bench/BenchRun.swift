@@ -3,13 +3,17 @@
 /// ```
 ///   prepare directory ─▶ bulk_insert (or an untimed load) ─▶ [file_size after bulk_insert]
 ///   ─▶ durable_commit ─▶ [file_size after it] ─▶ scan ─▶ lookup ─▶ snapshot
+///   ─▶ filtered_count ─▶ indexed_lookup ─▶ scan_memory ─▶ list_append, list_iterate
+///   ─▶ update_all ─▶ observer_latency
 ///   ─▶ concurrent ─▶ [file_size after it] ─▶ close, remove a temporary directory
 /// ```
 /// Workloads not selected are skipped; the load always happens because every workload needs
 /// the records. `file_size` reports at each point whose workload ran. With `--layer both`
 /// every workload runs on both layers, alternating run by run, except `concurrent` and
-/// `file_size`, which run on the engine only (and are skipped, with a note, when the engine
-/// layer does not run).
+/// `file_size`, which run on the engine only, and list_append, list_iterate and
+/// observer_latency, which run on the object layer only (each is skipped, with a note, when
+/// its layer does not run). With `--peers`, the peers run the peers' workloads only
+/// (`BenchConfiguration.peerWorkloads`); the others run on Strata's layers, with a note.
 struct BenchRun {
     let configuration: BenchConfiguration
     let report: Report
@@ -20,6 +24,16 @@ struct BenchRun {
             report.note(
                 "\(workload.name) skipped: it runs on the engine layer only (--layer engine or"
                     + " both)")
+        }
+        for workload in configuration.skippedObjectOnlyWorkloads {
+            report.note(
+                "\(workload.name) skipped: it runs on the object layer only (--layer object or"
+                    + " both)")
+        }
+        for workload in configuration.workloadsWithoutPeers {
+            report.note(
+                "\(workload.name): not measured for the peers (lmdb, sqlite): Strata's layers"
+                    + " only")
         }
         do {
             try runWorkloads(in: directory)
@@ -63,12 +77,44 @@ struct BenchRun {
             try LookupWorkloads.runSnapshot(
                 databases: databases, configuration: configuration, report: report)
         }
+        try runObjectLayerWorkloads(databases, in: directory)
         if configuration.runs(.concurrent), let engine {
             try ConcurrentWorkload.run(
                 database: engine, configuration: configuration, report: report)
             if let sizes {
                 try FileSizeWorkload.record(.afterConcurrent, database: sizes, report: report)
             }
+        }
+    }
+
+    /// The workloads of the object layer's performance work, in `Workload` order: the read
+    /// workloads, then the ones that change ages (update_all, observer_latency).
+    private func runObjectLayerWorkloads(_ databases: [any LayerDatabase], in directory: BenchDirectory)
+        throws
+    {
+        let strata = databases.strataLayers
+        let realm = databases.lazy.compactMap { $0 as? BenchRealm }.first
+        if configuration.runs(.filteredCount) {
+            try FilteredCountWorkload.run(
+                databases: strata, configuration: configuration, report: report)
+        }
+        if configuration.runs(.indexedLookup) {
+            try IndexedLookupWorkload.run(
+                databases: strata, configuration: configuration, directory: directory,
+                report: report)
+        }
+        if configuration.runs(.scanMemory) {
+            try ScanMemoryWorkload.run(databases: strata, configuration: configuration, report: report)
+        }
+        if configuration.runs(.listAppend) || configuration.runs(.listIterate), realm != nil {
+            try ListWorkloads.run(configuration: configuration, directory: directory, report: report)
+        }
+        if configuration.runs(.updateAll) {
+            try UpdateAllWorkload.run(databases: strata, configuration: configuration, report: report)
+        }
+        if configuration.runs(.observerLatency), let realm {
+            try ObserverLatencyWorkload.run(
+                database: realm, configuration: configuration, report: report)
         }
     }
 }

@@ -2,13 +2,23 @@
 ///
 /// The order matters: every workload after `bulk_insert` reads or extends the database it
 /// built (as in the peers' runs, where (b) adds 1,000 records to (a)'s file and (c) scans all
-/// 101,000), and `concurrent` goes last because its writer rewrites records.
+/// 101,000). The workloads that check the ages the loaders wrote (scan, lookup, snapshot,
+/// filtered_count, scan_memory) come before the ones that change them: `update_all` adds 1 to
+/// every age, `observer_latency` to one age per commit, and `concurrent` goes last because its
+/// writer rewrites records.
 enum Workload: String, CaseIterable, Sendable, Comparable {
     case bulkInsert = "bulk_insert"
     case durableCommit = "durable_commit"
     case scan
     case lookup
     case snapshot
+    case filteredCount = "filtered_count"
+    case indexedLookup = "indexed_lookup"
+    case scanMemory = "scan_memory"
+    case listAppend = "list_append"
+    case listIterate = "list_iterate"
+    case updateAll = "update_all"
+    case observerLatency = "observer_latency"
     case concurrent
     case fileSize = "file_size"
 
@@ -28,10 +38,35 @@ enum Workload: String, CaseIterable, Sendable, Comparable {
             return "N random primary-key lookups in one read transaction (median of 3)"
         case .snapshot:
             return "begin read + 1 lookup + end, N times (median of 3)"
+        case .filteredCount:
+            return "count of the records with age > 57 from a fresh query (median of 5)"
+        case .indexedLookup:
+            return "first record whose name equals X, at 10k records and at N: a full scan,"
+                + " so it shows O(n) until an index exists"
+        case .scanMemory:
+            return "growth of the peak RSS (VmHWM) during one full scan, in KiB"
+        case .listAppend:
+            return "object layer, --only: one write appending N ints to one List<Int> (N^2)"
+        case .listIterate:
+            return "object layer, --only: iterate that List summing its N ints (median of 5)"
+        case .updateAll:
+            return "one durable write adding 1 to every record's age (median of 3)"
+        case .observerLatency:
+            return "object layer: collection observer on a queue, commit to callback, over"
+                + " 200 one-object commits (C with --commits)"
         case .concurrent:
             return "a durable writer and a scanning reader, alone then together"
         case .fileSize:
             return "file size after bulk_insert (and after durable_commit, concurrent if run)"
+        }
+    }
+
+    /// Whether a run without `--only` performs it (on the layers that have it): all but the
+    /// List workloads, whose appends grow as N squared (minutes at the default 100,000).
+    var runsByDefault: Bool {
+        switch self {
+        case .listAppend, .listIterate: return false
+        default: return true
         }
     }
 

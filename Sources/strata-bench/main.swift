@@ -27,7 +27,8 @@ let spec = CommandSpec(
         one database: bulk_insert builds it (an untimed load stands in when bulk_insert is not \
         selected), durable_commit appends C records, and the read workloads cover all records. \
         Micro-workloads report the median of their runs (bulk_insert 3, scan 5, lookup 3, \
-        snapshot 3; --runs changes them all); durable_commit reports the median and p99 of \
+        snapshot 3, filtered_count 5, update_all 3, list_append 1, list_iterate 5; --runs \
+        changes them all); durable_commit reports the median and p99 of \
         its C commits. Times come from CLOCK_MONOTONIC.
 
         Durable commit rates depend on the disk's minute, so durable_commit also measures the \
@@ -53,6 +54,8 @@ let spec = CommandSpec(
         read as the engine's does. concurrent and file_size run on the engine only: with \
         --layer object they are skipped with a note. --max-file-mib applies to the engine's \
         stores only (Realm.Configuration has no such setting).
+
+        The object layer's performance workloads compare the Realm API with the engine on         the same records, each checking what it read: filtered_count is         realm.objects(BenchPerson.self).where { $0.age > 57 }.count on fresh Results against         an engine scan counting ages > 57 read with RowView.int(at:) (same count checked, ns         per record scanned). indexed_lookup is where { $0.name == X }.first against an         engine scan up to the first row with that name (the ids found checked), in ns per         query at 10000 records and at N: Strata has no secondary index yet         (Docs/limits.md), so this is a full scan and shows O(n) until an index exists.         scan_memory resets the peak RSS (writes 5 to /proc/self/clear_refs) and reports how         much VmHWM grows during one checked full scan, in KiB and KiB per 1000 records; run         it with --records 1000000 to see whether it is flat (without a writable clear_refs         it says so in a note and reports nothing). update_all is one durable realm.write {         for p in realm.objects(BenchPerson.self) { p.age += 1 } } against one engine write         transaction rewriting every row with WriteTransaction.update (ns per record,         total_ms, commit_ms; the age sum must grow by N); it runs after the workloads that         check the loaded ages. list_append (one write adding a BenchBag {@Persisted(        primaryKey: true) id: Int, items: List<Int>} and appending 1...N one at a time) and         list_iterate (a for loop over that List summing it) run on the object layer only,         in a realm of their own, in ns per element with the count and sum checked; a         managed List is stored inline, so each append stores the List again and list_append         grows as N squared (minutes at 100000): both run only when named with --only, and         list_append runs once unless --runs says otherwise. observer_latency (object layer         only) registers realm.objects(BenchPerson.self).observe(on: queue) through a realm         confined to a serial DispatchQueue, then makes C one-object durable writes (C =         --commits when given, else 200) from the main thread, each waiting for its callback         (every callback checked: exactly that object modified; a callback missing for 60 s         fails the run), and reports the median and p99 of the callback's start minus the         return of write, in us (0 when the callback came first). Without --only, a run         performs every workload but list_append and list_iterate on the layers that have         it: the object-only workloads are left out of an engine run without a note, and         skipped with a note when named. The peers run none of these: with --peers they run         on Strata's layers only, with a note.
 
         --layer both runs every workload on both layers in one run, alternating (engine run, \
         object run, ...; for durable_commit, commit by commit), and reports each figure for \
@@ -94,7 +97,9 @@ let spec = CommandSpec(
             "records", valueName: "N", help: "Records in the bulk load.",
             default: String(BenchConfiguration.recordCountDefault)),
         .value(
-            "commits", valueName: "C", help: "One-insert durable transactions of durable_commit.",
+            "commits", valueName: "C",
+            help: "One-insert durable transactions of durable_commit; when given, also the"
+                + " one-object commits of observer_latency (default there: 200).",
             default: String(BenchConfiguration.commitCountDefault)),
         .value(
             "seconds", valueName: "S", help: "Length of each of the three concurrent phases.",
@@ -103,7 +108,7 @@ let spec = CommandSpec(
             "runs", valueName: "R",
             help: "Runs of each micro-workload, reporting the median; more runs make a workload"
                 + " easy to profile on its own (default: bulk_insert 3, scan 5, lookup 3,"
-                + " snapshot 3)."),
+                + " snapshot 3, filtered_count 5, update_all 3, list_append 1, list_iterate 5)."),
         .value(
             "only", valueName: "NAME",
             help: "Run only these workloads (comma-separated names; see above).", repeatable: true),
@@ -140,6 +145,9 @@ let spec = CommandSpec(
         "strata-bench --only scan,lookup --records 1M",
         "strata-bench --only durable_commit --commits 5000 --json",
         "strata-bench --layer both --only bulk_insert,scan,lookup,snapshot",
+        "strata-bench --layer both --only filtered_count,update_all,observer_latency,indexed_lookup",
+        "strata-bench --layer both --records 1000000 --only scan_memory",
+        "strata-bench --layer object --records 20000 --only list_append,list_iterate",
         "strata-bench --peers --layer both --only bulk_insert,durable_commit,scan,lookup,snapshot",
         "perf record -g strata-bench --only scan --runs 200",
     ]
