@@ -51,11 +51,10 @@ enum ObserverLatencyWorkload {
         latencies.reserveCapacity(commitCount)
         for commit in 0..<commitCount {
             let id = Int64(commit) % lastID + 1
-            try realm.write {
-                guard let person = realm.object(ofType: BenchPerson.self, forPrimaryKey: Int(id))
-                else { return }
-                person.age += 1
+            guard let person = realm.object(ofType: BenchPerson.self, forPrimaryKey: Int(id)) else {
+                throw failure("record \(id) is missing")
             }
+            try realm.write { person.age += 1 }
             let returned = MonotonicInstant.now()
             let callback = try nextCallback(delivered, log, what: "the callback of commit \(commit + 1)")
             let expected = Callback.Outcome.update(
