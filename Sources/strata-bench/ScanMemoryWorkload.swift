@@ -6,11 +6,13 @@
 /// in KiB and KiB per 1,000 records; a scan whose memory is flat in the record count shows
 /// the same growth at every `--records` (run it with `--records 1000000` to see that).
 ///
-/// Before each layer's scan the peak is reset by writing "5" to /proc/self/clear_refs, which
-/// sets VmHWM to the current resident set; VmHWM is read from /proc/self/status before and
-/// after the scan (`measureScan`, the scan workload's loop, checked the same way). The
-/// growth includes pages of the database file the scan maps in for the first time (most are
-/// resident after the load), and every heap page it allocates. Where clear_refs cannot be
+/// Before each layer's measured scan, one unmeasured scan maps the file's pages in (they
+/// are the database file, resident whatever the scan does), then `malloc_trim(0)` hands the heap's free memory back to the system
+/// (else the scan could reuse pages that earlier workloads freed without the peak moving),
+/// then the peak is reset by writing "5" to /proc/self/clear_refs, which sets VmHWM to the
+/// current resident set; VmHWM is read from /proc/self/status before and after the scan
+/// (`measureScan`, the scan workload's loop, checked the same way). The growth is then what
+/// the scan allocates (heap and any file page still not resident), in 4 KiB pages. Where clear_refs cannot be
 /// written (no /proc, or not permitted), the run says so in a note and reports no figure.
 enum ScanMemoryWorkload {
     static func run(
@@ -21,6 +23,11 @@ enum ScanMemoryWorkload {
             "scan_memory: peak RSS growth over one scan of \(lastID) records"
                 + configuration.layerProgressSuffix)
         for database in databases {
+            // An unmeasured scan first maps the file's pages in: they are the file, resident
+            // whether or not this scan runs, and would hide what the scan itself allocates.
+            let (warmUp, _) = try database.measureScan()
+            try check(warmUp, database)
+            ProcessMemory.trimHeap()
             if let problem = ProcessMemory.resetPeak() {
                 report.note(
                     "scan_memory: no figure: cannot reset the peak RSS (\(problem)); it needs a"
@@ -36,12 +43,7 @@ enum ScanMemoryWorkload {
                 report.note("scan_memory: no figure: /proc/self/status has no VmHWM line")
                 return
             }
-            do {
-                try ScanWorkload.check(totals, lastID: database.lastID, layer: database.layer)
-            } catch {
-                throw BenchError.wrongResult(
-                    workload: .scanMemory, detail: "\(error)")
-            }
+            try check(totals, database)
             let growth = Double(max(0, after - before))
             report.record(
                 .scanMemory, layer: database.layer, "peak_growth_kib", growth, unit: "KiB",
@@ -54,8 +56,31 @@ enum ScanMemoryWorkload {
     }
 }
 
+extension ScanMemoryWorkload {
+    /// The scan workload's check, reported as this workload's.
+    fileprivate static func check(_ totals: ScanWorkload.Totals, _ database: any StrataLayerDatabase)
+        throws
+    {
+        do {
+            try ScanWorkload.check(totals, lastID: database.lastID, layer: database.layer)
+        } catch {
+            throw BenchError.wrongResult(workload: .scanMemory, detail: "\(error)")
+        }
+    }
+}
+
 /// The process's resident memory, from /proc (Linux).
 enum ProcessMemory {
+    /// Returns the heap's free memory to the system with glibc's `malloc_trim(0)`, looked up
+    /// with dlsym (the Glibc module does not import malloc.h); nothing where there is none.
+    static func trimHeap() {
+        typealias MallocTrim = @convention(c) (Int) -> Int32
+        guard let process = dlopen(nil, RTLD_NOW) else { return }
+        defer { dlclose(process) }
+        guard let symbol = dlsym(process, "malloc_trim") else { return }
+        _ = unsafeBitCast(symbol, to: MallocTrim.self)(0)
+    }
+
     /// Resets VmHWM to the current resident set (`echo 5 > /proc/self/clear_refs`); nil when
     /// that worked, else what failed.
     static func resetPeak() -> String? {

@@ -55,9 +55,42 @@ let spec = CommandSpec(
         --layer object they are skipped with a note. --max-file-mib applies to the engine's \
         stores only (Realm.Configuration has no such setting).
 
-        The object layer's performance workloads compare the Realm API with the engine on         the same records, each checking what it read: filtered_count is         realm.objects(BenchPerson.self).where { $0.age > 57 }.count on fresh Results against         an engine scan counting ages > 57 read with RowView.int(at:) (same count checked, ns         per record scanned). indexed_lookup is where { $0.name == X }.first against an         engine scan up to the first row with that name (the ids found checked), in ns per         query at 10000 records and at N: Strata has no secondary index yet         (Docs/limits.md), so this is a full scan and shows O(n) until an index exists.         scan_memory resets the peak RSS (writes 5 to /proc/self/clear_refs) and reports how         much VmHWM grows during one checked full scan, in KiB and KiB per 1000 records; run         it with --records 1000000 to see whether it is flat (without a writable clear_refs         it says so in a note and reports nothing). update_all is one durable realm.write {         for p in realm.objects(BenchPerson.self) { p.age += 1 } } against one engine write         transaction rewriting every row with WriteTransaction.update (ns per record,         total_ms, commit_ms; the age sum must grow by N); it runs after the workloads that         check the loaded ages. list_append (one write adding a BenchBag {@Persisted(        primaryKey: true) id: Int, items: List<Int>} and appending 1...N one at a time) and         list_iterate (a for loop over that List summing it) run on the object layer only,         in a realm of their own, in ns per element with the count and sum checked; a         managed List is stored inline, so each append stores the List again and list_append         grows as N squared (minutes at 100000): both run only when named with --only, and         list_append runs once unless --runs says otherwise. observer_latency (object layer         only) registers realm.objects(BenchPerson.self).observe(on: queue) through a realm         confined to a serial DispatchQueue, then makes C one-object durable writes (C =         --commits when given, else 200) from the main thread, each waiting for its callback         (every callback checked: exactly that object modified; a callback missing for 60 s         fails the run), and reports the median and p99 of the callback's start minus the         return of write, in us (0 when the callback came first: a note counts those), and \
+        The object layer's performance workloads compare the Realm API with the engine on \
+        the same records, each checking what it read. filtered_count: \
+        realm.objects(BenchPerson.self).where { $0.age > 57 }.count on fresh Results, against \
+        an engine scan counting the ages > 57 read with RowView.int(at:) (the same count \
+        checked; ns per record scanned). indexed_lookup: where { $0.name == X }.first, \
+        against an engine scan up to the first row with that name (the ids found checked), \
+        in ns per query at 10000 records and at N. Strata has no secondary index yet \
+        (Docs/limits.md), so this is a full scan: it shows O(n) until an index exists. \
+        scan_memory: after one unmeasured scan (which maps the file's pages in) and \
+        malloc_trim(0), resets the peak RSS (writes 5 to /proc/self/clear_refs) and reports \
+        how much VmHWM grows during one checked full scan, in KiB and KiB per 1000 records \
+        (what the scan allocates, in 4 KiB pages); run \
+        it with --records 1000000 to see whether it is flat (without a writable clear_refs \
+        it says so in a note and reports no figure). update_all: one durable realm.write { \
+        for p in realm.objects(BenchPerson.self) { p.age += 1 } }, against one engine write \
+        transaction rewriting every row with WriteTransaction.update (ns per record, \
+        total_ms, commit_ms; the age sum must grow by N); it runs after the workloads that \
+        check the loaded ages. list_append (one write adding a BenchBag \
+        {@Persisted(primaryKey: true) id: Int, items: List<Int>} and appending 1...N one at \
+        a time) and list_iterate (a for loop over that List summing it) run on the object \
+        layer only, in a realm of their own, in ns per element, the count and sum checked. \
+        A managed List is stored inline, so each append stores the List again and \
+        list_append grows as N squared (about 4 minutes at 100000): both run only when \
+        named with --only, and list_append runs once unless --runs says otherwise. \
+        observer_latency (object layer only): registers \
+        realm.objects(BenchPerson.self).observe(on: queue), through a realm confined to a \
+        serial DispatchQueue, then makes C one-object durable writes (C = --commits when \
+        given, else 200) from the main thread, each waiting for its callback (every \
+        callback checked: exactly that object modified; a callback missing for 60 s fails \
+        the run); it reports the median and p99 of the callback's start minus the return of \
+        write, in us (0 when the callback came first: a note counts those), and \
         from_write_start_median_us and _p99_us, from the beginning of write (commit \
-        included). Without --only, a run         performs every workload but list_append and list_iterate on the layers that have         it: the object-only workloads are left out of an engine run without a note, and         skipped with a note when named. The peers run none of these: with --peers they run         on Strata's layers only, with a note.
+        included). Without --only, a run performs every workload but list_append and \
+        list_iterate, on the layers that have it: the object-only workloads are left out of \
+        an engine run without a note, and skipped with a note when named. The peers run \
+        none of these: with --peers they run on Strata's layers only, with a note.
 
         --layer both runs every workload on both layers in one run, alternating (engine run, \
         object run, ...; for durable_commit, commit by commit), and reports each figure for \
