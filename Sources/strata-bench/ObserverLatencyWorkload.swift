@@ -11,10 +11,11 @@ import Synchronization
 /// default), each adding 1 to one record's age, and waits for that commit's callback before
 /// the next. The latency is the callback's first instruction minus the return of `write`
 /// (0 when the callback came first, which a note counts); `from_write_start_*` measures from
-/// the beginning of `write` instead (commit included), which is never negative. Every callback is checked: an `.update` with no deletion
-/// or insertion and exactly the written record's index modified; afterwards the age sum must
-/// have grown by C. A callback that does not come within `callbackTimeoutSeconds` fails the
-/// run; no verdict depends on the latencies.
+/// the beginning of `write` instead (commit included), which is never negative. Every
+/// callback is checked: an `.update` with no deletion or insertion and exactly the written
+/// record's index modified; afterwards the age sum must have grown by C. A callback that
+/// does not come within `callbackTimeoutSeconds` fails the run; no verdict depends on the
+/// latencies.
 enum ObserverLatencyWorkload {
     static let callbackTimeoutSeconds = 60
 

@@ -1,19 +1,22 @@
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Darwin)
+    import Darwin
 #endif
 
 /// `scan_memory`: how much the process's peak resident memory grows during one full scan,
 /// in KiB and KiB per 1,000 records; a scan whose memory is flat in the record count shows
 /// the same growth at every `--records` (run it with `--records 1000000` to see that).
 ///
-/// Before each layer's measured scan, one unmeasured scan maps the file's pages in (they
-/// are the database file, resident whatever the scan does), then `malloc_trim(0)` hands the heap's free memory back to the system
-/// (else the scan could reuse pages that earlier workloads freed without the peak moving),
-/// then the peak is reset by writing "5" to /proc/self/clear_refs, which sets VmHWM to the
-/// current resident set; VmHWM is read from /proc/self/status before and after the scan
-/// (`measureScan`, the scan workload's loop, checked the same way). The growth is then what
-/// the scan allocates (heap and any file page still not resident), in 4 KiB pages. Where clear_refs cannot be
-/// written (no /proc, or not permitted), the run says so in a note and reports no figure.
+/// Before each layer's measured scan, one unmeasured scan maps the file's pages in (they are
+/// the database file, resident whatever the scan does); then `malloc_trim(0)` hands the
+/// heap's free memory back to the system (else the scan could reuse pages that earlier
+/// workloads freed without the peak moving), and writing "5" to /proc/self/clear_refs sets
+/// VmHWM to the current resident set. VmHWM is read from /proc/self/status before and after
+/// the scan (`measureScan`, the scan workload's loop, checked the same way), so the growth is
+/// what the scan allocates (heap, and any file page still not resident), in 4 KiB pages.
+/// Where clear_refs cannot be written (no /proc, or not permitted), the run says so in a
+/// note and reports no figure.
 enum ScanMemoryWorkload {
     static func run(
         databases: [any StrataLayerDatabase], configuration: BenchConfiguration, report: Report
