@@ -59,17 +59,30 @@ int strata_fcntl_lock(int fd, int command, short type, off_t start, off_t length
     return fcntl(fd, command, &lock);
 }
 
+// The thread-locals the API reads on every call use the initial-exec model: one load at a
+// fixed offset from the thread pointer instead of a call to __tls_get_addr. The support code
+// is linked into the program itself (SwiftPM links targets statically), where that model
+// always applies.
+#define STRATA_FAST_TLS __attribute__((tls_model("initial-exec")))
+
 static uint64_t strata_next_thread_identity = 1;
-static _Thread_local uint64_t strata_thread_identity_value = 0;
+static _Thread_local uint64_t strata_thread_identity_value STRATA_FAST_TLS = 0;
+
+static _Thread_local uint64_t strata_impersonated STRATA_FAST_TLS = 0;
+
+void strata_set_impersonated_identity(uint64_t identity) { strata_impersonated = identity; }
+
+uint64_t strata_impersonated_identity(void) { return strata_impersonated; }
 
 uint64_t strata_thread_identity(void) {
+    if (strata_impersonated != 0) return strata_impersonated;
     if (strata_thread_identity_value == 0) {
         strata_thread_identity_value = __atomic_fetch_add(&strata_next_thread_identity, 1, __ATOMIC_RELAXED);
     }
     return strata_thread_identity_value;
 }
 
-static _Thread_local int64_t strata_persisted_ordinal = 0;
+static _Thread_local int64_t strata_persisted_ordinal STRATA_FAST_TLS = 0;
 
 int64_t strata_persisted_next_ordinal(void) { return strata_persisted_ordinal++; }
 
@@ -85,18 +98,29 @@ int64_t strata_persisted_pop(int64_t count) {
     return strata_persisted_ordinal;
 }
 
-static _Thread_local uintptr_t strata_persisted_expected_type = 0;
-static _Thread_local int64_t strata_persisted_expected_count = -1;
+static _Thread_local uintptr_t strata_persisted_expected_type STRATA_FAST_TLS = 0;
+static _Thread_local int64_t strata_persisted_expected_count STRATA_FAST_TLS = -1;
 
 void strata_persisted_expect(uintptr_t type, int64_t count) {
     strata_persisted_expected_type = type;
     strata_persisted_expected_count = count;
 }
 
+static _Thread_local uintptr_t strata_persisted_known_type STRATA_FAST_TLS = 0;
+static _Thread_local int64_t strata_persisted_known_count STRATA_FAST_TLS = -1;
+
 int64_t strata_persisted_take_expected(uintptr_t type) {
-    if (type == 0 || type != strata_persisted_expected_type) return -1;
-    strata_persisted_expected_type = 0;
-    return strata_persisted_expected_count;
+    if (type == 0) return -1;
+    if (type == strata_persisted_expected_type) {
+        strata_persisted_expected_type = 0;
+        return strata_persisted_expected_count;
+    }
+    return type == strata_persisted_known_type ? strata_persisted_known_count : -1;
+}
+
+void strata_persisted_remember(uintptr_t type, int64_t count) {
+    strata_persisted_known_type = type;
+    strata_persisted_known_count = count;
 }
 
 // Swift's runtime entry (libswift_Concurrency), called with the C convention: its arguments are

@@ -95,6 +95,12 @@ int strata_fcntl_lock(int fd, int command, short type, off_t start, off_t length
 /// (unlike pthread_t, which a new thread may inherit from one that exited). The API reads it
 /// through `ThreadIdentity` (Sources/Strata), where the harness's impersonation sits.
 uint64_t strata_thread_identity(void);
+/// Makes the calling thread's `strata_thread_identity` answer `identity` (0: its own again);
+/// the harness runs one thread's steps on another this way. One thread-local read is all the
+/// check costs when nobody impersonates.
+void strata_set_impersonated_identity(uint64_t identity);
+/// The identity the calling thread impersonates, or 0.
+uint64_t strata_impersonated_identity(void);
 /// The calling thread's count of @Persisted wrappers initialized since the last take, then
 /// one more: the wrapper's ordinal within the object being initialized.
 int64_t strata_persisted_next_ordinal(void);
@@ -108,8 +114,12 @@ int64_t strata_persisted_pop(int64_t count);
 /// Tells the next `Object.init` of the class `type` (an ObjectIdentifier's bits) on this
 /// thread how many wrappers it has, so it need not look the class up.
 void strata_persisted_expect(uintptr_t type, int64_t count);
-/// The count `strata_persisted_expect` gave for `type` (then forgotten), or -1.
+/// The count `strata_persisted_expect` gave for `type` (then forgotten), else the count
+/// `strata_persisted_remember` last recorded for `type` on this thread, or -1.
 int64_t strata_persisted_take_expected(uintptr_t type);
+/// Records on this thread that objects of `type` have `count` wrappers, so that making many
+/// unmanaged objects of one class in a row looks the count up once.
+void strata_persisted_remember(uintptr_t type, int64_t count);
 
 /// Whether the calling task runs on the serial executor `(identity, implementation)` (the two
 /// words of Swift's `UnownedSerialExecutor`): the check behind actor-confined realms (Spec

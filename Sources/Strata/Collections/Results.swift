@@ -63,20 +63,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         }
     }
 
-    /// The objects matching at one view: their keys in order, and, for a table whose keys are
-    /// reused (integer primary keys), each one's incarnation, so that an element's accessor
-    /// names that very object (Spec W12). `incarnations` stays empty while every incarnation is
-    /// 0 (always for other tables, and for tables that never had a deletion): a scan of such a
-    /// table allocates nothing more than its keys.
-    struct Evaluation {
-        var table: TableInfo?
-        var keys: [ObjectKey]
-        var incarnations: [Incarnation]
-
-        func identity(at index: Int) -> ObjectIdentity {
-            ObjectIdentity(key: keys[index], incarnation: incarnations.isEmpty ? .keyIsIdentity : incarnations[index])
-        }
-    }
+    typealias Evaluation = ResultsEvaluation
 
     let storage: Storage
 
@@ -207,7 +194,8 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     /// realm during iteration stops it with 'Collection is no longer valid' (Spec V16).
     public func makeIterator() -> ResultsIterator<Element> {
         trapping { () throws(Realm.Error) -> ResultsIterator<Element> in
-            return ResultsIterator(storage: storage, evaluation: try evaluate())
+            let evaluation = try evaluate()
+            return ResultsIterator(storage: storage, evaluation: evaluation, stamp: storage.core.stamp)
         }
     }
 
@@ -434,23 +422,17 @@ extension Results: AnyListConvertible {
     }
 }
 
-/// Iterates over a snapshot of Results' keys (Spec V15).
-public struct ResultsIterator<Element: Object>: IteratorProtocol {
-    let storage: Results<Element>.Storage
-    let evaluation: Results<Element>.Evaluation
-    var position = 0
+/// The objects matching at one view: their keys in order, and, for a table whose keys are
+/// reused (integer primary keys), each one's incarnation, so that an element's accessor
+/// names that very object (Spec W12). `incarnations` stays empty while every incarnation is
+/// 0 (always for other tables, and for tables that never had a deletion): a scan of such a
+/// table allocates nothing more than its keys.
+struct ResultsEvaluation {
+    var table: TableInfo?
+    var keys: [ObjectKey]
+    var incarnations: [Incarnation]
 
-    public mutating func next() -> Element? {
-        trapping { () throws(Realm.Error) -> Element? in try _next() }
-    }
-
-    package mutating func _next() throws(Realm.Error) -> Element? {
-        guard position < evaluation.keys.count, let table = evaluation.table else { return nil }
-        let identity = evaluation.identity(at: position)
-        position += 1
-        try storage.core.checkAccess()
-        // Spec V16: invalidating the realm during iteration ends it with an error.
-        guard storage.epoch == storage.core.epoch else { throw Realm.Error.iteratorInvalidated }
-        return try storage.core.makeObject(Element.self, info: storage.info, table: table, identity: identity)
+    func identity(at index: Int) -> ObjectIdentity {
+        ObjectIdentity(key: keys[index], incarnation: incarnations.isEmpty ? .keyIsIdentity : incarnations[index])
     }
 }

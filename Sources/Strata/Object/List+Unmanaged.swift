@@ -15,6 +15,18 @@ extension List {
     }
 }
 
+extension List {
+    /// A List property's value is the instance its wrapper keeps.
+    public static var _strataKeepsInstance: Bool { true }
+
+    /// Assigning an unmanaged List property fills the List the object holds
+    /// (`assignContents(of:)`); a managed List there is replaced.
+    public static func _strataAssign(_ newValue: List<Element>, to storage: inout List<Element>) {
+        if storage.assignContents(of: newValue) { return }
+        storage = newValue
+    }
+}
+
 extension List: ContentsAssignable {
     /// An unmanaged List takes the elements of `other` (RealmSwift keeps the List instance an
     /// unmanaged object holds: ModernObjectAccessorTests.testUnmanagedAccessors). Assigning a

@@ -18,12 +18,18 @@ import StrataStorage
 /// frozen one may be read anywhere (Spec C10; wrap it in `Frozen` to send it). Not Sendable.
 open class Object: Hashable, CustomStringConvertible, SendableMetatype {
     /// Set once the object is managed.
-    final var _accessor: _ObjectAccessor?
+    /// (Never passed inout but by `isKnownUniquelyReferenced`, which no other access overlaps:
+    /// the dynamic exclusivity check of every property read is not needed.)
+    @usableFromInline @exclusivity(unchecked) final var _accessor: _ObjectAccessor?
     /// Set only on the objects used to read key paths (`KeyPathRecorder`).
-    final var _recorder: KeyPathRecorder?
+    final var _recorder: KeyPathRecorder? {
+        didSet { _isRecordingKeyPath = _recorder != nil }
+    }
+    /// Whether `_recorder` is set: what `Persisted`'s inlined getter asks of an unmanaged object.
+    @usableFromInline final private(set) var _isRecordingKeyPath = false
     /// The ordinal of the object's first `@Persisted` wrapper: 0, unless the object was created
     /// while another object's wrappers were being initialized (`@Persisted var dog: Dog? = Dog()`).
-    final var _ordinalBase = 0
+    @usableFromInline final var _ordinalBase = 0
 
     /// Creates an unmanaged object with every property at its declared initial value; it
     /// belongs to no realm and may be used on any thread until it is added to one.
@@ -31,9 +37,13 @@ open class Object: Hashable, CustomStringConvertible, SendableMetatype {
         // Every @Persisted wrapper of the object is initialized before this runs: take them off
         // the thread's count, leaving the count of an object being initialized around this one
         // (see `Persisted`).
-        let expected = strata_persisted_take_expected(UInt(bitPattern: ObjectIdentifier(type(of: self))))
-        let count = expected >= 0 ? Int(expected) : ClassInfo.wrapperCount(of: self)
-        _ordinalBase = Int(strata_persisted_pop(Int64(count)))
+        let type = UInt(bitPattern: ObjectIdentifier(type(of: self)))
+        var count = strata_persisted_take_expected(type)
+        if count < 0 {
+            count = Int64(ClassInfo.wrapperCount(of: self))
+            strata_persisted_remember(type, count)
+        }
+        _ordinalBase = Int(strata_persisted_pop(count))
     }
 
     /// An unmanaged object whose properties are taken from `value`: a dictionary (property
@@ -248,25 +258,10 @@ extension Object {
 
     /// The wrappers' values of an unmanaged object, by column.
     func unmanagedValues(_ info: ClassInfo) -> [Any?] {
-        var values = [Any?](repeating: nil, count: info.schema.properties.count)
-        for property in persistedProperties() {
-            values[info.column(ofOrdinal: property.ordinal, base: _ordinalBase)] = AnyValue.flatten(
-                property.unmanagedAny)
+        let base = UnsafeMutableRawPointer(Unmanaged.passUnretained(self).toOpaque())
+        return withExtendedLifetime(self) {
+            info.wrappers.map { offset, wrapper in AnyValue.flatten(wrapper.unmanagedAny(at: base + offset)) }
         }
-        return values
-    }
-
-    /// The `@Persisted` wrappers of this object, with superclasses'.
-    func persistedProperties() -> [any PersistedProperty] {
-        var found: [any PersistedProperty] = []
-        var mirror: Mirror? = Mirror(reflecting: self)
-        while let current = mirror {
-            for child in current.children {
-                if let property = child.value as? any PersistedProperty { found.append(property) }
-            }
-            mirror = current.superclassMirror
-        }
-        return found
     }
 }
 

@@ -15,12 +15,17 @@ public final class _ObjectAccessor {
     let core: RealmCore
     let info: ClassInfo
     let table: TableInfo
-    let key: ObjectKey
-    let incarnation: Incarnation
+    // Which object, as of when: fixed for the accessor's life, except that an iteration may
+    // move an accessor nobody else holds to its next element (`retarget`). The fields every
+    // property read touches are `@exclusivity(unchecked)`: they are only ever read or
+    // assigned whole, never passed inout, so the dynamic check (a runtime call per access)
+    // could never fire.
+    @exclusivity(unchecked) private(set) var key: ObjectKey
+    @exclusivity(unchecked) private(set) var incarnation: Incarnation
     /// The write that created the object, while that matters (`WriteScope`); nil for objects
     /// that existed when the accessor was made outside that write.
-    let scope: WriteScope?
-    let epoch: Int
+    @exclusivity(unchecked) private(set) var scope: WriteScope?
+    @exclusivity(unchecked) private(set) var epoch: Int
     /// Deleted through this accessor (`realm.delete(object)`): the object no longer names a
     /// realm (Realm's RLMDeleteObjectFromRealm clears that accessor's realm; other accessors of
     /// the deleted object keep theirs).
@@ -38,6 +43,21 @@ public final class _ObjectAccessor {
         self.incarnation = identity.incarnation
         self.scope = scope
         epoch = core.epoch
+    }
+
+    deinit { row.release() }
+
+    /// Makes this accessor, which nobody but its object holds, the accessor of another object
+    /// of the same class and table, as if newly made: what `ResultsIterator` does with the
+    /// object of the previous element when the loop body kept no reference to it.
+    func retarget(_ identity: ObjectIdentity, scope: WriteScope?) {
+        key = identity.key
+        incarnation = identity.incarnation
+        self.scope = scope
+        epoch = core.epoch
+        isDetachedByDelete = false
+        linkStamp = nil
+        rowStamp = nil
     }
 
     var identity: ObjectIdentity { ObjectIdentity(key: key, incarnation: incarnation) }
@@ -86,6 +106,13 @@ public final class _ObjectAccessor {
     /// invalidate changes the stamp. Frozen accessors, read by many threads at once, keep
     /// nothing.
     func value(column: Int) throws(Realm.Error) -> StrataStorage.Value {
+        if let rowStamp {
+            // The checks of `checkedView`, in its order; a kept row means the realm is
+            // reading (Spec V10 began its read), so no view is needed when the stamp matches.
+            try core.checkAccess()
+            guard epoch == core.epoch, !isRolledBack else { throw Realm.Error.objectInvalidated }  // Spec V13, W5
+            if rowStamp == core.stamp { return row.value(at: column) }
+        }
         let view = try checkedView()
         if core.isFrozen {
             let incarnation = self.incarnation
@@ -98,13 +125,41 @@ public final class _ObjectAccessor {
             guard let found = found ?? nil else { throw missingObject() }  // Spec W12
             return found
         }
-        let stamp = core.stamp
-        if let cached = cachedRow, cached.stamp == stamp {
-            return column < cached.values.count ? cached.values[column] : .null
+        guard let values = try currentRow(view) else { throw missingObject() }  // Spec W12
+        prefill(values[...], stamp: core.stamp)
+        return row.value(at: column)
+    }
+
+    /// `value(column:)` of the wrapper with `ordinal`, for `Persisted`'s inlined getter;
+    /// traps with Realm's message when the read is refused.
+    @usableFromInline
+    func _storedValue(ordinal: Int, base: Int) -> StrataStorage.Value {
+        do { return try value(column: column(ofOrdinal: ordinal, base: base)) } catch { _trap(error) }
+    }
+
+    /// The realm `stored` decodes in (`_RealmValue._strataDecode`): only links and lists of
+    /// them need one, so a scalar read makes none.
+    @usableFromInline
+    func _decodingRealm(for stored: StrataStorage.Value) -> Realm? {
+        switch stored {
+        case .link, .list: return Realm(core: core)
+        default: return nil
         }
-        guard let row = try currentRow(view) else { throw missingObject() }  // Spec W12
-        cachedRow = (stamp, row)
-        return column < row.count ? row[column] : .null
+    }
+
+    /// Gives a live accessor the row its maker has just read at the realm's current view (a
+    /// scan reads rows in key order: `ResultsIterator`; a lookup reads the row it finds), so
+    /// its first property read does not search the tree again.
+    func prefill(_ values: ArraySlice<StrataStorage.Value>, stamp: ViewStamp) {
+        row.assign(values)
+        rowStamp = stamp
+    }
+
+    /// `prefill` taking the values from `source` (left uninitialized: the caller owns that
+    /// memory again), with no reference counting of the values.
+    func prefill(moving source: UnsafeMutablePointer<StrataStorage.Value>, count: Int, stamp: ViewStamp) {
+        row.assign(moving: source, count: count)
+        rowStamp = stamp
     }
 
     /// Why the object is not at the realm's view: deleted (Spec W12), or, for an accessor a
@@ -126,8 +181,10 @@ public final class _ObjectAccessor {
         return found ?? nil
     }
 
-    /// The decoded row of a live accessor at one view stamp (see `value(column:)`).
-    private var cachedRow: (stamp: ViewStamp, values: [StrataStorage.Value])?
+    /// The decoded row of a live accessor, valid at `rowStamp` (see `value(column:)`); nil
+    /// when none is kept.
+    @exclusivity(unchecked) private var rowStamp: ViewStamp?
+    @exclusivity(unchecked) private var row = RowBuffer()
 
     /// Every stored value of the object.
     func values() throws(Realm.Error) -> [StrataStorage.Value] {

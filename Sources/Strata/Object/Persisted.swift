@@ -22,40 +22,45 @@ import StrataStorage
 /// column, found once per class by reflection.
 @propertyWrapper
 public struct Persisted<Value: _Persistable> {
-    var unmanagedValue: Value
+    @usableFromInline var unmanagedValue: Value
     /// A live managed object's List, kept so repeated reads give the same instance.
-    var cachedCollection: AnyObject?
-    let ordinal: Int
-    let isPrimaryKey: Bool
-    let isIndexed: Bool
+    @usableFromInline var cachedCollection: AnyObject?
+    @usableFromInline let ordinal: Int
+    @usableFromInline let isPrimaryKey: Bool
+    @usableFromInline let isIndexed: Bool
     /// Whether the initial value is the type's default rather than an expression of the
     /// class's (which may differ per instance, `= UUID()`): a create may then skip making an
     /// instance to learn it (`ClassInfo.typeDefaults`).
-    let hasTypeDefault: Bool
+    @usableFromInline let hasTypeDefault: Bool
 
-    private init(value: Value, primaryKey: Bool, indexed: Bool, typeDefault: Bool) {
+    @inlinable
+    init(value: Value, primaryKey: Bool, indexed: Bool, typeDefault: Bool) {
         unmanagedValue = value
-        ordinal = Int(strata_persisted_next_ordinal())
+        ordinal = _nextPersistedOrdinal()
         isPrimaryKey = primaryKey
         isIndexed = indexed
         hasTypeDefault = typeDefault
     }
 
     /// A property whose initial value is the type's default (0, "", false, nil, empty List).
+    @inlinable
     public init() { self.init(value: Value._strataDefault(), primaryKey: false, indexed: false, typeDefault: true) }
 
     /// A property whose initial value is `wrappedValue` (`@Persisted var age = 1`).
+    @inlinable
     public init(wrappedValue: Value) {
         self.init(value: wrappedValue, primaryKey: false, indexed: false, typeDefault: false)
     }
 
     /// Strata records `indexed` in the schema; queries do not use an index yet (`Docs/limits.md`).
+    @inlinable
     public init(indexed: Bool) {
         self.init(value: Value._strataDefault(), primaryKey: false, indexed: indexed, typeDefault: true)
     }
 
     /// A property with the initial value `wrappedValue`, recorded as indexed in the schema when
     /// `indexed` is true (queries do not use an index yet, `Docs/limits.md`).
+    @inlinable
     public init(wrappedValue: Value, indexed: Bool) {
         self.init(value: wrappedValue, primaryKey: false, indexed: indexed, typeDefault: false)
     }
@@ -66,6 +71,12 @@ public struct Persisted<Value: _Persistable> {
         set { fatalError("@Persisted can only be used on properties of Object subclasses") }
     }
 
+    // The accessors are inlinable so that they are specialised in the class's own module:
+    // there the storage key path is a literal the optimizer turns into a field access, and
+    // `Value`'s requirements become direct calls. What they call in Strata is not generic
+    // over the class (`_ObjectAccessor`'s entry points), so a property read costs no key
+    // path projection, no generic metadata and no dynamic cast.
+    @inlinable @inline(__always)
     public static subscript<EnclosingSelf: Object>(
         _enclosingInstance object: EnclosingSelf,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Value>,
@@ -73,72 +84,104 @@ public struct Persisted<Value: _Persistable> {
     ) -> Value {
         get {
             if let accessor = object._accessor {
-                return trapping { () throws(Realm.Error) -> Value in
-                    let column = accessor.column(
-                        ofOrdinal: object[keyPath: storageKeyPath].ordinal,
-                        base: object._ordinalBase)
-                    if accessor.isFrozen || !(Value.self is AnyObject.Type) {
-                        // Only Lists (classes) use the cache. Frozen objects are read by many
-                        // threads at once: never write their wrapper (an inout access through
-                        // the key path writes back even an unchanged value, and costs a copy).
-                        var scratch: AnyObject?
-                        return try Value._strataGet(accessor, column: column, cache: &scratch)
-                    }
-                    if object[keyPath: storageKeyPath].cachedCollection == nil {
-                        // An added object's own List was made managed in place: offer it first.
-                        object[keyPath: storageKeyPath].cachedCollection =
-                            object[keyPath: storageKeyPath].unmanagedValue as AnyObject
-                    }
-                    return try Value._strataGet(
-                        accessor, column: column,
-                        cache: &object[keyPath: storageKeyPath].cachedCollection)
+                if Value._strataKeepsInstance {
+                    return _managedInstance(object, accessor, storage: storageKeyPath)
+                }
+                let stored = accessor._storedValue(
+                    ordinal: object[keyPath: storageKeyPath].ordinal, base: object._ordinalBase)
+                do { return try Value._strataDecode(stored, realm: accessor._decodingRealm(for: stored)) } catch {
+                    _trap(error)
                 }
             }
-            if let recorder = object._recorder {
-                recorder.steps.append(
-                    (
-                        Swift.type(of: object), object[keyPath: storageKeyPath].ordinal,
-                        object._ordinalBase
-                    ))
-                let kind = Value._strataKind
-                if !kind.isList, let target = kind.objectType {
-                    let next = target.init()
-                    next._recorder = recorder
-                    if let link = next as? Value { return link }
-                }
+            if object._isRecordingKeyPath {
+                return _recordedValue(
+                    object, ordinal: object[keyPath: storageKeyPath].ordinal,
+                    unmanaged: object[keyPath: storageKeyPath].unmanagedValue)
             }
             return object[keyPath: storageKeyPath].unmanagedValue
         }
         set {
             if let accessor = object._accessor {
-                trapping { () throws(Realm.Error) in
-                    let column = accessor.column(
-                        ofOrdinal: object[keyPath: storageKeyPath].ordinal,
-                        base: object._ordinalBase)
-                    try Value._strataSet(newValue, accessor, column: column)
-                }
+                _setManaged(
+                    newValue, accessor, ordinal: object[keyPath: storageKeyPath].ordinal, base: object._ordinalBase)
                 return
             }
-            // An unmanaged List keeps its instance: assigning copies the elements into it.
-            if let list = object[keyPath: storageKeyPath].unmanagedValue as? any ContentsAssignable,
-                list.assignContents(of: newValue)
-            {
-                return
-            }
-            object[keyPath: storageKeyPath].unmanagedValue = newValue
+            Value._strataAssign(newValue, to: &object[keyPath: storageKeyPath].unmanagedValue)
         }
     }
+
+    /// The managed value of a property whose value is an instance the wrapper keeps (a List):
+    /// the same instance on every read of a live object.
+    @usableFromInline
+    static func _managedInstance<EnclosingSelf: Object>(
+        _ object: EnclosingSelf, _ accessor: _ObjectAccessor,
+        storage storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>
+    ) -> Value {
+        trapping { () throws(Realm.Error) -> Value in
+            let column = accessor.column(ofOrdinal: object[keyPath: storageKeyPath].ordinal, base: object._ordinalBase)
+            if accessor.isFrozen {
+                // Frozen objects are read by many threads at once: never write their wrapper
+                // (an inout access through the key path writes back even an unchanged value).
+                var scratch: AnyObject?
+                return try Value._strataGet(accessor, column: column, cache: &scratch)
+            }
+            if object[keyPath: storageKeyPath].cachedCollection == nil {
+                // An added object's own List was made managed in place: offer it first.
+                object[keyPath: storageKeyPath].cachedCollection =
+                    object[keyPath: storageKeyPath].unmanagedValue as AnyObject
+            }
+            return try Value._strataGet(
+                accessor, column: column, cache: &object[keyPath: storageKeyPath].cachedCollection)
+        }
+    }
+
+    /// Sets a managed property (Spec W9, F12: the checks of `_ObjectAccessor.checkWritable`).
+    @usableFromInline
+    static func _setManaged(_ newValue: Value, _ accessor: _ObjectAccessor, ordinal: Int, base: Int) {
+        trapping { () throws(Realm.Error) in
+            try Value._strataSet(newValue, accessor, column: accessor.column(ofOrdinal: ordinal, base: base))
+        }
+    }
+
+    /// The value a property read returns on an object recording a key path
+    /// (`KeyPathRecorder`): the step is recorded, and a to-one link answers with a fresh
+    /// object of its class recording the next step. Takes the wrapper's fields rather than its
+    /// key path, so that the inlined getter passes no key path anywhere and the optimizer can
+    /// drop the key path objects altogether.
+    @usableFromInline
+    static func _recordedValue(_ object: Object, ordinal: Int, unmanaged: Value) -> Value {
+        if let recorder = object._recorder {
+            recorder.steps.append((Swift.type(of: object), ordinal, object._ordinalBase))
+            let kind = Value._strataKind
+            if !kind.isList, let target = kind.objectType {
+                let next = target.init()
+                next._recorder = recorder
+                if let link = next as? Value { return link }
+            }
+        }
+        return unmanaged
+    }
 }
+
+/// The next wrapper ordinal of the calling thread (see `Persisted`).
+@usableFromInline
+func _nextPersistedOrdinal() -> Int { Int(strata_persisted_next_ordinal()) }
+
+/// Traps with Realm's message for a refused call (as `trapping` does), from inlinable code.
+@usableFromInline
+func _trap(_ error: Realm.Error) -> Never { fatalError(error.message) }
 
 extension Persisted where Value: _PrimaryKeyValue {
     /// A primary-key property: an integer (Int, Int8 to Int64), a String or a UUID, or their
     /// optionals.
+    @inlinable
     public init(primaryKey: Bool) {
         self.init(value: Value._strataDefault(), primaryKey: primaryKey, indexed: false, typeDefault: true)
     }
 
     /// A primary-key property (when `primaryKey` is true) with the initial value `wrappedValue`:
     /// an integer, a String or a UUID, or their optionals.
+    @inlinable
     public init(wrappedValue: Value, primaryKey: Bool) {
         self.init(value: wrappedValue, primaryKey: primaryKey, indexed: false, typeDefault: false)
     }
@@ -169,6 +212,13 @@ protocol PersistedProperty {
         at pointer: UnsafeMutableRawPointer, accessor: _ObjectAccessor,
         column: Int
     ) throws(Realm.Error) -> Any
+    /// The unmanaged value of the wrapper at `pointer` in stored form (links to unmanaged
+    /// objects add them to `realm`): `add` encodes an object's row with it, with no reflection.
+    static func encodeUnmanaged(at pointer: UnsafeMutableRawPointer, realm: Realm?) throws(Realm.Error)
+        -> StrataStorage.Value
+    /// Makes the collection the wrapper at `pointer` holds (an unmanaged List) the managed
+    /// collection of `parent`'s `column` (Spec T1: a List taken before the add follows the object).
+    static func adoptCollection(at pointer: UnsafeMutableRawPointer, parent: _ObjectAccessor, column: Int)
     /// Forgets an unmanaged link of an object just added (its target is managed now, and two
     /// objects linking each other must not keep each other alive: `ObjectCreationTests.testAddObjectCycle`).
     static func dropUnmanagedLink(at pointer: UnsafeMutableRawPointer)
@@ -220,6 +270,17 @@ extension Persisted: PersistedProperty {
         return try Value._strataGet(accessor, column: column, cache: &wrapper.pointee.cachedCollection)
     }
 
+    static func encodeUnmanaged(at pointer: UnsafeMutableRawPointer, realm: Realm?) throws(Realm.Error)
+        -> StrataStorage.Value
+    {
+        try pointer.assumingMemoryBound(to: Self.self).pointee.unmanagedValue._strataEncode(realm: realm)
+    }
+
+    static func adoptCollection(at pointer: UnsafeMutableRawPointer, parent: _ObjectAccessor, column: Int) {
+        (pointer.assumingMemoryBound(to: Self.self).pointee.unmanagedValue as? any ManagedAdoptable)?.adopt(
+            parent: parent, column: column)
+    }
+
     static func dropUnmanagedLink(at pointer: UnsafeMutableRawPointer) {
         guard Value._strataKind.type == .object, !Value._strataKind.isList else { return }
         pointer.assumingMemoryBound(to: Self.self).pointee.unmanagedValue = Value._strataDefault()
@@ -236,6 +297,14 @@ protocol ContentsAssignable: AnyObject {
 // MARK: managed get and set, per value type
 
 extension _Persistable {
+    /// False: the value of a managed property is read anew on every get. Lists say true.
+    @inlinable
+    public static var _strataKeepsInstance: Bool { false }
+
+    /// Replaces an unmanaged wrapper's value. Lists fill their instance instead.
+    @inlinable
+    public static func _strataAssign(_ newValue: Self, to storage: inout Self) { storage = newValue }
+
     /// The value of `column` of a managed object. Lists override this to return a live List.
     public static func _strataGet(
         _ accessor: _ObjectAccessor, column: Int,

@@ -42,6 +42,12 @@ public protocol _Persistable: _RealmValue {
         -> Self
     /// Sets `column` of a managed object (Lists replace their elements).
     static func _strataSet(_ value: Self, _ accessor: _ObjectAccessor, column: Int) throws(Realm.Error)
+    /// Whether a managed property's value is an instance its wrapper keeps (Lists): then
+    /// reads go through `_strataGet` with the wrapper's cache, else they decode the stored value.
+    static var _strataKeepsInstance: Bool { get }
+    /// Sets an unmanaged wrapper's value to `newValue` (Lists keep their instance and take the
+    /// elements: ModernObjectAccessorTests.testUnmanagedAccessors).
+    static func _strataAssign(_ newValue: Self, to storage: inout Self)
 }
 
 /// A type a `List` can hold.

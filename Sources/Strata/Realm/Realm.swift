@@ -278,8 +278,31 @@ public struct Realm: Hashable {
     }
 
     /// The object of `type` whose primary key is `key`; nil if there is none.
+    @inlinable
     public func object<T: Object, K>(ofType type: T.Type, forPrimaryKey key: K) -> T? {
+        // Specialised in the caller's module, the test of `K` is decided at compile time: an
+        // integer key skips the dynamic casts that validate a key of any type.
+        if K.self == Int.self, let key = key as? Int { return _object(ofType: type, intPrimaryKey: key) }
+        return _objectTrapping(ofType: type, forPrimaryKey: key)
+    }
+
+    @usableFromInline
+    func _objectTrapping<T: Object, K>(ofType type: T.Type, forPrimaryKey key: K) -> T? {
         trapping { () throws(Realm.Error) -> T? in try _object(ofType: type, forPrimaryKey: key) }
+    }
+
+    /// `object(ofType:forPrimaryKey:)` with an `Int` key.
+    @usableFromInline
+    func _object<T: Object>(ofType type: T.Type, intPrimaryKey key: Int) -> T? {
+        trapping { () throws(Realm.Error) -> T? in
+            let info = try core.classInfo(type)
+            guard info.hasIntPrimaryKey else {
+                return try _object(ofType: type, forPrimaryKey: key)  // the checks and their messages
+            }
+            let view = try core.view()
+            guard let table = core.table(for: info, in: view) else { return nil }
+            return try object(type, info: info, table: table, view: view, primaryKey: .int(Int64(key)))
+        }
     }
 
     package func _object<T: Object, K>(ofType type: T.Type, forPrimaryKey key: K) throws(Realm.Error) -> T? {
@@ -288,10 +311,10 @@ public struct Realm: Hashable {
             throw Realm.Error.primaryKeyUndefined(type: info.className)
         }
         let view = try core.view()
-        guard let table = view.table(named: info.className) else { return nil }
+        guard let table = core.table(for: info, in: view) else { return nil }
         let property = info.schema.properties[column]
         let value: StrataStorage.Value
-        if let direct = key as? any _RealmValue, !(key is Object),
+        if let direct = key as? any _RealmValue, !(Swift.type(of: direct) is Object.Type),
             Self.fits(Swift.type(of: direct)._strataKind, property)
         {
             value = try direct._strataEncode(realm: nil)  // one cast, not AnyValue's search
@@ -300,10 +323,27 @@ public struct Realm: Hashable {
             // the class and the property ("... for 'int' property 'Dog.id'.").
             value = try AnyValue.encode(key, property: property, className: info.className, core: core, policy: .error)
         }
-        guard let found = try engine(core.path, { try view.objectIdentity(table, primaryKey: value) }) else {
-            return nil
+        return try object(type, info: info, table: table, view: view, primaryKey: value)
+    }
+
+    /// The object of `type` whose primary key is stored as `value`, made with the row the
+    /// lookup read (one search: its first property reads need no other).
+    private func object<T: Object>(
+        _ type: T.Type, info: ClassInfo, table: TableInfo, view: VersionView, primaryKey value: StrataStorage.Value
+    ) throws(Realm.Error) -> T? {
+        let found = try engine(core.path) {
+            // A row whose values cannot all be read here (in overflow pages, or damaged: Spec D17)
+            // is left to the object's property reads, which report what they find.
+            try view.withObject(table, primaryKey: value) { identity, row in
+                (identity, (try? row.hasOverflowValues()) == false ? try? row.values() : nil)
+            }
         }
-        return try core.makeObject(type, info: info, table: table, identity: found)
+        guard let (identity, values) = found else { return nil }
+        let object = try core.makeObject(type, info: info, table: table, identity: identity)
+        if !core.isFrozen, let values, let accessor = object._accessor {
+            accessor.prefill(values[...], stamp: core.stamp)
+        }
+        return object
     }
 
     /// Whether a value of `kind` is stored as `property` stores its values as they are.

@@ -20,8 +20,12 @@ extension RealmCore {
     /// The class's info, its stored schema checked against this file on first use.
     /// - Throws: `.schemaMismatch` when the file stores the class differently.
     func classInfo(_ type: Object.Type) throws(Realm.Error) -> ClassInfo {
+        if let last = lastClassInfo, ObjectIdentifier(last.type) == ObjectIdentifier(type) { return last }
         let id = ObjectIdentifier(type)
-        if let known = file.state.withLock({ $0.checkedClasses[id] }) { return known }
+        if let known = file.state.withLock({ $0.checkedClasses[id] }) {
+            if !isFrozen { lastClassInfo = known }
+            return known
+        }
         guard type != Object.self else { throw Realm.Error.typeNotManaged(Object.className()) }
         let info = ClassInfo.of(type)
         let view = try self.view()
@@ -114,12 +118,35 @@ extension RealmCore {
     }
 
     /// The table of `info` in the write, created if the file has none yet.
-    func writableTable(_ info: ClassInfo, _ write: WriteTransaction) throws(Realm.Error) -> TableInfo {
-        if let table = write.table(named: info.className) { return table }
-        return try engine(path) {
-            try write.createTable(
-                info.className, primaryKey: info.schema.enginePrimaryKey, schema: info.schema.encoded())
+    /// The table of `info`'s class at `view`, nil when the version has none. A live realm's
+    /// reads keep the last answer for their version (a version's tables never change).
+    func table(for info: ClassInfo, in view: VersionView) -> TableInfo? {
+        guard !isFrozen, case .read(let read) = view else { return view.table(named: info.className) }
+        if let last = lastReadTable, last.version == read.version, last.info == ObjectIdentifier(info) {
+            return last.table
         }
+        let table = read.table(named: info.className)
+        lastReadTable = (read.version, ObjectIdentifier(info), table)
+        return table
+    }
+
+    func writableTable(_ info: ClassInfo, _ write: WriteTransaction) throws(Realm.Error) -> TableInfo {
+        if let cached = writableTableCache, cached.write == ObjectIdentifier(write),
+            cached.generation == write.tableSetGeneration, cached.info == ObjectIdentifier(info)
+        {
+            return cached.table
+        }
+        let table: TableInfo
+        if let found = write.table(named: info.className) {
+            table = found
+        } else {
+            table = try engine(path) {
+                try write.createTable(
+                    info.className, primaryKey: info.schema.enginePrimaryKey, schema: info.schema.encoded())
+            }
+        }
+        writableTableCache = (ObjectIdentifier(write), write.tableSetGeneration, ObjectIdentifier(info), table)
+        return table
     }
 
     /// The write transaction, for an operation that needs one (Spec W9, W18).
@@ -194,13 +221,17 @@ extension RealmCore {
         let write = try requireWrite()
         let info = try classInfo(type(of: object))
         let table = try writableTable(info, write)
-        let properties = object.persistedProperties()
-        var row = [StrataStorage.Value](repeating: .null, count: info.schema.properties.count)
-        let base = object._ordinalBase
-        for property in properties {
-            let column = info.column(ofOrdinal: property.ordinal, base: base)
-            let schema = info.schema.properties[column]
-            row[column] = schema.isLink ? (schema.isList ? .list([]) : .null) : try property.encodeUnmanaged(realm: nil)
+        let columnCount = info.wrappers.count
+        var row = [StrataStorage.Value](repeating: .null, count: columnCount)
+        try info.withStorage(of: object) { storage throws(Realm.Error) in
+            for column in 0..<columnCount {
+                if info.columnIsLink[column] {
+                    row[column] = info.columnIsList[column] ? .list([]) : .null
+                } else {
+                    let (offset, wrapper) = info.wrappers[column]
+                    row[column] = try wrapper.encodeUnmanaged(at: storage + offset, realm: nil)
+                }
+            }
         }
         let (identity, inserted, replaced) = try store(row, info: info, table: table, policy: policy, write: write)
         let key = identity.key
@@ -208,28 +239,29 @@ extension RealmCore {
             core: self, info: info, table: table, identity: identity,
             scope: inserted ? writeScope : scope(for: table, identity))
         object._accessor = accessor
-        if info.hasLinks {
-            for property in properties {
-                let column = info.column(ofOrdinal: property.ordinal, base: base)
-                guard info.schema.properties[column].isLink else { continue }
-                row[column] = try property.encodeUnmanaged(realm: Realm(core: self))
-            }
-            try engine(path) { try write.update(table.id, key: key, values: row) }
-            // The targets are stored: the wrappers let go of them (cycles of objects added
-            // together must not keep each other alive).
-            for (column, property) in info.schema.properties.enumerated() where property.isLink && !property.isList {
-                try info.withWrapper(of: object, column: column) { wrapper, pointer throws(Realm.Error) in
-                    wrapper.dropUnmanagedLink(at: pointer)
+        try info.withStorage(of: object) { storage throws(Realm.Error) in
+            if info.hasLinks {
+                let realm = Realm(core: self)
+                for column in 0..<columnCount where info.columnIsLink[column] {
+                    let (offset, wrapper) = info.wrappers[column]
+                    row[column] = try wrapper.encodeUnmanaged(at: storage + offset, realm: realm)
                 }
+                try engine(path) { try write.update(table.id, key: key, values: row) }
+                // The targets are stored: the wrappers let go of them (cycles of objects added
+                // together must not keep each other alive).
+                for column in 0..<columnCount where info.columnIsLink[column] && !info.columnIsList[column] {
+                    let (offset, wrapper) = info.wrappers[column]
+                    wrapper.dropUnmanagedLink(at: storage + offset)
+                }
+            }
+            // The object's List instances become its managed Lists (Spec T1: a List taken
+            // before the add follows the object).
+            for column in 0..<columnCount where info.columnIsList[column] {
+                let (offset, wrapper) = info.wrappers[column]
+                wrapper.adoptCollection(at: storage + offset, parent: accessor, column: column)
             }
         }
         if let replaced { recordReplacement(table, key, old: replaced, new: row, info: info, policy: policy) }
-        // The object's List instances become its managed Lists (Spec T1: a List taken before
-        // the add follows the object).
-        for property in properties {
-            let column = info.column(ofOrdinal: property.ordinal, base: base)
-            (property.unmanagedAny as? any ManagedAdoptable)?.adopt(parent: accessor, column: column)
-        }
         mutationCount &+= 1
         return (table, identity)
     }

@@ -22,24 +22,43 @@ final class RealmCore {
     let configuration: Realm.Configuration
     let file: RealmFile
     let confinement: Confinement
+    /// The thread of a thread-confined live realm whose checks run (0 otherwise): the one
+    /// comparison `checkAccess` makes on its fast path.
+    private let fastCheckThread: UInt64
+    /// The file's poison flag (Spec D6), read inline by every call's check.
+    private let poisonFlag: FailureFlag
     /// A frozen realm's read, pinned for the core's life (Spec F17).
     let frozenRead: ReadTransaction?
     private let frozenInvalidated = Atomic<Bool>(false)
 
     // Live state (confined).
-    var read: ReadTransaction?
+    // The fields every object read consults (`stamp`, `view`, the checks) skip the dynamic
+    // exclusivity check: they are read or assigned whole, never passed inout.
+    @exclusivity(unchecked) var read: ReadTransaction?
     var write: WriteTransaction? {
-        didSet { updateLifetimeHold() }  // Spec C1, W7: a realm in a write is held by its context
+        didSet {
+            updateLifetimeHold()  // Spec C1, W7: a realm in a write is held by its context
+            writableTableCache = nil
+        }
     }
+    /// The table `writableTable` found last in the open write, kept while the write creates or
+    /// drops no table (`WriteTransaction.tableSetGeneration`): a bulk `add` looks its table up
+    /// by name once. Cleared whenever `write` changes, so the identifier names this write.
+    var writableTableCache: (write: ObjectIdentifier, generation: Int, info: ObjectIdentifier, table: TableInfo)?
+    /// The class `classInfo` answered last and the table `table(for:in:)` found for it at a
+    /// version: a live realm's lookups of one class ask the file's lock and the catalog once.
+    /// Frozen realms, shared by threads, keep neither.
+    @exclusivity(unchecked) var lastClassInfo: ClassInfo?
+    @exclusivity(unchecked) var lastReadTable: (version: Version, info: ObjectIdentifier, table: TableInfo?)?
     /// The open write's scope (`WriteScope`): set with `write`, rolled back or dropped with it.
     var writeScope: WriteScope?
     /// The sources of references made inside the open write, settled when it ends.
     var referencesInWrite: [PendingReferenceSource] = []
     var autorefresh = true
     /// Bumped by invalidate: accessors made before it are invalid for good (Spec V13).
-    var epoch = 0
+    @exclusivity(unchecked) var epoch = 0
     /// Bumped by every mutation, begin, commit and cancel: Results and Lists re-evaluate.
-    var mutationCount: UInt64 = 0
+    @exclusivity(unchecked) var mutationCount: UInt64 = 0
     /// `mutationCount` when the open write began: a write has changes once it moved on.
     var writeMutationBase: UInt64 = 0
 
@@ -64,7 +83,7 @@ final class RealmCore {
     /// N12): the refresh took effect when it pinned the newest version, so a failure another
     /// thread's commit poisons the file with after that point does not reach the callbacks
     /// the refresh owes; they read the versions already pinned.
-    private var poisonCheckedAtEntry = false
+    @exclusivity(unchecked) private var poisonCheckedAtEntry = false
     /// The update policy of the `add` in progress (objects it links to are added with it).
     var addPolicy: Realm.UpdatePolicy?
     let scheduler: RealmScheduler?
@@ -78,6 +97,12 @@ final class RealmCore {
         self.confinement = confinement
         self.frozenRead = frozenRead
         self.scheduler = scheduler
+        poisonFlag = file.store.poisonFlag
+        if case .thread(let identity) = confinement, frozenRead == nil, !file.bugs.contains(.skipThreadCheck) {
+            fastCheckThread = identity
+        } else {
+            fastCheckThread = 0
+        }
     }
 
     deinit {
@@ -197,7 +222,7 @@ final class RealmCore {
     /// `isInWriteTransaction`, `invalidate()`, closing and releasing go on.
     @inline(__always)
     func checkNotPoisoned() throws(Realm.Error) {
-        if poisonCheckedAtEntry { return }
+        if poisonCheckedAtEntry || !poisonFlag.isRaised { return }
         do {
             try file.store.checkNotPoisoned()
         } catch {
@@ -215,6 +240,16 @@ final class RealmCore {
     /// realm's invalidation (Spec F6).
     @inline(__always)
     func checkAccess() throws(Realm.Error) {
+        // The common case, a live thread-confined realm on its thread: one comparison.
+        if fastCheckThread != 0 && fastCheckThread == ThreadIdentity.current {
+            try checkNotPoisoned()
+            return
+        }
+        try checkAccessInContext()
+    }
+
+    /// `checkAccess` for frozen, queue- and actor-confined realms, and for a wrong thread.
+    private func checkAccessInContext() throws(Realm.Error) {
         if let frozenRead {
             if frozenInvalidated.load(ordering: .acquiring) || frozenRead.isEnded {
                 throw Realm.Error.frozenRealmInvalidated  // Spec F6

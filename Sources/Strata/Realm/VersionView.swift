@@ -2,7 +2,7 @@ import StrataStorage
 
 /// What a realm reads through: its read transaction, or its write transaction (which sees its
 /// own changes, Spec W4). Both answer the engine's one read protocol, `VersionReading`; this
-/// enum is where the realm's code picks which, so every read below forwards to `reads`.
+/// enum is where the realm's code picks which.
 enum VersionView: VersionReading {
     case read(ReadTransaction)
     case write(WriteTransaction)
@@ -15,40 +15,80 @@ enum VersionView: VersionReading {
         }
     }
 
-    /// The transaction read through.
-    var reads: any VersionReading {
+    // Each read switches on the case and calls the transaction's own method: a direct call
+    // the optimizer can inline (a read through `reads`, an existential, costs a witness-table
+    // call and a boxed copy on every object read).
+
+    func tables() -> [TableInfo] {
         switch self {
-        case .read(let read): return read
-        case .write(let write): return write
+        case .read(let read): return read.tables()
+        case .write(let write): return write.tables()
         }
     }
 
-    func tables() -> [TableInfo] { reads.tables() }
-    func table(named name: String) -> TableInfo? { reads.table(named: name) }
-    func table(id: TableID) -> TableInfo? { reads.table(id: id) }
+    func table(named name: String) -> TableInfo? {
+        switch self {
+        case .read(let read): return read.table(named: name)
+        case .write(let write): return write.table(named: name)
+        }
+    }
+
+    func table(id: TableID) -> TableInfo? {
+        switch self {
+        case .read(let read): return read.table(id: id)
+        case .write(let write): return write.table(id: id)
+        }
+    }
 
     func withRow<R>(_ table: TableInfo, key: ObjectKey, _ body: (RowView) throws -> R) throws -> R? {
-        try reads.withRow(table, key: key, body)
+        switch self {
+        case .read(let read): return try read.withRow(table, key: key, body)
+        case .write(let write): return try write.withRow(table, key: key, body)
+        }
     }
 
     func contains(_ table: TableInfo, key: ObjectKey) throws(StorageError) -> Bool {
-        try reads.contains(table, key: key)
+        switch self {
+        case .read(let read): return try read.contains(table, key: key)
+        case .write(let write): return try write.contains(table, key: key)
+        }
     }
 
     func objectKey(_ table: TableInfo, primaryKey value: Value) throws(StorageError) -> ObjectKey? {
-        try reads.objectKey(table, primaryKey: value)
+        switch self {
+        case .read(let read): return try read.objectKey(table, primaryKey: value)
+        case .write(let write): return try write.objectKey(table, primaryKey: value)
+        }
     }
 
     func objectIdentity(_ table: TableInfo, primaryKey value: Value) throws(StorageError) -> ObjectIdentity? {
-        try reads.objectIdentity(table, primaryKey: value)
+        switch self {
+        case .read(let read): return try read.objectIdentity(table, primaryKey: value)
+        case .write(let write): return try write.objectIdentity(table, primaryKey: value)
+        }
+    }
+
+    func withObject<R>(
+        _ table: TableInfo, primaryKey value: Value, _ body: (ObjectIdentity, RowView) throws -> R
+    ) throws -> R? {
+        switch self {
+        case .read(let read): return try read.withObject(table, primaryKey: value, body)
+        case .write(let write): return try write.withObject(table, primaryKey: value, body)
+        }
     }
 
     func incarnation(_ table: TableInfo, key: ObjectKey) throws(StorageError) -> Incarnation? {
-        try reads.incarnation(table, key: key)
+        switch self {
+        case .read(let read): return try read.incarnation(table, key: key)
+        case .write(let write): return try write.incarnation(table, key: key)
+        }
     }
 
     func forEachRow(_ table: TableInfo, from start: ObjectKey?, _ body: (ObjectKey, RowView) throws -> Bool) throws {
-        try reads.forEachRow(table, from: start, body)
+        switch self {
+        case .read(let read): try read.forEachRow(table, from: start, body)
+        case .write(let write): try write.forEachRow(table, from: start, body)
+        }
     }
 }
 

@@ -193,6 +193,17 @@ final class ClassInfo: @unchecked Sendable {
     let wrappers: [(offset: Int, type: any PersistedProperty.Type)]
     /// The column of each wrapper, by its ordinal within the object.
     private let columnOfOrdinal: [Int]
+    /// Per column, whether it holds links (a to-one link or a List of them), and whether it
+    /// holds a List: what `add` asks per column, without copying the property's schema.
+    let columnIsLink: [Bool]
+    let columnIsList: [Bool]
+    /// Whether an instance holds nothing but its `@Persisted` wrappers (and `Object`'s own
+    /// fields): then an iteration may move an object nobody else holds to the next element
+    /// (`ResultsIterator`), for no state of the user's class is carried along.
+    let isRecyclable: Bool
+    /// Whether the primary key is an integer property (optional or not): lookups by an `Int`
+    /// take a path with no dynamic cast.
+    let hasIntPrimaryKey: Bool
 
     init(
         type: Object.Type, schema: ObjectSchema, linkTargets: [Object.Type], typeDefaults: [StrataStorage.Value?],
@@ -205,6 +216,20 @@ final class ClassInfo: @unchecked Sendable {
         self.wrappers = wrappers
         self.columnOfOrdinal = columnOfOrdinal
         hasLinks = schema.properties.contains { $0.isLink }
+        hasIntPrimaryKey =
+            schema.primaryKeyIndex.map { schema.properties[$0].type == .int && !schema.properties[$0].isList } ?? false
+        isRecyclable = Self.storedFieldCount(of: type) - Self.storedFieldCount(of: Object.self) == wrappers.count
+        columnIsLink = schema.properties.map(\.isLink)
+        columnIsList = schema.properties.map(\.isList)
+    }
+
+    /// Runs `body` with the address of `object`'s storage (an instance of `type`), where
+    /// `wrappers` gives each wrapper's offset.
+    func withStorage<R>(of object: Object, _ body: (UnsafeMutableRawPointer) throws(Realm.Error) -> R)
+        throws(Realm.Error) -> R
+    {
+        let base = UnsafeMutableRawPointer(Unmanaged.passUnretained(object).toOpaque())
+        return try withExtendedLifetime(object) { () throws(Realm.Error) -> R in try body(base) }
     }
 
     var className: String { schema.className }
@@ -305,6 +330,17 @@ final class ClassInfo: @unchecked Sendable {
         return ClassInfo(
             type: type, schema: schema, linkTargets: linkTargets, typeDefaults: found.map(\.typeDefault),
             wrappers: wrapperLayout(of: type, schema: schema), columnOfOrdinal: columnOfOrdinal)
+    }
+
+    /// The stored fields of an instance of `type`, its superclasses' included.
+    private static func storedFieldCount(of type: AnyClass) -> Int {
+        var count = 0
+        // `_EachFieldOptions.classType` (rawValue 1): the fields of a class instance.
+        _ = _forEachField(of: type, options: _EachFieldOptions(rawValue: 1)) { _, _, _, _ in
+            count += 1
+            return true
+        }
+        return count
     }
 
     /// Each column's wrapper offset and type, from the runtime's field records (the storage of

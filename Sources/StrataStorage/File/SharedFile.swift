@@ -51,8 +51,8 @@ final class SharedFile: @unchecked Sendable {
         var pinHeldPagesBack = false
     }
     private let state = Lock(MutableState())
-    /// Set (after `poisonCause`) when the file is poisoned; never cleared.
-    private let poisoned = Atomic<Bool>(false)
+    /// Raised (after `poisonCause`) when the file is poisoned; never lowered.
+    let poisonFlag = FailureFlag()
 
     var pageSizeBytes: Int { header.pageSizeBytes }
     var isDurable: Bool { store.isDurable }
@@ -193,16 +193,16 @@ final class SharedFile: @unchecked Sendable {
     /// state lock; the cause is read under the lock only once the flag is set.
     func checkUsable() throws(StorageError) {
         try store.checkAlive(generation: generation)
-        guard poisoned.load(ordering: .acquiring) else { return }
+        guard poisonFlag.isRaised else { return }
         if let cause = state.withLock({ $0.poisonCause }) { throw StorageError.poisoned(cause: cause) }
     }
 
-    var isPoisoned: Bool { poisoned.load(ordering: .acquiring) }
+    var isPoisoned: Bool { poisonFlag.isRaised }
 
     /// Marks the file unusable after a failed write or sync.
     func poison(_ cause: StorageError) {
         state.withLock { if $0.poisonCause == nil { $0.poisonCause = cause.description } }
-        poisoned.store(true, ordering: .releasing)
+        poisonFlag.raise()
     }
 
     func withState<R>(_ body: (inout MutableState) -> R) -> R {

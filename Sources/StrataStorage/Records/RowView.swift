@@ -233,6 +233,22 @@ public struct RowView {
         return result
     }
 
+    /// Whether a value of the row lies in overflow pages (reading it reads the chain): a
+    /// caller reading rows ahead of need (the Realm API's scans and lookups) leaves such rows
+    /// to be read, chains and all, only if their properties are.
+    /// - Throws: `StorageError` for damaged row bytes.
+    public func hasOverflowValues() throws(StorageError) -> Bool {
+        for column in 0..<columnCount {
+            if let offset = try _valueOffset(column),
+                bytes[offset] >= RowCodec.Tag.stringOverflow.rawValue
+                    && bytes[offset] <= RowCodec.Tag.listOverflow.rawValue
+            {
+                return true
+            }
+        }
+        return false
+    }
+
     private func decodeValue(_ cursor: inout ByteReader, nested: Bool) throws -> Value {
         let tagByte = try cursor.readByte()
         guard let tag = RowCodec.Tag(rawValue: tagByte) else {

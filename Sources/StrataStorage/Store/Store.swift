@@ -92,6 +92,10 @@ public final class Store: Sendable {
     /// True after an I/O failure: reopen to recover.
     public var isPoisoned: Bool { file.isPoisoned }
 
+    /// Raised when the file is poisoned (Spec D6): what `checkNotPoisoned()` asks first, for a
+    /// caller that checks on every call and keeps the flag to read it inline.
+    public var poisonFlag: FailureFlag { file.poisonFlag }
+
     /// Throws `.poisoned` with its cause after an I/O failure; one atomic load otherwise.
     @inline(__always)
     public func checkNotPoisoned() throws(StorageError) {

@@ -150,6 +150,27 @@ struct TableReads<Source: PageSource> {
         return ObjectIdentity(key: key, incarnation: incarnation)
     }
 
+    /// Calls `body` with the identity and row of the object whose primary key is `value`; nil
+    /// when there is none (identities as `objectIdentity` gives them).
+    func withObject<R>(
+        _ table: TableInfo, primaryKey value: Value, _ body: (ObjectIdentity, RowView) throws -> R
+    ) throws -> R? {
+        let key: ObjectKey
+        let clustered: Bool
+        if case .int = table.primaryKey {
+            key = try IndexKeys.clusteredKey(for: value, table: table)
+            clustered = true
+        } else {
+            guard let found = try objectKey(table, primaryKey: value) else { return nil }
+            key = found
+            clustered = false
+        }
+        guard let cell = try rowCell(table, key) else { return nil }
+        return try withRow(cell: cell) { row in
+            try body(ObjectIdentity(key: key, incarnation: clustered ? row.incarnation : .keyIsIdentity), row)
+        }
+    }
+
     /// The object key of the object whose primary key is `value`, if any.
     func objectKey(_ table: TableInfo, primaryKey value: Value) throws(StorageError) -> ObjectKey? {
         switch table.primaryKey {

@@ -156,6 +156,15 @@ public final class ReadTransaction: VersionReading, @unchecked Sendable {
         return try reads.objectIdentity(try resolve(table), primaryKey: value)
     }
 
+    /// Calls `body` with the identity and row of the object with primary key `value`; nil
+    /// when there is none. - Complexity: O(log n).
+    public func withObject<R>(
+        _ table: TableInfo, primaryKey value: Value, _ body: (ObjectIdentity, RowView) throws -> R
+    ) throws -> R? {
+        try checkOpen()
+        return try reads.withObject(try resolve(table), primaryKey: value, body)
+    }
+
     /// The incarnation of the object `key`; nil when there is no such object at this version.
     /// - Complexity: O(log n).
     public func incarnation(_ table: TableInfo, key: ObjectKey) throws(StorageError) -> Incarnation? {

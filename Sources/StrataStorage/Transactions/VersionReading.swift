@@ -48,6 +48,17 @@ public protocol VersionReading {
     /// - Complexity: O(log n).
     func objectIdentity(_ table: TableInfo, primaryKey value: Value) throws(StorageError) -> ObjectIdentity?
 
+    /// Calls `body` with the identity and the row of the object of `table` whose primary key
+    /// is `value`, and returns what it returns; nil, without calling `body`, when there is
+    /// none. One descent for an integer primary key (the row holds the incarnation), an index
+    /// search and a descent for a string one: a lookup that reads the object costs no second
+    /// search. The row view is valid only inside `body`.
+    /// - Throws: `StorageError` (see the protocol), or what `body` throws.
+    /// - Complexity: O(log n).
+    func withObject<R>(
+        _ table: TableInfo, primaryKey value: Value, _ body: (ObjectIdentity, RowView) throws -> R
+    ) throws -> R?
+
     /// The incarnation of the object `key` of `table` (which object holds the key, Spec W12);
     /// nil when there is no such object.
     /// - Throws: `StorageError` (see the protocol).

@@ -35,6 +35,7 @@ extension WriteTransaction {
         catalog.nextTableID += 1
         catalogMetadataChanged = true
         catalog.set(table)
+        tableSetGeneration += 1
         dirtyTables.insert(table.id)
         schemaChanged.insert(name)
         return table
@@ -46,6 +47,7 @@ extension WriteTransaction {
         guard let table = catalog.tablesByName[name] else { throw StorageError.tableNotFound(name) }
         try freeAllRows(table)
         catalog.remove(table)
+        tableSetGeneration += 1
         dirtyTables.remove(table.id)
         schemaChanged.remove(name)
         removedCatalogKeys.append(CatalogCodec.descriptorKey(name))
@@ -327,6 +329,15 @@ extension WriteTransaction {
     public func objectIdentity(_ table: TableInfo, primaryKey value: Value) throws(StorageError) -> ObjectIdentity? {
         try checkActive()
         return try reads.objectIdentity(try info(table.id), primaryKey: value)
+    }
+
+    /// Calls `body` with the identity and row of the object with primary key `value` in this
+    /// transaction's state; nil when there is none. - Complexity: O(log n).
+    public func withObject<R>(
+        _ table: TableInfo, primaryKey value: Value, _ body: (ObjectIdentity, RowView) throws -> R
+    ) throws -> R? {
+        try checkActive()
+        return try reads.withObject(try info(table.id), primaryKey: value, body)
     }
 
     /// The incarnation of the object `key` in this transaction's state; nil when there is no

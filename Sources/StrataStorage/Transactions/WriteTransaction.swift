@@ -38,6 +38,10 @@ public final class WriteTransaction: VersionReading {
     var schemaChanged: Set<String> = []
     var removedCatalogKeys: [[UInt8]] = []
     var catalogMetadataChanged = false
+    /// Counts the tables this transaction created or dropped: a caller that keeps a table's
+    /// descriptor between object operations (the Realm API's `add`) knows it still names the
+    /// same table while the count is unchanged, and need not look it up by name each time.
+    public internal(set) var tableSetGeneration = 0
     var schemaVersion: UInt64
     var state = State.active
     /// The encoding buffer of inserts, kept so its capacity is reused (`encodeRow`).

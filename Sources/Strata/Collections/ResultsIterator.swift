@@ -1,0 +1,223 @@
+import StrataStorage
+
+/// Iterates over a snapshot of Results' keys (Spec V15).
+///
+/// Two things make a scan cost little more than the engine's:
+/// - While the realm is at the version and state the keys were evaluated at (`ViewStamp`), the
+///   iterator decodes the rows of the next elements in one walk over the table, in key order,
+///   and hands each live object its row: no tree search per object (`RowReadAhead`). Once the
+///   realm moves or changes, objects read their rows themselves, as any object does.
+/// - The object of the previous element is reused for the next one when nothing else holds
+///   it (the loop body kept no reference, strong, weak or unowned, to it or to anything made
+///   from it, such as a List) and its class stores nothing but `@Persisted` properties
+///   (`ClassInfo.isRecyclable`): no state of the user's class can be carried along, and no
+///   one can tell it from a new object, except that its `deinit` runs once, at the end.
+public struct ResultsIterator<Element: Object>: IteratorProtocol {
+    /// nil when there is no element (the class has no table at the evaluated version).
+    let cursor: ResultsCursor?
+    /// The object last returned, offered for reuse.
+    private var previous: Element?
+
+    init(storage: Results<Element>.Storage, evaluation: ResultsEvaluation, stamp: ViewStamp) {
+        guard let table = evaluation.table, !evaluation.keys.isEmpty else {
+            cursor = nil
+            return
+        }
+        cursor = ResultsCursor(
+            core: storage.core, info: storage.info, table: table, evaluation: evaluation, stamp: stamp,
+            epoch: storage.epoch, keyOrdered: storage.sort.isEmpty && storage.source.isTable)
+    }
+
+    public mutating func next() -> Element? {
+        trapping { () throws(Realm.Error) -> Element? in try _next() }
+    }
+
+    package mutating func _next() throws(Realm.Error) -> Element? {
+        guard let cursor, let identity = try cursor.advance() else {
+            previous = nil
+            return nil
+        }
+        if previous != nil, isKnownUniquelyReferenced(&previous), let object = previous,
+            let accessor = cursor.reusableAccessor(of: object)
+        {
+            cursor.retarget(accessor, to: identity)
+            return object
+        }
+        let object = try cursor.makeObject(Element.self, identity: identity)
+        previous = cursor.reusesObjects ? object : nil
+        return object
+    }
+}
+
+extension Results.Source {
+    var isTable: Bool {
+        if case .table = self { return true }
+        return false
+    }
+}
+
+/// The state of one iteration over Results (`ResultsIterator`): the evaluated keys, the
+/// position, the rows read ahead. A class, not generic over the element type, so that its
+/// work per element reads its fields in place.
+final class ResultsCursor {
+    let core: RealmCore
+    let info: ClassInfo
+    let table: TableInfo
+    let evaluation: ResultsEvaluation
+    /// The realm's stamp when the keys were evaluated.
+    let stamp: ViewStamp
+    let epoch: Int
+    /// Whether the Results list a table's objects in key order (unsorted, from the table) of a
+    /// live realm: then rows may be read ahead in one walk.
+    let keyOrdered: Bool
+    /// Whether objects may be reused (`ResultsIterator`): live, of a recyclable class.
+    let reusesObjects: Bool
+    // Read or assigned whole, never passed inout: no dynamic exclusivity check is needed.
+    @exclusivity(unchecked) private var position = 0
+    private let ahead = RowReadAhead()
+
+    init(
+        core: RealmCore, info: ClassInfo, table: TableInfo, evaluation: ResultsEvaluation, stamp: ViewStamp, epoch: Int,
+        keyOrdered: Bool
+    ) {
+        self.core = core
+        self.info = info
+        self.table = table
+        self.evaluation = evaluation
+        self.stamp = stamp
+        self.epoch = epoch
+        self.keyOrdered = keyOrdered && !core.isFrozen
+        reusesObjects = info.isRecyclable && !core.isFrozen
+    }
+
+    /// The identity of the next element, after the checks every element makes; nil at the end.
+    func advance() throws(Realm.Error) -> ObjectIdentity? {
+        guard position < evaluation.keys.count else { return nil }
+        try core.checkAccess()
+        // Spec V16: invalidating the realm during iteration ends it with an error.
+        guard epoch == core.epoch else { throw Realm.Error.iteratorInvalidated }
+        position += 1
+        return evaluation.identity(at: position - 1)
+    }
+
+    /// A new object for the current element.
+    func makeObject<Element: Object>(_ type: Element.Type, identity: ObjectIdentity) throws(Realm.Error) -> Element {
+        let object = try core.makeObject(type, info: info, table: table, identity: identity)
+        if let accessor = object._accessor { prefill(accessor) }
+        return object
+    }
+
+    /// `object`'s accessor, when the object (which the caller alone holds) may be reused: no
+    /// weak or unowned reference names it, and nothing but the object holds its accessor (a
+    /// List, an observer or a reference made from the object would).
+    func reusableAccessor(of object: Object) -> _ObjectAccessor? {
+        guard reusesObjects else { return nil }
+        // The runtime counts the object itself once in each of these counts.
+        guard _getUnownedRetainCount(object) == 1, _getWeakRetainCount(object) == 1,
+            object._accessor != nil, isKnownUniquelyReferenced(&object._accessor), let accessor = object._accessor,
+            accessor.core === core
+        else { return nil }
+        return accessor
+    }
+
+    /// Moves `accessor` to the current element, as if newly made.
+    func retarget(_ accessor: _ObjectAccessor, to identity: ObjectIdentity) {
+        accessor.retarget(identity, scope: core.scope(for: table, identity))
+        prefill(accessor)
+    }
+
+    /// Gives the accessor of the current element its row, read ahead while the realm is where
+    /// the keys were evaluated.
+    private func prefill(_ accessor: _ObjectAccessor) {
+        guard keyOrdered, core.stamp == stamp else { return }
+        ahead.moveRow(position - 1, of: evaluation, table: table, core: core, into: accessor, stamp: stamp)
+    }
+}
+
+/// The rows of the next elements of an evaluation in key order, decoded in one walk of the
+/// table (`ResultsCursor`), into one flat buffer reused from pass to pass. Each row is moved,
+/// not copied, into the accessor that takes it.
+///
+/// Its fields are `@exclusivity(unchecked)`: only its own methods touch them, one at a time
+/// (the walk's closure captures locals, not the fields, while it runs).
+final class RowReadAhead {
+    @exclusivity(unchecked) private var values: [StrataStorage.Value] = []
+    /// Per element from `start`: where its values begin in `values` and how many there are;
+    /// a negative start when its key did not hold that very object, or the row was taken.
+    @exclusivity(unchecked) private var spans: [(start: Int, count: Int)] = []
+    @exclusivity(unchecked) private var start = 0
+
+    /// How many rows one pass decodes.
+    private static var passCount: Int { 64 }
+
+    /// Moves the row of element `index` (keys ascending) into `accessor`, reading ahead when
+    /// it was not read yet; leaves the accessor as it is when the row could not be read ahead.
+    func moveRow(
+        _ index: Int, of evaluation: ResultsEvaluation, table: TableInfo, core: RealmCore,
+        into accessor: _ObjectAccessor, stamp: ViewStamp
+    ) {
+        if index < start || index >= start + spans.count {
+            guard let view = try? core.view() else { return }
+            read(from: index, of: evaluation, table: table, view: view)
+        }
+        let span = spans[index - start]
+        guard span.start >= 0 else { return }
+        spans[index - start] = (-1, 0)
+        values.withUnsafeMutableBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return }
+            accessor.prefill(moving: base + span.start, count: span.count, stamp: stamp)
+            // The moved-from values are uninitialized: null (no reference) takes their place.
+            (base + span.start).initialize(repeating: .null, count: span.count)
+        }
+    }
+
+    /// Decodes the rows of elements `first...` (up to `passCount`) in one walk from the first
+    /// one's key. Rows between them (objects the query does not match) are stepped over, up to
+    /// a few passes' worth before the rest is left to the objects.
+    ///
+    /// Reading ahead never fails: a row that cannot be decoded here (damage, Spec D17) or that
+    /// holds a value in overflow pages (read only if its property is) is left to its object,
+    /// whose property read reports what is wrong, as it would without the read-ahead.
+    private func read(from first: Int, of evaluation: ResultsEvaluation, table: TableInfo, view: VersionView) {
+        let end = min(evaluation.keys.count, first + Self.passCount)
+        var values = self.values
+        var spans = self.spans
+        self.values = []
+        self.spans = []
+        values.removeAll(keepingCapacity: true)
+        spans.removeAll(keepingCapacity: true)
+        spans.append(contentsOf: repeatElement((start: -1, count: 0), count: end - first))
+        var next = first
+        var visited = 0
+        try? view.forEachRow(table, from: evaluation.keys[first]) { key, row in
+            visited += 1
+            while next < end && evaluation.keys[next] < key { next += 1 }  // not in this version
+            guard next < end else { return false }
+            if evaluation.keys[next] == key {
+                if row.incarnation == evaluation.identity(at: next).incarnation, Self.append(row, to: &values) {
+                    spans[next - first] = (values.count - row.columnCount, row.columnCount)
+                }
+                next += 1
+            }
+            return next < end && visited < 4 * Self.passCount
+        }
+        self.values = values
+        self.spans = spans
+        start = first
+    }
+
+    /// Appends the values of `row` to `values`; false, appending nothing, when one of them lies
+    /// in overflow pages or the row cannot be decoded.
+    private static func append(_ row: RowView, to values: inout [StrataStorage.Value]) -> Bool {
+        guard (try? row.hasOverflowValues()) == false else { return false }
+        let first = values.count
+        for column in 0..<row.columnCount {
+            guard let value = try? row.value(at: column) else {
+                values.removeSubrange(first...)
+                return false
+            }
+            values.append(value)
+        }
+        return true
+    }
+}

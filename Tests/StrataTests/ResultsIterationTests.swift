@@ -1,0 +1,133 @@
+import Foundation
+import Strata
+import Testing
+
+/// A class with state of its own beside its `@Persisted` properties: its objects are never
+/// reused by an iteration (their state would be carried to the next element).
+private final class Tagged: Object {
+    @Persisted var intCol: Int
+    var tag = 0
+}
+
+/// What iterating Results guarantees whatever the iterator does to be fast (Spec V15): every
+/// element the loop keeps stays that element, whether it is kept strongly, weakly, unowned,
+/// through something made from it, or by state of its own class; and an element read ahead
+/// reads what a fresh lookup reads, also after the realm changed during the loop.
+@Suite struct ResultsIterationTests {
+    private func realm(count: Int) throws -> Realm {
+        let realm = try Realm(configuration: testConfiguration())
+        try realm.write { for value in 0..<count { realm.create(IntObj.self, value: ["intCol": value]) } }
+        return realm
+    }
+
+    // Spec V15: objects kept by the loop body keep their own values.
+    @Test func keptElementsStayTheirElement() throws {
+        let realm = try realm(count: 200)
+        var kept: [IntObj] = []
+        for object in realm.objects(IntObj.self) where object.intCol % 3 == 0 { kept.append(object) }
+        #expect(kept.map(\.intCol) == Array(stride(from: 0, to: 200, by: 3)))
+        #expect(Set(kept.map(ObjectIdentifier.init)).count == kept.count)
+    }
+
+    // Spec V15: an element the body drops may be reused, but every element reads its own row.
+    @Test func droppedElementsReadTheirOwnRows() throws {
+        let realm = try realm(count: 300)
+        var seen: [Int] = []
+        for object in realm.objects(IntObj.self) { seen.append(object.intCol) }
+        #expect(seen == Array(0..<300))
+    }
+
+    // Spec V15: a weak reference to an element never sees a later element: it names its own
+    // element or, once that object is gone, nothing.
+    @Test func weakReferencesNeverSeeALaterElement() throws {
+        let realm = try realm(count: 50)
+        var references: [Weak] = []
+        for object in realm.objects(IntObj.self) {
+            for (index, reference) in references.enumerated() {
+                #expect(reference.object.map { $0.intCol == index } ?? true, "element \(index)")
+            }
+            references.append(Weak(object))
+        }
+        #expect(references.count == 50)
+    }
+
+    // Spec V15: an element kept through its List keeps its own List.
+    @Test func elementsKeptThroughTheirListStayTheirElement() throws {
+        let realm = try Realm(configuration: testConfiguration())
+        try realm.write {
+            for index in 0..<20 {
+                let company = realm.create(Company.self, value: ["name": "c\(index)"])
+                company.employees.append(Employee(value: ["name": "e\(index)", "age": index]))
+            }
+        }
+        var lists: [List<Employee>] = []
+        for company in realm.objects(Company.self) { lists.append(company.employees) }
+        #expect(lists.map { $0.first?.age ?? -1 } == Array(0..<20))
+    }
+
+    // Spec V15: state a class keeps beside its properties is never carried to another element.
+    @Test func stateOfTheUsersClassIsNeverCarriedAlong() throws {
+        var configuration = testConfiguration()
+        configuration.objectTypes = [Tagged.self]
+        let realm = try Realm(configuration: configuration)
+        try realm.write { for value in 0..<30 { realm.create(Tagged.self, value: ["intCol": value]) } }
+        for object in realm.objects(Tagged.self) {
+            #expect(object.tag == 0)
+            object.tag = object.intCol + 1
+        }
+    }
+
+    // Spec V15, W4: a write inside the loop changes what later elements read (they read the
+    // realm's current state, not rows read ahead before the write), and a deleted element is
+    // still yielded, invalidated.
+    @Test func writesDuringTheLoopAreReadByLaterElements() throws {
+        let realm = try realm(count: 150)
+        let results = realm.objects(IntObj.self)
+        var seen: [Int] = []
+        var invalidated = 0
+        for (index, object) in results.enumerated() {
+            if index == 10 {
+                try realm.write {
+                    for other in realm.objects(IntObj.self) where other.intCol >= 100 { other.intCol += 1000 }
+                    realm.delete(realm.objects(IntObj.self).where { $0.intCol == 20 })
+                }
+            }
+            if object.isInvalidated {
+                invalidated += 1
+            } else {
+                seen.append(object.intCol)
+            }
+        }
+        #expect(invalidated == 1)
+        #expect(seen == Array(0..<20) + Array(21..<100) + Array(1100..<1150))
+    }
+
+    // Spec V15: frozen Results iterate their version, also after the live realm moved.
+    @Test func frozenResultsIterateTheirVersion() throws {
+        let realm = try realm(count: 100)
+        let frozen = realm.objects(IntObj.self).freeze()
+        try realm.write { for object in realm.objects(IntObj.self) { object.intCol += 1 } }
+        #expect(frozen.map(\.intCol) == Array(0..<100))
+        var seen: [Int] = []
+        for object in frozen { seen.append(object.intCol) }
+        #expect(seen == Array(0..<100))
+    }
+
+    // Spec W12: a lookup hands its object the row it found; a later write is still seen.
+    @Test func lookedUpObjectsSeeLaterWrites() throws {
+        let realm = try Realm(configuration: testConfiguration())
+        try realm.write { realm.create(PKInt.self, value: ["id": 7, "name": "before"]) }
+        let object = try #require(realm.object(ofType: PKInt.self, forPrimaryKey: 7))
+        #expect(object.name == "before")
+        try realm.write { object.name = "after" }
+        #expect(object.name == "after")
+        #expect(realm.object(ofType: PKInt.self, forPrimaryKey: 7)?.name == "after")
+        #expect(realm.object(ofType: PKInt.self, forPrimaryKey: 8) == nil)
+    }
+}
+
+/// A weak reference to an element, kept in an array.
+private final class Weak {
+    weak var object: IntObj?
+    init(_ object: IntObj) { self.object = object }
+}
