@@ -87,7 +87,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         if let cached = storage.cache.withLock({ $0 }), cached.stamp == stamp { return cached.evaluation }
         let view = try core.view()
         let table = view.table(named: storage.info.className)
-        var keys: [ObjectKey] = []
+        var keys = KeyList()
         var incarnations: [Incarnation] = []
         var sortValues: [[Value?]] = []
         var tablesByID: [TableID: TableInfo]? = nil  // for sorting through links, read once
@@ -109,6 +109,19 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
                 }
             }
             switch storage.source {
+            case .table where storage.predicate == nil && storage.sort.isEmpty:
+                // A whole table whose keys are consecutive and never reused: known from its
+                // first and last keys, with no object read (`KeyList`).
+                if let range = try engine(core.path, { try view.consecutiveKeys(table) }) {
+                    keys = KeyList(range)
+                } else {
+                    try engine(core.path) {
+                        try view.forEachRow(table) { key, row in
+                            try visit(key, row)
+                            return true
+                        }
+                    }
+                }
             case .table:
                 try engine(core.path) {
                     try view.forEachRow(table) { key, row in
@@ -126,7 +139,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
             let order = Self.sortedOrder(
                 keys.count, by: sortValues, storage.sort,
                 nullLinksFirst: core.file.bugs.contains(.nullLinksSortFirst))
-            keys = order.map { keys[$0] }
+            keys = KeyList(order.map { keys[$0] })
             if !incarnations.isEmpty { incarnations = order.map { incarnations[$0] } }
         }
         let evaluation = Evaluation(table: table, keys: keys, incarnations: incarnations)
@@ -429,7 +442,7 @@ extension Results: AnyListConvertible {
 /// table allocates nothing more than its keys.
 struct ResultsEvaluation {
     var table: TableInfo?
-    var keys: [ObjectKey]
+    var keys: KeyList
     var incarnations: [Incarnation]
 
     func identity(at index: Int) -> ObjectIdentity {

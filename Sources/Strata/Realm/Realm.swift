@@ -331,16 +331,12 @@ public struct Realm: Hashable {
     private func object<T: Object>(
         _ type: T.Type, info: ClassInfo, table: TableInfo, view: VersionView, primaryKey value: StrataStorage.Value
     ) throws(Realm.Error) -> T? {
-        let found = try engine(core.path) {
-            // A row whose values cannot all be read here (in overflow pages, or damaged: Spec D17)
-            // is left to the object's property reads, which report what they find.
-            try view.withObject(table, primaryKey: value) { identity, row in
-                (identity, (try? row.hasOverflowValues()) == false ? try? row.values() : nil)
-            }
-        }
-        guard let (identity, values) = found else { return nil }
-        let object = try core.makeObject(type, info: info, table: table, identity: identity)
-        if !core.isFrozen, let values, let accessor = object._accessor {
+        // A row whose values cannot all be read here (in overflow pages) is left to the
+        // object's property reads.
+        let found = try engine(core.path) { try view.objectValues(table, primaryKey: value) }
+        guard let found else { return nil }
+        let object = try core.makeObject(type, info: info, table: table, identity: found.identity)
+        if !core.isFrozen, let values = found.values, let accessor = object._accessor {
             accessor.prefill(values[...], stamp: core.stamp)
         }
         return object

@@ -68,12 +68,17 @@ enum VersionView: VersionReading {
         }
     }
 
-    func withObject<R>(
-        _ table: TableInfo, primaryKey value: Value, _ body: (ObjectIdentity, RowView) throws -> R
-    ) throws -> R? {
+    func objectValues(_ table: TableInfo, primaryKey value: Value) throws(StorageError) -> ObjectValues? {
         switch self {
-        case .read(let read): return try read.withObject(table, primaryKey: value, body)
-        case .write(let write): return try write.withObject(table, primaryKey: value, body)
+        case .read(let read): return try read.objectValues(table, primaryKey: value)
+        case .write(let write): return try write.objectValues(table, primaryKey: value)
+        }
+    }
+
+    func consecutiveKeys(_ table: TableInfo) throws(StorageError) -> ClosedRange<ObjectKey>? {
+        switch self {
+        case .read(let read): return try read.consecutiveKeys(table)
+        case .write(let write): return try write.consecutiveKeys(table)
         }
     }
 

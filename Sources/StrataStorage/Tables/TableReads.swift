@@ -150,11 +150,41 @@ struct TableReads<Source: PageSource> {
         return ObjectIdentity(key: key, incarnation: incarnation)
     }
 
-    /// Calls `body` with the identity and row of the object whose primary key is `value`; nil
-    /// when there is none (identities as `objectIdentity` gives them).
-    func withObject<R>(
-        _ table: TableInfo, primaryKey value: Value, _ body: (ObjectIdentity, RowView) throws -> R
-    ) throws -> R? {
+    /// The keys of `table`'s objects when they are exactly the consecutive keys `first...last`
+    /// and no key was ever given to a second object (every incarnation is 0); nil when that is
+    /// not so, or not known without a walk (an empty rightmost leaf). Two descents.
+    func consecutiveKeys(_ table: TableInfo) throws(StorageError) -> ClosedRange<ObjectKey>? {
+        guard table.rowCount > 0, table.rowRoot != 0 else { return nil }
+        // An integer primary key's table counts deletions in `nextKey` (incarnations): while it
+        // is 0 no key was reused. Other tables' keys are never reused.
+        if case .int = table.primaryKey, table.nextKey != 0 { return nil }
+        var cursor = TreeCursor(source: source)
+        try cursor.seek(root: table.rowRoot, atLeast: nil)
+        guard cursor.isValid, !cursor.leaf.hasByteKeys else { return nil }
+        let first = intKeyFromImage(cursor.leaf.leafKeyImage(cursor.index))
+        var node = try source.node(table.rowRoot)
+        var depth = 0
+        while !node.isLeaf {
+            depth += 1
+            guard depth <= TreeSearch.depthMax else {
+                throw StorageError.corruptPage(
+                    page: PageNumber(table.rowRoot), reason: "tree deeper than \(TreeSearch.depthMax)")
+            }
+            node = try source.child(of: node, node.count)
+        }
+        guard node.count > 0, !node.hasByteKeys else { return nil }
+        let last = intKeyFromImage(node.leafKeyImage(node.count - 1))
+        // Overflow-safe: the span is compared only when it cannot trap.
+        guard first <= last, last.subtractingReportingOverflow(first).overflow == false,
+            last - first == Int64(table.rowCount) - 1
+        else { return nil }
+        return ObjectKey(first)...ObjectKey(last)
+    }
+
+    /// The identity of the object whose primary key is `value` (as `objectIdentity` gives it)
+    /// and its decoded values, nil when one of them lies in overflow pages or cannot be
+    /// decoded; nil when there is no such object.
+    func objectValues(_ table: TableInfo, primaryKey value: Value) throws(StorageError) -> ObjectValues? {
         let key: ObjectKey
         let clustered: Bool
         if case .int = table.primaryKey {
@@ -166,8 +196,18 @@ struct TableReads<Source: PageSource> {
             clustered = false
         }
         guard let cell = try rowCell(table, key) else { return nil }
-        return try withRow(cell: cell) { row in
-            try body(ObjectIdentity(key: key, incarnation: clustered ? row.incarnation : .keyIsIdentity), row)
+        do {
+            return try withRow(cell: cell) { row -> ObjectValues in
+                ObjectValues(
+                    identity: ObjectIdentity(key: key, incarnation: clustered ? row.incarnation : .keyIsIdentity),
+                    // Values that cannot be decoded here are left to the caller's reads of the
+                    // row, which report the damage where it is read (Spec D17).
+                    values: (try? row.hasOverflowValues()) == false ? try? row.values() : nil)
+            }
+        } catch let error as StorageError {
+            throw error
+        } catch {
+            throw StorageError.corruptRecord(reason: "\(error)")
         }
     }
 

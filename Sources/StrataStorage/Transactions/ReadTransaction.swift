@@ -156,13 +156,18 @@ public final class ReadTransaction: VersionReading, @unchecked Sendable {
         return try reads.objectIdentity(try resolve(table), primaryKey: value)
     }
 
-    /// Calls `body` with the identity and row of the object with primary key `value`; nil
-    /// when there is none. - Complexity: O(log n).
-    public func withObject<R>(
-        _ table: TableInfo, primaryKey value: Value, _ body: (ObjectIdentity, RowView) throws -> R
-    ) throws -> R? {
+    /// The identity and values of the object with primary key `value`; nil when there is
+    /// none. - Complexity: O(log n).
+    public func objectValues(_ table: TableInfo, primaryKey value: Value) throws(StorageError) -> ObjectValues? {
         try checkOpen()
-        return try reads.withObject(try resolve(table), primaryKey: value, body)
+        return try reads.objectValues(try resolve(table), primaryKey: value)
+    }
+
+    /// The keys of `table`'s objects when they are consecutive and never reused; nil when not
+    /// (or not known without a walk). - Complexity: O(log n).
+    public func consecutiveKeys(_ table: TableInfo) throws(StorageError) -> ClosedRange<ObjectKey>? {
+        try checkOpen()
+        return try reads.consecutiveKeys(try resolve(table))
     }
 
     /// The incarnation of the object `key`; nil when there is no such object at this version.

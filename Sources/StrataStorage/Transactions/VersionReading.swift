@@ -48,16 +48,22 @@ public protocol VersionReading {
     /// - Complexity: O(log n).
     func objectIdentity(_ table: TableInfo, primaryKey value: Value) throws(StorageError) -> ObjectIdentity?
 
-    /// Calls `body` with the identity and the row of the object of `table` whose primary key
-    /// is `value`, and returns what it returns; nil, without calling `body`, when there is
-    /// none. One descent for an integer primary key (the row holds the incarnation), an index
-    /// search and a descent for a string one: a lookup that reads the object costs no second
-    /// search. The row view is valid only inside `body`.
-    /// - Throws: `StorageError` (see the protocol), or what `body` throws.
+    /// The identity of the object of `table` whose primary key is `value`, with its decoded
+    /// values (nil when one of them lies in overflow pages: `row(_:key:)` reads those); nil when
+    /// there is none. One descent for an integer primary key (the row holds the incarnation),
+    /// an index search and a descent for a string one: a lookup that reads the object costs no
+    /// second search.
+    /// - Throws: `StorageError` (see the protocol).
     /// - Complexity: O(log n).
-    func withObject<R>(
-        _ table: TableInfo, primaryKey value: Value, _ body: (ObjectIdentity, RowView) throws -> R
-    ) throws -> R?
+    func objectValues(_ table: TableInfo, primaryKey value: Value) throws(StorageError) -> ObjectValues?
+
+    /// The keys of `table`'s objects when they are exactly the consecutive keys of the range
+    /// and no key was ever given to a second object (every incarnation is 0); nil when that is
+    /// not so, or cannot be known without visiting the objects. An unfiltered scan then knows
+    /// its objects without reading them.
+    /// - Throws: `StorageError` (see the protocol).
+    /// - Complexity: O(log n).
+    func consecutiveKeys(_ table: TableInfo) throws(StorageError) -> ClosedRange<ObjectKey>?
 
     /// The incarnation of the object `key` of `table` (which object holds the key, Spec W12);
     /// nil when there is no such object.

@@ -331,13 +331,18 @@ extension WriteTransaction {
         return try reads.objectIdentity(try info(table.id), primaryKey: value)
     }
 
-    /// Calls `body` with the identity and row of the object with primary key `value` in this
-    /// transaction's state; nil when there is none. - Complexity: O(log n).
-    public func withObject<R>(
-        _ table: TableInfo, primaryKey value: Value, _ body: (ObjectIdentity, RowView) throws -> R
-    ) throws -> R? {
+    /// The identity and values of the object with primary key `value`; nil when there is
+    /// none. - Complexity: O(log n).
+    public func objectValues(_ table: TableInfo, primaryKey value: Value) throws(StorageError) -> ObjectValues? {
         try checkActive()
-        return try reads.withObject(try info(table.id), primaryKey: value, body)
+        return try reads.objectValues(try info(table.id), primaryKey: value)
+    }
+
+    /// The keys of `table`'s objects in this transaction's state when they are consecutive and
+    /// never reused; nil when not (or not known without a walk). - Complexity: O(log n).
+    public func consecutiveKeys(_ table: TableInfo) throws(StorageError) -> ClosedRange<ObjectKey>? {
+        try checkActive()
+        return try reads.consecutiveKeys(try info(table.id))
     }
 
     /// The incarnation of the object `key` in this transaction's state; nil when there is no
