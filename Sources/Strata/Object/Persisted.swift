@@ -315,7 +315,12 @@ extension _Persistable {
 
     /// Sets `column` of a managed object. Lists override this to replace their elements.
     public static func _strataSet(_ value: Self, _ accessor: _ObjectAccessor, column: Int) throws(Realm.Error) {
-        try accessor.checkSettable(value)
+        // Only a link's value needs the settable checks beyond the write's (and boxing it).
+        if _strataKind.objectType != nil {
+            try accessor.checkSettable(value)
+        } else {
+            try accessor.checkWritable()
+        }
         try accessor.setValue(try value._strataEncode(realm: accessor.realm), column: column)
     }
 }

@@ -18,6 +18,12 @@ struct RowBuffer {
         return base[column]
     }
 
+    /// The values, as an array.
+    var values: [StrataStorage.Value] {
+        guard let base else { return [] }
+        return Array(UnsafeBufferPointer(start: base, count: count))
+    }
+
     /// Replaces the values with `values`, reusing the memory when it is large enough.
     mutating func assign(_ values: ArraySlice<StrataStorage.Value>) {
         guard let base = emptied(capacity: values.count) else { return }

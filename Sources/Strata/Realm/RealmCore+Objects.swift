@@ -222,7 +222,15 @@ extension RealmCore {
         let info = try classInfo(type(of: object))
         let table = try writableTable(info, write)
         let columnCount = info.wrappers.count
-        var row = [StrataStorage.Value](repeating: .null, count: columnCount)
+        // The row array of the previous add, reused (an add inside this one, for a linked
+        // object, finds none and makes its own).
+        var row: [StrataStorage.Value] = []
+        swap(&row, &addRowScratch)
+        row.append(contentsOf: repeatElement(.null, count: columnCount))
+        defer {
+            row.removeAll(keepingCapacity: true)
+            swap(&row, &addRowScratch)
+        }
         try info.withStorage(of: object) { storage throws(Realm.Error) in
             for column in 0..<columnCount {
                 if info.columnIsLink[column] {
@@ -279,11 +287,25 @@ extension RealmCore {
             if policy != .error { throw Realm.Error.noPrimaryKey(type: info.className) }
             return (try engine(path) { try write.insertObject(table.id, values: row) }, true, nil)
         }
+        if policy == .error {
+            // Insert at once: the engine refuses a primary key that exists (leaving nothing
+            // behind), so a bulk add searches once per object, not twice. Any other refusal
+            // of an object whose key exists is reported as that key existing, as the check
+            // before the insert would have.
+            do {
+                return (try write.insertObject(table.id, values: row), true, nil)
+            } catch {
+                if case .duplicateKey = error {
+                    throw Realm.Error.primaryKeyExists(type: info.className, value: Self.describe(row[pkColumn]))
+                }
+                if (try? write.objectIdentity(table, primaryKey: row[pkColumn])) ?? nil != nil {
+                    throw Realm.Error.primaryKeyExists(type: info.className, value: Self.describe(row[pkColumn]))
+                }
+                throw Realm.Error.from(error, path: path)
+            }
+        }
         let existing = try engine(path) { try write.objectIdentity(table, primaryKey: row[pkColumn]) }
         if let existing {
-            guard policy != .error else {
-                throw Realm.Error.primaryKeyExists(type: info.className, value: Self.describe(row[pkColumn]))
-            }
             let replaced = try engine(path) { try write.row(table, key: existing.key) } ?? []
             try engine(path) { try write.update(table.id, key: existing.key, values: row) }
             return (existing, false, replaced)

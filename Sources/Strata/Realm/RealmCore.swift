@@ -84,6 +84,8 @@ final class RealmCore {
     /// thread's commit poisons the file with after that point does not reach the callbacks
     /// the refresh owes; they read the versions already pinned.
     @exclusivity(unchecked) private var poisonCheckedAtEntry = false
+    /// The row array `addUnmanaged` fills, kept empty between adds so its storage is reused.
+    var addRowScratch: [StrataStorage.Value] = []
     /// The update policy of the `add` in progress (objects it links to are added with it).
     var addPolicy: Realm.UpdatePolicy?
     let scheduler: RealmScheduler?
