@@ -209,15 +209,6 @@ final class RowReadAhead {
     /// Appends the values of `row` to `values`; false, appending nothing, when one of them lies
     /// in overflow pages or the row cannot be decoded.
     private static func append(_ row: RowView, to values: inout [StrataStorage.Value]) -> Bool {
-        guard (try? row.hasOverflowValues()) == false else { return false }
-        let first = values.count
-        for column in 0..<row.columnCount {
-            guard let value = try? row.value(at: column) else {
-                values.removeSubrange(first...)
-                return false
-            }
-            values.append(value)
-        }
-        return true
+        (try? row.appendInlineValues(to: &values)) ?? false
     }
 }

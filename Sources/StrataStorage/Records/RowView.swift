@@ -249,6 +249,31 @@ public struct RowView {
         return false
     }
 
+    /// Appends every column's value to `values`, as `values()` decodes them, and returns true;
+    /// returns false, appending nothing, when a value lies in overflow pages (a caller reading
+    /// rows ahead of need leaves those to be read only if their properties are).
+    /// - Throws: `StorageError` for damaged row bytes (nothing is appended then either).
+    public func appendInlineValues(to values: inout [Value]) throws(StorageError) -> Bool {
+        guard try !hasOverflowValues(), let base = bytes.baseAddress else { return false }
+        let first = values.count
+        values.reserveCapacity(first + columnCount)
+        for column in 0..<columnCount {
+            guard let offset = try _valueOffset(column) else {
+                values.append(.null)
+                continue
+            }
+            var cursor = ByteReader(base: base, offset: offset, endOffset: bytes.count)
+            do {
+                values.append(try decodeValue(&cursor, nested: false))
+            } catch {
+                values.removeSubrange(first...)
+                if let error = error as? StorageError { throw error }
+                throw StorageError.corruptRecord(reason: "column \(column): \(error)")
+            }
+        }
+        return true
+    }
+
     private func decodeValue(_ cursor: inout ByteReader, nested: Bool) throws -> Value {
         let tagByte = try cursor.readByte()
         guard let tag = RowCodec.Tag(rawValue: tagByte) else {
