@@ -15,8 +15,6 @@ import StrataStorage
 public struct ResultsIterator<Element: Object>: IteratorProtocol {
     /// nil when there is no element (the class has no table at the evaluated version).
     let cursor: ResultsCursor?
-    /// The object last returned, offered for reuse.
-    private var previous: Element?
 
     init(storage: Results<Element>.Storage, evaluation: ResultsEvaluation, stamp: ViewStamp) {
         guard let table = evaluation.table, !evaluation.keys.isEmpty else {
@@ -28,24 +26,16 @@ public struct ResultsIterator<Element: Object>: IteratorProtocol {
             epoch: storage.epoch, keyOrdered: storage.sort.isEmpty && storage.source.isTable)
     }
 
+    // No closure (`trapping`) here: in this generic function it would cost a metadata lookup
+    // per element.
     public mutating func next() -> Element? {
-        trapping { () throws(Realm.Error) -> Element? in try _next() }
+        do { return try _next() } catch { _trap(error) }
     }
 
     package mutating func _next() throws(Realm.Error) -> Element? {
-        guard let cursor, let identity = try cursor.advance() else {
-            previous = nil
-            return nil
-        }
-        if previous != nil, isKnownUniquelyReferenced(&previous), let object = previous,
-            let accessor = cursor.reusableAccessor(of: object)
-        {
-            cursor.retarget(accessor, to: identity)
-            return object
-        }
-        let object = try cursor.makeObject(Element.self, identity: identity)
-        previous = cursor.reusesObjects ? object : nil
-        return object
+        guard let cursor, let object = try cursor.next(Element.self) else { return nil }
+        // The cursor makes objects of `Element.self` only (a reused one was made so too).
+        return unsafeDowncast(object, to: Element.self)
     }
 }
 
@@ -91,7 +81,7 @@ final class ResultsCursor {
     }
 
     /// The identity of the next element, after the checks every element makes; nil at the end.
-    func advance() throws(Realm.Error) -> ObjectIdentity? {
+    private func advance() throws(Realm.Error) -> ObjectIdentity? {
         guard position < evaluation.keys.count else { return nil }
         try core.checkAccess()
         // Spec V16: invalidating the realm during iteration ends it with an error.
@@ -100,10 +90,24 @@ final class ResultsCursor {
         return evaluation.identity(at: position - 1)
     }
 
-    /// A new object for the current element.
-    func makeObject<Element: Object>(_ type: Element.Type, identity: ObjectIdentity) throws(Realm.Error) -> Element {
+    /// The object last returned, offered for reuse (`reusesObjects`).
+    @exclusivity(unchecked) private var previous: Object?
+
+    /// The object of the next element, an instance of `type`; nil at the end.
+    func next(_ type: Object.Type) throws(Realm.Error) -> Object? {
+        guard let identity = try advance() else {
+            previous = nil
+            return nil
+        }
+        if previous != nil, isKnownUniquelyReferenced(&previous), let object = previous,
+            let accessor = reusableAccessor(of: object)
+        {
+            retarget(accessor, to: identity)
+            return object
+        }
         let object = try core.makeObject(type, info: info, table: table, identity: identity)
         if let accessor = object._accessor { prefill(accessor) }
+        previous = reusesObjects ? object : nil
         return object
     }
 

@@ -137,15 +137,9 @@ public final class _ObjectAccessor {
         do { return try value(column: column(ofOrdinal: ordinal, base: base)) } catch { _trap(error) }
     }
 
-    /// The realm `stored` decodes in (`_RealmValue._strataDecode`): only links and lists of
-    /// them need one, so a scalar read makes none.
+    /// The realm links decode in (`_RealmValue._strataDecode`).
     @usableFromInline
-    func _decodingRealm(for stored: StrataStorage.Value) -> Realm? {
-        switch stored {
-        case .link, .list: return Realm(core: core)
-        default: return nil
-        }
-    }
+    var _realm: Realm { Realm(core: core) }
 
     /// Gives a live accessor the row its maker has just read at the realm's current view (a
     /// scan reads rows in key order: `ResultsIterator`; a lookup reads the row it finds), so

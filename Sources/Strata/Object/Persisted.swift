@@ -89,9 +89,13 @@ public struct Persisted<Value: _Persistable> {
                 }
                 let stored = accessor._storedValue(
                     ordinal: object[keyPath: storageKeyPath].ordinal, base: object._ordinalBase)
-                do { return try Value._strataDecode(stored, realm: accessor._decodingRealm(for: stored)) } catch {
-                    _trap(error)
+                // Only links (and lists of them) decode in a realm: a scalar read makes none.
+                let realm: Realm?
+                switch stored {
+                case .link, .list: realm = accessor._realm
+                default: realm = nil
                 }
+                do { return try Value._strataDecode(stored, realm: realm) } catch { _trap(error) }
             }
             if object._isRecordingKeyPath {
                 return _recordedValue(
