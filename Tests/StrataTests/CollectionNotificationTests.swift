@@ -57,6 +57,37 @@ import Testing
         }
     }
 
+    // Spec N11, N13: the objects a commit set are the modifications, at their old indices,
+    // whether the commit set a few of a large collection's objects or most of them; an
+    // observer that follows links also hears of a change to a linked object.
+    @Test(arguments: [3, 40])
+    func modificationsOfFewAndOfManyObjects(changed: Int) throws {
+        let configuration = testConfiguration()
+        try onLoopThread {
+            let realm = try Realm(configuration: configuration)
+            try realm.write {
+                for value in 0..<60 { realm.create(IntObj.self, value: ["intCol": value]) }
+                for value in 0..<5 { realm.create(Owner.self, value: ["name": "o\(value)", "dog": ["age": value]]) }
+            }
+            let log = Log()
+            let owners = Log()
+            let token = realm.objects(IntObj.self).observe { log.record($0) }
+            let ownersToken = realm.objects(Owner.self).observe { owners.record($0) }
+            #expect(spinRunLoop { log.count == 1 && owners.count == 1 })
+            let changedIndices = Array(stride(from: 1, to: 60, by: 60 / changed).prefix(changed))
+            try realm.write {
+                let all = Array(realm.objects(IntObj.self))
+                for index in changedIndices { all[index].intCol += 100 }
+                realm.objects(Dog.self).where { $0.age == 2 }.first?.age = 20
+            }
+            #expect(spinRunLoop { log.count == 2 && owners.count == 2 })
+            #expect(log.last == "update 60 d[] i[] m\(changedIndices)")
+            #expect(owners.last == "update 5 d[] i[] m[2]")
+            token.invalidate()
+            ownersToken.invalidate()
+        }
+    }
+
     // Spec N7: one update per commit, local or from another thread, in order.
     @Test func oneUpdatePerCommitLocalAndBackground() throws {
         let configuration = testConfiguration()

@@ -77,6 +77,22 @@ final class ChangeDetector {
     /// Whether nothing can have changed (the range is recorded and set nothing).
     var nothingChanged: Bool { journal?.isEmpty ?? false }
 
+    /// The only objects of `table` that `changedColumns` can find changed when `paths` follow no
+    /// link of `schema` and the range is recorded: those the journal lists; nil when any
+    /// object may have changed (a link is followed, or rows must be compared). An observer of
+    /// a large collection then tests a handful of objects instead of every element.
+    func candidates(in table: TableInfo, schema: ObjectSchema, watching paths: WatchedPaths) -> [ObjectKey]? {
+        guard let journal else { return nil }
+        for (column, property) in schema.properties.enumerated() where property.isLink {
+            switch paths {
+            case .everything: return nil
+            case .columns(let watched):
+                if case .some(.some) = watched[column] { return nil }
+            }
+        }
+        return journal.keys(table.id)
+    }
+
     /// The watched columns of the object `key` of `table` that changed, ascending.
     func changedColumns(
         _ table: TableInfo, _ key: ObjectKey, schema: ObjectSchema,

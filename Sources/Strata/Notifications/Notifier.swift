@@ -106,10 +106,16 @@ final class CollectionNotifier: Notifier {
             let view = try core.view()
             let (detector, _) = detector(in: core, view: view)
             var failure: Realm.Error?
+            // The objects that may have changed, when the journal can tell: a few are searched
+            // linearly (no hashing of every element of a large collection), many by a set.
+            let candidates = now.table.flatMap { table in
+                schema.flatMap { detector.candidates(in: table, schema: $0, watching: paths) }
+            }.map(KeyFilter.init)
             let diff = CollectionDiff.between(old: old, new: now.elements) { element in
                 guard failure == nil, case .object(let identity) = element, let table = now.table,
                     let schema, !detector.nothingChanged
                 else { return false }
+                if let candidates, !candidates.contains(identity.key) { return false }
                 do throws(Realm.Error) {
                     return try engine(core.path) {
                         try !detector.changedColumns(table, identity.key, schema: schema, watching: paths).isEmpty
@@ -233,4 +239,22 @@ final class ObjectNotifier: Notifier {
             subscription.runCallback(endsObservation: true) { send(.error(error), []) }
         }
     }
+}
+
+/// Membership of object keys: a short array searched linearly while few, else a set.
+struct KeyFilter {
+    private let few: [ObjectKey]
+    private let many: Set<ObjectKey>?
+
+    init(_ keys: [ObjectKey]) {
+        if keys.count <= 16 {
+            few = keys
+            many = nil
+        } else {
+            few = []
+            many = Set(keys)
+        }
+    }
+
+    func contains(_ key: ObjectKey) -> Bool { many?.contains(key) ?? few.contains(key) }
 }

@@ -58,6 +58,9 @@ struct WriteChanges: Sendable {
     func columns(_ table: TableID, _ key: ObjectKey) -> ColumnSet? { modified[table]?[key] }
 
     func touches(_ table: TableID) -> Bool { modified[table] != nil }
+
+    /// The objects of `table` something was set on.
+    func keys(_ table: TableID) -> [ObjectKey] { modified[table].map { Array($0.keys) } ?? [] }
 }
 
 /// This process's record of its own commits to one file, by version: what each set and which
