@@ -87,6 +87,9 @@ extension ModelState {
                 throw .rejected(.invalidStep("unknown iterator \(iteratorID)"))
             }
             let realm = try usableRealm(iterator.realm, in: context)
+            // Spec F6: a request is a read, which an invalidated frozen realm rejects (the one
+            // that finds the end too).
+            if realm.isFrozen, realm.frozenInvalidated { throw .rejected(.frozenRealmInvalidated) }
             // Spec V16: after invalidate() the next request is rejected.
             guard realm.epoch == iterator.epoch, realm.isFrozen || realm.readVersion != nil else {
                 throw .rejected(.iteratorInvalidated)

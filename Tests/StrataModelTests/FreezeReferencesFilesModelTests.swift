@@ -257,8 +257,11 @@ private let fzLocation = World.file.location
         w.ok(World.main, .freezeRealm(1, as: 10))
         w.ok(World.main, .objects(10, .all("Item"), as: 100))
         w.ok(World.main, .objectForPrimaryKey(10, type: "Item", primaryKey: 1, as: 101))
+        w.ok(World.main, .iterate(100, as: 1))
         w.ok(World.main, .invalidate(10))
         #expect(w.fails(World.main, .objects(10, .all("Item"), as: 102)) == .frozenRealmInvalidated)
+        // An iteration's next request is a read too (Spec V16 for live realms).
+        #expect(w.fails(World.main, .iteratorNext(1, as: 106)) == .frozenRealmInvalidated)
         #expect(w.fails(World.thread, .objects(10, .all("Other"), as: 103)) == .frozenRealmInvalidated)
         #expect(
             w.fails(World.main, .objectForPrimaryKey(10, type: "Item", primaryKey: 1, as: 104))

@@ -113,6 +113,31 @@ private final class Tagged: Object {
         #expect(seen == Array(0..<100))
     }
 
+    // Spec V16 (ResultsTests.testCallInvalidateDuringEnumeration): the request that would end
+    // the iteration is a request too, rejected after invalidate(): after the last element, and
+    // over Results with no element at all.
+    @Test func theRequestThatWouldEndIsRejectedAfterInvalidate() throws {
+        let realm = try realm(count: 1)
+        var last = try realm.objects(IntObj.self)._makeIterator()
+        var empty = try realm.objects(IntObj.self).where { $0.intCol > 5 }._makeIterator()
+        #expect(try last._next()?.intCol == 0)
+        realm.invalidate()
+        for var iterator in [last, empty] {
+            do {
+                _ = try iterator._next()
+                Issue.record("the request was not rejected")
+            } catch {
+                #expect(error.message == "Collection is no longer valid")
+            }
+        }
+        // Iterations begun after it end with nil, as ever.
+        last = try realm.objects(IntObj.self)._makeIterator()
+        #expect(try last._next()?.intCol == 0)
+        #expect(try last._next() == nil)
+        empty = try realm.objects(IntObj.self).where { $0.intCol > 5 }._makeIterator()
+        #expect(try empty._next() == nil)
+    }
+
     // Spec W12: a lookup hands its object the row it found; a later write is still seen.
     @Test func lookedUpObjectsSeeLaterWrites() throws {
         let realm = try Realm(configuration: testConfiguration())

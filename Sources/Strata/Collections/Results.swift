@@ -206,10 +206,12 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     /// Iterates over the objects matching when iteration began (Spec V15); invalidating the
     /// realm during iteration stops it with 'Collection is no longer valid' (Spec V16).
     public func makeIterator() -> ResultsIterator<Element> {
-        trapping { () throws(Realm.Error) -> ResultsIterator<Element> in
-            let evaluation = try evaluate()
-            return ResultsIterator(storage: storage, evaluation: evaluation, stamp: storage.core.stamp)
-        }
+        trapping { () throws(Realm.Error) -> ResultsIterator<Element> in try _makeIterator() }
+    }
+
+    package func _makeIterator() throws(Realm.Error) -> ResultsIterator<Element> {
+        let evaluation = try evaluate()
+        return ResultsIterator(storage: storage, evaluation: evaluation, stamp: storage.core.stamp)
     }
 
     // MARK: state

@@ -15,8 +15,14 @@ import StrataStorage
 public struct ResultsIterator<Element: Object>: IteratorProtocol {
     /// nil when there is no element (the class has no table at the evaluated version).
     let cursor: ResultsCursor?
+    /// The realm and its epoch when the keys were evaluated, for the checks of a request over
+    /// no element (Spec V16: after `invalidate()` it is rejected too).
+    private let core: RealmCore
+    private let epoch: Int
 
     init(storage: Results<Element>.Storage, evaluation: ResultsEvaluation, stamp: ViewStamp) {
+        core = storage.core
+        epoch = storage.epoch
         guard let table = evaluation.table, !evaluation.keys.isEmpty else {
             cursor = nil
             return
@@ -33,7 +39,11 @@ public struct ResultsIterator<Element: Object>: IteratorProtocol {
     }
 
     package mutating func _next() throws(Realm.Error) -> Element? {
-        guard let cursor, let object = try cursor.next(Element.self) else { return nil }
+        guard let cursor else {
+            try ResultsCursor.check(core, epoch: epoch)
+            return nil
+        }
+        guard let object = try cursor.next(Element.self) else { return nil }
         // The cursor makes objects of `Element.self` only (a reused one was made so too).
         return unsafeDowncast(object, to: Element.self)
     }
@@ -62,6 +72,9 @@ final class ResultsCursor {
     let keyOrdered: Bool
     /// Whether objects may be reused (`ResultsIterator`): live, of a recyclable class.
     let reusesObjects: Bool
+    /// The seeded bug `iteratorReusesHeldObject`: the previous object is reused even when the
+    /// caller still holds it strongly.
+    let reusesHeldObjects: Bool
     // Read or assigned whole, never passed inout: no dynamic exclusivity check is needed.
     @exclusivity(unchecked) private var position = 0
     private let ahead = RowReadAhead()
@@ -78,16 +91,23 @@ final class ResultsCursor {
         self.epoch = epoch
         self.keyOrdered = keyOrdered && !core.isFrozen
         reusesObjects = info.isRecyclable && !core.isFrozen
+        reusesHeldObjects = core.file.bugs.contains(.iteratorReusesHeldObject)
     }
 
-    /// The identity of the next element, after the checks every element makes; nil at the end.
+    /// The identity of the next element, after the checks every request makes (the one that
+    /// finds the end too); nil at the end.
     private func advance() throws(Realm.Error) -> ObjectIdentity? {
+        try Self.check(core, epoch: epoch)
         guard position < evaluation.keys.count else { return nil }
-        try core.checkAccess()
-        // Spec V16: invalidating the realm during iteration ends it with an error.
-        guard epoch == core.epoch else { throw Realm.Error.iteratorInvalidated }
         position += 1
         return evaluation.identity(at: position - 1)
+    }
+
+    /// The checks every request makes: the realm's access, and that it was not invalidated
+    /// since the keys were evaluated (Spec V16: then the iteration ends with an error).
+    static func check(_ core: RealmCore, epoch: Int) throws(Realm.Error) {
+        try core.checkAccess()
+        guard epoch == core.epoch else { throw Realm.Error.iteratorInvalidated }
     }
 
     /// The object last returned, offered for reuse (`reusesObjects`).
@@ -99,7 +119,8 @@ final class ResultsCursor {
             previous = nil
             return nil
         }
-        if previous != nil, isKnownUniquelyReferenced(&previous), let object = previous,
+        // The seeded bug `iteratorReusesHeldObject` skips the first test (Spec V15 broken).
+        if previous != nil, reusesHeldObjects || isKnownUniquelyReferenced(&previous), let object = previous,
             let accessor = reusableAccessor(of: object)
         {
             retarget(accessor, to: identity)

@@ -81,6 +81,9 @@ package struct APISeededBugs: OptionSet, Sendable, Hashable {
     /// A sort through a to-one link puts objects whose link is null first ascending and last
     /// descending, as if a null link were the lowest value (V20).
     package static let nullLinksSortFirst = APISeededBugs(rawValue: 1 << 51)
+    /// Iterating Results reuses the previous element's object for the next one even when the
+    /// caller still holds it strongly: a held element turns into a later one (V15).
+    package static let iteratorReusesHeldObject = APISeededBugs(rawValue: 1 << 52)
 
     /// Every bug of the layer: the bits a harness's raw value gives this layer.
     package static let all: APISeededBugs = [
@@ -89,6 +92,6 @@ package struct APISeededBugs: OptionSet, Sendable, Hashable {
         .modificationsAtNewIndices, .skippedTokenStillNotified, .refreshSkipsCallbacks, .callbackInsideObserve,
         .completionBeforeDurable, .asyncBlocksOutOfOrder, .cancelledBlockStillRuns, .objectReferenceDoesNotPin,
         .unfinishedAsyncBlockCommits, .releasedWriterNotHeld, .invalidateDefersCompletions,
-        .writeCopyIgnoresOpenWrite, .skipAcceptsForeignTokens, .nullLinksSortFirst,
+        .writeCopyIgnoresOpenWrite, .skipAcceptsForeignTokens, .nullLinksSortFirst, .iteratorReusesHeldObject,
     ]
 }

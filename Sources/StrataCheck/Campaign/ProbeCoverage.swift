@@ -10,6 +10,9 @@ public enum ProbeCoverage {
     public static let resolveIntoNewerRealm = "resolve into a newer realm"
     public static let resolveIntoUnreadRealm = "resolve into a realm that never read"
     public static let activeVersionLimitHit = "write refused over the active-version limit"
+    /// Generation 7: an iterator over Results reused the previous element's object, which the
+    /// caller had let go of, for the next element (Spec V15, `ResultsIterator`).
+    public static let iteratorReusedObject = "iterator reused a released object"
 
     /// What the lockstep modes (controlled and crash) must reach.
     public static let mustHit: [String] = [
@@ -24,7 +27,7 @@ public enum ProbeCoverage {
         Probe.phaseTwoSyncFailed.rawValue,
         Probe.growthWhileReaderActive.rawValue,
         resolveIntoOlderRealm, resolveIntoNewerRealm, resolveIntoUnreadRealm,
-        activeVersionLimitHit,
+        activeVersionLimitHit, iteratorReusedObject,
     ]
 
     /// What a SIGKILL campaign (`run --mode process`) must reach: only processes that die

@@ -162,6 +162,10 @@ public enum SeededBugCatalog {
         SeededBug(
             name: "nullLinksSortFirst", bug: .api(.nullLinksSortFirst), layer: "API: queries",
             rules: ["V20"], summary: "a sort through a to-one link puts null links first ascending, last descending"),
+        // Generation 7: iteration over Results, whose objects are reused.
+        SeededBug(
+            name: "iteratorReusesHeldObject", bug: .api(.iteratorReusesHeldObject), layer: "API: iteration",
+            rules: ["V15"], summary: "iteration reuses the previous element's object while the caller still holds it"),
     ]
 
     public static func named(_ name: String) -> SeededBug? { all.first { $0.name == name } }

@@ -27,6 +27,10 @@ enum EngineReference {
 struct AccessorTable {
     var handles: [HandleID: EngineHandle] = [:]
     var references: [ReferenceID: EngineReference] = [:]
+    /// Generation 7: the iterations over Results in progress (`EngineSide+Iteration`).
+    var iterators: [IteratorID: EngineIterator] = [:]
+    /// The iterator each held element came from.
+    var yielded: [HandleID: IteratorID] = [:]
 
     /// Holds `handle` as `id`, unless it is an object the caller holds already (Spec F5:
     /// freezing a frozen object returns it); returns the identifier the caller knows it by.

@@ -45,9 +45,13 @@ final class EngineSide: @unchecked Sendable {
     var lastReleased: Set<ContextID> = []
     /// A problem the last drain of a queue's async work found (`drainAsync`).
     private(set) var asyncProblem: String?
+    /// Where the engine side marks the harness's probes it alone sees (an iterator reusing an
+    /// object, `EngineSide+Iteration`).
+    let probes: ProbeCounter
 
-    init(configuration: Realm.Configuration) {
+    init(configuration: Realm.Configuration, probes: ProbeCounter = ProbeCounter()) {
         self.configuration = configuration
+        self.probes = probes
     }
 
     /// Drops every value (after a crash every instance of the old boot is gone) and uses
@@ -142,6 +146,7 @@ final class EngineSide: @unchecked Sendable {
             if let observation = try dispatchNotification(operation, in: context) { return observation }
             if let observation = try dispatchAsync(operation, in: context) { return observation }
             if let observation = try dispatchGeneration5(operation) { return observation }
+            if let observation = try dispatchIteration(operation) { return observation }
             return try dispatch(operation)
         } catch {
             return .failure(code: error.modelCode, message: error.message)

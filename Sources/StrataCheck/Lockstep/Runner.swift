@@ -169,7 +169,7 @@ public final class Runner: @unchecked Sendable {
         // The file and its schema exist before the run: opening a new file writes the schema
         // in a write transaction the model does not know of (it would block other threads).
         _ = try Realm._open(configuration: configuration, queue: nil)
-        engine = EngineSide(configuration: configuration)
+        engine = EngineSide(configuration: configuration, probes: probeCounter)
         engine.copyDirectory = settings.scratchDirectory
         engine.copyStem = runName
         hooks.groupSyncGate = engine.groupSyncGate

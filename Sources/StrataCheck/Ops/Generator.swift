@@ -15,6 +15,10 @@ struct Generator {
     /// realm's accessors one a step before they release it (`letGo`).
     var nextCopy = 1
     var lettingGo: Set<ContextID> = []
+    /// Generation 7: the next iterator's number, and the iteration each context is going
+    /// through (`Generator+Generation7`).
+    var nextIterator = 1
+    var scans: [ContextID: Scan] = [:]
 
     init(swarm: Swarm, configuration: StrataModel.Configuration) {
         self.swarm = swarm
@@ -39,6 +43,9 @@ struct Generator {
         }
         if swarm.generation >= 5, let operation = generation5Sequence(context, own: own, model: model, stream: &stream)
         {
+            return operation
+        }
+        if swarm.generation >= 7, let operation = iterationSequence(context, own: own, model: model, stream: &stream) {
             return operation
         }
         var weights = swarm.weights
@@ -233,6 +240,8 @@ struct Generator {
             return generation5(kind, context: context, own: own, realm: realm, model: model, stream: &stream)
         case .setLink:
             return setLink(context, own: own, realm: realm, model: model, stream: &stream)
+        case .iterate, .iteratorNext:
+            return iteration(kind, context: context, own: own, model: model, stream: &stream)
         }
     }
 

@@ -32,7 +32,11 @@ public enum OperationKind: Int, CaseIterable, Sendable {
         /// Generation 6: a Linker's to-one link set to an Item or cleared (Spec V20, W9, W12),
         /// in runs whose schema has Linkers (`Swarm.links`); those runs also create Linkers and
         /// sort Results through the link.
-        setLink
+        setLink,
+        /// Generation 7: iteration over Results (Spec V15, V16): `iterate` begins one over a
+        /// Results accessor, `iteratorNext` asks an iterator for its next element. A context
+        /// that began an iteration mostly goes on with it (`Generator+Generation7`).
+        iterate, iteratorNext
 
     /// The kinds of the notification swarm, drawn apart from the others (generation 3).
     static let notificationKinds: [OperationKind] = [
@@ -48,4 +52,6 @@ public enum OperationKind: Int, CaseIterable, Sendable {
     static let generation5Kinds: [OperationKind] = [.releaseReference, .assignThreadSafe, .readThreadSafe, .writeCopy]
     /// The kinds generation 6 added, drawn after generation 5's.
     static let generation6Kinds: [OperationKind] = [.setLink]
+    /// The kinds generation 7 added, drawn after generation 6's.
+    static let generation7Kinds: [OperationKind] = [.iterate, .iteratorNext]
 }

@@ -34,6 +34,7 @@ struct Swarm: Sendable, CustomStringConvertible {
             // drew for them, and theirs must mean what they meant.
             if OperationKind.notificationKinds.contains(kind) || OperationKind.asyncKinds.contains(kind)
                 || OperationKind.generation5Kinds.contains(kind) || OperationKind.generation6Kinds.contains(kind)
+                || OperationKind.generation7Kinds.contains(kind)
             {
                 weights.append(0)
                 continue
@@ -70,8 +71,11 @@ struct Swarm: Sendable, CustomStringConvertible {
         if generation >= 6 {
             drawGeneration6(&stream, into: &weights)
         }
+        if generation >= 7 {
+            drawGeneration7(&stream, into: &weights)
+        }
         for kind in OperationKind.notificationKinds + OperationKind.asyncKinds + OperationKind.generation5Kinds
-            + OperationKind.generation6Kinds
+            + OperationKind.generation6Kinds + OperationKind.generation7Kinds
         where excluded.contains("\(kind)") {
             weights[kind.rawValue] = 0
         }
@@ -108,6 +112,18 @@ struct Swarm: Sendable, CustomStringConvertible {
         else { return }
         weights[OperationKind.setLink.rawValue] = 8 * (1 + stream.draw(3))
     }
+
+    /// Generation 7, drawn after generation 6: three runs in four iterate over Results, with
+    /// weights about those of the other reads of an accessor. The lowest draw leaves iteration
+    /// out, so a shrinker lowering values turns it off.
+    private static func drawGeneration7(_ stream: inout ChoiceStream, into weights: inout [Int]) {
+        guard stream.draw(4) != 0 else { return }
+        weights[OperationKind.iterate.rawValue] = 4 * (1 + stream.draw(2))
+        weights[OperationKind.iteratorNext.rawValue] = 4 * (1 + stream.draw(3))
+    }
+
+    /// Whether the run iterates over Results (generation 7).
+    var iterates: Bool { weights[OperationKind.iterate.rawValue] > 0 }
 
     /// Whether the run's schema has Linkers, which it creates, links and sorts through
     /// (generation 6).
