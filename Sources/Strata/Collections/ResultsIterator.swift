@@ -219,7 +219,9 @@ final class RowReadAhead {
             while next < end && evaluation.keys[next] < key { next += 1 }  // not in this version
             guard next < end else { return false }
             if evaluation.keys[next] == key {
-                if row.incarnation == evaluation.identity(at: next).incarnation, Self.append(row, to: &values) {
+                if row.incarnation == evaluation.identity(at: next).incarnation,
+                    (try? row.appendInlineValues(to: &values)) ?? false
+                {
                     spans[next - first] = (values.count - row.columnCount, row.columnCount)
                 }
                 next += 1
@@ -229,11 +231,5 @@ final class RowReadAhead {
         self.values = values
         self.spans = spans
         start = first
-    }
-
-    /// Appends the values of `row` to `values`; false, appending nothing, when one of them lies
-    /// in overflow pages or the row cannot be decoded.
-    private static func append(_ row: RowView, to values: inout [StrataStorage.Value]) -> Bool {
-        (try? row.appendInlineValues(to: &values)) ?? false
     }
 }

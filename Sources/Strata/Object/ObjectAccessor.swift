@@ -67,6 +67,8 @@ public final class _ObjectAccessor {
     @inline(__always)
     var isRolledBack: Bool { scope?.isRolledBack ?? false }
 
+    /// The realm of the object; what links decode in (`_RealmValue._strataDecode`).
+    @usableFromInline
     var realm: Realm { Realm(core: core) }
     var isFrozen: Bool { core.isFrozen }
 
@@ -136,10 +138,6 @@ public final class _ObjectAccessor {
     func _storedValue(ordinal: Int, base: Int) -> StrataStorage.Value {
         do { return try value(column: column(ofOrdinal: ordinal, base: base)) } catch { _trap(error) }
     }
-
-    /// The realm links decode in (`_RealmValue._strataDecode`).
-    @usableFromInline
-    var _realm: Realm { Realm(core: core) }
 
     /// Gives a live accessor the row its maker has just read at the realm's current view (a
     /// scan reads rows in key order: `ResultsIterator`; a lookup reads the row it finds), so

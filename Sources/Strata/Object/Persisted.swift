@@ -92,7 +92,7 @@ public struct Persisted<Value: _Persistable> {
                 // Only links (and lists of them) decode in a realm: a scalar read makes none.
                 let realm: Realm?
                 switch stored {
-                case .link, .list: realm = accessor._realm
+                case .link, .list: realm = accessor.realm
                 default: realm = nil
                 }
                 do { return try Value._strataDecode(stored, realm: realm) } catch { _trap(error) }
@@ -198,8 +198,6 @@ protocol PersistedProperty {
     func schema(named name: String) -> PropertySchema
     /// The unmanaged value in stored form (links to unmanaged objects add them to `realm`).
     func encodeUnmanaged(realm: Realm?) throws(Realm.Error) -> StrataStorage.Value
-    /// The unmanaged value, as `Any`.
-    var unmanagedAny: Any { get }
     /// The class a link or list of links points to.
     var linkTargetType: Object.Type? { get }
 
@@ -240,8 +238,6 @@ extension Persisted: PersistedProperty {
     func encodeUnmanaged(realm: Realm?) throws(Realm.Error) -> StrataStorage.Value {
         try unmanagedValue._strataEncode(realm: realm)
     }
-
-    var unmanagedAny: Any { unmanagedValue }
 
     var linkTargetType: Object.Type? { Value._strataKind.objectType }
 

@@ -142,12 +142,18 @@ struct TableReads<Source: PageSource> {
     /// integer primary key (the row holds the incarnation); a string primary key's object is
     /// identified by its key (`Incarnation.keyIsIdentity`).
     func objectIdentity(_ table: TableInfo, primaryKey value: Value) throws(StorageError) -> ObjectIdentity? {
-        guard case .int = table.primaryKey else {
-            return try objectKey(table, primaryKey: value).map { ObjectIdentity(key: $0, incarnation: .keyIsIdentity) }
-        }
-        let key = try IndexKeys.clusteredKey(for: value, table: table)
+        guard let (key, clustered) = try primaryKeyLocation(table, value) else { return nil }
+        guard clustered else { return ObjectIdentity(key: key, incarnation: .keyIsIdentity) }
         guard let incarnation = try incarnation(root: table.rowRoot, key) else { return nil }
         return ObjectIdentity(key: key, incarnation: incarnation)
+    }
+
+    /// Where the object whose primary key is `value` would be: its key, and whether the key is
+    /// the primary key itself (an integer primary key: the row holds the incarnation); nil when
+    /// a string primary key's index has no entry.
+    private func primaryKeyLocation(_ table: TableInfo, _ value: Value) throws(StorageError) -> (ObjectKey, Bool)? {
+        if case .int = table.primaryKey { return (try IndexKeys.clusteredKey(for: value, table: table), true) }
+        return try objectKey(table, primaryKey: value).map { ($0, false) }
     }
 
     /// The keys of `table`'s objects when they are exactly the consecutive keys `first...last`
@@ -185,17 +191,9 @@ struct TableReads<Source: PageSource> {
     /// and its decoded values, nil when one of them lies in overflow pages or cannot be
     /// decoded; nil when there is no such object.
     func objectValues(_ table: TableInfo, primaryKey value: Value) throws(StorageError) -> ObjectValues? {
-        let key: ObjectKey
-        let clustered: Bool
-        if case .int = table.primaryKey {
-            key = try IndexKeys.clusteredKey(for: value, table: table)
-            clustered = true
-        } else {
-            guard let found = try objectKey(table, primaryKey: value) else { return nil }
-            key = found
-            clustered = false
-        }
-        guard let cell = try rowCell(table, key) else { return nil }
+        guard let (key, clustered) = try primaryKeyLocation(table, value),
+            let cell = try rowCell(table, key)
+        else { return nil }
         do {
             return try withRow(cell: cell) { row -> ObjectValues in
                 ObjectValues(
