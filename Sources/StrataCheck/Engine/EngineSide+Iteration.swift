@@ -153,12 +153,16 @@ extension EngineSide {
     }
 
     /// `reading(object)`, with the List and the link read through another object of the same
-    /// row (looked up by primary key in the object's realm), so that nothing stays in `object`.
+    /// row (looked up by primary key in the object's realm), so that nothing stays in `object`;
+    /// an object with no realm is read through itself.
     static func readingListThroughTwin(_ object: Object) throws(Realm.Error) -> Reading? {
         guard let primaryKey = try object._value(forKey: "primaryKey") as? Int else { return nil }
         let value = try object._value(forKey: "value") as? Int
-        guard let realm = object.realm,
-            let twin = try realm._object(ofType: type(of: object), forPrimaryKey: primaryKey),
+        // An object deleted through this accessor in a write that was then cancelled is
+        // readable again but has no `realm` (Realm's RLMDeleteObjectFromRealm clears it; Spec
+        // W12): there is no realm to look its twin up in, so it is read through itself.
+        guard let realm = object.realm else { return try reading(object) }
+        guard let twin = try realm._object(ofType: type(of: object), forPrimaryKey: primaryKey),
             var reading = try reading(twin)
         else {
             throw Realm.Error(.programmerError, "strata-check: no twin of a readable object")

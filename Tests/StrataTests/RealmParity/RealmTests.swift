@@ -293,6 +293,43 @@ extension RealmParityRealm {
             #expect(try files.defaultRealm().objects(PRStringObject.self).count == 0)
         }
 
+        // objc RealmTests.testRollbackDelete: a delete undone by cancelling the write leaves the
+        // object valid and readable. Realm's RLMDeleteObjectFromRealm clears the accessor's realm,
+        // and the cancel does not give it back (Spec W5, W12); the object is found again by its
+        // primary key, also by an iteration's element the caller held through the write.
+        @Test("Spec W5, W12: a cancelled delete leaves its object valid, readable, and without a realm")
+        func testRollbackDelete() throws {
+            let files = PRFiles()
+            let realm = try files.realmWithTestPath()
+            try realm.write {
+                realm.create(PRIntObject.self, value: [5])
+                for key in [2, 7, 1] { realm.create(PRPrimaryIntObject.self, value: ["s\(key)", key]) }
+            }
+            let objectToDelete = try #require(realm.objects(PRIntObject.self).first)
+            realm.beginWrite()
+            realm.delete(objectToDelete)
+            #expect(objectToDelete.isInvalidated)
+            realm.cancelWrite()
+            #expect(!objectToDelete.isInvalidated)
+            #expect(realm.objects(PRIntObject.self).count == 1)
+            #expect(objectToDelete.intCol == 5)
+            #expect(objectToDelete.realm == nil)
+
+            var held: [PRPrimaryIntObject] = []
+            for object in realm.objects(PRPrimaryIntObject.self) { held.append(object) }
+            let second = held[1]
+            realm.beginWrite()
+            realm.delete(second)
+            _ = realm.objects(PRPrimaryIntObject.self).count
+            realm.cancelWrite()
+            #expect(!second.isInvalidated)
+            #expect(second.realm == nil)
+            let found = try #require(realm.object(ofType: PRPrimaryIntObject.self, forPrimaryKey: second.intCol))
+            #expect(found.stringCol == second.stringCol)
+            #expect(found.realm != nil)
+            #expect(held.map(\.intCol).sorted() == [1, 2, 7])
+        }
+
         @Test("Spec W6: a throwing write block rolls back and its error is rethrown")
         func testThrowsWrite() throws {
             let files = PRFiles()

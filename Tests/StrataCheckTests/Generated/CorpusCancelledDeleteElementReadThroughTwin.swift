@@ -1,0 +1,1 @@
+../../../fuzz/corpus/cancelled-delete-element-read-through-twin/ReplayTest.swift
