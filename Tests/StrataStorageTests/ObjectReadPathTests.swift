@@ -5,9 +5,9 @@ import Testing
 @testable import StrataStorage
 
 /// The engine reads the Realm API's fast paths stand on: a table's keys known from its ends
-/// (`consecutiveKeys`), an object's identity and values in one call (`objectValues`), rows read
-/// ahead only when self-contained (`appendInlineValues`), and the count of tables a write
-/// created or dropped (`tableSetGeneration`).
+/// (`consecutiveKeys`), an object's identity and row in one call (`withObjectRow`), rows kept
+/// outside the file as bytes and read there (`RowView.detached`), and the count of tables a
+/// write created or dropped (`tableSetGeneration`).
 @Suite struct ObjectReadPathTests {
     static let options = StoreOptions(
         maximumFileSizeBytes: 256 << 20, readerSlotCount: 16, growthChunkBytesMin: 64 << 10)
@@ -49,8 +49,8 @@ import Testing
         #expect(try read.consecutiveKeys(keyed) == ObjectKey(10)...ObjectKey(3009))
     }
 
-    @Test func objectValuesFindsIdentityAndValuesInOneCall() throws {
-        let store = try Self.store("object-values")
+    @Test func withObjectRowFindsIdentityAndRowInOneCall() throws {
+        let store = try Self.store("object-row")
         let write = try store.beginWrite()
         let ints = try write.createTable("ints", primaryKey: .int(column: 0))
         let strings = try write.createTable("strings", primaryKey: .string(column: 0))
@@ -58,38 +58,59 @@ import Testing
         _ = try write.insert(ints.id, values: [.int(8), .string(Self.long)])
         _ = try write.insert(strings.id, values: [.string("a"), .int(1)])
 
-        let seven = try #require(try write.objectValues(ints, primaryKey: .int(7)))
-        #expect(seven.identity == (try write.objectIdentity(ints, primaryKey: .int(7))))
-        #expect(seven.values == [.int(7), .string("seven")])
-        // A value in overflow pages is left to the caller's reads of the row.
-        let eight = try #require(try write.objectValues(ints, primaryKey: .int(8)))
-        #expect(eight.values == nil)
-        #expect(try write.row(ints, key: eight.identity.key) == [.int(8), .string(Self.long)])
-        #expect(try write.objectValues(ints, primaryKey: .int(9)) == nil)
+        let seven = try #require(try write.withObjectRow(ints, primaryKey: .int(7)) { ($0, try $1.values()) })
+        #expect(seven.0 == (try write.objectIdentity(ints, primaryKey: .int(7))))
+        #expect(seven.1 == [.int(7), .string("seven")])
+        // A value in overflow pages is read through the row view the call hands over.
+        let eight = try #require(
+            try write.withObjectRow(ints, primaryKey: .int(8)) { ($0, try $1.hasOverflowValues(), try $1.values()) })
+        #expect(eight.1 == true)
+        #expect(eight.2 == [.int(8), .string(Self.long)])
+        #expect(try write.withObjectRow(ints, primaryKey: .int(9)) { _, _ in true } == nil)
 
-        let a = try #require(try write.objectValues(strings, primaryKey: .string("a")))
-        #expect(a.identity == (try write.objectIdentity(strings, primaryKey: .string("a"))))
-        #expect(a.values == [.string("a"), .int(1)])
-        #expect(try write.objectValues(strings, primaryKey: .string("b")) == nil)
+        let a = try #require(try write.withObjectRow(strings, primaryKey: .string("a")) { ($0, try $1.values()) })
+        #expect(a.0 == (try write.objectIdentity(strings, primaryKey: .string("a"))))
+        #expect(a.1 == [.string("a"), .int(1)])
+        #expect(try write.withObjectRow(strings, primaryKey: .string("b")) { _, _ in true } == nil)
         write.rollback()
     }
 
-    @Test func rowsAreAppendedOnlyWhenSelfContained() throws {
-        let store = try Self.store("inline-values")
+    @Test func aDetachedRowReadsItsInlineValuesAndRefusesOverflow() throws {
+        let store = try Self.store("detached")
         let write = try store.beginWrite()
         let table = try write.createTable("rows")
-        let short = try write.insert(table.id, values: [.int(1), .string("s"), .null])
+        let short = try write.insert(table.id, values: [.int(1), .string("s"), .null, .double(2.5)])
         let long = try write.insert(table.id, values: [.int(2), .string(Self.long)])
-        var values: [Value] = [.bool(true)]
-        let appended = try write.withRow(table, key: short) { try $0.appendInlineValues(to: &values) }
-        #expect(appended == true)
-        #expect(values == [.bool(true), .int(1), .string("s"), .null])
+        let copied = try #require(try write.withRow(table, key: short) { Array($0.inlineRowBytes) })
+        try copied.withUnsafeBytes { raw in
+            let row = try RowView.detached(raw)
+            #expect(row.columnCount == 4)
+            #expect(try row.values() == [.int(1), .string("s"), .null, .double(2.5)])
+            #expect(try row.int(at: 0) == 1)
+            #expect(try row.int(at: 1) == nil)  // not an integer
+            #expect(try row.inlineString(at: 1) == "s")
+            #expect(try row.inlineString(at: 0) == nil)
+            #expect(try row.inlineString(at: 2) == nil)  // null
+            #expect(try row.value(at: 9) == .null)  // beyond the stored columns
+        }
         #expect(try write.withRow(table, key: short) { try $0.hasOverflowValues() } == false)
-        let refused = try write.withRow(table, key: long) { try $0.appendInlineValues(to: &values) }
-        #expect(refused == false)
-        #expect(values.count == 4)  // nothing appended
+        // A copied row whose value lies in overflow pages cannot read it: it throws.
+        let longBytes = try #require(try write.withRow(table, key: long) { Array($0.inlineRowBytes) })
         #expect(try write.withRow(table, key: long) { try $0.hasOverflowValues() } == true)
+        try longBytes.withUnsafeBytes { raw in
+            let row = try RowView.detached(raw)
+            #expect(try row.int(at: 0) == 2)
+            #expect(throws: StorageError.self) { try row.value(at: 1) }
+        }
         write.rollback()
+    }
+
+    @Test func aDetachedRowRejectsBytesThatAreNoRow() throws {
+        for bytes: [UInt8] in [[], [0x01], [0x07, 0x00], [0x01, 0x05, 0x00], [0x03, 0x00, 0x00]] {
+            bytes.withUnsafeBytes { raw in
+                _ = #expect(throws: StorageError.self) { _ = try RowView.detached(raw) }
+            }
+        }
     }
 
     @Test func tableSetGenerationCountsCreatedAndDroppedTables() throws {

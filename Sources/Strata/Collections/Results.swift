@@ -86,7 +86,8 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         let stamp = core.stamp
         if let cached = storage.cache.withLock({ $0 }), cached.stamp == stamp { return cached.evaluation }
         let view = try core.view()
-        let table = view.table(named: storage.info.className)
+        // Without its schema: each object made from the evaluation keeps a copy.
+        let table = view.table(named: storage.info.className)?.withoutSchema
         var keys = KeyList()
         var incarnations: [Incarnation] = []
         var sortValues: [[Value?]] = []

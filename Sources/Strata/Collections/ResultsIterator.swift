@@ -15,6 +15,8 @@ import StrataStorage
 public struct ResultsIterator<Element: Object>: IteratorProtocol {
     /// nil when there is no element (the class has no table at the evaluated version).
     let cursor: ResultsCursor?
+    /// `cursor`, unretained, for `_next()`: the iterator holds it for as long as it runs.
+    private let unretainedCursor: Unmanaged<ResultsCursor>?
     /// The realm and its epoch when the keys were evaluated, for the checks of a request over
     /// no element (Spec V16: after `invalidate()` it is rejected too).
     private let core: RealmCore
@@ -25,11 +27,14 @@ public struct ResultsIterator<Element: Object>: IteratorProtocol {
         epoch = storage.epoch
         guard let table = evaluation.table, !evaluation.keys.isEmpty else {
             cursor = nil
+            unretainedCursor = nil
             return
         }
-        cursor = ResultsCursor(
+        let cursor = ResultsCursor(
             core: storage.core, info: storage.info, table: table, evaluation: evaluation, stamp: stamp,
             epoch: storage.epoch, keyOrdered: storage.sort.isEmpty && storage.source.isTable)
+        self.cursor = cursor
+        unretainedCursor = Unmanaged.passUnretained(cursor)
     }
 
     // No closure (`trapping`) here: in this generic function it would cost a metadata lookup
@@ -39,11 +44,14 @@ public struct ResultsIterator<Element: Object>: IteratorProtocol {
     }
 
     package mutating func _next() throws(Realm.Error) -> Element? {
-        guard let cursor else {
+        guard let cursor = unretainedCursor else {
             try ResultsCursor.check(core, epoch: epoch)
             return nil
         }
-        guard let object = try cursor.next(Element.self) else { return nil }
+        let next = cursor._withUnsafeGuaranteedRef { cursor -> Result<Object?, Realm.Error> in
+            do throws(Realm.Error) { return .success(try cursor.next(Element.self)) } catch { return .failure(error) }
+        }
+        guard let object = try next.get() else { return nil }
         // The cursor makes objects of `Element.self` only (a reused one was made so too).
         return unsafeDowncast(object, to: Element.self)
     }
@@ -120,11 +128,13 @@ final class ResultsCursor {
             return nil
         }
         // The seeded bug `iteratorReusesHeldObject` skips the first test (Spec V15 broken).
-        if previous != nil, reusesHeldObjects || isKnownUniquelyReferenced(&previous), let object = previous,
-            let accessor = reusableAccessor(of: object)
+        // The cursor holds `previous` throughout: it and its accessor are used unretained.
+        if previous != nil, reusesHeldObjects || isKnownUniquelyReferenced(&previous),
+            let reused = previous.map({ Unmanaged.passUnretained($0) }),
+            let accessor = reused._withUnsafeGuaranteedRef({ reusableAccessor(of: $0) })
         {
-            retarget(accessor, to: identity)
-            return object
+            accessor._withUnsafeGuaranteedRef { retarget($0, to: identity) }
+            return reused.takeUnretainedValue()
         }
         let object = try core.makeObject(type, info: info, table: table, identity: identity)
         if let accessor = object._accessor { prefill(accessor) }
@@ -135,12 +145,13 @@ final class ResultsCursor {
     /// `object`'s accessor, when the object (which the caller alone holds) may be reused: no
     /// weak or unowned reference names it, and nothing but the object holds its accessor (a
     /// List, an observer or a reference made from the object would).
-    func reusableAccessor(of object: Object) -> _ObjectAccessor? {
+    func reusableAccessor(of object: Object) -> Unmanaged<_ObjectAccessor>? {
         guard reusesObjects else { return nil }
         // The runtime counts the object itself once in each of these counts.
         guard _getUnownedRetainCount(object) == 1, _getWeakRetainCount(object) == 1,
-            object._accessor != nil, isKnownUniquelyReferenced(&object._accessor), let accessor = object._accessor,
-            accessor.core === core
+            object._accessor != nil, isKnownUniquelyReferenced(&object._accessor),
+            let accessor = object._unretainedAccessor,
+            accessor._withUnsafeGuaranteedRef({ $0.core === core })
         else { return nil }
         return accessor
     }
@@ -159,59 +170,60 @@ final class ResultsCursor {
     }
 }
 
-/// The rows of the next elements of an evaluation in key order, decoded in one walk of the
-/// table (`ResultsCursor`), into one flat buffer reused from pass to pass. Each row is moved,
-/// not copied, into the accessor that takes it.
+/// The rows of the next elements of an evaluation in key order, copied in one walk of the
+/// table (`ResultsCursor`) into one flat byte buffer reused from pass to pass; each accessor
+/// that takes one copies its bytes (`RowBuffer`) and decodes only the columns it reads.
 ///
-/// Its fields are `@exclusivity(unchecked)`: only its own methods touch them, one at a time
-/// (the walk's closure captures locals, not the fields, while it runs).
+/// Manually managed memory rather than arrays: handing a row over costs no reference counting
+/// and no uniqueness check. Owned by one cursor, used on its realm's thread only, freed by
+/// `deinit`. Its fields are `@exclusivity(unchecked)`: only its own methods touch them, one
+/// at a time (the walk's closure works on local copies, stored back once it returns).
 final class RowReadAhead {
-    @exclusivity(unchecked) private var values: [StrataStorage.Value] = []
-    /// Per element from `start`: where its values begin in `values` and how many there are;
-    /// a negative start when its key did not hold that very object, or the row was taken.
-    @exclusivity(unchecked) private var spans: [(start: Int, count: Int)] = []
+    /// The copied rows, back to back.
+    @exclusivity(unchecked) private var bytes = ByteArena()
+    /// Per element from `start` (`passCount` of them): where its row begins in `bytes` and how
+    /// long it is; a negative start when its key did not hold that very object, or its row was
+    /// not copied.
+    private let spans = UnsafeMutablePointer<(start: Int, count: Int)>.allocate(capacity: RowReadAhead.passCount)
+    @exclusivity(unchecked) private var spanCount = 0
     @exclusivity(unchecked) private var start = 0
 
-    /// How many rows one pass decodes.
+    /// How many rows one pass copies.
     private static var passCount: Int { 64 }
 
-    /// Moves the row of element `index` (keys ascending) into `accessor`, reading ahead when
-    /// it was not read yet; leaves the accessor as it is when the row could not be read ahead.
+    deinit {
+        spans.deallocate()
+        bytes.release()
+    }
+
+    /// Gives `accessor` the row of element `index` (keys ascending), reading ahead when it was
+    /// not read yet; leaves the accessor as it is when the row could not be read ahead.
     func moveRow(
         _ index: Int, of evaluation: ResultsEvaluation, table: TableInfo, core: RealmCore,
         into accessor: _ObjectAccessor, stamp: ViewStamp
     ) {
-        if index < start || index >= start + spans.count {
+        if index < start || index >= start + spanCount {
             guard let view = try? core.view() else { return }
             read(from: index, of: evaluation, table: table, view: view)
         }
         let span = spans[index - start]
-        guard span.start >= 0 else { return }
-        spans[index - start] = (-1, 0)
-        values.withUnsafeMutableBufferPointer { buffer in
-            guard let base = buffer.baseAddress else { return }
-            accessor.prefill(moving: base + span.start, count: span.count, stamp: stamp)
-            // The moved-from values are uninitialized: null (no reference) takes their place.
-            (base + span.start).initialize(repeating: .null, count: span.count)
-        }
+        guard span.start >= 0, let row = bytes.slice(span.start, span.count) else { return }
+        accessor.prefill(bytes: row, stamp: stamp)
     }
 
-    /// Decodes the rows of elements `first...` (up to `passCount`) in one walk from the first
+    /// Copies the rows of elements `first...` (up to `passCount`) in one walk from the first
     /// one's key. Rows between them (objects the query does not match) are stepped over, up to
     /// a few passes' worth before the rest is left to the objects.
     ///
-    /// Reading ahead never fails: a row that cannot be decoded here (damage, Spec D17) or that
+    /// Reading ahead never fails: a row that cannot be read here (damage, Spec D17) or that
     /// holds a value in overflow pages (read only if its property is) is left to its object,
     /// whose property read reports what is wrong, as it would without the read-ahead.
     private func read(from first: Int, of evaluation: ResultsEvaluation, table: TableInfo, view: VersionView) {
         let end = min(evaluation.keys.count, first + Self.passCount)
-        var values = self.values
-        var spans = self.spans
-        self.values = []
-        self.spans = []
-        values.removeAll(keepingCapacity: true)
-        spans.removeAll(keepingCapacity: true)
-        spans.append(contentsOf: repeatElement((start: -1, count: 0), count: end - first))
+        var bytes = self.bytes
+        let spans = self.spans
+        bytes.removeAll()
+        spans.initialize(repeating: (start: -1, count: 0), count: end - first)
         var next = first
         var visited = 0
         try? view.forEachRow(table, from: evaluation.keys[first]) { key, row in
@@ -220,16 +232,59 @@ final class RowReadAhead {
             guard next < end else { return false }
             if evaluation.keys[next] == key {
                 if row.incarnation == evaluation.identity(at: next).incarnation,
-                    (try? row.appendInlineValues(to: &values)) ?? false
+                    (try? row.hasOverflowValues()) == false
                 {
-                    spans[next - first] = (values.count - row.columnCount, row.columnCount)
+                    let raw = row.inlineRowBytes
+                    spans[next - first] = (bytes.count, raw.count)
+                    bytes.append(raw)
                 }
                 next += 1
             }
             return next < end && visited < 4 * Self.passCount
         }
-        self.values = values
-        self.spans = spans
+        self.bytes = bytes
+        spanCount = end - first
         start = first
+    }
+}
+
+/// A growable run of bytes in manually managed memory (`RowReadAhead`): a value whose copies
+/// share the memory, so exactly one copy may be used and freed (`release`).
+struct ByteArena {
+    private var base: UnsafeMutableRawPointer?
+    private var capacity = 0
+    private(set) var count = 0
+
+    mutating func removeAll() { count = 0 }
+
+    /// Appends `bytes`, growing the memory (to twice its size) when they do not fit.
+    mutating func append(_ bytes: UnsafeRawBufferPointer) {
+        guard let source = bytes.baseAddress, bytes.count > 0 else { return }
+        if count + bytes.count > capacity {
+            let size = max(2 * capacity, count + bytes.count, 4096)
+            let grown = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 8)
+            if let base {
+                grown.copyMemory(from: base, byteCount: count)
+                base.deallocate()
+            }
+            base = grown
+            capacity = size
+        }
+        guard let base else { return }
+        (base + count).copyMemory(from: source, byteCount: bytes.count)
+        count += bytes.count
+    }
+
+    /// The `length` bytes at `offset`; nil when they are not all there.
+    func slice(_ offset: Int, _ length: Int) -> UnsafeRawBufferPointer? {
+        guard let base, offset >= 0, length >= 0, offset <= count - length else { return nil }
+        return UnsafeRawBufferPointer(start: base + offset, count: length)
+    }
+
+    mutating func release() {
+        base?.deallocate()
+        base = nil
+        capacity = 0
+        count = 0
     }
 }

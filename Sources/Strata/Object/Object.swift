@@ -21,6 +21,15 @@ open class Object: Hashable, CustomStringConvertible, SendableMetatype {
     /// (Never passed inout but by `isKnownUniquelyReferenced`, which no other access overlaps:
     /// the dynamic exclusivity check of every property read is not needed.)
     @usableFromInline @exclusivity(unchecked) final var _accessor: _ObjectAccessor?
+    /// `_accessor`, unretained: what `Persisted`'s inlined getter reads, so that a property
+    /// read costs no retain and release of the accessor (the object holds it while it reads).
+    @usableFromInline @exclusivity(unchecked) final private(set) var _unretainedAccessor: Unmanaged<_ObjectAccessor>?
+
+    /// Makes the object managed by `accessor` (once: an accessor is never replaced).
+    final func _manage(with accessor: _ObjectAccessor) {
+        _accessor = accessor
+        _unretainedAccessor = Unmanaged.passUnretained(accessor)
+    }
     /// Set only on the objects used to read key paths (`KeyPathRecorder`).
     final var _recorder: KeyPathRecorder? {
         didSet { _isRecordingKeyPath = _recorder != nil }

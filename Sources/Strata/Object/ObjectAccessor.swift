@@ -103,33 +103,57 @@ public final class _ObjectAccessor {
 
     /// The stored value of `column`.
     ///
-    /// A live accessor keeps the decoded row for the realm's current view (`ViewStamp`), so
-    /// reading several properties of one object costs one tree search; any move, mutation or
-    /// invalidate changes the stamp. Frozen accessors, read by many threads at once, keep
-    /// nothing.
+    /// A live accessor keeps a copy of its row's bytes for the realm's current view
+    /// (`ViewStamp`, `RowBuffer`), so reading several properties of one object costs one tree
+    /// search, and each read decodes its own column only; any move, mutation or invalidate
+    /// changes the stamp. Frozen accessors, read by many threads at once, keep nothing.
     func value(column: Int) throws(Realm.Error) -> StrataStorage.Value {
-        if let rowStamp {
-            // The checks of `checkedView`, in its order; a kept row means the realm is
-            // reading (Spec V10 began its read), so no view is needed when the stamp matches.
-            try core.checkAccess()
-            guard epoch == core.epoch, !isRolledBack else { throw Realm.Error.objectInvalidated }  // Spec V13, W5
-            if rowStamp == core.stamp { return row.value(at: column) }
+        if let kept = try keptRow() {
+            do { return try kept.value(at: column) } catch { throw Realm.Error.from(error, path: core.path) }
         }
         let view = try checkedView()
-        if core.isFrozen {
-            let incarnation = self.incarnation
-            let found = try engine(core.path) { () throws -> StrataStorage.Value?? in
-                try view.withRow(table, key: key) { row -> StrataStorage.Value? in
-                    guard row.incarnation == incarnation else { return nil }  // another object
-                    return column < row.columnCount ? try row.value(at: column) : .null
-                }
+        let incarnation = self.incarnation
+        let keeps = !core.isFrozen
+        let stamp = core.stamp
+        let found = try engine(core.path) { () throws -> StrataStorage.Value?? in
+            try view.withRow(table, key: key) { row -> StrataStorage.Value? in
+                guard row.incarnation == incarnation else { return nil }  // another object
+                if keeps { keep(row, stamp: stamp) }
+                return try row.value(at: column)
             }
-            guard let found = found ?? nil else { throw missingObject() }  // Spec W12
-            return found
         }
-        guard let values = try currentRow(view) else { throw missingObject() }  // Spec W12
-        prefill(values[...], stamp: core.stamp)
-        return row.value(at: column)
+        guard let found = found ?? nil else { throw missingObject() }  // Spec W12
+        return found
+    }
+
+    /// The row kept for the realm's current view, after the checks every read makes; nil when
+    /// none is kept (`value(column:)` reads the row, and keeps it for the next reads).
+    @inline(__always)
+    private func keptRow() throws(Realm.Error) -> RowView? {
+        guard let rowStamp else { return nil }
+        // The checks of `checkedView`, in its order; a kept row means the realm is reading
+        // (Spec V10 began its read), so no view is needed when the stamp matches.
+        try core.checkAccess()
+        guard epoch == core.epoch, !isRolledBack else { throw Realm.Error.objectInvalidated }  // Spec V13, W5
+        return rowStamp == core.stamp ? row.row : nil
+    }
+
+    /// The integer the wrapper with `ordinal` holds in the kept row, decoding nothing else;
+    /// nil when no row is kept or the value is not an integer (the caller then reads
+    /// `_storedValue`, which reports what is wrong). Traps when the read is refused.
+    @usableFromInline
+    func _keptInt(ordinal: Int, base: Int) -> Int64? {
+        let kept: RowView?
+        do { kept = try keptRow() } catch { _trap(error) }
+        return try? kept?.int(at: column(ofOrdinal: ordinal, base: base))
+    }
+
+    /// `_keptInt` for an inline string.
+    @usableFromInline
+    func _keptString(ordinal: Int, base: Int) -> String? {
+        let kept: RowView?
+        do { kept = try keptRow() } catch { _trap(error) }
+        return try? kept?.inlineString(at: column(ofOrdinal: ordinal, base: base))
     }
 
     /// `value(column:)` of the wrapper with `ordinal`, for `Persisted`'s inlined getter;
@@ -142,16 +166,21 @@ public final class _ObjectAccessor {
     /// Gives a live accessor the row its maker has just read at the realm's current view (a
     /// scan reads rows in key order: `ResultsIterator`; a lookup reads the row it finds), so
     /// its first property read does not search the tree again.
-    func prefill(_ values: ArraySlice<StrataStorage.Value>, stamp: ViewStamp) {
-        row.assign(values)
-        rowStamp = stamp
+    func prefill(_ row: RowView, stamp: ViewStamp) { keep(row, stamp: stamp) }
+
+    /// `prefill` with a row's inline bytes, copied out of a row view earlier at `stamp`.
+    func prefill(bytes: UnsafeRawBufferPointer, stamp: ViewStamp) {
+        rowStamp = self.row.assign(bytes) ? stamp : nil
     }
 
-    /// `prefill` taking the values from `source` (left uninitialized: the caller owns that
-    /// memory again), with no reference counting of the values.
-    func prefill(moving source: UnsafeMutablePointer<StrataStorage.Value>, count: Int, stamp: ViewStamp) {
-        row.assign(moving: source, count: count)
-        rowStamp = stamp
+    /// Keeps a copy of `row`, the object's row at `stamp`, unless a value of it lies in
+    /// overflow pages (those rows are searched again by each read: rare, and large anyway).
+    private func keep(_ row: RowView, stamp: ViewStamp) {
+        guard (try? row.hasOverflowValues()) == false else {
+            rowStamp = nil
+            return
+        }
+        prefill(bytes: row.inlineRowBytes, stamp: stamp)
     }
 
     /// Why the object is not at the realm's view: deleted (Spec W12), or, for an accessor a
@@ -173,8 +202,8 @@ public final class _ObjectAccessor {
         return found ?? nil
     }
 
-    /// The decoded row of a live accessor, valid at `rowStamp` (see `value(column:)`); nil
-    /// when none is kept.
+    /// The kept row of a live accessor, valid at `rowStamp` (see `value(column:)`); nil when
+    /// none is kept.
     @exclusivity(unchecked) private var rowStamp: ViewStamp?
     @exclusivity(unchecked) private var row = RowBuffer()
 
@@ -226,8 +255,8 @@ public final class _ObjectAccessor {
         // The row kept at the current stamp is the stored row (it was read or written at it);
         // otherwise read it, which also finds a deleted object (Spec W12).
         var row: [StrataStorage.Value]
-        if let rowStamp, rowStamp == core.stamp {
-            row = self.row.values
+        if let rowStamp, rowStamp == core.stamp, let kept = self.row.row {
+            do { row = try kept.values() } catch { throw Realm.Error.from(error, path: core.path) }
         } else {
             guard let current = try currentRow(.write(write)) else { throw Realm.Error.objectInvalidated }
             row = current
@@ -237,9 +266,8 @@ public final class _ObjectAccessor {
         try engine(core.path) { try write.update(table.id, key: key, values: row) }
         core.writeChanges.set(table.id, key, column: column)  // Spec N22: also to the same value
         core.mutationCount &+= 1
-        // What was just stored is the row at the new stamp: the next read or set of this object
-        // in the write needs no search (`p.age += 1` over many objects reads each row once).
-        prefill(row[...], stamp: core.stamp)
+        // The stored row changed (and with it the stamp): the next read searches it again.
+        rowStamp = nil
     }
 
     /// Column of the wrapper with `ordinal` in an object whose first wrapper has `base`.

@@ -83,19 +83,14 @@ public struct Persisted<Value: _Persistable> {
         storage storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>
     ) -> Value {
         get {
-            if let accessor = object._accessor {
+            if let accessor = object._unretainedAccessor {
                 if Value._strataKeepsInstance {
-                    return _managedInstance(object, accessor, storage: storageKeyPath)
+                    return _managedInstance(object, accessor.takeUnretainedValue(), storage: storageKeyPath)
                 }
-                let stored = accessor._storedValue(
-                    ordinal: object[keyPath: storageKeyPath].ordinal, base: object._ordinalBase)
-                // Only links (and lists of them) decode in a realm: a scalar read makes none.
-                let realm: Realm?
-                switch stored {
-                case .link, .list: realm = accessor.realm
-                default: realm = nil
-                }
-                do { return try Value._strataDecode(stored, realm: realm) } catch { _trap(error) }
+                let ordinal = object[keyPath: storageKeyPath].ordinal
+                let base = object._ordinalBase
+                // The object holds its accessor for the whole read: no retain of it is needed.
+                return accessor._withUnsafeGuaranteedRef { Value._strataRead($0, ordinal: ordinal, base: base) }
             }
             if object._isRecordingKeyPath {
                 return _recordedValue(
@@ -297,6 +292,19 @@ protocol ContentsAssignable: AnyObject {
 // MARK: managed get and set, per value type
 
 extension _Persistable {
+    /// The stored value decoded (in the object's realm for links and lists of them).
+    @inlinable @inline(__always)
+    public static func _strataRead(_ accessor: _ObjectAccessor, ordinal: Int, base: Int) -> Self {
+        let stored = accessor._storedValue(ordinal: ordinal, base: base)
+        // Only links (and lists of them) decode in a realm: a scalar read makes none.
+        let realm: Realm?
+        switch stored {
+        case .link, .list: realm = accessor.realm
+        default: realm = nil
+        }
+        do { return try _strataDecode(stored, realm: realm) } catch { _trap(error) }
+    }
+
     /// False: the value of a managed property is read anew on every get. Lists say true.
     @inlinable
     public static var _strataKeepsInstance: Bool { false }

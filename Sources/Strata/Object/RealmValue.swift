@@ -48,6 +48,10 @@ public protocol _Persistable: _RealmValue {
     /// Sets an unmanaged wrapper's value to `newValue` (Lists keep their instance and take the
     /// elements: ModernObjectAccessorTests.testUnmanagedAccessors).
     static func _strataAssign(_ newValue: Self, to storage: inout Self)
+    /// The value of the wrapper with `ordinal` (in an object whose first wrapper has `base`)
+    /// of a managed object, for `Persisted`'s getter; traps when the read is refused. Types
+    /// stored as one scalar read it straight from the accessor's kept row.
+    static func _strataRead(_ accessor: _ObjectAccessor, ordinal: Int, base: Int) -> Self
 }
 
 /// A type a `List` can hold.
@@ -63,6 +67,12 @@ private func mismatch<T>(_ value: StrataStorage.Value, _ type: T.Type) -> Realm.
 // MARK: integers
 
 extension Int: _Persistable, RealmCollectionValue, _PrimaryKeyValue {
+    public static func _strataRead(_ accessor: _ObjectAccessor, ordinal: Int, base: Int) -> Int {
+        if let int = accessor._keptInt(ordinal: ordinal, base: base) { return Int(truncatingIfNeeded: int) }
+        do { return try _strataDecode(accessor._storedValue(ordinal: ordinal, base: base), realm: nil) } catch {
+            _trap(error)
+        }
+    }
     public static var _strataKind: _PropertyKind { _PropertyKind(.int) }
     public static func _strataDefault() -> Int { 0 }
     public static func _strataDecode(_ value: StrataStorage.Value, realm: Realm?) throws(Realm.Error) -> Int {
@@ -145,6 +155,12 @@ extension Float: _Persistable, RealmCollectionValue {
 }
 
 extension String: _Persistable, RealmCollectionValue, _PrimaryKeyValue {
+    public static func _strataRead(_ accessor: _ObjectAccessor, ordinal: Int, base: Int) -> String {
+        if let text = accessor._keptString(ordinal: ordinal, base: base) { return text }
+        do { return try _strataDecode(accessor._storedValue(ordinal: ordinal, base: base), realm: nil) } catch {
+            _trap(error)
+        }
+    }
     public static var _strataKind: _PropertyKind { _PropertyKind(.string) }
     public static func _strataDefault() -> String { "" }
     public static func _strataDecode(_ value: StrataStorage.Value, realm: Realm?) throws(Realm.Error) -> String {

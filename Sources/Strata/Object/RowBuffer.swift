@@ -1,66 +1,50 @@
 import StrataStorage
 
-/// The decoded values of one row, kept by a live `_ObjectAccessor` between property reads.
+/// A copy of one row's stored bytes, kept by a live `_ObjectAccessor` between property reads.
 ///
-/// Manually managed storage rather than an array: a property read then costs an index, with
-/// no reference counting of a buffer, and an accessor that moves to the next element of an
-/// iteration (`_ObjectAccessor.retarget`) refills the same memory. Owned by exactly one
-/// accessor, used only on its realm's thread, released by the accessor's `deinit`.
+/// The bytes, not decoded values: keeping a row costs one copy of a few dozen bytes, and a
+/// property read decodes its own column only (the row's offset table makes that O(1)), so an
+/// integer read allocates nothing and a string is made only when its property is read. Only
+/// rows without values in overflow pages are kept (`RowView.detached` cannot read those).
+///
+/// Manually managed memory rather than an array: no reference counting per read, and an
+/// accessor moved to the next element of an iteration (`_ObjectAccessor.retarget`) refills
+/// the same memory. Owned by exactly one accessor, used only on its realm's thread, released
+/// by the accessor's `deinit`.
 struct RowBuffer {
-    private var base: UnsafeMutablePointer<StrataStorage.Value>?
-    private var count = 0
+    private var base: UnsafeMutableRawPointer?
     private var capacity = 0
+    /// The kept row, over `base`; nil when none is kept.
+    private(set) var row: RowView?
 
-    /// The value of `column`; null for a column beyond the row (added by a later schema).
-    @inline(__always)
-    func value(at column: Int) -> StrataStorage.Value {
-        guard column >= 0, column < count, let base else { return .null }
-        return base[column]
-    }
-
-    /// The values, as an array.
-    var values: [StrataStorage.Value] {
-        guard let base else { return [] }
-        return Array(UnsafeBufferPointer(start: base, count: count))
-    }
-
-    /// Replaces the values with `values`, reusing the memory when it is large enough.
-    mutating func assign(_ values: ArraySlice<StrataStorage.Value>) {
-        guard let base = emptied(capacity: values.count) else { return }
-        values.withUnsafeBufferPointer { source in
-            guard let start = source.baseAddress else { return }
-            base.initialize(from: start, count: source.count)
-        }
-        count = values.count
-    }
-
-    /// Replaces the values with the `count` values at `source`, moved (the source memory is
-    /// left uninitialized).
-    mutating func assign(moving source: UnsafeMutablePointer<StrataStorage.Value>, count: Int) {
-        guard let base = emptied(capacity: count) else { return }
-        base.moveInitialize(from: source, count: count)
-        self.count = count
-    }
-
-    /// Drops the values, and returns storage for at least `needed` values (nil for none).
-    private mutating func emptied(capacity needed: Int) -> UnsafeMutablePointer<StrataStorage.Value>? {
-        if let base { base.deinitialize(count: count) }
-        count = 0
-        if needed > capacity {
+    /// Replaces the kept row with a copy of `bytes`, an inline row without overflow values,
+    /// reusing the memory when it is large enough. Returns false, keeping nothing, when the
+    /// bytes are not a row (damage: the property reads that search the row report it).
+    @discardableResult
+    mutating func assign(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        row = nil
+        guard let source = bytes.baseAddress, bytes.count > 0 else { return false }
+        if bytes.count > capacity {
             base?.deallocate()
-            base = UnsafeMutablePointer<StrataStorage.Value>.allocate(capacity: needed)
-            capacity = needed
+            // Rows of one table are mostly of one size: a little room spares most regrowth.
+            let size = max(bytes.count, 64)
+            base = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 8)
+            capacity = size
         }
-        return base
+        guard let base else { return false }
+        base.copyMemory(from: source, byteCount: bytes.count)
+        row = try? RowView.detached(UnsafeRawBufferPointer(start: base, count: bytes.count))
+        return row != nil
     }
 
-    /// Frees the storage (the owner's `deinit`).
+    /// Forgets the kept row (the memory stays for the next).
+    mutating func clear() { row = nil }
+
+    /// Frees the memory (the owner's `deinit`).
     mutating func release() {
-        guard let base else { return }
-        base.deinitialize(count: count)
-        base.deallocate()
-        self.base = nil
-        count = 0
+        row = nil
+        base?.deallocate()
+        base = nil
         capacity = 0
     }
 }

@@ -331,15 +331,18 @@ public struct Realm: Hashable {
     private func object<T: Object>(
         _ type: T.Type, info: ClassInfo, table: TableInfo, view: VersionView, primaryKey value: StrataStorage.Value
     ) throws(Realm.Error) -> T? {
-        // A row whose values cannot all be read here (in overflow pages) is left to the
-        // object's property reads.
-        let found = try engine(core.path) { try view.objectValues(table, primaryKey: value) }
-        guard let found else { return nil }
-        let object = try core.makeObject(type, info: info, table: table, identity: found.identity)
-        if !core.isFrozen, let values = found.values, let accessor = object._accessor {
-            accessor.prefill(values[...], stamp: core.stamp)
+        // The accessor is made while the row is borrowed: a live one keeps a copy of it (not
+        // of one with values in overflow pages: those are left to its property reads).
+        let core = self.core
+        let accessor = try engine(core.path) {
+            try view.withObjectRow(table, primaryKey: value) { identity, row -> _ObjectAccessor in
+                let accessor = core.makeAccessor(info: info, table: table, identity: identity)
+                if !core.isFrozen { accessor.prefill(row, stamp: core.stamp) }
+                return accessor
+            }
         }
-        return object
+        guard let accessor else { return nil }
+        return core.makeObject(type, info: info, accessor: accessor)
     }
 
     /// Whether a value of `kind` is stored as `property` stores its values as they are.

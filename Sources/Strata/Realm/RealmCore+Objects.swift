@@ -71,10 +71,23 @@ extension RealmCore {
         _ type: T.Type, info: ClassInfo, table: TableInfo, identity: ObjectIdentity,
         scope: WriteScope?
     ) throws(Realm.Error) -> T {
+        makeObject(
+            type, info: info,
+            accessor: _ObjectAccessor(core: self, info: info, table: table, identity: identity, scope: scope))
+    }
+
+    /// A managed object of `type` with `accessor`, made by `makeAccessor` (which runs no user
+    /// code: it may be made while a row is borrowed from the engine, the object after).
+    func makeObject<T: Object>(_ type: T.Type, info: ClassInfo, accessor: _ObjectAccessor) -> T {
         strata_persisted_expect(UInt(bitPattern: ObjectIdentifier(type)), Int64(info.schema.properties.count))
         let object = type.init()
-        object._accessor = _ObjectAccessor(core: self, info: info, table: table, identity: identity, scope: scope)
+        object._manage(with: accessor)
         return object
+    }
+
+    /// The accessor of the object `identity`, for `makeObject(_:info:accessor:)`.
+    func makeAccessor(info: ClassInfo, table: TableInfo, identity: ObjectIdentity) -> _ObjectAccessor {
+        _ObjectAccessor(core: self, info: info, table: table, identity: identity, scope: scope(for: table, identity))
     }
 
     /// The scope an accessor of `identity` made now must hold (`WriteScope`): the open write's
@@ -125,7 +138,8 @@ extension RealmCore {
         if let last = lastReadTable, last.version == read.version, last.info == ObjectIdentifier(info) {
             return last.table
         }
-        let table = read.table(named: info.className)
+        // Without its schema: each object made from it keeps a copy.
+        let table = read.table(named: info.className)?.withoutSchema
         lastReadTable = (read.version, ObjectIdentifier(info), table)
         return table
     }
@@ -145,8 +159,9 @@ extension RealmCore {
                     info.className, primaryKey: info.schema.enginePrimaryKey, schema: info.schema.encoded())
             }
         }
-        writableTableCache = (ObjectIdentifier(write), write.tableSetGeneration, ObjectIdentifier(info), table)
-        return table
+        let lean = table.withoutSchema  // each object made from it keeps a copy
+        writableTableCache = (ObjectIdentifier(write), write.tableSetGeneration, ObjectIdentifier(info), lean)
+        return lean
     }
 
     /// The write transaction, for an operation that needs one (Spec W9, W18).
@@ -246,7 +261,7 @@ extension RealmCore {
         let accessor = _ObjectAccessor(
             core: self, info: info, table: table, identity: identity,
             scope: inserted ? writeScope : scope(for: table, identity))
-        object._accessor = accessor
+        object._manage(with: accessor)
         try info.withStorage(of: object) { storage throws(Realm.Error) in
             if info.hasLinks {
                 let realm = Realm(core: self)

@@ -29,12 +29,19 @@ final class RealmCore {
     private let poisonFlag: FailureFlag
     /// A frozen realm's read, pinned for the core's life (Spec F17).
     let frozenRead: ReadTransaction?
+    /// `frozenRead`'s version (0 for a live realm), for `stamp`.
+    private let frozenVersion: UInt64
     private let frozenInvalidated = Atomic<Bool>(false)
 
     // Live state (confined).
     // The fields every object read consults (`stamp`, `view`, the checks) skip the dynamic
     // exclusivity check: they are read or assigned whole, never passed inout.
-    @exclusivity(unchecked) var read: ReadTransaction?
+    @exclusivity(unchecked) var read: ReadTransaction? {
+        didSet { readVersion = read?.version.rawValue ?? 0 }
+    }
+    /// `read`'s version (0 without one), kept with it: `stamp` is asked on every property
+    /// read, and reading it here costs no call into the engine and no retain of the read.
+    @exclusivity(unchecked) private var readVersion: UInt64 = 0
     var write: WriteTransaction? {
         didSet {
             updateLifetimeHold()  // Spec C1, W7: a realm in a write is held by its context
@@ -98,6 +105,7 @@ final class RealmCore {
         self.file = file
         self.confinement = confinement
         self.frozenRead = frozenRead
+        frozenVersion = frozenRead?.version.rawValue ?? 0
         self.scheduler = scheduler
         poisonFlag = file.store.poisonFlag
         if case .thread(let identity) = confinement, frozenRead == nil, !file.bugs.contains(.skipThreadCheck) {
@@ -280,8 +288,8 @@ final class RealmCore {
 
     /// Identifies the current view for caches.
     var stamp: ViewStamp {
-        if let frozenRead { return ViewStamp(version: frozenRead.version.rawValue, mutation: 0, epoch: 0) }
-        return ViewStamp(version: read?.version.rawValue ?? 0, mutation: mutationCount, epoch: epoch)
+        if isFrozen { return ViewStamp(version: frozenVersion, mutation: 0, epoch: 0) }
+        return ViewStamp(version: readVersion, mutation: mutationCount, epoch: epoch)
     }
 
     var isInWriteTransaction: Bool { write != nil }

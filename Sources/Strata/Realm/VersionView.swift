@@ -68,10 +68,12 @@ enum VersionView: VersionReading {
         }
     }
 
-    func objectValues(_ table: TableInfo, primaryKey value: Value) throws(StorageError) -> ObjectValues? {
+    func withObjectRow<R>(
+        _ table: TableInfo, primaryKey value: Value, _ body: (ObjectIdentity, RowView) throws -> R
+    ) throws -> R? {
         switch self {
-        case .read(let read): return try read.objectValues(table, primaryKey: value)
-        case .write(let write): return try write.objectValues(table, primaryKey: value)
+        case .read(let read): return try read.withObjectRow(table, primaryKey: value, body)
+        case .write(let write): return try write.withObjectRow(table, primaryKey: value, body)
         }
     }
 

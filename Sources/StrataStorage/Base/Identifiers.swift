@@ -52,12 +52,13 @@ public struct ObjectKey: RawRepresentable, Hashable, Comparable, Sendable, Custo
 /// committed key (their keys come from the table's counter): theirs is `.keyIsIdentity`.
 public struct Incarnation: RawRepresentable, Hashable, Comparable, Sendable, CustomStringConvertible {
     public let rawValue: UInt64
-    public init(rawValue: UInt64) { self.rawValue = rawValue }
+    @inlinable public init(rawValue: UInt64) { self.rawValue = rawValue }
     /// The incarnation numbered `value`.
-    public init(_ value: UInt64) { rawValue = value }
+    @inlinable public init(_ value: UInt64) { rawValue = value }
     /// Rows of tables without an integer primary key, and rows written before incarnations
-    /// existed (format 0x01): the key alone identifies the object.
-    public static let keyIsIdentity = Incarnation(0)
+    /// existed (format 0x01): the key alone identifies the object. (Computed and inlinable:
+    /// a stored static would cost other modules a call to its lazy initializer per use.)
+    @inlinable public static var keyIsIdentity: Incarnation { Incarnation(rawValue: 0) }
     public static func < (a: Incarnation, b: Incarnation) -> Bool { a.rawValue < b.rawValue }
     public var description: String { "i\(rawValue)" }
 }

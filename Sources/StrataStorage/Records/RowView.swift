@@ -12,7 +12,8 @@
 /// instead of being generic cross-module calls; their error paths stay out of line.
 public struct RowView {
     @usableFromInline let bytes: UnsafeRawBufferPointer
-    let reader: PageReader
+    /// nil for a detached row (`detached(_:)`), which cannot read overflow pages.
+    let reader: PageReader?
     /// The write transaction's dirty pages when reading inside one (nil for committed reads),
     /// for overflow values. A plain pointer (owned by the write's `PageAllocator`) rather than
     /// a reference: copying it into a new row view, once per row of a scan, costs no
@@ -26,7 +27,7 @@ public struct RowView {
 
     @inline(__always)
     init(
-        inlineBytes: UnsafeRawBufferPointer, reader: PageReader,
+        inlineBytes: UnsafeRawBufferPointer, reader: PageReader?,
         dirtyPages: UnsafeMutablePointer<DirtyPageTable>?
     ) throws(StorageError) {
         self.bytes = inlineBytes
@@ -53,6 +54,18 @@ public struct RowView {
         columnCount = Int(count)
         offsetTableStart = header.offset
     }
+
+    /// A view of an inline row's bytes held outside the file (a copy of `inlineRowBytes`, kept
+    /// by a caller between reads), checked as a stored row is. Values in overflow pages cannot
+    /// be read from it (reading one throws): copy only rows without them (`hasOverflowValues`).
+    /// - Throws: `.corruptRecord` when the bytes do not start with a valid row header.
+    @inline(__always)
+    public static func detached(_ inlineBytes: UnsafeRawBufferPointer) throws(StorageError) -> RowView {
+        try RowView(inlineBytes: inlineBytes, reader: nil, dirtyPages: nil)
+    }
+
+    /// The row's inline bytes (header, offset table, values), valid as long as the view is.
+    public var inlineRowBytes: UnsafeRawBufferPointer { bytes }
 
     /// Whether `format` starts an inline row (with or without an incarnation): 0x01 or 0x03,
     /// the only bytes that are 0x03 with bit 1 set, so one comparison (scans ask once a row).
@@ -129,9 +142,12 @@ public struct RowView {
     }
 
     static func readOverflow(
-        first: PageRef, byteCount: Int, reader: PageReader,
+        first: PageRef, byteCount: Int, reader: PageReader?,
         dirtyPages: UnsafeMutablePointer<DirtyPageTable>?
     ) throws(StorageError) -> [UInt8] {
+        guard let reader else {
+            throw StorageError.invalidArgument("a value in overflow pages read from a detached row")
+        }
         if let dirtyPages {
             return try OverflowChain.read(
                 first: first, byteCount: byteCount, source: WritePages(reader: reader, dirty: dirtyPages))
@@ -212,6 +228,22 @@ public struct RowView {
         return try body(view)
     }
 
+    /// The string in `column` when it is stored inline; nil when the value is null, missing,
+    /// not a string, or in overflow pages (`value(at:)` reads those).
+    @inlinable
+    public func inlineString(at column: Int) throws(StorageError) -> String? {
+        guard let offset = try _valueOffset(column), bytes[offset] == Self._stringTag, let base = bytes.baseAddress
+        else { return nil }
+        var reader = ByteReader(base: base, offset: offset &+ 1, endOffset: bytes.count)
+        do throws(DecodeError) {
+            let length = try reader.readVarint()
+            guard length <= UInt64(bytes.count) else { throw DecodeError.truncated }
+            return String(decoding: try reader.readBytes(Int(length)), as: UTF8.self)
+        } catch {
+            throw Self._corruptValue("string", column, error)
+        }
+    }
+
     /// The decoded value of `column` (null when the row has fewer columns).
     public func value(at column: Int) throws(StorageError) -> Value {
         guard let offset = try _valueOffset(column), let base = bytes.baseAddress else { return .null }
@@ -247,31 +279,6 @@ public struct RowView {
             }
         }
         return false
-    }
-
-    /// Appends every column's value to `values`, as `values()` decodes them, and returns true;
-    /// returns false, appending nothing, when a value lies in overflow pages (a caller reading
-    /// rows ahead of need leaves those to be read only if their properties are).
-    /// - Throws: `StorageError` for damaged row bytes (nothing is appended then either).
-    public func appendInlineValues(to values: inout [Value]) throws(StorageError) -> Bool {
-        guard try !hasOverflowValues(), let base = bytes.baseAddress else { return false }
-        let first = values.count
-        values.reserveCapacity(first + columnCount)
-        for column in 0..<columnCount {
-            guard let offset = try _valueOffset(column) else {
-                values.append(.null)
-                continue
-            }
-            var cursor = ByteReader(base: base, offset: offset, endOffset: bytes.count)
-            do {
-                values.append(try decodeValue(&cursor, nested: false))
-            } catch {
-                values.removeSubrange(first...)
-                if let error = error as? StorageError { throw error }
-                throw StorageError.corruptRecord(reason: "column \(column): \(error)")
-            }
-        }
-        return true
     }
 
     private func decodeValue(_ cursor: inout ByteReader, nested: Bool) throws -> Value {

@@ -44,6 +44,14 @@ public struct TableInfo: Sendable, Hashable {
     var rowRootExpectation = PageExpectation.none
     var indexRootExpectation = PageExpectation.none
 
+    /// This descriptor with an empty schema: what a holder that only finds objects by it keeps
+    /// (each accessor of the Realm API holds one), so that copying it retains no schema bytes.
+    public var withoutSchema: TableInfo {
+        var copy = self
+        copy.schema = []
+        return copy
+    }
+
     /// Object key used for a null integer primary key.
     static let nullIntPrimaryKey = ObjectKey(Int64.min)
 

@@ -190,22 +190,14 @@ struct TableReads<Source: PageSource> {
     /// The identity of the object whose primary key is `value` (as `objectIdentity` gives it)
     /// and its decoded values, nil when one of them lies in overflow pages or cannot be
     /// decoded; nil when there is no such object.
-    func objectValues(_ table: TableInfo, primaryKey value: Value) throws(StorageError) -> ObjectValues? {
+    func withObjectRow<R>(
+        _ table: TableInfo, primaryKey value: Value, _ body: (ObjectIdentity, RowView) throws -> R
+    ) throws -> R? {
         guard let (key, clustered) = try primaryKeyLocation(table, value),
             let cell = try rowCell(table, key)
         else { return nil }
-        do {
-            return try withRow(cell: cell) { row -> ObjectValues in
-                ObjectValues(
-                    identity: ObjectIdentity(key: key, incarnation: clustered ? row.incarnation : .keyIsIdentity),
-                    // Values that cannot be decoded here are left to the caller's reads of the
-                    // row, which report the damage where it is read (Spec D17).
-                    values: (try? row.hasOverflowValues()) == false ? try? row.values() : nil)
-            }
-        } catch let error as StorageError {
-            throw error
-        } catch {
-            throw StorageError.corruptRecord(reason: "\(error)")
+        return try withRow(cell: cell) { row in
+            try body(ObjectIdentity(key: key, incarnation: clustered ? row.incarnation : .keyIsIdentity), row)
         }
     }
 

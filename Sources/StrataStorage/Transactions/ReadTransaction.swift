@@ -156,11 +156,13 @@ public final class ReadTransaction: VersionReading, @unchecked Sendable {
         return try reads.objectIdentity(try resolve(table), primaryKey: value)
     }
 
-    /// The identity and values of the object with primary key `value`; nil when there is
-    /// none. - Complexity: O(log n).
-    public func objectValues(_ table: TableInfo, primaryKey value: Value) throws(StorageError) -> ObjectValues? {
+    /// Calls `body` with the identity and row of the object with primary key `value`; nil
+    /// when there is none. - Complexity: O(log n).
+    public func withObjectRow<R>(
+        _ table: TableInfo, primaryKey value: Value, _ body: (ObjectIdentity, RowView) throws -> R
+    ) throws -> R? {
         try checkOpen()
-        return try reads.objectValues(try resolve(table), primaryKey: value)
+        return try reads.withObjectRow(try resolve(table), primaryKey: value, body)
     }
 
     /// The keys of `table`'s objects when they are consecutive and never reused; nil when not

@@ -48,14 +48,15 @@ public protocol VersionReading {
     /// - Complexity: O(log n).
     func objectIdentity(_ table: TableInfo, primaryKey value: Value) throws(StorageError) -> ObjectIdentity?
 
-    /// The identity of the object of `table` whose primary key is `value`, with its decoded
-    /// values (nil when one of them lies in overflow pages: `row(_:key:)` reads those); nil when
-    /// there is none. One descent for an integer primary key (the row holds the incarnation),
-    /// an index search and a descent for a string one: a lookup that reads the object costs no
-    /// second search.
-    /// - Throws: `StorageError` (see the protocol).
+    /// Calls `body` with the identity and the row of the object of `table` whose primary key
+    /// is `value`, and returns what it returns; nil when there is none. One descent for an
+    /// integer primary key (the row holds the incarnation), an index search and a descent for
+    /// a string one: a lookup that reads the object costs no second search.
+    /// - Throws: `StorageError` (see the protocol), or what `body` throws.
     /// - Complexity: O(log n).
-    func objectValues(_ table: TableInfo, primaryKey value: Value) throws(StorageError) -> ObjectValues?
+    func withObjectRow<R>(
+        _ table: TableInfo, primaryKey value: Value, _ body: (ObjectIdentity, RowView) throws -> R
+    ) throws -> R?
 
     /// The keys of `table`'s objects when they are exactly the consecutive keys of the range
     /// and no key was ever given to a second object (every incarnation is 0); nil when that is

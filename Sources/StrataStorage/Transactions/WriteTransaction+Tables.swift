@@ -331,11 +331,13 @@ extension WriteTransaction {
         return try reads.objectIdentity(try info(table.id), primaryKey: value)
     }
 
-    /// The identity and values of the object with primary key `value`; nil when there is
-    /// none. - Complexity: O(log n).
-    public func objectValues(_ table: TableInfo, primaryKey value: Value) throws(StorageError) -> ObjectValues? {
+    /// Calls `body` with the identity and row of the object with primary key `value` in this
+    /// transaction's state; nil when there is none. - Complexity: O(log n).
+    public func withObjectRow<R>(
+        _ table: TableInfo, primaryKey value: Value, _ body: (ObjectIdentity, RowView) throws -> R
+    ) throws -> R? {
         try checkActive()
-        return try reads.objectValues(try info(table.id), primaryKey: value)
+        return try reads.withObjectRow(try info(table.id), primaryKey: value, body)
     }
 
     /// The keys of `table`'s objects in this transaction's state when they are consecutive and
