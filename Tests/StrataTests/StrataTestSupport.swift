@@ -106,13 +106,27 @@ let allFixtureTypes: [Object.Type] = [
     SwiftObject.self, PKPair.self,
 ]
 
-/// A fresh directory for one test's files.
+/// A fresh directory for one test's files, inside the process's own directory
+/// (`testProcessDirectory`): nothing is left in the temporary directory when the tests end.
 func temporaryDirectory() -> URL {
-    let url = FileManager.default.temporaryDirectory
-        .appendingPathComponent("strata-tests-\(getpid())-\(UUID().uuidString)", isDirectory: true)
+    let url = testProcessDirectory.appendingPathComponent(UUID().uuidString, isDirectory: true)
     try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     return url
 }
+
+/// The directory of every `temporaryDirectory()` of this test process, removed when the
+/// process exits. (Creating a file lists its directory for abandoned temporaries, so one
+/// directory per test left in /tmp would slow every later file creation there.)
+private let testProcessDirectory: URL = {
+    let url = FileManager.default.temporaryDirectory
+        .appendingPathComponent("strata-tests-\(getpid())", isDirectory: true)
+    try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    atexit {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("strata-tests-\(getpid())").path
+        try? FileManager.default.removeItem(atPath: path)
+    }
+    return url
+}()
 
 /// A configuration of a new file in a fresh directory, with every fixture class.
 func testConfiguration(_ name: String = "test.realm") -> Realm.Configuration {

@@ -97,7 +97,8 @@ enum BugsCommand: FuzzCommand {
                         executable, "bugs", "--check", "--in-process", "--json", "--only", bug.name,
                         "--seconds-per-bug", String(seconds), "--shrink-seconds", String(shrinkSeconds), "--seed",
                         String(seed),
-                    ] + (runs.map { ["--runs-per-bug", String($0)] } ?? []), scratchDirectory: NSTemporaryDirectory())
+                    ] + (runs.map { ["--runs-per-bug", String($0)] } ?? []),
+                    scratchDirectory: CheckSettings.defaultScratchDirectory)
             } else {
                 result = SeededBugCatalog.check(
                     bug, seconds: seconds, runs: runs, seed: seed, shrinkSeconds: shrinkSeconds,

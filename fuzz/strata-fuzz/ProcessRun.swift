@@ -73,7 +73,7 @@ struct ProcessRunPlan {
             seconds: seconds, commits: commits,
             seed: givenSeed ?? UInt64.random(in: 0...UInt64.max),
             childCommand: [executable, ChildWriterCommand.spec.name],
-            scratchDirectory: NSTemporaryDirectory())
+            scratchDirectory: CheckSettings.defaultScratchDirectory)
         settings.kills = try command.int("kills", range: 1...)
         try Self.defect(command, into: &settings)
     }

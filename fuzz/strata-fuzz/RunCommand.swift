@@ -275,7 +275,7 @@ struct RunPlan {
             shardCount: shard.count,
             engineBugs: try Self.seededBug(command),
             modelMutation: nil,
-            scratchDirectory: NSTemporaryDirectory(),
+            scratchDirectory: CheckSettings.defaultScratchDirectory,
             shrinks: !command.flag("no-shrink"),
             shrinkSeconds: shrinkSeconds)
         campaign.excludedKinds = try command.operationKinds("exclude")

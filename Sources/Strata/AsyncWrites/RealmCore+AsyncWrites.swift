@@ -314,6 +314,9 @@ extension RealmCore {
     /// Spec A13: `invalidate()` drops the blocks not started; commits already made are made
     /// durable now and their completions run before it returns (realm-core's `do_invalidate`).
     func dropQueuedAsyncWrites() {
+        // Nothing queued, waiting or unsettled: nothing to drop or flush (every `invalidate()`
+        // comes here, and most realms never write asynchronously).
+        guard asyncWrites.isBusy || asyncWrites.lockWaiter != nil else { return }
         let dropped = asyncWrites.queued
         asyncWrites.queued = []
         asyncWrites.lockWaiter?.abandon()  // the lock its background wait takes goes free

@@ -48,7 +48,8 @@ public struct Campaign: Sendable {
         seconds: Double? = 60, operations: Int? = nil, runs: Int? = nil, minimumRuns: Int = 0, seed: UInt64 = 1,
         shardIndex: Int = 0, shardCount: Int = 1,
         engineBugs: SeededBugSet = [], modelMutation: ModelMutation? = nil,
-        scratchDirectory: String = NSTemporaryDirectory(), shrinks: Bool = true, shrinkSeconds: Double? = 60,
+        scratchDirectory: String = CheckSettings.defaultScratchDirectory, shrinks: Bool = true,
+        shrinkSeconds: Double? = 60,
         shrinkAttempts: Int = Shrinker.defaultRunLimit
     ) {
         self.mix = mix

@@ -217,7 +217,7 @@ extension SeededBugCatalog {
     public static func check(
         _ bug: SeededBug, seconds: Double, runs: Int? = nil, seed: UInt64, shrinkSeconds: Double,
         childCommand: [String]? = nil,
-        scratchDirectory: String = NSTemporaryDirectory()
+        scratchDirectory: String = CheckSettings.defaultScratchDirectory
     ) -> SeededBugResult {
         if bug.needsProcesses {
             return checkInProcesses(

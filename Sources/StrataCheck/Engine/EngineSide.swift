@@ -23,7 +23,7 @@ final class EngineSide: @unchecked Sendable {
     var cells: [CellID: EngineCell] = [:]
     var copies: [String] = []
     var copyContents: [String: Observation] = [:]
-    var copyDirectory = NSTemporaryDirectory()
+    var copyDirectory = CheckSettings.defaultScratchDirectory
     var copyStem = "strata-check"
     /// The tokens of the observers registered, by the model's identifiers.
     var tokens: [ObserverID: NotificationToken] = [:]

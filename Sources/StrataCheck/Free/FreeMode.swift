@@ -28,7 +28,7 @@ public struct FreeSettings: Sendable, Hashable {
 
     public init(
         store: CheckStore = .file, threads: Int = 4, operationsPerThread: Int = 200,
-        engineBugs: SeededBugSet = [], scratchDirectory: String = NSTemporaryDirectory(),
+        engineBugs: SeededBugSet = [], scratchDirectory: String = CheckSettings.defaultScratchDirectory,
         patienceSeconds: Double = 120
     ) {
         precondition(

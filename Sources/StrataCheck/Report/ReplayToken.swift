@@ -53,7 +53,9 @@ public enum ReplayToken {
     }
 
     /// nil when `token` is not a token of this format.
-    public static func decode(_ token: String, scratchDirectory: String = NSTemporaryDirectory()) -> Decoded? {
+    public static func decode(_ token: String, scratchDirectory: String = CheckSettings.defaultScratchDirectory)
+        -> Decoded?
+    {
         let parts = token.trimmingCharacters(in: .whitespacesAndNewlines).split(
             separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 9, parts[0].hasPrefix("sc"), let generation = Int(parts[0].dropFirst(2)),

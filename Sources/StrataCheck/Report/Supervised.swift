@@ -53,7 +53,9 @@ public enum Supervised {
     /// `--in-process --flight-recorder FILE` added; nil when this program's path is unknown
     /// (the caller then does the work itself). The child's stdout is this process's; its
     /// stderr is copied to this process's stderr when it ends.
-    public static func runInChild(_ arguments: [String], scratchDirectory: String = NSTemporaryDirectory())
+    public static func runInChild(
+        _ arguments: [String], scratchDirectory: String = CheckSettings.defaultScratchDirectory
+    )
         -> Outcome?
     {
         guard let executable = ProcessSettings.currentExecutable() else { return nil }

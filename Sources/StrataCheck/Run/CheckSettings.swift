@@ -51,7 +51,7 @@ public struct CheckSettings: Sendable, Hashable {
     public init(
         mode: CheckMode = .controlled, store: CheckStore = .sim, threads: Int = 3, operations: Int = 200,
         engineBugs: SeededBugSet = [], modelMutation: ModelMutation? = nil,
-        scratchDirectory: String = NSTemporaryDirectory()
+        scratchDirectory: String = CheckSettings.defaultScratchDirectory
     ) {
         self.mode = mode
         self.store = store
@@ -70,4 +70,23 @@ public enum ModelMutation: String, Sendable, Hashable, CaseIterable {
     case refreshNeverMoves
     /// Claims a committed `create` makes no object (Spec W4/V1: the write's data is committed).
     case createdObjectsVanish
+}
+
+extension CheckSettings {
+    /// Where runs keep their files unless told otherwise: a directory of the user's own in the
+    /// temporary directory (`strata-check-<uid>`, made on first use; the temporary directory
+    /// itself when it cannot be made). Creating a database lists its directory for temporaries
+    /// abandoned by dead creators, so runs in a crowded /tmp would pay for every entry there;
+    /// the runs delete their files, so this directory stays small.
+    public static let defaultScratchDirectory: String = {
+        let base = NSTemporaryDirectory()
+        let path = (base as NSString).appendingPathComponent("strata-check-\(getuid())")
+        if mkdir(path, 0o700) == 0 || errno == EEXIST {
+            var status = stat()
+            if stat(path, &status) == 0, status.st_uid == getuid(), (status.st_mode & S_IFMT) == S_IFDIR {
+                return path
+            }
+        }
+        return base
+    }()
 }

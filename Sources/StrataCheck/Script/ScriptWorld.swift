@@ -53,7 +53,7 @@ final class ScriptWorld: @unchecked Sendable {
             configuration.fileURL = URL(fileURLWithPath: "/strata-check/\(name).realm")
             configuration._engine = .init(simulatedStore: disk, hooks: engineHooks)
         case .file:
-            let path = (NSTemporaryDirectory() as NSString).appendingPathComponent("\(name).realm")
+            let path = (CheckSettings.defaultScratchDirectory as NSString).appendingPathComponent("\(name).realm")
             _ = try? Store.deleteFiles(path: path)
             filePath = path
             configuration.fileURL = URL(fileURLWithPath: path)
