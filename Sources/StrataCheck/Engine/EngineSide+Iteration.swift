@@ -53,6 +53,10 @@ final class IteratorBox<Element: Object> {
 
 /// An iteration the engine side (or a generated script's world) holds for a model `IteratorID`.
 enum EngineIterator {
+    /// What a step reports when the iterator reused an object a weak reference still names.
+    static let reusedWatchedObject = Observation.failure(
+        code: "harness", message: "the iterator reused an object a weak reference still names (Spec V15)")
+
     case item(IteratorBox<Item>)
     case other(IteratorBox<Other>)
     case linker(IteratorBox<Linker>)
@@ -118,18 +122,8 @@ extension EngineSide {
             let (next, reused, watched) = try iterator.next()
             guard let next else { return .handle(nil) }
             if reused { probes.mark(ProbeCoverage.iteratorReusedObject) }
-            if watched {
-                return .failure(
-                    code: "harness", message: "the iterator reused an object a weak reference still names (Spec V15)")
-            }
-            // An object the caller holds already keeps its identifier: a reuse of a held
-            // object answers with the older handle, which the model never gives.
-            return .handle(
-                lock.withLock { _ in
-                    let held = accessors.identify(next, as: id)
-                    if held == id { accessors.yielded[id] = iteratorID }
-                    return held
-                })
+            if watched { return EngineIterator.reusedWatchedObject }
+            return .handle(lock.withLock { _ in accessors.holdYielded(next, as: id, from: iteratorID) })
         case .read(let id) where id.rawValue % 4 < 3:
             // Three elements in four are read without reading their List through them: a List read
             // through an object stays in it and keeps the iterator from reusing the object.
@@ -140,10 +134,7 @@ extension EngineSide {
         case .releaseHandle(let id) where id.rawValue % 4 == 0:
             // One element in four of those released keeps a weak reference behind, which must
             // keep the iterator from reusing its object.
-            let (dropped, iterator) = lock.withLock { _ in
-                let iterator = accessors.yielded.removeValue(forKey: id).flatMap { accessors.iterators[$0] }
-                return (iterator == nil ? nil : accessors.handles.removeValue(forKey: id), iterator)
-            }
+            let (dropped, iterator) = lock.withLock { _ in accessors.dropYielded(id) }
             guard let iterator, case .object(let object) = dropped else { return nil }
             iterator.watch(object)
             return .done
@@ -170,5 +161,23 @@ extension EngineSide {
         reading.primaryKey = primaryKey
         reading.value = value
         return reading
+    }
+}
+
+extension AccessorTable {
+    /// Holds the element an iterator yielded as `id`, and notes which iterator yielded it. An
+    /// object the caller holds already keeps its identifier: a reuse of a held object answers
+    /// with the older handle, which the model never gives.
+    mutating func holdYielded(_ element: EngineHandle, as id: HandleID, from iterator: IteratorID) -> HandleID {
+        let held = identify(element, as: id)
+        if held == id { yielded[id] = iterator }
+        return held
+    }
+
+    /// Releases `id` if an iterator yielded it: its handle, and the iterator to keep a weak
+    /// reference to it; nothing (and nothing released) otherwise.
+    mutating func dropYielded(_ id: HandleID) -> (dropped: EngineHandle?, iterator: EngineIterator?) {
+        let iterator = yielded.removeValue(forKey: id).flatMap { iterators[$0] }
+        return (iterator == nil ? nil : handles.removeValue(forKey: id), iterator)
     }
 }

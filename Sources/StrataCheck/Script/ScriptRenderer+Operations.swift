@@ -122,8 +122,17 @@ extension ScriptRenderer {
                 "let reference = try s.reference(\(reference.rawValue), to: \(kind.referenceType))",
                 "return s.keep(try realm._resolve(reference), as: \(id.rawValue))",
             ]
+        case .releaseHandle(let id) where elements.contains(id):
+            return ["s.dropElement(\(id.rawValue))"]
         case .releaseHandle(let id):
             return ["s.drop(\(id.rawValue))"]
+        case .iterate(let id, let iterator):
+            guard case .results? = kinds[id] else { return nil }
+            return ["try s.iterate(\(id.rawValue), as: \(iterator.rawValue))"]
+        case .iteratorNext(let iterator, let id):
+            kinds[id] = .object
+            elements.insert(id)
+            return ["try s.next(\(iterator.rawValue), as: \(id.rawValue))"]
         case .apply(let realm, let mutations):
             guard let lines = Self.mutationLines(mutations) else { return nil }
             return ["let realm = try s.realm(\(realm.rawValue))"] + lines + ["return .done"]
@@ -214,6 +223,7 @@ extension ScriptRenderer {
 
     private func read(_ id: HandleID) -> [String]? {
         guard let kind = kinds[id] else { return nil }
+        if elements.contains(id) { return ["try s.readElement(\(id.rawValue))"] }
         switch kind {
         case .object: return [".object(try s.reading(s.object(\(id.rawValue))))"]
         case .results, .list: return [".elements(try s.readings(\(accessor(id, kind))))"]

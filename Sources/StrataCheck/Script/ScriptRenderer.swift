@@ -18,6 +18,8 @@ import StrataStorage
 struct ScriptRenderer {
     var kinds: [HandleID: HandleKind] = [:]
     var referenceKinds: [ReferenceID: HandleKind] = [:]
+    /// Handles an `iteratorNext` made (read and released by the iteration's rules).
+    var elements: Set<HandleID> = []
     /// Hand-offs begun and not waited for yet, by trace index.
     var waiting: [Int] = []
     var contexts: Set<ContextID> = []

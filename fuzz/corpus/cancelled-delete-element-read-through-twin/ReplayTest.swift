@@ -2,36 +2,149 @@
 // Settings: mode controlled, store sim, 3 threads
 // swift-format-ignore-file
 //
-// Not rendered as Realm API calls: an operation the harness's engine side cannot perform either.
-// The run, one operation per line (context, operation, engine's observation):
-//   0. c2 open -> r1 -> realm r1
-//   1. c2 objects(r1, Item) -> h1 -> handle h1
-//   2. c2 iterate(h1, as: i1) -> count 0
-//   3. c2 iteratorNext(i1, as: h2) -> handle nil
-//   4. c2 beginWrite(r1) -> done
-//   5. c2 create(r1, Item 2 = 0, update error) -> h3 -> handle h3
-//   6. c2 create(r1, Item 7 = 4, update modified) -> h4 -> handle h4
-//   7. c2 create(r1, Item 1 = 2, update modified) -> h5 -> handle h5
-//   8. c2 create(r1, Item 3 = nil, update modified) -> h6 -> handle h6
-//   9. c2 commitWrite(r1) -> done
-//   10. c2 iterate(h1, as: i2) -> count 4
-//   11. c2 iteratorNext(i2, as: h7) -> handle h7
-//   12. c2 iteratorNext(i2, as: h8) -> handle h8
-//   13. c2 iteratorNext(i2, as: h9) -> handle h9
-//   14. c2 iteratorNext(i2, as: h10) -> handle h10
-//   15. c2 iteratorNext(i2, as: h11) -> handle nil
-//   16. c2 beginWrite(r1) -> done
-//   17. c2 delete(r1, h8) -> done
-//   18. c2 objects(r1, Item) -> h12 -> handle h12
-//   19. c2 cancelWrite(r1) -> done
-//   20. c2 object(r1, Item 1) -> h13 -> handle h13
-//   21. c2 read(h8) -> Item(2) = 0
-//   22. c2 open(queue: c1) -> r2 -> error programmerError: Realm opened from incorrect dispatch queue.
+// `script(bugs:)` performs the shrunk run as Realm API calls, each on its context (a thread
+// of its own, or a serial queue), in the order the model took them, and expects at each step
+// what the model expected: it fails while the bug is there. `replayToken` replays the run
+// through the harness.
 
+import StrataModel
+import StrataStorage
 import Testing
+import Strata
 @testable import StrataCheck
 
 @Suite struct ReplayFailure4124b819396cf4e8 {
+    static func script(bugs: SeededBugSet) throws {
+        let script = try ScriptWorld(store: .sim, bugs: bugs)
+        defer { script.finish() }
+        let c2 = script.thread(2)
+        _ = script.queue(1)
+
+        // 0. c2 open -> r1
+        let o0 = c2.run { s in
+            s.hold(try Realm._open(configuration: s.configuration, queue: nil), openedAs: 1)
+        }
+        #expect(Observation.realm(1).accepts(o0), "step 0: engine \(o0)")
+
+        // 1. c2 objects(r1, Item) -> h1
+        let o1 = c2.run { s in s.keep(try s.realm(1)._objects(Item.self), as: 1) }
+        #expect(Observation.handle(1).accepts(o1), "step 1: engine \(o1)")
+
+        // 2. c2 iterate(h1, as: i1)
+        let o2 = c2.run { s in try s.iterate(1, as: 1) }
+        #expect(Observation.count(0).accepts(o2), "step 2: engine \(o2)")
+
+        // 3. c2 iteratorNext(i1, as: h2)
+        let o3 = c2.run { s in try s.next(1, as: 2) }
+        #expect(Observation.handle(nil).accepts(o3), "step 3: engine \(o3)")
+
+        // 4. c2 beginWrite(r1)
+        let o4 = c2.run { s in try s.realm(1)._beginWrite(); return .done }
+        #expect(Observation.done.accepts(o4), "step 4: engine \(o4)")
+
+        // 5. c2 create(r1, Item 2 = 0, update error) -> h3
+        let o5 = c2.run { s in
+            let created = try s.realm(1)._create(
+                Item.self, value: ["primaryKey": 2, "value": 0], update: .error)
+            return s.keep(created, as: 3)
+        }
+        #expect(Observation.handle(3).accepts(o5), "step 5: engine \(o5)")
+
+        // 6. c2 create(r1, Item 7 = 4, update modified) -> h4
+        let o6 = c2.run { s in
+            let created = try s.realm(1)._create(
+                Item.self, value: ["primaryKey": 7, "value": 4], update: .modified)
+            return s.keep(created, as: 4)
+        }
+        #expect(Observation.handle(4).accepts(o6), "step 6: engine \(o6)")
+
+        // 7. c2 create(r1, Item 1 = 2, update modified) -> h5
+        let o7 = c2.run { s in
+            let created = try s.realm(1)._create(
+                Item.self, value: ["primaryKey": 1, "value": 2], update: .modified)
+            return s.keep(created, as: 5)
+        }
+        #expect(Observation.handle(5).accepts(o7), "step 7: engine \(o7)")
+
+        // 8. c2 create(r1, Item 3 = nil, update modified) -> h6
+        let o8 = c2.run { s in
+            let created = try s.realm(1)._create(
+                Item.self, value: ["primaryKey": 3, "value": Int?.none as Any], update: .modified)
+            return s.keep(created, as: 6)
+        }
+        #expect(Observation.handle(6).accepts(o8), "step 8: engine \(o8)")
+
+        // 9. c2 commitWrite(r1)
+        let o9 = c2.run { s in try s.realm(1)._commitWrite(); return .done }
+        #expect(Observation.done.accepts(o9), "step 9: engine \(o9)")
+
+        // 10. c2 iterate(h1, as: i2)
+        let o10 = c2.run { s in try s.iterate(1, as: 2) }
+        #expect(Observation.count(4).accepts(o10), "step 10: engine \(o10)")
+
+        // 11. c2 iteratorNext(i2, as: h7)
+        let o11 = c2.run { s in try s.next(2, as: 7) }
+        #expect(Observation.handle(7).accepts(o11), "step 11: engine \(o11)")
+
+        // 12. c2 iteratorNext(i2, as: h8)
+        let o12 = c2.run { s in try s.next(2, as: 8) }
+        #expect(Observation.handle(8).accepts(o12), "step 12: engine \(o12)")
+
+        // 13. c2 iteratorNext(i2, as: h9)
+        let o13 = c2.run { s in try s.next(2, as: 9) }
+        #expect(Observation.handle(9).accepts(o13), "step 13: engine \(o13)")
+
+        // 14. c2 iteratorNext(i2, as: h10)
+        let o14 = c2.run { s in try s.next(2, as: 10) }
+        #expect(Observation.handle(10).accepts(o14), "step 14: engine \(o14)")
+
+        // 15. c2 iteratorNext(i2, as: h11)
+        let o15 = c2.run { s in try s.next(2, as: 11) }
+        #expect(Observation.handle(nil).accepts(o15), "step 15: engine \(o15)")
+
+        // 16. c2 beginWrite(r1)
+        let o16 = c2.run { s in try s.realm(1)._beginWrite(); return .done }
+        #expect(Observation.done.accepts(o16), "step 16: engine \(o16)")
+
+        // 17. c2 delete(r1, h8)
+        let o17 = c2.run { s in try s.realm(1)._delete(s.object(8)); return .done }
+        #expect(Observation.done.accepts(o17), "step 17: engine \(o17)")
+
+        // 18. c2 objects(r1, Item) -> h12
+        let o18 = c2.run { s in s.keep(try s.realm(1)._objects(Item.self), as: 12) }
+        #expect(Observation.handle(12).accepts(o18), "step 18: engine \(o18)")
+
+        // 19. c2 cancelWrite(r1)
+        let o19 = c2.run { s in try s.realm(1)._cancelWrite(); return .done }
+        #expect(Observation.done.accepts(o19), "step 19: engine \(o19)")
+
+        // 20. c2 object(r1, Item 1) -> h13
+        let o20 = c2.run { s in
+            s.keep(try s.realm(1)._object(ofType: Item.self, forPrimaryKey: 1), as: 13)
+        }
+        #expect(Observation.handle(13).accepts(o20), "step 20: engine \(o20)")
+
+        // 21. c2 read(h8)
+        let o21 = c2.run { s in try s.readElement(8) }
+        let expected21: Observation = .object(Reading(type: "Item", primaryKey: 2, value: 0, listKeys: [], isFrozen: false))
+        #expect(expected21.accepts(o21), "step 21: engine \(o21)")
+
+        // 22. c2 open(queue: c1) -> r2
+        let o22 = c2.run { s in
+            let realm = try Realm._open(configuration: s.configuration, queue: s.queue(of: 1))
+            // The harness's step: a queue realm's autorefresh turns run when no schedule orders them.
+            realm.autorefresh = false
+            return s.hold(realm, openedAs: 2)
+        }
+        let expected22: Observation = .failure(
+            code: "programmerError", message: "Realm opened from incorrect dispatch queue.")
+        #expect(expected22.accepts(o22), "step 22: engine \(o22)")
+    }
+
+    @Test func concreteScript() throws {
+        try Self.script(bugs: [])
+    }
+
     @Test func replayToken() throws {
         let failure = try StrataCheck.replay(token: "sc7.controlled.sim.3.200.0.-.-.AgMBAQACAgEBAAIAAAAAAgMBAQMAAgMDAAIBAAEAAQEAAAEBAgECAQECAAIBAwMBAQEBAAEAAAIAAQACAANXUTUAMzmoAUYtAAEAARcVXW1CAQACBQBKNwABBwEEcxUCAQEFAlwBAgEDBz0ZqwEGMwMKAgAAAg8BDAMDCgECBQMDCRUwvwEAAAOFAQAAAABCAEYAAAFcAAABAA")
         #expect(failure == nil, "\(failure?.description ?? "")")
