@@ -115,18 +115,33 @@ func temporaryDirectory() -> URL {
 }
 
 /// The directory of every `temporaryDirectory()` of this test process, removed when the
-/// process exits. (Creating a file lists its directory for abandoned temporaries, so one
-/// directory per test left in /tmp would slow every later file creation there.)
+/// process exits, with those of processes that died without exiting (the children of exit
+/// tests trap on purpose). (Creating a file lists its directory for abandoned temporaries, so
+/// one directory per test left in /tmp would slow every later file creation there.)
 private let testProcessDirectory: URL = {
+    removeDirectoriesOfDeadTestProcesses()
     let url = FileManager.default.temporaryDirectory
         .appendingPathComponent("strata-tests-\(getpid())", isDirectory: true)
     try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     atexit {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("strata-tests-\(getpid())").path
         try? FileManager.default.removeItem(atPath: path)
+        removeDirectoriesOfDeadTestProcesses()
     }
     return url
 }()
+
+/// Removes the `strata-tests-<pid>` directories whose process no longer exists.
+private func removeDirectoriesOfDeadTestProcesses() {
+    let base = FileManager.default.temporaryDirectory
+    for name in (try? FileManager.default.contentsOfDirectory(atPath: base.path)) ?? []
+    where name.hasPrefix("strata-tests-") {
+        guard let pid = Int32(name.dropFirst("strata-tests-".count)), kill(pid, 0) != 0, errno == ESRCH else {
+            continue
+        }
+        try? FileManager.default.removeItem(at: base.appendingPathComponent(name))
+    }
+}
 
 /// A configuration of a new file in a fresh directory, with every fixture class.
 func testConfiguration(_ name: String = "test.realm") -> Realm.Configuration {

@@ -74,19 +74,27 @@ public enum ModelMutation: String, Sendable, Hashable, CaseIterable {
 
 extension CheckSettings {
     /// Where runs keep their files unless told otherwise: a directory of the user's own in the
-    /// temporary directory (`strata-check-<uid>`, made on first use; the temporary directory
-    /// itself when it cannot be made). Creating a database lists its directory for temporaries
-    /// abandoned by dead creators, so runs in a crowded /tmp would pay for every entry there;
-    /// the runs delete their files, so this directory stays small.
+    /// temporary directory (`strata-check-<uid>`, made on first use). Creating a database lists
+    /// its directory for temporaries abandoned by dead creators, so runs in a crowded /tmp
+    /// would pay for every entry there; the runs delete their files, so this directory stays
+    /// small. It is used only if it is a real directory (not a symbolic link another user may
+    /// have planted) owned by this user and closed to others; otherwise a fresh private one
+    /// (`mkdtemp`) is made, and failing that the temporary directory itself is used.
     public static let defaultScratchDirectory: String = {
         let base = NSTemporaryDirectory()
         let path = (base as NSString).appendingPathComponent("strata-check-\(getuid())")
         if mkdir(path, 0o700) == 0 || errno == EEXIST {
             var status = stat()
-            if stat(path, &status) == 0, status.st_uid == getuid(), (status.st_mode & S_IFMT) == S_IFDIR {
+            if lstat(path, &status) == 0, status.st_uid == getuid(), (status.st_mode & S_IFMT) == S_IFDIR,
+                status.st_mode & 0o077 == 0
+            {
                 return path
             }
         }
-        return base
+        var template = Array(((base as NSString).appendingPathComponent("strata-check-XXXXXX")).utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { buffer in
+            buffer.baseAddress.flatMap { mkdtemp($0) }.map { String(cString: $0) }
+        }
+        return made ?? base
     }()
 }
