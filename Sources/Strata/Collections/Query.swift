@@ -16,6 +16,10 @@ indirect enum Predicate: Sendable {
     func matches(_ row: RowView) throws -> Bool {
         switch self {
         case .compare(let column, let comparison, let constant):
+            // An integer against an integer constant, read in place: no value is decoded.
+            if case .int(let bound) = constant, let stored = try row.int(at: column) {
+                return Predicate.holds(stored, comparison, bound)
+            }
             let value = column < row.columnCount ? try row.value(at: column) : .null
             return Predicate.evaluate(value, comparison, constant)
         case .string(let column, let test, let needle, let caseInsensitive):
@@ -37,6 +41,19 @@ indirect enum Predicate: Sendable {
         case .and(let left, let right): return try left.matches(row) && right.matches(row)
         case .or(let left, let right): return try left.matches(row) || right.matches(row)
         case .not(let inner): return try !inner.matches(row)
+        }
+    }
+
+    /// `evaluate` for two integers (`StoredOrder` orders them by value).
+    @inline(__always)
+    private static func holds(_ value: Int64, _ comparison: Comparison, _ constant: Int64) -> Bool {
+        switch comparison {
+        case .equal: return value == constant
+        case .notEqual: return value != constant
+        case .less: return value < constant
+        case .lessOrEqual: return value <= constant
+        case .greater: return value > constant
+        case .greaterOrEqual: return value >= constant
         }
     }
 
