@@ -118,7 +118,7 @@ public final class _ObjectAccessor {
         let found = try engine(core.path) { () throws -> StrataStorage.Value?? in
             try view.withRow(table, key: key) { row -> StrataStorage.Value? in
                 guard row.incarnation == incarnation else { return nil }  // another object
-                if keeps { keep(row, stamp: stamp) }
+                if keeps { prefill(row, stamp: stamp) }
                 return try row.value(at: column)
             }
         }
@@ -165,22 +165,19 @@ public final class _ObjectAccessor {
 
     /// Gives a live accessor the row its maker has just read at the realm's current view (a
     /// scan reads rows in key order: `ResultsIterator`; a lookup reads the row it finds), so
-    /// its first property read does not search the tree again.
-    func prefill(_ row: RowView, stamp: ViewStamp) { keep(row, stamp: stamp) }
-
-    /// `prefill` with a row's inline bytes, copied out of a row view earlier at `stamp`.
-    func prefill(bytes: UnsafeRawBufferPointer, stamp: ViewStamp) {
-        rowStamp = self.row.assign(bytes) ? stamp : nil
-    }
-
-    /// Keeps a copy of `row`, the object's row at `stamp`, unless a value of it lies in
-    /// overflow pages (those rows are searched again by each read: rare, and large anyway).
-    private func keep(_ row: RowView, stamp: ViewStamp) {
+    /// its first property read does not search the tree again. A row with a value in overflow
+    /// pages is not kept (those rows are searched again by each read: rare, and large anyway).
+    func prefill(_ row: RowView, stamp: ViewStamp) {
         guard (try? row.hasOverflowValues()) == false else {
             rowStamp = nil
             return
         }
         prefill(bytes: row.inlineRowBytes, stamp: stamp)
+    }
+
+    /// `prefill` with a row's inline bytes, copied out of a row view earlier at `stamp`.
+    func prefill(bytes: UnsafeRawBufferPointer, stamp: ViewStamp) {
+        rowStamp = self.row.assign(bytes) ? stamp : nil
     }
 
     /// Why the object is not at the realm's view: deleted (Spec W12), or, for an accessor a

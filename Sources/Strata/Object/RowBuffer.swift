@@ -37,9 +37,6 @@ struct RowBuffer {
         return row != nil
     }
 
-    /// Forgets the kept row (the memory stays for the next).
-    mutating func clear() { row = nil }
-
     /// Frees the memory (the owner's `deinit`).
     mutating func release() {
         row = nil
