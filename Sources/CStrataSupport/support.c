@@ -82,6 +82,12 @@ uint64_t strata_thread_identity(void) {
     return strata_thread_identity_value;
 }
 
+// The Swift runtime's try-retain (libswiftCore, which every Swift program links): it returns
+// the object when it retained it and NULL when the object is being deinitialized.
+extern void *swift_tryRetain(void *object);
+
+bool strata_try_retain(const void *object) { return swift_tryRetain((void *)object) != NULL; }
+
 static _Thread_local int64_t strata_persisted_ordinal STRATA_FAST_TLS = 0;
 
 int64_t strata_persisted_next_ordinal(void) { return strata_persisted_ordinal++; }

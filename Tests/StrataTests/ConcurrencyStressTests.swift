@@ -87,6 +87,47 @@ import Testing
         #expect(realm.objects(IntObj.self).count == 60, "the writer's ten commits did not all land")
     }
 
+    // Spec C1, F5, C8: the cache of realms and the frozen realms of a file name realms without
+    // keeping them alive, while threads make, share and release them at once: one thread's
+    // opens give one instance while it is held; freezes at
+    // one version give one frozen realm while any thread holds it; a frozen realm released on
+    // one thread while others look it up is never handed out half torn down (run under
+    // ThreadSanitizer in CI). Each thread works through a fixed count of rounds.
+    @Test func realmsAndFrozenRealmsMadeAndReleasedOnManyThreads() throws {
+        let configuration = testConfiguration()
+        do {
+            let realm = try Realm(configuration: configuration)
+            try realm.write { realm.create(IntObj.self, value: ["intCol": 7]) }
+        }
+        let failures = ResultBox<[String]>()
+        failures.set(.success([]))
+        let done = DispatchGroup()
+        for _ in 0..<4 {
+            done.enter()
+            Thread {
+                defer { done.leave() }
+                do {
+                    for _ in 0..<150 {
+                        let realm = try Realm(configuration: configuration)
+                        if try Realm(configuration: configuration) != realm {
+                            failures.update { $0.append("two open realms of one thread differ (Spec C1)") }
+                        }
+                        let frozen = realm.freeze()
+                        if realm.freeze() != frozen {
+                            failures.update { $0.append("two freezes at one version differ (Spec F5)") }
+                        }
+                        let values = frozen.objects(IntObj.self).map(\.intCol)
+                        if values != [7] { failures.update { $0.append("a frozen realm read \(values)") } }
+                    }
+                } catch {
+                    failures.update { $0.append("\(error)") }
+                }
+            }.start()
+        }
+        done.wait()
+        #expect(try failures.get().isEmpty)
+    }
+
     // Spec C3, V7: a queue-confined realm moves on its queue after another thread commits.
     @Test func queueConfinedRealmAutorefreshes() throws {
         let configuration = testConfiguration()

@@ -89,6 +89,12 @@ int strata_fcntl_lock(int fd, int command, short type, off_t start, off_t length
 }
 #endif
 
+// Object lifetime for the Realm API (Sources/Strata).
+/// Retains the Swift object at `object` unless its deinitialization has begun (its strong
+/// count reached zero): true when it was retained. The caller must know the memory is still
+/// the object's (for `RealmCoreLink`: the object clears the pointer in its `deinit`, under the
+/// lock the caller holds). The Swift runtime's own entry point, which weak references use.
+bool strata_try_retain(const void *object);
 
 // Thread identity and property ordinals for the Realm API (Sources/Strata).
 /// A number naming the calling thread for its whole life; never reused within the process

@@ -170,29 +170,40 @@ final class ResultsCursor {
     }
 }
 
-/// The rows of the next elements of an evaluation in key order, copied in one walk of the
-/// table (`ResultsCursor`) into one flat byte buffer reused from pass to pass; each accessor
-/// that takes one copies its bytes (`RowBuffer`) and decodes only the columns it reads.
+/// The rows of the next elements of an evaluation in key order, found in one walk of the
+/// table (`ResultsCursor`) and handed to their accessors, which decode only the columns they
+/// read. Rows of a read transaction are handed over in place (`RowView.pinned`: no copy);
+/// rows read inside a write are copied into one flat byte buffer reused from pass to pass,
+/// and each accessor that takes one copies its bytes (`RowBuffer`).
 ///
 /// Manually managed memory rather than arrays: handing a row over costs no reference counting
 /// and no uniqueness check. Owned by one cursor, used on its realm's thread only, freed by
 /// `deinit`. Its fields are `@exclusivity(unchecked)`: only its own methods touch them, one
 /// at a time (the walk's closure works on local copies, stored back once it returns).
 final class RowReadAhead {
+    /// What the walk found for one element.
+    private enum Entry {
+        /// Its key did not hold that very object, or its row could not be kept.
+        case none
+        /// Its row, in the pinned pages of the realm's read.
+        case pinned(RowView)
+        /// A copy of its row in `bytes`.
+        case copied(start: Int, count: Int)
+    }
+
     /// The copied rows, back to back.
     @exclusivity(unchecked) private var bytes = ByteArena()
-    /// Per element from `start` (`passCount` of them): where its row begins in `bytes` and how
-    /// long it is; a negative start when its key did not hold that very object, or its row was
-    /// not copied.
-    private let spans = UnsafeMutablePointer<(start: Int, count: Int)>.allocate(capacity: RowReadAhead.passCount)
-    @exclusivity(unchecked) private var spanCount = 0
+    /// Per element from `start` (`entryCount` of them).
+    private let entries = UnsafeMutablePointer<Entry>.allocate(capacity: RowReadAhead.passCount)
+    @exclusivity(unchecked) private var entryCount = 0
     @exclusivity(unchecked) private var start = 0
 
-    /// How many rows one pass copies.
+    /// How many rows one pass reads.
     private static var passCount: Int { 64 }
 
     deinit {
-        spans.deallocate()
+        entries.deinitialize(count: entryCount)
+        entries.deallocate()
         bytes.release()
     }
 
@@ -202,48 +213,55 @@ final class RowReadAhead {
         _ index: Int, of evaluation: ResultsEvaluation, table: TableInfo, core: RealmCore,
         into accessor: _ObjectAccessor, stamp: ViewStamp
     ) {
-        if index < start || index >= start + spanCount {
+        if index < start || index >= start + entryCount {
             guard let view = try? core.view() else { return }
             read(from: index, of: evaluation, table: table, view: view)
         }
-        let span = spans[index - start]
-        guard span.start >= 0, let row = bytes.slice(span.start, span.count) else { return }
-        accessor.prefill(bytes: row, stamp: stamp)
+        switch entries[index - start] {
+        case .none: return
+        case .pinned(let row): accessor.prefill(pinned: row, stamp: stamp)
+        case .copied(let offset, let count):
+            guard let row = bytes.slice(offset, count) else { return }
+            accessor.prefill(bytes: row, stamp: stamp)
+        }
     }
 
-    /// Copies the rows of elements `first...` (up to `passCount`) in one walk from the first
+    /// Reads the rows of elements `first...` (up to `passCount`) in one walk from the first
     /// one's key. Rows between them (objects the query does not match) are stepped over, up to
     /// a few passes' worth before the rest is left to the objects.
     ///
-    /// Reading ahead never fails: a row that cannot be read here (damage, Spec D17) or that
-    /// holds a value in overflow pages (read only if its property is) is left to its object,
-    /// whose property read reports what is wrong, as it would without the read-ahead.
+    /// Reading ahead never fails: a row that cannot be read here (damage, Spec D17), or that
+    /// is read inside a write and holds a value in overflow pages (read only if its property
+    /// is), is left to its object, whose property read reports what is wrong, as it would
+    /// without the read-ahead.
     private func read(from first: Int, of evaluation: ResultsEvaluation, table: TableInfo, view: VersionView) {
         let end = min(evaluation.keys.count, first + Self.passCount)
         var bytes = self.bytes
-        let spans = self.spans
+        let entries = self.entries
         bytes.removeAll()
-        spans.initialize(repeating: (start: -1, count: 0), count: end - first)
+        entries.deinitialize(count: entryCount)
+        entries.initialize(repeating: .none, count: end - first)
+        entryCount = 0
         var next = first
         var visited = 0
         try? view.forEachRow(table, from: evaluation.keys[first]) { key, row in
             visited += 1
             while next < end && evaluation.keys[next] < key { next += 1 }  // not in this version
             guard next < end else { return false }
-            if evaluation.keys[next] == key {
-                if row.incarnation == evaluation.identity(at: next).incarnation,
-                    (try? row.hasOverflowValues()) == false
-                {
+            if evaluation.keys[next] == key, row.incarnation == evaluation.identity(at: next).incarnation {
+                if let pinned = row.pinned {
+                    entries[next - first] = .pinned(pinned)
+                } else if (try? row.hasOverflowValues()) == false {
                     let raw = row.inlineRowBytes
-                    spans[next - first] = (bytes.count, raw.count)
+                    entries[next - first] = .copied(start: bytes.count, count: raw.count)
                     bytes.append(raw)
                 }
-                next += 1
             }
+            if evaluation.keys[next] == key { next += 1 }
             return next < end && visited < 4 * Self.passCount
         }
         self.bytes = bytes
-        spanCount = end - first
+        entryCount = end - first
         start = first
     }
 }

@@ -168,6 +168,10 @@ public final class _ObjectAccessor {
     /// its first property read does not search the tree again. A row with a value in overflow
     /// pages is not kept (those rows are searched again by each read: rare, and large anyway).
     func prefill(_ row: RowView, stamp: ViewStamp) {
+        if let pinned = row.pinned {
+            prefill(pinned: pinned, stamp: stamp)
+            return
+        }
         guard (try? row.hasOverflowValues()) == false else {
             rowStamp = nil
             return
@@ -178,6 +182,13 @@ public final class _ObjectAccessor {
     /// `prefill` with a row's inline bytes, copied out of a row view earlier at `stamp`.
     func prefill(bytes: UnsafeRawBufferPointer, stamp: ViewStamp) {
         rowStamp = self.row.assign(bytes) ? stamp : nil
+    }
+
+    /// `prefill` with a row read at `stamp` by the realm's read transaction, kept in place: it
+    /// is read only while the realm's stamp is `stamp`, so while that read is open.
+    func prefill(pinned row: RowView, stamp: ViewStamp) {
+        self.row.keep(pinned: row)
+        rowStamp = stamp
     }
 
     /// Why the object is not at the realm's view: deleted (Spec W12), or, for an accessor a

@@ -1,11 +1,13 @@
 import StrataStorage
 
-/// A copy of one row's stored bytes, kept by a live `_ObjectAccessor` between property reads.
+/// One row's stored bytes, kept by a live `_ObjectAccessor` between property reads.
 ///
-/// The bytes, not decoded values: keeping a row costs one copy of a few dozen bytes, and a
-/// property read decodes its own column only (the row's offset table makes that O(1)), so an
-/// integer read allocates nothing and a string is made only when its property is read. Only
-/// rows without values in overflow pages are kept (`RowView.detached` cannot read those).
+/// The bytes, not decoded values: a property read decodes its own column only (the row's
+/// offset table makes that O(1)), so an integer read allocates nothing and a string is made
+/// only when its property is read. A row of a read transaction is kept in place, as a
+/// `RowView.pinned` (no copy at all; the accessor uses it only while the realm's stamp says
+/// that read is still open); a row read inside a write is copied, and only when it has no
+/// values in overflow pages (`RowView.detached` cannot read those).
 ///
 /// Manually managed memory rather than an array: no reference counting per read, and an
 /// accessor moved to the next element of an iteration (`_ObjectAccessor.retarget`) refills
@@ -35,6 +37,11 @@ struct RowBuffer {
         base.copyMemory(from: source, byteCount: bytes.count)
         row = try? RowView.detached(UnsafeRawBufferPointer(start: base, count: bytes.count))
         return row != nil
+    }
+
+    /// Keeps `row`, a `RowView.pinned`, in place: nothing is copied.
+    mutating func keep(pinned row: RowView) {
+        self.row = row
     }
 
     /// Frees the memory (the owner's `deinit`).

@@ -207,12 +207,12 @@ final class CommitListener: Sendable {
     }
 
     private let scheduler: RealmScheduler
-    private let target: WeakRealmCore
+    private let target: RealmCoreLink
     private let pending = Atomic<UInt8>(0)
 
     init(scheduler: RealmScheduler, core: RealmCore) {
         self.scheduler = scheduler
-        target = WeakRealmCore(core: core)
+        target = core.link
     }
 
     /// Asks for a turn of `kind`, unless one is pending.
@@ -240,13 +240,6 @@ final class CommitListener: Sendable {
         let scheduler = self.scheduler
         TeardownThread.shared.run { scheduler.perform { target.core?.pruneNotifiers() } }
     }
-}
-
-/// A weak reference to a live realm, dereferenced only by work running in the realm's own
-/// context (its scheduler, or the cache lookup for that context): `@unchecked` because the
-/// compiler cannot see that confinement.
-struct WeakRealmCore: @unchecked Sendable {
-    weak var core: RealmCore?
 }
 
 /// A Dispatch source handed to the teardown thread to cancel (Dispatch sources are

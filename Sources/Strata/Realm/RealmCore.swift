@@ -21,6 +21,9 @@ import Synchronization
 final class RealmCore {
     let configuration: Realm.Configuration
     let file: RealmFile
+    /// What the cache of realms, the commit listener and the frozen realms hold: a reference
+    /// that does not keep the realm alive (not `weak`: `RealmCoreLink` says why).
+    let link = RealmCoreLink()
     let confinement: Confinement
     /// The thread of a thread-confined live realm whose checks run (0 otherwise): the one
     /// comparison `checkAccess` makes on its fast path.
@@ -83,7 +86,13 @@ final class RealmCore {
         didSet { updateLifetimeHold() }  // Spec A21: held until its async work is done
     }
     /// Whether `RealmLifetime` holds the realm for its unfinished work.
-    var isHeldForWork = false
+    var isHeldForWork: Bool {
+        get { heldForWork.load(ordering: .relaxed) }
+        set { heldForWork.store(newValue, ordering: .relaxed) }
+    }
+    /// `isHeldForWork`'s storage: atomic because a context's end releases the hold from another
+    /// thread (the teardown thread, or the harness ending a run while the realm's queue runs).
+    private let heldForWork = Atomic<Bool>(false)
     /// How many `.didChange` callbacks are running: `refresh()` inside one does nothing (V5).
     var didChangeDepth = 0
     /// Set while a `refresh()` that passed its entry checks runs its delivery pass (Spec D6,
@@ -113,9 +122,11 @@ final class RealmCore {
         } else {
             fastCheckThread = 0
         }
+        link.attach(self)
     }
 
     deinit {
+        link.clear()  // first: from here on, nothing that holds the link may retain this realm
         // Spec W7, C8: releasing the last holder rolls back an open write and ends the pin,
         // from whatever thread releases it; a lock taken for its async blocks is let go.
         asyncWrites.lockWaiter?.abandon()
@@ -126,9 +137,10 @@ final class RealmCore {
         if let listener { file.watcher.remove(listener) }
         if confinement != .frozen {
             let key = cacheKey
-            // Only a dead entry: a new instance for this context may already have replaced it.
+            // Only this realm's entry: a new instance for this context may already have replaced it.
+            let link = self.link
             RealmCore.cache.withLock { cache in
-                if cache[key]?.core == nil { cache.removeValue(forKey: key) }
+                if cache[key] === link { cache.removeValue(forKey: key) }
             }
         }
     }
@@ -144,7 +156,7 @@ final class RealmCore {
         let confinement: Confinement
     }
 
-    private static let cache = Lock<[CacheKey: WeakRealmCore]>([:])
+    private static let cache = Lock<[CacheKey: RealmCoreLink]>([:])
 
     /// The realm of `configuration` for the calling context: the cached instance if one is
     /// alive (Spec C1), else a new one.
@@ -175,7 +187,7 @@ final class RealmCore {
             configuration: configuration, file: file, confinement: confinement, frozenRead: nil,
             scheduler: scheduler)
         try core.prepareSchema()
-        cache.withLock { $0[key] = WeakRealmCore(core: core) }
+        cache.withLock { $0[key] = core.link }
         if let scheduler {
             let listener = CommitListener(scheduler: scheduler, core: core)
             core.listener = listener

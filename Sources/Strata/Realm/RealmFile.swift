@@ -22,7 +22,7 @@ final class RealmFile: Sendable {
 
     struct State {
         /// Frozen realms by version: freezing twice at one version gives one realm.
-        var frozen: [UInt64: WeakFrozenRealm] = [:]
+        var frozen: [UInt64: RealmCoreLink] = [:]
         /// Schemas of classes checked against this file, by class.
         var checkedClasses: [ObjectIdentifier: ClassInfo] = [:]
         /// The schema version this process opened the file with.
@@ -199,8 +199,8 @@ final class RealmFile: Sendable {
         let made = try make()
         return state.withLock { state in
             if let existing = state.frozen[version.rawValue]?.core { return existing }
-            state.frozen = state.frozen.filter { $0.value.core != nil }
-            state.frozen[version.rawValue] = WeakFrozenRealm(core: made)
+            state.frozen = state.frozen.filter { $0.value.isLive }
+            state.frozen[version.rawValue] = made.link
             return made
         }
     }
@@ -238,13 +238,6 @@ final class RealmFile: Sendable {
         let existed = try engine(path) { try Store.deleteFiles(path: path, keepingLockFile: true) }
         return existed
     }
-}
-
-/// A weak reference to a frozen realm. Frozen realms are usable from any thread (Spec C10),
-/// so holding one here is safe; `@unchecked` because the compiler cannot see that a
-/// `RealmCore` with `confinement == .frozen` never changes after it is made.
-struct WeakFrozenRealm: @unchecked Sendable {
-    weak var core: RealmCore?
 }
 
 struct WeakFile: Sendable {

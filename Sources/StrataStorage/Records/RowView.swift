@@ -24,15 +24,19 @@ public struct RowView {
     /// fewer; the missing columns read as null).
     public let columnCount: Int
     @usableFromInline let offsetTableStart: Int
+    /// Whether `bytes` lie in the store's map, in a page of the committed version a read
+    /// transaction pins (`pinned`).
+    private let isInPinnedPage: Bool
 
     @inline(__always)
     init(
         inlineBytes: UnsafeRawBufferPointer, reader: PageReader?,
-        dirtyPages: UnsafeMutablePointer<DirtyPageTable>?
+        dirtyPages: UnsafeMutablePointer<DirtyPageTable>?, inPinnedPage: Bool = false
     ) throws(StorageError) {
         self.bytes = inlineBytes
         self.reader = reader
         self.dirtyPages = dirtyPages
+        isInPinnedPage = inPinnedPage
         guard let base = inlineBytes.baseAddress, inlineBytes.count >= 2,
             Self.isInline(format: inlineBytes[0])
         else {
@@ -66,6 +70,15 @@ public struct RowView {
 
     /// The row's inline bytes (header, offset table, values), valid as long as the view is.
     public var inlineRowBytes: UnsafeRawBufferPointer { bytes }
+
+    /// This view, when it may be kept after its closure returns: a row of a read transaction
+    /// (not a write) stored in its page's cell (not reassembled from overflow pages). Such a
+    /// row lies in the store's map, whose address range never moves (`AddressReservation`),
+    /// in a page of the version the transaction pins, which is never overwritten while pinned
+    /// (Spec D5); so the view, overflow values included, reads the same bytes for as long as
+    /// that transaction stays open. The keeper must stop using it before the transaction ends.
+    /// nil for a row read inside a write: its dirty pages change and are freed.
+    public var pinned: RowView? { isInPinnedPage ? self : nil }
 
     /// Whether `format` starts an inline row (with or without an incarnation): 0x01 or 0x03,
     /// the only bytes that are 0x03 with bit 1 set, so one comparison (scans ask once a row).
@@ -105,7 +118,8 @@ public struct RowView {
         _ body: (RowView) throws -> R
     ) throws -> R {
         if cell.count >= 2 && isInline(format: cell[0]) {
-            return try body(RowView(inlineBytes: cell, reader: reader, dirtyPages: dirtyPages))
+            return try body(
+                RowView(inlineBytes: cell, reader: reader, dirtyPages: dirtyPages, inPinnedPage: dirtyPages == nil))
         }
         return try withOverflowRow(cell: cell, reader: reader, dirtyPages: dirtyPages, body)
     }
