@@ -187,6 +187,7 @@ public final class _ObjectAccessor {
     /// `prefill` with a row read at `stamp` by the realm's read transaction, kept in place: it
     /// is read only while the realm's stamp is `stamp`, so while that read is open.
     func prefill(pinned row: RowView, stamp: ViewStamp) {
+        assert(stamp == core.stamp && core.write == nil, "a pinned row is kept at the realm's read only")
         self.row.keep(pinned: row)
         rowStamp = stamp
     }

@@ -85,14 +85,6 @@ final class RealmCore {
     var asyncWrites = AsyncWriteQueue() {
         didSet { updateLifetimeHold() }  // Spec A21: held until its async work is done
     }
-    /// Whether `RealmLifetime` holds the realm for its unfinished work.
-    var isHeldForWork: Bool {
-        get { heldForWork.load(ordering: .relaxed) }
-        set { heldForWork.store(newValue, ordering: .relaxed) }
-    }
-    /// `isHeldForWork`'s storage: atomic because a context's end releases the hold from another
-    /// thread (the teardown thread, or the harness ending a run while the realm's queue runs).
-    private let heldForWork = Atomic<Bool>(false)
     /// How many `.didChange` callbacks are running: `refresh()` inside one does nothing (V5).
     var didChangeDepth = 0
     /// Set while a `refresh()` that passed its entry checks runs its delivery pass (Spec D6,

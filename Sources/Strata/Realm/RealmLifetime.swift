@@ -52,8 +52,8 @@ enum RealmLifetime {
         _ = holds.withLock { $0.removeValue(forKey: ObjectIdentifier(core)) }
     }
 
-    /// The realms of the thread `identity`, which exited: handed to the teardown thread, which
-    /// clears their hold and drops the table's reference, so that a realm nobody else holds
+    /// The realms of the thread `identity`, which exited: their holds end, and the table's
+    /// references go to the teardown thread, which drops them, so that a realm nobody else holds
     /// ends there (W7), outside the lock, since `deinit` rolls back and takes other locks.
     private static func threadExited(_ identity: UInt64) {
         let released = holds.withLock { holds -> [RealmCore] in
@@ -63,7 +63,7 @@ enum RealmLifetime {
         }
         guard !released.isEmpty else { return }
         let handed = UncheckedCores(cores: released)
-        TeardownThread.shared.run { for core in handed.cores { core.isHeldForWork = false } }
+        TeardownThread.shared.run { _ = handed }  // the last reference, dropped there
     }
 
     /// Releases every realm of the file `fileKey` held for its work, as if each context had
@@ -75,7 +75,7 @@ enum RealmLifetime {
             for key in leaving.keys { holds[key] = nil }
             return Array(leaving.values)
         }
-        for core in released { core.isHeldForWork = false }
+        _ = released  // dropped here, outside the lock
     }
 }
 
@@ -84,13 +84,16 @@ extension RealmCore {
     var hasUnfinishedWork: Bool { write != nil || asyncWrites.isBusy }
 
     /// Holds or releases the realm as its unfinished work begins or ends (`RealmLifetime`);
-    /// called whenever `write` or `asyncWrites` changes.
+    /// called whenever `write` or `asyncWrites` changes. Whether it is held is its membership
+    /// in the table alone (both calls are idempotent), which other threads change too (a
+    /// thread's exit, the harness's end of a run): no flag of the realm's could follow them.
     func updateLifetimeHold() {
         guard !isFrozen else { return }
-        let wanted = hasUnfinishedWork && !file.bugs.contains(.releasedWriterNotHeld)
-        guard wanted != isHeldForWork else { return }
-        isHeldForWork = wanted
-        if wanted { RealmLifetime.hold(self) } else { RealmLifetime.release(self) }
+        if hasUnfinishedWork && !file.bugs.contains(.releasedWriterNotHeld) {
+            RealmLifetime.hold(self)
+        } else {
+            RealmLifetime.release(self)
+        }
     }
 }
 

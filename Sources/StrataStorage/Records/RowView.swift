@@ -112,14 +112,17 @@ public struct RowView {
     }
 
     /// Calls `body` with a view of the row stored in `cell` (following a whole-row overflow).
+    /// `pinned`: the cell lies in a page a read transaction pins (the view may be kept: `pinned`).
     @inline(__always)
     static func with<R>(
         cell: UnsafeRawBufferPointer, reader: PageReader, dirtyPages: UnsafeMutablePointer<DirtyPageTable>?,
-        _ body: (RowView) throws -> R
+        pinned: Bool = false, _ body: (RowView) throws -> R
     ) throws -> R {
         if cell.count >= 2 && isInline(format: cell[0]) {
             return try body(
-                RowView(inlineBytes: cell, reader: reader, dirtyPages: dirtyPages, inPinnedPage: dirtyPages == nil))
+                RowView(
+                    inlineBytes: cell, reader: reader, dirtyPages: dirtyPages, inPinnedPage: pinned && dirtyPages == nil
+                ))
         }
         return try withOverflowRow(cell: cell, reader: reader, dirtyPages: dirtyPages, body)
     }

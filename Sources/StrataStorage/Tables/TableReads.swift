@@ -6,11 +6,15 @@ struct TableReads<Source: PageSource> {
     let reader: PageReader
     /// The write transaction's dirty pages, or nil (see `RowView.dirtyPages` for why a pointer).
     let dirtyPages: UnsafeMutablePointer<DirtyPageTable>?
+    /// Whether the rows handed out lie in pages a read transaction pins (`RowView.pinned`):
+    /// said by that transaction alone, never inferred.
+    let rowsArePinned: Bool
 
-    init(source: Source, reader: PageReader, space: WriteSpace?) {
+    init(source: Source, reader: PageReader, space: WriteSpace?, rowsArePinned: Bool = false) {
         self.source = source
         self.reader = reader
         self.dirtyPages = space?.dirtyPages
+        self.rowsArePinned = rowsArePinned && space == nil
     }
 
     /// Loads the catalog of the tree at `root`, checking the root and every table's roots
@@ -112,7 +116,7 @@ struct TableReads<Source: PageSource> {
     /// Calls `body` with the row stored in `cell` (from `rowCell`).
     @inline(__always)
     func withRow<R>(cell: UnsafeRawBufferPointer, _ body: (RowView) throws -> R) throws -> R {
-        try RowView.with(cell: cell, reader: reader, dirtyPages: dirtyPages, body)
+        try RowView.with(cell: cell, reader: reader, dirtyPages: dirtyPages, pinned: rowsArePinned, body)
     }
 
     func contains(_ table: TableInfo, _ key: ObjectKey) throws(StorageError) -> Bool {
@@ -244,7 +248,9 @@ struct TableReads<Source: PageSource> {
             invariant(index < count, "a valid cursor is on an entry")
             while index < count {
                 let key = ObjectKey(intKeyFromImage(leaf.leafKeyImage(index)))
-                let proceed = try RowView.with(cell: leaf.leafCell(index), reader: reader, dirtyPages: dirtyPages) {
+                let proceed = try RowView.with(
+                    cell: leaf.leafCell(index), reader: reader, dirtyPages: dirtyPages, pinned: rowsArePinned
+                ) {
                     row in
                     try body(key, row)
                 }

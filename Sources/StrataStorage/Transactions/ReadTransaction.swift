@@ -91,7 +91,10 @@ public final class ReadTransaction: VersionReading, @unchecked Sendable {
         try file.store.checkAlive(generation: file.generation)
     }
 
-    private var reads: TableReads<PageReader> { TableReads(source: reader, reader: reader, space: nil) }
+    // Rows of a read transaction lie in the pages its version pins (`RowView.pinned`).
+    private var reads: TableReads<PageReader> {
+        TableReads(source: reader, reader: reader, space: nil, rowsArePinned: true)
+    }
 
     // MARK: tables
 
