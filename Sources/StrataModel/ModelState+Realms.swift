@@ -49,8 +49,10 @@ extension ModelState {
             guard kind == .mainThread || kind == .actor else {
                 throw .rejected(.asyncRefreshContext)
             }
-            // Spec V17: false without a move when at the newest version; otherwise true once
-            // moved to (at least) the newest version that existed at the call.
+            // Spec V17: false without a move when at the newest version, or when the realm is
+            // not reading (no read begins); otherwise true once moved to (at least) the newest
+            // version that existed at the call.
+            guard try realmState(id).readVersion != nil else { return .bool(false) }
             return .bool(try refresh(id))
         case .invalidate(let id):
             _ = try usableRealmEvenIfPoisoned(id, in: context)
@@ -332,7 +334,11 @@ extension ModelState {
     mutating func refresh(_ id: RealmID) throws(Interruption) -> Bool {
         let realm = try realmState(id)
         if realm.isFrozen { return false }  // Spec F2
-        guard let current = realm.readVersion, realm.write == nil else { return false }
+        guard realm.write == nil else { return false }
+        guard let current = realm.readVersion else {
+            try beginReadIfNeeded(id)  // Spec V4, V10: a realm not reading begins a read
+            return true
+        }
         let newest = try fileState(realm.configuration.location).newest
         let moved = current < newest
         moveToNewest(id)

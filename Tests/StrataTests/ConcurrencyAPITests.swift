@@ -91,6 +91,28 @@ import Testing
         #expect(realm.objects(IntObj.self).count == 2)
     }
 
+    // Spec V17, V4: on a realm that is not reading (never read, or invalidated), asyncRefresh
+    // returns false at once and begins no read, even with commits it has not seen; refresh()
+    // there begins a read at the newest version and returns true.
+    @Test(.hangGuard)
+    func asyncRefreshOfARealmNotReadingBeginsNoRead() async throws {
+        let configuration = testConfiguration()
+        let realm = try Realm(configuration: configuration)
+        realm.autorefresh = false
+        _ = realm.objects(IntObj.self).count
+        realm.invalidate()
+        try commitElsewhere(configuration)
+        #expect(await realm.asyncRefresh() == false)
+        #expect(realm._readVersion == nil, "asyncRefresh began a read")
+        #expect(realm.refresh())
+        let start = try #require(realm._readVersion)
+        try commitElsewhere(configuration)
+        #expect(realm.objects(IntObj.self).count == 1)  // refresh() began the read before this commit
+        #expect(await realm.asyncRefresh())
+        #expect(realm._readVersion == start + 1)
+        #expect(realm.objects(IntObj.self).count == 2)
+    }
+
     /// What a collection observer was handed, in order (confined to the main actor).
     final class Counts {
         var values: [Int] = []

@@ -63,7 +63,8 @@ extension Realm {
     }
 
     /// Spec V4, V17: moves the realm to the newest version that existed when called
-    /// (delivering notifications, N12); true if it moved.
+    /// (delivering notifications, N12); true if it moved. A realm that is not reading is left
+    /// so: false, and no read begins.
     public func asyncRefresh(isolation: isolated (any Actor)? = #isolation) async -> Bool {
         guard (try? core.checkConcurrencyContext(Realm.Error.asyncRefreshContext, isolation: isolation)) != nil else {
             return trapping { () throws(Realm.Error) -> Bool in
@@ -71,11 +72,12 @@ extension Realm {
                 return false
             }
         }
-        let start = core.read?.version
+        // Spec V17: a realm that is not reading has nothing to refresh: false at once, and no
+        // read begins (unlike refresh(), V4).
+        guard let start = core.read?.version else { return false }
         let target = core.file.store.newestVersion
         await Task.yield()  // a later turn: work queued before the call runs first
         _ = (try? core.refresh()) ?? false
-        guard let start else { return core.read != nil }
         return target > start && (core.read?.version ?? start) > start
     }
 }

@@ -86,6 +86,13 @@ final class ResultsCursor {
     // Read or assigned whole, never passed inout: no dynamic exclusivity check is needed.
     @exclusivity(unchecked) private var position = 0
     private let ahead = RowReadAhead()
+    /// The write the keys were evaluated in, when it had changed the table: elements it
+    /// created (`createdInWrite`) keep its scope whenever they are made, also after it ended
+    /// (Spec W5: if it was rolled back, they never existed, even if a later commit gives
+    /// another object the same identity, as reused integer keys and counts can).
+    private let evaluatedInWrite: WriteScope?
+    /// Per element: whether `evaluatedInWrite` created it (empty without that write).
+    private let createdInWrite: [Bool]
 
     init(
         core: RealmCore, info: ClassInfo, table: TableInfo, evaluation: ResultsEvaluation, stamp: ViewStamp, epoch: Int,
@@ -100,6 +107,24 @@ final class ResultsCursor {
         self.keyOrdered = keyOrdered && !core.isFrozen
         reusesObjects = info.isRecyclable && !core.isFrozen
         reusesHeldObjects = core.file.bugs.contains(.iteratorReusesHeldObject)
+        if let writeScope = core.writeScope, let write = core.write, write.hasChanges(in: table) {
+            evaluatedInWrite = writeScope
+            createdInWrite = (0..<evaluation.keys.count).map {
+                core.scope(for: table, evaluation.identity(at: $0)) != nil
+            }
+        } else {
+            evaluatedInWrite = nil
+            createdInWrite = []
+        }
+    }
+
+    /// The scope the accessor of element `index` must hold (`RealmCore.scope(for:_:)`), also
+    /// once the write the keys were evaluated in has ended (`evaluatedInWrite`).
+    private func scope(of index: Int, _ identity: ObjectIdentity) -> WriteScope? {
+        if let evaluatedInWrite, evaluatedInWrite !== core.writeScope, createdInWrite[index] {
+            return evaluatedInWrite
+        }
+        return core.scope(for: table, identity)
     }
 
     /// The identity of the next element, after the checks every request makes (the one that
@@ -136,7 +161,8 @@ final class ResultsCursor {
             accessor._withUnsafeGuaranteedRef { retarget($0, to: identity) }
             return reused.takeUnretainedValue()
         }
-        let object = try core.makeObject(type, info: info, table: table, identity: identity)
+        let object = try core.makeObject(
+            type, info: info, table: table, identity: identity, scope: scope(of: position - 1, identity))
         if let accessor = object._accessor { prefill(accessor) }
         previous = reusesObjects ? object : nil
         return object
@@ -158,7 +184,7 @@ final class ResultsCursor {
 
     /// Moves `accessor` to the current element, as if newly made.
     func retarget(_ accessor: _ObjectAccessor, to identity: ObjectIdentity) {
-        accessor.retarget(identity, scope: core.scope(for: table, identity))
+        accessor.retarget(identity, scope: scope(of: position - 1, identity))
         prefill(accessor)
     }
 

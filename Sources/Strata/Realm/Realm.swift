@@ -109,8 +109,9 @@ public struct Realm: Hashable {
 
     // MARK: versions
 
-    /// Moves to the newest version; true exactly when the realm moved (Spec V4). A read-only
-    /// realm (also frozen) refuses, before any other check, as `-[RLMRealm refresh]` (Spec X10).
+    /// Moves to the newest version; true exactly when the realm moved, or, on a realm that is
+    /// not reading, when it began a read there (Spec V4). A read-only realm (also frozen)
+    /// refuses, before any other check, as `-[RLMRealm refresh]` (Spec X10).
     @discardableResult
     public func refresh() -> Bool { trapping { () throws(Realm.Error) -> Bool in try _refresh() } }
 

@@ -313,12 +313,18 @@ final class RealmCore {
         return old != newer.version
     }
 
-    /// Spec V4: true exactly when the realm moved to a newer version.
+    /// Spec V4: true exactly when the realm moved to a newer version, or began a read.
     func refresh() throws(Realm.Error) -> Bool {
         try checkThread()
         if isFrozen { return false }  // Spec F2, V4: also once invalidated (it reads nothing)
         if didChangeDepth > 0 { return false }  // Spec V5: delivering notifications
-        guard read != nil, write == nil else { return false }
+        guard write == nil else { return false }
+        guard read != nil else {
+            // Spec V4, V10: a realm that is not reading begins a read at the newest version,
+            // as Realm's refresh creates a read transaction; no `.didChange` is called.
+            _ = try view()
+            return true
+        }
         if file.bugs.contains(.refreshStaysStale) {
             let newer = read.map { $0.version < file.store.newestVersion } ?? false
             if newer { notify(.didChange) }

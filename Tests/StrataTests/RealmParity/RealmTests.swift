@@ -330,6 +330,34 @@ extension RealmParityRealm {
             #expect(held.map(\.intCol).sorted() == [1, 2, 7])
         }
 
+        // objc RealmTests.testRefreshCreatesAReadTransaction: refresh() on a realm that is not
+        // reading begins a read at the newest version and returns true, so a later commit stays
+        // invisible until the next refresh (Spec V4, V10); the same after invalidate() (V13).
+        @Test("Spec V4: refresh() on a realm that is not reading begins a read and returns true")
+        func testRefreshCreatesAReadTransaction() throws {
+            let files = PRFiles()
+            let realm = try files.defaultRealm()
+            let commitOne = {
+                try onOtherThread {
+                    let writer = try files.defaultRealm()
+                    try writer.write { writer.create(PRIntObject.self, value: [1]) }
+                }
+            }
+            try commitOne()
+            #expect(realm.refresh())
+            try commitOne()
+            #expect(realm.objects(PRIntObject.self).count == 1)  // the refresh began the read
+            #expect(realm.refresh())
+            #expect(realm.objects(PRIntObject.self).count == 2)
+            #expect(!realm.refresh())  // nothing newer now
+
+            realm.invalidate()
+            try commitOne()
+            #expect(realm.refresh())  // no read since invalidate(): one begins, at the newest
+            try commitOne()
+            #expect(realm.objects(PRIntObject.self).count == 3)
+        }
+
         @Test("Spec W6: a throwing write block rolls back and its error is rethrown")
         func testThrowsWrite() throws {
             let files = PRFiles()

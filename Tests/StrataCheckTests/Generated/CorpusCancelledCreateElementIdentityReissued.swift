@@ -1,0 +1,1 @@
+../../../fuzz/corpus/cancelled-create-element-identity-reissued/ReplayTest.swift
