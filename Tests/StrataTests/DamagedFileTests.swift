@@ -20,6 +20,7 @@ import Testing
                 realm.create(IntObj.self, value: ["intCol": 3])
             }
         }
+        try #require(waitUntilClosed(path), "a handle of \(path) stayed open")
         return (configuration, path)
     }
 
@@ -42,6 +43,9 @@ import Testing
             } catch {
                 return .failure(error)
             }
+        }
+        guard waitUntilClosed(configuration.fileURL?.path ?? "") else {
+            return .failure(Realm.Error(.fail, "the reader's handle stayed open"))
         }
         switch outcome {
         case .success(let result)?: return result
@@ -151,6 +155,7 @@ import Testing
             let realm = try Realm(configuration: configuration)
             try realm.write { for string in strings { realm.create(StrObj.self, value: ["stringCol": string]) } }
         }
+        try #require(waitUntilClosed(path), "a handle of \(path) stayed open")
         return (configuration, path)
     }
 
@@ -193,6 +198,9 @@ import Testing
                 }
                 return .clean(strings: strings.sorted())
             }
+        }
+        guard waitUntilClosed(configuration.fileURL?.path ?? "") else {
+            return .failed(stage: "thread", error: Realm.Error(.fail, "the reader's handle stayed open"))
         }
         switch outcome {
         case .success(let outcome): return outcome
@@ -275,6 +283,7 @@ import Testing
                 }
                 return (pages, error, false)
             }
+            try #require(waitUntilClosed(path), "page \(page): a handle stayed open")
             guard let outcome else { break }
             if let error = outcome.error {
                 failures += 1
@@ -310,6 +319,7 @@ import Testing
                 }
                 return false
             }
+            guard waitUntilClosed(path) else { throw CancellationError() }
             if !found { continue }
             try onOtherThread {
                 let realm = try Realm(configuration: configuration)
