@@ -42,7 +42,7 @@ extension ModelState {
             if try realmState(id).configuration.readOnly { throw .rejected(.readOnlyRefresh) }
             _ = try usableRealm(id, in: context)
             return .bool(try refresh(id))
-        case .asyncRefresh(let id):
+        case .asyncRefresh(let id), .asyncRefreshInCancelledTask(let id):
             _ = try usableRealm(id, in: context)
             // Spec C12: only on the main thread or an actor.
             let kind = try contextState(context).kind
@@ -51,8 +51,9 @@ extension ModelState {
             }
             // Spec V17: false without a move when at the newest version, or when the realm is
             // not reading (no read begins); otherwise true once moved to (at least) the newest
-            // version that existed at the call.
+            // version that existed at the call. A cancelled task's call ends false, unmoved.
             guard try realmState(id).readVersion != nil else { return .bool(false) }
+            if case .asyncRefreshInCancelledTask = operation { return .bool(false) }
             return .bool(try refresh(id))
         case .invalidate(let id):
             _ = try usableRealmEvenIfPoisoned(id, in: context)

@@ -73,7 +73,8 @@ extension ModelState {
     {
         switch operation {
         case .addContext, .setPathCondition, .open, .asyncOpen, .release, .close, .setAutorefresh,
-            .getAutorefresh, .refresh, .asyncRefresh, .invalidate, .freezeRealm, .thawRealm,
+            .getAutorefresh, .refresh, .asyncRefresh, .asyncRefreshInCancelledTask, .invalidate, .freezeRealm,
+            .thawRealm,
             .isEmpty, .isInWriteTransaction, .readConfiguration, .crashMachine, .killProcess,
             .fileExists, .deleteFiles, .writeCopy:
             return try dispatchRealmOperation(operation, in: context)

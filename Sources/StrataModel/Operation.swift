@@ -64,6 +64,8 @@ public enum Operation: Hashable, Sendable {
     case getAutorefresh(RealmID)
     case refresh(RealmID)
     case asyncRefresh(RealmID)
+    /// `asyncRefresh()` from a task that is cancelled before the refresh completes (Spec V17).
+    case asyncRefreshInCancelledTask(RealmID)
     case invalidate(RealmID)
     case freezeRealm(RealmID, as: RealmID)
     case thawRealm(RealmID, as: RealmID)

@@ -722,6 +722,28 @@ private let wrongThreadMessage = "Realm accessed from incorrect thread"
         #expect(world.readVersion(3) == Version(5))
     }
 
+    @Test("Spec V17: asyncRefresh() from a cancelled task returns false and does not move the realm")
+    func asyncRefreshInACancelledTaskDoesNotMove() {
+        var world = World()
+        world.open(World.main, 1)
+        world.open(World.thread, 2)
+        #expect(world.items(World.main, 1, handle: 10) == [])
+        let before = world.readVersion(1)
+        world.write(World.thread, 2, [item(1)])
+        let cancelled = world.run(World.main, .asyncRefreshInCancelledTask(1))
+        #expect(cancelled.result == .success(.bool(false)))
+        #expect(cancelled.events.isEmpty)
+        #expect(world.readVersion(1) == before)
+        // Spec C12 still comes first.
+        #expect(
+            says(
+                world.fails(World.thread, .asyncRefreshInCancelledTask(2)),
+                "asyncRefresh() can only be called on main thread or actor-isolated Realms"))
+        #expect(world.ok(World.main, .asyncRefresh(1)) == .bool(true))
+        #expect(world.readVersion(1) != before)
+        #expect(keys(world.ok(World.main, .read(10))) == [1])
+    }
+
     @Test("Spec V18: opening and reading while another realm holds the write lock never waits")
     func readersNeverWaitForTheWriter() {
         var world = World()

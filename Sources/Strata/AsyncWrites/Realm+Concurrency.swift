@@ -64,7 +64,8 @@ extension Realm {
 
     /// Spec V4, V17: moves the realm to the newest version that existed when called
     /// (delivering notifications, N12); true if it moved. A realm that is not reading is left
-    /// so: false, and no read begins.
+    /// so: false, and no read begins. A cancelled task's call returns false without moving.
+    @discardableResult
     public func asyncRefresh(isolation: isolated (any Actor)? = #isolation) async -> Bool {
         guard (try? core.checkConcurrencyContext(Realm.Error.asyncRefreshContext, isolation: isolation)) != nil else {
             return trapping { () throws(Realm.Error) -> Bool in
@@ -74,9 +75,12 @@ extension Realm {
         }
         // Spec V17: a realm that is not reading has nothing to refresh: false at once, and no
         // read begins (unlike refresh(), V4).
-        guard let start = core.read?.version else { return false }
+        guard let start = core.read?.version, !Task.isCancelled else { return false }
         let target = core.file.store.newestVersion
         await Task.yield()  // a later turn: work queued before the call runs first
+        // Spec V17: cancelled while it waited: false, and the realm stays where it is (Realm's
+        // cancellation handler completes its refresh task with false).
+        guard !Task.isCancelled else { return false }
         _ = (try? core.refresh()) ?? false
         return target > start && (core.read?.version ?? start) > start
     }

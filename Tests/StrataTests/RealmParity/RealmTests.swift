@@ -1492,6 +1492,35 @@ extension RealmParityRealm {
             #expect(results.count == 1)
         }
 
+        @MainActor @Test("Spec V17: asyncRefresh from a cancelled task returns false and leaves the realm where it was")
+        func testAsyncRefreshTaskCancellation() async throws {
+            let files = PRFiles()
+            let config = files.defaultConfiguration
+            let realm = try await Realm(configuration: config, actor: MainActor.shared)
+            realm.autorefresh = false
+            let results = realm.objects(PRStringObject.self)
+            let token = results.observe { _ in }
+            #expect(results.count == 0)
+
+            try await Task { @PRCustomGlobalActor in
+                let realm = try await Realm(configuration: config, actor: PRCustomGlobalActor.shared)
+                try realm.write {
+                    _ = realm.create(PRStringObject.self, value: ["string"])
+                }
+            }.value
+
+            // The task cannot start before this test suspends (both on the main actor): it is
+            // cancelled before its call.
+            let task = Task { @MainActor in await realm.asyncRefresh() }
+            task.cancel()
+            #expect(await task.value == false)
+            #expect(results.count == 0, "the cancelled call moved the realm")
+            // An uncancelled call then moves it.
+            #expect(await realm.asyncRefresh())
+            #expect(results.count == 1)
+            token.invalidate()
+        }
+
         @Test("Spec C12: asyncWrite on a realm confined to a queue is refused")
         func testAsyncRefreshOnQueueConfinedRealm() async throws {
             // Realm also checks that asyncRefresh() fails its precondition there ("asyncRefresh()
