@@ -473,6 +473,40 @@ import Testing
         Self.expectMessage(elsewhere, "Realm at path '\(path)' already opened with different read permissions.")
     }
 
+    // objc RealmTests.testPathCannotBeBothInMemoryAndRegularDurability: a file at the path an
+    // open in-memory realm reports (Spec X9: the temporary directory and its identifier) is
+    // refused, from its context (RLMRealm's cache) and from another (realm-core's coordinator,
+    // with a period), creating nothing; and the reverse, until the file's realm is closed.
+    @Test("Spec X32") func testPathCannotBeBothInMemoryAndRegularDurability() throws {
+        let identifier = "x32-\(UUID().uuidString)"
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(identifier).path
+        let inMemory = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: identifier))
+        let onDisk = Realm.Configuration(fileURL: URL(fileURLWithPath: path))
+        Self.expectMessage(
+            rejection { _ = try Realm._open(configuration: onDisk, queue: nil) },
+            "Realm at path '\(path)' already opened with different inMemory settings")
+        let elsewhere = try onOtherThread { rejection { _ = try Realm._open(configuration: onDisk, queue: nil) } }
+        Self.expectMessage(elsewhere, "Realm at path '\(path)' already opened with different inMemory settings.")
+        #expect(!FileManager.default.fileExists(atPath: path), "the refused open created \(path)")
+        #expect(inMemory.isEmpty)
+
+        // The reverse: an in-memory identifier whose path is an open file's.
+        let fileIdentifier = "x32-file-\(UUID().uuidString)"
+        let filePath = FileManager.default.temporaryDirectory.appendingPathComponent(fileIdentifier).path
+        let fileConfiguration = Realm.Configuration(fileURL: URL(fileURLWithPath: filePath))
+        let sameName = Realm.Configuration(inMemoryIdentifier: fileIdentifier)
+        defer { _ = try? Realm.deleteFiles(for: fileConfiguration) }
+        try onOtherThread {
+            let file = try Realm(configuration: fileConfiguration)
+            Self.expectMessage(
+                rejection { _ = try Realm._open(configuration: sameName, queue: nil) },
+                "Realm at path '\(filePath)' already opened with different inMemory settings")
+            _ = file
+        }
+        #expect(waitUntilClosed(filePath))
+        #expect(try Realm(configuration: sameName).isEmpty, "the path did not open once the file was closed")
+    }
+
     // objc MigrationTests (realm-core's RealmCoordinator::get_realm): no versions in the words.
     @Test("Spec X19") func testDifferentSchemaVersion() throws {
         var configuration = testConfiguration()

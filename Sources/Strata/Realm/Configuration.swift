@@ -143,6 +143,13 @@ extension Realm {
             return isInMemory ? "memory:" + path : path
         }
 
+        /// The key a realm of the same path with the other in-memory setting has (Spec X32);
+        /// nil for a simulated disk, which no other configuration names.
+        var otherInMemorySettingFileKey: String? {
+            if _engine?.simulatedStore != nil { return nil }
+            return isInMemory ? path : "memory:" + path
+        }
+
         /// The settings Realm rejects before it opens anything (RealmSwift hands the whole
         /// configuration to Realm's own first): an empty path or in-memory identifier, an
         /// encryption key that is not 64 bytes (Spec X17), the schema version reserved for

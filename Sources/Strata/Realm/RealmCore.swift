@@ -173,6 +173,13 @@ final class RealmCore {
             try cached.checkCompatible(configuration)
             return cached
         }
+        // Spec X32: the context's own instance of the same path with the other in-memory setting
+        // (RLMRealm's cache is by path alone).
+        if let otherKey = configuration.otherInMemorySettingFileKey,
+            cache.withLock({ $0[CacheKey(file: otherKey, confinement: confinement)]?.core }) != nil
+        {
+            throw Realm.Error.differentInMemorySettings(path: configuration.path)
+        }
         let file = try RealmFile.open(configuration)
         let scheduler = RealmScheduler.current(for: confinement, queue: queue)
         let core = RealmCore(

@@ -77,6 +77,10 @@ final class RealmFile: Sendable {
         TeardownThread.shared.start()  // before any realm can be released on an exiting thread
         let key = configuration.fileKey
         let result: Result<RealmFile, Realm.Error> = Self.open.withLock { files in
+            // Spec X32: one path is either a file or an in-memory realm in this process.
+            if let otherKey = configuration.otherInMemorySettingFileKey, files[otherKey]?.file != nil {
+                return .failure(.differentInMemorySettings(path: configuration.path, period: true))
+            }
             if let file = files[key]?.file {
                 guard file.readOnly == configuration.readOnly else {
                     return .failure(.differentReadPermissions(path: configuration.path, period: true))  // Spec X11

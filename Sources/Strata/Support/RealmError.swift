@@ -242,6 +242,10 @@ extension Realm.Error {
     static func differentReadPermissions(path: String, period: Bool = false) -> Realm.Error {
         misuse("Realm at path '\(path)' already opened with different read permissions" + (period ? "." : ""))
     }
+    /// Spec X32: as `differentReadPermissions`, for a file and an in-memory realm of one path.
+    static func differentInMemorySettings(path: String, period: Bool = false) -> Realm.Error {
+        misuse("Realm at path '\(path)' already opened with different inMemory settings" + (period ? "." : ""))
+    }
     /// realm-core's `RealmCoordinator::get_realm` names no versions (`open` and `requested`
     /// are kept for the callers).
     static func differentSchemaVersion(path: String, open: UInt64, requested: UInt64) -> Realm.Error {
