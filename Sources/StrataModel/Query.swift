@@ -35,15 +35,20 @@ public enum SortKey: Hashable, Sendable {
     }
 }
 
-/// A Results definition: `source`, filtered by `value >= minimumValue` when set, then sorted.
+/// A Results definition: `source`, filtered by `value >= minimumValue` and by
+/// `value == equalValue` when set, then sorted.
 public struct Query: Hashable, Sendable {
     public var source: QuerySource
     public var minimumValue: Int?
+    /// Generation 8: an equality on `value`, which the engine's "Item" and "Linker" index and
+    /// "Other" does not (Spec W26: an index never changes what a query returns or its order).
+    public var equalValue: Int?
     public var sort: SortKey
 
-    public init(source: QuerySource, minimumValue: Int? = nil, sort: SortKey = .sourceOrder) {
+    public init(source: QuerySource, minimumValue: Int? = nil, equalValue: Int? = nil, sort: SortKey = .sourceOrder) {
         self.source = source
         self.minimumValue = minimumValue
+        self.equalValue = equalValue
         self.sort = sort
     }
 
@@ -69,6 +74,10 @@ public struct Query: Hashable, Sendable {
         }
         if let minimumValue {
             elements = elements.filter { (snapshot.objects[$0]?.value ?? Int.min) >= minimumValue }
+        }
+        if let equalValue {
+            // Spec W26: the same elements, in the source's order, with or without an index.
+            elements = elements.filter { snapshot.objects[$0]?.value == equalValue }
         }
         switch sort {
         case .sourceOrder:

@@ -48,16 +48,19 @@ final class BenchDatabase {
 enum BenchLoader {
     /// Creates the database at `path` (deleting any old one) and inserts records
     /// `1...recordCount` in one durable transaction, timed from `beginWrite` to the return of
-    /// `commit` (and the `commit` call alone).
+    /// `commit` (and the `commit` call alone). The table has the secondary indexes of
+    /// `indexedColumns` (none but for indexed_lookup's own databases).
     static func load(
-        path: String, recordCount: Int, options: StoreOptions
+        path: String, recordCount: Int, options: StoreOptions, indexedColumns: UInt64 = 0
     ) throws(StorageError) -> (database: BenchDatabase, timing: LoadTiming) {
         try Store.deleteFiles(path: path)
         let store = try Store.open(.file(path), options: options)
         let lastID = Int64(recordCount)
         let start = MonotonicInstant.now()
         let write = try store.beginWrite()
-        let table = try write.createTable(PersonRecord.tableName, primaryKey: .int(column: 0))
+        let table = try write.createTable(
+            PersonRecord.tableName, primaryKey: .int(column: PersonRecord.idColumn),
+            indexedColumns: indexedColumns)
         var id: Int64 = 1
         while id <= lastID {
             let key = try write.insert(table.id, values: PersonRecord.values(id: id))

@@ -143,6 +143,35 @@ enum LayerLoader {
         case .sqlite: try SQLitePeer.deleteFiles(path: path)
         }
     }
+
+    /// Creates indexed_lookup's database of Strata's `layer` at `path` (deleting any old one):
+    /// records `1...recordCount` with a secondary index on the name, inserted in one durable
+    /// transaction, untimed. The engine's `person` table is created with
+    /// `PersonRecord.nameIndexedColumns`; the object layer's realm holds `BenchIndexedPerson`.
+    static func loadIndexedName(
+        _ layer: BenchLayer, path: String, recordCount: Int, configuration: BenchConfiguration
+    ) throws -> any NameLookupDatabase {
+        switch layer {
+        case .engine:
+            return try BenchLoader.load(
+                path: path, recordCount: recordCount, options: configuration.storeOptions,
+                indexedColumns: PersonRecord.nameIndexedColumns
+            ).database
+        case .object:
+            return try BenchIndexedRealm.load(path: path, recordCount: recordCount)
+        case .lmdb, .sqlite:
+            preconditionFailure("indexed_lookup runs on Strata's layers only")
+        }
+    }
+
+    /// Deletes a closed database of `loadIndexedName` (nothing if there is none).
+    static func deleteIndexedNameFiles(_ layer: BenchLayer, path: String) throws {
+        switch layer {
+        case .engine: try BenchLoader.deleteFiles(path: path)
+        case .object: try BenchIndexedRealm.deleteFiles(path: path)
+        case .lmdb, .sqlite: preconditionFailure("indexed_lookup runs on Strata's layers only")
+        }
+    }
 }
 
 /// What one bulk load took.

@@ -10,12 +10,6 @@ extension BenchRealm: StrataLayerDatabase {
         return (count, nanos)
     }
 
-    func measureNameLookups(_ names: [String]) throws -> (idSum: Int64, nanos: Double) {
-        let realm = self.realm
-        let (idSum, nanos) = measureNanos { Self.findNames(realm, names) }
-        return (idSum, nanos)
-    }
-
     func measureUpdateAll() throws -> UpdateAllTiming {
         let realm = self.realm
         let start = MonotonicInstant.now()
@@ -43,18 +37,6 @@ extension BenchRealm {
     @inline(never)
     static func countAges(_ realm: Realm, above age: Int) -> Int {
         realm.objects(BenchPerson.self).where { $0.age > age }.count
-    }
-
-    /// indexed_lookup: for each name, `where { $0.name == name }.first` on fresh Results;
-    /// the sum of the ids found, -1 for each miss.
-    @inline(never)
-    static func findNames(_ realm: Realm, _ names: [String]) -> Int64 {
-        var idSum: Int64 = 0
-        for name in names {
-            let person = realm.objects(BenchPerson.self).where { $0.name == name }.first
-            idSum &+= person.map { Int64($0.id) } ?? -1
-        }
-        return idSum
     }
 
     /// update_all: inside the caller's write, `age += 1` on every object of

@@ -8,7 +8,8 @@
 ///   ─▶ concurrent ─▶ [file_size after it] ─▶ close, remove a temporary directory
 /// ```
 /// Workloads not selected are skipped; the load always happens because every workload needs
-/// the records. `file_size` reports at each point whose workload ran. With `--layer both`
+/// the records (indexed_lookup and the List workloads load databases of their own besides,
+/// untimed). `file_size` reports at each point whose workload ran. With `--layer both`
 /// every workload runs on both layers, alternating run by run, except `concurrent` and
 /// `file_size`, which run on the engine only, and list_append, list_iterate and
 /// observer_latency, which run on the object layer only (each is skipped, with a note, when
@@ -100,8 +101,7 @@ struct BenchRun {
         }
         if configuration.runs(.indexedLookup) {
             try IndexedLookupWorkload.run(
-                databases: strata, configuration: configuration, directory: directory,
-                report: report)
+                configuration: configuration, directory: directory, report: report)
         }
         if configuration.runs(.scanMemory) {
             try ScanMemoryWorkload.run(databases: strata, configuration: configuration, report: report)

@@ -41,8 +41,8 @@ enum Workload: String, CaseIterable, Sendable, Comparable {
         case .filteredCount:
             return "count of the records with age > 57 from a fresh query (median of 5)"
         case .indexedLookup:
-            return "first record whose name equals X, at 10k records and at N: a full scan,"
-                + " so it shows O(n) until an index exists"
+            return "first record whose name equals X, through the name's secondary index, at"
+                + " 10k records and at N (median of 5)"
         case .scanMemory:
             return "growth of the peak RSS (VmHWM) during one full scan, in KiB"
         case .listAppend:

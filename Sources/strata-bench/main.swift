@@ -27,8 +27,8 @@ let spec = CommandSpec(
         one database: bulk_insert builds it (an untimed load stands in when bulk_insert is not \
         selected), durable_commit appends C records, and the read workloads cover all records. \
         Micro-workloads report the median of their runs (bulk_insert 3, scan 5, lookup 3, \
-        snapshot 3, filtered_count 5, update_all 3, list_append 1, list_iterate 5; --runs \
-        changes them all); durable_commit reports the median and p99 of \
+        snapshot 3, filtered_count 5, indexed_lookup 5, update_all 3, list_append 1, \
+        list_iterate 5; --runs changes them all); durable_commit reports the median and p99 of \
         its C commits. Times come from CLOCK_MONOTONIC.
 
         Durable commit rates depend on the disk's minute, so durable_commit also measures the \
@@ -59,10 +59,18 @@ let spec = CommandSpec(
         the same records, each checking what it read. filtered_count: \
         realm.objects(BenchPerson.self).where { $0.age > 57 }.count on fresh Results, against \
         an engine scan counting the ages > 57 read with RowView.int(at:) (the same count \
-        checked; ns per record scanned). indexed_lookup: where { $0.name == X }.first, \
-        against an engine scan up to the first row with that name (the ids found checked), \
-        in ns per query at 10000 records and at N. Strata has no secondary index yet \
-        (Docs/limits.md), so this is a full scan: it shows O(n) until an index exists. \
+        checked; ns per record scanned). indexed_lookup: equality queries that read through \
+        the engine's secondary index on the name: \
+        realm.objects(BenchIndexedPerson.self).where { $0.name == X }.first, on a class like \
+        BenchPerson but with @Persisted(indexed: true) var name, against the engine's \
+        ReadTransaction.indexedKeys on a table created with the name column in \
+        indexedColumns, reading the first candidate row with that name. Each size is a \
+        database of its own per layer (the shared one has no index), loaded untimed and \
+        deleted afterwards: \(IndexedLookupWorkload.smallRecordCount) records (when N is above \
+        that) and N. Each run is \(IndexedLookupWorkload.queryCount) \
+        queries for names of random ids (the ids found checked); it reports ns_per_query_10k \
+        and ns_per_query (at N), which should be about equal: a lookup through the index \
+        does not grow with the table as a scan does. \
         scan_memory: after one unmeasured scan (which maps the file's pages in) and \
         malloc_trim(0), resets the peak RSS (writes 5 to /proc/self/clear_refs) and reports \
         how much VmHWM grows during one checked full scan, in KiB and KiB per 1000 records \
@@ -143,7 +151,8 @@ let spec = CommandSpec(
             "runs", valueName: "R",
             help: "Runs of each micro-workload, reporting the median; more runs make a workload"
                 + " easy to profile on its own (default: bulk_insert 3, scan 5, lookup 3,"
-                + " snapshot 3, filtered_count 5, update_all 3, list_append 1, list_iterate 5)."),
+                + " snapshot 3, filtered_count 5, indexed_lookup 5, update_all 3, list_append 1,"
+                + " list_iterate 5)."),
         .value(
             "only", valueName: "NAME",
             help: "Run only these workloads (comma-separated names; see above).", repeatable: true),

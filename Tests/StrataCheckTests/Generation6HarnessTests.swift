@@ -114,9 +114,13 @@ import Testing
     @Test("Spec V20: null links sorted first ascending (as the lowest value) are caught and shrunk")
     func nullLinksSortFirstIsCaughtAndShrunk() throws {
         let bug = try #require(SeededBugCatalog.named("nullLinksSortFirst"))
-        let campaign = Campaign(
+        var campaign = Campaign(
             mix: .controlled, operationsPerRun: 200, seconds: nil, runs: 400, seed: 1,
             engineBugs: bug.bug, shrinkSeconds: nil, shrinkAttempts: 1000)
+        // Generation 7's streams, whose seed 1 shrinks to the read; later generations draw
+        // more per step and may shrink to the bug's later effect (a delete of the wrong
+        // element, then a create that diverges).
+        campaign.generation = 7
         let report = campaign.run()
         let found = try #require(report.failures.first, "nullLinksSortFirst was not caught in \(report.runs) runs")
         let shrunk = try #require(found.shrunk.failure)

@@ -33,7 +33,10 @@ indirect enum Predicate: Sendable {
             case .contains: return pattern.isEmpty || text.contains(pattern)
             case .beginsWith: return text.hasPrefix(pattern)
             case .endsWith: return text.hasSuffix(pattern)
-            case .equal: return text == pattern
+            case .equal:
+                // Spec W26: bytes, as realm-core compares strings (and as the index finds them);
+                // Swift's == would also match a canonically equivalent spelling.
+                return caseInsensitive ? text == pattern : text.utf8.elementsEqual(pattern.utf8)
             }
         case .isIn(let column, let values):
             let value = column < row.columnCount ? try row.value(at: column) : .null
@@ -41,6 +44,42 @@ indirect enum Predicate: Sendable {
         case .and(let left, let right): return try left.matches(row) && right.matches(row)
         case .or(let left, let right): return try left.matches(row) || right.matches(row)
         case .not(let inner): return try !inner.matches(row)
+        }
+    }
+
+    /// An equality (or IN) on a column of `indexedColumns` that every object matching the
+    /// whole predicate meets, as the column and the values to look up (Spec W26); nil when
+    /// there is none. Only constants of the property's own stored kind (or null for an optional)
+    /// qualify: the index finds values by kind, where a comparison would also match an integer
+    /// to an equal double.
+    func indexedEquality(_ indexedColumns: UInt64, schema: ObjectSchema) -> (column: Int, values: [Value])? {
+        func usable(_ column: Int, _ constants: [Value]) -> Bool {
+            guard column >= 0 && column < 64 && column < schema.properties.count,
+                indexedColumns & (1 << UInt64(column)) != 0
+            else { return false }
+            let property = schema.properties[column]
+            return constants.allSatisfy { constant in
+                switch (property.type, constant) {
+                case (_, .null): return property.isOptional
+                case (.int, .int), (.bool, .bool), (.string, .string), (.data, .binary), (.uuid, .binary),
+                    (.date, .timestamp):
+                    return true
+                default: return false
+                }
+            }
+        }
+        switch self {
+        case .compare(let column, .equal, let constant) where usable(column, [constant]):
+            return (column, [constant])
+        case .isIn(let column, let constants) where usable(column, constants):
+            return (column, constants)
+        case .string(let column, .equal, let text, caseInsensitive: false) where usable(column, [.string(text)]):
+            return (column, [.string(text)])
+        case .and(let left, let right):
+            return left.indexedEquality(indexedColumns, schema: schema)
+                ?? right.indexedEquality(indexedColumns, schema: schema)
+        default:
+            return nil
         }
     }
 

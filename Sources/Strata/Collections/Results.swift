@@ -124,10 +124,26 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
                     }
                 }
             case .table:
-                try engine(core.path) {
-                    try view.forEachRow(table) { key, row in
-                        try visit(key, row)
-                        return true
+                // Spec W26: an equality (or IN) on an indexed column that every match must meet
+                // reads only the objects its index names, in key order as a scan meets them;
+                // each is still checked against the whole predicate.
+                if let (column, values) = storage.predicate?.indexedEquality(
+                    table.indexedColumns, schema: storage.info.schema),
+                    let candidates = try engine(
+                        core.path,
+                        { () throws(StorageError) -> [ObjectKey]? in
+                            try Self.indexedCandidates(view, table, column: column, values: values)
+                        })
+                {
+                    for key in candidates {
+                        _ = try engine(core.path) { try view.withRow(table, key: key) { row in try visit(key, row) } }
+                    }
+                } else {
+                    try engine(core.path) {
+                        try view.forEachRow(table) { key, row in
+                            try visit(key, row)
+                            return true
+                        }
                     }
                 }
             case .list(let binding):
@@ -146,6 +162,21 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         let evaluation = Evaluation(table: table, keys: keys, incarnations: incarnations)
         storage.cache.withLock { $0 = (stamp, evaluation) }
         return evaluation
+    }
+
+    /// The keys the index of `column` names for any of `values`, ascending and once each; nil
+    /// when the column has no index.
+    private static func indexedCandidates(
+        _ view: VersionView, _ table: TableInfo, column: Int, values: [Value]
+    ) throws(StorageError) -> [ObjectKey]? {
+        var keys: [ObjectKey] = []
+        for value in values {
+            guard let found = try view.indexedKeys(table, column: column, equalTo: value) else { return nil }
+            keys.append(contentsOf: found)
+        }
+        guard values.count > 1 else { return keys }
+        var seen = Set<ObjectKey>()
+        return keys.filter { seen.insert($0).inserted }.sorted { $0.rawValue < $1.rawValue }
     }
 
     /// The positions of the evaluated elements in sort order.

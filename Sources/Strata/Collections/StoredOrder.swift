@@ -21,6 +21,8 @@ enum StoredOrder {
 
     static func equal(_ a: Value, _ b: Value) -> Bool {
         if case .null = a, case .null = b { return true }
+        // Strings are equal when their bytes are, as realm-core compares them (Spec W26).
+        if case .string(let x) = a, case .string(let y) = b { return x.utf8.elementsEqual(y.utf8) }
         if case .link(let x) = a, case .link(let y) = b { return x == y }
         return compare(a, b) == 0
     }

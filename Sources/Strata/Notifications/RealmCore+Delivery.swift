@@ -34,6 +34,8 @@ extension RealmCore {
     func deliverPending() {
         pruneNotifiers()
         guard !notifiers.isEmpty, !isFrozen else { return }
+        NotificationDelivery.adjust(1)
+        defer { NotificationDelivery.adjust(-1) }
         let pass = notifiers
         for notifier in pass where !notifier.running && !notifier.subscription.isInvalidated {
             notifier.running = true
@@ -79,5 +81,26 @@ extension RealmCore {
             throw Realm.Error.noRunLoop  // Spec C11: only from work the thread's loop runs
         }
         if writeHasChanges { throw Realm.Error.queryAfterChangesInWrite }  // Spec N25
+    }
+}
+
+/// Whether the calling thread is delivering notifications (`deliverPending`). What a delivery
+/// pins depends on what the realm's earlier turns delivered, and a queue realm's turns run when
+/// Dispatch runs them: the harness's controlled scheduler takes no switch at these pins, so
+/// that a run's schedule never depends on that timing.
+package enum NotificationDelivery {
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        let status = pthread_key_create(&key, nil)
+        precondition(status == 0, "pthread_key_create failed: \(status)")
+        return key
+    }()
+
+    /// Whether the calling thread is inside a delivery.
+    package static var isDeliveringOnCurrentThread: Bool { pthread_getspecific(key) != nil }
+
+    fileprivate static func adjust(_ delta: Int) {
+        let depth = Int(bitPattern: pthread_getspecific(key)) + delta
+        pthread_setspecific(key, UnsafeRawPointer(bitPattern: depth))
     }
 }

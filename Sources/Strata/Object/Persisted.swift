@@ -52,14 +52,15 @@ public struct Persisted<Value: _Persistable> {
         self.init(value: wrappedValue, primaryKey: false, indexed: false, typeDefault: false)
     }
 
-    /// Strata records `indexed` in the schema; queries do not use an index yet (`Docs/limits.md`).
+    /// A property with its type's default value and, when `indexed` is true, a secondary index:
+    /// equality and `in` queries on it read only the objects holding the values (Spec W26).
     @inlinable
     public init(indexed: Bool) {
         self.init(value: Value._strataDefault(), primaryKey: false, indexed: indexed, typeDefault: true)
     }
 
-    /// A property with the initial value `wrappedValue`, recorded as indexed in the schema when
-    /// `indexed` is true (queries do not use an index yet, `Docs/limits.md`).
+    /// A property with the initial value `wrappedValue` and, when `indexed` is true, a secondary
+    /// index used by equality and `in` queries (Spec W26).
     @inlinable
     public init(wrappedValue: Value, indexed: Bool) {
         self.init(value: wrappedValue, primaryKey: false, indexed: indexed, typeDefault: false)

@@ -63,9 +63,18 @@ extension Realm {
             /// When set, the realm's pages live on this disk and `fileURL` only names it.
             package var simulatedStore: (any ProcessLocalStore)?
             package var hooks: EngineHooks
-            package init(simulatedStore: (any ProcessLocalStore)? = nil, hooks: EngineHooks = .none) {
+            /// Properties indexed as if declared `@Persisted(indexed: true)`, by class name (Spec
+            /// W26): how the harness indexes its fixed classes in the generations that query by
+            /// equality, while older generations keep their files (and so their replays) as
+            /// they were.
+            package var indexedProperties: [String: Set<String>]
+            package init(
+                simulatedStore: (any ProcessLocalStore)? = nil, hooks: EngineHooks = .none,
+                indexedProperties: [String: Set<String>] = [:]
+            ) {
                 self.simulatedStore = simulatedStore
                 self.hooks = hooks
+                self.indexedProperties = indexedProperties
             }
         }
 
@@ -141,6 +150,13 @@ extension Realm {
             // The disk itself, not its name: two disks may share a name.
             if let sim = _engine?.simulatedStore { return "sim:\(ObjectIdentifier(sim))" }
             return isInMemory ? "memory:" + path : path
+        }
+
+        /// The engine's secondary indexes of `schema`'s table (Spec W26): its declared indexes and
+        /// those the harness adds (`EngineOverride.indexedProperties`).
+        func engineIndexedColumns(_ schema: ObjectSchema) -> UInt64 {
+            guard let extra = _engine?.indexedProperties[schema.className] else { return schema.engineIndexedColumns }
+            return schema.indexMask { $0.isIndexed || extra.contains($0.name) }
         }
 
         /// The key a realm of the same path with the other in-memory setting has (Spec X32);

@@ -45,7 +45,9 @@ extension Migration {
         }
         try engine(path) { try write.dropTable(name) }
         let table = try engine(path) {
-            try write.createTable(name, primaryKey: schema.enginePrimaryKey, schema: schema.encoded())
+            try write.createTable(
+                name, primaryKey: schema.enginePrimaryKey, schema: schema.encoded(),
+                indexedColumns: schema.engineIndexedColumns)
         }
         var keys: [ObjectKey: ObjectKey] = [:]
         for (key, values) in rows {

@@ -98,9 +98,18 @@ public final class Migration {
                 rebuild.append(name)
                 continue
             }
-            guard let stored = ObjectSchema.decode(table.schema, className: name), stored != target else { continue }
+            guard let stored = ObjectSchema.decode(table.schema, className: name), stored != target else {
+                // Spec W26: a kept class whose file predates its indexes gets them now.
+                if table.indexedColumns != target.engineIndexedColumns {
+                    try engine(path) { try write.setIndexedColumns(target.engineIndexedColumns, forTable: name) }
+                }
+                continue
+            }
             if target.differences(from: stored).isEmpty {
-                try engine(path) { try write.setSchema(target.encoded(), forTable: name) }  // indexes only
+                try engine(path) {  // indexes only
+                    try write.setSchema(target.encoded(), forTable: name)
+                    try write.setIndexedColumns(target.engineIndexedColumns, forTable: name)
+                }
             } else {
                 rebuild.append(name)
             }
@@ -128,7 +137,8 @@ public final class Migration {
                 }
                 try engine(path) { try write.dropTable(name) }
                 let table = try engine(path) {
-                    try write.createTable(name, primaryKey: .none, schema: target.encoded())
+                    try write.createTable(
+                        name, primaryKey: .none, schema: target.encoded(), indexedColumns: target.engineIndexedColumns)
                 }
                 moved[current.id] = table.id
                 for (key, row) in rows {
@@ -136,7 +146,10 @@ public final class Migration {
                     try engine(path) { try write.insert(table.id, key: key, values: values) }
                 }
             } else {
-                _ = try engine(path) { try write.createTable(name, primaryKey: .none, schema: target.encoded()) }
+                _ = try engine(path) {
+                    try write.createTable(
+                        name, primaryKey: .none, schema: target.encoded(), indexedColumns: target.engineIndexedColumns)
+                }
             }
             staged.insert(name)
         }

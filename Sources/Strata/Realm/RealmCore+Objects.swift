@@ -156,7 +156,8 @@ extension RealmCore {
         } else {
             table = try engine(path) {
                 try write.createTable(
-                    info.className, primaryKey: info.schema.enginePrimaryKey, schema: info.schema.encoded())
+                    info.className, primaryKey: info.schema.enginePrimaryKey, schema: info.schema.encoded(),
+                    indexedColumns: configuration.engineIndexedColumns(info.schema))
             }
         }
         let lean = table.withoutSchema  // each object made from it keeps a copy

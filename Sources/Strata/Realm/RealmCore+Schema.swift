@@ -94,6 +94,11 @@ extension RealmCore {
             if let stored = ObjectSchema.decode(table.schema, className: info.className), stored != info.schema {
                 try engine(path) { try write.setSchema(info.schema.encoded(), forTable: info.className) }
             }
+            // Index flags changed, or a file written before secondary indexes (Spec W26).
+            let indexed = configuration.engineIndexedColumns(info.schema)
+            if table.indexedColumns != indexed {
+                try engine(path) { try write.setIndexedColumns(indexed, forTable: info.className) }
+            }
         }
     }
 }
@@ -138,6 +143,11 @@ struct SchemaPlan {
             let found = info.schema.differences(from: stored)
             lines += found
             if found.isEmpty && stored != info.schema { adjust = true }  // index flags only
+            // Spec W26: the engine's indexes differ from the declared ones (a file written
+            // before secondary indexes, or by a harness run that adds its own).
+            if found.isEmpty && table.indexedColumns != configuration.engineIndexedColumns(info.schema) {
+                adjust = true
+            }
         }
         migrationLines = lines
         let mismatch = Realm.Error(

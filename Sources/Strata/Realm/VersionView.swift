@@ -77,6 +77,14 @@ enum VersionView: VersionReading {
         }
     }
 
+    /// Candidates for `column == value` from the column's index; nil without one (Spec W26).
+    func indexedKeys(_ table: TableInfo, column: Int, equalTo value: Value) throws(StorageError) -> [ObjectKey]? {
+        switch self {
+        case .read(let read): return try read.indexedKeys(table, column: column, equalTo: value)
+        case .write(let write): return try write.indexedKeys(table, column: column, equalTo: value)
+        }
+    }
+
     func consecutiveKeys(_ table: TableInfo) throws(StorageError) -> ClosedRange<ObjectKey>? {
         switch self {
         case .read(let read): return try read.consecutiveKeys(table)

@@ -23,6 +23,16 @@ struct PropertySchema: Hashable, Sendable, CustomStringConvertible {
         return text
     }
 
+    /// Whether a secondary index can serve this property (Spec W26): one value of an indexable
+    /// kind, not the primary key.
+    var canBeIndexed: Bool {
+        guard !isList && !isPrimaryKey else { return false }
+        switch type {
+        case .int, .bool, .string, .data, .date, .uuid: return true
+        case .float, .double, .object: return false
+        }
+    }
+
     /// Whether a value of this property can name an object (a link or a list of links).
     var isLink: Bool { type == .object }
 
@@ -49,6 +59,21 @@ struct ObjectSchema: Hashable, Sendable {
         guard let index = primaryKeyIndex else { return .none }
         // UUIDs are kept unique by the same index as strings (their 16 bytes are its key).
         return properties[index].type == .int ? .int(column: index) : .string(column: index)
+    }
+
+    /// The engine's secondary indexes of the table (Spec W26): the indexed properties of the
+    /// kinds an equality query finds through an index (String, Int, Bool, Date, UUID, Data),
+    /// neither lists nor the primary key (which has its own index), among the first 64 columns.
+    var engineIndexedColumns: UInt64 { indexMask { $0.isIndexed } }
+
+    /// The mask of the columns `selected` names among those that can have an index.
+    func indexMask(_ selected: (PropertySchema) -> Bool) -> UInt64 {
+        var mask: UInt64 = 0
+        for (column, property) in properties.enumerated()
+        where selected(property) && property.canBeIndexed && column < 64 {
+            mask |= 1 << UInt64(column)
+        }
+        return mask
     }
 
     static func className(of type: Object.Type) -> String { String(describing: type) }

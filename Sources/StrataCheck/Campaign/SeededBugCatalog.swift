@@ -166,6 +166,11 @@ public enum SeededBugCatalog {
         SeededBug(
             name: "iteratorReusesHeldObject", bug: .api(.iteratorReusesHeldObject), layer: "API: iteration",
             rules: ["V15"], summary: "iteration reuses the previous element's object while the caller still holds it"),
+        // Generation 8: equality queries through secondary indexes.
+        SeededBug(
+            name: "indexEntryLostOnUpdate", bug: .engine(.indexEntryLostOnUpdate), layer: "tables: indexes",
+            rules: ["W26"],
+            summary: "an update of an indexed column removes the old index entry and never writes the new one"),
     ]
 
     public static func named(_ name: String) -> SeededBug? { all.first { $0.name == name } }

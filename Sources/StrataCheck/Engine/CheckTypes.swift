@@ -15,6 +15,8 @@ protocol CheckObject: Object {
 /// The model's type "Item".
 final class Item: Object, CheckObject {
     @Persisted(primaryKey: true) var primaryKey: Int
+    /// Indexed in generation 8's runs (`indexedProperties`, Spec W26): every write keeps its
+    /// entries, which crash images verify, and equality queries read through them.
     @Persisted var value: Int?
     @Persisted var list: List<Item>
 }
@@ -43,6 +45,9 @@ enum CheckTypes {
     /// `Schema.linking`). Older runs keep the two classes, and so their files.
     static let linkingNames = ["Item", "Other", "Linker"]
     static let linkingClasses: [Object.Type] = [Item.self, Other.self, Linker.self]
+    /// Generation 8's indexes (Spec W26): Item's and Linker's `value`, queried by equality
+    /// through the index; Other's stays unindexed, queried by a scan.
+    static let indexedProperties: [String: Set<String>] = ["Item": ["value"], "Linker": ["value"]]
 
     /// The class that stores the model's type `name`.
     static func type(named name: String) -> Object.Type {

@@ -412,6 +412,9 @@ final class EngineSide: @unchecked Sendable {
         if let minimum = query.minimumValue {
             shaped = shaped.where { $0.value >= minimum }
         }
+        if let equal = query.equalValue {
+            shaped = shaped.where { $0.value == equal }  // Spec W26: Item's and Linker's value is indexed
+        }
         switch query.sort {
         case .sourceOrder: return shaped
         case .value:

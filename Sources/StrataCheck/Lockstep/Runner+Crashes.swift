@@ -244,7 +244,10 @@ extension Runner {
         // boot's sound file at a moment no rule chose (with a commit in flight, say).
         crashAfterPoisoning = nil
         disk = next
-        configuration._engine = .init(simulatedStore: next, hooks: engineHooks)
+        // The next boot's disk, with the same hooks and (generation 8) the same indexes.
+        configuration._engine = .init(
+            simulatedStore: next, hooks: engineHooks,
+            indexedProperties: configuration._engine?.indexedProperties ?? [:])
         engine.reset(to: configuration)
         deliveryOracle.reset()
         lastSeen = [:]

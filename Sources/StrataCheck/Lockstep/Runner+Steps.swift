@@ -179,6 +179,13 @@ extension Runner {
         case .publish:
             lockEvent = false
             passed.published = true
+        case .pin where Self.isRefresh(step.operation), .unpin where Self.isRefresh(step.operation):
+            // `refresh()` has decided whether it moves before it reaches any switch point: a move
+            // pins the newest version first (`pinNewest`), and a refresh that found nothing newer
+            // reaches pins only as it delivers pending notifications (Spec V4, N12). What runs
+            // meanwhile comes after the step, in the model too.
+            lockEvent = false
+            passed.linearized = true
         case .unpin where Self.isInvalidate(step.operation):
             // `invalidate()` has taken effect when it lets its read go: a frozen realm is marked
             // invalidated first (Spec F6), and every thread sharing that instance sees it from
@@ -203,6 +210,11 @@ extension Runner {
             linearizeEarly(thread, step: step, at: point)
         }
         return switches
+    }
+
+    static func isRefresh(_ operation: StrataModel.Operation) -> Bool {
+        if case .refresh = operation { return true }
+        return false
     }
 
     static func isInvalidate(_ operation: StrataModel.Operation) -> Bool {

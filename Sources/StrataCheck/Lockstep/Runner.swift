@@ -123,11 +123,17 @@ public final class Runner: @unchecked Sendable {
         let hooks = self.hooks
         let hangReport = self.hangReport
         let decision = self.decision
+        // Generation 8: no switch at the pins of a notification delivery, whose number depends
+        // on when a queue realm's turns ran (`NotificationDelivery`); older generations keep
+        // their schedules.
+        let quietDeliveries = swarm.generation >= 8
         threads = ControlledThreads(
             count: settings.threads,
             switchPoints: { point in
                 switch point {
-                case .pageWrite, .phaseOneSync, .slotWrite, .phaseTwoSync, .publish, .pinNewest, .pin, .unpin:
+                case .pin, .unpin:
+                    return !(quietDeliveries && NotificationDelivery.isDeliveringOnCurrentThread)
+                case .pageWrite, .phaseOneSync, .slotWrite, .phaseTwoSync, .publish, .pinNewest:
                     return true
                 case .writeLockWait, .writeLockBlocks, .writeLockAcquired, .writeLockReleased, .groupSyncBegins,
                     .groupSyncEnds:
@@ -154,17 +160,20 @@ public final class Runner: @unchecked Sendable {
                 }
             }, bugs: settings.engineBugs.engine)
         configuration._api = settings.engineBugs.apiHooks
+        // Generation 8 (Spec W26): `value` is indexed where it is queried by equality; older
+        // generations keep their unindexed files, so their tokens replay as they did.
+        let indexed = swarm.generation >= 8 ? CheckTypes.indexedProperties : [:]
         switch settings.store {
         case .sim:
             let disk = try SimStore(name: "\(runName)-boot0", reservationBytes: 256 << 20)
             self.disk = disk
             configuration.fileURL = URL(fileURLWithPath: "/strata-check/\(runName).realm")
-            configuration._engine = .init(simulatedStore: disk, hooks: engineHooks)
+            configuration._engine = .init(simulatedStore: disk, hooks: engineHooks, indexedProperties: indexed)
         case .file:
             let path = (settings.scratchDirectory as NSString).appendingPathComponent("\(runName).realm")
             _ = try? Store.deleteFiles(path: path)
             configuration.fileURL = URL(fileURLWithPath: path)
-            configuration._engine = .init(hooks: engineHooks)
+            configuration._engine = .init(hooks: engineHooks, indexedProperties: indexed)
         }
         // The file and its schema exist before the run: opening a new file writes the schema
         // in a write transaction the model does not know of (it would block other threads).
@@ -264,6 +273,7 @@ public final class Runner: @unchecked Sendable {
         result.failedCrash = failedCrash
         result.activeVersionLimit = swarm.activeVersionLimit
         result.links = swarm.links
+        result.indexed = swarm.generation >= 8
         return result
     }
 

@@ -120,8 +120,11 @@ struct Generator {
             if swarm.links, type == "Linker" ? stream.chance(60) : stream.draw(8) == 0 {
                 sort = .linkValue(ascending: stream.draw(2) == 0)
             }
+            // Generation 8 (Spec W26): one query in three an equality on `value`, indexed for
+            // Item and Linker; drawn last, so older streams mean what they meant.
+            let equal: Int? = swarm.generation >= 8 && stream.chance(33) ? stream.draw(8) : nil
             return .objects(
-                realm, Query(source: .table(type), minimumValue: minimum, sort: sort),
+                realm, Query(source: .table(type), minimumValue: minimum, equalValue: equal, sort: sort),
                 as: allocateHandle())
         case .read:
             if swarm.links, let sorted = linkSortedResults(own, model: model, stream: &stream) {

@@ -29,6 +29,7 @@ enum StepText {
         case .objects(let id, let query, let handle):
             var text = "objects(\(id), \(describe(query.source))"
             if let minimum = query.minimumValue { text += " where value >= \(minimum)" }
+            if let equal = query.equalValue { text += " where value == \(equal)" }
             switch query.sort {
             case .sourceOrder: break
             case .value: text += " sorted by value"

@@ -45,7 +45,7 @@ public struct CheckSettings: Sendable, Hashable {
     /// go inside their writes and with async work; 5: before Linkers, their to-one links and
     /// sorts through them (Spec V20); 6: before iteration over Results (V15, V16).
     public var generation = CheckSettings.currentGeneration
-    public static let currentGeneration = 7
+    public static let currentGeneration = 8
     public static let generations = 1...currentGeneration
 
     public init(

@@ -41,6 +41,8 @@ public struct RunResult: Sendable {
     var activeVersionLimit: Int?
     /// Whether the run's schema has Linkers (generation 6, `Swarm.links`).
     var links = false
+    /// Whether the run's Item and Linker `value` is indexed (generation 8, Spec W26).
+    var indexed = false
     /// A commit whose crash images failed their check: it has no trace entry (the run ended
     /// inside it), but the generated test performs it and checks the failing image.
     var failedCrash: TraceEntry?

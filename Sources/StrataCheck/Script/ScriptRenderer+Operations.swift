@@ -201,10 +201,15 @@ extension ScriptRenderer {
     /// order with ties by primary key, or the table's primary-key order.
     private func objects(realm: RealmID, type: String, query: StrataModel.Query, id: HandleID) -> [String] {
         let table = "try s.realm(\(realm.rawValue))._objects(\(type).self)"
-        if query.minimumValue == nil && query.sort == .sourceOrder { return ["s.keep(\(table), as: \(id.rawValue))"] }
+        if query.minimumValue == nil && query.equalValue == nil && query.sort == .sourceOrder {
+            return ["s.keep(\(table), as: \(id.rawValue))"]
+        }
         var lines = ["var results = \(table)"]
         if let minimum = query.minimumValue {
             lines.append("results = results.where { $0.value >= \(minimum) }")
+        }
+        if let equal = query.equalValue {
+            lines.append("results = results.where { $0.value == \(equal) }")
         }
         switch query.sort {
         case .sourceOrder: break

@@ -55,7 +55,7 @@ struct ScriptRenderer {
         if let note = unchecked(result.failure) { header += ["//", "// " + note] }
         let limit =
             result.activeVersionLimit.map { ", activeVersionLimit: \($0)" } ?? ""
-            + (result.links ? ", linking: true" : "")
+            + (result.links ? ", linking: true" : "") + (result.indexed ? ", indexed: true" : "")
         var text =
             header + [
                 "", imports, "", "@Suite struct \(name) {",

@@ -49,7 +49,9 @@ extension ScriptWorld {
         reset()
         disk = next
         var configuration = self.configuration
-        configuration._engine = .init(simulatedStore: next, hooks: engineHooks)
+        configuration._engine = .init(
+            simulatedStore: next, hooks: engineHooks,
+            indexedProperties: configuration._engine?.indexedProperties ?? [:])
         moveTo(configuration)
         return .done
     }

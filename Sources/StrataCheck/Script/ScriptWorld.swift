@@ -34,7 +34,10 @@ final class ScriptWorld: @unchecked Sendable {
 
     /// A new file with the harness's schema (with Linkers for a generation 6 run that links),
     /// on the store kind of the run, with the engine bugs of the run switched on.
-    init(store: CheckStore, bugs: SeededBugSet, activeVersionLimit: UInt? = nil, linking: Bool = false) throws {
+    init(
+        store: CheckStore, bugs: SeededBugSet, activeVersionLimit: UInt? = nil, linking: Bool = false,
+        indexed: Bool = false
+    ) throws {
         let number = Self.worldCounter.withLock { count -> Int in
             count += 1
             return count
@@ -51,13 +54,16 @@ final class ScriptWorld: @unchecked Sendable {
             self.disk = disk
             filePath = nil
             configuration.fileURL = URL(fileURLWithPath: "/strata-check/\(name).realm")
-            configuration._engine = .init(simulatedStore: disk, hooks: engineHooks)
+            configuration._engine = .init(
+                simulatedStore: disk, hooks: engineHooks,
+                indexedProperties: indexed ? CheckTypes.indexedProperties : [:])
         case .file:
             let path = (CheckSettings.defaultScratchDirectory as NSString).appendingPathComponent("\(name).realm")
             _ = try? Store.deleteFiles(path: path)
             filePath = path
             configuration.fileURL = URL(fileURLWithPath: path)
-            configuration._engine = .init(hooks: engineHooks)
+            configuration._engine = .init(
+                hooks: engineHooks, indexedProperties: indexed ? CheckTypes.indexedProperties : [:])
         }
         currentConfiguration = configuration
         // As the runner does: the schema is written before the run, outside its operations.

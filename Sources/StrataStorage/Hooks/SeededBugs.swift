@@ -39,6 +39,9 @@ package struct SeededBugs: OptionSet, Sendable, Hashable {
     /// the reference expects, so a lost or misdirected write of an older page reads as data
     /// (D19).
     package static let skipReferenceCheck = SeededBugs(rawValue: 1 << 12)
+    /// An update that changes an indexed column removes the object's old index entry but never
+    /// writes the new one, so an equality query on the new value misses the object (W26).
+    package static let indexEntryLostOnUpdate = SeededBugs(rawValue: 1 << 13)
 
     /// Free space ignores the durable version while an async group waits for its sync, so a
     /// group's commits overwrite pages a crash would recover (D10, D5): the group is durable in

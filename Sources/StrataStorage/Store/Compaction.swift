@@ -62,9 +62,10 @@ extension WriteTransaction {
     /// Creates a table with the id, primary key and schema of `source` (compaction).
     func createCopiedTable(_ source: TableInfo) throws(StorageError) {
         try checkActive()
-        let table = TableInfo(
+        var table = TableInfo(
             id: source.id, name: source.name, primaryKey: source.primaryKey, rowCount: 0,
             schema: source.schema, rowRoot: 0, indexRoot: 0, nextKey: source.nextKey)
+        table.indexedColumns = source.indexedColumns  // rebuilt entry by entry (`insertCopied`)
         catalog.set(table)
         catalog.nextTableID = max(catalog.nextTableID, source.id.rawValue + 1)
         catalogMetadataChanged = true
@@ -89,6 +90,7 @@ extension WriteTransaction {
             values, incarnation: incarnation, inlineByteCountMax: rowCellByteCountMax,
             space: space)
         try insertRow(&table, key: key, row: row)
+        try insertSecondaryEntries(&table, key: key, values: values)
         table.nextKey = nextKey
         catalog.set(table)
         dirtyTables.insert(tableID)

@@ -119,6 +119,7 @@ struct Verifier {
         reachable: inout Set<UInt32>
     ) throws(StorageError) {
         var primaryKeys: [[UInt8]: ObjectKey] = [:]
+        var secondaryEntries = Set<[UInt8]>()
         let counted = walkTree(
             PageRef(page: table.rowRoot, expectation: table.rowRootExpectation), byteKeys: false, reader: reader,
             version: version, reachable: &reachable
@@ -128,25 +129,48 @@ struct Verifier {
             let cell = leaf.cell(index)
             verifier.markOverflow(ofRow: cell, reader: reader, version: version, reachable: &reachable)
             verifier.checkPrimaryKey(table, key: key, cell: cell, reader: reader, version: version, into: &primaryKeys)
+            verifier.expectSecondaryEntries(
+                table, key: key, cell: cell, reader: reader, version: version, into: &secondaryEntries)
         }
         if counted != table.rowCount {
             report.report(
                 .rowCountMismatch(version: version, table: table.name, recorded: table.rowCount, counted: counted))
         }
-        guard case .string = table.primaryKey else {
+        let hasStringPrimaryKey: Bool
+        if case .string = table.primaryKey { hasStringPrimaryKey = true } else { hasStringPrimaryKey = false }
+        guard hasStringPrimaryKey || table.indexedColumns != 0 else {
             if table.indexRoot != 0 {
                 report.report(
                     .indexMismatch(
-                        version: version, table: table.name, detail: "index tree without a string primary key"))
+                        version: version, table: table.name, detail: "index tree without a string primary key or index")
+                )
             }
             return
         }
         var indexed: [[UInt8]: ObjectKey] = [:]
+        var secondaryFound = Set<[UInt8]>()
         _ = walkTree(
             PageRef(page: table.indexRoot, expectation: table.indexRootExpectation), byteKeys: true, reader: reader,
             version: version, reachable: &reachable
         ) {
             verifier, leaf, index, _ in
+            let key = leaf.fullKey(index)
+            if SecondaryIndex.isEntry(key) {
+                // Spec W26: a secondary entry holds its object key in its key; its value is empty.
+                if leaf.value(index).count != 0 {
+                    verifier.report.report(
+                        .indexMismatch(version: version, table: table.name, detail: "a secondary entry with a value"))
+                }
+                secondaryFound.insert(Array(key))
+                return
+            }
+            guard hasStringPrimaryKey else {
+                verifier.report.report(
+                    .indexMismatch(
+                        version: version, table: table.name, detail: "a primary key entry without a string primary key")
+                )
+                return
+            }
             let value = leaf.value(index)
             guard value.count == 8, let base = value.baseAddress else {
                 verifier.report.report(
@@ -162,6 +186,39 @@ struct Verifier {
                 .indexMismatch(
                     version: version, table: table.name,
                     detail: "\(missing) objects missing or wrong in the index, \(extra) stale entries"))
+        }
+        if secondaryFound != secondaryEntries {
+            let missing = secondaryEntries.subtracting(secondaryFound).count
+            let extra = secondaryFound.subtracting(secondaryEntries).count
+            report.report(
+                .indexMismatch(
+                    version: version, table: table.name,
+                    detail: "\(missing) entries missing from the secondary indexes, \(extra) stale entries"))
+        }
+    }
+
+    /// The secondary index entries the row `key` must have (Spec W26).
+    private mutating func expectSecondaryEntries(
+        _ table: TableInfo, key: ObjectKey, cell: UnsafeRawBufferPointer, reader: PageReader,
+        version: Version, into entries: inout Set<[UInt8]>
+    ) {
+        guard table.indexedColumns != 0 else { return }
+        let columns = SecondaryIndex.columns(of: table.indexedColumns)
+        let values: [Value]
+        do {
+            values = try RowView.with(cell: cell, reader: reader, dirtyPages: nil) { row in
+                try columns.map { column throws(StorageError) in try row.value(at: column) }
+            }
+        } catch let error as StorageError {
+            report.report(.unreadable(version: version, error: error))
+            return
+        } catch {
+            return
+        }
+        for (column, value) in zip(columns, values) {
+            guard let prefix = SecondaryIndex.prefix(column: column, value: value, pageSizeBytes: reader.pageSizeBytes)
+            else { continue }
+            entries.insert(SecondaryIndex.entryKey(prefix: prefix, key: key))
         }
     }
 

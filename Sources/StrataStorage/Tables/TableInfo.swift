@@ -43,6 +43,9 @@ public struct TableInfo: Sendable, Hashable {
     /// transaction copied has a stale expectation until the commit seals it.
     var rowRootExpectation = PageExpectation.none
     var indexRootExpectation = PageExpectation.none
+    /// The columns with a secondary index (bit n: column n, below `SecondaryIndex.columnLimit`),
+    /// whose entries live in the index tree (Spec W26).
+    public internal(set) var indexedColumns: UInt64 = 0
 
     /// This descriptor with an empty schema: what a holder that only finds objects by it keeps
     /// (each accessor of the Realm API holds one), so that copying it retains no schema bytes.
@@ -60,7 +63,8 @@ public struct TableInfo: Sendable, Hashable {
     /// no retain or release (`WriteTransaction.storeTable` runs it once per object operation).
     mutating func adoptObjectState(of other: TableInfo) {
         invariant(
-            id == other.id && name == other.name && primaryKey == other.primaryKey && schema == other.schema,
+            id == other.id && name == other.name && primaryKey == other.primaryKey && schema == other.schema
+                && indexedColumns == other.indexedColumns,
             "object operations change only roots and counters")
         rowCount = other.rowCount
         rowRoot = other.rowRoot
@@ -142,7 +146,7 @@ struct Catalog: Sendable {
 /// | key                | value (a `RowCodec` row)                                        |
 /// |--------------------|-----------------------------------------------------------------|
 /// | 0x00               | [next table id]                                                 |
-/// | 0x01 + name UTF-8  | [id, primary key kind (0 none, 1 int, 2 string), primary key column, row root, index root, row count, next key, row root version, row root checksum, index root version, index root checksum] |
+/// | 0x01 + name UTF-8  | [id, primary key kind (0 none, 1 int, 2 string), primary key column, row root, index root, row count, next key, row root version, row root checksum, index root version, index root checksum, indexed columns (a mask; absent in files written before secondary indexes: none)] |
 /// | 0x02 + name UTF-8  | [schema bytes]                                                  |
 enum CatalogCodec {
     static let metadataKey: [UInt8] = [0x00]
@@ -166,6 +170,7 @@ enum CatalogCodec {
             .int(Int64(bitPattern: table.rowRootExpectation.version)), .int(Int64(table.rowRootExpectation.checksum)),
             .int(Int64(bitPattern: table.indexRootExpectation.version)),
             .int(Int64(table.indexRootExpectation.checksum)),
+            .int(Int64(bitPattern: table.indexedColumns)),
         ]
     }
 
@@ -191,12 +196,19 @@ enum CatalogCodec {
         case 2: primaryKey = .string(column: Int(numbers[2]))
         default: return nil
         }
-        return TableInfo(
+        var indexedColumns: UInt64 = 0
+        if values.count > 11 {
+            guard case .int(let mask) = values[11] else { return nil }
+            indexedColumns = UInt64(bitPattern: mask)
+        }
+        var table = TableInfo(
             id: TableID(UInt32(numbers[0])), name: name, primaryKey: primaryKey,
             rowCount: Int(numbers[5]), schema: schema, rowRoot: UInt32(numbers[3]),
             indexRoot: UInt32(numbers[4]), nextKey: numbers[6],
             rowRootExpectation: PageExpectation(checksum: UInt32(numbers[8]), version: UInt64(bitPattern: numbers[7])),
             indexRootExpectation: PageExpectation(
                 checksum: UInt32(numbers[10]), version: UInt64(bitPattern: numbers[9])))
+        table.indexedColumns = indexedColumns
+        return table
     }
 }

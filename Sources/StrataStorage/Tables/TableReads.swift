@@ -228,6 +228,55 @@ struct TableReads<Source: PageSource> {
         }
     }
 
+    /// The keys of the objects whose `column` holds `value` by the column's secondary index,
+    /// ascending; nil when the column has none (Spec W26). Candidates: a long string or data
+    /// value shares its entries with values of the same length and first bytes, so the caller
+    /// checks each object's value.
+    func indexedKeys(_ table: TableInfo, column: Int, equalTo value: Value) throws(StorageError) -> [ObjectKey]? {
+        guard column >= 0 && column < SecondaryIndex.columnLimit,
+            table.indexedColumns & (1 << UInt64(column)) != 0
+        else { return nil }
+        guard let prefix = SecondaryIndex.prefix(column: column, value: value, pageSizeBytes: source.pageSizeBytes)
+        else { return [] }
+        var keys: [ObjectKey] = []
+        try forEachIndexEntry(table, prefix: prefix) { entry throws(StorageError) in
+            guard let key = SecondaryIndex.objectKey(ofEntry: entry, prefixCount: prefix.count) else {
+                throw StorageError.corruptRecord(
+                    reason: "secondary index entry of '\(table.name)' is \(entry.count) bytes, not \(prefix.count + 8)")
+            }
+            keys.append(key)
+        }
+        return keys
+    }
+
+    /// The index tree's keys that start with `prefix`, in order.
+    func indexEntries(_ table: TableInfo, prefix: [UInt8]) throws(StorageError) -> [[UInt8]] {
+        var entries: [[UInt8]] = []
+        try forEachIndexEntry(table, prefix: prefix) { entry in entries.append(Array(entry)) }
+        return entries
+    }
+
+    private func forEachIndexEntry(
+        _ table: TableInfo, prefix: [UInt8], _ body: (UnsafeRawBufferPointer) throws(StorageError) -> Void
+    ) throws(StorageError) {
+        guard table.indexRoot != 0 else { return }
+        var cursor = TreeCursor(source: source)
+        try withBytes(prefix) { bytes throws(StorageError) in
+            try cursor.seek(root: table.indexRoot, atLeast: .bytes(bytes))
+        }
+        while cursor.isValid {
+            let leaf = cursor.leaf
+            guard leaf.isLeaf && leaf.hasByteKeys else {
+                throw StorageError.corruptRecord(
+                    reason: "index tree of '\(table.name)' has an int-keyed or branch leaf")
+            }
+            let entry = leaf.fullKey(cursor.index)
+            guard entry.count >= prefix.count, prefix.indices.allSatisfy({ entry[$0] == prefix[$0] }) else { return }
+            try body(entry)
+            guard try cursor.next() else { return }
+        }
+    }
+
     /// Visits rows in key order starting at `start` (inclusive) until `body` returns false.
     ///
     /// The inner loop walks one leaf's entries with local variables (no cursor arrays, no

@@ -175,6 +175,16 @@ public final class ReadTransaction: VersionReading, @unchecked Sendable {
         return try reads.consecutiveKeys(try resolve(table))
     }
 
+    /// The keys of the objects whose `column` holds `value`, ascending, read from the column's
+    /// secondary index; nil when the column has none (Spec W26). They are candidates: check
+    /// each object's value (long strings and data share entries by length and first bytes).
+    /// - Complexity: O(log n + k) for k candidates.
+    public func indexedKeys(_ table: TableInfo, column: Int, equalTo value: Value) throws(StorageError) -> [ObjectKey]?
+    {
+        try checkOpen()
+        return try reads.indexedKeys(try resolve(table), column: column, equalTo: value)
+    }
+
     /// The incarnation of the object `key`; nil when there is no such object at this version.
     /// - Complexity: O(log n).
     public func incarnation(_ table: TableInfo, key: ObjectKey) throws(StorageError) -> Incarnation? {

@@ -16,9 +16,9 @@ extension WriteTransaction {
     /// Creates an empty table.
     /// - Throws: `.tableExists`, `.invalidArgument` for an empty or over-long name.
     @discardableResult
-    public func createTable(_ name: String, primaryKey: PrimaryKey = .none, schema: [UInt8] = []) throws(StorageError)
-        -> TableInfo
-    {
+    public func createTable(
+        _ name: String, primaryKey: PrimaryKey = .none, schema: [UInt8] = [], indexedColumns: UInt64 = 0
+    ) throws(StorageError) -> TableInfo {
         try checkActive()
         let nameByteCountMax = PageLayout.keyByteCountMax(pageSizeBytes: file.pageSizeBytes) - 1
         guard !name.isEmpty, name.utf8.count <= nameByteCountMax else {
@@ -28,10 +28,16 @@ extension WriteTransaction {
         if let column = primaryKey.column, column < 0 || column >= RowCodec.columnCountMax {
             throw StorageError.invalidArgument("primary key column \(column)")
         }
+        if let column = primaryKey.column, column < SecondaryIndex.columnLimit,
+            indexedColumns & (1 << UInt64(column)) != 0
+        {
+            throw StorageError.invalidArgument("column \(column) of '\(name)' is its primary key")
+        }
         guard catalog.nextTableID < UInt32.max else { throw StorageError.valueTooLarge(reason: "too many tables") }
-        let table = TableInfo(
+        var table = TableInfo(
             id: TableID(catalog.nextTableID), name: name, primaryKey: primaryKey, rowCount: 0,
             schema: schema, rowRoot: 0, indexRoot: 0, nextKey: 0)
+        table.indexedColumns = indexedColumns
         catalog.nextTableID += 1
         catalogMetadataChanged = true
         catalog.set(table)
@@ -111,6 +117,7 @@ extension WriteTransaction {
             }
             try insertRow(&table, key: key, row: row)
         }
+        try insertSecondaryEntries(&table, key: key, values: values)
         switch table.primaryKey {
         case .none, .string: table.nextKey = key.rawValue + 1  // keys were assigned: advance
         case .int: break  // keys are the primary keys
@@ -131,6 +138,7 @@ extension WriteTransaction {
             values, incarnation: .keyIsIdentity, inlineByteCountMax: rowCellByteCountMax,
             space: space)
         try insertRow(&table, key: key, row: row)
+        try insertSecondaryEntries(&table, key: key, values: values)
         if key.rawValue >= table.nextKey && key.rawValue < Int64.max { table.nextKey = key.rawValue + 1 }
         storeTable(table)
     }
@@ -190,17 +198,22 @@ extension WriteTransaction {
         let row = try RowCodec.encode(
             values, incarnation: incarnation, inlineByteCountMax: rowCellByteCountMax,
             space: space)
+        var oldIndexed: [(column: Int, value: Value)] = []
+        let indexed = table
         let outcome = try withBytes(row) { cell throws(StorageError) -> PutOutcome in
             try TreeWriter(space: space, byteKeys: false).put(
                 root: &table.rowRoot, key: .int(key.rawValue), cell: cell, mode: .update
             ) {
-                old throws(StorageError) in try self.freeOverflow(ofRowCell: old)
+                old throws(StorageError) in
+                if indexed.indexedColumns != 0 { oldIndexed = try self.indexedValues(indexed, ofCell: old) }
+                try self.freeOverflow(ofRowCell: old)
             }
         }
         if outcome == .keyMissing {
             try withBytes(row) { cell throws(StorageError) in try freeOverflow(ofRowCell: cell) }
             throw StorageError.objectNotFound(table: table.name, key: key)
         }
+        try updateSecondaryEntries(&table, key: key, old: oldIndexed, new: values)
         storeTable(table)
     }
 
@@ -235,10 +248,13 @@ extension WriteTransaction {
             if case .int = table.primaryKey { return true }
             return false
         }()
+        var oldIndexed: [(column: Int, value: Value)] = []
+        let indexed = table
         let removed = try TreeWriter(space: space, byteKeys: false).remove(
             root: &table.rowRoot, key: .int(key.rawValue)
         ) {
             old throws(StorageError) in
+            if indexed.indexedColumns != 0 { oldIndexed = try self.indexedValues(indexed, ofCell: old) }
             if let pkColumn { primaryKey = try self.rowValue(ofCell: old, column: pkColumn) }
             if reusesKeys { incarnation = try self.reads.incarnation(ofCell: old) }
             try self.freeOverflow(ofRowCell: old)
@@ -257,6 +273,7 @@ extension WriteTransaction {
             }
         }
         table.rowCount -= 1
+        try removeSecondaryEntries(&table, key: key, old: oldIndexed)
         storeTable(table)
         return true
     }
@@ -345,6 +362,16 @@ extension WriteTransaction {
     public func consecutiveKeys(_ table: TableInfo) throws(StorageError) -> ClosedRange<ObjectKey>? {
         try checkActive()
         return try reads.consecutiveKeys(try info(table.id))
+    }
+
+    /// The keys of the objects whose `column` holds `value`, ascending, read from the column's
+    /// secondary index; nil when the column has none (Spec W26). They are candidates: check
+    /// each object's value (long strings and data share entries by length and first bytes).
+    /// - Complexity: O(log n + k) for k candidates.
+    public func indexedKeys(_ table: TableInfo, column: Int, equalTo value: Value) throws(StorageError) -> [ObjectKey]?
+    {
+        try checkActive()
+        return try reads.indexedKeys(try info(table.id), column: column, equalTo: value)
     }
 
     /// The incarnation of the object `key` in this transaction's state; nil when there is no
