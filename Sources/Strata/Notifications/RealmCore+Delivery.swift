@@ -32,10 +32,10 @@ extension RealmCore {
     /// heard, in the order they were added (Spec N6, N7). Observers added by a callback of
     /// this pass wait for the next one (N9).
     func deliverPending() {
-        pruneNotifiers()
-        guard !notifiers.isEmpty, !isFrozen else { return }
         NotificationDelivery.adjust(1)
         defer { NotificationDelivery.adjust(-1) }
+        pruneNotifiers()
+        guard !notifiers.isEmpty, !isFrozen else { return }
         let pass = notifiers
         for notifier in pass where !notifier.running && !notifier.subscription.isInvalidated {
             notifier.running = true
@@ -55,8 +55,12 @@ extension RealmCore {
         }
     }
 
-    /// Drops the observers whose tokens were invalidated (and their pins).
+    /// Drops the observers whose tokens were invalidated (and their pins). Whether a turn the
+    /// realm's scheduler ran earlier pruned them already is timing, so this counts as delivery
+    /// (`NotificationDelivery`).
     func pruneNotifiers() {
+        NotificationDelivery.adjust(1)
+        defer { NotificationDelivery.adjust(-1) }
         notifiers.removeAll { notifier in
             guard notifier.subscription.isInvalidated else { return false }
             notifier.dropPin()
@@ -84,10 +88,11 @@ extension RealmCore {
     }
 }
 
-/// Whether the calling thread is delivering notifications (`deliverPending`). What a delivery
-/// pins depends on what the realm's earlier turns delivered, and a queue realm's turns run when
-/// Dispatch runs them: the harness's controlled scheduler takes no switch at these pins, so
-/// that a run's schedule never depends on that timing.
+/// Whether the calling thread is delivering notifications or dropping invalidated observers
+/// (`deliverPending`, `pruneNotifiers`). What these pin and unpin depends on what the realm's
+/// earlier turns did, and a queue realm's turns run when Dispatch runs them: the harness's
+/// controlled scheduler takes no switch at these pins, so that a run's schedule never depends
+/// on that timing.
 package enum NotificationDelivery {
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
