@@ -186,6 +186,33 @@ import Testing
             report.problems.contains { "\($0)".contains("missing from the secondary indexes") }, "\(report.problems)")
     }
 
+    // A string primary key's entry missing when its object is deleted is damage found after the
+    // row was removed: the write reports it and can no longer commit (rows and index out of
+    // step), as after any failed index maintenance.
+    @Test func aDeleteMissingItsPrimaryKeyEntryFailsTheWrite() throws {
+        let store = try Store.open(Self.memory("pkentry"), options: Self.options)
+        defer { store.close() }
+        let setup = try store.beginWrite()
+        let created = try setup.createTable("T", primaryKey: .string(column: 0))
+        let key = try setup.insert(created.id, values: [.string("a"), .int(1)])
+        _ = try setup.commit()
+
+        let write = try store.beginWrite()
+        defer { write.rollback() }
+        var table = try write.info(created.id)
+        let entry = try IndexKeys.stringIndexKey(
+            for: .string("a"), table: table, pageSizeBytes: write.file.pageSizeBytes)
+        let removed = try entry.withUnsafeBytes { bytes in
+            try TreeWriter(space: write.space, byteKeys: true).remove(root: &table.indexRoot, key: .bytes(bytes))
+        }
+        #expect(removed)
+        write.storeTable(table)
+        #expect(throws: StorageError.self) { try write.delete(created.id, key: key) }
+        #expect(write.state == .failed)
+        #expect(throws: StorageError.self) { _ = try write.commit() }
+        #expect(try store.verify().isClean)  // nothing of the failed write reached the file
+    }
+
     // A descriptor written before secondary indexes (eleven values) reads as no index.
     @Test func aDescriptorWithoutTheMaskHasNoIndex() throws {
         var table = TableInfo(

@@ -39,7 +39,13 @@ final class IndexedPerson: Object {
     static func check(_ realm: Realm, _ label: String) {
         let all = Array(realm.objects(IndexedPerson.self))
         func same(_ results: Results<IndexedPerson>, _ expected: (IndexedPerson) -> Bool, _ what: String) {
-            #expect(results.map(\.id) == all.filter(expected).map(\.id), "\(label): \(what)")
+            let ids = all.filter(expected).map(\.id)
+            // `first` and `isEmpty` first, while the Results are not evaluated: they stop at the
+            // first match (through the index or the scan); then from the evaluation.
+            #expect(results.first?.id == ids.first, "\(label): first of \(what)")
+            #expect(results.isEmpty == ids.isEmpty, "\(label): isEmpty of \(what)")
+            #expect(results.map(\.id) == ids, "\(label): \(what)")
+            #expect(results.first?.id == ids.first, "\(label): evaluated first of \(what)")
         }
         for name in names {
             same(

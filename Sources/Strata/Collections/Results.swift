@@ -93,10 +93,8 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         var sortValues: [[Value?]] = []
         var tablesByID: [TableID: TableInfo]? = nil  // for sorting through links, read once
         if let table {
-            let reusesKeys: Bool
-            if case .int = table.primaryKey { reusesKeys = true } else { reusesKeys = false }
+            let reusesKeys = table.reusesKeys
             let visit = { (key: ObjectKey, row: RowView) throws -> Void in
-                if let predicate = storage.predicate, try !predicate.matches(row) { return }
                 keys.append(key)
                 if reusesKeys, row.incarnation != .keyIsIdentity || !incarnations.isEmpty {
                     // The first non-zero incarnation: every earlier element's was 0.
@@ -116,39 +114,25 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
                 if let range = try engine(core.path, { try view.consecutiveKeys(table) }) {
                     keys = KeyList(range)
                 } else {
-                    try engine(core.path) {
-                        try view.forEachRow(table) { key, row in
-                            try visit(key, row)
-                            return true
-                        }
+                    try forEachMatch(in: table, at: view) { key, row in
+                        try visit(key, row)
+                        return true
                     }
                 }
             case .table:
-                // Spec W26: an equality (or IN) on an indexed column that every match must meet
-                // reads only the objects its index names, in key order as a scan meets them;
-                // each is still checked against the whole predicate.
-                if let (column, values) = storage.predicate?.indexedEquality(
-                    table.indexedColumns, schema: storage.info.schema),
-                    let candidates = try engine(
-                        core.path,
-                        { () throws(StorageError) -> [ObjectKey]? in
-                            try Self.indexedCandidates(view, table, column: column, values: values)
-                        })
-                {
-                    for key in candidates {
-                        _ = try engine(core.path) { try view.withRow(table, key: key) { row in try visit(key, row) } }
-                    }
-                } else {
-                    try engine(core.path) {
-                        try view.forEachRow(table) { key, row in
-                            try visit(key, row)
-                            return true
-                        }
-                    }
+                try forEachMatch(in: table, at: view) { key, row in
+                    try visit(key, row)
+                    return true
                 }
             case .list(let binding):
+                let predicate = storage.predicate
                 for key in try binding.linkKeys(orEmptyIfInvalid: true) {
-                    _ = try engine(core.path) { try view.withRow(table, key: key) { row in try visit(key, row) } }
+                    _ = try engine(core.path) {
+                        try view.withRow(table, key: key) { row in
+                            if let predicate, try !predicate.matches(row) { return }
+                            try visit(key, row)
+                        }
+                    }
                 }
             }
         }
@@ -162,6 +146,62 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         let evaluation = Evaluation(table: table, keys: keys, incarnations: incarnations)
         storage.cache.withLock { $0 = (stamp, evaluation) }
         return evaluation
+    }
+
+    /// Walks the objects of `table` at `view` that the predicate matches, in key order, until
+    /// `body` returns false. Spec W26: an equality (or IN) on an indexed column that every match
+    /// must meet reads only the objects its index names, in key order as a scan meets them;
+    /// each is still checked against the whole predicate.
+    private func forEachMatch(
+        in table: TableInfo, at view: VersionView, _ body: (ObjectKey, RowView) throws -> Bool
+    ) throws(Realm.Error) {
+        let path = storage.core.path
+        let predicate = storage.predicate
+        if let predicate,
+            let (column, values) = predicate.indexedEquality(table.indexedColumns, schema: storage.info.schema),
+            let candidates = try engine(
+                path,
+                { () throws(StorageError) -> [ObjectKey]? in
+                    try Self.indexedCandidates(view, table, column: column, values: values)
+                })
+        {
+            for key in candidates {
+                let goesOn = try engine(path) {
+                    try view.withRow(table, key: key) { row in try !predicate.matches(row) || body(key, row) }
+                }
+                if goesOn == false { return }
+            }
+            return
+        }
+        try engine(path) {
+            try view.forEachRow(table) { key, row in
+                if let predicate, try !predicate.matches(row) { return true }
+                return try body(key, row)
+            }
+        }
+    }
+
+    /// The first matching object's table and identity, without evaluating the Results whole
+    /// when they are unsorted Results of a table not yet evaluated at the realm's view: the
+    /// walk stops at the first match. After the checks every member makes (Spec C6, V13).
+    private func firstIdentity() throws(Realm.Error) -> (table: TableInfo, identity: ObjectIdentity)? {
+        let core = storage.core
+        try core.checkAccess()
+        guard storage.epoch == core.epoch else { throw Realm.Error.resultsInvalidated }  // Spec V13
+        let isCached = storage.cache.withLock { $0?.stamp == core.stamp }
+        guard storage.sort.isEmpty, storage.source.isTable, !isCached else {
+            let evaluation = try evaluate()
+            guard let table = evaluation.table, !evaluation.keys.isEmpty else { return nil }
+            return (table, evaluation.identity(at: 0))
+        }
+        let view = try core.view()  // Spec V10: as `evaluate`, this begins a read
+        guard let table = view.table(named: storage.info.className)?.withoutSchema else { return nil }
+        var found: ObjectIdentity?
+        try forEachMatch(in: table, at: view) { key, row in
+            found = ObjectIdentity(key: key, incarnation: table.reusesKeys ? row.incarnation : .keyIsIdentity)
+            return false
+        }
+        return found.map { (table, $0) }
     }
 
     /// The keys the index of `column` names for any of `values`, ascending and once each; nil
@@ -225,6 +265,22 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
 
     package func _count() throws(Realm.Error) -> Int { try evaluate().keys.count }
 
+    /// The first object in the Results' order; nil when none matches.
+    /// - Complexity: O(1) once evaluated at the realm's version. Otherwise unsorted Results of
+    ///   a table read objects only up to the first match (through the index for an indexed
+    ///   equality: Spec W26); sorted Results and those of a List evaluate whole, as `count` does.
+    public var first: Element? { trapping { () throws(Realm.Error) -> Element? in try _first() } }
+
+    package func _first() throws(Realm.Error) -> Element? {
+        guard let (table, identity) = try firstIdentity() else { return nil }
+        return try storage.core.makeObject(Element.self, info: storage.info, table: table, identity: identity)
+    }
+
+    /// Whether no object matches. - Complexity: as `first`, which it reads without making an object.
+    public var isEmpty: Bool { trapping { () throws(Realm.Error) -> Bool in try _isEmpty() } }
+
+    package func _isEmpty() throws(Realm.Error) -> Bool { try firstIdentity() == nil }
+
     /// The object at `position` in the Results' order; traps with Realm's out-of-bounds message
     /// outside 0..<count.
     /// - Complexity: O(1) once evaluated at the realm's version; the first access after the
@@ -274,8 +330,9 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
 
     /// The objects that also match `isIncluded` (`$0.age < 2 && $0.name != "Rex"`); lazy, like
     /// every Results.
-    /// - Complexity: O(1) to make; evaluating it scans the table, O(n): queries use no
-    ///   secondary index (`Docs/limits.md`).
+    /// - Complexity: O(1) to make; evaluating it scans the table, O(n), except that an equality
+    ///   or `in` on an indexed property reads only the objects its index names (Spec W26;
+    ///   `Docs/limits.md`).
     public func `where`(_ isIncluded: (Query<Element>) -> Query<Bool>) -> Results<Element> {
         trapping { () throws(Realm.Error) -> Results<Element> in
             try storage.core.checkAccess()

@@ -38,7 +38,9 @@ open class Object: Hashable, CustomStringConvertible, SendableMetatype {
     @usableFromInline final private(set) var _isRecordingKeyPath = false
     /// The ordinal of the object's first `@Persisted` wrapper: 0, unless the object was created
     /// while another object's wrappers were being initialized (`@Persisted var dog: Dog? = Dog()`).
-    @usableFromInline final var _ordinalBase = 0
+    /// Assigned once, in `init`, and never passed inout: every property read reads it, and the
+    /// dynamic exclusivity check (a runtime call per read) could never fire.
+    @usableFromInline @exclusivity(unchecked) final var _ordinalBase = 0
 
     /// Creates an unmanaged object with every property at its declared initial value; it
     /// belongs to no realm and may be used on any thread until it is added to one.

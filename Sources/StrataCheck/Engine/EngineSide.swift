@@ -464,10 +464,15 @@ final class EngineSide: @unchecked Sendable {
         return all.sorted { ($0.type, $0.primaryKey) < ($1.type, $1.primaryKey) }
     }
 
+    /// The elements of `results`: element 0 read through `isEmpty` and `first` before anything
+    /// evaluates the Results, so that their early exit (a walk stopped at the first match,
+    /// through the index or the scan) answers what the model checks; the rest by position.
     static func readings<T: Object>(_ results: Results<T>) throws(Realm.Error) -> [Reading] {
-        let count = try results._count()
+        guard try !results._isEmpty(), let first = try results._first() else { return [] }
         var readings: [Reading] = []
-        for index in 0..<count {
+        if let reading = try reading(first) { readings.append(reading) }
+        let count = try results._count()
+        for index in 1..<max(count, 1) {
             if let reading = try reading(try results._element(at: index)) { readings.append(reading) }
         }
         return readings

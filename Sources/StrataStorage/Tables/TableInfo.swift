@@ -55,6 +55,14 @@ public struct TableInfo: Sendable, Hashable {
         return copy
     }
 
+    /// Whether a key may name another object over time: an integer primary key is the key, so
+    /// deleting an object and creating one with the same primary key reuses it (`Incarnation`
+    /// tells the two apart). Other tables never give out a key twice.
+    public var reusesKeys: Bool {
+        if case .int = primaryKey { return true }
+        return false
+    }
+
     /// Object key used for a null integer primary key.
     static let nullIntPrimaryKey = ObjectKey(Int64.min)
 

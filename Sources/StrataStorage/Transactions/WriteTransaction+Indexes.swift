@@ -126,10 +126,10 @@ extension WriteTransaction {
 
     /// The values of a row's indexed columns, ascending by column (so that every process
     /// changes the tree in one order), read from its cell before it changes.
-    func indexedValues(_ table: TableInfo, ofCell cell: UnsafeRawBufferPointer) throws(StorageError)
+    func indexedValues(_ indexedColumns: UInt64, ofCell cell: UnsafeRawBufferPointer) throws(StorageError)
         -> [(column: Int, value: Value)]
     {
-        try SecondaryIndex.columns(of: table.indexedColumns).map { column throws(StorageError) in
+        try SecondaryIndex.columns(of: indexedColumns).map { column throws(StorageError) in
             (column, try rowValue(ofCell: cell, column: column))
         }
     }
@@ -140,18 +140,7 @@ extension WriteTransaction {
         guard let prefix = SecondaryIndex.prefix(column: column, value: value, pageSizeBytes: file.pageSizeBytes) else {
             return
         }
-        let entry = SecondaryIndex.entryKey(prefix: prefix, key: key)
-        var writer = ByteWriter(capacity: entry.count + 2)
-        encodeCellKeyLength(entry.count, into: &writer)
-        writer.append(contentsOf: entry)
-        let outcome = try withBytes(entry) { keyBytes throws(StorageError) -> PutOutcome in
-            try withBytes(writer.bytes) { cell throws(StorageError) -> PutOutcome in
-                try TreeWriter(space: space, byteKeys: true).put(
-                    root: &table.indexRoot, key: .bytes(keyBytes), cell: cell, mode: .insert)
-            }
-        }
-        if outcome == .keyExists {
-            storeTable(table)  // keep the copied path's new root (see `insertRow`)
+        guard try putIndexTreeEntry(&table, SecondaryIndex.entryKey(prefix: prefix, key: key), value: nil) else {
             throw StorageError.corruptRecord(
                 reason: "object \(key.rawValue) of '\(table.name)' already in the index of column \(column)")
         }

@@ -159,21 +159,34 @@ extension WriteTransaction {
     }
 
     func insertIndexEntry(_ table: inout TableInfo, indexKey: [UInt8], key: ObjectKey) throws(StorageError) {
-        var writer = ByteWriter(capacity: indexKey.count + 10)
-        encodeCellKeyLength(indexKey.count, into: &writer)
-        writer.append(contentsOf: indexKey)
-        writer.appendUInt64(UInt64(bitPattern: key.rawValue))
-        let outcome = try withBytes(indexKey) { keyBytes throws(StorageError) -> PutOutcome in
+        guard try putIndexTreeEntry(&table, indexKey, value: key) else {
+            let text = indexKey.first == 0 ? "null" : String(decoding: indexKey.dropFirst(), as: UTF8.self)
+            throw StorageError.duplicateKey(table: table.name, key: text)
+        }
+    }
+
+    /// Puts the cell of `entry` into the table's byte-keyed index tree: the entry, then
+    /// `value`'s 8 bytes when there is one (a primary key's entry names its object there; a
+    /// secondary index's entry ends with its object key and has no value). Returns false when
+    /// the entry is there already, keeping the copied path's new root (see `insertRow`).
+    func putIndexTreeEntry(_ table: inout TableInfo, _ entry: [UInt8], value: ObjectKey?) throws(StorageError)
+        -> Bool
+    {
+        var writer = ByteWriter(capacity: entry.count + 10)
+        encodeCellKeyLength(entry.count, into: &writer)
+        writer.append(contentsOf: entry)
+        if let value { writer.appendUInt64(UInt64(bitPattern: value.rawValue)) }
+        let outcome = try withBytes(entry) { keyBytes throws(StorageError) -> PutOutcome in
             try withBytes(writer.bytes) { cell throws(StorageError) -> PutOutcome in
                 try TreeWriter(space: space, byteKeys: true).put(
                     root: &table.indexRoot, key: .bytes(keyBytes), cell: cell, mode: .insert)
             }
         }
-        if outcome == .keyExists {
-            storeTable(table)  // keep the copied path's new root (see `insertRow`)
-            let text = indexKey.first == 0 ? "null" : String(decoding: indexKey.dropFirst(), as: UTF8.self)
-            throw StorageError.duplicateKey(table: table.name, key: text)
+        guard outcome != .keyExists else {
+            storeTable(table)
+            return false
         }
+        return true
     }
 
     /// Replaces the values of an existing object. The primary key must not change, and the
@@ -199,13 +212,13 @@ extension WriteTransaction {
             values, incarnation: incarnation, inlineByteCountMax: rowCellByteCountMax,
             space: space)
         var oldIndexed: [(column: Int, value: Value)] = []
-        let indexed = table
+        let indexedColumns = table.indexedColumns  // the mask alone: the closure copies no table
         let outcome = try withBytes(row) { cell throws(StorageError) -> PutOutcome in
             try TreeWriter(space: space, byteKeys: false).put(
                 root: &table.rowRoot, key: .int(key.rawValue), cell: cell, mode: .update
             ) {
                 old throws(StorageError) in
-                if indexed.indexedColumns != 0 { oldIndexed = try self.indexedValues(indexed, ofCell: old) }
+                if indexedColumns != 0 { oldIndexed = try self.indexedValues(indexedColumns, ofCell: old) }
                 try self.freeOverflow(ofRowCell: old)
             }
         }
@@ -244,17 +257,14 @@ extension WriteTransaction {
             if case .string(let column) = table.primaryKey { return column }
             return nil
         }()
-        let reusesKeys: Bool = {
-            if case .int = table.primaryKey { return true }
-            return false
-        }()
+        let reusesKeys = table.reusesKeys
         var oldIndexed: [(column: Int, value: Value)] = []
-        let indexed = table
+        let indexedColumns = table.indexedColumns
         let removed = try TreeWriter(space: space, byteKeys: false).remove(
             root: &table.rowRoot, key: .int(key.rawValue)
         ) {
             old throws(StorageError) in
-            if indexed.indexedColumns != 0 { oldIndexed = try self.indexedValues(indexed, ofCell: old) }
+            if indexedColumns != 0 { oldIndexed = try self.indexedValues(indexedColumns, ofCell: old) }
             if let pkColumn { primaryKey = try self.rowValue(ofCell: old, column: pkColumn) }
             if reusesKeys { incarnation = try self.reads.incarnation(ofCell: old) }
             try self.freeOverflow(ofRowCell: old)
@@ -262,14 +272,18 @@ extension WriteTransaction {
         guard removed else { return false }
         countDeletion(&table, of: incarnation)
         if let primaryKey {
-            let indexKey = try IndexKeys.stringIndexKey(
-                for: primaryKey, table: table, pageSizeBytes: file.pageSizeBytes)
-            let indexRemoved = try withBytes(indexKey) { bytes throws(StorageError) -> Bool in
-                try TreeWriter(space: space, byteKeys: true).remove(root: &table.indexRoot, key: .bytes(bytes))
-            }
-            guard indexRemoved else {
-                throw StorageError.corruptRecord(
-                    reason: "object \(key.rawValue) of '\(table.name)' missing from its primary key index")
+            // The row is gone: a failure here leaves the table's indexes out of step with it,
+            // so the transaction keeps its new roots and can no longer commit.
+            try maintainingIndexes(&table) { table throws(StorageError) in
+                let indexKey = try IndexKeys.stringIndexKey(
+                    for: primaryKey, table: table, pageSizeBytes: file.pageSizeBytes)
+                let indexRemoved = try withBytes(indexKey) { bytes throws(StorageError) -> Bool in
+                    try TreeWriter(space: space, byteKeys: true).remove(root: &table.indexRoot, key: .bytes(bytes))
+                }
+                guard indexRemoved else {
+                    throw StorageError.corruptRecord(
+                        reason: "object \(key.rawValue) of '\(table.name)' missing from its primary key index")
+                }
             }
         }
         table.rowCount -= 1
