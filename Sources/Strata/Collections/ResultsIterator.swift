@@ -121,6 +121,9 @@ final class ResultsCursor {
     /// The scope the accessor of element `index` must hold (`RealmCore.scope(for:_:)`), also
     /// once the write the keys were evaluated in has ended (`evaluatedInWrite`).
     private func scope(of index: Int, _ identity: ObjectIdentity) -> WriteScope? {
+        // Outside any write (a scan's common case) no scope applies: decided before the table
+        // descriptor is copied for `RealmCore.scope(for:_:)`.
+        if evaluatedInWrite == nil && core.writeScope == nil { return nil }
         if let evaluatedInWrite, evaluatedInWrite !== core.writeScope, createdInWrite[index] {
             return evaluatedInWrite
         }
