@@ -84,6 +84,9 @@ package struct APISeededBugs: OptionSet, Sendable, Hashable {
     /// Iterating Results reuses the previous element's object for the next one even when the
     /// caller still holds it strongly: a held element turns into a later one (V15).
     package static let iteratorReusesHeldObject = APISeededBugs(rawValue: 1 << 52)
+    /// `first` and `isEmpty` of Results not yet evaluated at the realm's view step over the
+    /// first match: `first` is the second matching object, and one match reads as empty (V1).
+    package static let firstSkipsFirstMatch = APISeededBugs(rawValue: 1 << 53)
 
     /// Every bug of the layer: the bits a harness's raw value gives this layer.
     package static let all: APISeededBugs = [
@@ -93,5 +96,6 @@ package struct APISeededBugs: OptionSet, Sendable, Hashable {
         .completionBeforeDurable, .asyncBlocksOutOfOrder, .cancelledBlockStillRuns, .objectReferenceDoesNotPin,
         .unfinishedAsyncBlockCommits, .releasedWriterNotHeld, .invalidateDefersCompletions,
         .writeCopyIgnoresOpenWrite, .skipAcceptsForeignTokens, .nullLinksSortFirst, .iteratorReusesHeldObject,
+        .firstSkipsFirstMatch,
     ]
 }

@@ -171,6 +171,10 @@ public enum SeededBugCatalog {
             name: "indexEntryLostOnUpdate", bug: .engine(.indexEntryLostOnUpdate), layer: "tables: indexes",
             rules: ["W26"],
             summary: "an update of an indexed column removes the old index entry and never writes the new one"),
+        // Every generation: Results' first element, read through `isEmpty` and `first`.
+        SeededBug(
+            name: "firstSkipsFirstMatch", bug: .api(.firstSkipsFirstMatch), layer: "API: queries", rules: ["V1"],
+            summary: "first and isEmpty of unevaluated Results step over the first match"),
     ]
 
     public static func named(_ name: String) -> SeededBug? { all.first { $0.name == name } }
