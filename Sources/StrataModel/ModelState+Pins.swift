@@ -88,6 +88,7 @@ extension ModelState {
     mutating func adoptIfNeeded(_ location: FileLocation) {
         guard var file = files[location], let adoptable = file.adoptable else { return }
         file.adoptable = nil
+        if adoptable > file.durable { file.unconfirmedSlot = max(file.unconfirmedSlot ?? adoptable, adoptable) }
         if adoptable > file.newest {
             file.newest = adoptable
             files[location] = file
@@ -95,6 +96,16 @@ extension ModelState {
         } else {
             files[location] = file
         }
+    }
+
+    /// Spec D7: a write begin finds the newest slot unconfirmed and writes it again and syncs
+    /// it, so that version is durable from then on (the engine does so as it takes the lock,
+    /// before anything can reject the write).
+    mutating func confirmNewestSlot(_ location: FileLocation) {
+        guard var file = files[location], let slot = file.unconfirmedSlot else { return }
+        file.unconfirmedSlot = nil
+        file.durable = max(file.durable, slot)
+        files[location] = file
     }
 
     // MARK: Crashes
@@ -117,6 +128,7 @@ extension ModelState {
             next.newest = version
             next.durable = version
             next.adoptable = nil
+            next.unconfirmedSlot = nil
             next.writer = nil
             next.poisoned = []
             recovered[location] = next

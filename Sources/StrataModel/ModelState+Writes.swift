@@ -85,6 +85,7 @@ extension ModelState {
         // Spec A7: queued async blocks start only on a loop turn, so a synchronous write takes
         // the lock before any of them, and cancelling it leaves them queued.
         adoptIfNeeded(location)
+        confirmNewestSlot(location)  // Spec D7
         try checkActiveVersionLimit(of: id)  // Spec L2
         // Spec V11: move to the newest version first; observers see the new data before
         // beginWrite returns. A callback may itself commit, so repeat until nothing is newer

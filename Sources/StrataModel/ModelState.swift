@@ -23,6 +23,10 @@ public struct FileState: Hashable, Sendable {
     /// A version whose slot reached the file but was never published (its writer died or failed
     /// at phase 2): the next write or fresh open adopts it (Spec D2, D7, W8).
     public var adoptable: Version?
+    /// An adopted version whose slot no sync was seen to make durable (its writer failed at
+    /// phase 2's sync or died before it): the next write begin writes that slot again and syncs
+    /// it, making it durable (Spec D7). Until then a power loss recovers `durable`.
+    public var unconfirmedSlot: Version?
     /// The realm holding the write lock (Spec W1).
     public var writer: RealmID?
     /// Processes in which the file is poisoned by a failed write or sync (Spec D6).
@@ -40,6 +44,7 @@ public struct FileState: Hashable, Sendable {
         self.newest = Version(1)
         self.durable = Version(1)
         self.adoptable = nil
+        self.unconfirmedSlot = nil
         self.writer = nil
         self.poisoned = []
         self.readerSlotCount = readerSlotCount

@@ -135,12 +135,13 @@ extension RealmCore {
     /// reads keep the last answer for their version (a version's tables never change).
     func table(for info: ClassInfo, in view: VersionView) -> TableInfo? {
         guard !isFrozen, case .read(let read) = view else { return view.table(named: info.className) }
-        if let last = lastReadTable, last.version == read.version, last.info == ObjectIdentifier(info) {
-            return last.table
+        if let key = lastReadTableKey, key.version == read.version, key.info == ObjectIdentifier(info) {
+            return lastReadTable
         }
         // Without its schema: each object made from it keeps a copy.
         let table = read.table(named: info.className)?.withoutSchema
-        lastReadTable = (read.version, ObjectIdentifier(info), table)
+        lastReadTableKey = (read.version, ObjectIdentifier(info))
+        lastReadTable = table
         return table
     }
 

@@ -59,7 +59,9 @@ final class RealmCore {
     /// version: a live realm's lookups of one class ask the file's lock and the catalog once.
     /// Frozen realms, shared by threads, keep neither.
     @exclusivity(unchecked) var lastClassInfo: ClassInfo?
-    @exclusivity(unchecked) var lastReadTable: (version: Version, info: ObjectIdentifier, table: TableInfo?)?
+    /// (Two fields, so that a hit compares the key without copying the descriptor out first.)
+    @exclusivity(unchecked) var lastReadTableKey: (version: Version, info: ObjectIdentifier)?
+    @exclusivity(unchecked) var lastReadTable: TableInfo?
     /// The open write's scope (`WriteScope`): set with `write`, rolled back or dropped with it.
     var writeScope: WriteScope?
     /// The sources of references made inside the open write, settled when it ends.

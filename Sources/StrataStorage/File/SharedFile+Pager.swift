@@ -9,6 +9,23 @@ extension SharedFile: PagerClient {
 
     func publish(_ slot: CommitSlot) { versions.publish(VersionRecord(slot: slot)) }
 
+    func slotSynced(_ slot: CommitSlot) { versions.confirmSlot(slot.version) }
+
+    /// Makes the newest slot, which no sync was seen to make durable, durable: it is written
+    /// again with the same bytes and synced (Spec D7). A failure poisons the file (Spec D6).
+    /// Under the write lock.
+    func confirmNewestSlot(_ slot: CommitSlot, index: Int) throws(StorageError) {
+        if hooks.has(.trustUnconfirmedSlot) { return }  // the seeded bug: Spec D7 broken
+        do {
+            try Pager.rewriteSlot(file: pagerFile, slot: slot, slotIndex: index)
+        } catch {
+            poison(error)
+            throw error
+        }
+        hooks.mark(.unconfirmedSlotRewritten)
+        versions.confirmSlot(slot.version)
+    }
+
     var hasReaders: Bool { !pins.isEmpty }
 
     func oldestPinnedVersion() -> Version? { versions.oldestPinnedVersion() }

@@ -126,6 +126,10 @@ package enum FaultSite: Sendable, Hashable, CustomStringConvertible {
     case phaseTwoSync
     /// Growing the file.
     case grow(toBytes: Int)
+    /// Writing the newest slot again at a write's begin, its sync unconfirmed (Spec D7).
+    case slotRewrite(slot: Int)
+    /// The sync after that rewrite.
+    case slotRewriteSync
 
     package var description: String {
         switch self {
@@ -134,6 +138,8 @@ package enum FaultSite: Sendable, Hashable, CustomStringConvertible {
         case .phaseOneSync: return "phase-1-sync"
         case .phaseTwoSync: return "phase-2-sync"
         case .grow(let bytes): return "grow(\(bytes))"
+        case .slotRewrite(let slot): return "slot-rewrite(\(slot))"
+        case .slotRewriteSync: return "slot-rewrite-sync"
         }
     }
 }

@@ -43,4 +43,6 @@ package enum Probe: String, Sendable, Hashable, CaseIterable {
     case pinRetriedAfterRace
     /// The lock file was initialised by this opener (no other process had the file open).
     case lockFileInitialised
+    /// A write began on a newest slot no sync was seen to make durable and wrote it again (Spec D7).
+    case unconfirmedSlotRewritten
 }

@@ -42,6 +42,10 @@ package struct SeededBugs: OptionSet, Sendable, Hashable {
     /// An update that changes an indexed column removes the object's old index entry but never
     /// writes the new one, so an equality query on the new value misses the object (W26).
     package static let indexEntryLostOnUpdate = SeededBugs(rawValue: 1 << 13)
+    /// A write trusts the newest slot in the file as durable though no sync of it was seen (its
+    /// writer failed at phase 2's sync): it reuses the pages of the version before it, which a
+    /// power loss then recovers damaged (D7, D5).
+    package static let trustUnconfirmedSlot = SeededBugs(rawValue: 1 << 14)
 
     /// Free space ignores the durable version while an async group waits for its sync, so a
     /// group's commits overwrite pages a crash would recover (D10, D5): the group is durable in

@@ -33,6 +33,7 @@ extension Pager {
             try syncSlot(file: file)
             try writePages(file: file, pages: pages)
             try syncPages(file: file, grew: grew)
+            client.slotSynced(slot)
             return
         }
         try writePages(file: file, pages: pages)
@@ -41,6 +42,7 @@ extension Pager {
         try writeSlot(file: file, slot: slot, slotIndex: slotIndex)
         if file.hooks.has(.publishBeforeSlotSync) { client.publish(slot) }
         try syncSlot(file: file)
+        client.slotSynced(slot)
         checks.run(.slotSynced)
     }
 
@@ -140,6 +142,23 @@ extension Pager {
             file.hooks.mark(.slotWriteFailed)
             throw error
         }
+    }
+
+    /// Writes the newest slot again, byte for byte, and syncs it (`SharedFile.confirmNewestSlot`):
+    /// only a new write makes a slot durable whose earlier sync failed or never ran. No yield
+    /// point: it belongs to no commit, and a crash around it leaves the slot as it was or
+    /// rewritten with the same bytes (a torn mix of the two reads as the one slot).
+    static func rewriteSlot(file: PagerFile, slot: CommitSlot, slotIndex: Int) throws(StorageError) {
+        let bytes = slot.encode()
+        try withBytes(bytes) { raw throws(StorageError) in
+            guard let base = raw.baseAddress else { return }
+            try file.store.write([
+                WritePiece(
+                    offset: FileHeader.slotOffsets[slotIndex], bytes: base, byteCount: raw.count,
+                    site: .slotRewrite(slot: slotIndex))
+            ])
+        }
+        try file.store.sync(.data, site: .slotRewriteSync)
     }
 
     static func syncSlot(file: PagerFile) throws(StorageError) {

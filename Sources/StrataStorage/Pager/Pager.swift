@@ -126,6 +126,7 @@ enum Pager {
             }
             try writeSlot(file: file, slot: slot, slotIndex: slotIndex)
             try syncSlot(file: file)
+            client.slotSynced(slot)
         } catch {
             client.poison(error)
             throw error
@@ -198,6 +199,8 @@ struct CommitOutcome {
 protocol PagerClient: AnyObject {
     /// Readers see `slot`'s version from now on (Spec W: publish).
     func publish(_ slot: CommitSlot)
+    /// Phase 2's sync of `slot` returned: the slot is durable (`VersionTable.confirmSlot`).
+    func slotSynced(_ slot: CommitSlot)
     /// A write or sync failed: the file takes no new transaction until reopened (Spec D12).
     func poison(_ cause: StorageError)
     /// Whether some reader pins a version now (the `growthWhileReaderActive` probe).

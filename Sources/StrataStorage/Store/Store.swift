@@ -54,8 +54,9 @@ public final class Store: Sendable {
     /// The newest published version.
     public var newestVersion: Version { file.versions.newestVersion }
 
-    /// The version the newest valid commit slot names: what a crash now would recover. Older
-    /// than `newestVersion` while commits made without a slot wait for one (Spec D10).
+    /// The version the newest valid commit slot names: what a crash now would recover, once a
+    /// sync of that slot was seen (a write begin makes sure of it: Spec D7). Older than
+    /// `newestVersion` while commits made without a slot wait for one (Spec D10).
     public func durableVersion() throws(StorageError) -> Version {
         try file.refreshMap()
         return try SlotChoice.choose(store: file.store, header: file.header, checkChecksum: true).newest.version

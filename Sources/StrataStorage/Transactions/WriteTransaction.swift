@@ -257,6 +257,12 @@ struct WriteBegin {
             throw StorageError.corruptRecord(
                 reason: "version \(base.version.rawValue) is the largest a file may reach: no commit can follow it")
         }
+        // Spec D7: the newest slot is durable, and the pages only its older neighbour's version
+        // holds are free to reuse, once a sync of it was seen; a slot found in the file (after a
+        // failed phase-2 sync, a dead writer, or any fresh lock file) is written again first.
+        if file.versions.confirmedSlotVersion != slots.newest.version {
+            try file.confirmNewestSlot(slots.newest, index: slots.newestIndex)
+        }
         try file.ensureMapped(pageCount: base.pageCount)
         let reader = file.reader(for: base)
         let slotToWrite = file.hooks.has(.singleCommitSlot) ? 0 : slots.inactiveIndex

@@ -20,7 +20,8 @@ import CStrataSupport
 /// |     16 |         8 | file identity of the database                                  |
 /// |     24 |         8 | page size                                                      |
 /// |     32 |         8 | newest published version                                       |
-/// |     40 |        24 | zero                                                           |
+/// |     40 |         8 | newest version whose slot a sync was seen to make durable (0: none) |
+/// |     48 |        16 | zero                                                           |
 /// |     64 |   16 × 64 | version records, ring indexed by version mod 16 (sequence u64, then the seven words of `VersionRecord`; seqlock) |
 /// |   1088 |    S × 32 | reader slots {pid u64, start time u64, version u64, pins u64 (live low 32, frozen high 32)} |
 ///
@@ -100,6 +101,20 @@ final class VersionTable: @unchecked Sendable {
         guard loadUInt64(base, 24) == UInt64(pageSizeBytes) else {
             throw StorageError.incompatibleLockFile(reason: "page size \(loadUInt64(base, 24))")
         }
+    }
+
+    // MARK: durability of the slots
+
+    /// The newest version whose commit slot a process of this table's life saw a sync make
+    /// durable (0 when none did yet: a fresh table, or a lock file of a Strata that does not
+    /// record it). A slot found in the file is not durable by being there: its writer may have
+    /// failed at phase 2's sync (Linux then reports the pages clean, and no later sync writes
+    /// them) or died before it, and the mapping shows what the disk may not hold (Spec D7).
+    var confirmedSlotVersion: Version { Version(strata_atomic_load_u64(base + 40)) }
+
+    /// Records that the slot naming `version` is durable. Only the writer calls this.
+    func confirmSlot(_ version: Version) {
+        strata_atomic_store_u64(base + 40, version.rawValue)
     }
 
     // MARK: versions

@@ -1,0 +1,1 @@
+../../../fuzz/corpus/unconfirmed-slot-after-phase-two-eio/ReplayTest.swift
