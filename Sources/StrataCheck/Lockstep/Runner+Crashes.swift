@@ -207,24 +207,43 @@ extension Runner {
         progress = [:]
         early = [:]
         handedOff = [:]
-        for thread in inFlight.keys.sorted() { _ = threads.resume(thread, runsFree: true) }
+        // A thread run to the end of its operation may block in the engine, on the write lock a
+        // holder keeps (its report is then "hung"): it is waited for once the holder is gone.
+        var blocked: [Int] = []
+        for thread in inFlight.keys.sorted() where threads.resume(thread, runsFree: true) == .hung {
+            blocked.append(thread)
+        }
         inFlight = [:]
-        guard let waiter = lockWaiter else { return }
+        let waiter = lockWaiter
         lockWaiter = nil
-        boxes[waiter.thread] = nil
+        if let waiter { boxes[waiter.thread] = nil }
+        guard waiter != nil || !blocked.isEmpty else { return }
         if let holder = model.files.values.compactMap(\.writer).first,
-            let owner = model.realms[holder]?.owner, owner.rawValue - 1 != waiter.thread
+            let owner = model.realms[holder]?.owner, owner.rawValue - 1 != waiter?.thread
         {
             let (engine, configuration) = (self.engine, self.configuration)
-            _ = threads.start(owner.rawValue - 1, runsFree: true) {
-                // A holder the harness released while accessors kept its instance alive
-                // cannot be named any more: dropping every engine object ends that instance,
-                // and with it the write (Spec W7).
-                if case .failure = engine.perform(Step(owner, .cancelWrite(holder))) {
-                    engine.reset(to: configuration)
+            if threads.isIdle(owner.rawValue - 1) {
+                _ = threads.start(owner.rawValue - 1, runsFree: true) {
+                    // A holder the harness released while accessors kept its instance alive
+                    // cannot be named any more: dropping every engine object ends that instance,
+                    // and with it the write (Spec W7).
+                    if case .failure = engine.perform(Step(owner, .cancelWrite(holder))) {
+                        engine.reset(to: configuration)
+                    }
                 }
+            } else {
+                // The holder's own thread is one of the blocked: drop every engine object from
+                // here, which ends the holder's instance and its write (Spec W7).
+                engine.reset(to: configuration)
             }
         }
+        for thread in blocked where threads.awaitRunning(thread) == .hung {
+            fail(
+                .deadlock,
+                "thread \(thread), run to the end of its operation, stayed blocked in the engine after the write lock's holder was ended"
+            )
+        }
+        guard let waiter else { return }
         switch threads.awaitLockAcquired(waiter.thread) {
         case .parked(.writeLockAcquired):
             _ = threads.resume(waiter.thread, runsFree: true)

@@ -163,6 +163,17 @@ final class ControlledThreads: @unchecked Sendable {
         return status[index] == .idle ? .finished : .hung
     }
 
+    /// Whether thread `index` has no job (its last one finished).
+    func isIdle(_ index: Int) -> Bool { monitor.withLock { status[index] == .idle } }
+
+    /// Waits, as `resume` does, for a thread whose report came back hung while it still runs
+    /// (blocked in the engine, say on the write lock) to finish or park.
+    func awaitRunning(_ index: Int) -> Report {
+        monitor.lock()
+        defer { monitor.unlock() }
+        return awaitReport(index)
+    }
+
     /// Whether a thread let go into the lock wait has taken the lock (parked at acquisition).
     func hasAcquiredLock(_ index: Int) -> Bool {
         monitor.withLock { lockWaiters.contains(index) && status[index] == .parked(.writeLockAcquired) }
