@@ -124,7 +124,7 @@ enum RealmScheduler: Sendable {
 
     func perform(_ work: @escaping @Sendable () -> Void) {
         switch self {
-        case .runLoop(let reference): reference.loop.perform(work)
+        case .runLoop(let reference): reference.loop?.perform(work)
         case .queue(let queue): queue.async(execute: work)
         case .actor(let scheduler): scheduler.perform(work)
         case .mainThread:
@@ -189,8 +189,14 @@ private func runIsolated(to actor: isolated any Actor, _ work: @Sendable () -> V
 /// A thread's run loop, to schedule work on it from other threads. `perform` is thread-safe
 /// (it hands the block to the loop under the loop's own lock); nothing else is called off
 /// the owning thread.
+///
+/// Weak: a block performed on a loop whose thread never runs it again (a thread that does not
+/// spin its run loop, then exits) stays in the loop and holds its listener, which holds this
+/// reference; a strong one would keep the loop, and its three descriptors (epoll, eventfd,
+/// timerfd), alive for ever after its thread ended. Weak, the thread's exit frees the loop, its
+/// pending blocks with it, and work for a thread that is gone is dropped.
 struct RunLoopReference: @unchecked Sendable {
-    let loop: RunLoop
+    weak var loop: RunLoop?
 }
 
 /// One realm's subscription to the watcher, and the turns it asks of the realm's scheduler: at
