@@ -70,15 +70,23 @@ static _Thread_local uint64_t strata_thread_identity_value STRATA_FAST_TLS = 0;
 
 static _Thread_local uint64_t strata_impersonated STRATA_FAST_TLS = 0;
 
-void strata_set_impersonated_identity(uint64_t identity) { strata_impersonated = identity; }
+// What `strata_thread_identity` answers: the impersonated identity, else the thread's own
+// once it has one (0 until then: the header's inline reader then calls the slow path).
+_Thread_local uint64_t strata_effective_thread_identity STRATA_FAST_TLS = 0;
+
+void strata_set_impersonated_identity(uint64_t identity) {
+    strata_impersonated = identity;
+    strata_effective_thread_identity = identity != 0 ? identity : strata_thread_identity_value;
+}
 
 uint64_t strata_impersonated_identity(void) { return strata_impersonated; }
 
-uint64_t strata_thread_identity(void) {
+uint64_t strata_thread_identity_slow(void) {
     if (strata_impersonated != 0) return strata_impersonated;
     if (strata_thread_identity_value == 0) {
         strata_thread_identity_value = __atomic_fetch_add(&strata_next_thread_identity, 1, __ATOMIC_RELAXED);
     }
+    strata_effective_thread_identity = strata_thread_identity_value;
     return strata_thread_identity_value;
 }
 

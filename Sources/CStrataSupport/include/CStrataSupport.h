@@ -100,7 +100,14 @@ bool strata_try_retain(const void *object);
 /// A number naming the calling thread for its whole life; never reused within the process
 /// (unlike pthread_t, which a new thread may inherit from one that exited). The API reads it
 /// through `ThreadIdentity` (Sources/Strata), where the harness's impersonation sits.
-uint64_t strata_thread_identity(void);
+/// Inline: every property read asks (one thread-local load at a fixed offset, the
+/// initial-exec model, since SwiftPM links this code into the program itself).
+extern _Thread_local uint64_t strata_effective_thread_identity __attribute__((tls_model("initial-exec")));
+uint64_t strata_thread_identity_slow(void);
+static inline uint64_t strata_thread_identity(void) {
+    uint64_t identity = strata_effective_thread_identity;
+    return identity != 0 ? identity : strata_thread_identity_slow();
+}
 /// Makes the calling thread's `strata_thread_identity` answer `identity` (0: its own again);
 /// the harness runs one thread's steps on another this way. One thread-local read is all the
 /// check costs when nobody impersonates.

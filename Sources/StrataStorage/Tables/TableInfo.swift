@@ -123,6 +123,17 @@ struct Catalog: Sendable {
         return tablesByID[index].rowRoot
     }
 
+    /// `rowRoot(of:)` when this catalog's descriptor of `table` has an integer primary key
+    /// (its values are the object keys); nil otherwise.
+    @inline(__always)
+    func clusteredRowRoot(of table: TableInfo) -> UInt32? {
+        let index = lowerBound(table.id)
+        guard index < tablesByID.count, tablesByID[index].id == table.id, tablesByID[index].name == table.name,
+            case .int = tablesByID[index].primaryKey
+        else { return nil }
+        return tablesByID[index].rowRoot
+    }
+
     func contains(id: TableID) -> Bool {
         let index = lowerBound(id)
         return index < tablesByID.count && tablesByID[index].id == id
