@@ -108,18 +108,15 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
                 }
             }
             switch storage.source {
-            case .table where storage.predicate == nil && storage.sort.isEmpty:
+            case .table:
                 // A whole table whose keys are consecutive and never reused: known from its
                 // first and last keys, with no object read (`KeyList`).
-                if let range = try engine(core.path, { try view.consecutiveKeys(table) }) {
+                if storage.predicate == nil && storage.sort.isEmpty,
+                    let range = try engine(core.path, { try view.consecutiveKeys(table) })
+                {
                     keys = KeyList(range)
-                } else {
-                    try forEachMatch(in: table, at: view) { key, row in
-                        try visit(key, row)
-                        return true
-                    }
+                    break
                 }
-            case .table:
                 try forEachMatch(in: table, at: view) { key, row in
                     try visit(key, row)
                     return true
@@ -143,7 +140,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
             keys = KeyList(order.map { keys[$0] })
             if !incarnations.isEmpty { incarnations = order.map { incarnations[$0] } }
         }
-        let evaluation = Evaluation(table: table, keys: keys, incarnations: incarnations)
+        let evaluation = Evaluation(tableHandle: table.map(TableHandle.init), keys: keys, incarnations: incarnations)
         storage.cache.withLock { $0 = (stamp, evaluation) }
         return evaluation
     }
@@ -251,7 +248,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
 
     func element(at index: Int) throws(Realm.Error) -> Element {
         let evaluation = try evaluate()
-        guard index >= 0 && index < evaluation.keys.count, let table = evaluation.table else {
+        guard index >= 0 && index < evaluation.keys.count, let table = evaluation.tableHandle else {
             throw Realm.Error.outOfBounds(index: index, count: evaluation.keys.count)
         }
         return try storage.core.makeObject(
@@ -519,7 +516,7 @@ extension Results: RealmCollectionBase {
 extension Results: AnyListConvertible {
     func anyElements() throws(Realm.Error) -> [Any?] {
         let evaluation = try evaluate()
-        guard let table = evaluation.table else { return [] }
+        guard let table = evaluation.tableHandle else { return [] }
         var objects: [Any?] = []
         for index in evaluation.keys.indices {
             objects.append(
@@ -537,7 +534,9 @@ extension Results: AnyListConvertible {
 /// 0 (always for other tables, and for tables that never had a deletion): a scan of such a
 /// table allocates nothing more than its keys.
 struct ResultsEvaluation {
-    var table: TableInfo?
+    /// The table the keys are in, shared by the objects made from them (`TableHandle`).
+    var tableHandle: TableHandle?
+    var table: TableInfo? { tableHandle?.info }
     var keys: KeyList
     var incarnations: [Incarnation]
 

@@ -25,7 +25,7 @@ public struct ResultsIterator<Element: Object>: IteratorProtocol {
     init(storage: Results<Element>.Storage, evaluation: ResultsEvaluation, stamp: ViewStamp) {
         core = storage.core
         epoch = storage.epoch
-        guard let table = evaluation.table, !evaluation.keys.isEmpty else {
+        guard let table = evaluation.tableHandle, !evaluation.keys.isEmpty else {
             cursor = nil
             unretainedCursor = nil
             return
@@ -70,6 +70,9 @@ extension Results.Source {
 final class ResultsCursor {
     let core: RealmCore
     let info: ClassInfo
+    /// The evaluation's table, shared by the objects made (`TableHandle`), and a copy of its
+    /// descriptor for the walks.
+    let tableHandle: TableHandle
     let table: TableInfo
     let evaluation: ResultsEvaluation
     /// The realm's stamp when the keys were evaluated.
@@ -95,22 +98,23 @@ final class ResultsCursor {
     private let createdInWrite: [Bool]
 
     init(
-        core: RealmCore, info: ClassInfo, table: TableInfo, evaluation: ResultsEvaluation, stamp: ViewStamp, epoch: Int,
-        keyOrdered: Bool
+        core: RealmCore, info: ClassInfo, table: TableHandle, evaluation: ResultsEvaluation, stamp: ViewStamp,
+        epoch: Int, keyOrdered: Bool
     ) {
         self.core = core
         self.info = info
-        self.table = table
+        tableHandle = table
+        self.table = table.info
         self.evaluation = evaluation
         self.stamp = stamp
         self.epoch = epoch
         self.keyOrdered = keyOrdered && !core.isFrozen
         reusesObjects = info.isRecyclable && !core.isFrozen
         reusesHeldObjects = core.file.bugs.contains(.iteratorReusesHeldObject)
-        if let writeScope = core.writeScope, let write = core.write, write.hasChanges(in: table) {
+        if let writeScope = core.writeScope, let write = core.write, write.hasChanges(in: table.info) {
             evaluatedInWrite = writeScope
             createdInWrite = (0..<evaluation.keys.count).map {
-                core.scope(for: table, evaluation.identity(at: $0)) != nil
+                core.scope(for: table.info, evaluation.identity(at: $0)) != nil
             }
         } else {
             evaluatedInWrite = nil
@@ -165,7 +169,7 @@ final class ResultsCursor {
             return reused.takeUnretainedValue()
         }
         let object = try core.makeObject(
-            type, info: info, table: table, identity: identity, scope: scope(of: position - 1, identity))
+            type, info: info, table: tableHandle, identity: identity, scope: scope(of: position - 1, identity))
         if let accessor = object._accessor { prefill(accessor) }
         previous = reusesObjects ? object : nil
         return object
@@ -191,19 +195,55 @@ final class ResultsCursor {
         prefill(accessor)
     }
 
-    /// Gives the accessor of the current element its row, read ahead while the realm is where
-    /// the keys were evaluated.
+    /// Gives the accessor of the current element its row while the realm is where the keys
+    /// were evaluated: in place from the read's pinned pages (`pinnedRows`), or inside a write
+    /// a copy read ahead (`RowReadAhead`).
     private func prefill(_ accessor: _ObjectAccessor) {
-        guard keyOrdered, core.stamp == stamp else { return }
-        ahead.moveRow(position - 1, of: evaluation, table: table, core: core, into: accessor, stamp: stamp)
+        guard keyOrdered, core.stamp == stamp else {
+            pinnedRows = nil  // its read may have ended: never used again
+            return
+        }
+        guard core.write == nil else {
+            ahead.moveRow(position - 1, of: evaluation, table: table, core: core, into: accessor, stamp: stamp)
+            return
+        }
+        let identity = evaluation.identity(at: position - 1)
+        if pinnedRows == nil {
+            guard !pinnedRowsFailed, let read = core.read,
+                let rows = try? read.pinnedRowCursor(table, from: identity.key)
+            else {
+                pinnedRowsFailed = true
+                return
+            }
+            pinnedRows = rows
+        }
+        // A row that cannot be read here (damage, Spec D17) is left to its object, whose
+        // property read reports what is wrong, as it would without the cursor.
+        let found: InlineRow?
+        do { found = try pinnedRows?.row(at: identity.key) } catch {
+            pinnedRows = nil
+            pinnedRowsFailed = true
+            return
+        }
+        if let row = found, row.incarnation == identity.incarnation {
+            accessor.prefill(pinned: row, stamp: stamp)
+        }
     }
+
+    /// The rows of a live read's iteration, found as the elements are reached (keys ascend);
+    /// used only while the realm's stamp is the evaluation's, so while that read is open, and
+    /// dropped once it is not. `pinnedRowsFailed`: the cursor could not be made or read a
+    /// damaged page; objects then read their rows themselves.
+    @exclusivity(unchecked) private var pinnedRows: PinnedRowCursor?
+    @exclusivity(unchecked) private var pinnedRowsFailed = false
 }
 
-/// The rows of the next elements of an evaluation in key order, found in one walk of the
-/// table (`ResultsCursor`) and handed to their accessors, which decode only the columns they
-/// read. Rows of a read transaction are handed over in place (`RowView.pinned`: no copy);
-/// rows read inside a write are copied into one flat byte buffer reused from pass to pass,
-/// and each accessor that takes one copies its bytes (`RowBuffer`).
+/// The rows of the next elements of an evaluation in key order read inside a write, found in
+/// one walk of the table (`ResultsCursor`) and handed to their accessors, which decode only
+/// the columns they read. A write's rows lie in pages it may change and free, so they are
+/// copied into one flat byte buffer reused from pass to pass, and each accessor that takes
+/// one copies its bytes (`RowBuffer`). (A read's rows are handed over in place, one at a
+/// time: `PinnedRowCursor`.)
 ///
 /// Manually managed memory rather than arrays: handing a row over costs no reference counting
 /// and no uniqueness check. Owned by one cursor, used on its realm's thread only, freed by
@@ -214,8 +254,6 @@ final class RowReadAhead {
     private enum Entry {
         /// Its key did not hold that very object, or its row could not be kept.
         case none
-        /// Its row, in the pinned pages of the realm's read.
-        case pinned(RowView)
         /// A copy of its row in `bytes`.
         case copied(start: Int, count: Int)
     }
@@ -248,7 +286,6 @@ final class RowReadAhead {
         }
         switch entries[index - start] {
         case .none: return
-        case .pinned(let row): accessor.prefill(pinned: row, stamp: stamp)
         case .copied(let offset, let count):
             guard let row = bytes.slice(offset, count) else { return }
             accessor.prefill(bytes: row, stamp: stamp)
@@ -260,8 +297,7 @@ final class RowReadAhead {
     /// a few passes' worth before the rest is left to the objects.
     ///
     /// Reading ahead never fails: a row that cannot be read here (damage, Spec D17), or that
-    /// is read inside a write and holds a value in overflow pages (read only if its property
-    /// is), is left to its object, whose property read reports what is wrong, as it would
+    /// holds a value in overflow pages (read only if its property is), is left to its object, whose property read reports what is wrong, as it would
     /// without the read-ahead.
     private func read(from first: Int, of evaluation: ResultsEvaluation, table: TableInfo, view: VersionView) {
         let end = min(evaluation.keys.count, first + Self.passCount)
@@ -278,9 +314,7 @@ final class RowReadAhead {
             while next < end && evaluation.keys[next] < key { next += 1 }  // not in this version
             guard next < end else { return false }
             if evaluation.keys[next] == key, row.incarnation == evaluation.identity(at: next).incarnation {
-                if let pinned = row.pinned {
-                    entries[next - first] = .pinned(pinned)
-                } else if (try? row.hasOverflowValues()) == false {
+                if (try? row.hasOverflowValues()) == false {
                     let raw = row.inlineRowBytes
                     entries[next - first] = .copied(start: bytes.count, count: raw.count)
                     bytes.append(raw)

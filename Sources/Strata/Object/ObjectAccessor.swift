@@ -14,7 +14,10 @@ import StrataStorage
 public final class _ObjectAccessor {
     let core: RealmCore
     let info: ClassInfo
-    let table: TableInfo
+    /// The object's table, shared with the other objects made from one lookup or write
+    /// (`TableHandle`).
+    let tableHandle: TableHandle
+    var table: TableInfo { tableHandle.info }
     // Which object, as of when: fixed for the accessor's life, except that an iteration may
     // move an accessor nobody else holds to its next element (`retarget`). The fields every
     // property read touches are `@exclusivity(unchecked)`: they are only ever read or
@@ -35,10 +38,14 @@ public final class _ObjectAccessor {
     /// view a missing object is a damaged file (Spec D17), not a deleted object.
     var linkStamp: ViewStamp?
 
-    init(core: RealmCore, info: ClassInfo, table: TableInfo, identity: ObjectIdentity, scope: WriteScope?) {
+    convenience init(core: RealmCore, info: ClassInfo, table: TableInfo, identity: ObjectIdentity, scope: WriteScope?) {
+        self.init(core: core, info: info, table: TableHandle(table), identity: identity, scope: scope)
+    }
+
+    init(core: RealmCore, info: ClassInfo, table: TableHandle, identity: ObjectIdentity, scope: WriteScope?) {
         self.core = core
         self.info = info
-        self.table = table
+        tableHandle = table
         self.key = identity.key
         self.incarnation = identity.incarnation
         self.scope = scope
@@ -109,7 +116,10 @@ public final class _ObjectAccessor {
     /// changes the stamp. Frozen accessors, read by many threads at once, keep nothing.
     func value(column: Int) throws(Realm.Error) -> StrataStorage.Value {
         if let kept = try keptRow() {
-            do { return try kept.value(at: column) } catch { throw Realm.Error.from(error, path: core.path) }
+            // nil: the value lies in overflow pages, read by searching the row below.
+            do { if let value = try kept.value(at: column) { return value } } catch {
+                throw Realm.Error.from(error, path: core.path)
+            }
         }
         let view = try checkedView()
         let incarnation = self.incarnation
@@ -129,7 +139,7 @@ public final class _ObjectAccessor {
     /// The row kept for the realm's current view, after the checks every read makes; nil when
     /// none is kept (`value(column:)` reads the row, and keeps it for the next reads).
     @inline(__always)
-    private func keptRow() throws(Realm.Error) -> RowView? {
+    private func keptRow() throws(Realm.Error) -> InlineRow? {
         guard let rowStamp else { return nil }
         // The checks of `checkedView`, in its order; a kept row means the realm is reading
         // (Spec V10 began its read), so no view is needed when the stamp matches.
@@ -143,7 +153,7 @@ public final class _ObjectAccessor {
     /// `_storedValue`, which reports what is wrong). Traps when the read is refused.
     @usableFromInline
     func _keptInt(ordinal: Int, base: Int) -> Int64? {
-        let kept: RowView?
+        let kept: InlineRow?
         do { kept = try keptRow() } catch { _trap(error) }
         return try? kept?.int(at: column(ofOrdinal: ordinal, base: base))
     }
@@ -151,7 +161,7 @@ public final class _ObjectAccessor {
     /// `_keptInt` for an inline string.
     @usableFromInline
     func _keptString(ordinal: Int, base: Int) -> String? {
-        let kept: RowView?
+        let kept: InlineRow?
         do { kept = try keptRow() } catch { _trap(error) }
         return try? kept?.inlineString(at: column(ofOrdinal: ordinal, base: base))
     }
@@ -169,7 +179,7 @@ public final class _ObjectAccessor {
     /// pages is not kept (those rows are searched again by each read: rare, and large anyway).
     func prefill(_ row: RowView, stamp: ViewStamp) {
         if let pinned = row.pinned {
-            prefill(pinned: pinned, stamp: stamp)
+            prefill(pinned: pinned.inline, stamp: stamp)
             return
         }
         guard (try? row.hasOverflowValues()) == false else {
@@ -186,7 +196,7 @@ public final class _ObjectAccessor {
 
     /// `prefill` with a row read at `stamp` by the realm's read transaction, kept in place: it
     /// is read only while the realm's stamp is `stamp`, so while that read is open.
-    func prefill(pinned row: RowView, stamp: ViewStamp) {
+    func prefill(pinned row: InlineRow, stamp: ViewStamp) {
         assert(stamp == core.stamp && core.write == nil, "a pinned row is kept at the realm's read only")
         self.row.keep(pinned: row)
         rowStamp = stamp
@@ -253,6 +263,13 @@ public final class _ObjectAccessor {
         guard try currentRow(.write(write)) != nil else { throw Realm.Error.objectInvalidated }
     }
 
+    /// Every value of the row kept at the current stamp; nil when none is kept or a value
+    /// lies in overflow pages.
+    private func keptValues() throws(Realm.Error) -> [StrataStorage.Value]? {
+        guard let rowStamp, rowStamp == core.stamp, let kept = row.row else { return nil }
+        do { return try kept.values() } catch { throw Realm.Error.from(error, path: core.path) }
+    }
+
     /// Sets `column` (Spec W9: only inside a write; F12: never on a frozen object).
     func setValue(_ value: StrataStorage.Value, column: Int) throws(Realm.Error) {
         let write = try checkWritable()
@@ -261,11 +278,12 @@ public final class _ObjectAccessor {
             guard current == value else { throw Realm.Error.primaryKeyChange }
             return
         }
-        // The row kept at the current stamp is the stored row (it was read or written at it);
-        // otherwise read it, which also finds a deleted object (Spec W12).
+        // The row kept at the current stamp is the stored row (it was read or written at it),
+        // unless a value lies in overflow pages; otherwise read it, which also finds a deleted
+        // object (Spec W12).
         var row: [StrataStorage.Value]
-        if let rowStamp, rowStamp == core.stamp, let kept = self.row.row {
-            do { row = try kept.values() } catch { throw Realm.Error.from(error, path: core.path) }
+        if let kept = try keptValues() {
+            row = kept
         } else {
             guard let current = try currentRow(.write(write)) else { throw Realm.Error.objectInvalidated }
             row = current

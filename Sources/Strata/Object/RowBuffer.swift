@@ -5,9 +5,10 @@ import StrataStorage
 /// The bytes, not decoded values: a property read decodes its own column only (the row's
 /// offset table makes that O(1)), so an integer read allocates nothing and a string is made
 /// only when its property is read. A row of a read transaction is kept in place, as a
-/// `RowView.pinned` (no copy at all; the accessor uses it only while the realm's stamp says
+/// `RowView.pinned`'s `InlineRow` (no copy at all; the accessor uses it only while the realm's stamp says
 /// that read is still open); a row read inside a write is copied, and only when it has no
-/// values in overflow pages (`RowView.detached` cannot read those).
+/// values in overflow pages (`InlineRow` cannot read those; a pinned row's are read by
+/// searching the row again).
 ///
 /// Manually managed memory rather than an array: no reference counting per read, and an
 /// accessor moved to the next element of an iteration (`_ObjectAccessor.retarget`) refills
@@ -17,7 +18,7 @@ struct RowBuffer {
     private var base: UnsafeMutableRawPointer?
     private var capacity = 0
     /// The kept row, over `base`; nil when none is kept.
-    private(set) var row: RowView?
+    private(set) var row: InlineRow?
 
     /// Replaces the kept row with a copy of `bytes`, an inline row without overflow values,
     /// reusing the memory when it is large enough. Returns false, keeping nothing, when the
@@ -35,12 +36,12 @@ struct RowBuffer {
         }
         guard let base else { return false }
         base.copyMemory(from: source, byteCount: bytes.count)
-        row = try? RowView.detached(UnsafeRawBufferPointer(start: base, count: bytes.count))
+        row = try? InlineRow.detached(UnsafeRawBufferPointer(start: base, count: bytes.count))
         return row != nil
     }
 
-    /// Keeps `row`, a `RowView.pinned`, in place: nothing is copied.
-    mutating func keep(pinned row: RowView) {
+    /// Keeps `row`, the inline part of a `RowView.pinned`, in place: nothing is copied.
+    mutating func keep(pinned row: InlineRow) {
         self.row = row
     }
 

@@ -224,7 +224,7 @@ public struct Realm: Hashable {
         let (table, identity, inserted) = try core.createObject(info, value: value, policy: update)
         // An object just inserted was created by this write (`WriteScope`); no lookup needed.
         let scope = inserted ? core.writeScope : core.scope(for: table, identity)
-        return try core.makeObject(type, info: info, table: table, identity: identity, scope: scope)
+        return try core.makeObject(type, info: info, table: TableHandle(table), identity: identity, scope: scope)
     }
 
     /// Deletes a managed object of this realm (Spec W11, W12).
@@ -301,7 +301,7 @@ public struct Realm: Hashable {
                 return try _object(ofType: type, forPrimaryKey: key)  // the checks and their messages
             }
             let view = try core.view()
-            guard let table = core.table(for: info, in: view) else { return nil }
+            guard let table = core.tableHandle(for: info, in: view) else { return nil }
             return try object(type, info: info, table: table, view: view, primaryKey: .int(Int64(key)))
         }
     }
@@ -312,7 +312,7 @@ public struct Realm: Hashable {
             throw Realm.Error.primaryKeyUndefined(type: info.className)
         }
         let view = try core.view()
-        guard let table = core.table(for: info, in: view) else { return nil }
+        guard let table = core.tableHandle(for: info, in: view) else { return nil }
         let property = info.schema.properties[column]
         let value: StrataStorage.Value
         if let direct = key as? any _RealmValue, !(Swift.type(of: direct) is Object.Type),
@@ -330,13 +330,13 @@ public struct Realm: Hashable {
     /// The object of `type` whose primary key is stored as `value`, made with the row the
     /// lookup read (one search: its first property reads need no other).
     private func object<T: Object>(
-        _ type: T.Type, info: ClassInfo, table: TableInfo, view: VersionView, primaryKey value: StrataStorage.Value
+        _ type: T.Type, info: ClassInfo, table: TableHandle, view: VersionView, primaryKey value: StrataStorage.Value
     ) throws(Realm.Error) -> T? {
         // The accessor is made while the row is borrowed: a live one keeps a copy of it (not
         // of one with values in overflow pages: those are left to its property reads).
         let core = self.core
         let accessor = try engine(core.path) {
-            try view.withObjectRow(table, primaryKey: value) { identity, row -> _ObjectAccessor in
+            try view.withObjectRow(table.info, primaryKey: value) { identity, row -> _ObjectAccessor in
                 let accessor = core.makeAccessor(info: info, table: table, identity: identity)
                 if !core.isFrozen { accessor.prefill(row, stamp: core.stamp) }
                 return accessor

@@ -63,12 +63,20 @@ extension RealmCore {
         _ type: T.Type, info: ClassInfo, table: TableInfo,
         identity: ObjectIdentity
     ) throws(Realm.Error) -> T {
-        try makeObject(type, info: info, table: table, identity: identity, scope: scope(for: table, identity))
+        try makeObject(
+            type, info: info, table: TableHandle(table), identity: identity, scope: scope(for: table, identity))
+    }
+
+    /// `makeObject` with the table shared by the objects of one evaluation (`TableHandle`).
+    func makeObject<T: Object>(
+        _ type: T.Type, info: ClassInfo, table: TableHandle, identity: ObjectIdentity
+    ) throws(Realm.Error) -> T {
+        try makeObject(type, info: info, table: table, identity: identity, scope: scope(for: table.info, identity))
     }
 
     /// `makeObject` with the accessor's scope already known (an object just inserted).
     func makeObject<T: Object>(
-        _ type: T.Type, info: ClassInfo, table: TableInfo, identity: ObjectIdentity,
+        _ type: T.Type, info: ClassInfo, table: TableHandle, identity: ObjectIdentity,
         scope: WriteScope?
     ) throws(Realm.Error) -> T {
         makeObject(
@@ -86,8 +94,9 @@ extension RealmCore {
     }
 
     /// The accessor of the object `identity`, for `makeObject(_:info:accessor:)`.
-    func makeAccessor(info: ClassInfo, table: TableInfo, identity: ObjectIdentity) -> _ObjectAccessor {
-        _ObjectAccessor(core: self, info: info, table: table, identity: identity, scope: scope(for: table, identity))
+    func makeAccessor(info: ClassInfo, table: TableHandle, identity: ObjectIdentity) -> _ObjectAccessor {
+        _ObjectAccessor(
+            core: self, info: info, table: table, identity: identity, scope: scope(for: table.info, identity))
     }
 
     /// The scope an accessor of `identity` made now must hold (`WriteScope`): the open write's
@@ -130,26 +139,41 @@ extension RealmCore {
             identity: ObjectIdentity(key: link.key, incarnation: incarnation))
     }
 
-    /// The table of `info` in the write, created if the file has none yet.
     /// The table of `info`'s class at `view`, nil when the version has none. A live realm's
     /// reads keep the last answer for their version (a version's tables never change).
     func table(for info: ClassInfo, in view: VersionView) -> TableInfo? {
-        guard !isFrozen, case .read(let read) = view else { return view.table(named: info.className) }
+        guard !isFrozen, case .read = view else { return view.table(named: info.className) }
+        return tableHandle(for: info, in: view)?.info
+    }
+
+    /// `table(for:in:)` as a shared handle: objects made from it hold the handle rather than
+    /// each a copy of the descriptor (a frozen realm or a write, which cache nothing here,
+    /// make a new one).
+    func tableHandle(for info: ClassInfo, in view: VersionView) -> TableHandle? {
+        guard !isFrozen, case .read(let read) = view else {
+            return view.table(named: info.className).map(TableHandle.init)
+        }
         if let key = lastReadTableKey, key.version == read.version, key.info == ObjectIdentifier(info) {
             return lastReadTable
         }
         // Without its schema: each object made from it keeps a copy.
-        let table = read.table(named: info.className)?.withoutSchema
+        let table = read.table(named: info.className).map { TableHandle($0.withoutSchema) }
         lastReadTableKey = (read.version, ObjectIdentifier(info))
         lastReadTable = table
         return table
     }
 
+    /// The table of `info` in the write, created if the file has none yet.
     func writableTable(_ info: ClassInfo, _ write: WriteTransaction) throws(Realm.Error) -> TableInfo {
-        if let cached = writableTableCache, cached.write == ObjectIdentifier(write),
-            cached.generation == write.tableSetGeneration, cached.info == ObjectIdentifier(info)
+        try writableTableHandle(info, write).info
+    }
+
+    /// `writableTable` as the shared handle the objects an `add` makes hold.
+    func writableTableHandle(_ info: ClassInfo, _ write: WriteTransaction) throws(Realm.Error) -> TableHandle {
+        if let key = writableTableKey, key.write == ObjectIdentifier(write),
+            key.generation == write.tableSetGeneration, key.info == ObjectIdentifier(info), let cached = writableTable
         {
-            return cached.table
+            return cached
         }
         let table: TableInfo
         if let found = write.table(named: info.className) {
@@ -161,8 +185,9 @@ extension RealmCore {
                     indexedColumns: configuration.engineIndexedColumns(info.schema))
             }
         }
-        let lean = table.withoutSchema  // each object made from it keeps a copy
-        writableTableCache = (ObjectIdentifier(write), write.tableSetGeneration, ObjectIdentifier(info), lean)
+        let lean = TableHandle(table.withoutSchema)
+        writableTableKey = (ObjectIdentifier(write), write.tableSetGeneration, ObjectIdentifier(info))
+        writableTable = lean
         return lean
     }
 
@@ -237,13 +262,13 @@ extension RealmCore {
     func addUnmanaged(_ object: Object, policy: Realm.UpdatePolicy) throws(Realm.Error) -> (TableInfo, ObjectIdentity) {
         let write = try requireWrite()
         let info = try classInfo(type(of: object))
-        let table = try writableTable(info, write)
+        let handle = try writableTableHandle(info, write)
+        let table = handle.info
         let columnCount = info.wrappers.count
         // The row array of the previous add, reused (an add inside this one, for a linked
         // object, finds none and makes its own).
         var row: [StrataStorage.Value] = []
         swap(&row, &addRowScratch)
-        row.append(contentsOf: repeatElement(.null, count: columnCount))
         defer {
             row.removeAll(keepingCapacity: true)
             swap(&row, &addRowScratch)
@@ -251,19 +276,36 @@ extension RealmCore {
         try info.withStorage(of: object) { storage throws(Realm.Error) in
             for column in 0..<columnCount {
                 if info.columnIsLink[column] {
-                    row[column] = info.columnIsList[column] ? .list([]) : .null
+                    row.append(info.columnIsList[column] ? .list([]) : .null)
                 } else {
                     let (offset, wrapper) = info.wrappers[column]
-                    row[column] = try wrapper.encodeUnmanaged(at: storage + offset, realm: nil)
+                    row.append(try wrapper.encodeUnmanaged(at: storage + offset, realm: nil))
                 }
             }
         }
         let (identity, inserted, replaced) = try store(row, info: info, table: table, policy: policy, write: write)
         let key = identity.key
         let accessor = _ObjectAccessor(
-            core: self, info: info, table: table, identity: identity,
+            core: self, info: info, table: handle, identity: identity,
             scope: inserted ? writeScope : scope(for: table, identity))
         object._manage(with: accessor)
+        if info.hasLinksOrLists {
+            try storeLinksAndLists(of: object, row: &row, info: info, accessor: accessor, write: write)
+        }
+        if let replaced { recordReplacement(table, key, old: replaced, new: row, info: info, policy: policy) }
+        mutationCount &+= 1
+        return (table, identity)
+    }
+
+    /// The second step of `addUnmanaged`, for an object just stored under `accessor`'s key:
+    /// its links (adding their unmanaged targets) and its Lists.
+    private func storeLinksAndLists(
+        of object: Object, row: inout [StrataStorage.Value], info: ClassInfo, accessor: _ObjectAccessor,
+        write: WriteTransaction
+    ) throws(Realm.Error) {
+        let columnCount = info.wrappers.count
+        let table = accessor.table
+        let key = accessor.key
         try info.withStorage(of: object) { storage throws(Realm.Error) in
             if info.hasLinks {
                 let realm = Realm(core: self)
@@ -286,9 +328,6 @@ extension RealmCore {
                 wrapper.adoptCollection(at: storage + offset, parent: accessor, column: column)
             }
         }
-        if let replaced { recordReplacement(table, key, old: replaced, new: row, info: info, policy: policy) }
-        mutationCount &+= 1
-        return (table, identity)
     }
 
     /// Inserts `row`, or with a primary key and an update policy replaces the existing object

@@ -222,6 +222,8 @@ final class ClassInfo: @unchecked Sendable {
     /// holds a List: what `add` asks per column, without copying the property's schema.
     let columnIsLink: [Bool]
     let columnIsList: [Bool]
+    /// Whether any column holds links or a List: what `add` does after storing the row.
+    let hasLinksOrLists: Bool
     /// Whether an instance holds nothing but its `@Persisted` wrappers (and `Object`'s own
     /// fields): then an iteration may move an object nobody else holds to the next element
     /// (`ResultsIterator`), for no state of the user's class is carried along.
@@ -246,6 +248,7 @@ final class ClassInfo: @unchecked Sendable {
         isRecyclable = Self.storedFieldCount(of: type) - Self.storedFieldCount(of: Object.self) == wrappers.count
         columnIsLink = schema.properties.map(\.isLink)
         columnIsList = schema.properties.map(\.isList)
+        hasLinksOrLists = hasLinks || schema.properties.contains { $0.isList }
     }
 
     /// Runs `body` with the address of `object`'s storage (an instance of `type`), where
