@@ -6,8 +6,9 @@ import Testing
 
 /// The engine reads the Realm API's fast paths stand on: a table's keys known from its ends
 /// (`consecutiveKeys`), an object's identity and row in one call (`withObjectRow`), rows kept
-/// outside the file as bytes and read there (`RowView.detached`), and the count of tables a
-/// write created or dropped (`tableSetGeneration`).
+/// outside the file as bytes and read there (`RowView.detached`, `InlineRow`), a read's rows
+/// found one at a time by ascending key (`PinnedRowCursor`), and the count of tables a write
+/// created or dropped (`tableSetGeneration`).
 @Suite struct ObjectReadPathTests {
     static let options = StoreOptions(
         maximumFileSizeBytes: 256 << 20, readerSlotCount: 16, growthChunkBytesMin: 64 << 10)
@@ -103,6 +104,89 @@ import Testing
             #expect(throws: StorageError.self) { try row.value(at: 1) }
         }
         write.rollback()
+    }
+
+    @Test func withObjectRowInAReadFindsTheIncarnationOfAReusedKey() throws {
+        let store = try Self.store("object-row-read")
+        let write = try store.beginWrite()
+        let ints = try write.createTable("ints", primaryKey: .int(column: 0))
+        let strings = try write.createTable("strings", primaryKey: .string(column: 0))
+        _ = try write.insert(ints.id, values: [.int(7), .string("first")])
+        _ = try write.insert(strings.id, values: [.string("a"), .int(1)])
+        _ = try write.commit()
+        // The key of 7 goes to a second object: its incarnation tells the two apart.
+        let again = try store.beginWrite()
+        #expect(try again.delete(ints.id, key: ObjectKey(7)))
+        _ = try again.insert(ints.id, values: [.int(7), .string("second")])
+        _ = try again.commit()
+
+        let read = try store.beginRead()
+        defer { read.end() }
+        let seven = try #require(try read.withObjectRow(ints, primaryKey: .int(7)) { ($0, try $1.values()) })
+        #expect(seven.0 == (try read.objectIdentity(ints, primaryKey: .int(7))))
+        #expect(seven.0.incarnation != .keyIsIdentity)
+        #expect(seven.1 == [.int(7), .string("second")])
+        #expect(try read.withObjectRow(ints, primaryKey: .int(8)) { _, _ in true } == nil)
+        #expect(throws: StorageError.self) {
+            _ = try read.withObjectRow(ints, primaryKey: .string("7")) { _, _ in true }
+        }
+        let a = try #require(try read.withObjectRow(strings, primaryKey: .string("a")) { ($0, try $1.values()) })
+        #expect(a.1 == [.string("a"), .int(1)])
+
+        // A descriptor of a table this version does not have is refused, not followed.
+        let drop = try store.beginWrite()
+        try drop.dropTable("ints")
+        _ = try drop.commit()
+        let later = try store.beginRead()
+        defer { later.end() }
+        #expect(throws: StorageError.self) { _ = try later.withObjectRow(ints, primaryKey: .int(7)) { _, _ in true } }
+    }
+
+    @Test func aPinnedRowCursorFindsRowsByAscendingKey() throws {
+        let store = try Self.store("pinned-cursor")
+        let write = try store.beginWrite()
+        let table = try write.createTable("rows")
+        for index in 0..<3000 { _ = try write.insert(table.id, values: [.int(Int64(index) * 3)]) }
+        for key in [5, 6, 1000, 2999] { #expect(try write.delete(table.id, key: ObjectKey(Int64(key)))) }
+        _ = try write.commit()
+
+        let read = try store.beginRead()
+        defer { read.end() }
+        var cursor = try read.pinnedRowCursor(table, from: ObjectKey(4))
+        // Neighbours, a deleted key, keys far apart (more than a leaf's worth: a new descent).
+        for key in [4, 7, 8, 9, 500, 999, 1001, 2500, 2998] {
+            let row = try #require(try cursor.row(at: ObjectKey(Int64(key))), "key \(key)")
+            #expect(try row.int(at: 0) == Int64(key) * 3)
+            #expect(row.incarnation == .keyIsIdentity)
+        }
+        #expect(try cursor.row(at: ObjectKey(2999)) == nil)  // deleted, and the last key
+        #expect(try cursor.row(at: ObjectKey(5000)) == nil)  // beyond the table
+
+        // Forward only: a key before the cursor's position is not found again.
+        var forward = try read.pinnedRowCursor(table, from: nil)
+        #expect(try forward.row(at: ObjectKey(100)) != nil)
+        #expect(try forward.row(at: ObjectKey(99)) == nil)
+        var fromDeleted = try read.pinnedRowCursor(table, from: ObjectKey(5))
+        #expect(try fromDeleted.row(at: ObjectKey(5)) == nil)  // deleted
+    }
+
+    @Test func anInlineRowLeavesOverflowValuesToItsRowView() throws {
+        let store = try Self.store("inline-row")
+        let write = try store.beginWrite()
+        let table = try write.createTable("rows")
+        let long = try write.insert(table.id, values: [.int(2), .string(Self.long), .bool(true)])
+        _ = try write.commit()
+        let read = try store.beginRead()
+        defer { read.end() }
+        try read.withRow(table, key: long) { row in
+            let inline = try #require(row.pinned?.inline)
+            #expect(try inline.int(at: 0) == 2)
+            #expect(try inline.value(at: 2) == .bool(true))
+            #expect(try inline.value(at: 1) == nil)  // in overflow pages
+            #expect(try inline.values() == nil)
+            #expect(try inline.hasOverflowValues())
+            #expect(try row.value(at: 1) == .string(Self.long))
+        }
     }
 
     @Test func aDetachedRowRejectsBytesThatAreNoRow() throws {

@@ -149,6 +149,37 @@ private final class Tagged: Object {
         #expect(realm.object(ofType: PKInt.self, forPrimaryKey: 7)?.name == "after")
         #expect(realm.object(ofType: PKInt.self, forPrimaryKey: 8) == nil)
     }
+
+    // A row handed over in place may hold a value in overflow pages: that property is read by
+    // searching the row again, the others from the row kept; in a scan, after a lookup, and
+    // when the object is then updated (its whole row is read to be written back).
+    @Test func valuesInOverflowPagesAreReadFromScansAndLookups() throws {
+        let realm = try Realm(configuration: testConfiguration())
+        let long = String(repeating: "a long name ", count: 800)
+        try realm.write {
+            for id in 0..<100 {
+                realm.create(PKInt.self, value: ["id": id, "name": id % 10 == 0 ? long + "\(id)" : "short \(id)"])
+            }
+        }
+        var names: [String] = []
+        var ids: [Int] = []
+        for object in realm.objects(PKInt.self) {
+            ids.append(object.id)
+            names.append(object.name)
+        }
+        #expect(ids == Array(0..<100))
+        #expect(names == (0..<100).map { $0 % 10 == 0 ? long + "\($0)" : "short \($0)" })
+        let twenty = try #require(realm.object(ofType: PKInt.self, forPrimaryKey: 20))
+        #expect(twenty.id == 20)
+        #expect(twenty.name == long + "20")
+        try realm.write {
+            twenty.id = 20  // the primary key, unchanged: allowed, read from the kept row
+            let thirty = try #require(realm.object(ofType: PKInt.self, forPrimaryKey: 30))
+            thirty.name = "now short"
+        }
+        #expect(realm.object(ofType: PKInt.self, forPrimaryKey: 30)?.name == "now short")
+        #expect(twenty.name == long + "20")
+    }
 }
 
 /// A weak reference to an element, kept in an array.
