@@ -88,25 +88,8 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         let view = try core.view()
         // Without its schema: each object made from the evaluation keeps a copy.
         let table = view.table(named: storage.info.className)?.withoutSchema
-        var keys = KeyList()
-        var incarnations: [Incarnation] = []
-        var sortValues: [[Value?]] = []
-        var tablesByID: [TableID: TableInfo]? = nil  // for sorting through links, read once
+        var found = MatchList(reusesKeys: table?.reusesKeys ?? false, sort: storage.sort)
         if let table {
-            let reusesKeys = table.reusesKeys
-            let visit = { (key: ObjectKey, row: RowView) throws -> Void in
-                keys.append(key)
-                if reusesKeys, row.incarnation != .keyIsIdentity || !incarnations.isEmpty {
-                    // The first non-zero incarnation: every earlier element's was 0.
-                    if incarnations.isEmpty {
-                        incarnations = Array(repeating: .keyIsIdentity, count: keys.count - 1)
-                    }
-                    incarnations.append(row.incarnation)
-                }
-                if !storage.sort.isEmpty {
-                    sortValues.append(try storage.sort.map { try $0.value(of: row, in: view, tables: &tablesByID) })
-                }
-            }
             switch storage.source {
             case .table:
                 // A whole table whose keys are consecutive and never reused: known from its
@@ -114,11 +97,11 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
                 if storage.predicate == nil && storage.sort.isEmpty,
                     let range = try engine(core.path, { try view.consecutiveKeys(table) })
                 {
-                    keys = KeyList(range)
+                    found.keys = KeyList(range)
                     break
                 }
                 try forEachMatch(in: table, at: view) { key, row in
-                    try visit(key, row)
+                    try found.append(key, row, view: view)
                     return true
                 }
             case .list(let binding):
@@ -127,15 +110,17 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
                     _ = try engine(core.path) {
                         try view.withRow(table, key: key) { row in
                             if let predicate, try !predicate.matches(row) { return }
-                            try visit(key, row)
+                            try found.append(key, row, view: view)
                         }
                     }
                 }
             }
         }
+        var keys = found.keys
+        var incarnations = found.incarnations
         if !storage.sort.isEmpty {
             let order = Self.sortedOrder(
-                keys.count, by: sortValues, storage.sort,
+                keys.count, by: found.sortValues, storage.sort,
                 nullLinksFirst: core.file.bugs.contains(.nullLinksSortFirst))
             keys = KeyList(order.map { keys[$0] })
             if !incarnations.isEmpty { incarnations = order.map { incarnations[$0] } }
@@ -533,6 +518,43 @@ extension Results: AnyListConvertible {
 /// names that very object (Spec W12). `incarnations` stays empty while every incarnation is
 /// 0 (always for other tables, and for tables that never had a deletion): a scan of such a
 /// table allocates nothing more than its keys.
+/// What `Results.evaluate` gathers from the objects it matches, in the order met: a value the
+/// walk's closures change in place (`append`), so that no access to it needs the dynamic
+/// exclusivity check that variables captured by a stored closure would.
+private struct MatchList {
+    var keys = KeyList()
+    /// Empty while every incarnation met was 0 (a table that never reused a key).
+    var incarnations: [Incarnation] = []
+    /// Per match, its values of the sort's key paths (empty without a sort).
+    var sortValues: [[Value?]] = []
+    /// The tables sorting through links reads, read once.
+    var tablesByID: [TableID: TableInfo]?
+    let reusesKeys: Bool
+    let sort: [SortPath]
+
+    init(reusesKeys: Bool, sort: [SortPath]) {
+        self.reusesKeys = reusesKeys
+        self.sort = sort
+    }
+
+    mutating func append(_ key: ObjectKey, _ row: RowView, view: VersionView) throws {
+        keys.append(key)
+        if reusesKeys, row.incarnation != .keyIsIdentity || !incarnations.isEmpty {
+            // The first non-zero incarnation: every earlier element's was 0.
+            if incarnations.isEmpty {
+                incarnations = Array(repeating: .keyIsIdentity, count: keys.count - 1)
+            }
+            incarnations.append(row.incarnation)
+        }
+        if !sort.isEmpty {
+            var values: [Value?] = []
+            values.reserveCapacity(sort.count)
+            for path in sort { values.append(try path.value(of: row, in: view, tables: &tablesByID)) }
+            sortValues.append(values)
+        }
+    }
+}
+
 struct ResultsEvaluation {
     /// The table the keys are in, shared by the objects made from them (`TableHandle`).
     var tableHandle: TableHandle?
