@@ -70,10 +70,8 @@ extension Results.Source {
 final class ResultsCursor {
     let core: RealmCore
     let info: ClassInfo
-    /// The evaluation's table, shared by the objects made (`TableHandle`), and a copy of its
-    /// descriptor for the walks.
+    /// The evaluation's table, shared by the objects made (`TableHandle`).
     let tableHandle: TableHandle
-    let table: TableInfo
     let evaluation: ResultsEvaluation
     /// The realm's stamp when the keys were evaluated.
     let stamp: ViewStamp
@@ -104,7 +102,6 @@ final class ResultsCursor {
         self.core = core
         self.info = info
         tableHandle = table
-        self.table = table.info
         self.evaluation = evaluation
         self.stamp = stamp
         self.epoch = epoch
@@ -131,7 +128,7 @@ final class ResultsCursor {
         if let evaluatedInWrite, evaluatedInWrite !== core.writeScope, createdInWrite[index] {
             return evaluatedInWrite
         }
-        return core.scope(for: table, identity)
+        return core.scope(for: tableHandle.info, identity)
     }
 
     /// The identity of the next element, after the checks every request makes (the one that
@@ -204,13 +201,14 @@ final class ResultsCursor {
             return
         }
         guard core.write == nil else {
-            ahead.moveRow(position - 1, of: evaluation, table: table, core: core, into: accessor, stamp: stamp)
+            ahead.moveRow(
+                position - 1, of: evaluation, table: tableHandle.info, core: core, into: accessor, stamp: stamp)
             return
         }
         let identity = evaluation.identity(at: position - 1)
         if pinnedRows == nil {
             guard !pinnedRowsFailed, let read = core.read,
-                let rows = try? read.pinnedRowCursor(table, from: identity.key)
+                let rows = try? read.pinnedRowCursor(tableHandle.info, from: identity.key)
             else {
                 pinnedRowsFailed = true
                 return
@@ -297,8 +295,8 @@ final class RowReadAhead {
     /// a few passes' worth before the rest is left to the objects.
     ///
     /// Reading ahead never fails: a row that cannot be read here (damage, Spec D17), or that
-    /// holds a value in overflow pages (read only if its property is), is left to its object, whose property read reports what is wrong, as it would
-    /// without the read-ahead.
+    /// holds a value in overflow pages (read only if its property is), is left to its object,
+    /// whose property read reports what is wrong, as it would without the read-ahead.
     private func read(from first: Int, of evaluation: ResultsEvaluation, table: TableInfo, view: VersionView) {
         let end = min(evaluation.keys.count, first + Self.passCount)
         var bytes = self.bytes

@@ -4,11 +4,11 @@ import StrataStorage
 ///
 /// The bytes, not decoded values: a property read decodes its own column only (the row's
 /// offset table makes that O(1)), so an integer read allocates nothing and a string is made
-/// only when its property is read. A row of a read transaction is kept in place, as a
-/// `RowView.pinned`'s `InlineRow` (no copy at all; the accessor uses it only while the realm's stamp says
-/// that read is still open); a row read inside a write is copied, and only when it has no
-/// values in overflow pages (`InlineRow` cannot read those; a pinned row's are read by
-/// searching the row again).
+/// only when its property is read. A row of a read transaction is kept in place, as the
+/// `InlineRow` of a `RowView.pinned` (no copy at all; the accessor uses it only while the
+/// realm's stamp says that read is still open; a value of it in overflow pages is read by
+/// searching the row again); a row read inside a write is copied, and only when it has no
+/// values in overflow pages.
 ///
 /// Manually managed memory rather than an array: no reference counting per read, and an
 /// accessor moved to the next element of an iteration (`_ObjectAccessor.retarget`) refills

@@ -153,13 +153,12 @@ extension RealmCore {
         guard !isFrozen, case .read(let read) = view else {
             return view.table(named: info.className).map(TableHandle.init)
         }
-        if let key = lastReadTableKey, key.version == read.version, key.info == ObjectIdentifier(info) {
-            return lastReadTable
+        if let last = lastReadTable, last.version == read.version, last.info == ObjectIdentifier(info) {
+            return last.table
         }
         // Without its schema: each object made from it keeps a copy.
         let table = read.table(named: info.className).map { TableHandle($0.withoutSchema) }
-        lastReadTableKey = (read.version, ObjectIdentifier(info))
-        lastReadTable = table
+        lastReadTable = (read.version, ObjectIdentifier(info), table)
         return table
     }
 
@@ -170,10 +169,10 @@ extension RealmCore {
 
     /// `writableTable` as the shared handle the objects an `add` makes hold.
     func writableTableHandle(_ info: ClassInfo, _ write: WriteTransaction) throws(Realm.Error) -> TableHandle {
-        if let key = writableTableKey, key.write == ObjectIdentifier(write),
-            key.generation == write.tableSetGeneration, key.info == ObjectIdentifier(info), let cached = writableTable
+        if let cached = writableTableCache, cached.write == ObjectIdentifier(write),
+            cached.generation == write.tableSetGeneration, cached.info == ObjectIdentifier(info)
         {
-            return cached
+            return cached.table
         }
         let table: TableInfo
         if let found = write.table(named: info.className) {
@@ -186,8 +185,7 @@ extension RealmCore {
             }
         }
         let lean = TableHandle(table.withoutSchema)
-        writableTableKey = (ObjectIdentifier(write), write.tableSetGeneration, ObjectIdentifier(info))
-        writableTable = lean
+        writableTableCache = (ObjectIdentifier(write), write.tableSetGeneration, ObjectIdentifier(info), lean)
         return lean
     }
 

@@ -48,24 +48,19 @@ final class RealmCore {
     var write: WriteTransaction? {
         didSet {
             updateLifetimeHold()  // Spec C1, W7: a realm in a write is held by its context
-            writableTableKey = nil
-            writableTable = nil
+            writableTableCache = nil
         }
     }
     /// The table `writableTable` found last in the open write, kept while the write creates or
     /// drops no table (`WriteTransaction.tableSetGeneration`): a bulk `add` looks its table up
     /// by name once. Cleared whenever `write` changes, so the identifier names this write.
-    /// (Two fields, as `lastReadTableKey`: a hit compares the key without copying the
-    /// descriptor out first.)
-    @exclusivity(unchecked) var writableTableKey: (write: ObjectIdentifier, generation: Int, info: ObjectIdentifier)?
-    @exclusivity(unchecked) var writableTable: TableHandle?
+    @exclusivity(unchecked) var writableTableCache:
+        (write: ObjectIdentifier, generation: Int, info: ObjectIdentifier, table: TableHandle)?
     /// The class `classInfo` answered last and the table `table(for:in:)` found for it at a
     /// version: a live realm's lookups of one class ask the file's lock and the catalog once.
     /// Frozen realms, shared by threads, keep neither.
     @exclusivity(unchecked) var lastClassInfo: ClassInfo?
-    /// (Two fields, so that a hit compares the key without copying the descriptor out first.)
-    @exclusivity(unchecked) var lastReadTableKey: (version: Version, info: ObjectIdentifier)?
-    @exclusivity(unchecked) var lastReadTable: TableHandle?
+    @exclusivity(unchecked) var lastReadTable: (version: Version, info: ObjectIdentifier, table: TableHandle?)?
     /// The open write's scope (`WriteScope`): set with `write`, rolled back or dropped with it.
     var writeScope: WriteScope?
     /// The sources of references made inside the open write, settled when it ends.

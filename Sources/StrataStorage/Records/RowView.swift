@@ -14,8 +14,8 @@ public struct RowView {
     /// The row's inline part: its bytes, column count and offset table. All a read of an
     /// inline value needs; what a caller keeps between reads (`InlineRow`).
     public let inline: InlineRow
-    /// nil for a detached row (`detached(_:)`), which cannot read overflow pages.
-    let reader: PageReader?
+    /// What reads the values in overflow pages.
+    let reader: PageReader
     /// The write transaction's dirty pages when reading inside one (nil for committed reads),
     /// for overflow values. A plain pointer (owned by the write's `PageAllocator`) rather than
     /// a reference: copying it into a new row view, once per row of a scan, costs no
@@ -33,22 +33,13 @@ public struct RowView {
 
     @inline(__always)
     init(
-        inlineBytes: UnsafeRawBufferPointer, reader: PageReader?,
+        inlineBytes: UnsafeRawBufferPointer, reader: PageReader,
         dirtyPages: UnsafeMutablePointer<DirtyPageTable>?, inPinnedPage: Bool = false
     ) throws(StorageError) {
         inline = try InlineRow(parsing: inlineBytes)
         self.reader = reader
         self.dirtyPages = dirtyPages
         isInPinnedPage = inPinnedPage
-    }
-
-    /// A view of an inline row's bytes held outside the file (a copy of `inlineRowBytes`, kept
-    /// by a caller between reads), checked as a stored row is. Values in overflow pages cannot
-    /// be read from it (reading one throws): copy only rows without them (`hasOverflowValues`).
-    /// - Throws: `.corruptRecord` when the bytes do not start with a valid row header.
-    @inline(__always)
-    public static func detached(_ inlineBytes: UnsafeRawBufferPointer) throws(StorageError) -> RowView {
-        try RowView(inlineBytes: inlineBytes, reader: nil, dirtyPages: nil)
     }
 
     /// The row's inline bytes (header, offset table, values), valid as long as the view is.
@@ -117,12 +108,9 @@ public struct RowView {
     }
 
     static func readOverflow(
-        first: PageRef, byteCount: Int, reader: PageReader?,
+        first: PageRef, byteCount: Int, reader: PageReader,
         dirtyPages: UnsafeMutablePointer<DirtyPageTable>?
     ) throws(StorageError) -> [UInt8] {
-        guard let reader else {
-            throw StorageError.invalidArgument("a value in overflow pages read from a detached row")
-        }
         if let dirtyPages {
             return try OverflowChain.read(
                 first: first, byteCount: byteCount, source: WritePages(reader: reader, dirty: dirtyPages))

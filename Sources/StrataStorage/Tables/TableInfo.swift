@@ -111,26 +111,30 @@ struct Catalog: Sendable {
         return tablesByID[index]
     }
 
-    /// The row-tree root of this catalog's own descriptor of `table` (same id and name), or nil
-    /// when this catalog has no such table. Reads the root in place: copying the descriptor
-    /// retains and releases its name, schema and primary key.
+    /// The index in `tablesByID` of this catalog's own descriptor of `table` (same id and
+    /// name), or nil when this catalog has no such table.
     @inline(__always)
-    func rowRoot(of table: TableInfo) -> UInt32? {
+    private func position(of table: TableInfo) -> Int? {
         let index = lowerBound(table.id)
         guard index < tablesByID.count, tablesByID[index].id == table.id, tablesByID[index].name == table.name else {
             return nil
         }
-        return tablesByID[index].rowRoot
+        return index
+    }
+
+    /// The row-tree root of this catalog's own descriptor of `table`, or nil when this catalog
+    /// has no such table. Reads the root in place: copying the descriptor retains and releases
+    /// its name, schema and primary key.
+    @inline(__always)
+    func rowRoot(of table: TableInfo) -> UInt32? {
+        position(of: table).map { tablesByID[$0].rowRoot }
     }
 
     /// `rowRoot(of:)` when this catalog's descriptor of `table` has an integer primary key
     /// (its values are the object keys); nil otherwise.
     @inline(__always)
     func clusteredRowRoot(of table: TableInfo) -> UInt32? {
-        let index = lowerBound(table.id)
-        guard index < tablesByID.count, tablesByID[index].id == table.id, tablesByID[index].name == table.name,
-            case .int = tablesByID[index].primaryKey
-        else { return nil }
+        guard let index = position(of: table), case .int = tablesByID[index].primaryKey else { return nil }
         return tablesByID[index].rowRoot
     }
 

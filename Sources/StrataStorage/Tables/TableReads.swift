@@ -197,12 +197,21 @@ struct TableReads<Source: PageSource> {
     func withObjectRow<R>(
         _ table: TableInfo, primaryKey value: Value, _ body: (ObjectIdentity, RowView) throws -> R
     ) throws -> R? {
-        guard let (key, clustered) = try primaryKeyLocation(table, value),
-            let cell = try rowCell(table, key)
-        else { return nil }
-        return try withRow(cell: cell) { row in
-            try body(ObjectIdentity(key: key, incarnation: clustered ? row.incarnation : .keyIsIdentity), row)
+        if case .int = table.primaryKey {
+            return try withClusteredObjectRow(root: table.rowRoot, table, primaryKey: value, body)
         }
+        guard let key = try objectKey(table, primaryKey: value), let cell = try rowCell(table, key) else { return nil }
+        return try withRow(cell: cell) { row in try body(ObjectIdentity(key: key, incarnation: .keyIsIdentity), row) }
+    }
+
+    /// `withObjectRow` for a table with an integer primary key (the value is the object key,
+    /// its row's incarnation tells a reused key's objects apart), from the row tree's `root`.
+    func withClusteredObjectRow<R>(
+        root: UInt32, _ table: TableInfo, primaryKey value: Value, _ body: (ObjectIdentity, RowView) throws -> R
+    ) throws -> R? {
+        let key = try IndexKeys.clusteredKey(for: value, table: table)
+        guard let cell = try rowCell(root: root, key) else { return nil }
+        return try withRow(cell: cell) { row in try body(ObjectIdentity(key: key, incarnation: row.incarnation), row) }
     }
 
     /// The object key of the object whose primary key is `value`, if any.

@@ -168,11 +168,7 @@ public final class ReadTransaction: VersionReading, @unchecked Sendable {
         // An integer primary key is the object key: one descent from the root, read in place
         // (a lookup's common case; `resolve` would copy the descriptor).
         if case .int = table.primaryKey, let root = catalog.clusteredRowRoot(of: table) {
-            let key = try IndexKeys.clusteredKey(for: value, table: table)
-            guard let cell = try reads.rowCell(root: root, key) else { return nil }
-            return try reads.withRow(cell: cell) { row in
-                try body(ObjectIdentity(key: key, incarnation: row.incarnation), row)
-            }
+            return try reads.withClusteredObjectRow(root: root, table, primaryKey: value, body)
         }
         return try reads.withObjectRow(try resolve(table), primaryKey: value, body)
     }
@@ -201,8 +197,6 @@ public final class ReadTransaction: VersionReading, @unchecked Sendable {
         return try reads.incarnation(root: try resolvedRowRoot(table), key)
     }
 
-    /// Visits the objects of `table` in key order from `start` until `body` returns false.
-    /// - Complexity: O(log n + k) for k objects visited.
     /// A cursor over `table`'s rows from `start` on, for one-at-a-time reads by ascending key
     /// (`PinnedRowCursor`); valid while this transaction is open.
     public func pinnedRowCursor(_ table: TableInfo, from start: ObjectKey?) throws(StorageError) -> PinnedRowCursor {
@@ -211,6 +205,8 @@ public final class ReadTransaction: VersionReading, @unchecked Sendable {
             reader: reader, root: try resolvedRowRoot(table), tableName: table.name, from: start)
     }
 
+    /// Visits the objects of `table` in key order from `start` until `body` returns false.
+    /// - Complexity: O(log n + k) for k objects visited.
     public func forEachRow(
         _ table: TableInfo, from start: ObjectKey?,
         _ body: (ObjectKey, RowView) throws -> Bool
