@@ -153,7 +153,7 @@ import Testing
 
         let read = try store.beginRead()
         defer { read.end() }
-        var cursor = try read.pinnedRowCursor(table, from: ObjectKey(4))
+        let cursor = try read.pinnedRowCursor(table, from: ObjectKey(4))
         // Neighbours, a deleted key, keys far apart (more than a leaf's worth: a new descent).
         for key in [4, 7, 8, 9, 500, 999, 1001, 2500, 2998] {
             let row = try #require(try cursor.row(at: ObjectKey(Int64(key))), "key \(key)")
@@ -163,11 +163,23 @@ import Testing
         #expect(try cursor.row(at: ObjectKey(2999)) == nil)  // deleted, and the last key
         #expect(try cursor.row(at: ObjectKey(5000)) == nil)  // beyond the table
 
+        // Every key in turn, from the first: each leaf's end is crossed, deleted keys are nil.
+        let walk = try read.pinnedRowCursor(table, from: nil)
+        for key in 0..<3000 {
+            let row = try walk.row(at: ObjectKey(Int64(key)))
+            if [5, 6, 1000, 2999].contains(key) {
+                #expect(row == nil, "key \(key)")
+            } else {
+                #expect(try row?.int(at: 0) == Int64(key) * 3, "key \(key)")
+            }
+        }
+        #expect(try walk.row(at: ObjectKey(3000)) == nil)
+
         // Forward only: a key before the cursor's position is not found again.
-        var forward = try read.pinnedRowCursor(table, from: nil)
+        let forward = try read.pinnedRowCursor(table, from: nil)
         #expect(try forward.row(at: ObjectKey(100)) != nil)
         #expect(try forward.row(at: ObjectKey(99)) == nil)
-        var fromDeleted = try read.pinnedRowCursor(table, from: ObjectKey(5))
+        let fromDeleted = try read.pinnedRowCursor(table, from: ObjectKey(5))
         #expect(try fromDeleted.row(at: ObjectKey(5)) == nil)  // deleted
     }
 
@@ -188,6 +200,30 @@ import Testing
             #expect(try inline.hasOverflowValues())
             #expect(try row.value(at: 1) == .string(Self.long))
         }
+    }
+
+    /// The incarnation is read in place for one varint byte and decoded beyond; the literals
+    /// the inlinable readers use are the codec's.
+    @Test func anInlineRowReadsItsIncarnationOfEveryLength() throws {
+        // Format, [incarnation varint,] column count 1, offset 0x00NN of the value, int 5.
+        let rows: [([UInt8], Incarnation)] = [
+            ([0x01, 0x01, 0x04, 0x00, 0x03, 0x0A], .keyIsIdentity),
+            ([0x03, 0x05, 0x01, 0x05, 0x00, 0x03, 0x0A], Incarnation(5)),
+            ([0x03, 0x7F, 0x01, 0x05, 0x00, 0x03, 0x0A], Incarnation(127)),
+            ([0x03, 0xAC, 0x02, 0x01, 0x06, 0x00, 0x03, 0x0A], Incarnation(300)),
+        ]
+        for (bytes, incarnation) in rows {
+            try bytes.withUnsafeBytes { raw in
+                let row = try InlineRow.detached(raw)
+                #expect(row.incarnation == incarnation, "\(bytes)")
+                #expect(try row.int(at: 0) == 5, "\(bytes)")
+            }
+        }
+        #expect(InlineRow._identifiedFormat == RowCodec.identifiedFormat)
+        #expect(InlineRow._intTag == RowCodec.Tag.int.rawValue)
+        #expect(InlineRow._nullTag == RowCodec.Tag.null.rawValue)
+        #expect(InlineRow._stringTag == RowCodec.Tag.string.rawValue)
+        #expect(InlineRow._binaryTag == RowCodec.Tag.binary.rawValue)
     }
 
     @Test func aDetachedRowRejectsBytesThatAreNoRow() throws {

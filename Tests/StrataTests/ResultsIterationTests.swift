@@ -138,6 +138,40 @@ private final class Tagged: Object {
         #expect(try empty._next() == nil)
     }
 
+    // Spec V13, W5: a row an object keeps (handed over by a scan in a read, copied by one in
+    // a write, found by a lookup) is never read past what invalidates the object: an
+    // invalidate, the rollback of the write that created it; and a change made through another
+    // object of the same stored object is read, not the kept row.
+    @Test func keptRowsNeverOutliveWhatInvalidatesTheirObject() throws {
+        let realm = try realm(count: 40)
+        var scanned: [IntObj] = []
+        for object in realm.objects(IntObj.self) { scanned.append(object) }
+        let lookedUp = try #require(realm.objects(IntObj.self).first)
+        #expect(try scanned[3]._value(forKey: "intCol") as? Int == 3)  // from the kept row
+
+        try realm.write { realm.objects(IntObj.self)[3].intCol = 300 }  // another object of it
+        #expect(try scanned[3]._value(forKey: "intCol") as? Int == 300)
+
+        realm.invalidate()
+        for object in [scanned[0], scanned[3], lookedUp] {
+            #expect(throws: Realm.Error.self) { _ = try object._value(forKey: "intCol") }
+        }
+
+        realm.beginWrite()
+        realm.create(IntObj.self, value: ["intCol": 1000])
+        var created: IntObj?
+        for object in realm.objects(IntObj.self) where object.intCol == 1000 { created = object }
+        let made = try #require(created)
+        #expect(try made._value(forKey: "intCol") as? Int == 1000)  // from the row copied in the write
+        realm.cancelWrite()
+        do {
+            _ = try made._value(forKey: "intCol")
+            Issue.record("a rolled-back object was read")
+        } catch {
+            #expect(error.message == "Object has been deleted or invalidated.")
+        }
+    }
+
     // Spec W12: a lookup hands its object the row it found; a later write is still seen.
     @Test func lookedUpObjectsSeeLaterWrites() throws {
         let realm = try Realm(configuration: testConfiguration())

@@ -29,6 +29,9 @@ struct KeyList: RandomAccessCollection {
 
     var startIndex: Int { 0 }
     var endIndex: Int { rangeCount ?? explicit.count }
+    /// Said here: the collection default measures the distance between the indices, a call
+    /// per iteration step.
+    var count: Int { endIndex }
 
     @inline(__always)
     subscript(position: Int) -> ObjectKey {

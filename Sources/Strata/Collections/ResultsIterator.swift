@@ -86,6 +86,11 @@ final class ResultsCursor {
     let reusesHeldObjects: Bool
     // Read or assigned whole, never passed inout: no dynamic exclusivity check is needed.
     @exclusivity(unchecked) private var position = 0
+    /// The number of elements (`evaluation.keys.count`), asked once per element.
+    private let keyCount: Int
+    /// The realm's `stampToken` when the iteration began, if the rows could be handed over
+    /// in place then (key order, at the evaluation's stamp, outside a write); 0 otherwise.
+    private let readToken: UInt64
     private let ahead = RowReadAhead()
     /// The write the keys were evaluated in, when it had changed the table: elements it
     /// created (`createdInWrite`) keep its scope whenever they are made, also after it ended
@@ -103,10 +108,12 @@ final class ResultsCursor {
         self.info = info
         tableHandle = table
         self.evaluation = evaluation
+        keyCount = evaluation.keys.count
         self.stamp = stamp
         self.epoch = epoch
         self.keyOrdered = keyOrdered && !core.isFrozen
         reusesObjects = info.isRecyclable && !core.isFrozen
+        readToken = self.keyOrdered && core.write == nil && core.stamp == stamp ? core.stampToken : 0
         reusesHeldObjects = core.file.bugs.contains(.iteratorReusesHeldObject)
         if let writeScope = core.writeScope, let write = core.write, write.hasChanges(in: table.info) {
             evaluatedInWrite = writeScope
@@ -121,6 +128,7 @@ final class ResultsCursor {
 
     /// The scope the accessor of element `index` must hold (`RealmCore.scope(for:_:)`), also
     /// once the write the keys were evaluated in has ended (`evaluatedInWrite`).
+    @inline(__always)
     private func scope(of index: Int, _ identity: ObjectIdentity) -> WriteScope? {
         // Outside any write (a scan's common case) no scope applies: decided before the table
         // descriptor is copied for `RealmCore.scope(for:_:)`.
@@ -131,17 +139,9 @@ final class ResultsCursor {
         return core.scope(for: tableHandle.info, identity)
     }
 
-    /// The identity of the next element, after the checks every request makes (the one that
-    /// finds the end too); nil at the end.
-    private func advance() throws(Realm.Error) -> ObjectIdentity? {
-        try Self.check(core, epoch: epoch)
-        guard position < evaluation.keys.count else { return nil }
-        position += 1
-        return evaluation.identity(at: position - 1)
-    }
-
     /// The checks every request makes: the realm's access, and that it was not invalidated
     /// since the keys were evaluated (Spec V16: then the iteration ends with an error).
+    @inline(__always)
     static func check(_ core: RealmCore, epoch: Int) throws(Realm.Error) {
         try core.checkAccess()
         guard epoch == core.epoch else { throw Realm.Error.iteratorInvalidated }
@@ -150,24 +150,29 @@ final class ResultsCursor {
     /// The object last returned, offered for reuse (`reusesObjects`).
     @exclusivity(unchecked) private var previous: Object?
 
-    /// The object of the next element, an instance of `type`; nil at the end.
+    /// The object of the next element, an instance of `type`; nil at the end (after the
+    /// checks every request makes, the one that finds the end too).
     func next(_ type: Object.Type) throws(Realm.Error) -> Object? {
-        guard let identity = try advance() else {
+        try Self.check(core, epoch: epoch)
+        let index = position
+        guard index < keyCount else {
             previous = nil
             return nil
         }
+        position = index &+ 1
+        let identity = evaluation.identity(at: index)
         // The seeded bug `iteratorReusesHeldObject` skips the first test (Spec V15 broken).
         // The cursor holds `previous` throughout: it and its accessor are used unretained.
         if previous != nil, reusesHeldObjects || isKnownUniquelyReferenced(&previous),
             let reused = previous.map({ Unmanaged.passUnretained($0) }),
             let accessor = reused._withUnsafeGuaranteedRef({ reusableAccessor(of: $0) })
         {
-            accessor._withUnsafeGuaranteedRef { retarget($0, to: identity) }
+            accessor._withUnsafeGuaranteedRef { retarget($0, index, identity) }
             return reused.takeUnretainedValue()
         }
         let object = try core.makeObject(
-            type, info: info, table: tableHandle, identity: identity, scope: scope(of: position - 1, identity))
-        if let accessor = object._accessor { prefill(accessor) }
+            type, info: info, table: tableHandle, identity: identity, scope: scope(of: index, identity))
+        if let accessor = object._accessor { prefill(accessor, identity) }
         previous = reusesObjects ? object : nil
         return object
     }
@@ -175,6 +180,7 @@ final class ResultsCursor {
     /// `object`'s accessor, when the object (which the caller alone holds) may be reused: no
     /// weak or unowned reference names it, and nothing but the object holds its accessor (a
     /// List, an observer or a reference made from the object would).
+    @inline(__always)
     func reusableAccessor(of object: Object) -> Unmanaged<_ObjectAccessor>? {
         guard reusesObjects else { return nil }
         // The runtime counts the object itself once in each of these counts.
@@ -186,39 +192,47 @@ final class ResultsCursor {
         return accessor
     }
 
-    /// Moves `accessor` to the current element, as if newly made.
-    func retarget(_ accessor: _ObjectAccessor, to identity: ObjectIdentity) {
-        accessor.retarget(identity, scope: scope(of: position - 1, identity))
-        prefill(accessor)
+    /// Moves `accessor` to element `index`, as if newly made.
+    @inline(__always)
+    private func retarget(_ accessor: _ObjectAccessor, _ index: Int, _ identity: ObjectIdentity) {
+        accessor.retarget(identity, scope: scope(of: index, identity))
+        prefill(accessor, identity)
     }
 
     /// Gives the accessor of the current element its row while the realm is where the keys
     /// were evaluated: in place from the read's pinned pages (`pinnedRows`), or inside a write
     /// a copy read ahead (`RowReadAhead`).
-    private func prefill(_ accessor: _ObjectAccessor) {
-        guard keyOrdered, core.stamp == stamp else {
-            pinnedRows = nil  // its read may have ended: never used again
-            return
+    @inline(__always)
+    private func prefill(_ accessor: _ObjectAccessor, _ identity: ObjectIdentity) {
+        // While nothing changed since the iteration began (one comparison), the checks below
+        // would pass as they did then.
+        if readToken == 0 || core.stampToken != readToken {
+            guard keyOrdered, core.stamp == stamp else {
+                pinnedRows = nil  // its read may have ended: never used again
+                return
+            }
+            guard core.write == nil else {
+                ahead.moveRow(
+                    position - 1, of: evaluation, table: tableHandle.info, core: core, into: accessor, stamp: stamp)
+                return
+            }
         }
-        guard core.write == nil else {
-            ahead.moveRow(
-                position - 1, of: evaluation, table: tableHandle.info, core: core, into: accessor, stamp: stamp)
-            return
-        }
-        let identity = evaluation.identity(at: position - 1)
         if pinnedRows == nil {
             guard !pinnedRowsFailed, let read = core.read,
-                let rows = try? read.pinnedRowCursor(tableHandle.info, from: identity.key)
+                let made = try? read.pinnedRowCursor(tableHandle.info, from: identity.key)
             else {
                 pinnedRowsFailed = true
                 return
             }
-            pinnedRows = rows
+            pinnedRows = (made, Unmanaged.passUnretained(made))
         }
+        guard let rows = pinnedRows?.unretained else { return }
         // A row that cannot be read here (damage, Spec D17) is left to its object, whose
         // property read reports what is wrong, as it would without the cursor.
-        let found: InlineRow?
-        do { found = try pinnedRows?.row(at: identity.key) } catch {
+        let read = rows._withUnsafeGuaranteedRef { rows -> Result<InlineRow?, StorageError> in
+            do throws(StorageError) { return .success(try rows.row(at: identity.key)) } catch { return .failure(error) }
+        }
+        guard case .success(let found) = read else {
             pinnedRows = nil
             pinnedRowsFailed = true
             return
@@ -231,8 +245,9 @@ final class ResultsCursor {
     /// The rows of a live read's iteration, found as the elements are reached (keys ascend);
     /// used only while the realm's stamp is the evaluation's, so while that read is open, and
     /// dropped once it is not. `pinnedRowsFailed`: the cursor could not be made or read a
-    /// damaged page; objects then read their rows themselves.
-    @exclusivity(unchecked) private var pinnedRows: PinnedRowCursor?
+    /// damaged page; objects then read their rows themselves. The cursor is called through its
+    /// unretained reference, which the strong one keeps valid: no reference counting per row.
+    @exclusivity(unchecked) private var pinnedRows: (cursor: PinnedRowCursor, unretained: Unmanaged<PinnedRowCursor>)?
     @exclusivity(unchecked) private var pinnedRowsFailed = false
 }
 

@@ -57,6 +57,7 @@ public final class _ObjectAccessor {
     /// Makes this accessor, which nobody but its object holds, the accessor of another object
     /// of the same class and table, as if newly made: what `ResultsIterator` does with the
     /// object of the previous element when the loop body kept no reference to it.
+    @inline(__always)
     func retarget(_ identity: ObjectIdentity, scope: WriteScope?) {
         key = identity.key
         incarnation = identity.incarnation
@@ -64,7 +65,7 @@ public final class _ObjectAccessor {
         epoch = core.epoch
         isDetachedByDelete = false
         linkStamp = nil
-        rowStamp = nil
+        rowToken = 0
     }
 
     var identity: ObjectIdentity { ObjectIdentity(key: key, incarnation: incarnation) }
@@ -140,12 +141,17 @@ public final class _ObjectAccessor {
     /// none is kept (`value(column:)` reads the row, and keeps it for the next reads).
     @inline(__always)
     private func keptRow() throws(Realm.Error) -> InlineRow? {
-        guard let rowStamp else { return nil }
+        let token = rowToken
+        guard token != 0 else { return nil }
         // The checks of `checkedView`, in its order; a kept row means the realm is reading
-        // (Spec V10 began its read), so no view is needed when the stamp matches.
+        // (Spec V10 began its read), so no view is needed when the token matches.
         try core.checkAccess()
+        // A row is kept only after the checks below passed, at the token of that moment; what
+        // would fail them since (an invalidate: the epoch; a rollback: the mutation count)
+        // changed the token.
+        if token == core.stampToken { return row.row }
         guard epoch == core.epoch, !isRolledBack else { throw Realm.Error.objectInvalidated }  // Spec V13, W5
-        return rowStamp == core.stamp ? row.row : nil
+        return nil
     }
 
     /// The integer the wrapper with `ordinal` holds in the kept row, decoding nothing else;
@@ -183,7 +189,7 @@ public final class _ObjectAccessor {
             return
         }
         guard (try? row.hasOverflowValues()) == false else {
-            rowStamp = nil
+            rowToken = 0
             return
         }
         prefill(bytes: row.inlineRowBytes, stamp: stamp)
@@ -191,7 +197,7 @@ public final class _ObjectAccessor {
 
     /// `prefill` with a row's inline bytes, copied out of a row view earlier at `stamp`.
     func prefill(bytes: UnsafeRawBufferPointer, stamp: ViewStamp) {
-        rowStamp = self.row.assign(bytes) ? stamp : nil
+        rowToken = self.row.assign(bytes) && stamp == core.stamp ? core.stampToken : 0
     }
 
     /// `prefill` with a row read at `stamp` by the realm's read transaction, kept in place: it
@@ -199,7 +205,7 @@ public final class _ObjectAccessor {
     func prefill(pinned row: InlineRow, stamp: ViewStamp) {
         assert(stamp == core.stamp && core.write == nil, "a pinned row is kept at the realm's read only")
         self.row.keep(pinned: row)
-        rowStamp = stamp
+        rowToken = core.stampToken
     }
 
     /// Why the object is not at the realm's view: deleted (Spec W12), or, for an accessor a
@@ -221,9 +227,9 @@ public final class _ObjectAccessor {
         return found ?? nil
     }
 
-    /// The kept row of a live accessor, valid at `rowStamp` (see `value(column:)`); nil when
-    /// none is kept.
-    @exclusivity(unchecked) private var rowStamp: ViewStamp?
+    /// The kept row of a live accessor, valid while the realm's `stampToken` is `rowToken`
+    /// (see `value(column:)`); 0 when none is kept.
+    @exclusivity(unchecked) private var rowToken: UInt64 = 0
     @exclusivity(unchecked) private var row = RowBuffer()
 
     /// Every stored value of the object.
@@ -266,7 +272,7 @@ public final class _ObjectAccessor {
     /// Every value of the row kept at the current stamp; nil when none is kept or a value
     /// lies in overflow pages.
     private func keptValues() throws(Realm.Error) -> [StrataStorage.Value]? {
-        guard let rowStamp, rowStamp == core.stamp, let kept = row.row else { return nil }
+        guard rowToken != 0, rowToken == core.stampToken, let kept = row.row else { return nil }
         do { return try kept.values() } catch { throw Realm.Error.from(error, path: core.path) }
     }
 
@@ -294,7 +300,7 @@ public final class _ObjectAccessor {
         core.writeChanges.set(table.id, key, column: column)  // Spec N22: also to the same value
         core.mutationCount &+= 1
         // The stored row changed (and with it the stamp): the next read searches it again.
-        rowStamp = nil
+        rowToken = 0
     }
 
     /// Column of the wrapper with `ordinal` in an object whose first wrapper has `base`.

@@ -67,8 +67,15 @@ private func mismatch<T>(_ value: StrataStorage.Value, _ type: T.Type) -> Realm.
 // MARK: integers
 
 extension Int: _Persistable, RealmCollectionValue, _PrimaryKeyValue {
+    // Inlinable, so that a getter calls the accessor's read of the kept row directly; the
+    // search for a row that is not kept stays out of line.
+    @inlinable
     public static func _strataRead(_ accessor: _ObjectAccessor, ordinal: Int, base: Int) -> Int {
         if let int = accessor._keptInt(ordinal: ordinal, base: base) { return Int(truncatingIfNeeded: int) }
+        return _strataReadStored(accessor, ordinal: ordinal, base: base)
+    }
+    @usableFromInline
+    static func _strataReadStored(_ accessor: _ObjectAccessor, ordinal: Int, base: Int) -> Int {
         do { return try _strataDecode(accessor._storedValue(ordinal: ordinal, base: base), realm: nil) } catch {
             _trap(error)
         }
@@ -155,8 +162,14 @@ extension Float: _Persistable, RealmCollectionValue {
 }
 
 extension String: _Persistable, RealmCollectionValue, _PrimaryKeyValue {
+    // Inlinable for the reason `Int._strataRead` is.
+    @inlinable
     public static func _strataRead(_ accessor: _ObjectAccessor, ordinal: Int, base: Int) -> String {
         if let text = accessor._keptString(ordinal: ordinal, base: base) { return text }
+        return _strataReadStored(accessor, ordinal: ordinal, base: base)
+    }
+    @usableFromInline
+    static func _strataReadStored(_ accessor: _ObjectAccessor, ordinal: Int, base: Int) -> String {
         do { return try _strataDecode(accessor._storedValue(ordinal: ordinal, base: base), realm: nil) } catch {
             _trap(error)
         }

@@ -44,7 +44,9 @@ final class RealmCore {
     }
     /// `read`'s version (0 without one), kept with it: `stamp` is asked on every property
     /// read, and reading it here costs no call into the engine and no retain of the read.
-    @exclusivity(unchecked) private var readVersion: UInt64 = 0
+    @exclusivity(unchecked) private var readVersion: UInt64 = 0 {
+        didSet { stampToken &+= 1 }
+    }
     var write: WriteTransaction? {
         didSet {
             updateLifetimeHold()  // Spec C1, W7: a realm in a write is held by its context
@@ -67,9 +69,17 @@ final class RealmCore {
     var referencesInWrite: [PendingReferenceSource] = []
     var autorefresh = true
     /// Bumped by invalidate: accessors made before it are invalid for good (Spec V13).
-    @exclusivity(unchecked) var epoch = 0
+    @exclusivity(unchecked) var epoch = 0 {
+        didSet { stampToken &+= 1 }
+    }
     /// Bumped by every mutation, begin, commit and cancel: Results and Lists re-evaluate.
-    @exclusivity(unchecked) var mutationCount: UInt64 = 0
+    @exclusivity(unchecked) var mutationCount: UInt64 = 0 {
+        didSet { stampToken &+= 1 }
+    }
+    /// Changes whenever `stamp` may have (any assignment to its parts), never back: equal
+    /// tokens mean the stamp is the same, in one comparison. What an accessor's kept row is
+    /// checked against on every property read. Starts at 1: 0 stands for "no row kept".
+    @exclusivity(unchecked) private(set) var stampToken: UInt64 = 1
     /// `mutationCount` when the open write began: a write has changes once it moved on.
     var writeMutationBase: UInt64 = 0
 

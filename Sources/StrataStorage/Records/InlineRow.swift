@@ -27,9 +27,13 @@ public struct InlineRow {
             throw StorageError.corruptRecord(reason: "row does not start with an inline format byte")
         }
         var header = ByteReader(base: base, offset: 1, endOffset: inlineBytes.count)
-        // Scans build a view per row: the incarnation is only stepped over here (out of line)
-        // and decoded when asked for (`incarnation`).
-        if inlineBytes[0] != RowCodec.inlineFormat { try Self.skipIncarnation(&header) }
+        // Scans build a view per row: the incarnation is only stepped over here and decoded
+        // when asked for (`incarnation`). One byte (1 to 127) is stepped over in place; longer
+        // ones, and the invalid 0, out of line.
+        if inlineBytes[0] != RowCodec.inlineFormat {
+            let first = inlineBytes[1]
+            if first != 0 && first < 0x80 { header.offset = 2 } else { try Self.skipIncarnation(&header) }
+        }
         let count: UInt64
         do { count = try header.readVarint() } catch {
             throw Self.corruptHeader(error)
@@ -76,8 +80,18 @@ public struct InlineRow {
 
     /// The stored object's incarnation (`Incarnation`): 0 for rows of format 0x01. Decoded
     /// from the header the initializer checked.
+    /// Inlinable, with incarnations below 128 (one varint byte) decoded in place: a scan
+    /// compares every row's incarnation with its object's.
+    @inlinable
     public var incarnation: Incarnation {
-        guard bytes[0] == RowCodec.identifiedFormat, let base = bytes.baseAddress else { return .keyIsIdentity }
+        guard bytes[0] == Self._identifiedFormat else { return .keyIsIdentity }
+        let first = bytes[1]  // the initializer checked that the row has at least two bytes
+        return first < 0x80 ? Incarnation(UInt64(first)) : _longIncarnation()
+    }
+
+    @usableFromInline
+    func _longIncarnation() -> Incarnation {
+        guard let base = bytes.baseAddress else { return .keyIsIdentity }
         var header = ByteReader(base: base, offset: 1, endOffset: bytes.count)
         return (try? header.readVarint()).map(Incarnation.init(_:)) ?? .keyIsIdentity
     }
@@ -85,6 +99,7 @@ public struct InlineRow {
     // Value tags (`RowCodec.Tag`) as literals, usable from the inlinable accessors.
     @usableFromInline static var _intTag: UInt8 { 3 }
     @usableFromInline static var _nullTag: UInt8 { 0 }
+    @usableFromInline static var _identifiedFormat: UInt8 { 3 }
     @usableFromInline static var _stringTag: UInt8 { 5 }
     @usableFromInline static var _binaryTag: UInt8 { 6 }
 
