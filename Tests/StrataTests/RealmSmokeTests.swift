@@ -61,6 +61,38 @@ import Testing
         #expect(read.objects.count == 1 && read.objects[0].stringCol == "linked")
         #expect(realm.objects(StrObj.self).count == 1)
     }
+
+    // `add` reads the common scalar types in place and the rest through their wrappers, into
+    // one row it reuses from object to object of a class; a linked object of another class
+    // (added inside the add) makes its own. Every object reads back its own values.
+    @Test func everyAddedObjectKeepsItsOwnValues() throws {
+        let realm = try Realm(configuration: testConfiguration())
+        try realm.write {
+            for index in 0..<5 {
+                let object = AllTypes()
+                object.int = index
+                object.bool = index % 2 == 0
+                object.double = Double(index) + 0.5
+                object.string = "s\(index)"
+                object.int8 = Int8(index)
+                object.optInt = index == 3 ? nil : index * 10
+                if index % 2 == 1 {
+                    let linked = StrObj()
+                    linked.stringCol = "linked \(index)"
+                    object.link = linked
+                }
+                realm.add(object)
+            }
+        }
+        let read = realm.objects(AllTypes.self).sorted(byKeyPath: "int")
+        #expect(read.map(\.int) == [0, 1, 2, 3, 4])
+        #expect(read.map(\.bool) == [true, false, true, false, true])
+        #expect(read.map(\.double) == [0.5, 1.5, 2.5, 3.5, 4.5])
+        #expect(read.map(\.string) == ["s0", "s1", "s2", "s3", "s4"])
+        #expect(read.map(\.int8) == [0, 1, 2, 3, 4])
+        #expect(read.map(\.optInt) == [0, 10, 20, nil, 40])
+        #expect(read.map { $0.link?.stringCol } == [nil, "linked 1", nil, "linked 3", nil])
+    }
 }
 
 /// A class whose properties start from the type's default, from a constant and from an

@@ -40,7 +40,13 @@ public struct ResultsIterator<Element: Object>: IteratorProtocol {
     // No closure (`trapping`) here: in this generic function it would cost a metadata lookup
     // per element.
     public mutating func next() -> Element? {
-        do { return try _next() } catch { _trap(error) }
+        guard let cursor = unretainedCursor else {
+            do { try ResultsCursor.check(core, epoch: epoch) } catch { _trap(error) }
+            return nil
+        }
+        // Traps inside the cursor: no error travels back through the closure.
+        guard let object = cursor._withUnsafeGuaranteedRef({ $0.nextOrTrap(Element.self) }) else { return nil }
+        return unsafeDowncast(object, to: Element.self)
     }
 
     package mutating func _next() throws(Realm.Error) -> Element? {
@@ -175,6 +181,12 @@ final class ResultsCursor {
         if let accessor = object._accessor { prefill(accessor, identity) }
         previous = reusesObjects ? object : nil
         return object
+    }
+
+    /// `next` for `ResultsIterator.next()`, which traps on every error (Realm's iteration
+    /// throws an exception there).
+    func nextOrTrap(_ type: Object.Type) -> Object? {
+        do { return try next(type) } catch { _trap(error) }
     }
 
     /// `object`'s accessor, when the object (which the caller alone holds) may be reused: no

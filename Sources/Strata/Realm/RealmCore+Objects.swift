@@ -210,7 +210,7 @@ extension RealmCore {
         let info = try classInfo(type(of: object))
         let policy = info.schema.primaryKeyIndex == nil ? .error : addPolicy ?? .error
         let (table, identity) = try addUnmanaged(object, policy: policy)
-        return Link(table: table.id, key: identity.key)
+        return Link(table: table, key: identity.key)
     }
 
     /// `create`'s link: an object of this realm is linked; any other object, dictionary or
@@ -255,44 +255,44 @@ extension RealmCore {
         _ = try addUnmanaged(object, policy: policy)
     }
 
-    /// Stores an unmanaged object and makes it managed. Links are stored in a second step,
-    /// once the object has its key, so that cycles of unmanaged objects terminate.
-    func addUnmanaged(_ object: Object, policy: Realm.UpdatePolicy) throws(Realm.Error) -> (TableInfo, ObjectIdentity) {
+    /// Stores an unmanaged object and makes it managed; returns its table and identity. Links
+    /// are stored in a second step, once the object has its key, so that cycles of unmanaged
+    /// objects terminate.
+    func addUnmanaged(_ object: Object, policy: Realm.UpdatePolicy) throws(Realm.Error) -> (TableID, ObjectIdentity) {
         let write = try requireWrite()
         let info = try classInfo(type(of: object))
         let handle = try writableTableHandle(info, write)
-        let table = handle.info
-        let columnCount = info.wrappers.count
-        // The row array of the previous add, reused (an add inside this one, for a linked
-        // object, finds none and makes its own).
+        let encoders = info.unmanagedEncoders
+        // The row array of the previous add, reused: values are assigned in place while it
+        // has this class's column count (an add inside this one, for a linked object, finds
+        // none and makes its own). Emptied of values, not of columns, when the add ends.
         var row: [StrataStorage.Value] = []
         swap(&row, &addRowScratch)
         defer {
-            row.removeAll(keepingCapacity: true)
+            for column in row.indices { row[column] = .null }
             swap(&row, &addRowScratch)
         }
         try info.withStorage(of: object) { storage throws(Realm.Error) in
-            for column in 0..<columnCount {
-                if info.columnIsLink[column] {
-                    row.append(info.columnIsList[column] ? .list([]) : .null)
-                } else {
-                    let (offset, wrapper) = info.wrappers[column]
-                    row.append(try wrapper.encodeUnmanaged(at: storage + offset, realm: nil))
-                }
+            if row.count == encoders.count {
+                for column in encoders.indices { row[column] = try encoders[column].encode(storage) }
+            } else {
+                row.removeAll(keepingCapacity: true)
+                for encoder in encoders { row.append(try encoder.encode(storage)) }
             }
         }
-        let (identity, inserted, replaced) = try store(row, info: info, table: table, policy: policy, write: write)
-        let key = identity.key
+        let (identity, inserted, replaced) = try store(row, info: info, table: handle, policy: policy, write: write)
         let accessor = _ObjectAccessor(
             core: self, info: info, table: handle, identity: identity,
-            scope: inserted ? writeScope : scope(for: table, identity))
+            scope: inserted ? writeScope : scope(for: handle.info, identity))
         object._manage(with: accessor)
         if info.hasLinksOrLists {
             try storeLinksAndLists(of: object, row: &row, info: info, accessor: accessor, write: write)
         }
-        if let replaced { recordReplacement(table, key, old: replaced, new: row, info: info, policy: policy) }
+        if let replaced {
+            recordReplacement(handle.info, identity.key, old: replaced, new: row, info: info, policy: policy)
+        }
         mutationCount &+= 1
-        return (table, identity)
+        return (handle.info.id, identity)
     }
 
     /// The second step of `addUnmanaged`, for an object just stored under `accessor`'s key:
@@ -332,14 +332,14 @@ extension RealmCore {
     /// (which keeps its identity). Returns the stored object's identity, whether it was
     /// inserted (then this write created it), and the row it replaced.
     private func store(
-        _ row: [StrataStorage.Value], info: ClassInfo, table: TableInfo, policy: Realm.UpdatePolicy,
+        _ row: [StrataStorage.Value], info: ClassInfo, table handle: TableHandle, policy: Realm.UpdatePolicy,
         write: WriteTransaction
     )
         throws(Realm.Error) -> (ObjectIdentity, inserted: Bool, replaced: [StrataStorage.Value]?)
     {
         guard let pkColumn = info.schema.primaryKeyIndex else {
             if policy != .error { throw Realm.Error.noPrimaryKey(type: info.className) }
-            return (try engine(path) { try write.insertObject(table.id, values: row) }, true, nil)
+            return (try engine(path) { try write.insertObject(handle.info.id, values: row) }, true, nil)
         }
         if policy == .error {
             // Insert at once: the engine refuses a primary key that exists (leaving nothing
@@ -347,24 +347,24 @@ extension RealmCore {
             // of an object whose key exists is reported as that key existing, as the check
             // before the insert would have.
             do {
-                return (try write.insertObject(table.id, values: row), true, nil)
+                return (try write.insertObject(handle.info.id, values: row), true, nil)
             } catch {
                 if case .duplicateKey = error {
                     throw Realm.Error.primaryKeyExists(type: info.className, value: Self.describe(row[pkColumn]))
                 }
-                if (try? write.objectIdentity(table, primaryKey: row[pkColumn])) ?? nil != nil {
+                if (try? write.objectIdentity(handle.info, primaryKey: row[pkColumn])) ?? nil != nil {
                     throw Realm.Error.primaryKeyExists(type: info.className, value: Self.describe(row[pkColumn]))
                 }
                 throw Realm.Error.from(error, path: path)
             }
         }
-        let existing = try engine(path) { try write.objectIdentity(table, primaryKey: row[pkColumn]) }
+        let existing = try engine(path) { try write.objectIdentity(handle.info, primaryKey: row[pkColumn]) }
         if let existing {
-            let replaced = try engine(path) { try write.row(table, key: existing.key) } ?? []
-            try engine(path) { try write.update(table.id, key: existing.key, values: row) }
+            let replaced = try engine(path) { try write.row(handle.info, key: existing.key) } ?? []
+            try engine(path) { try write.update(handle.info.id, key: existing.key, values: row) }
             return (existing, false, replaced)
         }
-        return (try engine(path) { try write.insertObject(table.id, values: row) }, true, nil)
+        return (try engine(path) { try write.insertObject(handle.info.id, values: row) }, true, nil)
     }
 
     /// Records the columns an upsert set (Spec N22): with `.modified` only those whose value
@@ -401,7 +401,8 @@ extension RealmCore {
         policy: Realm.UpdatePolicy
     ) throws(Realm.Error) -> (TableInfo, ObjectIdentity, inserted: Bool) {
         let write = try requireWrite()
-        let table = try writableTable(info, write)
+        let handle = try writableTableHandle(info, write)
+        let table = handle.info
         let properties = info.schema.properties
         var provided = [Any??](repeating: nil, count: properties.count)  // nil: not provided
         if let dictionary = value as? [String: Any?] {
@@ -464,7 +465,7 @@ extension RealmCore {
             }
         }
         let (identity, inserted, replaced) = try store(
-            row, info: info, table: table,
+            row, info: info, table: handle,
             policy: policy == .error && base != nil ? .all : policy,
             write: write)
         if let replaced {

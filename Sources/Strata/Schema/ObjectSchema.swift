@@ -224,6 +224,8 @@ final class ClassInfo: @unchecked Sendable {
     let columnIsList: [Bool]
     /// Whether any column holds links or a List: what `add` does after storing the row.
     let hasLinksOrLists: Bool
+    /// Per column, how `add` reads the unmanaged value into the row.
+    let unmanagedEncoders: [UnmanagedEncoder]
     /// Whether an instance holds nothing but its `@Persisted` wrappers (and `Object`'s own
     /// fields): then an iteration may move an object nobody else holds to the next element
     /// (`ResultsIterator`), for no state of the user's class is carried along.
@@ -249,6 +251,10 @@ final class ClassInfo: @unchecked Sendable {
         columnIsLink = schema.properties.map(\.isLink)
         columnIsList = schema.properties.map(\.isList)
         hasLinksOrLists = hasLinks || schema.properties.contains { $0.isList }
+        unmanagedEncoders = zip(wrappers, schema.properties).map { wrapper, property in
+            UnmanagedEncoder(
+                offset: wrapper.offset, type: wrapper.type, isLink: property.isLink, isList: property.isList)
+        }
     }
 
     /// Runs `body` with the address of `object`'s storage (an instance of `type`), where
