@@ -226,6 +226,42 @@ import Testing
         #expect(InlineRow._binaryTag == RowCodec.Tag.binary.rawValue)
     }
 
+    /// The readers' fast path answers nil wherever the throwing readers would answer nil or
+    /// throw: its caller then reads the column the general way, which reports the damage.
+    @Test func theFastReadersAnswerNilWhereTheGeneralOnesWouldNotReadAValue() throws {
+        // Format 0x01, one column at offset 4: int 5, a string "ab", then damaged values.
+        let int5: [UInt8] = [0x01, 0x01, 0x04, 0x00, 0x03, 0x0A]
+        let stringAB: [UInt8] = [0x01, 0x01, 0x04, 0x00, 0x05, 0x02, 0x61, 0x62]
+        let truncatedInt: [UInt8] = [0x01, 0x01, 0x04, 0x00, 0x03, 0x80]
+        let longString: [UInt8] = [0x01, 0x01, 0x04, 0x00, 0x05, 0x10, 0x61]
+        let offsetBeyond: [UInt8] = [0x01, 0x01, 0x09, 0x00, 0x03]
+        try int5.withUnsafeBytes { raw in
+            let row = try InlineRow.detached(raw)
+            #expect(row.intIfWellFormed(at: 0) == 5)
+            #expect(row.stringIfWellFormed(at: 0) == nil)  // another type
+            #expect(row.intIfWellFormed(at: 1) == nil)  // a column the row lacks
+            #expect(row.intIfWellFormed(at: -1) == nil)
+            #expect(throws: StorageError.self) { _ = try row.int(at: -1) }
+        }
+        try stringAB.withUnsafeBytes { raw in
+            let row = try InlineRow.detached(raw)
+            #expect(row.stringIfWellFormed(at: 0) == "ab")
+            #expect(row.intIfWellFormed(at: 0) == nil)
+        }
+        for bytes in [truncatedInt, offsetBeyond] {
+            try bytes.withUnsafeBytes { raw in
+                let row = try InlineRow.detached(raw)
+                #expect(row.intIfWellFormed(at: 0) == nil, "\(bytes)")
+                #expect(throws: StorageError.self) { _ = try row.int(at: 0) }
+            }
+        }
+        try longString.withUnsafeBytes { raw in
+            let row = try InlineRow.detached(raw)
+            #expect(row.stringIfWellFormed(at: 0) == nil)
+            #expect(throws: StorageError.self) { _ = try row.inlineString(at: 0) }
+        }
+    }
+
     @Test func aDetachedRowRejectsBytesThatAreNoRow() throws {
         for bytes: [UInt8] in [[], [0x01], [0x07, 0x00], [0x01, 0x05, 0x00], [0x03, 0x00, 0x00]] {
             bytes.withUnsafeBytes { raw in

@@ -155,21 +155,30 @@ public final class _ObjectAccessor {
     }
 
     /// The integer the wrapper with `ordinal` holds in the kept row, decoding nothing else;
-    /// nil when no row is kept or the value is not an integer (the caller then reads
-    /// `_storedValue`, which reports what is wrong). Traps when the read is refused.
+    /// nil when no row is kept for the current view, when the common access check does not
+    /// pass at once, or when the value is not simply an integer there. The caller then reads
+    /// `_storedValue`, which makes every check in order and reports what is wrong: this path
+    /// builds no error.
     @usableFromInline
     func _keptInt(ordinal: Int, base: Int) -> Int64? {
-        let kept: InlineRow?
-        do { kept = try keptRow() } catch { _trap(error) }
-        return try? kept?.int(at: column(ofOrdinal: ordinal, base: base))
+        guard let row = keptRowInline() else { return nil }
+        return row.intIfWellFormed(at: column(ofOrdinal: ordinal, base: base))
     }
 
     /// `_keptInt` for an inline string.
     @usableFromInline
     func _keptString(ordinal: Int, base: Int) -> String? {
-        let kept: InlineRow?
-        do { kept = try keptRow() } catch { _trap(error) }
-        return try? kept?.inlineString(at: column(ofOrdinal: ordinal, base: base))
+        guard let row = keptRowInline() else { return nil }
+        return row.stringIfWellFormed(at: column(ofOrdinal: ordinal, base: base))
+    }
+
+    /// The row kept for the current view when the common access check passes (`keptRow`'s
+    /// case that needs no error); the epoch and a rollback are implied by the token.
+    @inline(__always)
+    private func keptRowInline() -> InlineRow? {
+        let token = rowToken
+        guard token != 0, core.passesAccessCheckInline, token == core.stampToken else { return nil }
+        return row.row
     }
 
     /// `value(column:)` of the wrapper with `ordinal`, for `Persisted`'s inlined getter;

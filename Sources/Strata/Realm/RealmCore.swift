@@ -262,6 +262,15 @@ final class RealmCore {
         }
     }
 
+    /// Whether `checkAccess` passes by its common case: a live thread-confined realm on its
+    /// thread, not poisoned. The readers' fast path asks this, without building an error;
+    /// every other case goes the general way, whose checks report what is wrong.
+    @inline(__always)
+    var passesAccessCheckInline: Bool {
+        fastCheckThread != 0 && fastCheckThread == ThreadIdentity.current
+            && (poisonCheckedAtEntry || !poisonFlag.isRaised)
+    }
+
     /// Whether this is a frozen realm that was invalidated (Spec F6): it reads nothing.
     var isFrozenInvalidated: Bool {
         guard let frozenRead else { return false }

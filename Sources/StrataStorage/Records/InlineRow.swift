@@ -183,6 +183,41 @@ public struct InlineRow {
         }
     }
 
+    // The readers' fast path (`_ObjectAccessor`): no error is built, a value that is not
+    // simply there reads as nil, and the caller's general path reads the column again and
+    // reports what is wrong.
+
+    /// The offset of the payload of `column` when its tag is `tag`; nil otherwise (also for a
+    /// column the row lacks, a negative one, or an offset beyond the row).
+    @inlinable @inline(__always)
+    func _payloadOffset(_ column: Int, tag: UInt8) -> Int? {
+        guard column >= 0, column < columnCount, let base = bytes.baseAddress else { return nil }
+        let offset = Int(loadUInt16(base, offsetTableStart &+ 2 &* column))
+        guard offset < bytes.count, bytes[offset] == tag else { return nil }
+        return offset &+ 1
+    }
+
+    /// `int(at:)`, nil where that would throw too.
+    @inlinable @inline(__always)
+    public func intIfWellFormed(at column: Int) -> Int64? {
+        guard let payload = _payloadOffset(column, tag: Self._intTag), let base = bytes.baseAddress else { return nil }
+        var reader = ByteReader(base: base, offset: payload, endOffset: bytes.count)
+        return try? reader.readSignedVarint()
+    }
+
+    /// `inlineString(at:)`, nil where that would throw too.
+    @inlinable @inline(__always)
+    public func stringIfWellFormed(at column: Int) -> String? {
+        guard let payload = _payloadOffset(column, tag: Self._stringTag), let base = bytes.baseAddress else {
+            return nil
+        }
+        var reader = ByteReader(base: base, offset: payload, endOffset: bytes.count)
+        guard let length = try? reader.readVarint(), length <= UInt64(bytes.count),
+            let text = try? reader.readBytes(Int(length))
+        else { return nil }
+        return String(decoding: text, as: UTF8.self)
+    }
+
     /// The decoded value of `column` (null when the row has fewer columns); nil when the value
     /// lies in overflow pages (a `RowView` of the row reads it).
     public func value(at column: Int) throws(StorageError) -> Value? {
