@@ -212,7 +212,9 @@ public final class _ObjectAccessor {
     /// `prefill` with a row read at `stamp` by the realm's read transaction, kept in place: it
     /// is read only while the realm's stamp is `stamp`, so while that read is open.
     func prefill(pinned row: InlineRow, stamp: ViewStamp) {
-        assert(stamp == core.stamp && core.write == nil, "a pinned row is kept at the realm's read only")
+        // Checked, not assumed: a row of a read that has ended must never be kept (its pages
+        // may be reused).
+        guard stamp == core.stamp && core.write == nil else { return }
         self.row.keep(pinned: row)
         rowToken = core.stampToken
     }

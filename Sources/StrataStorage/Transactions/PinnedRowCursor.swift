@@ -41,6 +41,7 @@ public final class PinnedRowCursor {
     /// - Throws: `StorageError` for a damaged tree or row header.
     public func row(at key: ObjectKey) throws(StorageError) -> InlineRow? {
         var steps = 0
+        var sought = false
         while let leaf {
             if index < count {
                 let found = intKeyFromImage(leaf.leafKeyImage(index))
@@ -53,7 +54,14 @@ public final class PinnedRowCursor {
                 index &+= 1
                 steps &+= 1
                 guard steps > Self.stepsBeforeSeek else { continue }
+                // A descent lands on the first entry not below the key: walking on from it
+                // far enough to need another means the keys are out of order (damage), which
+                // would otherwise send every call round this loop for good.
+                guard !sought else {
+                    throw StorageError.corruptRecord(reason: "row tree of '\(tableName)' has keys out of order")
+                }
                 try cursor.seek(root: root, atLeast: .int(key.rawValue))
+                sought = true
                 steps = 0
             } else {
                 try cursor.nextLeaf()
