@@ -2,7 +2,7 @@
 ///
 /// ```
 ///   prepare directory ─▶ bulk_insert (or an untimed load) ─▶ [file_size after bulk_insert]
-///   ─▶ durable_commit ─▶ [file_size after it] ─▶ scan ─▶ lookup ─▶ snapshot
+///   ─▶ durable_commit ─▶ [file_size after it] ─▶ scan ─▶ scan_parts ─▶ lookup ─▶ snapshot
 ///   ─▶ filtered_count ─▶ indexed_lookup ─▶ scan_memory ─▶ list_append, list_iterate
 ///   ─▶ update_all ─▶ observer_latency
 ///   ─▶ concurrent ─▶ [file_size after it] ─▶ close, remove a temporary directory
@@ -69,6 +69,9 @@ struct BenchRun {
         if configuration.runs(.scan) {
             try ScanWorkload.run(
                 databases: databases, configuration: configuration, report: report)
+        }
+        if configuration.runs(.scanParts), let realm = databases.lazy.compactMap({ $0 as? BenchRealm }).first {
+            try ScanPartsWorkload.run(database: realm, configuration: configuration, report: report)
         }
         if configuration.runs(.lookup) {
             try LookupWorkloads.runLookup(

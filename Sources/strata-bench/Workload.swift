@@ -10,6 +10,7 @@ enum Workload: String, CaseIterable, Sendable, Comparable {
     case bulkInsert = "bulk_insert"
     case durableCommit = "durable_commit"
     case scan
+    case scanParts = "scan_parts"
     case lookup
     case snapshot
     case filteredCount = "filtered_count"
@@ -34,6 +35,8 @@ enum Workload: String, CaseIterable, Sendable, Comparable {
             return "C one-insert durable transactions, interleaved with pwrite+fdatasync probes"
         case .scan:
             return "full scan reading id and age and touching the name (median of 5)"
+        case .scanParts:
+            return "object layer: scans reading nothing, id and age, and as scan does (median of 5 each)"
         case .lookup:
             return "N random primary-key lookups in one read transaction (median of 3)"
         case .snapshot:

@@ -84,6 +84,27 @@ struct StrataBenchLayerTests {
         #expect(outcome.standardError.contains("file_size skipped"))
     }
 
+    // scan_parts splits the object scan into a loop reading nothing, one reading the two
+    // integers and the full scan; the engine has no objects to leave out, so it is skipped there.
+    @Test func scanPartsReportsEachPartOnTheObjectLayerOnly() throws {
+        let outcome = try StrataBenchProcess.run([
+            "--layer", "both", "--records", "300", "--only", "scan_parts", "--runs", "1", "--json",
+        ])
+        #expect(outcome.exitCode == 0, "\(outcome.standardError)")
+        let measurements = try parseLayeredMeasurements(outcome)
+        #expect(
+            Set(measurements.keys) == [
+                "scan_parts/object/iterate_ns_per_record", "scan_parts/object/ints_ns_per_record",
+                "scan_parts/object/full_ns_per_record",
+            ])
+        let engine = try StrataBenchProcess.run([
+            "--layer", "engine", "--records", "300", "--only", "scan_parts", "--json",
+        ])
+        #expect(engine.exitCode == 0, "\(engine.standardError)")
+        #expect(engine.standardError.contains("scan_parts skipped"))
+        #expect(!engine.outputLines.contains { $0.contains("scan_parts") })
+    }
+
     @Test func unknownLayerExitsTwoAndHelpNamesTheOption() throws {
         let outcome = try StrataBenchProcess.run(["--layer", "orm"])
         #expect(outcome.exitCode == 2)
