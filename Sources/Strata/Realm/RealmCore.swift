@@ -281,15 +281,15 @@ final class RealmCore {
     /// realm's invalidation (Spec F6).
     @inline(__always)
     func checkAccess() throws(Realm.Error) {
-        // The common case, a live thread-confined realm on its thread: one comparison.
-        if fastCheckThread != 0 && fastCheckThread == ThreadIdentity.current {
-            try checkNotPoisoned()
-            return
-        }
+        // The common case, a live thread-confined realm on its thread, not poisoned; anything
+        // else (a poisoned file included, which the context check reports after the context)
+        // goes the general way.
+        if passesAccessCheckInline { return }
         try checkAccessInContext()
     }
 
-    /// `checkAccess` for frozen, queue- and actor-confined realms, and for a wrong thread.
+    /// `checkAccess` for frozen, queue- and actor-confined realms, a wrong thread, and a poisoned
+    /// file.
     private func checkAccessInContext() throws(Realm.Error) {
         if let frozenRead {
             if frozenInvalidated.load(ordering: .acquiring) || frozenRead.isEnded {
