@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <errno.h>
 #include <time.h>
+#include <sys/vfs.h>
 
 #if defined(__x86_64__)
 #include <cpuid.h>
@@ -47,6 +48,15 @@ uint32_t strata_crc32c_hardware_update(uint32_t crc, const void *bytes, size_t c
 int strata_f_ofd_getlk(void) { return F_OFD_GETLK; }
 int strata_f_ofd_setlk(void) { return F_OFD_SETLK; }
 int strata_f_ofd_setlkw(void) { return F_OFD_SETLKW; }
+
+int strata_is_tmpfs_with_room(const char *path, uint64_t free_bytes) {
+    struct statfs system;
+    if (statfs(path, &system) != 0) return -1;
+    if ((unsigned long)system.f_type != 0x01021994UL) return 0;  // TMPFS_MAGIC, linux/magic.h
+    uint64_t blocks = (uint64_t)system.f_bavail, size = (uint64_t)system.f_bsize;
+    if (size != 0 && blocks > UINT64_MAX / size) return 1;
+    return blocks * size >= free_bytes ? 1 : 0;
+}
 
 int strata_fcntl_lock(int fd, int command, short type, off_t start, off_t length) {
     struct flock lock;

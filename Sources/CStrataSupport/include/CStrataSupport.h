@@ -84,6 +84,9 @@ int strata_f_ofd_setlk(void);
 int strata_f_ofd_setlkw(void);
 /// fcntl(fd, cmd, &flock) with a whole-struct argument (the variadic call is not importable).
 int strata_fcntl_lock(int fd, int command, short type, off_t start, off_t length);
+/// 1 if `path` is on a tmpfs and at least `free_bytes` of it are available to this user, 0 if
+/// not, -1 if statfs failed (sys/vfs.h is not in the Glibc overlay).
+int strata_is_tmpfs_with_room(const char *path, uint64_t free_bytes);
 
 #ifdef __cplusplus
 }

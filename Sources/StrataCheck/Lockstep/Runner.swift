@@ -179,7 +179,7 @@ public final class Runner: @unchecked Sendable {
         // in a write transaction the model does not know of (it would block other threads).
         _ = try Realm._open(configuration: configuration, queue: nil)
         engine = EngineSide(configuration: configuration, probes: probeCounter)
-        engine.copyDirectory = settings.scratchDirectory
+        engine.copyDirectory = settings.store == .sim ? CheckSettings.defaultCopyDirectory : settings.scratchDirectory
         engine.copyStem = runName
         hooks.groupSyncGate = engine.groupSyncGate
         engine.groupSyncGate.setHolding(swarm.writesAsync)
