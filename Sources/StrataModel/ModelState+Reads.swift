@@ -101,6 +101,13 @@ extension ModelState {
                 try newHandle(
                     id, realm: iterator.realm,
                     target: .object(iterator.elements[iterator.position])))
+        case .aggregate(let id, let function):
+            let handle = try handleState(id)
+            try checkOwner(of: handle, in: context)  // Spec C6
+            // Spec V21: the checks of any read of the collection (V13, T5), then its elements'
+            // values at the realm's view (V1); an object a List holds twice counts twice.
+            let (snapshot, elements) = try elementsOf(handle)
+            return .aggregate(function.answer(elements.map { snapshot.objects[$0]?.value ?? nil }))
         case .freezeHandle(let id, let frozenID):
             return try freezeHandle(id, as: frozenID, in: context)
         case .thawHandle(let id, let liveID):

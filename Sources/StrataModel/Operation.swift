@@ -41,6 +41,40 @@ public enum CommitWindow: Hashable, Sendable, CaseIterable {
     var slotSynced: Bool { self == .afterSlotSync || self == .beforePublish }
 }
 
+/// An aggregate of the `value` property (Spec V21).
+public enum Aggregate: String, Hashable, Sendable, CaseIterable {
+    case min, max, sum, average
+
+    /// The answer over `values`: nils are skipped; `min`, `max` and `average` of no value are
+    /// nil, `sum` of none is zero; the sum wraps at 64 bits; the average is the sum over the
+    /// count, as a double.
+    public func answer(_ values: [Int?]) -> AggregateAnswer? {
+        let present = values.compactMap { $0 }
+        switch self {
+        case .min: return present.min().map(AggregateAnswer.int)
+        case .max: return present.max().map(AggregateAnswer.int)
+        case .sum: return .int(present.reduce(0, &+))
+        case .average:
+            guard !present.isEmpty else { return nil }
+            return .double(Double(present.reduce(0, &+)) / Double(present.count))
+        }
+    }
+}
+
+/// What an aggregate returned: an integer (`min`, `max`, `sum` of integers) or a double (an
+/// average).
+public enum AggregateAnswer: Hashable, Sendable, CustomStringConvertible {
+    case int(Int)
+    case double(Double)
+
+    public var description: String {
+        switch self {
+        case .int(let number): return "\(number)"
+        case .double(let number): return "\(number)"
+        }
+    }
+}
+
 /// How a `write {}` block ends.
 public enum WriteBlockEnding: Hashable, Sendable {
     case commit
@@ -85,6 +119,8 @@ public enum Operation: Hashable, Sendable {
     case releaseHandle(HandleID)
     case iterate(HandleID, as: IteratorID)
     case iteratorNext(IteratorID, as: HandleID)
+    /// `min`, `max`, `sum` or `average` of `value` over a collection's elements (Spec V21).
+    case aggregate(HandleID, Aggregate)
 
     // Writes
     case beginWrite(RealmID)

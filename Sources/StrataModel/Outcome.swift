@@ -65,6 +65,8 @@ public enum Value: Hashable, Sendable {
     /// The accessor a call returned: a new one, an existing one (Spec F5, F1), or none (F9, T5).
     case handle(HandleID?)
     case configuration(Configuration)
+    /// An aggregate's answer, nil for none (Spec V21).
+    case aggregate(AggregateAnswer?)
 }
 
 public enum StepResult: Hashable, Sendable {

@@ -43,7 +43,8 @@ struct BenchConfiguration: Sendable {
 
     /// Runs per micro-workload by default; each reports the median of its runs.
     static let runCountDefaults: [Workload: Int] = [
-        .bulkInsert: 3, .scan: 5, .scanParts: 5, .lookup: 3, .snapshot: 3, .filteredCount: 5, .indexedLookup: 5,
+        .bulkInsert: 3, .scan: 5, .scanParts: 5, .lookup: 3, .snapshot: 3, .filteredCount: 5, .aggregateSum: 5,
+        .indexedLookup: 5,
         .listAppend: 1, .listIterate: 5, .updateAll: 3,
     ]
     static let runCountMax = 10_000

@@ -13,6 +13,14 @@ extension BenchDatabase: StrataLayerDatabase {
         return (count, nanos)
     }
 
+    func measureAgeSumAggregate() throws -> (sum: Int64, nanos: Double) {
+        let read = try store.beginRead()
+        defer { read.end() }
+        let table = try personTable(read, .aggregateSum)
+        let (sum, nanos) = try measureNanos { try Self.sumAges(read, table) }
+        return (sum, nanos)
+    }
+
     func measureUpdateAll() throws -> UpdateAllTiming {
         let start = MonotonicInstant.now()
         let write = try store.beginWrite()
@@ -92,6 +100,17 @@ extension BenchDatabase {
             return true
         }
         return count
+    }
+
+    /// aggregate_sum: one scan adding up the age column.
+    @inline(never)
+    static func sumAges(_ read: ReadTransaction, _ table: TableInfo) throws -> Int64 {
+        var sum: Int64 = 0
+        try read.forEachRow(table, from: nil) { _, row in
+            sum &+= try row.int(at: PersonRecord.ageColumn) ?? 0
+            return true
+        }
+        return sum
     }
 
     /// indexed_lookup: for each name, the candidates `indexedKeys` gives for the name column

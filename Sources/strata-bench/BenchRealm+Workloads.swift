@@ -10,6 +10,12 @@ extension BenchRealm: StrataLayerDatabase {
         return (count, nanos)
     }
 
+    func measureAgeSumAggregate() throws -> (sum: Int64, nanos: Double) {
+        let realm = self.realm
+        let (sum, nanos) = measureNanos { Self.sumAges(realm) }
+        return (Int64(sum), nanos)
+    }
+
     func measureUpdateAll() throws -> UpdateAllTiming {
         let realm = self.realm
         let start = MonotonicInstant.now()
@@ -37,6 +43,12 @@ extension BenchRealm {
     @inline(never)
     static func countAges(_ realm: Realm, above age: Int) -> Int {
         realm.objects(BenchPerson.self).where { $0.age > age }.count
+    }
+
+    /// aggregate_sum: `sum(ofProperty: "age")` of a fresh Results.
+    @inline(never)
+    static func sumAges(_ realm: Realm) -> Int {
+        realm.objects(BenchPerson.self).sum(ofProperty: "age")
     }
 
     /// update_all: inside the caller's write, `age += 1` on every object of

@@ -102,6 +102,9 @@ struct BenchRun {
             try FilteredCountWorkload.run(
                 databases: strata, configuration: configuration, report: report)
         }
+        if configuration.runs(.aggregateSum) {
+            try AggregateSumWorkload.run(databases: strata, configuration: configuration, report: report)
+        }
         if configuration.runs(.indexedLookup) {
             try IndexedLookupWorkload.run(
                 configuration: configuration, directory: directory, report: report)

@@ -11,6 +11,9 @@ protocol StrataLayerDatabase: LayerDatabase {
     /// Counts the records whose age is above `age`, evaluating a fresh query.
     func measureFilteredCount(ageAbove age: Int64) throws -> (count: Int, nanos: Double)
 
+    /// The sum of every record's age as an aggregate of a fresh query (Spec V21).
+    func measureAgeSumAggregate() throws -> (sum: Int64, nanos: Double)
+
     /// One durable write transaction adding 1 to the age of every record.
     func measureUpdateAll() throws -> UpdateAllTiming
 

@@ -14,6 +14,7 @@ enum Workload: String, CaseIterable, Sendable, Comparable {
     case lookup
     case snapshot
     case filteredCount = "filtered_count"
+    case aggregateSum = "aggregate_sum"
     case indexedLookup = "indexed_lookup"
     case scanMemory = "scan_memory"
     case listAppend = "list_append"
@@ -43,6 +44,8 @@ enum Workload: String, CaseIterable, Sendable, Comparable {
             return "begin read + 1 lookup + end, N times (median of 3)"
         case .filteredCount:
             return "count of the records with age > 57 from a fresh query (median of 5)"
+        case .aggregateSum:
+            return "sum of every record's age from a fresh query, no object made (median of 5)"
         case .indexedLookup:
             return "first record whose name equals X, through the name's secondary index, at"
                 + " 10k records and at N (median of 5)"

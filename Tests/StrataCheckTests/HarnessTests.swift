@@ -46,14 +46,14 @@ let openFindingKinds: Set<String> = []
                 && decoded.settings.modelMutation == .refreshNeverMoves)
         #expect(decoded.settings.excludedKinds == ["delete", "resolve"])
         #expect(ReplayToken.decode("sc1.crash.sim.4") == nil)
-        #expect(token.hasPrefix("sc8.") && decoded.settings.generation == 8)
-        #expect(ReplayToken.decode(token.replacingOccurrences(of: "sc8.", with: "sc9.")) == nil)
+        #expect(token.hasPrefix("sc9.") && decoded.settings.generation == 9)
+        #expect(ReplayToken.decode(token.replacingOccurrences(of: "sc9.", with: "sc10.")) == nil)
         // A token printed before bulk writes (sc1), before observers (sc2), before async
         // writes (sc3), before generation 5's kinds (sc4), before Linkers (sc5), before
-        // iteration (sc6) or before equality queries (sc7) keeps its generation, and so its
-        // meaning.
-        for generation in 1...7 {
-            let old = try #require(ReplayToken.decode(token.replacingOccurrences(of: "sc8.", with: "sc\(generation).")))
+        // iteration (sc6), before equality queries (sc7) or before aggregates (sc8) keeps its
+        // generation, and so its meaning.
+        for generation in 1...8 {
+            let old = try #require(ReplayToken.decode(token.replacingOccurrences(of: "sc9.", with: "sc\(generation).")))
             #expect(old.settings.generation == generation && old.choices == choices)
             #expect(ReplayToken.encode(settings: old.settings, choices: old.choices).hasPrefix("sc\(generation)."))
         }

@@ -105,6 +105,20 @@ struct StrataBenchLayerTests {
         #expect(!engine.outputLines.contains { $0.contains("scan_parts") })
     }
 
+    // aggregate_sum checks each layer's sum of the loaded ages (a wrong sum fails the run) and
+    // reports both layers and their ratio.
+    @Test func aggregateSumReportsBothLayersAndTheirRatio() throws {
+        let outcome = try StrataBenchProcess.run([
+            "--layer", "both", "--records", "300", "--only", "aggregate_sum", "--runs", "1", "--json",
+        ])
+        #expect(outcome.exitCode == 0, "\(outcome.standardError)")
+        let measurements = try parseLayeredMeasurements(outcome)
+        let engine = try #require(measurements["aggregate_sum/engine/ns_per_record"])
+        let object = try #require(measurements["aggregate_sum/object/ns_per_record"])
+        let ratio = try #require(measurements["aggregate_sum/object/engine/ns_per_record"])
+        #expect(abs(ratio - object / engine) <= 1e-9 * ratio)
+    }
+
     @Test func unknownLayerExitsTwoAndHelpNamesTheOption() throws {
         let outcome = try StrataBenchProcess.run(["--layer", "orm"])
         #expect(outcome.exitCode == 2)

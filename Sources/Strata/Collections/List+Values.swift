@@ -1,6 +1,6 @@
 import StrataStorage
 
-// Lists of values: equality, search and sums (`ListTests.testPrimitive`,
+// Lists of values: equality and search (`ListTests.testPrimitive`,
 // `ListTests.testUnmanagedListComparison`).
 
 extension List where Element: Equatable {
@@ -41,14 +41,4 @@ extension List: Equatable where Element: Equatable {
     ///
     /// - Complexity: O(n) for two unmanaged Lists, else O(1).
     public static func == (lhs: List<Element>, rhs: List<Element>) -> Bool { lhs.isEqual(rhs) }
-}
-
-extension List where Element: AdditiveArithmetic {
-    /// The sum of the elements; zero for an empty List.
-    ///
-    /// Confinement: a managed List's realm context (Spec C6).
-    /// - Complexity: O(n).
-    public func sum() -> Element {
-        trapping { () throws(Realm.Error) -> Element in try elements().reduce(.zero, +) }
-    }
 }

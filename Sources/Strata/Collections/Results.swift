@@ -100,19 +100,11 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
                     found.keys = KeyList(range)
                     break
                 }
-                try forEachMatch(in: table, at: view) { key, row in
+                fallthrough
+            case .list:
+                try forEachMatchingRow(in: table, at: view) { key, row in
                     try found.append(key, row, view: view)
                     return true
-                }
-            case .list(let binding):
-                let predicate = storage.predicate
-                for key in try binding.linkKeys(orEmptyIfInvalid: true) {
-                    _ = try engine(core.path) {
-                        try view.withRow(table, key: key) { row in
-                            if let predicate, try !predicate.matches(row) { return }
-                            try found.append(key, row, view: view)
-                        }
-                    }
                 }
             }
         }
@@ -128,6 +120,28 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         let evaluation = Evaluation(tableHandle: table.map(TableHandle.init), keys: keys, incarnations: incarnations)
         storage.cache.withLock { $0 = (stamp, evaluation) }
         return evaluation
+    }
+
+    /// Walks the rows of the objects these Results hold at `view`, unsorted (a table's in key
+    /// order, a List's in list order, repeats included), until `body` returns false.
+    func forEachMatchingRow(
+        in table: TableInfo, at view: VersionView, _ body: (ObjectKey, RowView) throws -> Bool
+    ) throws(Realm.Error) {
+        switch storage.source {
+        case .table:
+            try forEachMatch(in: table, at: view, body)
+        case .list(let binding):
+            let predicate = storage.predicate
+            for key in try binding.linkKeys(orEmptyIfInvalid: true) {
+                let goesOn = try engine(storage.core.path) {
+                    try view.withRow(table, key: key) { row in
+                        if let predicate, try !predicate.matches(row) { return true }
+                        return try body(key, row)
+                    }
+                }
+                if goesOn == false { return }
+            }
+        }
     }
 
     /// Walks the objects of `table` at `view` that the predicate matches, in key order, until

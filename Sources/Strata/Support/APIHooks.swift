@@ -87,6 +87,8 @@ package struct APISeededBugs: OptionSet, Sendable, Hashable {
     /// `first` and `isEmpty` of Results not yet evaluated at the realm's view step over the
     /// first match: `first` is the second matching object, and one match reads as empty (V1).
     package static let firstSkipsFirstMatch = APISeededBugs(rawValue: 1 << 53)
+    /// An average divides by every element, nulls included, not by the values it summed (V21).
+    package static let averageCountsNulls = APISeededBugs(rawValue: 1 << 54)
 
     /// Every bug of the layer: the bits a harness's raw value gives this layer.
     package static let all: APISeededBugs = [
@@ -96,6 +98,6 @@ package struct APISeededBugs: OptionSet, Sendable, Hashable {
         .completionBeforeDurable, .asyncBlocksOutOfOrder, .cancelledBlockStillRuns, .objectReferenceDoesNotPin,
         .unfinishedAsyncBlockCommits, .releasedWriterNotHeld, .invalidateDefersCompletions,
         .writeCopyIgnoresOpenWrite, .skipAcceptsForeignTokens, .nullLinksSortFirst, .iteratorReusesHeldObject,
-        .firstSkipsFirstMatch,
+        .firstSkipsFirstMatch, .averageCountsNulls,
     ]
 }

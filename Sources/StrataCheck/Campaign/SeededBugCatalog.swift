@@ -175,6 +175,10 @@ public enum SeededBugCatalog {
         SeededBug(
             name: "firstSkipsFirstMatch", bug: .api(.firstSkipsFirstMatch), layer: "API: queries", rules: ["V1"],
             summary: "first and isEmpty of unevaluated Results step over the first match"),
+        // Generation 9: aggregates over Results and Lists.
+        SeededBug(
+            name: "averageCountsNulls", bug: .api(.averageCountsNulls), layer: "API: aggregates", rules: ["V21"],
+            summary: "an average divides by every element, nulls included"),
     ]
 
     public static func named(_ name: String) -> SeededBug? { all.first { $0.name == name } }

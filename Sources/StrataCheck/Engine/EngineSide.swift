@@ -231,6 +231,15 @@ final class EngineSide: @unchecked Sendable {
             case .linkerResults(let results): return .elements(try Self.readings(results))
             case .list(let list): return .elements(try Self.readings(list))
             }
+        case .aggregate(let id, let function):
+            guard let handle = handle(id) else { return unsupported(operation) }
+            switch handle {
+            case .object: return unsupported(operation)
+            case .itemResults(let results): return .aggregate(try Self.aggregate(function, of: results))
+            case .otherResults(let results): return .aggregate(try Self.aggregate(function, of: results))
+            case .linkerResults(let results): return .aggregate(try Self.aggregate(function, of: results))
+            case .list(let list): return .aggregate(try Self.aggregate(function, of: list))
+            }
         case .setValue(let id, let value):
             guard case .object(let object) = handle(id) else { return unsupported(operation) }
             try object._setValue(value, forKey: "value")
@@ -467,6 +476,29 @@ final class EngineSide: @unchecked Sendable {
     /// The elements of `results`: element 0 read through `isEmpty` and `first` before anything
     /// evaluates the Results, so that their early exit (a walk stopped at the first match,
     /// through the index or the scan) answers what the model checks; the rest by position.
+    /// Spec V21: the aggregate of `value` as an app asks for it: the integer aggregates as
+    /// `Int?`, the average as `Double?`.
+    static func aggregate<T: Object>(_ function: Aggregate, of results: Results<T>) throws(Realm.Error)
+        -> AggregateAnswer?
+    {
+        switch function {
+        case .min: return (try results._aggregate(.min, "value") as Int?).map(AggregateAnswer.int)
+        case .max: return (try results._aggregate(.max, "value") as Int?).map(AggregateAnswer.int)
+        case .sum: return .int(try results._sum("value") as Int)
+        case .average: return (try results._aggregate(.average, "value") as Double?).map(AggregateAnswer.double)
+        }
+    }
+
+    /// The same over a List of Items.
+    static func aggregate(_ function: Aggregate, of list: List<Item>) throws(Realm.Error) -> AggregateAnswer? {
+        switch function {
+        case .min: return (try list._aggregate(.min, "value") as Int?).map(AggregateAnswer.int)
+        case .max: return (try list._aggregate(.max, "value") as Int?).map(AggregateAnswer.int)
+        case .sum: return (try list._aggregate(.sum, "value") as Int?).map(AggregateAnswer.int)
+        case .average: return (try list._aggregate(.average, "value") as Double?).map(AggregateAnswer.double)
+        }
+    }
+
     static func readings<T: Object>(_ results: Results<T>) throws(Realm.Error) -> [Reading] {
         guard try !results._isEmpty(), let first = try results._first() else { return [] }
         var readings: [Reading] = []

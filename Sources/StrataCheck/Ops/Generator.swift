@@ -245,6 +245,14 @@ struct Generator {
             return setLink(context, own: own, realm: realm, model: model, stream: &stream)
         case .iterate, .iteratorNext:
             return iteration(kind, context: context, own: own, model: model, stream: &stream)
+        case .aggregate:
+            // Spec V21: over Results or a List, of the caller's or (crossing contexts) another's;
+            // a List one time in three where there is one (runs hold fewer Lists than Results).
+            let list = stream.draw(3) == 0 ? pickHandle(context, model: model, stream: &stream, listsOnly: true) : nil
+            guard let handle = list ?? pickHandle(context, model: model, stream: &stream, collectionsOnly: true) else {
+                return .refresh(realm)
+            }
+            return .aggregate(handle, Aggregate.allCases[stream.draw(Aggregate.allCases.count)])
         }
     }
 
@@ -348,7 +356,7 @@ struct Generator {
     func pickHandle(
         _ context: ContextID, model: ModelState, stream: inout ChoiceStream,
         objectsOnly: Bool = false, listsOnly: Bool = false, observable: Bool = false,
-        type: String? = nil
+        collectionsOnly: Bool = false, type: String? = nil
     ) -> HandleID? {
         let all = model.handles.keys.sorted().filter { id in
             guard let handle = model.handles[id] else { return false }
@@ -363,7 +371,7 @@ struct Generator {
             }
             switch handle.target {
             case .object(let object):
-                guard !listsOnly else { return false }
+                guard !listsOnly && !collectionsOnly else { return false }
                 guard let type else { return true }
                 return model.realms[handle.realm ?? RealmID(0)].flatMap { realm in
                     model.files[realm.configuration.location]?.versions.values.first { $0.objects[object] != nil }?

@@ -36,7 +36,10 @@ public enum OperationKind: Int, CaseIterable, Sendable {
         /// Generation 7: iteration over Results (Spec V15, V16): `iterate` begins one over a
         /// Results accessor, `iteratorNext` asks an iterator for its next element. A context
         /// that began an iteration mostly goes on with it (`Generator+Generation7`).
-        iterate, iteratorNext
+        iterate, iteratorNext,
+        /// Generation 9: `min`, `max`, `sum` or `average` of `value` over Results or a List
+        /// (Spec V21).
+        aggregate
 
     /// The kinds of the notification swarm, drawn apart from the others (generation 3).
     static let notificationKinds: [OperationKind] = [
@@ -54,4 +57,6 @@ public enum OperationKind: Int, CaseIterable, Sendable {
     static let generation6Kinds: [OperationKind] = [.setLink]
     /// The kinds generation 7 added, drawn after generation 6's.
     static let generation7Kinds: [OperationKind] = [.iterate, .iteratorNext]
+    /// The kinds generation 9 added, drawn after generation 7's (generation 8 added no kind).
+    static let generation9Kinds: [OperationKind] = [.aggregate]
 }

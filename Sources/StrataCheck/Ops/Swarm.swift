@@ -34,7 +34,7 @@ struct Swarm: Sendable, CustomStringConvertible {
             // drew for them, and theirs must mean what they meant.
             if OperationKind.notificationKinds.contains(kind) || OperationKind.asyncKinds.contains(kind)
                 || OperationKind.generation5Kinds.contains(kind) || OperationKind.generation6Kinds.contains(kind)
-                || OperationKind.generation7Kinds.contains(kind)
+                || OperationKind.generation7Kinds.contains(kind) || OperationKind.generation9Kinds.contains(kind)
             {
                 weights.append(0)
                 continue
@@ -74,8 +74,11 @@ struct Swarm: Sendable, CustomStringConvertible {
         if generation >= 7 {
             drawGeneration7(&stream, into: &weights)
         }
+        if generation >= 9 {
+            drawGeneration9(&stream, into: &weights)
+        }
         for kind in OperationKind.notificationKinds + OperationKind.asyncKinds + OperationKind.generation5Kinds
-            + OperationKind.generation6Kinds + OperationKind.generation7Kinds
+            + OperationKind.generation6Kinds + OperationKind.generation7Kinds + OperationKind.generation9Kinds
         where excluded.contains("\(kind)") {
             weights[kind.rawValue] = 0
         }
@@ -120,6 +123,14 @@ struct Swarm: Sendable, CustomStringConvertible {
         guard stream.draw(4) != 0 else { return }
         weights[OperationKind.iterate.rawValue] = 4 * (1 + stream.draw(2))
         weights[OperationKind.iteratorNext.rawValue] = 4 * (1 + stream.draw(3))
+    }
+
+    /// Generation 9, drawn after generation 7: three runs in four aggregate over collections,
+    /// weighted about as the other reads of an accessor. The lowest draw leaves them out, so a
+    /// shrinker lowering values turns them off.
+    private static func drawGeneration9(_ stream: inout ChoiceStream, into weights: inout [Int]) {
+        guard stream.draw(4) != 0 else { return }
+        weights[OperationKind.aggregate.rawValue] = 3 * (1 + stream.draw(3))
     }
 
     /// Whether the run iterates over Results (generation 7).

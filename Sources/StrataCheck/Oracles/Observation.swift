@@ -45,6 +45,8 @@ public enum Observation: Hashable, Sendable, CustomStringConvertible {
     case object(Reading?)
     case elements([Reading])
     case handle(HandleID?)
+    /// An aggregate's answer, nil for none (Spec V21).
+    case aggregate(AggregateAnswer?)
     /// A rejection: the error's code and message. The model's message is the fragment the
     /// engine's must contain (Spec preamble: rules quote the part that matters).
     case failure(code: String, message: String)
@@ -67,6 +69,7 @@ public enum Observation: Hashable, Sendable, CustomStringConvertible {
             case .version: self = .done
             case .handle(let handle): self = .handle(handle)
             case .configuration: self = .done
+            case .aggregate(let answer): self = .aggregate(answer)
             }
         }
     }
@@ -107,6 +110,7 @@ public enum Observation: Hashable, Sendable, CustomStringConvertible {
         case .object(let reading): return reading.map(\.description) ?? "nil object"
         case .elements(let readings): return "[\(readings.map(\.description).joined(separator: ", "))]"
         case .handle(let handle): return "handle \(handle.map(\.description) ?? "nil")"
+        case .aggregate(let answer): return "aggregate \(answer.map(\.description) ?? "nil")"
         case .failure(let code, let message): return "error \(code): \(message)"
         case .blocked: return "blocked"
         }

@@ -41,6 +41,7 @@ enum StepText {
         case .create(let id, let type, let key, let value, let policy, let handle):
             return "create(\(id), \(type) \(key) = \(value.map(String.init) ?? "nil"), update \(policy)) -> \(handle)"
         case .read(let handle): return "read(\(handle))"
+        case .aggregate(let handle, let function): return "\(function)(\(handle).value)"
         case .setValue(let handle, let value): return "set(\(handle).value = \(value.map(String.init) ?? "nil"))"
         case .setLink(let handle, let target): return "set(\(handle).link = \(target.map { "\($0)" } ?? "nil"))"
         case .delete(let id, let handle): return "delete(\(id), \(handle))"

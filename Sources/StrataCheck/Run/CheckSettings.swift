@@ -43,9 +43,10 @@ public struct CheckSettings: Sendable, Hashable {
     /// collection and object observers; 3: before async writes; 4: before reference releases,
     /// `@ThreadSafe` cells, `writeCopy`, async blocks left open or on a thread, and realms let
     /// go inside their writes and with async work; 5: before Linkers, their to-one links and
-    /// sorts through them (Spec V20); 6: before iteration over Results (V15, V16).
+    /// sorts through them (Spec V20); 6: before iteration over Results (V15, V16); 7: before
+    /// indexed `value` and equality queries (W26); 8: before aggregates (V21).
     public var generation = CheckSettings.currentGeneration
-    public static let currentGeneration = 8
+    public static let currentGeneration = 9
     public static let generations = 1...currentGeneration
 
     public init(

@@ -14,6 +14,12 @@ extension ScriptRenderer {
         case .object(let reading): return ".object(\(reading.map(literal) ?? "nil"))"
         case .elements(let readings): return ".elements([\(readings.map(literal).joined(separator: ", "))])"
         case .handle(let handle): return ".handle(\(handle.map { "\($0.rawValue)" } ?? "nil"))"
+        case .aggregate(let answer):
+            switch answer {
+            case nil: return ".aggregate(nil)"
+            case .int(let number)?: return ".aggregate(.int(\(number)))"
+            case .double(let number)?: return ".aggregate(.double(\(number)))"
+            }
         case .failure(let code, let message): return ".failure(code: \(literal(code)), message: \(literal(message)))"
         case .blocked: return ".blocked"
         }

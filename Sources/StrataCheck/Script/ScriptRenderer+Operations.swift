@@ -87,6 +87,9 @@ extension ScriptRenderer {
             ]
         case .read(let id):
             return read(id)
+        case .aggregate(let id, let function):
+            guard let kind = kinds[id], kind != .object, !elements.contains(id) else { return nil }
+            return [".aggregate(try s.aggregate(.\(function), of: \(accessor(id, kind))))"]
         case .setValue(let id, let value):
             return done("try s.object(\(id.rawValue))._setValue(\(Self.literal(value)), forKey: \"value\")")
         case .setLink(let id, let target):

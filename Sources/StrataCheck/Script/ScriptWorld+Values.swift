@@ -162,6 +162,13 @@ extension ScriptWorld {
     func reading(_ object: Object) throws -> Reading? { try EngineSide.reading(object) }
     func readings<T: Object>(_ results: Results<T>) throws -> [Reading] { try EngineSide.readings(results) }
     func readings(_ list: List<Item>) throws -> [Reading] { try EngineSide.readings(list) }
+    /// Spec V21: `min(ofProperty: "value") as Int?` and its siblings (`EngineSide.aggregate`).
+    func aggregate<T: Object>(_ function: Aggregate, of results: Results<T>) throws -> AggregateAnswer? {
+        try EngineSide.aggregate(function, of: results)
+    }
+    func aggregate(_ function: Aggregate, of list: List<Item>) throws -> AggregateAnswer? {
+        try EngineSide.aggregate(function, of: list)
+    }
 
     // MARK: the tables
 

@@ -12,8 +12,8 @@ import Testing
 //
 // Not here (Strata lacks the subject): the NSPredicate and format-string forms of `filter` and
 // `index(matching:)` (the tests keep their `where` forms), `index(matching:)`, `objects(at:)`,
-// key-value coding (`value(forKey:)`, `setValue(_:forKey:)`, `value(forKeyPath:)`), min / max /
-// sum / average, `containsAny(in:)` and `contains` in queries, `observe(keyPaths:)` with Swift
+// key-value coding (`value(forKey:)`, `setValue(_:forKey:)`, `value(forKeyPath:)`),
+// `containsAny(in:)` and `contains` in queries, `observe(keyPaths:)` with Swift
 // key paths on collections, `sorted` on a List, `distinct(by:)`, `==` of Results, MutableSet, LinkingObjects and AnyRealmCollection.
 // Held out because Strata traps there: ListUnmanagedRealmCollectionTests.testFilterFormat (`where`
 // on an unmanaged List traps, as RealmSwift throws, and has no throwing form).
