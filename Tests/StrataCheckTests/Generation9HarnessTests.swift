@@ -21,6 +21,8 @@ import Testing
                     result.failure == nil,
                     "\(mode) seed \(seed): \(result.failure?.description ?? "") token \(ReplayToken.encode(settings: settings, choices: result.choices))"
                 )
+                #expect(result.statistics.groupSyncWaitsTimedOut == 0, "\(mode) seed \(seed) waited a group sync out")
+                #expect(result.statistics.settleWaitsTimedOut == 0, "\(mode) seed \(seed) waited a settle out")
                 for (name, count) in Self.aggregateCounts(result) { counts[name, default: 0] += count }
                 if seed % 10 == 0 {
                     let replayed = try Runner(settings: settings, stream: ChoiceStream(replaying: result.choices)).run()

@@ -55,8 +55,10 @@ final class EngineSide: @unchecked Sendable {
     }
 
     /// Drops every value (after a crash every instance of the old boot is gone) and uses
-    /// `configuration` from now on.
-    func reset(to configuration: Realm.Configuration) {
+    /// `configuration` from now on. A held group sync is let go and, when `awaitingSyncs`,
+    /// waited for: not while a controlled thread may be parked with the write lock, which that
+    /// sync needs (`Runner.settleAllThreads`); the next reset waits for it then.
+    func reset(to configuration: Realm.Configuration, awaitingSyncs: Bool = true) {
         // The run's contexts end here without their threads or queues ending: the realms they
         // hold for unfinished work (an open write, async blocks; Spec C1, A21) are let go too,
         // so dropping every value below ends them and frees the write lock (W7).
@@ -77,7 +79,7 @@ final class EngineSide: @unchecked Sendable {
         // A group sync held for the old boot goes on against the old disk, which nothing reads
         // any more; the old realms' later blocks and completions are not recorded.
         let holds = groupSyncGate.holdsSyncs
-        releaseHeldSyncs()
+        if awaitingSyncs { releaseHeldSyncs() } else { groupSyncGate.setHolding(false) }
         asyncLog.reset()
         lock.withLock { _ in
             asyncRealms = [:]

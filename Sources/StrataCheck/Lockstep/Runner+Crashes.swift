@@ -223,18 +223,21 @@ extension Runner {
         {
             let (engine, configuration) = (self.engine, self.configuration)
             if threads.isIdle(owner.rawValue - 1) {
-                _ = threads.start(owner.rawValue - 1, runsFree: true) {
+                let ended = threads.start(owner.rawValue - 1, runsFree: true) {
                     // A holder the harness released while accessors kept its instance alive
                     // cannot be named any more: dropping every engine object ends that instance,
                     // and with it the write (Spec W7).
+                    // Not waiting for a held group sync: it needs the write lock, which the
+                    // waiter may take now and keep, parked, until this job has returned.
                     if case .failure = engine.perform(Step(owner, .cancelWrite(holder))) {
-                        engine.reset(to: configuration)
+                        engine.reset(to: configuration, awaitingSyncs: false)
                     }
                 }
+                if ended == .hung { statistics.settleWaitsTimedOut += 1 }
             } else {
                 // The holder's own thread is one of the blocked: drop every engine object from
                 // here, which ends the holder's instance and its write (Spec W7).
-                engine.reset(to: configuration)
+                engine.reset(to: configuration, awaitingSyncs: false)
             }
         }
         for thread in blocked where threads.awaitRunning(thread) == .hung {

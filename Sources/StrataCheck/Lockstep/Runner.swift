@@ -215,6 +215,8 @@ public final class Runner: @unchecked Sendable {
 
     /// Runs the operations and returns what happened.
     public func run() -> RunResult {
+        // Every wait for a group sync that ran out, in the run's crashes and settles too.
+        let idleTimeoutsBefore = engine.groupSyncGate.idleTimeoutCount
         addContexts()
         var index = 0
         var recordingEnded = false
@@ -248,7 +250,6 @@ public final class Runner: @unchecked Sendable {
         // replay takes them too rather than stopping where the draws ran out (which lost the
         // failure of a run that found it there).
         if !recordingEnded { _ = stream.draw(1) }
-        let idleTimeoutsBefore = engine.groupSyncGate.idleTimeoutCount
         finish()
         statistics.groupSyncWaitsTimedOut += engine.groupSyncGate.idleTimeoutCount - idleTimeoutsBefore
         statistics.switches = scheduler.switches

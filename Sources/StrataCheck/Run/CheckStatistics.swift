@@ -50,6 +50,9 @@ public struct CheckStatistics: Sendable, Hashable {
     /// Ends of a run that waited a let-go group sync out (`GroupSyncGate.idleTimeoutCount`):
     /// a run must end at once, so this stays 0.
     public var groupSyncWaitsTimedOut = 0
+    /// Settles (`Runner.settleAllThreads`) whose ending of the write lock's holder came back
+    /// hung, after the hang watch's patience: a settle must end at once, so this stays 0.
+    public var settleWaitsTimedOut = 0
 
     public init() {}
 
@@ -79,5 +82,6 @@ public struct CheckStatistics: Sendable, Hashable {
         pendingGroupPowerLosses += other.pendingGroupPowerLosses
         durableImageChecks += other.durableImageChecks
         groupSyncWaitsTimedOut += other.groupSyncWaitsTimedOut
+        settleWaitsTimedOut += other.settleWaitsTimedOut
     }
 }
