@@ -46,8 +46,8 @@ public enum Aggregate: String, Hashable, Sendable, CaseIterable {
     case min, max, sum, average
 
     /// The answer over `values`: nils are skipped; `min`, `max` and `average` of no value are
-    /// nil, `sum` of none is zero; the sum wraps at 64 bits; the average is the sum over the
-    /// count, as a double.
+    /// nil, `sum` of none is zero; the sum wraps at 64 bits; the average adds the values as
+    /// doubles, in order, and divides by their count.
     public func answer(_ values: [Int?]) -> AggregateAnswer? {
         let present = values.compactMap { $0 }
         switch self {
@@ -56,7 +56,7 @@ public enum Aggregate: String, Hashable, Sendable, CaseIterable {
         case .sum: return .int(present.reduce(0, &+))
         case .average:
             guard !present.isEmpty else { return nil }
-            return .double(Double(present.reduce(0, &+)) / Double(present.count))
+            return .double(present.reduce(0.0) { $0 + Double($1) } / Double(present.count))
         }
     }
 }

@@ -35,8 +35,17 @@ public enum SortKey: Hashable, Sendable {
     }
 }
 
+/// What a distinct keeps one object for (Spec V22).
+public enum DistinctKey: Hashable, Sendable {
+    /// Each `value`, null included.
+    case value
+    /// Each `value` of the object the to-one `link` reaches; an object whose link is null is
+    /// left out. Only for types with a `link` column.
+    case linkValue
+}
+
 /// A Results definition: `source`, filtered by `value >= minimumValue` and by
-/// `value == equalValue` when set, then sorted.
+/// `value == equalValue` when set, then sorted, then made distinct.
 public struct Query: Hashable, Sendable {
     public var source: QuerySource
     public var minimumValue: Int?
@@ -44,12 +53,18 @@ public struct Query: Hashable, Sendable {
     /// "Other" does not (Spec W26: an index never changes what a query returns or its order).
     public var equalValue: Int?
     public var sort: SortKey
+    /// Generation 9: `distinct(by:)` after the sort (Spec V22).
+    public var distinct: DistinctKey?
 
-    public init(source: QuerySource, minimumValue: Int? = nil, equalValue: Int? = nil, sort: SortKey = .sourceOrder) {
+    public init(
+        source: QuerySource, minimumValue: Int? = nil, equalValue: Int? = nil, sort: SortKey = .sourceOrder,
+        distinct: DistinctKey? = nil
+    ) {
         self.source = source
         self.minimumValue = minimumValue
         self.equalValue = equalValue
         self.sort = sort
+        self.distinct = distinct
     }
 
     public static func all(_ type: String) -> Query { Query(source: .table(type)) }
@@ -111,6 +126,20 @@ public struct Query: Hashable, Sendable {
                     let y = vb ?? Int.min
                     if x != y { return ascending ? x < y : x > y }
                     return key(a) < key(b)
+                }
+            }
+        }
+        if let distinct {
+            // Spec V22: the first object of each value in the sorted order; a null link leaves
+            // its object out.
+            var seen = Set<Int?>()
+            elements = elements.filter { object in
+                switch distinct {
+                case .value:
+                    return seen.insert(snapshot.objects[object]?.value ?? nil).inserted
+                case .linkValue:
+                    guard let link = snapshot.objects[object]?.link else { return false }
+                    return seen.insert(snapshot.objects[link]?.value ?? nil).inserted
                 }
             }
         }

@@ -6,10 +6,10 @@ import Testing
 @testable import StrataCheck
 
 /// Generation 9 in generated runs: `min`, `max`, `sum` and `average` of `value` over Results
-/// and Lists (Spec V21), beside the writes, crashes, iterations and notifications of the older
+/// and Lists (Spec V21) and distinct Results (V22), beside the writes, crashes, iterations and notifications of the older
 /// generations, and the seeded bug only they show.
 @Suite(.serialized) struct Generation9HarnessTests {
-    @Test("Spec V21: generation 9 runs are clean, replay bit for bit, and aggregate over Results and Lists")
+    @Test("Spec V21, V22: generation 9 runs are clean, replay bit for bit, aggregate, and query distinct values")
     func generation9RunsAreCleanReplayAndAggregate() throws {
         var counts: [String: Int] = [:]
         var checked = 0
@@ -34,7 +34,7 @@ import Testing
         print("generation 9 in 40 runs: \(counts.sorted { $0.key < $1.key })")
         for name in [
             "min", "max", "sum", "average", "over Results", "over a List", "nil answer", "integer answer",
-            "double answer", "refused",
+            "double answer", "refused", "distinct by value", "distinct by link.value",
         ] {
             #expect(counts[name, default: 0] > 0, "no \(name) in 40 runs")
         }
@@ -47,6 +47,8 @@ import Testing
         var lists = Set<HandleID>()
         for entry in result.trace {
             switch entry.step.operation {
+            case .objects(_, let query, _) where query.distinct != nil:
+                counts[query.distinct == .value ? "distinct by value" : "distinct by link.value", default: 0] += 1
             case .listOf(_, let id):
                 lists.insert(id)
             case .aggregate(let id, let function):
@@ -87,22 +89,27 @@ import Testing
     }
 }
 
-/// The seeded bug generation 9 is there for: caught from a fixed seed within a bounded
+/// The seeded bugs generation 9 is there for: each caught from a fixed seed within a bounded
 /// campaign, shrunk, and its token replays the shrunk failure.
 @Suite(.serialized) struct Generation9SeededBugTests {
-    @Test("Spec V21: an average that counts nulls is caught and shrunk")
-    func averageCountsNullsIsCaughtAndShrunk() throws {
-        let bug = try #require(SeededBugCatalog.named("averageCountsNulls"))
+    @Test(
+        "Spec V21, V22: an average that counts nulls and a distinct that keeps each group's last object are caught and shrunk",
+        arguments: [
+            ("averageCountsNulls", "divergence: c# average(h#"),
+            ("distinctKeepsLast", "divergence: c# read(h#"),
+        ])
+    func aGeneration9BugIsCaughtAndShrunk(_ name: String, signature: String) throws {
+        let bug = try #require(SeededBugCatalog.named(name))
         let campaign = Campaign(
             mix: .controlled, operationsPerRun: 200, seconds: nil, runs: 400, seed: 1,
             engineBugs: bug.bug, shrinkSeconds: nil, shrinkAttempts: 1000)
         let report = campaign.run()
-        let found = try #require(report.failures.first, "averageCountsNulls was not caught in \(report.runs) runs")
+        let found = try #require(report.failures.first, "\(name) was not caught in \(report.runs) runs")
         let shrunk = try #require(found.shrunk.failure)
         print(
-            "averageCountsNulls: caught after \(report.runs) runs; shrunk \(found.original.trace.count) -> \(found.shrunk.trace.count) steps in \(found.shrinkRuns) runs: \(shrunk.description); replay token: \(found.token)"
+            "\(name): caught after \(report.runs) runs; shrunk \(found.original.trace.count) -> \(found.shrunk.trace.count) steps in \(found.shrinkRuns) runs: \(shrunk.description); replay token: \(found.token)"
         )
-        #expect(shrunk.signature.contains("average("), "\(shrunk.description)")
+        #expect(shrunk.signature.hasPrefix(signature), "\(shrunk.description)")
         #expect(found.shrunk.trace.count <= 30, "shrunk to \(found.shrunk.trace.count) steps")
         #expect(try StrataCheck.replay(token: found.token)?.signature == shrunk.signature)
     }

@@ -21,7 +21,7 @@ public protocol MinMaxType {}
 public protocol AddableType {}
 
 /// What an aggregate computed, before it is given the caller's type. Not API.
-public enum _AggregateValue: Sendable, Hashable {
+public enum _AggregateValue: Sendable, Hashable, CustomStringConvertible {
     case int(Int64)
     case float(Float)
     case double(Double)
@@ -36,9 +36,9 @@ public enum _AggregateValue: Sendable, Hashable {
         }
     }
 
-    /// The integer this value is, truncated toward zero as `NSNumber.intValue` truncates an
-    /// average; nil for a date, a non-finite double or one beyond Int64.
-    var asInt64: Int64? {
+    /// The integer `NSNumber.int64Value` gives (a fraction truncated toward zero); nil for a
+    /// date, a non-finite double or one beyond Int64.
+    var truncatedInt64: Int64? {
         switch self {
         case .int(let number): return number
         case .date: return nil
@@ -47,18 +47,37 @@ public enum _AggregateValue: Sendable, Hashable {
             return Int64(exactly: number.rounded(.towardZero))
         }
     }
+
+    /// Printed as the NSNumber or NSDate Realm would make of it, for "Could not convert".
+    public var description: String {
+        switch self {
+        case .int(let number): return "\(number)"
+        case .float(let number): return "\(number)"
+        case .double(let number): return "\(number)"
+        case .date(let date): return "\(date)"
+        }
+    }
 }
 
 extension BinaryInteger where Self: FixedWidthInteger {
+    /// `int8Value` ... `int64Value`: truncated, and cut to the width as NSNumber cuts it.
     fileprivate static func aggregated(_ value: _AggregateValue) -> Self? {
-        value.asInt64.map { Self(truncatingIfNeeded: $0) }
+        value.truncatedInt64.map { Self(truncatingIfNeeded: $0) }
     }
 }
 
 extension Int: _HasPersistedType, MinMaxType, AddableType {
     /// The stored type: this type itself.
     public typealias PersistedType = Int
-    public static func _strataAggregated(_ value: _AggregateValue) -> Int? { aggregated(value) }
+    /// `value as? Int`, as RealmSwift bridges an Int: exact, so an average of 2.5 is none.
+    public static func _strataAggregated(_ value: _AggregateValue) -> Int? {
+        switch value {
+        case .int(let number): return Int(exactly: number)
+        case .float(let number): return Int(exactly: number)
+        case .double(let number): return Int(exactly: number)
+        case .date: return nil
+        }
+    }
 }
 extension Int8: _HasPersistedType, MinMaxType, AddableType {
     /// The stored type: this type itself.
@@ -83,7 +102,15 @@ extension Int64: _HasPersistedType, MinMaxType, AddableType {
 extension Double: _HasPersistedType, MinMaxType, AddableType {
     /// The stored type: this type itself.
     public typealias PersistedType = Double
-    public static func _strataAggregated(_ value: _AggregateValue) -> Double? { value.asDouble }
+    /// `value as? Double`, as RealmSwift bridges a Double: exact.
+    public static func _strataAggregated(_ value: _AggregateValue) -> Double? {
+        switch value {
+        case .int(let number): return Double(exactly: number)
+        case .float(let number): return Double(number)
+        case .double(let number): return number
+        case .date: return nil
+        }
+    }
 }
 extension Float: _HasPersistedType, MinMaxType, AddableType {
     /// The stored type: this type itself.
@@ -112,6 +139,15 @@ extension NSNumber: _HasPersistedType, MinMaxType, AddableType {
         case .double(let number): return NSNumber(value: number) as? Self
         case .date: return nil
         }
+    }
+}
+extension NSDate: _HasPersistedType, MinMaxType {
+    /// The stored type: this type itself.
+    public typealias PersistedType = NSDate
+    /// A date as RealmSwift hands `min`/`max` of a date property to an `NSDate?`.
+    public static func _strataAggregated(_ value: _AggregateValue) -> Self? {
+        guard case .date(let date) = value else { return nil }
+        return NSDate(timeIntervalSince1970: date.timeIntervalSince1970) as? Self
     }
 }
 extension Optional: _HasPersistedType where Wrapped: _HasPersistedType {

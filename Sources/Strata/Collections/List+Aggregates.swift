@@ -60,7 +60,7 @@ extension List where Element: Object {
         _ function: AggregateFunction, _ property: String
     ) throws(Realm.Error) -> T? {
         guard let value = try aggregateValue(function, property) else { return nil }
-        return try aggregateAnswer(value, function)
+        return try aggregateAnswer(value, function) as T
     }
 
     /// A managed List: its own checks (Spec C6, T5: a List whose owner is gone is invalid),
@@ -117,7 +117,7 @@ extension List where Element: _HasPersistedType, Element.PersistedType: AddableT
     public func average<T: _HasPersistedType>() -> T? where T.PersistedType: AddableType {
         trapping { () throws(Realm.Error) -> T? in
             guard let value = try valueAggregate(.average) else { return nil }
-            return try aggregateAnswer(value, .average)
+            return try aggregateAnswer(value, .average) as T
         }
     }
 }
@@ -125,7 +125,7 @@ extension List where Element: _HasPersistedType, Element.PersistedType: AddableT
 extension List where Element: _HasPersistedType {
     package func _valueAggregate(_ function: AggregateFunction) throws(Realm.Error) -> Element? {
         guard let value = try valueAggregate(function) else { return nil }
-        return try aggregateAnswer(value, function)
+        return try aggregateAnswer(value, function) as Element
     }
 
     /// The aggregate of the stored values (a managed List's, after its checks) or of the

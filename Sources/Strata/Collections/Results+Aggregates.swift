@@ -69,7 +69,7 @@ extension Results {
         _ function: AggregateFunction, _ property: String
     ) throws(Realm.Error) -> T? {
         guard let value = try aggregateValue(function, property) else { return nil }
-        return try aggregateAnswer(value, function)
+        return try aggregateAnswer(value, function) as T
     }
 
     package func _sum<T: _HasPersistedType>(_ property: String) throws(Realm.Error) -> T {
@@ -89,14 +89,22 @@ extension Results {
             countsNulls: core.file.bugs.contains(.averageCountsNulls))
         let view = try core.view()
         guard let table = view.table(named: storage.info.className)?.withoutSchema else { return aggregator.result }
-        if aggregator.type == .int {
+        // Spec V22: a distinct's objects are those its evaluation kept; otherwise every match.
+        if storage.ordering.contains(where: \.isDistinct) {
+            let keys = try evaluate().keys
+            for index in 0..<keys.count {
+                _ = try engine(core.path) {
+                    try view.withRow(table, key: keys[index]) { row in aggregator.add(try row.value(at: column)) }
+                }
+            }
+        } else if aggregator.type == .int {
             try forEachMatchingRow(in: table, at: view) { _, row in
                 aggregator.add(integer: try row.int(at: column))
                 return true
             }
         } else {
             try forEachMatchingRow(in: table, at: view) { _, row in
-                aggregator.add(column < row.columnCount ? try row.value(at: column) : .null)
+                aggregator.add(try row.value(at: column))
                 return true
             }
         }

@@ -44,7 +44,8 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         let info: ClassInfo
         let source: Source
         let predicate: Predicate?
-        let sort: [SortPath]
+        /// The sorts and distincts, in the order they were asked for (Spec V22).
+        let ordering: [OrderingStep]
         let epoch: Int
         /// The evaluation for one view stamp. A lock, since frozen Results are read by many
         /// threads at once (Spec C10); `@unchecked Sendable` names it.
@@ -52,13 +53,13 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
 
         init(
             core: RealmCore, info: ClassInfo, source: Source, predicate: Predicate?,
-            sort: [SortPath], epoch: Int
+            ordering: [OrderingStep], epoch: Int
         ) {
             self.core = core
             self.info = info
             self.source = source
             self.predicate = predicate
-            self.sort = sort
+            self.ordering = ordering
             self.epoch = epoch
         }
     }
@@ -69,9 +70,10 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
 
     init(
         core: RealmCore, info: ClassInfo, source: Source, predicate: Predicate? = nil,
-        sort: [SortPath] = []
+        ordering: [OrderingStep] = []
     ) {
-        storage = Storage(core: core, info: info, source: source, predicate: predicate, sort: sort, epoch: core.epoch)
+        storage = Storage(
+            core: core, info: info, source: source, predicate: predicate, ordering: ordering, epoch: core.epoch)
     }
 
     init(storage: Storage) { self.storage = storage }
@@ -88,13 +90,13 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         let view = try core.view()
         // Without its schema: each object made from the evaluation keeps a copy.
         let table = view.table(named: storage.info.className)?.withoutSchema
-        var found = MatchList(reusesKeys: table?.reusesKeys ?? false, sort: storage.sort)
+        var found = MatchList(reusesKeys: table?.reusesKeys ?? false, paths: storage.ordering.flatMap(\.paths))
         if let table {
             switch storage.source {
             case .table:
                 // A whole table whose keys are consecutive and never reused: known from its
                 // first and last keys, with no object read (`KeyList`).
-                if storage.predicate == nil && storage.sort.isEmpty,
+                if storage.predicate == nil && storage.ordering.isEmpty,
                     let range = try engine(core.path, { try view.consecutiveKeys(table) })
                 {
                     found.keys = KeyList(range)
@@ -110,10 +112,11 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         }
         var keys = found.keys
         var incarnations = found.incarnations
-        if !storage.sort.isEmpty {
-            let order = Self.sortedOrder(
-                keys.count, by: found.sortValues, storage.sort,
-                nullLinksFirst: core.file.bugs.contains(.nullLinksSortFirst))
+        if !storage.ordering.isEmpty {
+            let order = Self.order(
+                keys.count, by: found.sortValues, storage.ordering,
+                nullLinksFirst: core.file.bugs.contains(.nullLinksSortFirst),
+                distinctKeepsLast: core.file.bugs.contains(.distinctKeepsLast))
             keys = KeyList(order.map { keys[$0] })
             if !incarnations.isEmpty { incarnations = order.map { incarnations[$0] } }
         }
@@ -185,7 +188,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         try core.checkAccess()
         guard storage.epoch == core.epoch else { throw Realm.Error.resultsInvalidated }  // Spec V13
         let isCached = storage.cache.withLock { $0?.stamp == core.stamp }
-        guard storage.sort.isEmpty, storage.source.isTable, !isCached else {
+        guard storage.ordering.isEmpty, storage.source.isTable, !isCached else {
             let evaluation = try evaluate()
             guard let table = evaluation.table, !evaluation.keys.isEmpty else { return nil }
             return (table, evaluation.identity(at: 0))
@@ -220,12 +223,15 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         return keys.filter { seen.insert($0).inserted }.sorted { $0.rawValue < $1.rawValue }
     }
 
-    /// The positions of the evaluated elements in sort order.
-    /// `nullLinksFirst` is the seeded bug `nullLinksSortFirst` (a null link sorts as the lowest
-    /// value).
-    private static func sortedOrder(
-        _ count: Int, by values: [[Value?]], _ sort: [SortPath],
-        nullLinksFirst: Bool = false
+    /// The positions of the evaluated elements after `ordering`'s steps, in their order (Spec
+    /// V22): each sort reorders what the steps before it left, stably; each distinct keeps the
+    /// first element of each combination of its key paths' values and drops those a null link
+    /// on the way leaves without a value. `values[i]` holds element i's values of every step's
+    /// paths, step after step. `nullLinksFirst` and `distinctKeepsLast` are the seeded bugs
+    /// `nullLinksSortFirst` (a null link sorts as the lowest value) and `distinctKeepsLast`.
+    private static func order(
+        _ count: Int, by values: [[Value?]], _ ordering: [OrderingStep],
+        nullLinksFirst: Bool = false, distinctKeepsLast: Bool = false
     ) -> [Int] {
         // nil (a null link on the way) sorts after every value, null included: realm-core's
         // sorter puts null links last ascending, first descending (Spec V20).
@@ -234,15 +240,39 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
             guard let y else { return !nullLinksFirst }
             return StoredOrder.sortsBefore(x, y)
         }
-        return (0..<count).sorted { a, b in
-            for (position, descriptor) in sort.enumerated() {
-                let x = values[a][position]
-                let y = values[b][position]
-                if sortsBefore(x, y) { return descriptor.ascending }
-                if sortsBefore(y, x) { return !descriptor.ascending }
+        var order = Array(0..<count)
+        var first = 0  // where the step's values begin in each element's
+        for step in ordering {
+            let paths = step.paths
+            switch step {
+            case .sort:
+                let positions = order.indices.sorted { p, q in
+                    for (offset, descriptor) in paths.enumerated() {
+                        let x = values[order[p]][first + offset]
+                        let y = values[order[q]][first + offset]
+                        if sortsBefore(x, y) { return descriptor.ascending }
+                        if sortsBefore(y, x) { return !descriptor.ascending }
+                    }
+                    return p < q  // stable: the order before this sort breaks ties
+                }
+                order = positions.map { order[$0] }
+            case .distinct:
+                var seen = Set<[Value]>()
+                if distinctKeepsLast { order.reverse() }
+                defer { if distinctKeepsLast { order.reverse() } }
+                order = order.filter { element in
+                    var key: [Value] = []
+                    key.reserveCapacity(paths.count)
+                    for offset in paths.indices {
+                        guard let value = values[element][first + offset] else { return false }
+                        key.append(StoredOrder.distinctKey(value))
+                    }
+                    return seen.insert(key).inserted
+                }
             }
-            return a < b  // stable: the source order breaks ties
+            first += paths.count
         }
+        return order
     }
 
     func element(at index: Int) throws(Realm.Error) -> Element {
@@ -342,7 +372,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
             return Results(
                 storage: Storage(
                     core: storage.core, info: storage.info, source: storage.source,
-                    predicate: predicate, sort: storage.sort, epoch: storage.epoch))
+                    predicate: predicate, ordering: storage.ordering, epoch: storage.epoch))
         }
     }
 
@@ -384,7 +414,8 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         return Results(
             storage: Storage(
                 core: storage.core, info: storage.info, source: storage.source,
-                predicate: storage.predicate, sort: columns, epoch: storage.epoch))
+                predicate: storage.predicate, ordering: storage.ordering.sorting(by: columns),
+                epoch: storage.epoch))
     }
 
     /// The columns a sort key path names (links to follow, then the sorted property), checked
@@ -491,7 +522,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         return Results(
             storage: Storage(
                 core: core, info: storage.info, source: source, predicate: storage.predicate,
-                sort: storage.sort, epoch: core.epoch))
+                ordering: storage.ordering, epoch: core.epoch))
     }
 }
 
@@ -539,16 +570,17 @@ private struct MatchList {
     var keys = KeyList()
     /// Empty while every incarnation met was 0 (a table that never reused a key).
     var incarnations: [Incarnation] = []
-    /// Per match, its values of the sort's key paths (empty without a sort).
+    /// Per match, its values of the ordering's key paths (empty without sorts and distincts).
     var sortValues: [[Value?]] = []
     /// The tables sorting through links reads, read once.
     var tablesByID: [TableID: TableInfo]?
     let reusesKeys: Bool
-    let sort: [SortPath]
+    /// The key paths of every sort and distinct, step after step.
+    let paths: [SortPath]
 
-    init(reusesKeys: Bool, sort: [SortPath]) {
+    init(reusesKeys: Bool, paths: [SortPath]) {
         self.reusesKeys = reusesKeys
-        self.sort = sort
+        self.paths = paths
     }
 
     mutating func append(_ key: ObjectKey, _ row: RowView, view: VersionView) throws {
@@ -560,10 +592,10 @@ private struct MatchList {
             }
             incarnations.append(row.incarnation)
         }
-        if !sort.isEmpty {
+        if !paths.isEmpty {
             var values: [Value?] = []
-            values.reserveCapacity(sort.count)
-            for path in sort { values.append(try path.value(of: row, in: view, tables: &tablesByID)) }
+            values.reserveCapacity(paths.count)
+            for path in paths { values.append(try path.value(of: row, in: view, tables: &tablesByID)) }
             sortValues.append(values)
         }
     }

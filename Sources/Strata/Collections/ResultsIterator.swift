@@ -32,7 +32,7 @@ public struct ResultsIterator<Element: Object>: IteratorProtocol {
         }
         let cursor = ResultsCursor(
             core: storage.core, info: storage.info, table: table, evaluation: evaluation, stamp: stamp,
-            epoch: storage.epoch, keyOrdered: storage.sort.isEmpty && storage.source.isTable)
+            epoch: storage.epoch, keyOrdered: storage.ordering.isEmpty && storage.source.isTable)
         self.cursor = cursor
         unretainedCursor = Unmanaged.passUnretained(cursor)
     }

@@ -70,3 +70,35 @@ struct SortPath: Sendable {
         return value
     }
 }
+
+/// One step of how Results order their objects, kept in the order the calls asked for them
+/// (realm-core's `DescriptorOrdering`; Spec V22).
+enum OrderingStep: Sendable {
+    /// `sorted(by:)`: by these key paths, the first deciding first.
+    case sort([SortPath])
+    /// `distinct(by:)`: the first object of each combination of these key paths' values.
+    case distinct([SortPath])
+
+    var isDistinct: Bool {
+        if case .distinct = self { return true }
+        return false
+    }
+
+    /// The key paths whose values the step reads.
+    var paths: [SortPath] {
+        switch self {
+        case .sort(let paths), .distinct(let paths): return paths
+        }
+    }
+}
+
+extension [OrderingStep] {
+    /// The ordering with a sort by `paths` added: it replaces a sort that was the last step
+    /// (`sorted(by:)` again re-sorts), and comes after a distinct.
+    func sorting(by paths: [SortPath]) -> [OrderingStep] {
+        var steps = self
+        if case .sort = steps.last { steps.removeLast() }
+        if !paths.isEmpty { steps.append(.sort(paths)) }
+        return steps
+    }
+}

@@ -2,10 +2,10 @@ import Foundation
 import StrataStorage
 
 /// `min`, `max`, `sum` and `average` of one property over stored values (Spec V21): computed
-/// from the rows as stored, no object is made. Nulls are skipped; `min`, `max` and `average`
-/// of no value are nil, `sum` of no value is zero. Integers sum in 64 bits, wrapping as
-/// realm-core's int64 sums do; an average is the sum divided by the count of values, as a
-/// double. `min` and `max` apply to integers, floats, doubles and dates, `sum` and `average`
+/// from the rows as stored, no object is made. Nulls and NaN are skipped; `min`, `max` and
+/// `average` of no value are nil, `sum` of no value is zero. Integers sum in 64 bits, wrapping
+/// as realm-core's int64 sums do; an average adds the values as doubles (it never wraps) and
+/// divides by their count. `min` and `max` apply to integers, floats, doubles and dates, `sum` and `average`
 /// to integers, floats and doubles.
 package enum AggregateFunction: String, Sendable, CaseIterable {
     case min, max, sum, average
@@ -40,29 +40,20 @@ struct StoredAggregator {
 
     mutating func add(_ value: Value) {
         switch value {
-        case .null:
-            if countsNulls { count += 1 }
-            return
         case .int(let number):
-            integerSum &+= number
-            doubleSum += Double(number)
-        case .double(let number):
+            add(integer: number)
+        case .double(let number) where !number.isNaN:
+            // realm-core's aggregates skip NaN as they skip null.
             doubleSum += number
+            count += 1
+            keep(value)
         case .timestamp:
-            break
+            count += 1
+            keep(value)
+        case .null, .double:
+            if countsNulls { count += 1 }
         default:
             return  // not a value of an aggregatable column: a damaged row reads as no value
-        }
-        count += 1
-        switch function {
-        case .min:
-            if let current = best, !StoredOrder.sortsBefore(value, current) { return }
-            best = value
-        case .max:
-            if let current = best, !StoredOrder.sortsBefore(current, value) { return }
-            best = value
-        case .sum, .average:
-            break
         }
     }
 
@@ -74,7 +65,7 @@ struct StoredAggregator {
             return
         }
         integerSum &+= number
-        doubleSum += Double(number)
+        doubleSum += Double(number)  // the average's sum: realm-core adds integers as doubles
         count += 1
         switch function {
         case .min:
@@ -83,6 +74,20 @@ struct StoredAggregator {
         case .max:
             if case .int(let current)? = best, current >= number { return }
             best = .int(number)
+        case .sum, .average:
+            break
+        }
+    }
+
+    /// Keeps `value` as the answer of `min` or `max` when it is beyond the one kept.
+    private mutating func keep(_ value: Value) {
+        switch function {
+        case .min:
+            if let current = best, !StoredOrder.sortsBefore(value, current) { return }
+            best = value
+        case .max:
+            if let current = best, !StoredOrder.sortsBefore(current, value) { return }
+            best = value
         case .sum, .average:
             break
         }
@@ -97,8 +102,7 @@ struct StoredAggregator {
             return type == .int ? .int(integerSum) : .double(doubleSum)
         case .average:
             guard count > 0 else { return nil }
-            let sum = type == .int ? Double(integerSum) : doubleSum
-            return .double(sum / Double(count))
+            return .double(doubleSum / Double(count))
         }
     }
 
@@ -113,14 +117,13 @@ struct StoredAggregator {
     }
 }
 
-/// `value` as the caller's type `T`, as RealmSwift converts an aggregate's NSNumber or NSDate.
-/// - Throws: when `T` cannot hold it (a date asked for as an Int, an average beyond Int8).
+/// `value` as the caller's type `T`, as RealmSwift's `staticBridgeCast` converts an
+/// aggregate's NSNumber or NSDate (`_HasPersistedType._strataAggregated`).
+/// - Throws: Realm's "Could not convert value '2.5' to type 'Int'." when `T` cannot hold it.
 func aggregateAnswer<T: _HasPersistedType>(_ value: _AggregateValue, _ function: AggregateFunction)
     throws(Realm.Error) -> T
 {
-    guard let answer = T._strataAggregated(value) else {
-        throw Realm.Error.aggregateAnswer(function, value, as: T.self)
-    }
+    guard let answer = T._strataAggregated(value) else { throw Realm.Error.aggregateAnswer(value, as: T.self) }
     return answer
 }
 
@@ -140,11 +143,10 @@ extension Realm.Error {
             "Operation '\(function.rawValue)' not supported for \(kind) \(shape) '\(className).\(property.name)'")
     }
 
-    /// An aggregate whose answer the caller's type cannot hold (a sum asked for as a Date).
-    static func aggregateAnswer(_ function: AggregateFunction, _ value: _AggregateValue, as type: Any.Type)
-        -> Realm.Error
-    {
-        misuse("The \(function.rawValue) \(value) cannot be represented as \(type)")
+    /// RealmSwift's `staticBridgeCast`: an aggregate whose answer the caller's type cannot
+    /// hold (an average of 2.5 asked for as an Int, a date as a Double).
+    static func aggregateAnswer(_ value: _AggregateValue, as type: Any.Type) -> Realm.Error {
+        misuse("Could not convert value '\(value)' to type '\(type)'.")
     }
 }
 

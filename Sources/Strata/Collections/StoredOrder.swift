@@ -27,6 +27,13 @@ enum StoredOrder {
         return compare(a, b) == 0
     }
 
+    /// A value as `distinct` tells values apart, as realm-core compares them: strings by their
+    /// UTF-8 bytes (Spec W26), so canonically equivalent spellings stay distinct.
+    static func distinctKey(_ value: Value) -> Value {
+        if case .string(let text) = value { return .binary(Array(text.utf8)) }
+        return value
+    }
+
     /// The sort order: nulls first, then by `compare`, then incomparable kinds by kind.
     static func sortsBefore(_ a: Value, _ b: Value) -> Bool {
         switch (a, b) {

@@ -8,7 +8,7 @@ public struct _ThreadSafeHandle: Sendable {
         case list(owner: StoredObject, column: Int)
         case results(
             className: String, owner: (object: StoredObject, column: Int)?,
-            predicate: Predicate?, sort: [SortPath])
+            predicate: Predicate?, ordering: [OrderingStep])
     }
 
     /// The object a reference names: its class, its identity (the key alone would name a
@@ -239,13 +239,13 @@ extension Results: ThreadConfined {
         return _ThreadSafeHandle(
             target: .results(
                 className: storage.info.className, owner: owner, predicate: storage.predicate,
-                sort: storage.sort),
+                ordering: storage.ordering),
             fileKey: core.configuration.fileKey, configuration: core.configuration,
             source: try core.makeReferenceSource(pinning: .results))
     }
 
     public static func _resolve(_ handle: _ThreadSafeHandle, in realm: Realm) throws(Realm.Error) -> Results<Element>? {
-        guard case .results(let className, let owner, let predicate, let sort) = handle.target else { return nil }
+        guard case .results(let className, let owner, let predicate, let ordering) = handle.target else { return nil }
         let core = realm.core
         let info = try core.classInfo(Element.self)
         guard info.className == className else { return nil }
@@ -257,7 +257,7 @@ extension Results: ThreadConfined {
             }
             source = .list(binding)
         }
-        return Results(core: core, info: info, source: source, predicate: predicate, sort: sort)
+        return Results(core: core, info: info, source: source, predicate: predicate, ordering: ordering)
     }
 }
 

@@ -89,6 +89,8 @@ package struct APISeededBugs: OptionSet, Sendable, Hashable {
     package static let firstSkipsFirstMatch = APISeededBugs(rawValue: 1 << 53)
     /// An average divides by every element, nulls included, not by the values it summed (V21).
     package static let averageCountsNulls = APISeededBugs(rawValue: 1 << 54)
+    /// A distinct keeps the last object of each group instead of the first (V22).
+    package static let distinctKeepsLast = APISeededBugs(rawValue: 1 << 55)
 
     /// Every bug of the layer: the bits a harness's raw value gives this layer.
     package static let all: APISeededBugs = [
@@ -98,6 +100,6 @@ package struct APISeededBugs: OptionSet, Sendable, Hashable {
         .completionBeforeDurable, .asyncBlocksOutOfOrder, .cancelledBlockStillRuns, .objectReferenceDoesNotPin,
         .unfinishedAsyncBlockCommits, .releasedWriterNotHeld, .invalidateDefersCompletions,
         .writeCopyIgnoresOpenWrite, .skipAcceptsForeignTokens, .nullLinksSortFirst, .iteratorReusesHeldObject,
-        .firstSkipsFirstMatch, .averageCountsNulls,
+        .firstSkipsFirstMatch, .averageCountsNulls, .distinctKeepsLast,
     ]
 }

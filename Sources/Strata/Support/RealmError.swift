@@ -230,6 +230,11 @@ extension Realm.Error {
     static func cannotSort(keyPath: String, _ why: String) -> Realm.Error {
         misuse("Cannot sort on key path '\(keyPath)': \(why).")
     }
+    /// RLMResults' `distinctResultsUsingKeyPaths:`: a key path with a collection operator
+    /// (realm-core's own checks then answer as for a sort, `cannotSort`).
+    static func cannotDistinct(keyPath: String) -> Realm.Error {
+        misuse("Cannot distinct on keypath '\(keyPath)': KVC collection operators are not supported.")
+    }
     static func typeNotManaged(_ name: String) -> Realm.Error {
         misuse(
             "Object type '\(name)' is not managed by the Realm. If using a custom `objectClasses` / `objectTypes` "

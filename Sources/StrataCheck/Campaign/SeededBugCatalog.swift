@@ -179,6 +179,9 @@ public enum SeededBugCatalog {
         SeededBug(
             name: "averageCountsNulls", bug: .api(.averageCountsNulls), layer: "API: aggregates", rules: ["V21"],
             summary: "an average divides by every element, nulls included"),
+        SeededBug(
+            name: "distinctKeepsLast", bug: .api(.distinctKeepsLast), layer: "API: distinct", rules: ["V22"],
+            summary: "a distinct keeps the last object of each group, not the first"),
     ]
 
     public static func named(_ name: String) -> SeededBug? { all.first { $0.name == name } }

@@ -427,17 +427,22 @@ final class EngineSide: @unchecked Sendable {
             shaped = shaped.where { $0.value == equal }  // Spec W26: Item's and Linker's value is indexed
         }
         switch query.sort {
-        case .sourceOrder: return shaped
+        case .sourceOrder: break
         case .value:
-            return shaped.sorted(by: [
+            shaped = shaped.sorted(by: [
                 SortDescriptor(keyPath: "value", ascending: true),
                 SortDescriptor(keyPath: "primaryKey", ascending: true),
             ])
         case .linkValue(let ascending):
-            return try shaped._sorted(by: [
+            shaped = try shaped._sorted(by: [
                 SortDescriptor(keyPath: "link.value", ascending: ascending),
                 SortDescriptor(keyPath: "primaryKey", ascending: true),
             ])
+        }
+        switch query.distinct {
+        case nil: return shaped
+        case .value?: return try shaped._distinct(by: ["value"])  // Spec V22
+        case .linkValue?: return try shaped._distinct(by: ["link.value"])
         }
     }
 

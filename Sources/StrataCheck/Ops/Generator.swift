@@ -123,8 +123,15 @@ struct Generator {
             // Generation 8 (Spec W26): one query in three an equality on `value`, indexed for
             // Item and Linker; drawn last, so older streams mean what they meant.
             let equal: Int? = swarm.generation >= 8 && stream.chance(33) ? stream.draw(8) : nil
+            // Generation 9 (Spec V22): one query in four distinct by `value`, or for Linkers
+            // now and then by `link.value` (null links left out); drawn last as well.
+            var distinct: DistinctKey?
+            if swarm.generation >= 9, stream.chance(25) {
+                distinct = type == "Linker" && swarm.links && stream.chance(50) ? .linkValue : .value
+            }
             return .objects(
-                realm, Query(source: .table(type), minimumValue: minimum, equalValue: equal, sort: sort),
+                realm,
+                Query(source: .table(type), minimumValue: minimum, equalValue: equal, sort: sort, distinct: distinct),
                 as: allocateHandle())
         case .read:
             if swarm.links, let sorted = linkSortedResults(own, model: model, stream: &stream) {

@@ -35,6 +35,11 @@ enum StepText {
             case .value: text += " sorted by value"
             case .linkValue(let ascending): text += " sorted by link.value\(ascending ? "" : " descending")"
             }
+            switch query.distinct {
+            case nil: break
+            case .value?: text += " distinct by value"
+            case .linkValue?: text += " distinct by link.value"
+            }
             return text + ") -> \(handle)"
         case .objectForPrimaryKey(let id, let type, let key, let handle):
             return "object(\(id), \(type) \(key)) -> \(handle)"

@@ -47,7 +47,7 @@ public struct CheckStatistics: Sendable, Hashable {
     public var pendingGroupPowerLosses = 0
     /// Durable versions verified before a held group sync was let go (Spec D10).
     public var durableImageChecks = 0
-    /// Ends of a run that waited a let-go group sync out (`GroupSyncGate.idleTimeoutCount`):
+    /// Waits of a run (its crashes, settles and end) that ran a let-go group sync out (`GroupSyncGate.idleTimeoutCount`):
     /// a run must end at once, so this stays 0.
     public var groupSyncWaitsTimedOut = 0
     /// Settles (`Runner.settleAllThreads`) whose ending of the write lock's holder came back

@@ -204,7 +204,7 @@ extension ScriptRenderer {
     /// order with ties by primary key, or the table's primary-key order.
     private func objects(realm: RealmID, type: String, query: StrataModel.Query, id: HandleID) -> [String] {
         let table = "try s.realm(\(realm.rawValue))._objects(\(type).self)"
-        if query.minimumValue == nil && query.equalValue == nil && query.sort == .sourceOrder {
+        if query.minimumValue == nil && query.equalValue == nil && query.sort == .sourceOrder && query.distinct == nil {
             return ["s.keep(\(table), as: \(id.rawValue))"]
         }
         var lines = ["var results = \(table)"]
@@ -225,6 +225,11 @@ extension ScriptRenderer {
                 "results = try results._sorted(by: [SortDescriptor(keyPath: \"link.value\", ascending: \(ascending)),")
             lines.append(
                 "                                   SortDescriptor(keyPath: \"primaryKey\", ascending: true)])")
+        }
+        switch query.distinct {
+        case nil: break
+        case .value?: lines.append("results = try results._distinct(by: [\"value\"])")
+        case .linkValue?: lines.append("results = try results._distinct(by: [\"link.value\"])")
         }
         return lines + ["return s.keep(results, as: \(id.rawValue))"]
     }

@@ -79,6 +79,7 @@ extension RealmParityCollections.RealmCollectionTypeTests {
         #expect(collection.min(ofProperty: "doubleCol") as Double? == 1.11)
         #expect(collection.min(ofProperty: "doubleCol") as NSNumber? == 1.11)
         #expect(collection.min(ofProperty: "dateCol") as Date? == Date(timeIntervalSince1970: 1))
+        #expect(collection.min(ofProperty: "dateCol") as NSDate? == NSDate(timeIntervalSince1970: 1))
         let missing = try #require(collection.pcThrowingMin(ofProperty: "noSuchCol"))
         #expect(missing.message.contains("Invalid property name"), "\(missing)")
         // ArrayPropertyTests.testMin: "min.*bool".
@@ -108,6 +109,7 @@ extension RealmParityCollections.RealmCollectionTypeTests {
         #expect(collection.max(ofProperty: "floatCol") as Float? == 2.2)
         #expect(collection.max(ofProperty: "doubleCol") as Double? == 2.22)
         #expect(collection.max(ofProperty: "dateCol") as Date? == Date(timeIntervalSince1970: 2))
+        #expect(collection.max(ofProperty: "dateCol") as NSDate? == NSDate(timeIntervalSince1970: 2))
     }
 
     @Test("max(of:) with Swift key paths", arguments: PCVariant.allCases)
