@@ -38,7 +38,9 @@ final class DistinctOwner: Object {
         return realm
     }
 
-    @Test("Spec V22: a sort then a distinct keeps each group's first in sorted order; the reverse sorts what was kept")
+    @Test(
+        "Spec V22: a sort then a distinct keeps each group's first in sorted order; the reverse sorts what was kept; sorts merge"
+    )
     func sortsAndDistinctsApplyInOrder() throws {
         let realm = try Self.realm()
         let all = realm.objects(DistinctSample.self)
@@ -48,8 +50,10 @@ final class DistinctOwner: Object {
         #expect(all.sorted(byKeyPath: "rank").distinct(by: ["group"]).map(\.id) == [4, 2, 3])
         // Distinct first (ids 1, 3, 4), then sorted by rank descending.
         #expect(all.distinct(by: ["group"]).sorted(byKeyPath: "rank", ascending: false).map(\.id) == [1, 3, 4])
-        // A sort right after a sort replaces it.
-        #expect(all.sorted(byKeyPath: "rank").sorted(byKeyPath: "id", ascending: false).map(\.id) == [5, 4, 3, 2, 1])
+        // A sort right after a sort is merged in front of it: the earlier one breaks its ties
+        // (group: 1, 1, nil, 2, nil; by group, then by rank descending within a group).
+        #expect(
+            all.sorted(byKeyPath: "rank", ascending: false).sorted(byKeyPath: "group").map(\.id) == [5, 3, 1, 2, 4])
         // Two distincts: each narrows what the one before left.
         #expect(all.distinct(by: ["group"]).distinct(by: ["name"]).map(\.id) == [1, 3])
     }

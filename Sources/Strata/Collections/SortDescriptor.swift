@@ -93,12 +93,17 @@ enum OrderingStep: Sendable {
 }
 
 extension [OrderingStep] {
-    /// The ordering with a sort by `paths` added: it replaces a sort that was the last step
-    /// (`sorted(by:)` again re-sorts), and comes after a distinct.
+    /// The ordering with a sort by `paths` added, as realm-core's `DescriptorOrdering::append_sort`
+    /// adds it: merged in front of a sort that was the last step (the new key paths decide
+    /// first, the earlier ones break their ties), else a step of its own after a distinct.
     func sorting(by paths: [SortPath]) -> [OrderingStep] {
+        guard !paths.isEmpty else { return self }
         var steps = self
-        if case .sort = steps.last { steps.removeLast() }
-        if !paths.isEmpty { steps.append(.sort(paths)) }
+        if case .sort(let earlier) = steps.last {
+            steps[steps.count - 1] = .sort(paths + earlier)
+        } else {
+            steps.append(.sort(paths))
+        }
         return steps
     }
 }
