@@ -55,16 +55,21 @@ public struct Query: Hashable, Sendable {
     public var sort: SortKey
     /// Generation 9: `distinct(by:)` after the sort (Spec V22).
     public var distinct: DistinctKey?
+    /// Generation 10 (Spec V23): which of the equivalent predicate formats the engine side
+    /// spells the filter in (`filter("3 <= value")`, ...); nil for the typed `where`. The
+    /// model reads none of it: a format and the typed query are one query.
+    public var formatSpelling: UInt8?
 
     public init(
         source: QuerySource, minimumValue: Int? = nil, equalValue: Int? = nil, sort: SortKey = .sourceOrder,
-        distinct: DistinctKey? = nil
+        distinct: DistinctKey? = nil, formatSpelling: UInt8? = nil
     ) {
         self.source = source
         self.minimumValue = minimumValue
         self.equalValue = equalValue
         self.sort = sort
         self.distinct = distinct
+        self.formatSpelling = formatSpelling
     }
 
     public static func all(_ type: String) -> Query { Query(source: .table(type)) }

@@ -4,17 +4,25 @@ import StrataStorage
 /// A predicate over the stored columns of one class.
 indirect enum Predicate: Sendable {
     enum Comparison: Sendable { case equal, notEqual, less, lessOrEqual, greater, greaterOrEqual }
-    enum StringTest: Sendable { case contains, beginsWith, endsWith, equal }
+    enum StringTest: Sendable { case contains, beginsWith, endsWith, equal, like }
 
+    /// TRUEPREDICATE or FALSEPREDICATE (and an empty IN of a folded string test).
+    case always(Bool)
     case compare(column: Int, Comparison, Value)
-    case string(column: Int, StringTest, String, caseInsensitive: Bool)
+    /// Two properties of the object compared with each other.
+    case columns(Int, Comparison, Int)
+    case string(column: Int, StringTest, String, folding: StringOptions)
     case isIn(column: Int, [Value])
+    /// The number of elements of a List property (`list.@count`) against a number.
+    case count(column: Int, Comparison, Value)
     case and(Predicate, Predicate)
     case or(Predicate, Predicate)
     case not(Predicate)
 
     func matches(_ row: RowView) throws -> Bool {
         switch self {
+        case .always(let value):
+            return value
         case .compare(let column, let comparison, let constant):
             // An integer against an integer constant, read in place: no value is decoded.
             if case .int(let bound) = constant, let stored = try row.int(at: column) {
@@ -22,22 +30,29 @@ indirect enum Predicate: Sendable {
             }
             let value = column < row.columnCount ? try row.value(at: column) : .null
             return Predicate.evaluate(value, comparison, constant)
-        case .string(let column, let test, let needle, let caseInsensitive):
-            guard column < row.columnCount, case .string(var text) = try row.value(at: column) else { return false }
-            var pattern = needle
-            if caseInsensitive {
-                text = text.lowercased()
-                pattern = pattern.lowercased()
-            }
+        case .columns(let left, let comparison, let right):
+            let a = left < row.columnCount ? try row.value(at: left) : .null
+            let b = right < row.columnCount ? try row.value(at: right) : .null
+            return Predicate.evaluate(a, comparison, b)
+        case .string(let column, let test, let needle, let folding):
+            guard column < row.columnCount, case .string(let stored) = try row.value(at: column) else { return false }
+            let text = StringMatching.folded(stored, folding)
+            let pattern = StringMatching.folded(needle, folding)
             switch test {
             case .contains: return pattern.isEmpty || text.contains(pattern)
             case .beginsWith: return text.hasPrefix(pattern)
             case .endsWith: return text.hasSuffix(pattern)
+            case .like: return StringMatching.like(text, pattern)
             case .equal:
                 // Spec W26: bytes, as realm-core compares strings (and as the index finds them);
                 // Swift's == would also match a canonically equivalent spelling.
-                return caseInsensitive ? text == pattern : text.utf8.elementsEqual(pattern.utf8)
+                return folding.isEmpty ? text.utf8.elementsEqual(pattern.utf8) : text == pattern
             }
+        case .count(let column, let comparison, let constant):
+            // A List never written holds nothing.
+            var count = 0
+            if column < row.columnCount, case .list(let elements) = try row.value(at: column) { count = elements.count }
+            return Predicate.evaluate(.int(Int64(count)), comparison, constant)
         case .isIn(let column, let values):
             let value = column < row.columnCount ? try row.value(at: column) : .null
             return values.contains { StoredOrder.equal(value, $0) }
@@ -73,7 +88,8 @@ indirect enum Predicate: Sendable {
             return (column, [constant])
         case .isIn(let column, let constants) where usable(column, constants):
             return (column, constants)
-        case .string(let column, .equal, let text, caseInsensitive: false) where usable(column, [.string(text)]):
+        case .string(let column, .equal, let text, let folding)
+        where folding.isEmpty && usable(column, [.string(text)]):
             return (column, [.string(text)])
         case .and(let left, let right):
             return left.indexedEquality(indexedColumns, schema: schema)
@@ -96,7 +112,7 @@ indirect enum Predicate: Sendable {
         }
     }
 
-    private static func evaluate(_ value: Value, _ comparison: Comparison, _ constant: Value) -> Bool {
+    fileprivate static func evaluate(_ value: Value, _ comparison: Comparison, _ constant: Value) -> Bool {
         switch comparison {
         case .equal: return StoredOrder.equal(value, constant)
         case .notEqual: return !StoredOrder.equal(value, constant)
@@ -115,6 +131,49 @@ public struct StringOptions: OptionSet, Sendable {
     public init(rawValue: Int) { self.rawValue = rawValue }
     /// Compare letters ignoring case.
     public static let caseInsensitive = StringOptions(rawValue: 1)
+    /// Compare letters ignoring diacritics (`é` matches `e`).
+    public static let diacriticInsensitive = StringOptions(rawValue: 2)
+}
+
+/// How string tests fold and match text.
+enum StringMatching {
+    /// `text` with the case and diacritics `folding` ignores taken out.
+    static func folded(_ text: String, _ folding: StringOptions) -> String {
+        if folding.isEmpty { return text }
+        var options: String.CompareOptions = []
+        if folding.contains(.caseInsensitive) { options.insert(.caseInsensitive) }
+        if folding.contains(.diacriticInsensitive) { options.insert(.diacriticInsensitive) }
+        return text.folding(options: options, locale: nil)
+    }
+
+    /// LIKE: `*` matches any run of characters, `?` any one character, everything else itself.
+    static func like(_ text: String, _ pattern: String) -> Bool {
+        let text = Array(text)
+        let pattern = Array(pattern)
+        // The classic greedy matcher with one backtrack point: the last `*` seen.
+        var t = 0
+        var p = 0
+        var star: Int?
+        var resume = 0
+        while t < text.count {
+            if p < pattern.count, pattern[p] == "?" || (pattern[p] != "*" && pattern[p] == text[t]) {
+                t += 1
+                p += 1
+            } else if p < pattern.count, pattern[p] == "*" {
+                star = p
+                resume = t
+                p += 1
+            } else if let star {
+                p = star + 1
+                resume += 1
+                t = resume
+            } else {
+                return false
+            }
+        }
+        while p < pattern.count, pattern[p] == "*" { p += 1 }
+        return p == pattern.count
+    }
 }
 
 /// A query expression, built in a `where` closure:
@@ -239,26 +298,33 @@ extension Query where T: _QueryString {
     /// Whether the string contains `other`.
     public func contains(_ other: String, options: StringOptions = []) -> Query<Bool> {
         Query<Bool>(
-            .predicate(.string(column: column, .contains, other, caseInsensitive: options.contains(.caseInsensitive))))
+            .predicate(.string(column: column, .contains, other, folding: options)))
     }
 
     /// Whether the string begins with `other`.
     public func starts(with other: String, options: StringOptions = []) -> Query<Bool> {
         Query<Bool>(
-            .predicate(.string(column: column, .beginsWith, other, caseInsensitive: options.contains(.caseInsensitive)))
+            .predicate(.string(column: column, .beginsWith, other, folding: options))
         )
     }
 
     /// Whether the string ends with `other`.
     public func ends(with other: String, options: StringOptions = []) -> Query<Bool> {
         Query<Bool>(
-            .predicate(.string(column: column, .endsWith, other, caseInsensitive: options.contains(.caseInsensitive))))
+            .predicate(.string(column: column, .endsWith, other, folding: options)))
+    }
+
+    /// Whether the string matches the wildcard pattern `pattern`: `*` stands for any run of
+    /// characters and `?` for any one (the predicate format's LIKE).
+    public func like(_ pattern: String, caseInsensitive: Bool = false) -> Query<Bool> {
+        Query<Bool>(
+            .predicate(.string(column: column, .like, pattern, folding: caseInsensitive ? .caseInsensitive : [])))
     }
 
     /// Whether the string equals `other` under `options`.
     public func equals(_ other: String, options: StringOptions = []) -> Query<Bool> {
         Query<Bool>(
-            .predicate(.string(column: column, .equal, other, caseInsensitive: options.contains(.caseInsensitive))))
+            .predicate(.string(column: column, .equal, other, folding: options)))
     }
 }
 

@@ -473,12 +473,14 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     /// The index of `object` in the Results, if it is there.
     /// - Complexity: O(n).
     public func index(of object: Element) -> Int? {
-        trapping { () throws(Realm.Error) -> Int? in
-            let evaluation = try evaluate()
-            guard let accessor = object._accessor, accessor.core === storage.core else { return nil }
-            // Spec W12: the key must hold that very object.
-            return evaluation.keys.indices.first { evaluation.identity(at: $0) == accessor.identity }
-        }
+        trapping { () throws(Realm.Error) -> Int? in try _index(of: object) }
+    }
+
+    package func _index(of object: Element) throws(Realm.Error) -> Int? {
+        let evaluation = try evaluate()
+        guard let accessor = object._accessor, accessor.core === storage.core else { return nil }
+        // Spec W12: the key must hold that very object.
+        return evaluation.keys.indices.first { evaluation.identity(at: $0) == accessor.identity }
     }
 
     // MARK: freeze and thaw (Spec F)

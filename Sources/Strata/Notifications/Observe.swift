@@ -17,7 +17,7 @@ extension RealmCore {
     /// A token whose invalidation drops its observer on this realm's scheduler.
     func makeNotifierToken() -> NotificationToken {
         let listener = self.listener
-        return NotificationToken { listener?.schedulePrune() }
+        return NotificationToken { explicit in listener?.schedulePrune(now: explicit) }
     }
 }
 

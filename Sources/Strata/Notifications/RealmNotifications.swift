@@ -47,7 +47,7 @@ extension Realm {
 public final class NotificationToken: Sendable {
     let subscription: Subscription
 
-    init(cleanup: (@Sendable () -> Void)? = nil) { subscription = Subscription(cleanup: cleanup) }
+    init(cleanup: (@Sendable (_ explicit: Bool) -> Void)? = nil) { subscription = Subscription(cleanup: cleanup) }
 
     /// Spec N23: a token for an observation that was never registered (asked for in a
     /// cancelled task, or whose value could not be resolved): already invalidated.
@@ -57,7 +57,7 @@ public final class NotificationToken: Sendable {
         return token
     }
 
-    deinit { subscription.invalidate() }  // Spec N2: released, the observation ends
+    deinit { subscription.invalidate(explicit: false) }  // Spec N2: released, the observation ends
 
     /// Stops the observation. Safe from any thread, also inside the callback. Once it returns
     /// the callback is not running and never runs again (a callback under way on another
@@ -88,26 +88,27 @@ final class Subscription: Sendable {
 
     private let invalidated = Atomic<Bool>(false)
     /// Run once by the first `invalidate()`: asks the realm to drop the observer (which holds
-    /// the realm) on the realm's own scheduler; and the owner.
-    private let state: Mutex<(cleanup: (@Sendable () -> Void)?, owner: Owner)>
+    /// the realm) on the realm's own scheduler; and the owner. Its argument says whether the
+    /// invalidation was asked for (else the token's `deinit`, maybe on an exiting thread).
+    private let state: Mutex<(cleanup: (@Sendable (_ explicit: Bool) -> Void)?, owner: Owner)>
     /// The thread running this subscription's callback (0: none), so that an `invalidate()`
     /// from another thread waits for that callback to return (Spec N2, C13).
     private let callback = CallbackGate()
 
-    init(cleanup: (@Sendable () -> Void)?) { state = Mutex((cleanup, .none)) }
+    init(cleanup: (@Sendable (_ explicit: Bool) -> Void)?) { state = Mutex((cleanup, .none)) }
 
     fileprivate func markNeverLive() { invalidated.store(true, ordering: .releasing) }
 
     var isInvalidated: Bool { invalidated.load(ordering: .acquiring) }
 
     @discardableResult
-    func invalidate() -> Bool {
+    func invalidate(explicit: Bool = true) -> Bool {
         let wasLive = !invalidated.exchange(true, ordering: .acquiringAndReleasing)
-        let work = state.withLock { state -> (@Sendable () -> Void)? in
+        let work = state.withLock { state -> (@Sendable (_ explicit: Bool) -> Void)? in
             defer { state.cleanup = nil }
             return state.cleanup
         }
-        work?()
+        work?(explicit)
         waitForCallbackElsewhere()
         return wasLive
     }
@@ -132,9 +133,9 @@ final class Subscription: Sendable {
         let already = state.withLock { state -> Bool in
             if isInvalidated { return true }
             let earlier = state.cleanup
-            state.cleanup = {
-                earlier?()
-                inner.invalidate()
+            state.cleanup = { explicit in
+                earlier?(explicit)
+                inner.subscription.invalidate(explicit: explicit)
             }
             state.owner = .forwarded(inner)
             return false

@@ -238,13 +238,20 @@ final class CommitListener: Sendable {
     }
 
     /// Drops the realm's invalidated observers on its own scheduler (a token is invalidated
-    /// from any thread; the observer list is confined).
-    /// Asked by a token's invalidation, also from its `deinit` on a thread that may be
-    /// exiting: the scheduling itself happens on the teardown thread (`TeardownThread`).
-    func schedulePrune() {
+    /// from any thread; the observer list is confined). An `invalidate()` schedules the prune
+    /// at once, so it comes before anything the realm's scheduler is asked to run later (the
+    /// observer holds its realm until the prune: a realm released after the invalidation then
+    /// ends at its release, not at a moment nothing orders). A token's `deinit` may run on a
+    /// thread that is exiting, where scheduling is unsafe: that prune is scheduled from the
+    /// teardown thread (`TeardownThread`).
+    func schedulePrune(now: Bool) {
         let target = self.target
         let scheduler = self.scheduler
-        TeardownThread.shared.run { scheduler.perform { target.core?.pruneNotifiers() } }
+        if now {
+            scheduler.perform { target.core?.pruneNotifiers() }
+        } else {
+            TeardownThread.shared.run { scheduler.perform { target.core?.pruneNotifiers() } }
+        }
     }
 }
 

@@ -91,6 +91,9 @@ package struct APISeededBugs: OptionSet, Sendable, Hashable {
     package static let averageCountsNulls = APISeededBugs(rawValue: 1 << 54)
     /// A distinct keeps the last object of each group instead of the first (V22).
     package static let distinctKeepsLast = APISeededBugs(rawValue: 1 << 55)
+    /// A predicate format with the constant on the left keeps its operator instead of
+    /// mirroring it: `3 <= value` is read as `value <= 3` (V23).
+    package static let predicateMirrorsWrongly = APISeededBugs(rawValue: 1 << 56)
 
     /// Every bug of the layer: the bits a harness's raw value gives this layer.
     package static let all: APISeededBugs = [
@@ -100,6 +103,6 @@ package struct APISeededBugs: OptionSet, Sendable, Hashable {
         .completionBeforeDurable, .asyncBlocksOutOfOrder, .cancelledBlockStillRuns, .objectReferenceDoesNotPin,
         .unfinishedAsyncBlockCommits, .releasedWriterNotHeld, .invalidateDefersCompletions,
         .writeCopyIgnoresOpenWrite, .skipAcceptsForeignTokens, .nullLinksSortFirst, .iteratorReusesHeldObject,
-        .firstSkipsFirstMatch, .averageCountsNulls, .distinctKeepsLast,
+        .firstSkipsFirstMatch, .averageCountsNulls, .distinctKeepsLast, .predicateMirrorsWrongly,
     ]
 }

@@ -182,6 +182,11 @@ public enum SeededBugCatalog {
         SeededBug(
             name: "distinctKeepsLast", bug: .api(.distinctKeepsLast), layer: "API: distinct", rules: ["V22"],
             summary: "a distinct keeps the last object of each group, not the first"),
+        // Generation 10: filters spelled as predicate formats.
+        SeededBug(
+            name: "predicateMirrorsWrongly", bug: .api(.predicateMirrorsWrongly), layer: "API: predicate formats",
+            rules: ["V23"],
+            summary: "a format's constant on the left keeps its operator: '3 <= value' is read as 'value <= 3'"),
     ]
 
     public static func named(_ name: String) -> SeededBug? { all.first { $0.name == name } }

@@ -420,11 +420,16 @@ final class EngineSide: @unchecked Sendable {
         throws(Realm.Error) -> Results<T>
     {
         var shaped = results
-        if let minimum = query.minimumValue {
-            shaped = shaped.where { $0.value >= minimum }
-        }
-        if let equal = query.equalValue {
-            shaped = shaped.where { $0.value == equal }  // Spec W26: Item's and Linker's value is indexed
+        if let format = FilterFormat(query) {
+            // Generation 10 (Spec V23): the same filter in a predicate format.
+            shaped = try shaped._filter(format.format, arguments: format.arguments.map(\.value))
+        } else {
+            if let minimum = query.minimumValue {
+                shaped = shaped.where { $0.value >= minimum }
+            }
+            if let equal = query.equalValue {
+                shaped = shaped.where { $0.value == equal }  // Spec W26: Item's and Linker's value is indexed
+            }
         }
         switch query.sort {
         case .sourceOrder: break

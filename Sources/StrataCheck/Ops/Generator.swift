@@ -129,9 +129,17 @@ struct Generator {
             if swarm.generation >= 9, stream.chance(25) {
                 distinct = type == "Linker" && swarm.links && stream.chance(50) ? .linkValue : .value
             }
+            // Generation 10 (Spec V23): half the filters spelled as a predicate format, in one of
+            // FilterFormat's equivalent spellings; drawn last.
+            var spelling: UInt8?
+            if swarm.generation >= 10, minimum != nil || equal != nil, stream.chance(50) {
+                spelling = UInt8(stream.draw(FilterFormat.count * FilterFormat.count))
+            }
             return .objects(
                 realm,
-                Query(source: .table(type), minimumValue: minimum, equalValue: equal, sort: sort, distinct: distinct),
+                Query(
+                    source: .table(type), minimumValue: minimum, equalValue: equal, sort: sort, distinct: distinct,
+                    formatSpelling: spelling),
                 as: allocateHandle())
         case .read:
             if swarm.links, let sorted = linkSortedResults(own, model: model, stream: &stream) {

@@ -28,8 +28,12 @@ enum StepText {
         case .freezeRealm(let id, let frozen): return "freeze(\(id)) -> \(frozen)"
         case .objects(let id, let query, let handle):
             var text = "objects(\(id), \(describe(query.source))"
-            if let minimum = query.minimumValue { text += " where value >= \(minimum)" }
-            if let equal = query.equalValue { text += " where value == \(equal)" }
+            if let format = FilterFormat(query) {
+                text += " filter(\"\(format.format)\"\(format.arguments.map { ", " + $0.literal }.joined()))"
+            } else {
+                if let minimum = query.minimumValue { text += " where value >= \(minimum)" }
+                if let equal = query.equalValue { text += " where value == \(equal)" }
+            }
             switch query.sort {
             case .sourceOrder: break
             case .value: text += " sorted by value"

@@ -46,7 +46,7 @@ public struct CheckSettings: Sendable, Hashable {
     /// sorts through them (Spec V20); 6: before iteration over Results (V15, V16); 7: before
     /// indexed `value` and equality queries (W26); 8: before aggregates (V21).
     public var generation = CheckSettings.currentGeneration
-    public static let currentGeneration = 9
+    public static let currentGeneration = 10
     public static let generations = 1...currentGeneration
 
     public init(

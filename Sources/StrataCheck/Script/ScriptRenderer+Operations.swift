@@ -208,11 +208,17 @@ extension ScriptRenderer {
             return ["s.keep(\(table), as: \(id.rawValue))"]
         }
         var lines = ["var results = \(table)"]
-        if let minimum = query.minimumValue {
-            lines.append("results = results.where { $0.value >= \(minimum) }")
-        }
-        if let equal = query.equalValue {
-            lines.append("results = results.where { $0.value == \(equal) }")
+        if let format = FilterFormat(query) {
+            // The formats hold no quote or backslash: they go into a Swift literal as they are.
+            let arguments = format.arguments.map(\.literal).joined(separator: ", ")
+            lines.append("results = try results._filter(\"\(format.format)\", arguments: [\(arguments)])")
+        } else {
+            if let minimum = query.minimumValue {
+                lines.append("results = results.where { $0.value >= \(minimum) }")
+            }
+            if let equal = query.equalValue {
+                lines.append("results = results.where { $0.value == \(equal) }")
+            }
         }
         switch query.sort {
         case .sourceOrder: break

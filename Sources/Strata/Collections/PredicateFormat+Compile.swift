@@ -1,0 +1,400 @@
+import Foundation
+import StrataStorage
+
+// Turns a parsed predicate format into the `Predicate` a typed `where` builds (Spec V23): the
+// same comparison of the same column with the same stored constant, so both spellings of a
+// query find the same objects in the same order.
+
+extension Predicate {
+    /// The predicate `format` with `arguments` states over objects of `schema`; throws Realm's
+    /// message for a format it cannot parse or a comparison the class cannot make.
+    /// `mirrorsWrongly` is the seeded bug `predicateMirrorsWrongly`: a constant on the left
+    /// keeps its operator (`3 < age` read as `age < 3`).
+    static func compiling(
+        _ format: String, arguments: [Any?], schema: ObjectSchema, mirrorsWrongly: Bool = false
+    ) throws(Realm.Error) -> Predicate {
+        let syntax: PredicateSyntax
+        do {
+            syntax = try PredicateFormatParser.parse(format, arguments: arguments)
+        } catch {
+            if let message = error.realmMessage { throw Realm.Error.misuse(message) }
+            throw Realm.Error.unparsablePredicate(format, offset: error.offset, reason: error.reason)
+        }
+        var compiler = PredicateCompiler(schema: schema, mirrorsWrongly: mirrorsWrongly)
+        return try compiler.compile(syntax)
+    }
+}
+
+private struct PredicateCompiler {
+    let schema: ObjectSchema
+    let mirrorsWrongly: Bool
+
+    /// What a key path reaches: a stored property, or the element count of a List property.
+    private enum Target {
+        case column(Int, PropertySchema)
+        case count(Int)
+    }
+
+    mutating func compile(_ syntax: PredicateSyntax) throws(Realm.Error) -> Predicate {
+        switch syntax {
+        case .always(let value): return .always(value)
+        case .and(let left, let right): return .and(try compile(left), try compile(right))
+        case .or(let left, let right): return .or(try compile(left), try compile(right))
+        case .not(let inner): return .not(try compile(inner))
+        case .comparison(let comparison): return try compile(comparison)
+        }
+    }
+
+    private func compile(_ comparison: PredicateComparison) throws(Realm.Error) -> Predicate {
+        switch comparison.quantifier {
+        case nil: break
+        case .all?: throw Realm.Error.predicate("Invalid predicate", "ALL modifier not supported")
+        case .any?, .noneOf?:
+            throw Realm.Error.predicate(
+                "Invalid predicate",
+                "Aggregate operations can only be used on key paths that include an collection property")
+        }
+        switch (comparison.left, comparison.right) {
+        case (.keyPath(let path), .constant(let constant)):
+            return try compare(try target(path, leftOfConstant: true), comparison.comparison, constant, comparison)
+        case (.constant(let constant), .keyPath(let path)):
+            // `3 < age` is `age > 3`; the string and collection operators read left to right.
+            guard let mirrored = comparison.comparison.mirrored else {
+                throw Realm.Error.predicate(
+                    "Unsupported predicate",
+                    "Operator '\(comparison.comparison.rawValue)' requires a keypath on the left side.")
+            }
+            let spelled = mirrorsWrongly ? comparison.comparison : mirrored
+            return try compare(try target(path, leftOfConstant: true), spelled, constant, comparison)
+        case (.keyPath(let left), .keyPath(let right)):
+            return try compareColumns(try target(left), comparison.comparison, try target(right))
+        case (.constant, .constant):
+            throw Realm.Error.predicate(
+                "Invalid predicate expressions",
+                "Predicate expressions must compare a keypath and another keypath or a constant value")
+        }
+    }
+
+    /// What `path` names. `leftOfConstant` gives a name the class lacks RLMQueryUtil's message
+    /// for a property compared with a constant, else its key path message.
+    private func target(_ path: String, leftOfConstant: Bool = false) throws(Realm.Error) -> Target {
+        let names = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        if names.first == "" { throw Realm.Error.invalidKeyPath(path, "no key name before '.'") }
+        if names.last == "" { throw Realm.Error.invalidKeyPath(path, "no key name after last '.'") }
+        let first = names[0]
+        if path.lowercased() == "self" {
+            throw Realm.Error.unsupportedPredicate(
+                "comparing objects through 'self' is not supported by Strata's queries yet")
+        }
+        if first.hasPrefix("@") {
+            throw Realm.Error.invalidKeyPath(path, "collection operation '\(first)' must be applied to a collection")
+        }
+        guard let column = schema.properties.firstIndex(where: { $0.name == first }) else {
+            if names.count == 1 && leftOfConstant {
+                throw Realm.Error.predicate(
+                    "Invalid property name", "Property '\(first)' not found in object of type '\(schema.className)'")
+            }
+            throw Realm.Error.invalidKeyPath(
+                path, "Property '\(first)' not found in object of type '\(schema.className)'")
+        }
+        let property = schema.properties[column]
+        if names.count == 1 {
+            if property.isList {
+                throw Realm.Error.predicate(
+                    "Invalid predicate", "Key paths that include a collection property must use aggregate operations")
+            }
+            return .column(column, property)
+        }
+        guard property.isList || property.type == .object else {
+            throw Realm.Error.invalidKeyPath(
+                path,
+                "Property '\(schema.className).\(first)' is not a link or collection and can only appear at the end of a "
+                    + "keypath.")
+        }
+        let second = names[1]
+        if second.hasPrefix("@") {
+            guard ["@count", "@sum", "@avg", "@min", "@max"].contains(second) else {
+                throw Realm.Error.invalidKeyPath(path, "Unsupported collection operation '\(second)'")
+            }
+            if second == "@count" {
+                guard names.count == 2 else {
+                    throw Realm.Error.invalidKeyPath(path, "@count must appear at the end of a keypath.")
+                }
+                guard property.isList else {
+                    throw Realm.Error.invalidKeyPath(
+                        path, "collection operation '@count' must be applied to a collection")
+                }
+                return .count(column)
+            }
+        }
+        throw Realm.Error.unsupportedPredicate(
+            "key path '\(path)' goes through a link or uses a collection operator other than @count, which Strata's "
+                + "queries do not support yet")
+    }
+
+    private func compare(
+        _ target: Target, _ comparison: PredicateOperator, _ constant: PredicateConstant,
+        _ syntax: PredicateComparison
+    ) throws(Realm.Error) -> Predicate {
+        guard case .column(let column, let property) = target else {
+            guard case .count(let column) = target else { return .always(false) }
+            return try compareCount(column, comparison, constant)
+        }
+        let folds = syntax.caseInsensitive || syntax.diacriticInsensitive
+        switch comparison {
+        case .between:
+            try requireOrdered(property, comparison, between: true)
+            guard case .list(let bounds) = constant else {
+                throw Realm.Error.predicate("Invalid value", "object must be of type NSArray for BETWEEN operations")
+            }
+            guard bounds.count == 2 else {
+                throw Realm.Error.predicate(
+                    "Invalid value", "NSArray object must contain exactly two objects for BETWEEN operations")
+            }
+            var stored: [Value] = []
+            for bound in bounds {
+                // Realm checks the bounds' type: a null or another type's value is refused.
+                let value = (try? self.stored(bound, for: property)) ?? .null
+                if case .null = value {
+                    throw Realm.Error.predicate(
+                        "Invalid value", "NSArray objects must be of type \(property.typeName) for BETWEEN operations")
+                }
+                stored.append(value)
+            }
+            return .and(
+                .compare(column: column, .greaterOrEqual, stored[0]), .compare(column: column, .lessOrEqual, stored[1]))
+        case .in:
+            guard case .list(let elements) = constant else {
+                throw Realm.Error.predicate("Invalid value", "IN clause requires an array of items")
+            }
+            var values: [Value] = []
+            for element in elements { values.append(try stored(element, for: property)) }
+            if folds, property.type == .string {
+                // One folded equality per element; none at all matches nothing.
+                return values.reduce(Predicate.always(false)) { matches, value in
+                    guard case .string(let text) = value else {
+                        return .or(matches, .compare(column: column, .equal, .null))
+                    }
+                    return .or(matches, .string(column: column, .equal, text, folding: syntax.folding))
+                }
+            }
+            return .isIn(column: column, values)
+        case .beginsWith, .endsWith, .contains, .like, .matches:
+            guard property.type == .string, comparison != .matches else {
+                throw Realm.Error.unsupportedOperator(comparison.rawValue, property)
+            }
+            if comparison == .like, syntax.diacriticInsensitive {
+                throw Realm.Error.predicate(
+                    "Invalid operator type", "Operator 'LIKE' not supported with diacritic-insensitive modifier.")
+            }
+            let value = try stored(constant, for: property)
+            guard case .string(let text) = value else {
+                // LIKE NULL finds the nulls; the substring tests of NULL find nothing, as NSPredicate's do.
+                return comparison == .like ? .compare(column: column, .equal, .null) : .always(false)
+            }
+            let test: Predicate.StringTest
+            switch comparison {
+            case .beginsWith: test = .beginsWith
+            case .endsWith: test = .endsWith
+            case .contains: test = .contains
+            default: test = .like
+            }
+            // The substring tests of an empty string find nothing either.
+            if text.isEmpty && test != .like { return .always(false) }
+            return .string(column: column, test, text, folding: syntax.folding)
+        case .equal, .notEqual:
+            let value = try stored(constant, for: property)
+            if folds, case .string(let text) = value {
+                let equal = Predicate.string(column: column, .equal, text, folding: syntax.folding)
+                return comparison == .equal ? equal : .not(equal)
+            }
+            return .compare(column: column, comparison == .equal ? .equal : .notEqual, value)
+        case .less, .lessOrEqual, .greater, .greaterOrEqual:
+            try requireOrdered(property, comparison, between: false)
+            if folds {
+                throw Realm.Error.predicate("Invalid predicate", "Lexicographical comparisons must be case-sensitive")
+            }
+            let value = try stored(constant, for: property)
+            if case .null = value {
+                // Nothing is less or greater than nil; `<=` and `>=` find the nulls.
+                return comparison == .less || comparison == .greater
+                    ? .always(false) : .compare(column: column, .equal, .null)
+            }
+            return .compare(column: column, comparison.ordering, value)
+        }
+    }
+
+    /// `list.@count` against a number.
+    private func compareCount(
+        _ column: Int, _ comparison: PredicateOperator, _ constant: PredicateConstant
+    ) throws(Realm.Error) -> Predicate {
+        let count: Value
+        switch constant {
+        case .int(let value): count = .int(value)
+        case .double(let value): count = .double(value)
+        default: throw Realm.Error.predicate("Invalid operand", "@count can only be compared with a numeric value.")
+        }
+        switch comparison {
+        case .equal: return .count(column: column, .equal, count)
+        case .notEqual: return .count(column: column, .notEqual, count)
+        case .less, .lessOrEqual, .greater, .greaterOrEqual: return .count(column: column, comparison.ordering, count)
+        default:
+            throw Realm.Error.predicate(
+                "Invalid operator type", "Operator '\(comparison.rawValue)' not supported for type 'int'")
+        }
+    }
+
+    private func compareColumns(
+        _ left: Target, _ comparison: PredicateOperator, _ right: Target
+    ) throws(Realm.Error) -> Predicate {
+        guard case .column(let leftColumn, let leftProperty) = left,
+            case .column(let rightColumn, let rightProperty) = right
+        else {
+            throw Realm.Error.predicate(
+                "Unsupported predicate",
+                "Key paths including aggregate operations cannot be compared with other aggregate operations.")
+        }
+        guard leftProperty.type == rightProperty.type else {
+            throw Realm.Error.misuse(
+                "Property type mismatch between \(leftProperty.typeName) and \(rightProperty.typeName)")
+        }
+        switch comparison {
+        case .equal, .notEqual:
+            return .columns(leftColumn, comparison == .equal ? .equal : .notEqual, rightColumn)
+        case .less, .lessOrEqual, .greater, .greaterOrEqual:
+            try requireOrdered(leftProperty, comparison, between: false)
+            return .columns(leftColumn, comparison.ordering, rightColumn)
+        default:
+            throw Realm.Error.unsupportedPredicate(
+                "\(comparison.rawValue) between two properties is not supported by Strata's queries yet")
+        }
+    }
+
+    /// `<`, `>` need a property whose values have an order (numbers, dates, strings, data);
+    /// BETWEEN only numbers and dates.
+    private func requireOrdered(
+        _ property: PropertySchema, _ comparison: PredicateOperator, between: Bool
+    ) throws(Realm.Error) {
+        switch property.type {
+        case .int, .float, .double, .date: return
+        case .string where !between, .data where !between: return
+        default: throw Realm.Error.unsupportedOperator(comparison.rawValue, property)
+        }
+    }
+
+    /// `constant` as `property` stores it, the form a typed query encodes the same value in;
+    /// a constant of another type is refused as RLMQueryUtil refuses it (an integer property
+    /// takes no fractional number, a bool only 0 and 1, a float only what fits).
+    private func stored(_ constant: PredicateConstant, for property: PropertySchema) throws(Realm.Error) -> Value {
+        switch (property.type, constant) {
+        case (_, .null):
+            guard property.isOptional || property.type == .object else { break }
+            return .null
+        case (.int, .int(let value)): return .int(value)
+        case (.float, .int(let value)): return .double(Double(Float(value)))
+        case (.float, .double(let value)):
+            let narrowed = Float(value)
+            guard narrowed.isFinite || !value.isFinite else { break }
+            return .double(Double(narrowed))
+        case (.double, .int(let value)): return .double(Double(value))
+        case (.double, .double(let value)): return .double(value)
+        case (.bool, .bool(let value)): return .bool(value)
+        case (.bool, .int(let value)) where value == 0 || value == 1: return .bool(value == 1)
+        case (.string, .string(let value)): return .string(value)
+        case (.data, .data(let value)): return try value._strataEncode(realm: nil)
+        case (.date, .date(let value)): return try value._strataEncode(realm: nil)
+        case (.uuid, .uuid(let value)): return try value._strataEncode(realm: nil)
+        case (.object, .unsupported):
+            throw Realm.Error.unsupportedPredicate(
+                "comparing link '\(property.name)' with an object is not supported by Strata's queries yet")
+        case (.uuid, .string(let text)):
+            guard let value = UUID(uuidString: text) else { break }
+            return try value._strataEncode(realm: nil)
+        default: break
+        }
+        throw Realm.Error.predicate(
+            "Invalid value",
+            "Cannot compare value '\(constant.description)' of type '\(constant.typeName)' to property "
+                + "'\(property.name)' of type '\(property.objectClassName ?? property.typeName)'")
+    }
+}
+
+extension PredicateComparison {
+    var folding: StringOptions {
+        var folding: StringOptions = []
+        if caseInsensitive { folding.insert(.caseInsensitive) }
+        if diacriticInsensitive { folding.insert(.diacriticInsensitive) }
+        return folding
+    }
+}
+
+extension PredicateOperator {
+    /// The stored comparison of an ordering operator.
+    fileprivate var ordering: Predicate.Comparison {
+        switch self {
+        case .less: return .less
+        case .lessOrEqual: return .lessOrEqual
+        case .greater: return .greater
+        default: return .greaterOrEqual
+        }
+    }
+}
+
+extension PredicateConstant: CustomStringConvertible {
+    var description: String {
+        switch self {
+        case .null: return "(null)"
+        case .bool(let value): return value ? "1" : "0"
+        case .int(let value): return String(value)
+        case .double(let value): return String(value)
+        case .string(let value): return value
+        case .date(let value): return value.description
+        case .data(let value): return "<\(value.count) bytes>"
+        case .uuid(let value): return value.uuidString
+        case .list(let values): return "(" + values.map(\.description).joined(separator: ", ") + ")"
+        case .unsupported(let type): return "<\(type)>"
+        }
+    }
+
+    /// The Foundation class RLMQueryUtil names for a constant of this kind (a format's numbers
+    /// are NSNumbers there).
+    var typeName: String {
+        switch self {
+        case .null: return "(null)"
+        case .bool: return "__NSCFBoolean"
+        case .int, .double: return "__NSCFNumber"
+        case .string: return "NSString"
+        case .date: return "NSDate"
+        case .data: return "NSData"
+        case .uuid: return "NSUUID"
+        case .list: return "NSArray"
+        case .unsupported(let type): return type
+        }
+    }
+}
+
+extension PropertySchema {
+    /// The type's name in Realm's predicate messages (`int`, `string`, `object`, ...).
+    var typeName: String { type.description }
+}
+
+extension Realm.Error {
+    /// NSPredicate's refusal of a format, with where and why it stopped.
+    static func unparsablePredicate(_ format: String, offset: Int, reason: String) -> Realm.Error {
+        misuse("Unable to parse the format string \"\(format)\": \(reason) at offset \(offset)")
+    }
+    /// An exception of RLMQueryUtil: its name, then its reason, as one message.
+    static func predicate(_ name: String, _ reason: String) -> Realm.Error { misuse("\(name): \(reason)") }
+    /// A key path the class cannot follow.
+    static func invalidKeyPath(_ path: String, _ why: String) -> Realm.Error {
+        predicate("Invalid predicate", "Invalid keypath '\(path)': \(why)")
+    }
+    /// An operator the property's type does not have.
+    static func unsupportedOperator(_ spelled: String, _ property: PropertySchema) -> Realm.Error {
+        predicate("Invalid operator type", "Operator '\(spelled)' not supported for type '\(property.typeName)'")
+    }
+    /// A predicate Realm accepts that Strata's queries cannot state yet (`Spec/differences.md`).
+    static func unsupportedPredicate(_ why: String) -> Realm.Error {
+        predicate("Unsupported predicate", why)
+    }
+}

@@ -1,0 +1,89 @@
+import StrataModel
+
+/// The predicate formats the engine side spells a query's filter in (generation 10, Spec V23):
+/// each spelling of `value >= m` and of `value == e` is an equivalent NSPredicate form, so the
+/// model's answer for the typed query is the answer for every one of them. Constants stand on
+/// either side, as arguments or literals, so a parser that mirrors an operator wrongly, binds
+/// an argument to the wrong place or reads a form differently diverges from the model.
+struct FilterFormat: Equatable {
+    /// An argument of the format: a number for `%@` / `%d`, or a property name for `%K`.
+    enum Argument: Equatable {
+        case int(Int)
+        case ints([Int])
+        case name(String)
+
+        var value: Any {
+            switch self {
+            case .int(let value): return value
+            case .ints(let values): return values
+            case .name(let name): return name
+            }
+        }
+
+        /// The argument as Swift source, for a rendered script.
+        var literal: String {
+            switch self {
+            case .int(let value): return String(value)
+            case .ints(let values): return "[" + values.map(String.init).joined(separator: ", ") + "]"
+            case .name(let name): return "\"\(name)\""
+            }
+        }
+    }
+
+    var format: String
+    var arguments: [Argument]
+
+    /// How many spellings each condition has: `spelling % count` picks the minimum's and
+    /// `spelling / count` the equality's.
+    static let count = 8
+
+    /// The format of `query`'s filter in its spelling; nil for a typed query or one without a
+    /// filter.
+    init?(_ query: Query) {
+        guard let spelling = query.formatSpelling, query.minimumValue != nil || query.equalValue != nil else {
+            return nil
+        }
+        var parts: [String] = []
+        var arguments: [Argument] = []
+        if let minimum = query.minimumValue {
+            let (part, bound) = FilterFormat.minimum(minimum, Int(spelling) % FilterFormat.count)
+            parts.append(part)
+            arguments += bound
+        }
+        if let equal = query.equalValue {
+            let (part, bound) = FilterFormat.equality(equal, Int(spelling) / FilterFormat.count % FilterFormat.count)
+            parts.append(part)
+            arguments += bound
+        }
+        format = parts.joined(separator: spelling % 3 == 0 ? " AND " : " && ")
+        self.arguments = arguments
+    }
+
+    /// `value >= m`: nulls never match, as the typed query's comparison with null never does.
+    private static func minimum(_ m: Int, _ variant: Int) -> (String, [Argument]) {
+        switch variant {
+        case 0: return ("value >= \(m)", [])
+        case 1: return ("\(m) <= value", [])
+        case 2: return ("value >= %@", [.int(m)])
+        case 3: return ("%K >= %d", [.name("value"), .int(m)])
+        case 4: return ("(NOT value < \(m) AND value != nil)", [])
+        case 5: return ("value BETWEEN {\(m), \(Int.max)}", [])
+        case 6: return ("%@ < value", [.int(m - 1)])
+        default: return ("value > \(m - 1)", [])
+        }
+    }
+
+    /// `value == e`.
+    private static func equality(_ e: Int, _ variant: Int) -> (String, [Argument]) {
+        switch variant {
+        case 0: return ("value == \(e)", [])
+        case 1: return ("\(e) = value", [])
+        case 2: return ("value == %@", [.int(e)])
+        case 3: return ("value IN {\(e)}", [])
+        case 4: return ("value IN %@", [.ints([e])])
+        case 5: return ("value BETWEEN {\(e), \(e)}", [])
+        case 6: return ("(value >= %@) && (value <= %@)", [.int(e), .int(e)])
+        default: return ("%K == %@", [.name("value"), .int(e)])
+        }
+    }
+}

@@ -1,0 +1,140 @@
+import Foundation
+import Strata
+import StrataModel
+import StrataStorage
+import Testing
+
+@testable import StrataCheck
+
+/// Generation 10 in generated runs: half the filters of `objects` queries spelled as predicate
+/// formats (Spec V23), in every one of `FilterFormat`'s spellings, checked against the model's
+/// answer for the typed query, beside everything the older generations do.
+@Suite(.serialized) struct Generation10HarnessTests {
+    @Test("Spec V23: generation 10 runs are clean, replay bit for bit, and spell filters every way")
+    func generation10RunsAreCleanReplayAndSpellFormats() throws {
+        var formats = 0
+        var typed = 0
+        var spellings = Set<String>()
+        var checked = 0
+        for mode in [CheckMode.controlled, .crash] {
+            let settings = CheckSettings(mode: mode, store: .sim, threads: 3, operations: 200)
+            for seed in 1...20 {
+                let result = try Runner(settings: settings, stream: ChoiceStream(seed: UInt64(seed))).run()
+                #expect(
+                    result.failure == nil,
+                    "\(mode) seed \(seed): \(result.failure?.description ?? "") token \(ReplayToken.encode(settings: settings, choices: result.choices))"
+                )
+                for entry in result.trace {
+                    guard case .objects(_, let query, _) = entry.step.operation,
+                        query.minimumValue != nil || query.equalValue != nil
+                    else { continue }
+                    if let format = FilterFormat(query) {
+                        formats += 1
+                        // The spelling with its numbers taken out: which form was read.
+                        spellings.insert(String(format.format.map { $0.isNumber ? "n" : $0 }))
+                    } else {
+                        typed += 1
+                    }
+                }
+                if seed % 10 == 0 {
+                    let replayed = try Runner(settings: settings, stream: ChoiceStream(replaying: result.choices)).run()
+                    #expect(replayed.digest == result.digest, "\(mode) seed \(seed) replays another trace")
+                    checked += 1
+                }
+            }
+        }
+        print("generation 10 in 40 runs: \(formats) filters as formats in \(spellings.count) forms, \(typed) typed")
+        #expect(formats > 0 && typed > 0)
+        // Each condition's eight spellings appear alone (16 forms) or joined; most are met.
+        #expect(spellings.count >= 16, "only \(spellings.count) forms: \(spellings.sorted())")
+        #expect(checked == 4)
+    }
+
+    /// Every spelling parses and finds what the typed query finds, for each condition alone and
+    /// both joined, over values the generator draws, nulls and the edges around them.
+    @Test("Spec V23: each FilterFormat spelling finds what the typed query finds")
+    func everySpellingIsEquivalent() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("g10-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let realm = try Realm(
+            configuration: Realm.Configuration(
+                fileURL: directory.appendingPathComponent("spellings.realm"),
+                objectTypes: [Item.self, Other.self, Linker.self]))
+        try realm.write {
+            for (key, value) in ([nil, -1] + Array(0...9) + [nil]).enumerated() {
+                let item = Item()
+                item.primaryKey = key
+                item.value = value
+                realm.add(item)
+            }
+        }
+        let items = realm.objects(Item.self)
+        var compared = 0
+        for spelling in 0..<(FilterFormat.count * FilterFormat.count) {
+            for minimum in [nil, 0, 3, 7] as [Int?] {
+                for equal in [nil, 0, 5, 7] as [Int?] where minimum != nil || equal != nil {
+                    let query = Query(
+                        source: .table("Item"), minimumValue: minimum, equalValue: equal,
+                        formatSpelling: UInt8(spelling))
+                    let format = try #require(FilterFormat(query))
+                    var expected = items
+                    if let minimum { expected = expected.where { $0.value >= minimum } }
+                    if let equal { expected = expected.where { $0.value == equal } }
+                    let found = try items._filter(format.format, arguments: format.arguments.map(\.value))
+                    #expect(
+                        found.map(\.primaryKey) == expected.map(\.primaryKey),
+                        "\(format.format) \(format.arguments)")
+                    compared += 1
+                }
+            }
+        }
+        #expect(compared == 64 * 15)
+        #expect(FilterFormat(Query(source: .table("Item"), minimumValue: 3)) == nil)
+        #expect(FilterFormat(Query(source: .table("Item"), formatSpelling: 1)) == nil)
+    }
+
+    /// Runs of generations 1 to 9 never spell a format: a token printed before generation 10
+    /// keeps its meaning.
+    @Test func olderGenerationsNeverSpellFormats() throws {
+        for generation in 1...9 {
+            var settings = CheckSettings(mode: .controlled, store: .sim, threads: 3, operations: 120)
+            settings.generation = generation
+            for seed in 1...3 {
+                let result = try Runner(settings: settings, stream: ChoiceStream(seed: UInt64(seed))).run()
+                #expect(result.failure == nil, "generation \(generation) seed \(seed)")
+                #expect(
+                    !result.trace.contains { entry in
+                        if case .objects(_, let query, _) = entry.step.operation { return query.formatSpelling != nil }
+                        return false
+                    })
+            }
+        }
+    }
+
+    @Test("Spec V23: a parser that keeps a left constant's operator is caught and shrunk")
+    func predicateMirrorsWronglyIsCaughtAndShrunk() throws {
+        let bug = try #require(SeededBugCatalog.named("predicateMirrorsWrongly"))
+        let campaign = Campaign(
+            mix: .controlled, operationsPerRun: 200, seconds: nil, runs: 400, seed: 1,
+            engineBugs: bug.bug, shrinkSeconds: nil, shrinkAttempts: 1000)
+        let report = campaign.run()
+        let found = try #require(report.failures.first, "not caught in \(report.runs) runs")
+        let shrunk = try #require(found.shrunk.failure)
+        print(
+            "predicateMirrorsWrongly: caught after \(report.runs) runs; shrunk \(found.original.trace.count) -> \(found.shrunk.trace.count) steps: \(shrunk.description)"
+        )
+        #expect(shrunk.signature.hasPrefix("divergence"), "\(shrunk.description)")
+        #expect(found.shrunk.trace.count <= 30, "shrunk to \(found.shrunk.trace.count) steps")
+        #expect(try StrataCheck.replay(token: found.token)?.signature == shrunk.signature)
+        // The shrunk run still reads a filter with its constant on the left.
+        #expect(
+            found.shrunk.trace.contains { entry in
+                guard case .objects(_, let query, _) = entry.step.operation, let format = FilterFormat(query) else {
+                    return false
+                }
+                return format.format.first?.isNumber == true || format.format.hasPrefix("%@")
+                    || format.format.contains("= value") || format.format.contains("< value")
+            })
+    }
+}
