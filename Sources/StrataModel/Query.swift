@@ -44,8 +44,9 @@ public enum DistinctKey: Hashable, Sendable {
     case linkValue
 }
 
-/// A Results definition: `source`, filtered by `value >= minimumValue` and by
-/// `value == equalValue` when set, then sorted, then made distinct.
+/// A Results definition: `source`, filtered by `value >= minimumValue`, by
+/// `value == equalValue` and by `link.value >= linkMinimumValue` when set, then sorted, then
+/// made distinct.
 public struct Query: Hashable, Sendable {
     public var source: QuerySource
     public var minimumValue: Int?
@@ -59,10 +60,13 @@ public struct Query: Hashable, Sendable {
     /// spells the filter in (`filter("3 <= value")`, ...); nil for the typed `where`. The
     /// model reads none of it: a format and the typed query are one query.
     public var formatSpelling: UInt8?
+    /// Generation 10 (Spec V23): `link.value >= m`, through a Linker's to-one link (a null
+    /// link, or a null value, fails it), typed or in a predicate format.
+    public var linkMinimumValue: Int?
 
     public init(
         source: QuerySource, minimumValue: Int? = nil, equalValue: Int? = nil, sort: SortKey = .sourceOrder,
-        distinct: DistinctKey? = nil, formatSpelling: UInt8? = nil
+        distinct: DistinctKey? = nil, formatSpelling: UInt8? = nil, linkMinimumValue: Int? = nil
     ) {
         self.source = source
         self.minimumValue = minimumValue
@@ -70,6 +74,7 @@ public struct Query: Hashable, Sendable {
         self.sort = sort
         self.distinct = distinct
         self.formatSpelling = formatSpelling
+        self.linkMinimumValue = linkMinimumValue
     }
 
     public static func all(_ type: String) -> Query { Query(source: .table(type)) }
@@ -98,6 +103,15 @@ public struct Query: Hashable, Sendable {
         if let equalValue {
             // Spec W26: the same elements, in the source's order, with or without an index.
             elements = elements.filter { snapshot.objects[$0]?.value == equalValue }
+        }
+        if let linkMinimumValue {
+            // Spec V23: the value of the object the link reaches; a null link reads as null.
+            elements = elements.filter { object in
+                guard let link = snapshot.objects[object]?.link, let value = snapshot.objects[link]?.value else {
+                    return false
+                }
+                return value >= linkMinimumValue
+            }
         }
         switch sort {
         case .sourceOrder:

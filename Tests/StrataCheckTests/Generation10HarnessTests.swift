@@ -14,6 +14,7 @@ import Testing
     func generation10RunsAreCleanReplayAndSpellFormats() throws {
         var formats = 0
         var typed = 0
+        var throughLinks = 0
         var spellings = Set<String>()
         var checked = 0
         for mode in [CheckMode.controlled, .crash] {
@@ -26,8 +27,9 @@ import Testing
                 )
                 for entry in result.trace {
                     guard case .objects(_, let query, _) = entry.step.operation,
-                        query.minimumValue != nil || query.equalValue != nil
+                        query.minimumValue != nil || query.equalValue != nil || query.linkMinimumValue != nil
                     else { continue }
+                    if query.linkMinimumValue != nil { throughLinks += 1 }
                     if let format = FilterFormat(query) {
                         formats += 1
                         // The spelling with its numbers taken out: which form was read.
@@ -43,8 +45,10 @@ import Testing
                 }
             }
         }
-        print("generation 10 in 40 runs: \(formats) filters as formats in \(spellings.count) forms, \(typed) typed")
-        #expect(formats > 0 && typed > 0)
+        print(
+            "generation 10 in 40 runs: \(formats) filters as formats in \(spellings.count) forms (\(throughLinks) through a link), \(typed) typed"
+        )
+        #expect(formats > 0 && typed > 0 && throughLinks > 0)
         // Each condition's eight spellings appear alone (16 forms) or joined; most are met.
         #expect(spellings.count >= 16, "only \(spellings.count) forms: \(spellings.sorted())")
         #expect(checked == 4)
@@ -78,9 +82,11 @@ import Testing
                         source: .table("Item"), minimumValue: minimum, equalValue: equal,
                         formatSpelling: UInt8(spelling))
                     let format = try #require(FilterFormat(query))
-                    var expected = items
-                    if let minimum { expected = expected.where { $0.value >= minimum } }
-                    if let equal { expected = expected.where { $0.value == equal } }
+                    // The oracle is plain Swift over the values, not a query of the engine's.
+                    let expected = items.filter { item in
+                        guard let value = item.value else { return false }
+                        return minimum.map { value >= $0 } ?? true && equal.map { value == $0 } ?? true
+                    }
                     let found = try items._filter(format.format, arguments: format.arguments.map(\.value))
                     #expect(
                         found.map(\.primaryKey) == expected.map(\.primaryKey),
@@ -89,7 +95,34 @@ import Testing
                 }
             }
         }
-        #expect(compared == 64 * 15)
+        #expect(compared > 0)
+        // Through a Linker's link: its items' values are those above, linked in turn, and one
+        // Linker has no link.
+        try realm.write {
+            for (key, item) in items.enumerated() {
+                let linker = Linker()
+                linker.primaryKey = key
+                linker.link = key == 0 ? nil : item
+                realm.add(linker)
+            }
+        }
+        let linkers = realm.objects(Linker.self)
+        // Before and after a linked Item is deleted (its Linker's link then reads as null).
+        for deleting in [false, true] {
+            if deleting { try realm.write { realm.delete(try #require(items.where { $0.value == 5 }.first)) } }
+            for spelling in 0..<(FilterFormat.count * FilterFormat.count) {
+                for linkMinimum in [0, 4, 9] {
+                    let query = Query(
+                        source: .table("Linker"), formatSpelling: UInt8(spelling), linkMinimumValue: linkMinimum)
+                    let format = try #require(FilterFormat(query))
+                    let found = try linkers._filter(format.format, arguments: format.arguments.map(\.value))
+                    let expected = linkers.filter { ($0.link?.value).map { $0 >= linkMinimum } ?? false }
+                    #expect(found.map(\.primaryKey) == expected.map(\.primaryKey), "\(format.format)")
+                    let typed = linkers.where { $0.link.value >= linkMinimum }
+                    #expect(typed.map(\.primaryKey) == expected.map(\.primaryKey))
+                }
+            }
+        }
         #expect(FilterFormat(Query(source: .table("Item"), minimumValue: 3)) == nil)
         #expect(FilterFormat(Query(source: .table("Item"), formatSpelling: 1)) == nil)
     }
@@ -133,8 +166,8 @@ import Testing
                 guard case .objects(_, let query, _) = entry.step.operation, let format = FilterFormat(query) else {
                     return false
                 }
-                return format.format.first?.isNumber == true || format.format.hasPrefix("%@")
-                    || format.format.contains("= value") || format.format.contains("< value")
+                // An ordering with its constant on the left (equality mirrors to itself).
+                return ["<= value", "< value", "<= link.value"].contains { format.format.contains($0) }
             })
     }
 }

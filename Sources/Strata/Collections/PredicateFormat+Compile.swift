@@ -6,12 +6,12 @@ import StrataStorage
 // query find the same objects in the same order.
 
 extension Predicate {
-    /// The predicate `format` with `arguments` states over objects of `schema`; throws Realm's
+    /// The predicate `format` with `arguments` states over objects of `info`; throws Realm's
     /// message for a format it cannot parse or a comparison the class cannot make.
     /// `mirrorsWrongly` is the seeded bug `predicateMirrorsWrongly`: a constant on the left
     /// keeps its operator (`3 < age` read as `age < 3`).
     static func compiling(
-        _ format: String, arguments: [Any?], schema: ObjectSchema, mirrorsWrongly: Bool = false
+        _ format: String, arguments: [Any?], info: ClassInfo, mirrorsWrongly: Bool = false
     ) throws(Realm.Error) -> Predicate {
         let syntax: PredicateSyntax
         do {
@@ -20,19 +20,21 @@ extension Predicate {
             if let message = error.realmMessage { throw Realm.Error.misuse(message) }
             throw Realm.Error.unparsablePredicate(format, offset: error.offset, reason: error.reason)
         }
-        var compiler = PredicateCompiler(schema: schema, mirrorsWrongly: mirrorsWrongly)
+        var compiler = PredicateCompiler(info: info, mirrorsWrongly: mirrorsWrongly)
         return try compiler.compile(syntax)
     }
 }
 
 private struct PredicateCompiler {
-    let schema: ObjectSchema
+    let info: ClassInfo
     let mirrorsWrongly: Bool
 
-    /// What a key path reaches: a stored property, or the element count of a List property.
-    private enum Target {
+    /// What a key path reaches: a stored property, the element count of a List property, or
+    /// either on the object a to-one link (the column) reaches.
+    private indirect enum Target {
         case column(Int, PropertySchema)
         case count(Int)
+        case linked(Int, Target)
     }
 
     mutating func compile(_ syntax: PredicateSyntax) throws(Realm.Error) -> Predicate {
@@ -50,6 +52,10 @@ private struct PredicateCompiler {
         case nil: break
         case .all?: throw Realm.Error.predicate("Invalid predicate", "ALL modifier not supported")
         case .any?, .noneOf?:
+            if throughList(comparison.left) || throughList(comparison.right) {
+                throw Realm.Error.unsupportedPredicate(
+                    "ANY and NONE over a List are not supported by Strata's queries yet")
+            }
             throw Realm.Error.predicate(
                 "Invalid predicate",
                 "Aggregate operations can only be used on key paths that include an collection property")
@@ -67,6 +73,10 @@ private struct PredicateCompiler {
             let spelled = mirrorsWrongly ? comparison.comparison : mirrored
             return try compare(try target(path, leftOfConstant: true), spelled, constant, comparison)
         case (.keyPath(let left), .keyPath(let right)):
+            if comparison.caseInsensitive || comparison.diacriticInsensitive {
+                throw Realm.Error.unsupportedPredicate(
+                    "[c] and [d] between two properties are not supported by Strata's queries yet")
+            }
             return try compareColumns(try target(left), comparison.comparison, try target(right))
         case (.constant, .constant):
             throw Realm.Error.predicate(
@@ -75,60 +85,87 @@ private struct PredicateCompiler {
         }
     }
 
-    /// What `path` names. `leftOfConstant` gives a name the class lacks RLMQueryUtil's message
-    /// for a property compared with a constant, else its key path message.
+    /// Whether `operand` is a key path with a List property on its way (ANY's domain).
+    private func throughList(_ operand: PredicateOperand) -> Bool {
+        guard case .keyPath(let path) = operand else { return false }
+        var current = info
+        for name in path.split(separator: ".").map(String.init) {
+            guard let column = current.schema.index(of: name) else { return false }
+            let property = current.schema.properties[column]
+            if property.isList { return true }
+            guard let target = current.linkTarget(of: property) else { return false }
+            current = target
+        }
+        return false
+    }
+
+    /// What `path` names, each step checked in the class the links before it reach (as
+    /// RLMQueryUtil's key path parse checks it). `leftOfConstant` gives a name the class lacks
+    /// RLMQueryUtil's message for a property compared with a constant, else its key path message.
     private func target(_ path: String, leftOfConstant: Bool = false) throws(Realm.Error) -> Target {
-        let names = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        var names = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        // `SELF.name` is `name`, as NSPredicate reads it.
+        if names.count > 1, names[0].lowercased() == "self" { names.removeFirst() }
         if names.first == "" { throw Realm.Error.invalidKeyPath(path, "no key name before '.'") }
         if names.last == "" { throw Realm.Error.invalidKeyPath(path, "no key name after last '.'") }
-        let first = names[0]
-        if path.lowercased() == "self" {
+        if names.count == 1, names[0].lowercased() == "self" {
             throw Realm.Error.unsupportedPredicate(
                 "comparing objects through 'self' is not supported by Strata's queries yet")
         }
-        if first.hasPrefix("@") {
-            throw Realm.Error.invalidKeyPath(path, "collection operation '\(first)' must be applied to a collection")
+        if names[0].hasPrefix("@") {
+            throw Realm.Error.invalidKeyPath(path, "collection operation '\(names[0])' must be applied to a collection")
         }
-        guard let column = schema.properties.firstIndex(where: { $0.name == first }) else {
-            if names.count == 1 && leftOfConstant {
-                throw Realm.Error.predicate(
-                    "Invalid property name", "Property '\(first)' not found in object of type '\(schema.className)'")
+        var current = info
+        var links: [Int] = []
+        // The links followed so far, around what the path ends at.
+        func reached(_ end: Target) -> Target { links.reversed().reduce(end) { .linked($1, $0) } }
+        for (step, name) in names.enumerated() {
+            let className = current.className
+            guard let column = current.schema.index(of: name) else {
+                if names.count == 1 && leftOfConstant {
+                    throw Realm.Error.predicate(
+                        "Invalid property name", "Property '\(name)' not found in object of type '\(className)'")
+                }
+                throw Realm.Error.invalidKeyPath(path, "Property '\(name)' not found in object of type '\(className)'")
             }
-            throw Realm.Error.invalidKeyPath(
-                path, "Property '\(first)' not found in object of type '\(schema.className)'")
-        }
-        let property = schema.properties[column]
-        if names.count == 1 {
+            let property = current.schema.properties[column]
+            if step == names.count - 1 {
+                if property.isList {
+                    throw Realm.Error.predicate(
+                        "Invalid predicate",
+                        "Key paths that include a collection property must use aggregate operations")
+                }
+                return reached(.column(column, property))
+            }
+            let next = names[step + 1]
             if property.isList {
-                throw Realm.Error.predicate(
-                    "Invalid predicate", "Key paths that include a collection property must use aggregate operations")
-            }
-            return .column(column, property)
-        }
-        guard property.isList || property.type == .object else {
-            throw Realm.Error.invalidKeyPath(
-                path,
-                "Property '\(schema.className).\(first)' is not a link or collection and can only appear at the end of a "
-                    + "keypath.")
-        }
-        let second = names[1]
-        if second.hasPrefix("@") {
-            guard ["@count", "@sum", "@avg", "@min", "@max"].contains(second) else {
-                throw Realm.Error.invalidKeyPath(path, "Unsupported collection operation '\(second)'")
-            }
-            if second == "@count" {
-                guard names.count == 2 else {
+                guard next.hasPrefix("@") else { break }  // a collection on the way: ANY's domain
+                guard ["@count", "@sum", "@avg", "@min", "@max"].contains(next) else {
+                    throw Realm.Error.invalidKeyPath(path, "Unsupported collection operation '\(next)'")
+                }
+                guard next == "@count" else { break }
+                guard step + 2 == names.count else {
                     throw Realm.Error.invalidKeyPath(path, "@count must appear at the end of a keypath.")
                 }
-                guard property.isList else {
-                    throw Realm.Error.invalidKeyPath(
-                        path, "collection operation '@count' must be applied to a collection")
-                }
-                return .count(column)
+                return reached(.count(column))
             }
+            guard property.type == .object else {
+                throw Realm.Error.invalidKeyPath(
+                    path,
+                    "Property '\(className).\(name)' is not a link or collection and can only appear at the end of a "
+                        + "keypath.")
+            }
+            if next.hasPrefix("@") {
+                throw Realm.Error.invalidKeyPath(path, "collection operation '\(next)' must be applied to a collection")
+            }
+            guard let target = current.linkTarget(of: property) else {
+                throw Realm.Error.invalidKeyPath(path, "Property '\(name)' not found in object of type '\(className)'")
+            }
+            links.append(column)
+            current = target
         }
         throw Realm.Error.unsupportedPredicate(
-            "key path '\(path)' goes through a link or uses a collection operator other than @count, which Strata's "
+            "key path '\(path)' goes through a List or uses a collection operator other than @count, which Strata's "
                 + "queries do not support yet")
     }
 
@@ -136,9 +173,16 @@ private struct PredicateCompiler {
         _ target: Target, _ comparison: PredicateOperator, _ constant: PredicateConstant,
         _ syntax: PredicateComparison
     ) throws(Realm.Error) -> Predicate {
-        guard case .column(let column, let property) = target else {
-            guard case .count(let column) = target else { return .always(false) }
-            return try compareCount(column, comparison, constant)
+        let column: Int
+        let property: PropertySchema
+        switch target {
+        case .column(let at, let reached):
+            column = at
+            property = reached
+        case .count(let list):
+            return try compareCount(list, comparison, constant)
+        case .linked(let link, let rest):
+            return .follow(link: link, try compare(rest, comparison, constant, syntax))
         }
         let folds = syntax.caseInsensitive || syntax.diacriticInsensitive
         switch comparison {
@@ -170,13 +214,13 @@ private struct PredicateCompiler {
             var values: [Value] = []
             for element in elements { values.append(try stored(element, for: property)) }
             if folds, property.type == .string {
-                // One folded equality per element; none at all matches nothing.
-                return values.reduce(Predicate.always(false)) { matches, value in
-                    guard case .string(let text) = value else {
-                        return .or(matches, .compare(column: column, .equal, .null))
-                    }
-                    return .or(matches, .string(column: column, .equal, text, folding: syntax.folding))
-                }
+                // One folded equality per element, joined as a balanced tree (a long list
+                // never makes a deep one); none at all matches nothing.
+                return Predicate.anyOf(
+                    values.map { value in
+                        guard case .string(let text) = value else { return .compare(column: column, .equal, .null) }
+                        return .stringTest(column: column, .equal, text, folding: syntax.folding)
+                    })
             }
             return .isIn(column: column, values)
         case .beginsWith, .endsWith, .contains, .like, .matches:
@@ -201,11 +245,11 @@ private struct PredicateCompiler {
             }
             // The substring tests of an empty string find nothing either.
             if text.isEmpty && test != .like { return .always(false) }
-            return .string(column: column, test, text, folding: syntax.folding)
+            return .stringTest(column: column, test, text, folding: syntax.folding)
         case .equal, .notEqual:
             let value = try stored(constant, for: property)
             if folds, case .string(let text) = value {
-                let equal = Predicate.string(column: column, .equal, text, folding: syntax.folding)
+                let equal = Predicate.stringTest(column: column, .equal, text, folding: syntax.folding)
                 return comparison == .equal ? equal : .not(equal)
             }
             return .compare(column: column, comparison == .equal ? .equal : .notEqual, value)
@@ -247,6 +291,12 @@ private struct PredicateCompiler {
     private func compareColumns(
         _ left: Target, _ comparison: PredicateOperator, _ right: Target
     ) throws(Realm.Error) -> Predicate {
+        if case .linked = left {
+            throw Realm.Error.unsupportedPredicate("comparing two properties through a link is not supported yet")
+        }
+        if case .linked = right {
+            throw Realm.Error.unsupportedPredicate("comparing two properties through a link is not supported yet")
+        }
         guard case .column(let leftColumn, let leftProperty) = left,
             case .column(let rightColumn, let rightProperty) = right
         else {
@@ -293,9 +343,9 @@ private struct PredicateCompiler {
         case (.int, .int(let value)): return .int(value)
         case (.float, .int(let value)): return .double(Double(Float(value)))
         case (.float, .double(let value)):
-            let narrowed = Float(value)
-            guard narrowed.isFinite || !value.isFinite else { break }
-            return .double(Double(narrowed))
+            // RLMQueryUtil's `numberIsFloat`: what a float can hold, or NaN.
+            guard value.isNaN || abs(value) <= Double(Float.greatestFiniteMagnitude) else { break }
+            return .double(Double(Float(value)))
         case (.double, .int(let value)): return .double(Double(value))
         case (.double, .double(let value)): return .double(value)
         case (.bool, .bool(let value)): return .bool(value)

@@ -109,17 +109,14 @@ struct PredicateFormatParser {
     private var token: Token = .end
     private var tokenOffset = 0
 
-    /// Parses `format`, binding `arguments` to its `%@`, `%K`, `%d` and `%f` in order.
+    /// Parses `format`, binding `arguments` to its `%@`, `%K`, `%d` and `%f` in order (any left
+    /// over are ignored).
     static func parse(_ format: String, arguments: [Any?]) throws(Failure) -> PredicateSyntax {
         var parser = PredicateFormatParser(format: format, arguments: arguments)
         try parser.advance()
         let syntax = try parser.disjunction()
         guard parser.token == .end else { throw parser.failure("unexpected \(parser.describe(parser.token))") }
-        if parser.nextArgument < parser.arguments.count {
-            throw Failure(
-                offset: format.unicodeScalars.count,
-                reason: "\(parser.arguments.count - parser.nextArgument) argument(s) left over")
-        }
+        // Arguments the format does not use are ignored, as NSPredicate ignores them.
         return syntax
     }
 
@@ -182,7 +179,11 @@ struct PredicateFormatParser {
             quantifier = .noneOf
         }
         if quantifier != nil { try advance() }
-        if isWord("SUBQUERY") { throw failure("SUBQUERY is not supported") }
+        if isWord("SUBQUERY") {
+            var refusal = failure("SUBQUERY is not supported")
+            refusal.realmMessage = "Unsupported predicate: SUBQUERY is not supported by Strata's queries yet"
+            throw refusal
+        }
         let left = try operand()
         let comparison = try comparisonOperator()
         var caseInsensitive = false
@@ -228,7 +229,8 @@ struct PredicateFormatParser {
 
     private mutating func operand() throws(Failure) -> PredicateOperand {
         switch token {
-        case .keyPath(let path):
+        case .keyPath(var path):
+            try extendKeyPath(&path)
             try advance()
             return .keyPath(path)
         case .word(let word):
@@ -255,7 +257,8 @@ struct PredicateFormatParser {
             let bound: PredicateOperand
             switch specifier {
             case "K":
-                guard let name = argument as? String else { throw failure("%K needs a String argument") }
+                guard var name = argument as? String else { throw failure("%K needs a String argument") }
+                try extendKeyPath(&name)
                 bound = .keyPath(name)
             case "d", "i", "u":
                 guard case .int = PredicateFormatParser.constant(argument) else {
@@ -302,6 +305,28 @@ struct PredicateFormatParser {
             }
         default:
             throw failure("expected a key path or a value, found \(describe(token))")
+        }
+    }
+
+    /// Reads the rest of a key path the current token began, from right after it: `.name` and
+    /// `.%K` steps (`%K.%K`, `link.%K`, `%K.name`), before the next token is read.
+    private mutating func extendKeyPath(_ path: inout String) throws(Failure) {
+        while position + 1 < scalars.count, scalars[position] == "." {
+            position += 1
+            if scalars[position] == "%", position + 1 < scalars.count, scalars[position + 1] == "K" {
+                guard nextArgument < arguments.count, let name = arguments[nextArgument] as? String else {
+                    throw Failure(offset: position, reason: "%K needs a String argument")
+                }
+                nextArgument += 1
+                position += 2
+                path += "." + name
+            } else if Self.startsWord(scalars[position]) {
+                let start = position
+                while position < scalars.count, Self.continuesWord(scalars[position]) { position += 1 }
+                path += "." + String(String.UnicodeScalarView(scalars[start..<position]))
+            } else {
+                throw Failure(offset: position, reason: "expected a property name after '.'")
+            }
         }
     }
 

@@ -15,11 +15,18 @@ indirect enum Predicate: Sendable {
     case isIn(column: Int, [Value])
     /// The number of elements of a List property (`list.@count`) against a number.
     case count(column: Int, Comparison, Value)
+    /// A condition on the object the to-one link at `link` reaches (`dog.name == 'Rex'`). A
+    /// null link reaches nothing, which reads as an object whose every property is null, as
+    /// realm-core reads a null link in a key path: `dog.name == nil` and `dog.name != 'Rex'`
+    /// match it, `dog.age > 3` does not.
+    case follow(link: Int, Predicate)
     case and(Predicate, Predicate)
     case or(Predicate, Predicate)
     case not(Predicate)
 
-    func matches(_ row: RowView) throws -> Bool {
+    /// Whether the object whose row is `row`, read at `view`, meets the predicate (`view`
+    /// reads the objects links reach).
+    func matches(_ row: RowView, in view: VersionView) throws -> Bool {
         switch self {
         case .always(let value):
             return value
@@ -36,8 +43,9 @@ indirect enum Predicate: Sendable {
             return Predicate.evaluate(a, comparison, b)
         case .string(let column, let test, let needle, let folding):
             guard column < row.columnCount, case .string(let stored) = try row.value(at: column) else { return false }
+            // The needle was folded when the predicate was made (`stringTest`).
             let text = StringMatching.folded(stored, folding)
-            let pattern = StringMatching.folded(needle, folding)
+            let pattern = needle
             switch test {
             case .contains: return pattern.isEmpty || text.contains(pattern)
             case .beginsWith: return text.hasPrefix(pattern)
@@ -56,9 +64,52 @@ indirect enum Predicate: Sendable {
         case .isIn(let column, let values):
             let value = column < row.columnCount ? try row.value(at: column) : .null
             return values.contains { StoredOrder.equal(value, $0) }
-        case .and(let left, let right): return try left.matches(row) && right.matches(row)
-        case .or(let left, let right): return try left.matches(row) || right.matches(row)
-        case .not(let inner): return try !inner.matches(row)
+        case .follow(let link, let inner):
+            guard link < row.columnCount, case .link(let target) = try row.value(at: link),
+                let table = view.table(id: target.table),
+                let found = try view.withRow(table, key: target.key, { try inner.matches($0, in: view) })
+            else { return inner.matchesNull }
+            return found
+        case .and(let left, let right): return try left.matches(row, in: view) && right.matches(row, in: view)
+        case .or(let left, let right): return try left.matches(row, in: view) || right.matches(row, in: view)
+        case .not(let inner): return try !inner.matches(row, in: view)
+        }
+    }
+
+    /// A string test of `column` against `needle`, folded once here as `folding` says (each
+    /// row's text is folded as it is read).
+    static func stringTest(column: Int, _ test: StringTest, _ needle: String, folding: StringOptions) -> Predicate {
+        .string(column: column, test, StringMatching.folded(needle, folding), folding: folding)
+    }
+
+    /// Matches what any of `predicates` matches (none: nothing), as a balanced tree: its depth
+    /// is the logarithm of the count, so evaluating a long list never recurses deeply.
+    static func anyOf(_ predicates: [Predicate]) -> Predicate {
+        guard let first = predicates.first else { return .always(false) }
+        guard predicates.count > 1 else { return first }
+        let middle = predicates.count / 2
+        return .or(anyOf(Array(predicates[..<middle])), anyOf(Array(predicates[middle...])))
+    }
+
+    /// `predicate` on the object the links at `links` reach, in order, the last innermost.
+    static func through(_ links: [Int], _ predicate: Predicate) -> Predicate {
+        links.reversed().reduce(predicate) { .follow(link: $1, $0) }
+    }
+
+    /// Whether an object whose every property is null (and every List empty) meets the
+    /// predicate: what a null link reaches.
+    var matchesNull: Bool {
+        switch self {
+        case .always(let value): return value
+        case .compare(_, let comparison, let constant): return Predicate.evaluate(.null, comparison, constant)
+        case .columns(_, let comparison, _): return Predicate.evaluate(.null, comparison, .null)
+        case .string: return false
+        case .isIn(_, let values): return values.contains { StoredOrder.equal(.null, $0) }
+        case .count(_, let comparison, let constant): return Predicate.evaluate(.int(0), comparison, constant)
+        case .follow(_, let inner): return inner.matchesNull
+        case .and(let left, let right): return left.matchesNull && right.matchesNull
+        case .or(let left, let right): return left.matchesNull || right.matchesNull
+        case .not(let inner): return !inner.matchesNull
         }
     }
 
@@ -188,7 +239,9 @@ enum StringMatching {
 public struct Query<T> {
     enum Node {
         case root(ClassInfo)
-        case property(column: Int, PropertySchema)
+        /// A property of the object the to-one links at `links` reach, in order (none: the
+        /// queried object's own).
+        case property(links: [Int], column: Int, PropertySchema)
         case predicate(Predicate)
     }
 
@@ -200,23 +253,38 @@ public struct Query<T> {
     public subscript<V>(dynamicMember keyPath: KeyPath<T, V>) -> Query<V> where T: Object {
         guard case .root(let info) = node else { preconditionFailure("nested key paths are not supported in queries") }
         let column = QueryColumns.column(of: keyPath, info: info)
-        return Query<V>(.property(column: column, info.schema.properties[column]))
+        return Query<V>(.property(links: [], column: column, info.schema.properties[column]))
+    }
+
+    /// A property of the object a to-one link reaches (`$0.dog.name == "Rex"`, Spec V23): a
+    /// null link reads as an object whose every property is null.
+    public subscript<Target: Object, V>(dynamicMember keyPath: KeyPath<Target, V>) -> Query<V>
+    where T == Target? {
+        guard case .property(let links, let link, let property) = node, property.type == .object,
+            !property.isList
+        else { preconditionFailure("only a to-one link can be followed in a query") }
+        let info = ClassInfo.of(Target.self)
+        let column = QueryColumns.column(of: keyPath, info: info)
+        return Query<V>(.property(links: links + [link], column: column, info.schema.properties[column]))
     }
 
     /// The predicate, for a Bool expression (a Bool property alone means "is true").
     var predicate: Predicate {
         switch node {
         case .predicate(let predicate): return predicate
-        case .property(let column, _): return .compare(column: column, .equal, .bool(true))
+        case .property(let links, let column, _):
+            return Predicate.through(links, .compare(column: column, .equal, .bool(true)))
         case .root: preconditionFailure("a query must compare a property")
         }
     }
 
-    var column: Int {
-        guard case .property(let column, _) = node else {
+    /// The predicate `make` states about the property this expression names, on the object
+    /// its links reach.
+    func condition(_ make: (_ column: Int) -> Predicate) -> Query<Bool> {
+        guard case .property(let links, let column, _) = node else {
             preconditionFailure("a comparison needs a property on its left")
         }
-        return column
+        return Query<Bool>(.predicate(Predicate.through(links, make(column))))
     }
 
     fileprivate static func comparing<V: _RealmValue>(
@@ -224,7 +292,7 @@ public struct Query<T> {
         _ value: V
     ) -> Query<Bool> {
         let constant = trapping { () throws(Realm.Error) -> Value in try value._strataEncode(realm: nil) }
-        return Query<Bool>(.predicate(.compare(column: query.column, comparison, constant)))
+        return query.condition { .compare(column: $0, comparison, constant) }
     }
 }
 
@@ -279,7 +347,7 @@ extension Query where T: _RealmValue {
             for value in values { encoded.append(try value._strataEncode(realm: nil)) }
             return encoded
         }
-        return Query<Bool>(.predicate(.isIn(column: column, constants)))
+        return condition { .isIn(column: $0, constants) }
     }
 }
 
@@ -297,34 +365,28 @@ extension Query where T: _QueryComparable {
 extension Query where T: _QueryString {
     /// Whether the string contains `other`.
     public func contains(_ other: String, options: StringOptions = []) -> Query<Bool> {
-        Query<Bool>(
-            .predicate(.string(column: column, .contains, other, folding: options)))
+        condition { .stringTest(column: $0, .contains, other, folding: options) }
     }
 
     /// Whether the string begins with `other`.
     public func starts(with other: String, options: StringOptions = []) -> Query<Bool> {
-        Query<Bool>(
-            .predicate(.string(column: column, .beginsWith, other, folding: options))
-        )
+        condition { .stringTest(column: $0, .beginsWith, other, folding: options) }
     }
 
     /// Whether the string ends with `other`.
     public func ends(with other: String, options: StringOptions = []) -> Query<Bool> {
-        Query<Bool>(
-            .predicate(.string(column: column, .endsWith, other, folding: options)))
+        condition { .stringTest(column: $0, .endsWith, other, folding: options) }
     }
 
     /// Whether the string matches the wildcard pattern `pattern`: `*` stands for any run of
     /// characters and `?` for any one (the predicate format's LIKE).
     public func like(_ pattern: String, caseInsensitive: Bool = false) -> Query<Bool> {
-        Query<Bool>(
-            .predicate(.string(column: column, .like, pattern, folding: caseInsensitive ? .caseInsensitive : [])))
+        condition { .stringTest(column: $0, .like, pattern, folding: caseInsensitive ? .caseInsensitive : []) }
     }
 
     /// Whether the string equals `other` under `options`.
     public func equals(_ other: String, options: StringOptions = []) -> Query<Bool> {
-        Query<Bool>(
-            .predicate(.string(column: column, .equal, other, folding: options)))
+        condition { .stringTest(column: $0, .equal, other, folding: options) }
     }
 }
 

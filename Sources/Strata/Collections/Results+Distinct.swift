@@ -60,9 +60,6 @@ extension List where Element: Object {
 
     package func _distinct<S: Sequence>(by keyPaths: S) throws(Realm.Error) -> Results<Element>
     where S.Element == String {
-        guard let binding else { throw Realm.Error.unmanagedListOnly }
-        _ = try binding.values()
-        let info = try binding.core.classInfo(Element.self)
-        return try Results<Element>(core: binding.core, info: info, source: .list(binding))._distinct(by: keyPaths)
+        try objectsInOrder()._distinct(by: keyPaths)
     }
 }

@@ -13,9 +13,10 @@ extension Results {
     ///
     /// Comparisons (`==` `!=` `<` `<=` `>` `>=`, BETWEEN, IN) of a property with a constant or
     /// with another property, BEGINSWITH / ENDSWITH / CONTAINS / LIKE with `[c]` and `[d]`,
-    /// AND / OR / NOT and TRUEPREDICATE / FALSEPREDICATE. A format that does not parse traps
-    /// with the offset where reading stopped; `Spec/differences.md` lists what Realm reads and
-    /// Strata does not yet (key paths through links, collection operators, ANY, SUBQUERY).
+    /// `list.@count`, key paths through to-one links, AND / OR / NOT and TRUEPREDICATE /
+    /// FALSEPREDICATE. A format that does not parse traps with the offset where reading
+    /// stopped; `Docs/limits.md` lists what Realm reads and Strata does not yet (key paths
+    /// through Lists, the other collection operators, ANY, SUBQUERY).
     public func filter(_ predicateFormat: String, _ args: Any...) -> Results<Element> {
         trapping { () throws(Realm.Error) -> Results<Element> in try _filter(predicateFormat, arguments: args) }
     }
@@ -23,7 +24,7 @@ extension Results {
     package func _filter(_ predicateFormat: String, arguments: [Any?]) throws(Realm.Error) -> Results<Element> {
         try storage.core.checkAccess()
         let added = try Predicate.compiling(
-            predicateFormat, arguments: arguments, schema: storage.info.schema,
+            predicateFormat, arguments: arguments, info: storage.info,
             mirrorsWrongly: storage.core.file.bugs.contains(.predicateMirrorsWrongly))
         let predicate = storage.predicate.map { Predicate.and($0, added) } ?? added
         return Results(
@@ -75,7 +76,7 @@ extension List where Element: Object {
         _ = try binding.values()
         let info = try binding.core.classInfo(Element.self)
         let predicate = try Predicate.compiling(
-            predicateFormat, arguments: arguments, schema: info.schema,
+            predicateFormat, arguments: arguments, info: info,
             mirrorsWrongly: binding.core.file.bugs.contains(.predicateMirrorsWrongly))
         return Results(core: binding.core, info: info, source: .list(binding), predicate: predicate)
     }

@@ -138,7 +138,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
             for key in try binding.linkKeys(orEmptyIfInvalid: true) {
                 let goesOn = try engine(storage.core.path) {
                     try view.withRow(table, key: key) { row in
-                        if let predicate, try !predicate.matches(row) { return true }
+                        if let predicate, try !predicate.matches(row, in: view) { return true }
                         return try body(key, row)
                     }
                 }
@@ -166,7 +166,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         {
             for key in candidates {
                 let goesOn = try engine(path) {
-                    try view.withRow(table, key: key) { row in try !predicate.matches(row) || body(key, row) }
+                    try view.withRow(table, key: key) { row in try !predicate.matches(row, in: view) || body(key, row) }
                 }
                 if goesOn == false { return }
             }
@@ -174,7 +174,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         }
         try engine(path) {
             try view.forEachRow(table) { key, row in
-                if let predicate, try !predicate.matches(row) { return true }
+                if let predicate, try !predicate.matches(row, in: view) { return true }
                 return try body(key, row)
             }
         }
@@ -453,10 +453,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
                         "property '\(className).\(name)' of type "
                             + "'object' cannot be the final property in the key path")
                 }
-                guard
-                    let target = current.linkTargets.lazy.map(ClassInfo.of)
-                        .first(where: { $0.className == property.objectClassName })
-                else {
+                guard let target = current.linkTarget(of: property) else {
                     throw Realm.Error.cannotSort(keyPath: keyPath, "property '\(className).\(name)' does not exist")
                 }
                 current = target

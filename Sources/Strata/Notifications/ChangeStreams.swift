@@ -44,7 +44,7 @@ extension Results {
                 continuation.yieldFrozen(change)
                 continuation.finish()
             }
-            continuation.onTermination = { _ in token.invalidate() }
+            continuation.onTermination = { _ in token.subscription.invalidate(explicit: false) }
         }
     }
 }
@@ -65,7 +65,7 @@ extension List {
                     continuation.yieldFrozen(change.frozen { () throws(Realm.Error) in try self._freeze() })
                 }
             }
-            continuation.onTermination = { _ in token.invalidate() }
+            continuation.onTermination = { _ in token.subscription.invalidate(explicit: false) }
         }
     }
 }
@@ -89,7 +89,7 @@ extension _ObjectObservable where Self: Object {
                     continuation.finish()
                 }
             }
-            continuation.onTermination = { _ in token.invalidate() }
+            continuation.onTermination = { _ in token.subscription.invalidate(explicit: false) }
         }
     }
 }

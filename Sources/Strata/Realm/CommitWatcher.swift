@@ -241,9 +241,10 @@ final class CommitListener: Sendable {
     /// from any thread; the observer list is confined). An `invalidate()` schedules the prune
     /// at once, so it comes before anything the realm's scheduler is asked to run later (the
     /// observer holds its realm until the prune: a realm released after the invalidation then
-    /// ends at its release, not at a moment nothing orders). A token's `deinit` may run on a
-    /// thread that is exiting, where scheduling is unsafe: that prune is scheduled from the
-    /// teardown thread (`TeardownThread`).
+    /// ends at its release, not at a moment nothing orders). A token's `deinit`, and the end of
+    /// an AsyncSequence of changes, may run on a thread that is exiting, where Dispatch is unsafe:
+    /// those prunes are scheduled from the teardown thread (`TeardownThread`). An `invalidate()`
+    /// that user code calls while its thread exits takes the risk any Dispatch call there takes.
     func schedulePrune(now: Bool) {
         let target = self.target
         let scheduler = self.scheduler

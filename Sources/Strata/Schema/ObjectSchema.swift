@@ -203,6 +203,13 @@ enum SchemaChange: Hashable, Sendable {
 /// What Strata knows of an `Object` subclass: its schema, how its `@Persisted` wrappers'
 /// ordinals (see `Persisted`) map to columns, and where each wrapper lies in an instance.
 final class ClassInfo: @unchecked Sendable {
+    /// The class a link or List property of this class reaches; nil for any other property
+    /// (and for a target the class's declared links do not name).
+    func linkTarget(of property: PropertySchema) -> ClassInfo? {
+        guard property.type == .object else { return nil }
+        return linkTargets.lazy.map(ClassInfo.of).first { $0.className == property.objectClassName }
+    }
+
     let type: Object.Type
     let schema: ObjectSchema
     /// Whether any property holds links (adding an object then adds its targets).

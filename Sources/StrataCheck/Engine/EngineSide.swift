@@ -430,6 +430,9 @@ final class EngineSide: @unchecked Sendable {
             if let equal = query.equalValue {
                 shaped = shaped.where { $0.value == equal }  // Spec W26: Item's and Linker's value is indexed
             }
+            if let linkMinimum = query.linkMinimumValue {
+                shaped = try Self.throughLink(shaped, atLeast: linkMinimum)  // Spec V23
+            }
         }
         switch query.sort {
         case .sourceOrder: break
@@ -449,6 +452,20 @@ final class EngineSide: @unchecked Sendable {
         case .value?: return try shaped._distinct(by: ["value"])  // Spec V22
         case .linkValue?: return try shaped._distinct(by: ["link.value"])
         }
+    }
+
+    /// `where { $0.link.value >= minimum }` of Linker Results (Spec V23: the typed query
+    /// through a to-one link); no other type has the link.
+    private static func throughLink<T: CheckObject>(_ results: Results<T>, atLeast minimum: Int)
+        throws(Realm.Error) -> Results<T>
+    {
+        guard let linkers = results as? Results<Linker> else {
+            throw Realm.Error(.programmerError, "strata-check: only Linkers filter through a link")
+        }
+        guard let filtered = linkers.where({ $0.link.value >= minimum }) as? Results<T> else {
+            throw Realm.Error(.programmerError, "strata-check: Linker Results are Results of Linkers")
+        }
+        return filtered
     }
 
     static func reading(_ object: Object) throws(Realm.Error) -> Reading? {

@@ -40,9 +40,9 @@ struct FilterFormat: Equatable {
     /// The format of `query`'s filter in its spelling; nil for a typed query or one without a
     /// filter.
     init?(_ query: Query) {
-        guard let spelling = query.formatSpelling, query.minimumValue != nil || query.equalValue != nil else {
-            return nil
-        }
+        guard let spelling = query.formatSpelling,
+            query.minimumValue != nil || query.equalValue != nil || query.linkMinimumValue != nil
+        else { return nil }
         var parts: [String] = []
         var arguments: [Argument] = []
         if let minimum = query.minimumValue {
@@ -52,6 +52,11 @@ struct FilterFormat: Equatable {
         }
         if let equal = query.equalValue {
             let (part, bound) = FilterFormat.equality(equal, Int(spelling) / FilterFormat.count % FilterFormat.count)
+            parts.append(part)
+            arguments += bound
+        }
+        if let linkMinimum = query.linkMinimumValue {
+            let (part, bound) = FilterFormat.linkMinimum(linkMinimum, Int(spelling) / 3 % 4)
             parts.append(part)
             arguments += bound
         }
@@ -70,6 +75,16 @@ struct FilterFormat: Equatable {
         case 5: return ("value BETWEEN {\(m), \(Int.max)}", [])
         case 6: return ("%@ < value", [.int(m - 1)])
         default: return ("value > \(m - 1)", [])
+        }
+    }
+
+    /// `link.value >= m` (Spec V23: a null link reads as a null value, which fails it).
+    private static func linkMinimum(_ m: Int, _ variant: Int) -> (String, [Argument]) {
+        switch variant {
+        case 0: return ("link.value >= \(m)", [])
+        case 1: return ("\(m) <= link.value", [])
+        case 2: return ("%K.%K >= %@", [.name("link"), .name("value"), .int(m)])
+        default: return ("link.value BETWEEN {\(m), \(Int.max)}", [])
         }
     }
 

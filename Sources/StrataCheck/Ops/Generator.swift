@@ -131,15 +131,21 @@ struct Generator {
             }
             // Generation 10 (Spec V23): half the filters spelled as a predicate format, in one of
             // FilterFormat's equivalent spellings; drawn last.
+            // A Linker's query now and then also filters through its link (`link.value >= m`),
+            // typed or spelled.
+            var linkMinimum: Int?
+            if swarm.generation >= 10, type == "Linker", swarm.links, stream.chance(30) {
+                linkMinimum = stream.draw(8)
+            }
             var spelling: UInt8?
-            if swarm.generation >= 10, minimum != nil || equal != nil, stream.chance(50) {
+            if swarm.generation >= 10, minimum != nil || equal != nil || linkMinimum != nil, stream.chance(50) {
                 spelling = UInt8(stream.draw(FilterFormat.count * FilterFormat.count))
             }
             return .objects(
                 realm,
                 Query(
                     source: .table(type), minimumValue: minimum, equalValue: equal, sort: sort, distinct: distinct,
-                    formatSpelling: spelling),
+                    formatSpelling: spelling, linkMinimumValue: linkMinimum),
                 as: allocateHandle())
         case .read:
             if swarm.links, let sorted = linkSortedResults(own, model: model, stream: &stream) {

@@ -33,6 +33,7 @@ enum StepText {
             } else {
                 if let minimum = query.minimumValue { text += " where value >= \(minimum)" }
                 if let equal = query.equalValue { text += " where value == \(equal)" }
+                if let linkMinimum = query.linkMinimumValue { text += " where link.value >= \(linkMinimum)" }
             }
             switch query.sort {
             case .sourceOrder: break

@@ -204,7 +204,9 @@ extension ScriptRenderer {
     /// order with ties by primary key, or the table's primary-key order.
     private func objects(realm: RealmID, type: String, query: StrataModel.Query, id: HandleID) -> [String] {
         let table = "try s.realm(\(realm.rawValue))._objects(\(type).self)"
-        if query.minimumValue == nil && query.equalValue == nil && query.sort == .sourceOrder && query.distinct == nil {
+        if query.minimumValue == nil && query.equalValue == nil && query.linkMinimumValue == nil
+            && query.sort == .sourceOrder && query.distinct == nil
+        {
             return ["s.keep(\(table), as: \(id.rawValue))"]
         }
         var lines = ["var results = \(table)"]
@@ -218,6 +220,9 @@ extension ScriptRenderer {
             }
             if let equal = query.equalValue {
                 lines.append("results = results.where { $0.value == \(equal) }")
+            }
+            if let linkMinimum = query.linkMinimumValue {
+                lines.append("results = results.where { $0.link.value >= \(linkMinimum) }")
             }
         }
         switch query.sort {

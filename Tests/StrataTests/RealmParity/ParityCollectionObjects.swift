@@ -60,8 +60,8 @@ let parityCollectionTypes: [Object.Type] = [
 
 /// The subclasses of Realm's `RealmCollectionTests` for the collections Strata has: how the tested
 /// collection of two objects ("1" and "2", both linking to one target of id 1) is made.
-/// `MutableSet*`, `LinkingObjectsCollectionTypeTests` and `AnyRealmCollectionTests` have no
-/// Strata counterpart.
+/// `MutableSet*` and `LinkingObjectsCollectionTypeTests` have no Strata counterpart;
+/// `AnyRealmCollectionTests`' members are checked in `AnyRealmCollectionTests.swift`.
 enum PCVariant: String, CaseIterable, CustomTestStringConvertible, Sendable {
     /// `ResultsFromTableTests`: every object of the class.
     case resultsFromTable = "ResultsFromTableTests"
@@ -194,6 +194,25 @@ extension List: PCCollection where Element == PCNullableStringObjectWithLink {
     {
         await observe(keyPaths: keyPaths, on: actor, block)
     }
+}
+
+/// A realm of a new file holding one `PCAggregateObjectList` whose List holds four objects,
+/// intCol 3, 1, 2, 1 and doubleCol half of it, in that order.
+func aggregateList(_ name: String) throws -> (Realm, PCAggregateObjectList) {
+    let realm = try Realm(
+        configuration: Realm.Configuration(
+            fileURL: temporaryDirectory().appendingPathComponent(name), objectTypes: parityCollectionTypes))
+    let owner = PCAggregateObjectList()
+    try realm.write {
+        for value in [3, 1, 2, 1] {
+            let object = PCAggregateObject()
+            object.intCol = value
+            object.doubleCol = Double(value) / 2
+            owner.list.append(object)
+        }
+        realm.add(owner)
+    }
+    return (realm, owner)
 }
 
 /// A predicate every element matches: Realm's `NSPredicate(value: true)` of `ResultsFromLinkViewTests`.
