@@ -136,6 +136,7 @@ struct PredicateFormatParser {
         return result
     }
 
+    /// AND binds tighter than OR: a conjunction is a run of negations.
     private mutating func conjunction() throws(Failure) -> PredicateSyntax {
         var result = try negation()
         while isWord("AND") || token == .symbol("&&") {
