@@ -76,6 +76,12 @@ extension ModelState {
                 write.snapshot.objects[owner]?.written[.list] = version
             }
             return .done
+        case .insertIntoSet(let ownerID, let elementID):
+            try insertIntoSet(ownerID, elementID, in: context)
+            return .done
+        case .removeFromSet(let ownerID, let elementID):
+            try removeFromSet(ownerID, elementID, in: context)
+            return .done
         case .setMapValue(let ownerID, let key, let elementID):
             let (realmID, owner) = try writableObject(ownerID, in: context)
             var element: ObjectID?
@@ -252,6 +258,7 @@ extension ModelState {
             nextObjectID += 1
             var written: [PropertyName: Version] = [.value: version, .list: version, .map: version]
             if write.snapshot.schema.hasLink(type) { written[.link] = version }
+            if write.snapshot.schema.hasSet(type) { written[.set] = version }
             write.snapshot.objects[object] = StoredObject(
                 type: type, primaryKey: primaryKey, value: value, written: written)
             write.createdObjects.insert(object)
@@ -303,9 +310,21 @@ extension ModelState {
             linked = try copyObject(linkData, id: link, from: source, into: realmID, copies: &copies)
         }
         let link = linked
+        // Spec V24: the set's Items are copied too; the copies keep their primary keys, so the
+        // set keeps its order.
+        var setCopies: [ObjectID] = []
+        for element in stored.set {
+            guard let elementData = source.objects[element] else { continue }
+            setCopies.append(try copyObject(elementData, id: element, from: source, into: realmID, copies: &copies))
+        }
+        let set = setCopies
         try mutateWrite(realmID) { write, version throws(Interruption) in
             write.snapshot.objects[copy]?.link = link
             write.snapshot.objects[copy]?.written[.link] = version
+            if write.snapshot.schema.hasSet(stored.type) {
+                write.snapshot.objects[copy]?.set = set
+                write.snapshot.objects[copy]?.written[.set] = version
+            }
         }
         return copy
     }
@@ -449,6 +468,10 @@ extension WriteTransaction {
             if stored.list.contains(object) {
                 snapshot.objects[id]?.list.removeAll { $0 == object }
                 snapshot.objects[id]?.written[.list] = version
+            }
+            if stored.set.contains(object) {  // Spec V24: a set loses the deleted object too
+                snapshot.objects[id]?.set.removeAll { $0 == object }
+                snapshot.objects[id]?.written[.set] = version
             }
             if stored.map.values.contains(where: { $0 == object }) {
                 for (key, value) in stored.map where value == object {

@@ -434,7 +434,7 @@ extension StoredObject {
     func describe(_ name: PropertyName) -> String? {
         switch name {
         case .value: return value.map(String.init)
-        case .list: return nil  // Spec N21: a List property reports nil old and new values
+        case .list, .set: return nil  // Spec N21: a List (or set) property reports nil old and new values
         case .link: return nil
         case .map: return "\(map.keys.sorted())"
         }

@@ -82,7 +82,8 @@ extension ModelState {
             .realmOf, .releaseHandle, .iterate, .iteratorNext, .aggregate, .freezeHandle, .thawHandle, .frozenEqual:
             return try dispatchReadOperation(operation, in: context)
         case .beginWrite, .commitWrite, .cancelWrite, .writeBlock, .apply, .makeUnmanaged, .add,
-            .create, .createCopy, .setValue, .setLink, .append, .removeFromList, .setMapValue, .delete, .deleteAll:
+            .create, .createCopy, .setValue, .setLink, .append, .removeFromList, .setMapValue, .delete, .deleteAll,
+            .insertIntoSet, .removeFromSet:
             return try dispatchWriteOperation(operation, in: context)
         case .makeReference, .resolve, .releaseReference, .assignThreadSafe, .readThreadSafe:
             return try dispatchReferenceOperation(operation, in: context)

@@ -143,6 +143,10 @@ public enum Operation: Hashable, Sendable {
     case setLink(HandleID, target: HandleID?)
     case append(list: HandleID, element: HandleID)
     case removeFromList(HandleID, at: Int)
+    /// `owner.set.insert(element)` on a Linker's set of Items (generation 11, Spec V24, W9).
+    case insertIntoSet(HandleID, element: HandleID)
+    /// `owner.set.remove(element)` (Spec V24: an element the set does not hold changes nothing).
+    case removeFromSet(HandleID, element: HandleID)
     case setMapValue(HandleID, key: String, element: HandleID?)
     case delete(RealmID, HandleID)
     case deleteAll(RealmID)

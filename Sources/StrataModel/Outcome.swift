@@ -12,6 +12,9 @@ public struct ObjectReading: Hashable, Sendable {
     public var isFrozen: Bool
     /// The primary key of the Item the to-one link reaches; nil for none (or no link column).
     public var linkKey: Int? = nil
+    /// The primary keys of the set's Items, in set order (a Linker's, Spec V24); empty for
+    /// types without one.
+    public var setKeys: [Int] = []
 }
 
 /// Insertions, deletions and modifications of a collection update (Spec N13).

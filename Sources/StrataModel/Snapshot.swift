@@ -7,6 +7,8 @@
 /// notifications list them (the engine's column order; `map` has no column yet).
 public enum PropertyName: String, Hashable, Sendable, CaseIterable, Comparable {
     case value, list, link, map
+    /// A Linker's set of Items (generation 11, Spec V24).
+    case set
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
@@ -21,13 +23,18 @@ public struct StoredObject: Hashable, Sendable {
     /// The to-one link, in a type whose schema has a `link` column (nil otherwise): an Item, or
     /// nil. Deleting its target makes it nil (Spec W13).
     public var link: ObjectID?
+    /// The set of Items, in a type whose schema has a `set` column (empty otherwise): each Item
+    /// once, in primary-key order, the key order of realm-core's sets (Spec V24). Deleting an
+    /// Item removes it (W13).
+    public var set: [ObjectID]
     public var written: [PropertyName: Version]
 
     public init(
         type: String, primaryKey: Int, value: Int?, list: [ObjectID] = [],
-        map: [String: ObjectID?] = [:], link: ObjectID? = nil,
+        map: [String: ObjectID?] = [:], link: ObjectID? = nil, set: [ObjectID] = [],
         written: [PropertyName: Version] = [:]
     ) {
+        self.set = set
         self.type = type
         self.primaryKey = primaryKey
         self.value = value
@@ -47,7 +54,7 @@ public struct Schema: Hashable, Sendable {
     public static let standard = Schema(types: ["Item": standardColumns, "Other": standardColumns])
     /// The standard types and "Linker", whose objects also have a to-one link to an Item
     /// (`link`): what sorting through a link needs (Spec V20).
-    public static let linkerColumns: Set<String> = standardColumns.union(["link"])
+    public static let linkerColumns: Set<String> = standardColumns.union(["link", "set"])
     public static let linking = Schema(types: [
         "Item": standardColumns, "Other": standardColumns,
         "Linker": linkerColumns,
@@ -55,6 +62,9 @@ public struct Schema: Hashable, Sendable {
 
     /// Whether objects of `type` have a to-one `link` column.
     public func hasLink(_ type: String) -> Bool { types[type]?.contains("link") == true }
+
+    /// Whether objects of `type` have a `set` of Items (Linkers, generation 11: Spec V24).
+    public func hasSet(_ type: String) -> Bool { types[type]?.contains("set") == true }
 }
 
 /// Every object of one version, plus the version's schema and schema version.
@@ -96,6 +106,11 @@ public struct Snapshot: Hashable, Sendable {
         guard depth + 1 < ChangeDepth.maximum else { return false }
         if property == nil || property == .list,
             stored.list.contains(where: { changed($0, since: since, depth: depth + 1) })
+        {
+            return true
+        }
+        if property == nil || property == .set,
+            stored.set.contains(where: { changed($0, since: since, depth: depth + 1) })
         {
             return true
         }

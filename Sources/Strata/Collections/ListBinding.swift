@@ -1,6 +1,6 @@
 import StrataStorage
 
-/// Where a managed List lives: a column of a stored object.
+/// Where a managed List or MutableSet lives: a column of a stored object.
 final class ListBinding: @unchecked Sendable {
     let parent: _ObjectAccessor
     let column: Int
@@ -26,7 +26,7 @@ final class ListBinding: @unchecked Sendable {
         do throws(Realm.Error) {
             stored = try parent.value(column: column)
         } catch  where error == .objectInvalidated {
-            throw Realm.Error.collectionInvalidated
+            throw invalidatedError
         }
         guard case .list(let values) = stored else { return [] }
         cache.withLock { $0 = (stamp, values) }
@@ -56,9 +56,14 @@ final class ListBinding: @unchecked Sendable {
     /// never in one, F12).
     func checkMutable() throws(Realm.Error) {
         try core.checkThread()
-        if try isInvalidated() { throw Realm.Error.collectionInvalidated }
-        guard core.write != nil else { throw Realm.Error.listOutsideWrite }
+        if try isInvalidated() { throw invalidatedError }
+        guard core.write != nil else {
+            throw property.isSet ? Realm.Error.setOutsideWrite : Realm.Error.listOutsideWrite
+        }
     }
+
+    /// What using the collection of an owner that is gone throws: realm-core names the kind.
+    var invalidatedError: Realm.Error { property.isSet ? .setInvalidated : .collectionInvalidated }
 
     /// The same List in another realm of the file; nil when its owner is missing there (or
     /// its key holds another object: Spec W12).

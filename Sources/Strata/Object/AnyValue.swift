@@ -89,7 +89,8 @@ enum AnyValue {
                     encoded.append(try encodeScalar(element, path))
                 }
             }
-            return .list(encoded)
+            // Spec V24: a set's stored elements are distinct, in set order.
+            return .list(property.isSet ? SetOrder.normalized(encoded) : encoded)
         }
         if property.isLink { return try encodeLink(any, path, core: core, policy: policy, addsObjects: addsObjects) }
         return try encodeScalar(any, path)
@@ -104,7 +105,7 @@ enum AnyValue {
         if let array = any as? [Any] { return array.map { Optional($0) } }
         let property = path.property
         throw Realm.Error.misuse(
-            "Invalid value (\(any)) for '\(typeName(property))' \(property.isList ? "array" : "set") "
+            "Invalid value (\(any)) for '\(typeName(property))' \(property.isSet ? "set" : "array") "
                 + "property '\(path.className).\(property.name)': value is not enumerable.")
     }
 
@@ -241,7 +242,8 @@ enum AnyValue {
         }
         return Realm.Error.misuse(
             "Invalid value '\(shown)' of type '\(typeOfValue)' for '\(typeName(property))'"
-                + "\(property.isList ? " array" : "") property '\(path.className).\(property.name)'.")
+                + "\(property.isList ? (property.isSet ? " set" : " array") : "") property '\(path.className).\(property.name)'."
+        )
     }
 }
 

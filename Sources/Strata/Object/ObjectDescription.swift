@@ -57,7 +57,7 @@ enum ObjectDescription {
     private static func describeList(_ list: any AnyListConvertible, property: PropertySchema, depth: Int) -> String {
         if depth == 0 { return "<Maximum depth exceeded>" }
         return describeCollection(
-            "List", elementType: property.objectClassName ?? property.type.description,
+            property.isSet ? "MutableSet" : "List", elementType: property.objectClassName ?? property.type.description,
             identity: list as AnyObject, elements: (try? list.anyElements()) ?? [],
             type: property.type, depth: depth)
     }

@@ -228,7 +228,7 @@ extension Persisted: PersistedProperty {
         return PropertySchema(
             name: name, type: kind.type, objectClassName: kind.objectClassName,
             isOptional: kind.isOptional, isList: kind.isList, isPrimaryKey: isPrimaryKey,
-            isIndexed: isIndexed)
+            isIndexed: isIndexed, isSet: kind.isSet)
     }
 
     func encodeUnmanaged(realm: Realm?) throws(Realm.Error) -> StrataStorage.Value {

@@ -510,8 +510,10 @@ extension RealmCore {
         let deletedTables = Set(targets.map { $0.0.name })
         for table in write.tables() {
             guard let schema = ObjectSchema.decode(table.schema, className: table.name) else { continue }
+            let keepsInSets = file.bugs.contains(.setKeepsDeletedObject)
             let linkColumns = schema.properties.indices.filter {
                 schema.properties[$0].isLink && deletedTables.contains(schema.properties[$0].objectClassName ?? "")
+                    && !(keepsInSets && schema.properties[$0].isSet)
             }
             guard !linkColumns.isEmpty else { continue }
             try removeLinks(to: deleted, in: table, columns: linkColumns, write: write)

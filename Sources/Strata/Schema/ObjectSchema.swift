@@ -11,10 +11,13 @@ struct PropertySchema: Hashable, Sendable, CustomStringConvertible {
     var isList: Bool
     var isPrimaryKey: Bool
     var isIndexed: Bool
+    /// A `MutableSet` (`isList` is true too: a set is stored as its owner's list of elements,
+    /// kept unique and in `SetOrder`, Spec V24).
+    var isSet: Bool = false
 
     var description: String {
         var text = "\(name): "
-        if isList { text += "List<" }
+        if isList { text += isSet ? "MutableSet<" : "List<" }
         text += objectClassName ?? type.description
         if isList { text += ">" }
         if isOptional { text += "?" }
@@ -40,7 +43,7 @@ struct PropertySchema: Hashable, Sendable, CustomStringConvertible {
     /// `array<Target>` (core's `Property::type_string`; optionality is not part of it).
     var realmTypeName: String {
         let element = type == .object ? (objectClassName ?? "") : type.description
-        if isList { return "array<\(element)>" }
+        if isList { return isSet ? "set<\(element)>" : "array<\(element)>" }
         return type == .object ? "<\(element)>" : element
     }
 }
@@ -88,6 +91,7 @@ struct ObjectSchema: Hashable, Sendable {
             var flags = ""
             if property.isOptional { flags += "o" }
             if property.isList { flags += "l" }
+            if property.isSet { flags += "s" }
             if property.isPrimaryKey { flags += "p" }
             if property.isIndexed { flags += "i" }
             text += "\(property.name)\t\(property.type.rawValue)\t\(property.objectClassName ?? "")\t\(flags)\n"
@@ -112,7 +116,7 @@ struct ObjectSchema: Hashable, Sendable {
                 PropertySchema(
                     name: String(fields[0]), type: type, objectClassName: fields[2].isEmpty ? nil : String(fields[2]),
                     isOptional: flags.contains("o"), isList: flags.contains("l"), isPrimaryKey: flags.contains("p"),
-                    isIndexed: flags.contains("i")))
+                    isIndexed: flags.contains("i"), isSet: flags.contains("s")))
         }
         return ObjectSchema(className: className, properties: properties)
     }
@@ -138,7 +142,9 @@ struct ObjectSchema: Hashable, Sendable {
                 found.append(.removeProperty(className, old.name))
                 continue
             }
-            if old.type != new.type || old.objectClassName != new.objectClassName || old.isList != new.isList {
+            if old.type != new.type || old.objectClassName != new.objectClassName || old.isList != new.isList
+                || old.isSet != new.isSet
+            {
                 found.append(.changeType(className, new.name, from: old.realmTypeName, to: new.realmTypeName))
                 continue
             }

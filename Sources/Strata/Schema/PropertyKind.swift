@@ -42,6 +42,8 @@ public struct _PropertyKind: Sendable {
     var type: PropertyType
     var isOptional: Bool
     var isList: Bool
+    /// A `MutableSet` (then `isList` too).
+    var isSet = false
     /// The target class of a link or list of links.
     var objectType: Object.Type?
 

@@ -94,6 +94,11 @@ package struct APISeededBugs: OptionSet, Sendable, Hashable {
     /// A predicate format with the constant on the left keeps its operator instead of
     /// mirroring it: `3 <= value` is read as `value <= 3` (V23).
     package static let predicateMirrorsWrongly = APISeededBugs(rawValue: 1 << 56)
+    /// A set's `insert` of an element it holds stores it again (V24).
+    package static let setKeepsDuplicates = APISeededBugs(rawValue: 1 << 57)
+    /// Deleting an object leaves it in the sets that hold it (the links dangle), while Lists
+    /// lose it (V24, W13).
+    package static let setKeepsDeletedObject = APISeededBugs(rawValue: 1 << 58)
 
     /// Every bug of the layer: the bits a harness's raw value gives this layer.
     package static let all: APISeededBugs = [
@@ -104,5 +109,6 @@ package struct APISeededBugs: OptionSet, Sendable, Hashable {
         .unfinishedAsyncBlockCommits, .releasedWriterNotHeld, .invalidateDefersCompletions,
         .writeCopyIgnoresOpenWrite, .skipAcceptsForeignTokens, .nullLinksSortFirst, .iteratorReusesHeldObject,
         .firstSkipsFirstMatch, .averageCountsNulls, .distinctKeepsLast, .predicateMirrorsWrongly,
+        .setKeepsDuplicates, .setKeepsDeletedObject,
     ]
 }

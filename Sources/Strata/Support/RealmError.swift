@@ -163,6 +163,13 @@ extension Realm.Error {
     /// translation of realm-core's `Collection::verify_in_transaction`).
     static let listOutsideWrite = misuse("Cannot modify List outside of a write transaction.")
     static let resultsOutsideWrite = misuse("Cannot modify Results outside of a write transaction.")
+    /// A MutableSet mutation outside a write (realm-core's message names the collection's kind).
+    static let setOutsideWrite = misuse("Cannot modify Set outside of a write transaction.")
+    /// A set operation with an unmanaged set on the right of a managed one (RLMManagedSet's
+    /// `managedObjectFrom:`).
+    static let setOperandUnmanaged = misuse("Right hand side value must be a managed Set.")
+    /// A set operation between sets of two realm instances (RLMManagedSet's words, as spelled).
+    static let setsOfDifferentRealms = misuse("Cannot insersect sets managed by different Realms.")
     /// A migration's old objects are set outside any write (realm-core's `Realm::verify_in_write`).
     static let managedObjectsOutsideWrite = misuse("Cannot modify managed objects outside of a write transaction.")
     static let deleteFromOtherRealm = misuse("Can only delete an object from the Realm it belongs to.")
@@ -193,6 +200,10 @@ extension Realm.Error {
     static let collectionInvalidated = misuse(
         "List is no longer valid. Either the parent object was deleted or the "
             + "containing Realm has been invalidated or closed.")
+    /// The same for a MutableSet.
+    static let setInvalidated = misuse(
+        "Set is no longer valid. Either the parent object was deleted or the "
+            + "containing Realm has been invalidated or closed.")
     static let resultsInvalidated = misuse("Access to invalidated Results objects")
     static let iteratorInvalidated = misuse("Collection is no longer valid")
     // Freeze (Spec F)
@@ -203,6 +214,9 @@ extension Realm.Error {
     /// managed arrays only).
     static let unmanagedListOnly = misuse(
         "This method may only be called on RLMArray instances retrieved from an RLMRealm")
+    /// The same of an unmanaged MutableSet (RLMSet's methods for managed sets only).
+    static let unmanagedSetOnly = misuse(
+        "This method may only be called on RLMSet instances retrieved from an RLMRealm")
     static let freezeInCreatingWrite = misuse(
         "Cannot freeze an object in the same write transaction as it was created in.")
     static let frozenModify = misuse("Attempting to modify a frozen object - call thaw on the Object instance first.")

@@ -187,6 +187,14 @@ public enum SeededBugCatalog {
             name: "predicateMirrorsWrongly", bug: .api(.predicateMirrorsWrongly), layer: "API: predicate formats",
             rules: ["V23"],
             summary: "a format's constant on the left keeps its operator: '3 <= value' is read as 'value <= 3'"),
+        // Generation 11: Linkers' sets of Items.
+        SeededBug(
+            name: "setKeepsDuplicates", bug: .api(.setKeepsDuplicates), layer: "API: sets", rules: ["V24"],
+            summary: "a set's insert of an element it holds stores it again"),
+        SeededBug(
+            name: "setKeepsDeletedObject", bug: .api(.setKeepsDeletedObject), layer: "API: sets",
+            rules: ["V24", "W13"],
+            summary: "deleting an object leaves it in the sets that hold it (Lists lose it)"),
     ]
 
     public static func named(_ name: String) -> SeededBug? { all.first { $0.name == name } }

@@ -29,12 +29,16 @@ final class Other: Object, CheckObject {
 }
 
 /// The model's type "Linker" (generation 6, `Schema.linking`): the columns of the others and a
-/// to-one `link` to an Item, which Results of Linkers sort through (Spec V20).
+/// to-one `link` to an Item, which Results of Linkers sort through (Spec V20), and a set of
+/// Items (generation 11, Spec V24).
 final class Linker: Object, CheckObject {
     @Persisted(primaryKey: true) var primaryKey: Int
     @Persisted var value: Int?
     @Persisted var list: List<Item>
     @Persisted var link: Item?
+    /// Generation 11 (Spec V24): Items held once each, in key order. Empty in older runs, whose
+    /// streams never touch it.
+    @Persisted var set: MutableSet<Item>
 }
 
 /// The model's type names and the classes that store them.

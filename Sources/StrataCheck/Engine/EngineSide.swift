@@ -278,6 +278,19 @@ final class EngineSide: @unchecked Sendable {
             guard case .list(let list) = handle(listID) else { return unsupported(operation) }
             _ = try list._remove(at: index)
             return .done
+        case .insertIntoSet(let ownerID, let elementID), .removeFromSet(let ownerID, let elementID):
+            // Spec V24: `owner.set.insert(item)` / `.remove(item)`, the owner read first as an
+            // app's property read reads it (its checks throw here rather than trap).
+            guard case .object(let owner) = handle(ownerID), let linker = owner as? Linker,
+                case .object(let element) = handle(elementID), let item = element as? Item
+            else { return unsupported(operation) }
+            _ = try owner._value(forKey: "primaryKey")
+            if case .insertIntoSet = operation {
+                try linker.set._insert(item)
+            } else {
+                try linker.set._remove(item)
+            }
+            return .done
         case .freezeHandle(let id, let frozenID):
             guard let handle = handle(id) else { return unsupported(operation) }
             switch handle {
@@ -480,7 +493,11 @@ final class EngineSide: @unchecked Sendable {
             }
         }
         var linkKey: Int?
+        var setKeys: [Int] = []
         if let linker = object as? Linker {
+            // Spec V24: the set's Items in set order.
+            let set = linker.set
+            for index in 0..<(try set._count()) { setKeys.append(try set._element(at: index).primaryKey) }
             // Spec V20: the Item the link reaches, read through the property as an app reads it.
             linkKey =
                 try (linker._value(forKey: "link") as? Item).map { item throws(Realm.Error) in
@@ -489,7 +506,7 @@ final class EngineSide: @unchecked Sendable {
         }
         return Reading(
             type: CheckTypes.name(of: object), primaryKey: primaryKey, value: value, listKeys: listKeys,
-            isFrozen: object.isFrozen, linkKey: linkKey)
+            isFrozen: object.isFrozen, linkKey: linkKey, setKeys: setKeys)
     }
 
     /// Every object `realm` holds, by type then primary key: Items, Others, and the Linkers of

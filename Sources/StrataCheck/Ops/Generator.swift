@@ -57,6 +57,10 @@ struct Generator {
             if swarm.generation >= 6 {
                 weights[OperationKind.setLink.rawValue] *= 3  // Spec V20: links are set in writes
             }
+            if swarm.generation >= 11 {
+                weights[OperationKind.insertIntoSet.rawValue] *= 3  // Spec V24: sets change in writes
+                weights[OperationKind.removeFromSet.rawValue] *= 3
+            }
             if swarm.generation >= 5 {
                 // Spec X3: a copy holds the write's data; Spec C1, W7: a realm let go inside its
                 // write is still its context's, write and all, when the context opens it again.
@@ -266,6 +270,8 @@ struct Generator {
             return setLink(context, own: own, realm: realm, model: model, stream: &stream)
         case .iterate, .iteratorNext:
             return iteration(kind, context: context, own: own, model: model, stream: &stream)
+        case .insertIntoSet, .removeFromSet:
+            return setWrite(kind, context: context, own: own, model: model, stream: &stream)
         case .aggregate:
             // Spec V21: over Results or a List, of the caller's or (crossing contexts) another's;
             // a List one time in three where there is one (runs hold fewer Lists than Results).

@@ -39,7 +39,10 @@ public enum OperationKind: Int, CaseIterable, Sendable {
         iterate, iteratorNext,
         /// Generation 9: `min`, `max`, `sum` or `average` of `value` over Results or a List
         /// (Spec V21).
-        aggregate
+        aggregate,
+        /// Generation 11: a Linker's set of Items (Spec V24), `insert` and `remove` of an Item,
+        /// in runs whose schema has Linkers.
+        insertIntoSet, removeFromSet
 
     /// The kinds of the notification swarm, drawn apart from the others (generation 3).
     static let notificationKinds: [OperationKind] = [
@@ -59,4 +62,6 @@ public enum OperationKind: Int, CaseIterable, Sendable {
     static let generation7Kinds: [OperationKind] = [.iterate, .iteratorNext]
     /// The kinds generation 9 added, drawn after generation 7's (generation 8 added no kind).
     static let generation9Kinds: [OperationKind] = [.aggregate]
+    /// The kinds generation 11 added, drawn after generation 9's (generation 10 added no kind).
+    static let generation11Kinds: [OperationKind] = [.insertIntoSet, .removeFromSet]
 }

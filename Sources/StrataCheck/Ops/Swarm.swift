@@ -35,6 +35,7 @@ struct Swarm: Sendable, CustomStringConvertible {
             if OperationKind.notificationKinds.contains(kind) || OperationKind.asyncKinds.contains(kind)
                 || OperationKind.generation5Kinds.contains(kind) || OperationKind.generation6Kinds.contains(kind)
                 || OperationKind.generation7Kinds.contains(kind) || OperationKind.generation9Kinds.contains(kind)
+                || OperationKind.generation11Kinds.contains(kind)
             {
                 weights.append(0)
                 continue
@@ -77,8 +78,12 @@ struct Swarm: Sendable, CustomStringConvertible {
         if generation >= 9 {
             drawGeneration9(&stream, into: &weights)
         }
+        if generation >= 11 {
+            drawGeneration11(&stream, into: &weights)
+        }
         for kind in OperationKind.notificationKinds + OperationKind.asyncKinds + OperationKind.generation5Kinds
             + OperationKind.generation6Kinds + OperationKind.generation7Kinds + OperationKind.generation9Kinds
+            + OperationKind.generation11Kinds
         where excluded.contains("\(kind)") {
             weights[kind.rawValue] = 0
         }
@@ -131,6 +136,15 @@ struct Swarm: Sendable, CustomStringConvertible {
     private static func drawGeneration9(_ stream: inout ChoiceStream, into weights: inout [Int]) {
         guard stream.draw(4) != 0 else { return }
         weights[OperationKind.aggregate.rawValue] = 3 * (1 + stream.draw(3))
+    }
+
+    /// Generation 11, drawn after generation 9: three linking runs in four write their Linkers'
+    /// sets of Items (Spec V24), inserting about twice as often as removing, as often as they
+    /// set links. The lowest draw leaves them out, so a shrinker lowering values turns them off.
+    private static func drawGeneration11(_ stream: inout ChoiceStream, into weights: inout [Int]) {
+        guard weights[OperationKind.setLink.rawValue] > 0, stream.draw(4) != 0 else { return }
+        weights[OperationKind.insertIntoSet.rawValue] = 6 * (1 + stream.draw(3))
+        weights[OperationKind.removeFromSet.rawValue] = 3 * (1 + stream.draw(3))
     }
 
     /// Whether the run iterates over Results (generation 7).

@@ -286,11 +286,8 @@ struct DeliveryOracle {
     }
 
     static func reading(of object: ObjectID, in snapshot: Snapshot) -> Reading {
-        let stored = snapshot.objects[object]
-        return Reading(
-            type: stored?.type ?? "?", primaryKey: stored?.primaryKey ?? Int.min, value: stored?.value,
-            listKeys: stored?.list.compactMap { snapshot.objects[$0]?.primaryKey } ?? [], isFrozen: false,
-            linkKey: stored?.link.flatMap { snapshot.objects[$0]?.primaryKey })
+        snapshot.reading(of: object, frozen: false).map(Reading.init)
+            ?? Reading(type: "?", primaryKey: Int.min, value: nil, listKeys: [], isFrozen: false)
     }
 
     // MARK: points where nothing may be owed (item 4)

@@ -11,8 +11,14 @@ public struct Reading: Hashable, Sendable, CustomStringConvertible {
     /// The primary key of the Item the to-one link reaches (a Linker's, Spec V20); nil for a
     /// null link and for types without one.
     public var linkKey: Int?
+    /// The primary keys of a Linker's set of Items, in set order (Spec V24); empty otherwise.
+    public var setKeys: [Int]
 
-    init(type: String, primaryKey: Int, value: Int?, listKeys: [Int], isFrozen: Bool, linkKey: Int? = nil) {
+    init(
+        type: String, primaryKey: Int, value: Int?, listKeys: [Int], isFrozen: Bool, linkKey: Int? = nil,
+        setKeys: [Int] = []
+    ) {
+        self.setKeys = setKeys
         self.type = type
         self.primaryKey = primaryKey
         self.value = value
@@ -24,14 +30,15 @@ public struct Reading: Hashable, Sendable, CustomStringConvertible {
     init(_ model: ObjectReading) {
         self.init(
             type: model.type, primaryKey: model.primaryKey, value: model.value,
-            listKeys: model.listKeys, isFrozen: model.isFrozen, linkKey: model.linkKey)
+            listKeys: model.listKeys, isFrozen: model.isFrozen, linkKey: model.linkKey, setKeys: model.setKeys)
     }
 
     public var description: String {
         let value = self.value.map(String.init) ?? "nil"
         let list = listKeys.isEmpty ? "" : " list \(listKeys)"
         let link = linkKey.map { " link Item(\($0))" } ?? ""
-        return "\(type)(\(primaryKey)) = \(value)\(list)\(link)\(isFrozen ? " frozen" : "")"
+        let set = setKeys.isEmpty ? "" : " set \(setKeys)"
+        return "\(type)(\(primaryKey)) = \(value)\(list)\(link)\(set)\(isFrozen ? " frozen" : "")"
     }
 }
 

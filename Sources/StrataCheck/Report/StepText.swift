@@ -58,6 +58,8 @@ enum StepText {
         case .listOf(let handle, let list): return "list(\(handle)) -> \(list)"
         case .append(let list, let element): return "append(\(list), \(element))"
         case .removeFromList(let list, let index): return "remove(\(list), at: \(index))"
+        case .insertIntoSet(let owner, let element): return "\(owner).set.insert(\(element))"
+        case .removeFromSet(let owner, let element): return "\(owner).set.remove(\(element))"
         case .freezeHandle(let handle, let frozen): return "freeze(\(handle)) -> \(frozen)"
         case .thawHandle(let handle, let thawed): return "thaw(\(handle)) -> \(thawed)"
         case .makeReference(let handle, let reference): return "reference(\(handle)) -> \(reference)"

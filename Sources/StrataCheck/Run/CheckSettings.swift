@@ -44,9 +44,11 @@ public struct CheckSettings: Sendable, Hashable {
     /// `@ThreadSafe` cells, `writeCopy`, async blocks left open or on a thread, and realms let
     /// go inside their writes and with async work; 5: before Linkers, their to-one links and
     /// sorts through them (Spec V20); 6: before iteration over Results (V15, V16); 7: before
-    /// indexed `value` and equality queries (W26); 8: before aggregates (V21).
+    /// indexed `value` and equality queries (W26); 8: before aggregates (V21); 9: before
+    /// filters spelled as predicate formats and through links (V23); 10: before Linkers' sets
+    /// of Items (V24).
     public var generation = CheckSettings.currentGeneration
-    public static let currentGeneration = 10
+    public static let currentGeneration = 11
     public static let generations = 1...currentGeneration
 
     public init(

@@ -75,13 +75,8 @@ extension ModelState {
     /// The newest contents of the file at `location` (a copy's, say), in the same order.
     func newestContents(of location: FileLocation) -> [Reading]? {
         guard let file = files[location], let snapshot = file.versions[file.newest] else { return nil }
-        return snapshot.objects.values
-            .map { object in
-                Reading(
-                    type: object.type, primaryKey: object.primaryKey, value: object.value,
-                    listKeys: object.list.compactMap { snapshot.objects[$0]?.primaryKey }, isFrozen: false,
-                    linkKey: object.link.flatMap { snapshot.objects[$0]?.primaryKey })
-            }
+        return snapshot.objects.keys
+            .compactMap { snapshot.reading(of: $0, frozen: false).map(Reading.init) }
             .sorted { ($0.type, $0.primaryKey) < ($1.type, $1.primaryKey) }
     }
 }

@@ -28,7 +28,8 @@ extension ScriptRenderer {
     static func literal(_ reading: Reading) -> String {
         "Reading(type: \(literal(reading.type)), primaryKey: \(reading.primaryKey), value: \(literal(reading.value)), "
             + "listKeys: \(reading.listKeys), isFrozen: \(reading.isFrozen)"
-            + (reading.linkKey.map { ", linkKey: \($0)" } ?? "") + ")"
+            + (reading.linkKey.map { ", linkKey: \($0)" } ?? "")
+            + (reading.setKeys.isEmpty ? "" : ", setKeys: \(reading.setKeys)") + ")"
     }
 
     static func literal(_ value: Int?) -> String { value.map(String.init) ?? "nil" }

@@ -109,6 +109,15 @@ extension ScriptRenderer {
             return done("try s.list(\(list.rawValue))._append(s.item(\(element.rawValue)))")
         case .removeFromList(let list, let index):
             return done("_ = try s.list(\(list.rawValue))._remove(at: \(index))")
+        case .insertIntoSet(let owner, let element), .removeFromSet(let owner, let element):
+            // Spec V24: as `EngineSide` writes it, the owner read first.
+            let call = if case .insertIntoSet = operation { "_insert" } else { "_remove" }
+            return [
+                "let owner = try s.linker(\(owner.rawValue))",
+                "_ = try owner._value(forKey: \"primaryKey\")",
+                "try owner.set.\(call)(s.item(\(element.rawValue)))",
+                "return .done",
+            ]
         case .freezeHandle(let id, let frozen):
             return freezeOrThaw(id, as: frozen, call: "_freeze", sourceWasTarget: "source.isFrozen")
         case .thawHandle(let id, let thawed):

@@ -48,6 +48,12 @@ extension ScriptWorld {
         return item
     }
 
+    /// A Linker whose set the run writes (generation 11).
+    func linker(_ id: HandleID) throws -> Linker {
+        guard let linker = try object(id) as? Linker else { throw missing(id, "a Linker") }
+        return linker
+    }
+
     func results<T: Object>(_ id: HandleID, of type: T.Type) throws -> Results<T> {
         switch handle(id) {
         case .itemResults(let results as Results<T>): return results

@@ -1,0 +1,60 @@
+// A Linker's set of Items (generation 11, Spec V24): `owner.set.insert(element)` and
+// `owner.set.remove(element)` as an app writes them, reading the set through its owner.
+
+extension ModelState {
+    /// Spec V24, W9: the owner is read (C5, V13, W12, F6: its checks), then the set is written
+    /// only in a write (a frozen owner's realm never is, F12); the element must be an object of
+    /// the same realm instance, as for a List (W12, W14). An Item the set holds changes nothing.
+    mutating func insertIntoSet(_ ownerID: HandleID, _ elementID: HandleID, in context: ContextID)
+        throws(Interruption)
+    {
+        let (realmID, owner) = try setOwner(ownerID, in: context)
+        let element = try linkableObject(elementID, into: realmID)
+        try mutateWrite(realmID) { write, version throws(Interruption) in
+            guard let stored = write.snapshot.objects[owner], !stored.set.contains(element),
+                let key = write.snapshot.objects[element]?.primaryKey
+            else { return }
+            // Realm-core orders a set of links by object key; an Item's key is its primary key.
+            let position =
+                stored.set.firstIndex { (write.snapshot.objects[$0]?.primaryKey ?? .min) > key } ?? stored.set.count
+            write.snapshot.objects[owner]?.set.insert(element, at: position)
+            write.snapshot.objects[owner]?.written[.set] = version
+        }
+    }
+
+    /// Spec V24: as `insertIntoSet`, except that an element that cannot be in the set (an
+    /// unmanaged object, one of another realm instance, a deleted or invalidated one) or that
+    /// it does not hold changes nothing and is no error.
+    mutating func removeFromSet(_ ownerID: HandleID, _ elementID: HandleID, in context: ContextID)
+        throws(Interruption)
+    {
+        let (realmID, owner) = try setOwner(ownerID, in: context)
+        let handle = try handleState(elementID)
+        guard let elementRealm = handle.realm, case .object(let element) = handle.target,
+            isSameInstance(elementRealm, realmID), !isInvalidated(handle)
+        else { return }
+        try mutateWrite(realmID) { write, version throws(Interruption) in
+            guard write.snapshot.objects[owner]?.set.contains(element) == true else { return }
+            write.snapshot.objects[owner]?.set.removeAll { $0 == element }
+            write.snapshot.objects[owner]?.written[.set] = version
+        }
+    }
+
+    /// The owner of a set written to: read as any object property read is (its realm's
+    /// context, its validity), then the write the set's mutation needs (Spec W9).
+    private mutating func setOwner(_ ownerID: HandleID, in context: ContextID) throws(Interruption)
+        -> (RealmID, ObjectID)
+    {
+        let handle = try handleState(ownerID)
+        try checkOwner(of: handle, in: context)
+        guard let realmID = handle.realm, case .object(let owner) = handle.target else {
+            throw .rejected(.invalidStep("\(ownerID) is not a managed object"))
+        }
+        let snapshot = try readable(handle)
+        guard let type = snapshot.objects[owner]?.type, snapshot.schema.hasSet(type) else {
+            throw .rejected(.invalidStep("\(ownerID) has no set"))
+        }
+        guard try realmState(realmID).write != nil else { throw .rejected(.notInWrite) }
+        return (realmID, owner)
+    }
+}
