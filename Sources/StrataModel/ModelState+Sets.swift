@@ -10,9 +10,10 @@ extension ModelState {
     {
         let (realmID, owner) = try setOwner(ownerID, in: context)
         let element = try linkableObject(elementID, into: realmID)
+        // An Item the set holds is not written at all (the write has no change from it, N25).
+        guard realms[realmID]?.write?.snapshot.objects[owner]?.set.contains(element) == false else { return }
         try mutateWrite(realmID) { write, version throws(Interruption) in
-            guard let stored = write.snapshot.objects[owner], !stored.set.contains(element),
-                let key = write.snapshot.objects[element]?.primaryKey
+            guard let stored = write.snapshot.objects[owner], let key = write.snapshot.objects[element]?.primaryKey
             else { return }
             // Realm-core orders a set of links by object key; an Item's key is its primary key.
             let position =
@@ -23,18 +24,19 @@ extension ModelState {
     }
 
     /// Spec V24: as `insertIntoSet`, except that an element that cannot be in the set (an
-    /// unmanaged object, one of another realm instance, a deleted or invalidated one) or that
-    /// it does not hold changes nothing and is no error.
+    /// unmanaged object, one of another realm instance) or that it does not hold changes
+    /// nothing and is no error; a deleted or invalidated object of the set's realm is refused.
     mutating func removeFromSet(_ ownerID: HandleID, _ elementID: HandleID, in context: ContextID)
         throws(Interruption)
     {
         let (realmID, owner) = try setOwner(ownerID, in: context)
         let handle = try handleState(elementID)
         guard let elementRealm = handle.realm, case .object(let element) = handle.target,
-            isSameInstance(elementRealm, realmID), !isInvalidated(handle)
+            isSameInstance(elementRealm, realmID)
         else { return }
+        if isInvalidated(handle) { throw .rejected(.objectInvalidated) }
+        guard realms[realmID]?.write?.snapshot.objects[owner]?.set.contains(element) == true else { return }
         try mutateWrite(realmID) { write, version throws(Interruption) in
-            guard write.snapshot.objects[owner]?.set.contains(element) == true else { return }
             write.snapshot.objects[owner]?.set.removeAll { $0 == element }
             write.snapshot.objects[owner]?.written[.set] = version
         }

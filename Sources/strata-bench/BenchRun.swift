@@ -115,6 +115,9 @@ struct BenchRun {
         if configuration.runs(.listAppend) || configuration.runs(.listIterate), realm != nil {
             try ListWorkloads.run(configuration: configuration, directory: directory, report: report)
         }
+        if configuration.runs(.setInsert) || configuration.runs(.setContains), realm != nil {
+            try SetWorkloads.run(configuration: configuration, directory: directory, report: report)
+        }
         if configuration.runs(.updateAll) {
             try UpdateAllWorkload.run(databases: strata, configuration: configuration, report: report)
         }

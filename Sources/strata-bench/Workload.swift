@@ -19,6 +19,8 @@ enum Workload: String, CaseIterable, Sendable, Comparable {
     case scanMemory = "scan_memory"
     case listAppend = "list_append"
     case listIterate = "list_iterate"
+    case setInsert = "set_insert"
+    case setContains = "set_contains"
     case updateAll = "update_all"
     case observerLatency = "observer_latency"
     case concurrent
@@ -55,6 +57,10 @@ enum Workload: String, CaseIterable, Sendable, Comparable {
             return "object layer, --only: one write appending N ints to one List<Int> (N^2)"
         case .listIterate:
             return "object layer, --only: iterate that List summing its N ints (median of 5)"
+        case .setInsert:
+            return "object layer, --only: one write inserting N distinct ints into one MutableSet<Int> (N^2)"
+        case .setContains:
+            return "object layer, --only: contains of 2N values on that set (median of 5)"
         case .updateAll:
             return "one durable write adding 1 to every record's age (median of 3)"
         case .observerLatency:
@@ -71,7 +77,7 @@ enum Workload: String, CaseIterable, Sendable, Comparable {
     /// List workloads, whose appends grow as N squared (minutes at the default 100,000).
     var runsByDefault: Bool {
         switch self {
-        case .listAppend, .listIterate: return false
+        case .listAppend, .listIterate, .setInsert, .setContains: return false
         default: return true
         }
     }

@@ -16,6 +16,8 @@ import Testing
         var removes = 0
         var applied = 0
         var refused = 0
+        var refusals: [String: Int] = [:]
+        var outcomes: [String: Int] = [:]
         var largestSet = 0
         var checked = 0
         for mode in [CheckMode.controlled, .crash] {
@@ -27,12 +29,23 @@ import Testing
                     "\(mode) seed \(seed): \(result.failure?.description ?? "") token \(ReplayToken.encode(settings: settings, choices: result.choices))"
                 )
                 for entry in result.trace {
+                    let kind: String
                     switch entry.step.operation {
-                    case .insertIntoSet: inserts += 1
-                    case .removeFromSet: removes += 1
+                    case .insertIntoSet:
+                        inserts += 1
+                        kind = "insert"
+                    case .removeFromSet:
+                        removes += 1
+                        kind = "remove"
                     default: continue
                     }
-                    if case .done = entry.observed { applied += 1 } else { refused += 1 }
+                    if case .failure(_, let message) = entry.observed {
+                        refused += 1
+                        refusals["\(kind): \(message)", default: 0] += 1
+                    } else {
+                        applied += 1
+                        outcomes["\(kind) \(entry.observed)", default: 0] += 1
+                    }
                 }
                 for entry in result.trace {
                     if case .elements(let readings) = entry.observed {
@@ -52,7 +65,12 @@ import Testing
         print(
             "generation 11 in 40 runs: \(inserts) set inserts, \(removes) removes (\(applied) applied, \(refused) refused); largest set read: \(largestSet)"
         )
+        print("outcomes: \(outcomes.sorted { $0.key < $1.key }); refusals: \(refusals.sorted { $0.key < $1.key })")
         #expect(inserts > 0 && removes > 0 && applied > 0 && refused > 0)
+        #expect(outcomes["insert done", default: 0] > 0 && outcomes["remove done", default: 0] > 0)
+        // The refusals the model decides: outside a write, and an Item of another realm instance.
+        #expect(refusals.keys.contains { $0.hasPrefix("insert: Cannot modify Set outside of a write transaction") })
+        #expect(refusals.keys.contains { $0.hasPrefix("insert: Object is already managed by another Realm") })
         #expect(largestSet >= 2, "no run read a set of two Items")
         #expect(checked == 4)
     }

@@ -48,6 +48,9 @@ final class ListBinding: @unchecked Sendable {
     /// Stores `values` (Spec W9, F12: in a write, on a live List).
     func store(_ values: [Value]) throws(Realm.Error) {
         try parent.setValue(.list(values), column: column)
+        // What was stored is what the next read at the write's new stamp would decode.
+        let stamp = core.stamp
+        cache.withLock { $0 = (stamp, values) }
     }
 
     /// The checks of a mutation, made before anything is encoded (Spec W9's order), as

@@ -38,12 +38,19 @@ extension MutableSet: _RealmValue, _Persistable {
         return set
     }
 
-    /// Assigning a set property replaces its elements.
+    /// Assigning a set property replaces its elements; assigning the property's own set keeps
+    /// them (realm-core's `assign` of the same collection writes nothing).
     public static func _strataSet(_ value: MutableSet<Element>, _ accessor: _ObjectAccessor, column: Int)
         throws(Realm.Error)
     {
-        let target = MutableSet(storage: List(binding: ListBinding(parent: accessor, column: column)))
-        try target.replaceAll(with: try value.elements())
+        let binding = ListBinding(parent: accessor, column: column)
+        try binding.checkMutable()
+        if let source = value.binding, source.core === accessor.core, source.column == column,
+            source.parent.table.id == accessor.table.id, source.parent.identity == accessor.identity
+        {
+            return
+        }
+        try MutableSet(storage: List(binding: binding)).replaceAll(with: try value.elements())
     }
 
     /// A new unmanaged set holding the distinct elements `any` gives (a collection or an array;

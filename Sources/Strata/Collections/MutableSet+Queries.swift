@@ -125,7 +125,13 @@ extension MutableSet where Element: Object {
 
 extension MutableSet: RealmCollectionBase where Element: Object {
     var isManagedCollection: Bool { storage.isManagedCollection }
-    func checkDeletable(by core: RealmCore) throws(Realm.Error) { try storage.checkDeletable(by: core) }
+    func checkDeletable(by core: RealmCore) throws(Realm.Error) {
+        do throws(Realm.Error) {
+            try storage.checkDeletable(by: core)
+        } catch  where error == .listOutsideWrite {
+            throw Realm.Error.setOutsideWrite
+        }
+    }
     func targetKeys() throws(Realm.Error) -> [(TableInfo, ObjectKey)] { try storage.targetKeys() }
 }
 

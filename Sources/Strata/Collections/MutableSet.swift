@@ -121,8 +121,9 @@ public final class MutableSet<Element: RealmCollectionValue>: RandomAccessCollec
         trapping { () throws(Realm.Error) in try _insert(objectsIn: elements) }
     }
 
+    /// Each element inserted in turn, as RealmSwift's loop of `add` (nothing is checked for an
+    /// empty sequence).
     package func _insert<S: Sequence>(objectsIn elements: S) throws(Realm.Error) where S.Element == Element {
-        if let binding { try binding.checkMutable() }
         for element in elements { try _insert(element) }
     }
 
@@ -280,13 +281,13 @@ public final class MutableSet<Element: RealmCollectionValue>: RandomAccessCollec
     }
 
     /// How `element` is stored in the managed set `binding` names, without adding anything to
-    /// the realm; nil when no element of that set can be it (an object that is unmanaged, of
-    /// another realm, or deleted).
+    /// the realm; nil when no element of that set can be it (an unmanaged object, or one of
+    /// another realm instance). A deleted or invalidated object of the set's realm is refused,
+    /// as RLMAccessorContext refuses it ("Object has been deleted or invalidated.").
     private func storedForm(of element: Element, in binding: ListBinding) throws(Realm.Error) -> Value? {
         guard let object = element as? Object else { return try element._strataEncode(realm: nil) }
-        guard let accessor = object._accessor, accessor.core === binding.core, try !accessor.isInvalidated() else {
-            return nil
-        }
+        guard let accessor = object._accessor, accessor.core === binding.core else { return nil }
+        if try accessor.isInvalidated() { throw Realm.Error.objectInvalidated }
         return .link(Link(table: accessor.table.id, key: accessor.key))
     }
 

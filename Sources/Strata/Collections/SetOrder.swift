@@ -1,10 +1,11 @@
 import StrataStorage
 
 /// The order a managed `MutableSet` keeps its stored elements in, and when two are one element
-/// (Spec V24), as realm-core's sets order theirs: null first; numbers by value (NaN before every
-/// other number, and one NaN only); strings and data by their bytes (so canonically equivalent
-/// spellings are two elements, as realm-core keeps them); dates by time; false before true;
-/// links by table, then object key.
+/// (Spec V24), as realm-core's sets order theirs: null first; numbers by value; strings and data
+/// by their bytes compared as C `char`s, which are signed on the platforms Realm ships on (so a
+/// byte from 0x80 sorts before ASCII, and canonically equivalent spellings are two elements);
+/// dates by time; false before true; links by table, then object key. NaN, which realm-core's
+/// plain `<` leaves unordered, is Strata's choice: before every other number, and one NaN only.
 enum SetOrder {
     /// Whether `a` sorts before `b`.
     static func sortsBefore(_ a: Value, _ b: Value) -> Bool {
@@ -15,9 +16,18 @@ enum SetOrder {
         case (.double(let x), .double(let y)):
             if x.isNaN || y.isNaN { return x.isNaN && !y.isNaN }
             return x < y
+        case (.string(let x), .string(let y)):
+            return signedBytesPrecede(x.utf8, y.utf8)
+        case (.binary(let x), .binary(let y)):
+            return signedBytesPrecede(x, y)
         default:
             return StoredOrder.sortsBefore(StoredOrder.distinctKey(a), StoredOrder.distinctKey(b))
         }
+    }
+
+    /// `std::lexicographical_compare` of two `const char` ranges where `char` is signed.
+    private static func signedBytesPrecede<A: Sequence<UInt8>, B: Sequence<UInt8>>(_ a: A, _ b: B) -> Bool {
+        a.lexicographicallyPrecedes(b) { Int8(bitPattern: $0) < Int8(bitPattern: $1) }
     }
 
     /// Where `value` is in `elements` (held in this order): its index and true when it is there,

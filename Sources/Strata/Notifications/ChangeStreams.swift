@@ -53,20 +53,34 @@ extension List {
     /// Every change of this List (Spec N6 to N13), each with the List frozen at the version it
     /// describes; a List whose owner was deleted ends the stream after its last update.
     public var changes: AsyncStream<RealmCollectionChange<List<Element>>> {
-        AsyncStream { continuation in
-            let token = observe { change in
-                if case .error = change {
-                    continuation.yieldFrozen(change)
-                    continuation.finish()
-                } else if self.isInvalidated {
-                    continuation.yieldFrozen(change.carrying(List<Element>()))
-                    continuation.finish()
-                } else {
-                    continuation.yieldFrozen(change.frozen { () throws(Realm.Error) in try self._freeze() })
-                }
+        ownedCollectionChanges(
+            observe: { block in self.observe(block) }, isInvalidated: { self.isInvalidated },
+            freeze: { () throws(Realm.Error) in try self._freeze() }, empty: { List<Element>() })
+    }
+}
+
+/// The change stream of a collection an object owns (a List or a MutableSet): each change with
+/// the collection frozen at its version; an error, or an owner deleted, ends the stream, the
+/// latter after an update carrying an empty unmanaged collection (one that reads nothing).
+func ownedCollectionChanges<C>(
+    observe: (@escaping (RealmCollectionChange<C>) -> Void) -> NotificationToken,
+    isInvalidated: @escaping () -> Bool,
+    freeze: @escaping () throws(Realm.Error) -> C,
+    empty: @escaping () -> C
+) -> AsyncStream<RealmCollectionChange<C>> {
+    AsyncStream { continuation in
+        let token = observe { change in
+            if case .error = change {
+                continuation.yieldFrozen(change)
+                continuation.finish()
+            } else if isInvalidated() {
+                continuation.yieldFrozen(change.carrying(empty()))
+                continuation.finish()
+            } else {
+                continuation.yieldFrozen(change.frozen(freeze))
             }
-            continuation.onTermination = { _ in token.subscription.invalidate(explicit: false) }
         }
+        continuation.onTermination = { _ in token.subscription.invalidate(explicit: false) }
     }
 }
 

@@ -48,19 +48,8 @@ extension MutableSet {
     /// Every change of this set (Spec N6 to N13), each with the set frozen at the version it
     /// describes; a set whose owner was deleted ends the stream after its last update.
     public var changes: AsyncStream<RealmCollectionChange<MutableSet<Element>>> {
-        AsyncStream { continuation in
-            let token = observe { change in
-                if case .error = change {
-                    continuation.yieldFrozen(change)
-                    continuation.finish()
-                } else if self.isInvalidated {
-                    continuation.yieldFrozen(change.carrying(MutableSet<Element>()))
-                    continuation.finish()
-                } else {
-                    continuation.yieldFrozen(change.frozen { () throws(Realm.Error) in try self._freeze() })
-                }
-            }
-            continuation.onTermination = { _ in token.subscription.invalidate(explicit: false) }
-        }
+        ownedCollectionChanges(
+            observe: { block in self.observe(block) }, isInvalidated: { self.isInvalidated },
+            freeze: { () throws(Realm.Error) in try self._freeze() }, empty: { MutableSet<Element>() })
     }
 }

@@ -103,6 +103,7 @@ enum AnyValue {
         if let list = any as? any AnyListConvertible { return try list.anyElements() }
         if let array = any as? [Any?] { return array }
         if let array = any as? [Any] { return array.map { Optional($0) } }
+        if let set = any as? Set<AnyHashable> { return set.map { Optional($0.base) } }
         let property = path.property
         throw Realm.Error.misuse(
             "Invalid value (\(any)) for '\(typeName(property))' \(property.isSet ? "set" : "array") "

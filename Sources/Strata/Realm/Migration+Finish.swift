@@ -76,7 +76,8 @@ extension Migration {
                 property: property))
         var encoded: [StrataStorage.Value] = []
         for element in elements { encoded.append(try encodeElement(element, for: property, in: className)) }
-        return .list(encoded)
+        // Spec V24: a set's stored elements are distinct, in set order.
+        return .list(property.isSet ? SetOrder.normalized(encoded) : encoded)
     }
 
     func encodeElement(

@@ -167,7 +167,8 @@ public final class Migration {
             if let column = source.index(of: property.name), column < row.count {
                 let old = source.properties[column]
                 if old.type == property.type, old.objectClassName == property.objectClassName,
-                    old.isList == property.isList, !(old.isOptional && !property.isOptional)
+                    old.isList == property.isList, old.isSet == property.isSet,
+                    !(old.isOptional && !property.isOptional)
                 {
                     return row[column]
                 }
@@ -213,7 +214,10 @@ public final class Migration {
                     }
                     for column in columns where column < values.count {
                         if case .list(let elements) = values[column] {
-                            values[column] = .list(elements.map(repoint))
+                            // Spec V24: a set's links are kept in key order, which new keys change.
+                            let repointed = elements.map(repoint)
+                            values[column] = .list(
+                                schema.properties[column].isSet ? SetOrder.normalized(repointed) : repointed)
                         } else {
                             values[column] = repoint(values[column])
                         }

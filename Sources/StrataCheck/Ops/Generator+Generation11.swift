@@ -17,20 +17,7 @@ extension Generator {
             stream.draw(8) == 0 || owners.isEmpty
             ? pickHandle(context, model: model, stream: &stream, objectsOnly: true, type: "Linker")
             : owners[stream.draw(owners.count)]
-        guard let owner else {
-            // None at hand: look up a Linker the realm reads, or make one.
-            let keys =
-                model.view(of: own).map { view in
-                    view.objectIDs(ofType: "Linker").compactMap { view.objects[$0]?.primaryKey }
-                } ?? []
-            guard keys.isEmpty else {
-                return .objectForPrimaryKey(
-                    own, type: "Linker", primaryKey: keys[stream.draw(keys.count)], as: allocateHandle())
-            }
-            return .create(
-                own, type: "Linker", primaryKey: stream.draw(swarm.keySpace), value: drawValue(&stream),
-                update: .modified, as: allocateHandle())
-        }
+        guard let owner else { return linkerAtHand(own, model: model, stream: &stream) }
         var items = Self.liveObjects(of: "Item", in: own, model: model)
         if stream.draw(4) != 0, case .object(let ownerObject) = model.handles[owner]?.target,
             let held = model.view(of: own)?.objects[ownerObject]?.set

@@ -31,20 +31,7 @@ extension Generator {
         case 1: owner = pickHandle(context, model: model, stream: &stream, objectsOnly: true, type: "Linker")
         default: owner = owners.isEmpty ? nil : owners[stream.draw(owners.count)]
         }
-        guard let owner else {
-            // None at hand: look up a Linker the realm reads, or make one.
-            let keys =
-                model.view(of: own).map { view in
-                    view.objectIDs(ofType: "Linker").compactMap { view.objects[$0]?.primaryKey }
-                } ?? []
-            guard keys.isEmpty else {
-                return .objectForPrimaryKey(
-                    own, type: "Linker", primaryKey: keys[stream.draw(keys.count)], as: allocateHandle())
-            }
-            return .create(
-                own, type: "Linker", primaryKey: stream.draw(swarm.keySpace), value: drawValue(&stream),
-                update: .modified, as: allocateHandle())
-        }
+        guard let owner else { return linkerAtHand(own, model: model, stream: &stream) }
         guard stream.draw(4) != 0 else { return .setLink(owner, target: nil) }
         let targets = Self.liveObjects(of: "Item", in: own, model: model)
         let target =
@@ -52,6 +39,23 @@ extension Generator {
             ? pickHandle(context, model: model, stream: &stream, objectsOnly: true, type: "Item")
             : targets[stream.draw(targets.count)]
         return .setLink(owner, target: target)
+    }
+
+    /// With no accessor of a Linker at hand: look up a Linker the realm reads, or make one.
+    mutating func linkerAtHand(_ own: RealmID, model: ModelState, stream: inout ChoiceStream)
+        -> StrataModel.Operation
+    {
+        let keys =
+            model.view(of: own).map { view in
+                view.objectIDs(ofType: "Linker").compactMap { view.objects[$0]?.primaryKey }
+            } ?? []
+        guard keys.isEmpty else {
+            return .objectForPrimaryKey(
+                own, type: "Linker", primaryKey: keys[stream.draw(keys.count)], as: allocateHandle())
+        }
+        return .create(
+            own, type: "Linker", primaryKey: stream.draw(swarm.keySpace), value: drawValue(&stream),
+            update: .modified, as: allocateHandle())
     }
 
     /// One read in two of a linking run reads Results of the context's own realm sorted through

@@ -59,6 +59,17 @@ final class PSMutableSetObject: Object {
     @Persisted var uuidOpt: MutableSet<UUID?>
 }
 
+/// A class whose `tags` change from a List (`PSListed.PSTagged`) to a set, stored under one name.
+final class PSTagged: Object {
+    @Persisted var tags: MutableSet<Int>
+}
+
+enum PSListed {
+    final class PSTagged: Object {
+        @Persisted var tags: List<Int>
+    }
+}
+
 let paritySetTypes: [Object.Type] = [
     PLStringObject.self, PLIntObject.self, PLBoolObject.self, PSSwiftObject.self,
     PSMutableSetPropertyObject.self, PSMutableSetOfSwiftObject.self, PSMutableSetObject.self,
