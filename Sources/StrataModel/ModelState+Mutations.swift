@@ -456,7 +456,7 @@ extension WriteTransaction {
         return object
     }
 
-    /// Spec W13: Lists referring to a deleted object shrink; Map values and to-one links
+    /// Spec W13, V25: Lists referring to a deleted object shrink; Map values and to-one links
     /// referring to it become nil (a Map keeps its keys).
     mutating func deleteObject(_ object: ObjectID, version: Version) {
         guard snapshot.objects.removeValue(forKey: object) != nil else { return }

@@ -89,7 +89,7 @@ public struct Query: Hashable, Sendable {
         case .list(let owner):
             elements = snapshot.objects[owner]?.list ?? []
         case .mapValues(let owner):
-            // Spec N14: Results over a Map are ordered by key.
+            // Spec N14, V25: Results over a Map are ordered by key.
             let map = snapshot.objects[owner]?.map ?? [:]
             elements = map.keys.sorted().compactMap { map[$0] ?? nil }
         case .linkingObjects(let target, let ownerType):

@@ -61,12 +61,16 @@ final class ListBinding: @unchecked Sendable {
         try core.checkThread()
         if try isInvalidated() { throw invalidatedError }
         guard core.write != nil else {
+            if property.isMap { throw Realm.Error.mapOutsideWrite }
             throw property.isSet ? Realm.Error.setOutsideWrite : Realm.Error.listOutsideWrite
         }
     }
 
     /// What using the collection of an owner that is gone throws: realm-core names the kind.
-    var invalidatedError: Realm.Error { property.isSet ? .setInvalidated : .collectionInvalidated }
+    var invalidatedError: Realm.Error {
+        if property.isMap { return .mapInvalidated }
+        return property.isSet ? .setInvalidated : .collectionInvalidated
+    }
 
     /// The same List in another realm of the file; nil when its owner is missing there (or
     /// its key holds another object: Spec W12).

@@ -143,7 +143,8 @@ private struct PredicateCompiler {
                 guard ["@count", "@sum", "@avg", "@min", "@max"].contains(next) else {
                     throw Realm.Error.invalidKeyPath(path, "Unsupported collection operation '\(next)'")
                 }
-                guard next == "@count" else { break }
+                // A map's stored list holds keys and values: its @count is not supported yet.
+                guard next == "@count", !property.isMap else { break }
                 guard step + 2 == names.count else {
                     throw Realm.Error.invalidKeyPath(path, "@count must appear at the end of a keypath.")
                 }

@@ -24,6 +24,16 @@ enum AnyValue {
     static func decode(_ value: StrataStorage.Value, property: PropertySchema, core: RealmCore) throws(Realm.Error)
         -> Any?
     {
+        if property.isMap {
+            // Spec V25: `[key0, value0, …]` as a dictionary.
+            guard case .list(let flat) = value else { return [String: Any?]() }
+            var entries: [String: Any?] = [:]
+            for index in 0..<(flat.count / 2) {
+                guard case .string(let key) = flat[2 * index] else { continue }
+                entries[key] = try decodeScalar(flat[2 * index + 1], property: property, core: core)
+            }
+            return entries
+        }
         if property.isList {
             guard case .list(let elements) = value else { return [Any]() }
             var decoded: [Any?] = []
@@ -78,6 +88,19 @@ enum AnyValue {
         policy: Realm.UpdatePolicy, addsObjects: Bool = false
     ) throws(Realm.Error) -> StrataStorage.Value {
         let path = _PropertyPath(className: className, property: property)
+        if property.isMap {
+            var flat: [StrataStorage.Value] = []
+            for (key, element) in try mapEntries(any, path) {
+                try MapEntries.checkKey(key)
+                flat.append(.string(key))
+                if property.isLink {
+                    flat.append(try encodeLink(element, path, core: core, policy: policy, addsObjects: addsObjects))
+                } else {
+                    flat.append(try encodeScalar(element, path))
+                }
+            }
+            return .list(MapEntries.normalized(flat))
+        }
         if property.isList {
             let elements = try listElements(any, path)
             var encoded: [StrataStorage.Value] = []
@@ -110,13 +133,27 @@ enum AnyValue {
                 + "property '\(path.className).\(property.name)': value is not enumerable.")
     }
 
+    /// The entries a value for a map property gives: nil and NSNull give none; Maps and
+    /// dictionaries with string keys their entries; anything else is refused.
+    static func mapEntries(_ any: Any?, _ path: _PropertyPath) throws(Realm.Error) -> [(String, Any?)] {
+        guard let any = nonNull(any) else { return [] }
+        if let map = any as? any AnyMapConvertible { return try map.anyEntries() }
+        if let dictionary = any as? [String: Any?] { return dictionary.map { ($0.key, $0.value) } }
+        if let dictionary = any as? [String: Any] { return dictionary.map { ($0.key, Optional($0.value)) } }
+        let property = path.property
+        throw Realm.Error.misuse(
+            "Invalid value (\(any)) for '\(typeName(property))' dictionary property "
+                + "'\(path.className).\(property.name)': value is not a dictionary.")
+    }
+
     private static func encodeLink(
         _ any: Any?, _ path: _PropertyPath, core: RealmCore, policy: Realm.UpdatePolicy,
         addsObjects: Bool
     ) throws(Realm.Error) -> StrataStorage.Value {
         let property = path.property
         guard let any = nonNull(any) else {
-            guard !property.isList else { throw typeError(any, path) }  // a list holds no null link
+            // A list or set holds no null link; a map's value may be null.
+            guard !property.isList || property.isMap else { throw typeError(any, path) }
             return .null
         }
         guard let className = property.objectClassName, let info = core.knownClass(named: className) else {
@@ -260,6 +297,11 @@ extension Optional: OptionalProtocol {
         case .some(let wrapped): return AnyValue.flatten(wrapped)
         }
     }
+}
+
+/// Maps as key-value pairs (for `create(_:value:)`).
+protocol AnyMapConvertible {
+    func anyEntries() throws(Realm.Error) -> [(String, Any?)]
 }
 
 /// Lists and Results as `[Any?]` (for `create(_:value:)` and dynamic access).

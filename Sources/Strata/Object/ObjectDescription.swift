@@ -48,6 +48,13 @@ enum ObjectDescription {
 
     private static func describe(_ value: Any?, property: PropertySchema, depth: Int) -> String {
         guard let value = AnyValue.flatten(value) else { return "(null)" }
+        if property.isMap, let map = value as? any AnyMapConvertible {
+            if depth - 1 == 0 { return "<Maximum depth exceeded>" }
+            return describeMap(
+                keyType: "string", valueType: property.objectClassName ?? property.type.description,
+                identity: map as AnyObject, entries: (try? map.anyEntries()) ?? [], type: property.type,
+                depth: depth - 1)
+        }
         if property.isList, let list = value as? any AnyListConvertible {
             return describeList(list, property: property, depth: depth - 1)
         }
@@ -78,6 +85,24 @@ enum ObjectDescription {
         if !elements.isEmpty { text.removeLast(2) }
         if elements.count > maximumElements {
             text += "\n\t... \(elements.count - maximumElements) objects skipped."
+        }
+        return text + "\n)"
+    }
+
+    /// A map as RealmSwift describes it: `Map<string, T> <0x…> (` then `[key]: value` a line.
+    static func describeMap(
+        keyType: String, valueType: String, identity: AnyObject, entries: [(String, Any?)],
+        type: PropertyType, depth: Int = maximumDepth
+    ) -> String {
+        let address = String(UInt(bitPattern: ObjectIdentifier(identity)), radix: 16)
+        var text = "Map<\(keyType), \(valueType)> <0x\(address)> (\n"
+        for (key, value) in entries.prefix(maximumElements) {
+            let shown = AnyValue.flatten(value).map { describeElement($0, type: type, depth: depth - 1) }
+            text += "\t[\(key)]: \(indented(shown ?? "<null>")),\n"
+        }
+        if !entries.isEmpty { text.removeLast(2) }
+        if entries.count > maximumElements {
+            text += "\n\t... \(entries.count - maximumElements) objects skipped."
         }
         return text + "\n)"
     }

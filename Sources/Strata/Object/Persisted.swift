@@ -228,7 +228,8 @@ extension Persisted: PersistedProperty {
         return PropertySchema(
             name: name, type: kind.type, objectClassName: kind.objectClassName,
             isOptional: kind.isOptional, isList: kind.isList, isPrimaryKey: isPrimaryKey,
-            isIndexed: isIndexed, isSet: kind.isSet)
+            isIndexed: isIndexed, isSet: kind.isSet,
+            isMap: kind.isMap)
     }
 
     func encodeUnmanaged(realm: Realm?) throws(Realm.Error) -> StrataStorage.Value {

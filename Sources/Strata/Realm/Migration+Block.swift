@@ -212,7 +212,9 @@ extension Migration {
         }
         let from = oldSchema.properties[oldColumn]
         let to = target.properties[newColumn]
-        guard from.type == to.type, from.objectClassName == to.objectClassName, from.isList == to.isList else {
+        guard from.type == to.type, from.objectClassName == to.objectClassName, from.isList == to.isList,
+            from.isSet == to.isSet, from.isMap == to.isMap
+        else {
             throw Realm.Error(
                 .fail,
                 "Cannot rename property '\(typeName).\(oldName)' to '\(newName)' because it "

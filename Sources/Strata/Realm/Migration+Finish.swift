@@ -68,6 +68,17 @@ extension Migration {
         -> StrataStorage.Value
     {
         guard property.isList else { return try encodeElement(value, for: property, in: className) }
+        if property.isMap {
+            // Spec V25: a dictionary or Map, stored as `[key0, value0, …]` in key order.
+            let path = _PropertyPath(className: className, property: property)
+            var flat: [StrataStorage.Value] = []
+            for (key, element) in try AnyValue.mapEntries(AnyValue.flatten(value), path) {
+                try MapEntries.checkKey(key)
+                flat.append(.string(key))
+                flat.append(try encodeElement(element, for: property, in: className))
+            }
+            return .list(MapEntries.normalized(flat))
+        }
         // Realm's words for a value that is not a list (RLMValidateValueForProperty).
         let elements = try AnyValue.listElements(
             AnyValue.flatten(value),

@@ -168,6 +168,7 @@ public final class Migration {
                 let old = source.properties[column]
                 if old.type == property.type, old.objectClassName == property.objectClassName,
                     old.isList == property.isList, old.isSet == property.isSet,
+                    old.isMap == property.isMap,
                     !(old.isOptional && !property.isOptional)
                 {
                     return row[column]
@@ -248,11 +249,10 @@ public final class Migration {
                             values[column] = .null
                             changed = true
                         case .list(let elements):
-                            let kept = elements.filter {
-                                if case .link(let link) = $0 { return !isGone(link) }
-                                return true
-                            }
-                            if kept.count != elements.count {
+                            if let kept = DeletedLinks.removing(
+                                from: elements, isMap: schema.properties[column].isMap,
+                                nullable: schema.properties[column].isOptional, where: isGone)
+                            {
                                 values[column] = .list(kept)
                                 changed = true
                             }

@@ -83,6 +83,20 @@ public final class MigrationObject {
     }
 
     private func decode(_ value: StrataStorage.Value, _ property: PropertySchema) -> Any? {
+        if property.isMap, case .list(let flat) = value {
+            // Spec V25: `[key0, value0, …]` as a dictionary (a link as the migration's object).
+            var entries: [String: Any?] = [:]
+            for index in 0..<(flat.count / 2) {
+                guard case .string(let key) = flat[2 * index] else { continue }
+                let stored = flat[2 * index + 1]
+                if case .link(let link) = stored {
+                    entries[key] = .some(migration.object(at: link, isOld: isOld))
+                } else {
+                    entries[key] = .some(decodeElement(stored, property))
+                }
+            }
+            return entries
+        }
         if case .list(let elements) = value {
             if property.type == .object {
                 return elements.compactMap { element -> MigrationObject? in

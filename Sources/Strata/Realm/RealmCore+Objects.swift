@@ -516,13 +516,17 @@ extension RealmCore {
                     && !(keepsInSets && schema.properties[$0].isSet)
             }
             guard !linkColumns.isEmpty else { continue }
-            try removeLinks(to: deleted, in: table, columns: linkColumns, write: write)
+            let mapColumns = Dictionary(
+                uniqueKeysWithValues: linkColumns.filter { schema.properties[$0].isMap }.map {
+                    ($0, schema.properties[$0].isOptional)
+                })
+            try removeLinks(to: deleted, in: table, columns: linkColumns, mapColumns: mapColumns, write: write)
         }
         mutationCount &+= 1
     }
 
     private func removeLinks(
-        to deleted: Set<Link>, in table: TableInfo, columns: [Int],
+        to deleted: Set<Link>, in table: TableInfo, columns: [Int], mapColumns: [Int: Bool],
         write: WriteTransaction
     ) throws(Realm.Error) {
         var updates: [(ObjectKey, [StrataStorage.Value])] = []
@@ -536,11 +540,10 @@ extension RealmCore {
                         values[column] = .null
                         changed.insert(column)
                     case .list(let elements):
-                        let kept = elements.filter {
-                            if case .link(let link) = $0 { return !deleted.contains(link) }
-                            return true
-                        }
-                        if kept.count != elements.count {
+                        if let kept = DeletedLinks.removing(
+                            from: elements, isMap: mapColumns[column] != nil, nullable: mapColumns[column] ?? true,
+                            where: deleted.contains)
+                        {
                             values[column] = .list(kept)
                             changed.insert(column)
                         }

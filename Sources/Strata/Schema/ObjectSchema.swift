@@ -14,10 +14,13 @@ struct PropertySchema: Hashable, Sendable, CustomStringConvertible {
     /// A `MutableSet` (`isList` is true too: a set is stored as its owner's list of elements,
     /// kept unique and in `SetOrder`, Spec V24).
     var isSet: Bool = false
+    /// A `Map` (`isList` is true too: a map is stored as its owner's list of keys and values,
+    /// `[key0, value0, key1, value1, …]` in key order, Spec V25).
+    var isMap: Bool = false
 
     var description: String {
         var text = "\(name): "
-        if isList { text += isSet ? "MutableSet<" : "List<" }
+        if isList { text += isMap ? "Map<String, " : isSet ? "MutableSet<" : "List<" }
         text += objectClassName ?? type.description
         if isList { text += ">" }
         if isOptional { text += "?" }
@@ -43,7 +46,7 @@ struct PropertySchema: Hashable, Sendable, CustomStringConvertible {
     /// `array<Target>` (core's `Property::type_string`; optionality is not part of it).
     var realmTypeName: String {
         let element = type == .object ? (objectClassName ?? "") : type.description
-        if isList { return isSet ? "set<\(element)>" : "array<\(element)>" }
+        if isList { return isMap ? "dictionary<string, \(element)>" : isSet ? "set<\(element)>" : "array<\(element)>" }
         return type == .object ? "<\(element)>" : element
     }
 }
@@ -92,6 +95,7 @@ struct ObjectSchema: Hashable, Sendable {
             if property.isOptional { flags += "o" }
             if property.isList { flags += "l" }
             if property.isSet { flags += "s" }
+            if property.isMap { flags += "m" }
             if property.isPrimaryKey { flags += "p" }
             if property.isIndexed { flags += "i" }
             text += "\(property.name)\t\(property.type.rawValue)\t\(property.objectClassName ?? "")\t\(flags)\n"
@@ -116,7 +120,8 @@ struct ObjectSchema: Hashable, Sendable {
                 PropertySchema(
                     name: String(fields[0]), type: type, objectClassName: fields[2].isEmpty ? nil : String(fields[2]),
                     isOptional: flags.contains("o"), isList: flags.contains("l"), isPrimaryKey: flags.contains("p"),
-                    isIndexed: flags.contains("i"), isSet: flags.contains("s")))
+                    isIndexed: flags.contains("i"), isSet: flags.contains("s"),
+                    isMap: flags.contains("m")))
         }
         return ObjectSchema(className: className, properties: properties)
     }
@@ -143,7 +148,7 @@ struct ObjectSchema: Hashable, Sendable {
                 continue
             }
             if old.type != new.type || old.objectClassName != new.objectClassName || old.isList != new.isList
-                || old.isSet != new.isSet
+                || old.isSet != new.isSet || old.isMap != new.isMap
             {
                 found.append(.changeType(className, new.name, from: old.realmTypeName, to: new.realmTypeName))
                 continue

@@ -44,6 +44,8 @@ public struct _PropertyKind: Sendable {
     var isList: Bool
     /// A `MutableSet` (then `isList` too).
     var isSet = false
+    /// A `Map` (then `isList` too).
+    var isMap = false
     /// The target class of a link or list of links.
     var objectType: Object.Type?
 

@@ -214,6 +214,15 @@ extension Realm.Error {
     /// managed arrays only).
     static let unmanagedListOnly = misuse(
         "This method may only be called on RLMArray instances retrieved from an RLMRealm")
+    /// The same of an unmanaged Map (RLMDictionary's methods for managed dictionaries only).
+    static let unmanagedMapOnly = misuse(
+        "This method may only be called on RLMDictionary instances retrieved from an RLMRealm")
+    /// A Map mutation outside a write (realm-core's message names the collection's kind).
+    static let mapOutsideWrite = misuse("Cannot modify Dictionary outside of a write transaction.")
+    /// The same for a Map.
+    static let mapInvalidated = misuse(
+        "Dictionary is no longer valid. Either the parent object was deleted or the "
+            + "containing Realm has been invalidated or closed.")
     /// The same of an unmanaged MutableSet (RLMSet's methods for managed sets only).
     static let unmanagedSetOnly = misuse(
         "This method may only be called on RLMSet instances retrieved from an RLMRealm")

@@ -2,8 +2,9 @@ import Strata
 
 // The engine-side classes of the model's object schema (StrataModel `Schema.standard`): two
 // types with an Int primary key, an optional Int `value` and a List of links, and in generation
-// 6's linking runs a third with a to-one link too (`Schema.linking`). The model's Map
-// column has no API yet (`Docs/limits.md`), so the generators never touch it.
+// 6's linking runs a third with a to-one link too (`Schema.linking`) and, from generation 11, a
+// set of Items. The model's Map column has an API now (Spec V25) but no generator writes it yet
+// (`Docs/limits.md`), so these classes do not declare it.
 
 /// What both classes have: the model's columns.
 protocol CheckObject: Object {
