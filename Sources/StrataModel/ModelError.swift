@@ -96,6 +96,8 @@ public enum ModelError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A property name the class does not have (`setValue(_:forKey:)`, `object.link = ...` of a
     /// type without a link).
     case invalidPropertyName(name: String, type: String)
+    /// Spec V25: a Map key starting with '$' or containing '.' (realm-core's Dictionary::insert).
+    case invalidMapKey(String)
     case fileNotFound(path: String)
     case fileExists(path: String)
     case parentDirectoryMissing(path: String)
@@ -175,6 +177,9 @@ public enum ModelError: Error, Hashable, Sendable, CustomStringConvertible {
         case .deleteFromOtherRealm: return "Can only delete an object from the Realm it belongs to."
         case .deleteCollectionFromOtherRealm: return "Can only delete objects from the Realm they belong to."
         case .objectInvalidated: return "Object has been deleted or invalidated."
+        case .invalidMapKey(let key):
+            return key.hasPrefix("$")
+                ? "Dictionary::insert: key must not start with '$'" : "Dictionary::insert: key must not contain '.'"
         case .addInvalidated: return "Adding a deleted or invalidated object to a Realm is not permitted"
         case .addToOtherRealm:
             return "Object is already managed by another Realm. Use create instead to copy it into this Realm."

@@ -83,13 +83,10 @@ extension ModelState {
             try removeFromSet(ownerID, elementID, in: context)
             return .done
         case .setMapValue(let ownerID, let key, let elementID):
-            let (realmID, owner) = try writableObject(ownerID, in: context)
-            var element: ObjectID?
-            if let elementID { element = try writableObject(elementID, in: context).1 }
-            try mutateWrite(realmID) { write, version throws(Interruption) in
-                write.snapshot.objects[owner]?.map[key] = .some(element)
-                write.snapshot.objects[owner]?.written[.map] = version
-            }
+            try setMapValue(ownerID, key: key, elementID, in: context)
+            return .done
+        case .removeMapKey(let ownerID, let key):
+            try removeMapKey(ownerID, key: key, in: context)
             return .done
         case .delete(let realmID, let id):
             _ = try usableRealm(realmID, in: context)
@@ -318,7 +315,21 @@ extension ModelState {
             setCopies.append(try copyObject(elementData, id: element, from: source, into: realmID, copies: &copies))
         }
         let set = setCopies
+        // Spec V25: so are the Map's, under the same keys (a null value stays null).
+        var mapCopies: [String: ObjectID?] = [:]
+        for (key, value) in stored.map.sorted(by: { $0.key < $1.key }) {
+            guard let value, let elementData = source.objects[value] else {
+                mapCopies[key] = .some(nil)
+                continue
+            }
+            mapCopies[key] = .some(try copyObject(elementData, id: value, from: source, into: realmID, copies: &copies))
+        }
+        let map = mapCopies
         try mutateWrite(realmID) { write, version throws(Interruption) in
+            if write.snapshot.schema.hasMap(stored.type), !map.isEmpty {
+                write.snapshot.objects[copy]?.map = map
+                write.snapshot.objects[copy]?.written[.map] = version
+            }
             write.snapshot.objects[copy]?.link = link
             write.snapshot.objects[copy]?.written[.link] = version
             if write.snapshot.schema.hasSet(stored.type) {

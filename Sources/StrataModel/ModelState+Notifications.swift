@@ -434,9 +434,9 @@ extension StoredObject {
     func describe(_ name: PropertyName) -> String? {
         switch name {
         case .value: return value.map(String.init)
-        case .list, .set: return nil  // Spec N21: a List (or set) property reports nil old and new values
+        // Spec N21: a List, set or Map property reports nil old and new values.
+        case .list, .set, .map: return nil
         case .link: return nil
-        case .map: return "\(map.keys.sorted())"
         }
     }
 }

@@ -295,13 +295,16 @@ extension ModelState {
 
 extension Snapshot {
     /// What a read of `object` shows: its values, its List's and set's Items by primary key, its
-    /// link's target.
+    /// link's target, its Map's entries in key order.
     public func reading(of object: ObjectID, frozen: Bool) -> ObjectReading? {
         guard let stored = objects[object] else { return nil }
         return ObjectReading(
             id: object, type: stored.type, primaryKey: stored.primaryKey, value: stored.value,
             listKeys: stored.list.compactMap { objects[$0]?.primaryKey }, isFrozen: frozen,
             linkKey: stored.link.flatMap { objects[$0]?.primaryKey },
-            setKeys: stored.set.compactMap { objects[$0]?.primaryKey })
+            setKeys: stored.set.compactMap { objects[$0]?.primaryKey },
+            mapEntries: stored.map.keys.sorted().map { key in
+                MapEntryReading(key: key, primaryKey: (stored.map[key] ?? nil).flatMap { objects[$0]?.primaryKey })
+            })
     }
 }

@@ -8,7 +8,7 @@ extension ModelState {
     mutating func insertIntoSet(_ ownerID: HandleID, _ elementID: HandleID, in context: ContextID)
         throws(Interruption)
     {
-        let (realmID, owner) = try setOwner(ownerID, in: context)
+        let (realmID, owner) = try collectionOwner(ownerID, column: "set", in: context)
         let element = try linkableObject(elementID, into: realmID)
         // An Item the set holds is not written at all (the write has no change from it, N25).
         guard realms[realmID]?.write?.snapshot.objects[owner]?.set.contains(element) == false else { return }
@@ -29,7 +29,7 @@ extension ModelState {
     mutating func removeFromSet(_ ownerID: HandleID, _ elementID: HandleID, in context: ContextID)
         throws(Interruption)
     {
-        let (realmID, owner) = try setOwner(ownerID, in: context)
+        let (realmID, owner) = try collectionOwner(ownerID, column: "set", in: context)
         let handle = try handleState(elementID)
         guard let elementRealm = handle.realm, case .object(let element) = handle.target,
             isSameInstance(elementRealm, realmID)
@@ -42,10 +42,10 @@ extension ModelState {
         }
     }
 
-    /// The owner of a set written to: read as any object property read is (its realm's
-    /// context, its validity), then the write the set's mutation needs (Spec W9).
-    private mutating func setOwner(_ ownerID: HandleID, in context: ContextID) throws(Interruption)
-        -> (RealmID, ObjectID)
+    /// The owner of a set or Map written to: read as any object property read is (its realm's
+    /// context, its validity), then the write the collection's mutation needs (Spec W9).
+    mutating func collectionOwner(_ ownerID: HandleID, column: String, in context: ContextID)
+        throws(Interruption) -> (RealmID, ObjectID)
     {
         let handle = try handleState(ownerID)
         try checkOwner(of: handle, in: context)
@@ -53,8 +53,8 @@ extension ModelState {
             throw .rejected(.invalidStep("\(ownerID) is not a managed object"))
         }
         let snapshot = try readable(handle)
-        guard let type = snapshot.objects[owner]?.type, snapshot.schema.hasSet(type) else {
-            throw .rejected(.invalidStep("\(ownerID) has no set"))
+        guard let type = snapshot.objects[owner]?.type, snapshot.schema.types[type]?.contains(column) == true else {
+            throw .rejected(.invalidStep("\(ownerID) has no \(column)"))
         }
         guard try realmState(realmID).write != nil else { throw .rejected(.notInWrite) }
         return (realmID, owner)

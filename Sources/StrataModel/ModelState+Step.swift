@@ -83,7 +83,7 @@ extension ModelState {
             return try dispatchReadOperation(operation, in: context)
         case .beginWrite, .commitWrite, .cancelWrite, .writeBlock, .apply, .makeUnmanaged, .add,
             .create, .createCopy, .setValue, .setLink, .append, .removeFromList, .setMapValue, .delete, .deleteAll,
-            .insertIntoSet, .removeFromSet:
+            .insertIntoSet, .removeFromSet, .removeMapKey:
             return try dispatchWriteOperation(operation, in: context)
         case .makeReference, .resolve, .releaseReference, .assignThreadSafe, .readThreadSafe:
             return try dispatchReferenceOperation(operation, in: context)

@@ -147,7 +147,11 @@ public enum Operation: Hashable, Sendable {
     case insertIntoSet(HandleID, element: HandleID)
     /// `owner.set.remove(element)` (Spec V24: an element the set does not hold changes nothing).
     case removeFromSet(HandleID, element: HandleID)
+    /// `owner.map[key] = element`, or `owner.map.updateValue(nil, forKey: key)` for nil, on a
+    /// Linker's Map of Items (generation 12, Spec V25, W9): a null value keeps its key.
     case setMapValue(HandleID, key: String, element: HandleID?)
+    /// `owner.map.removeObject(for: key)` (Spec V25: a key the map lacks changes nothing).
+    case removeMapKey(HandleID, key: String)
     case delete(RealmID, HandleID)
     case deleteAll(RealmID)
 

@@ -15,6 +15,20 @@ public struct ObjectReading: Hashable, Sendable {
     /// The primary keys of the set's Items, in set order (a Linker's, Spec V24); empty for
     /// types without one.
     public var setKeys: [Int] = []
+    /// The entries of a Linker's Map, in key order (Spec V25); empty for types without one.
+    public var mapEntries: [MapEntryReading] = []
+}
+
+/// One entry of a Map as a read sees it: its key and the primary key of the Item its value
+/// reaches (nil for a null value, such as a deleted Item leaves: Spec W13, V25).
+public struct MapEntryReading: Hashable, Sendable, CustomStringConvertible {
+    public var key: String
+    public var primaryKey: Int?
+    public init(key: String, primaryKey: Int?) {
+        self.key = key
+        self.primaryKey = primaryKey
+    }
+    public var description: String { "\(key): \(primaryKey.map(String.init) ?? "nil")" }
 }
 
 /// Insertions, deletions and modifications of a collection update (Spec N13).

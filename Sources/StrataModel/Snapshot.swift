@@ -63,6 +63,10 @@ public struct Schema: Hashable, Sendable {
     /// Whether objects of `type` have a to-one `link` column.
     public func hasLink(_ type: String) -> Bool { types[type]?.contains("link") == true }
 
+    /// Whether objects of `type` have a `map` of Items (every type of the model; only Linkers'
+    /// are written, generation 12: Spec V25).
+    public func hasMap(_ type: String) -> Bool { types[type]?.contains("map") == true }
+
     /// Whether objects of `type` have a `set` of Items (Linkers, generation 11: Spec V24).
     public func hasSet(_ type: String) -> Bool { types[type]?.contains("set") == true }
 }
@@ -111,6 +115,15 @@ public struct Snapshot: Hashable, Sendable {
         }
         if property == nil || property == .set,
             stored.set.contains(where: { changed($0, since: since, depth: depth + 1) })
+        {
+            return true
+        }
+        // Spec V25: a Map's Items are followed as a List's are (realm-core's deep change check
+        // reads a dictionary's links too).
+        if property == nil || property == .map,
+            stored.map.values.contains(where: { value in
+                value.map { changed($0, since: since, depth: depth + 1) } ?? false
+            })
         {
             return true
         }

@@ -131,37 +131,16 @@ import Testing
     /// Runs of generations 1 to 9 never spell a format: a token printed before generation 10
     /// keeps its meaning.
     @Test func olderGenerationsNeverSpellFormats() throws {
-        for generation in 1...9 {
-            var settings = CheckSettings(mode: .controlled, store: .sim, threads: 3, operations: 120)
-            settings.generation = generation
-            for seed in 1...3 {
-                let result = try Runner(settings: settings, stream: ChoiceStream(seed: UInt64(seed))).run()
-                #expect(result.failure == nil, "generation \(generation) seed \(seed)")
-                #expect(
-                    !result.trace.contains { entry in
-                        if case .objects(_, let query, _) = entry.step.operation { return query.formatSpelling != nil }
-                        return false
-                    })
-            }
+        try expectOlderGenerations(1...9) { operation in
+            if case .objects(_, let query, _) = operation { return query.formatSpelling != nil }
+            return false
         }
     }
 
     @Test("Spec V23: a parser that keeps a left constant's operator is caught and shrunk")
     func predicateMirrorsWronglyIsCaughtAndShrunk() throws {
-        let bug = try #require(SeededBugCatalog.named("predicateMirrorsWrongly"))
-        var campaign = Campaign(
-            mix: .controlled, operationsPerRun: 200, seconds: nil, runs: 400, seed: 1,
-            engineBugs: bug.bug, shrinkSeconds: nil, shrinkAttempts: 1000)
-        campaign.generation = 10  // the catch was measured on generation 10's streams
-        let report = campaign.run()
-        let found = try #require(report.failures.first, "not caught in \(report.runs) runs")
-        let shrunk = try #require(found.shrunk.failure)
-        print(
-            "predicateMirrorsWrongly: caught after \(report.runs) runs; shrunk \(found.original.trace.count) -> \(found.shrunk.trace.count) steps: \(shrunk.description)"
-        )
-        #expect(shrunk.signature.hasPrefix("divergence"), "\(shrunk.description)")
-        #expect(found.shrunk.trace.count <= 30, "shrunk to \(found.shrunk.trace.count) steps")
-        #expect(try StrataCheck.replay(token: found.token)?.signature == shrunk.signature)
+        // The catch was measured on generation 10's streams.
+        let found = try expectCaughtAndShrunk("predicateMirrorsWrongly", generation: 10)
         // The shrunk run still reads a filter with its constant on the left.
         #expect(
             found.shrunk.trace.contains { entry in

@@ -19,46 +19,33 @@ import Testing
         var refusals: [String: Int] = [:]
         var outcomes: [String: Int] = [:]
         var largestSet = 0
-        var checked = 0
-        for mode in [CheckMode.controlled, .crash] {
-            let settings = CheckSettings(mode: mode, store: .sim, threads: 3, operations: 200)
-            for seed in 1...20 {
-                let result = try Runner(settings: settings, stream: ChoiceStream(seed: UInt64(seed))).run()
-                #expect(
-                    result.failure == nil,
-                    "\(mode) seed \(seed): \(result.failure?.description ?? "") token \(ReplayToken.encode(settings: settings, choices: result.choices))"
-                )
-                for entry in result.trace {
-                    let kind: String
-                    switch entry.step.operation {
-                    case .insertIntoSet:
-                        inserts += 1
-                        kind = "insert"
-                    case .removeFromSet:
-                        removes += 1
-                        kind = "remove"
-                    default: continue
-                    }
-                    if case .failure(_, let message) = entry.observed {
-                        refused += 1
-                        refusals["\(kind): \(message)", default: 0] += 1
-                    } else {
-                        applied += 1
-                        outcomes["\(kind) \(entry.observed)", default: 0] += 1
-                    }
+        // Pinned to generation 11: the figures below are generation 11's mix.
+        let checked = try forEachGeneratedRun(generation: 11) { result in
+            for entry in result.trace {
+                let kind: String
+                switch entry.step.operation {
+                case .insertIntoSet:
+                    inserts += 1
+                    kind = "insert"
+                case .removeFromSet:
+                    removes += 1
+                    kind = "remove"
+                default: continue
                 }
-                for entry in result.trace {
-                    if case .elements(let readings) = entry.observed {
-                        largestSet = max(largestSet, readings.map { $0.setKeys.count }.max() ?? 0)
-                    }
-                    if case .object(let reading?) = entry.observed {
-                        largestSet = max(largestSet, reading.setKeys.count)
-                    }
+                if case .failure(_, let message) = entry.observed {
+                    refused += 1
+                    refusals["\(kind): \(message)", default: 0] += 1
+                } else {
+                    applied += 1
+                    outcomes["\(kind) \(entry.observed)", default: 0] += 1
                 }
-                if seed % 10 == 0 {
-                    let replayed = try Runner(settings: settings, stream: ChoiceStream(replaying: result.choices)).run()
-                    #expect(replayed.digest == result.digest, "\(mode) seed \(seed) replays another trace")
-                    checked += 1
+            }
+            for entry in result.trace {
+                if case .elements(let readings) = entry.observed {
+                    largestSet = max(largestSet, readings.map { $0.setKeys.count }.max() ?? 0)
+                }
+                if case .object(let reading?) = entry.observed {
+                    largestSet = max(largestSet, reading.setKeys.count)
                 }
             }
         }
@@ -78,19 +65,10 @@ import Testing
     /// Runs of generations 1 to 10 never write a set: a token printed before generation 11
     /// keeps its meaning.
     @Test func olderGenerationsNeverWriteSets() throws {
-        for generation in 1...10 {
-            var settings = CheckSettings(mode: .controlled, store: .sim, threads: 3, operations: 120)
-            settings.generation = generation
-            for seed in 1...3 {
-                let result = try Runner(settings: settings, stream: ChoiceStream(seed: UInt64(seed))).run()
-                #expect(result.failure == nil, "generation \(generation) seed \(seed)")
-                #expect(
-                    !result.trace.contains { entry in
-                        switch entry.step.operation {
-                        case .insertIntoSet, .removeFromSet: return true
-                        default: return false
-                        }
-                    })
+        try expectOlderGenerations(1...10) { operation in
+            switch operation {
+            case .insertIntoSet, .removeFromSet: return true
+            default: return false
             }
         }
     }
@@ -99,19 +77,7 @@ import Testing
         "Spec V24, W13: a set that stores duplicates, or keeps deleted objects, is caught and shrunk",
         arguments: ["setKeepsDuplicates", "setKeepsDeletedObject"])
     func setBugsAreCaughtAndShrunk(_ name: String) throws {
-        let bug = try #require(SeededBugCatalog.named(name))
-        let campaign = Campaign(
-            mix: .controlled, operationsPerRun: 200, seconds: nil, runs: 400, seed: 1,
-            engineBugs: bug.bug, shrinkSeconds: nil, shrinkAttempts: 1000)
-        let report = campaign.run()
-        let found = try #require(report.failures.first, "not caught in \(report.runs) runs")
-        let shrunk = try #require(found.shrunk.failure)
-        print(
-            "\(name): caught after \(report.runs) runs; shrunk \(found.original.trace.count) -> \(found.shrunk.trace.count) steps: \(shrunk.description)"
-        )
-        #expect(shrunk.signature.hasPrefix("divergence"), "\(shrunk.description)")
-        #expect(found.shrunk.trace.count <= 30, "shrunk to \(found.shrunk.trace.count) steps")
-        #expect(try StrataCheck.replay(token: found.token)?.signature == shrunk.signature)
+        let found = try expectCaughtAndShrunk(name)
         #expect(
             found.shrunk.trace.contains { entry in
                 if case .insertIntoSet = entry.step.operation { return true }

@@ -94,21 +94,10 @@ import Testing
     /// Runs of generations 1 to 6 never draw for iteration: a token printed before generation 7
     /// keeps its meaning (same swarm, same trace) however generation 7 draws.
     @Test func olderGenerationsNeverIterate() throws {
-        for generation in 1...6 {
-            var settings = CheckSettings(mode: .controlled, store: .sim, threads: 3, operations: 120)
-            settings.generation = generation
-            for seed in 1...6 {
-                let result = try Runner(settings: settings, stream: ChoiceStream(seed: UInt64(seed))).run()
-                #expect(
-                    result.failure == nil, "generation \(generation) seed \(seed): \(result.failure?.description ?? "")"
-                )
-                #expect(
-                    !result.trace.contains { entry in
-                        switch entry.step.operation {
-                        case .iterate, .iteratorNext: return true
-                        default: return false
-                        }
-                    })
+        try expectOlderGenerations(1...6, seeds: 1...6) { operation in
+            switch operation {
+            case .iterate, .iteratorNext: return true
+            default: return false
             }
         }
     }
@@ -119,19 +108,6 @@ import Testing
 @Suite(.serialized) struct Generation7SeededBugTests {
     @Test("Spec V15: an iterator reusing an object the caller still holds is caught and shrunk")
     func iteratorReusesHeldObjectIsCaughtAndShrunk() throws {
-        let bug = try #require(SeededBugCatalog.named("iteratorReusesHeldObject"))
-        let campaign = Campaign(
-            mix: .controlled, operationsPerRun: 200, seconds: nil, runs: 400, seed: 1,
-            engineBugs: bug.bug, shrinkSeconds: nil, shrinkAttempts: 1000)
-        let report = campaign.run()
-        let found = try #require(
-            report.failures.first, "iteratorReusesHeldObject was not caught in \(report.runs) runs")
-        let shrunk = try #require(found.shrunk.failure)
-        print(
-            "iteratorReusesHeldObject: caught after \(report.runs) runs, \(String(format: "%.1f", found.foundAfterSeconds)) s; shrunk \(found.original.trace.count) -> \(found.shrunk.trace.count) steps in \(found.shrinkRuns) runs: \(shrunk.description); replay token: \(found.token)"
-        )
-        #expect(shrunk.signature.hasPrefix("divergence: c# iteratorNext(i#"), "\(shrunk.description)")
-        #expect(found.shrunk.trace.count <= 30, "shrunk to \(found.shrunk.trace.count) steps")
-        #expect(try StrataCheck.replay(token: found.token)?.signature == shrunk.signature)
+        try expectCaughtAndShrunk("iteratorReusesHeldObject", signature: "divergence: c# iteratorNext(i#")
     }
 }

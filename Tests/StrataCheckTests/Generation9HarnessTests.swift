@@ -71,20 +71,9 @@ import Testing
     /// Runs of generations 1 to 8 never aggregate: a token printed before generation 9 keeps
     /// its meaning.
     @Test func olderGenerationsNeverAggregate() throws {
-        for generation in 1...8 {
-            var settings = CheckSettings(mode: .controlled, store: .sim, threads: 3, operations: 120)
-            settings.generation = generation
-            for seed in 1...3 {
-                let result = try Runner(settings: settings, stream: ChoiceStream(seed: UInt64(seed))).run()
-                #expect(
-                    result.failure == nil, "generation \(generation) seed \(seed): \(result.failure?.description ?? "")"
-                )
-                #expect(
-                    !result.trace.contains { entry in
-                        if case .aggregate = entry.step.operation { return true }
-                        return false
-                    })
-            }
+        try expectOlderGenerations(1...8) { operation in
+            if case .aggregate = operation { return true }
+            return false
         }
     }
 }
@@ -99,19 +88,7 @@ import Testing
             ("distinctKeepsLast", "divergence: c# read(h#"),
         ])
     func aGeneration9BugIsCaughtAndShrunk(_ name: String, signature: String) throws {
-        let bug = try #require(SeededBugCatalog.named(name))
-        var campaign = Campaign(
-            mix: .controlled, operationsPerRun: 200, seconds: nil, runs: 400, seed: 1,
-            engineBugs: bug.bug, shrinkSeconds: nil, shrinkAttempts: 1000)
-        campaign.generation = 9  // the signatures were measured on generation 9's streams
-        let report = campaign.run()
-        let found = try #require(report.failures.first, "\(name) was not caught in \(report.runs) runs")
-        let shrunk = try #require(found.shrunk.failure)
-        print(
-            "\(name): caught after \(report.runs) runs; shrunk \(found.original.trace.count) -> \(found.shrunk.trace.count) steps in \(found.shrinkRuns) runs: \(shrunk.description); replay token: \(found.token)"
-        )
-        #expect(shrunk.signature.hasPrefix(signature), "\(shrunk.description)")
-        #expect(found.shrunk.trace.count <= 30, "shrunk to \(found.shrunk.trace.count) steps")
-        #expect(try StrataCheck.replay(token: found.token)?.signature == shrunk.signature)
+        // The signatures were measured on generation 9's streams.
+        try expectCaughtAndShrunk(name, generation: 9, signature: signature)
     }
 }

@@ -537,7 +537,9 @@ private let fzLocation = World.file.location
         // A frozen List is never in a write: Realm's List message (W9).
         #expect(w.fails(World.main, .append(list: 102, element: 103)) == .notInWrite)
         #expect(w.fails(World.main, .removeFromList(102, at: 0)) == .notInWrite)
-        #expect(w.fails(World.main, .setMapValue(101, key: "k", element: nil)) == .frozenModify)
+        // So is a frozen object's Map (V25): "Cannot modify Dictionary outside of a write transaction."
+        #expect(w.fails(World.main, .setMapValue(101, key: "k", element: nil)) == .notInWrite)
+        #expect(w.fails(World.main, .removeMapKey(101, key: "k")) == .notInWrite)
         w.ok(World.main, .freezeRealm(1, as: 10))
         w.ok(World.main, .objectForPrimaryKey(10, type: "Item", primaryKey: 2, as: 104))
         #expect(w.fails(World.main, .setValue(104, 7)) == .frozenModify)

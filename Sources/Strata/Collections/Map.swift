@@ -96,7 +96,7 @@ public final class Map<Key: _MapKey, Value: _RealmValue & SendableMetatype>: Seq
     }
 
     /// Every entry now, decoded once, in key order.
-    func entries() throws(Realm.Error) -> [(key: String, value: Value)] {
+    package func entries() throws(Realm.Error) -> [(key: String, value: Value)] {
         switch backing {
         case .unmanaged(let entries): return entries
         case .managed(let binding):
@@ -185,7 +185,11 @@ public final class Map<Key: _MapKey, Value: _RealmValue & SendableMetatype>: Seq
             try binding.checkMutable()
             var stored = try binding.values()
             guard let found = MapEntries.index(of: name, in: stored) else { return }
-            stored.removeSubrange((2 * found)...(2 * found + 1))
+            if binding.core.file.bugs.contains(.mapRemoveKeepsKey) {
+                stored[2 * found + 1] = .null
+            } else {
+                stored.removeSubrange((2 * found)...(2 * found + 1))
+            }
             try binding.store(stored)
         }
     }

@@ -511,9 +511,10 @@ extension RealmCore {
         for table in write.tables() {
             guard let schema = ObjectSchema.decode(table.schema, className: table.name) else { continue }
             let keepsInSets = file.bugs.contains(.setKeepsDeletedObject)
+            let keepsInMaps = file.bugs.contains(.mapKeepsDeletedObject)
             let linkColumns = schema.properties.indices.filter {
                 schema.properties[$0].isLink && deletedTables.contains(schema.properties[$0].objectClassName ?? "")
-                    && !(keepsInSets && schema.properties[$0].isSet)
+                    && !(keepsInSets && schema.properties[$0].isSet) && !(keepsInMaps && schema.properties[$0].isMap)
             }
             guard !linkColumns.isEmpty else { continue }
             let mapColumns = Dictionary(

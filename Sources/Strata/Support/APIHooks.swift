@@ -99,6 +99,12 @@ package struct APISeededBugs: OptionSet, Sendable, Hashable {
     /// Deleting an object leaves it in the sets that hold it (the links dangle), while Lists
     /// lose it (V24, W13).
     package static let setKeepsDeletedObject = APISeededBugs(rawValue: 1 << 58)
+    /// Deleting an object leaves Map values linking to it (the links dangle) instead of making
+    /// them null (V25, W13).
+    package static let mapKeepsDeletedObject = APISeededBugs(rawValue: 1 << 59)
+    /// A Map's `removeObject(for:)` stores a null value under the key instead of removing it
+    /// (V25).
+    package static let mapRemoveKeepsKey = APISeededBugs(rawValue: 1 << 60)
 
     /// Every bug of the layer: the bits a harness's raw value gives this layer.
     package static let all: APISeededBugs = [
@@ -109,6 +115,6 @@ package struct APISeededBugs: OptionSet, Sendable, Hashable {
         .unfinishedAsyncBlockCommits, .releasedWriterNotHeld, .invalidateDefersCompletions,
         .writeCopyIgnoresOpenWrite, .skipAcceptsForeignTokens, .nullLinksSortFirst, .iteratorReusesHeldObject,
         .firstSkipsFirstMatch, .averageCountsNulls, .distinctKeepsLast, .predicateMirrorsWrongly,
-        .setKeepsDuplicates, .setKeepsDeletedObject,
+        .setKeepsDuplicates, .setKeepsDeletedObject, .mapKeepsDeletedObject, .mapRemoveKeepsKey,
     ]
 }

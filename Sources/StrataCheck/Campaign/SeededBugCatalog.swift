@@ -195,6 +195,14 @@ public enum SeededBugCatalog {
             name: "setKeepsDeletedObject", bug: .api(.setKeepsDeletedObject), layer: "API: sets",
             rules: ["V24", "W13"],
             summary: "deleting an object leaves it in the sets that hold it (Lists lose it)"),
+        // Generation 12: Linkers' Maps of Items.
+        SeededBug(
+            name: "mapKeepsDeletedObject", bug: .api(.mapKeepsDeletedObject), layer: "API: maps",
+            rules: ["V25", "W13"],
+            summary: "deleting an object leaves Map values linking to it instead of making them null"),
+        SeededBug(
+            name: "mapRemoveKeepsKey", bug: .api(.mapRemoveKeepsKey), layer: "API: maps", rules: ["V25"],
+            summary: "a Map's removeObject(for:) stores null under the key instead of removing it"),
     ]
 
     public static func named(_ name: String) -> SeededBug? { all.first { $0.name == name } }

@@ -3,8 +3,8 @@ import Strata
 // The engine-side classes of the model's object schema (StrataModel `Schema.standard`): two
 // types with an Int primary key, an optional Int `value` and a List of links, and in generation
 // 6's linking runs a third with a to-one link too (`Schema.linking`) and, from generation 11, a
-// set of Items. The model's Map column has an API now (Spec V25) but no generator writes it yet
-// (`Docs/limits.md`), so these classes do not declare it.
+// set of Items and, from generation 12, a Map of Items. The model gives every type a Map column;
+// only Linkers' are written, so only Linker declares one.
 
 /// What both classes have: the model's columns.
 protocol CheckObject: Object {
@@ -40,6 +40,9 @@ final class Linker: Object, CheckObject {
     /// Generation 11 (Spec V24): Items held once each, in key order. Empty in older runs, whose
     /// streams never touch it.
     @Persisted var set: MutableSet<Item>
+    /// Generation 12 (Spec V25): Items (or nulls) under string keys, kept in key order. Empty in
+    /// older runs, whose streams never touch it.
+    @Persisted var map: Map<String, Item?>
 }
 
 /// The model's type names and the classes that store them.

@@ -291,6 +291,28 @@ final class EngineSide: @unchecked Sendable {
                 try linker.set._remove(item)
             }
             return .done
+        case .setMapValue(let ownerID, let key, let elementID):
+            // Spec V25: `owner.map[key] = item`, or `updateValue(nil, forKey:)` for nil.
+            guard case .object(let owner) = handle(ownerID), let linker = owner as? Linker else {
+                return unsupported(operation)
+            }
+            var item: Item?
+            if let elementID {
+                guard case .object(let element) = handle(elementID), let target = element as? Item else {
+                    return unsupported(operation)
+                }
+                item = target
+            }
+            _ = try owner._value(forKey: "primaryKey")
+            try linker.map._updateValue(item, forKey: key)
+            return .done
+        case .removeMapKey(let ownerID, let key):
+            guard case .object(let owner) = handle(ownerID), let linker = owner as? Linker else {
+                return unsupported(operation)
+            }
+            _ = try owner._value(forKey: "primaryKey")
+            try linker.map._removeObject(for: key)
+            return .done
         case .freezeHandle(let id, let frozenID):
             guard let handle = handle(id) else { return unsupported(operation) }
             switch handle {
@@ -494,10 +516,21 @@ final class EngineSide: @unchecked Sendable {
         }
         var linkKey: Int?
         var setKeys: [Int] = []
+        var mapEntries: [MapEntryReading] = []
         if let linker = object as? Linker {
             // Spec V24: the set's Items in set order.
             let set = linker.set
             for index in 0..<(try set._count()) { setKeys.append(try set._element(at: index).primaryKey) }
+            // Spec V25: the Map's entries as its iteration gives them.
+            for (key, item) in try linker.map.entries() {
+                mapEntries.append(
+                    MapEntryReading(
+                        key: key,
+                        primaryKey: try item.map { item throws(Realm.Error) in
+                            try item._value(forKey: "primaryKey") as? Int
+                        }
+                            ?? nil))
+            }
             // Spec V20: the Item the link reaches, read through the property as an app reads it.
             linkKey =
                 try (linker._value(forKey: "link") as? Item).map { item throws(Realm.Error) in
@@ -506,7 +539,7 @@ final class EngineSide: @unchecked Sendable {
         }
         return Reading(
             type: CheckTypes.name(of: object), primaryKey: primaryKey, value: value, listKeys: listKeys,
-            isFrozen: object.isFrozen, linkKey: linkKey, setKeys: setKeys)
+            isFrozen: object.isFrozen, linkKey: linkKey, setKeys: setKeys, mapEntries: mapEntries)
     }
 
     /// Every object `realm` holds, by type then primary key: Items, Others, and the Linkers of

@@ -12,12 +12,9 @@ extension Generator {
     ) -> StrataModel.Operation {
         // Three times in four a set is written in a write: outside one, the context begins one.
         if model.realms[own]?.write == nil, stream.draw(4) != 0 { return .beginWrite(own) }
-        let owners = Self.liveObjects(of: "Linker", in: own, model: model)
-        let owner =
-            stream.draw(8) == 0 || owners.isEmpty
-            ? pickHandle(context, model: model, stream: &stream, objectsOnly: true, type: "Linker")
-            : owners[stream.draw(owners.count)]
-        guard let owner else { return linkerAtHand(own, model: model, stream: &stream) }
+        guard let owner = linkerToWrite(context, own: own, model: model, stream: &stream) else {
+            return linkerAtHand(own, model: model, stream: &stream)
+        }
         var items = Self.liveObjects(of: "Item", in: own, model: model)
         if stream.draw(4) != 0, case .object(let ownerObject) = model.handles[owner]?.target,
             let held = model.view(of: own)?.objects[ownerObject]?.set
@@ -41,5 +38,17 @@ extension Generator {
         }
         return kind == .insertIntoSet
             ? .insertIntoSet(owner, element: element) : .removeFromSet(owner, element: element)
+    }
+
+    /// The Linker a set or Map write goes through: mostly a live Linker of the context's own
+    /// realm; one time in eight (or when it has none) any accessor of a Linker: another
+    /// context's, a frozen or an invalidated one. Nil when the run has none.
+    mutating func linkerToWrite(_ context: ContextID, own: RealmID, model: ModelState, stream: inout ChoiceStream)
+        -> HandleID?
+    {
+        let owners = Self.liveObjects(of: "Linker", in: own, model: model)
+        return stream.draw(8) == 0 || owners.isEmpty
+            ? pickHandle(context, model: model, stream: &stream, objectsOnly: true, type: "Linker")
+            : owners[stream.draw(owners.count)]
     }
 }

@@ -61,6 +61,10 @@ struct Generator {
                 weights[OperationKind.insertIntoSet.rawValue] *= 3  // Spec V24: sets change in writes
                 weights[OperationKind.removeFromSet.rawValue] *= 3
             }
+            if swarm.generation >= 12 {
+                weights[OperationKind.setMapValue.rawValue] *= 3  // Spec V25: Maps change in writes
+                weights[OperationKind.removeMapKey.rawValue] *= 3
+            }
             if swarm.generation >= 5 {
                 // Spec X3: a copy holds the write's data; Spec C1, W7: a realm let go inside its
                 // write is still its context's, write and all, when the context opens it again.
@@ -272,6 +276,8 @@ struct Generator {
             return iteration(kind, context: context, own: own, model: model, stream: &stream)
         case .insertIntoSet, .removeFromSet:
             return setWrite(kind, context: context, own: own, model: model, stream: &stream)
+        case .setMapValue, .removeMapKey:
+            return mapWrite(kind, context: context, own: own, model: model, stream: &stream)
         case .aggregate:
             // Spec V21: over Results or a List, of the caller's or (crossing contexts) another's;
             // a List one time in three where there is one (runs hold fewer Lists than Results).

@@ -42,7 +42,10 @@ public enum OperationKind: Int, CaseIterable, Sendable {
         aggregate,
         /// Generation 11: a Linker's set of Items (Spec V24), `insert` and `remove` of an Item,
         /// in runs whose schema has Linkers.
-        insertIntoSet, removeFromSet
+        insertIntoSet, removeFromSet,
+        /// Generation 12: a Linker's Map of Items (Spec V25), a key set to an Item or to null
+        /// (`updateValue(nil, forKey:)`) and a key removed, in runs whose schema has Linkers.
+        setMapValue, removeMapKey
 
     /// The kinds of the notification swarm, drawn apart from the others (generation 3).
     static let notificationKinds: [OperationKind] = [
@@ -64,4 +67,6 @@ public enum OperationKind: Int, CaseIterable, Sendable {
     static let generation9Kinds: [OperationKind] = [.aggregate]
     /// The kinds generation 11 added, drawn after generation 9's (generation 10 added no kind).
     static let generation11Kinds: [OperationKind] = [.insertIntoSet, .removeFromSet]
+    /// The kinds generation 12 added, drawn after generation 11's.
+    static let generation12Kinds: [OperationKind] = [.setMapValue, .removeMapKey]
 }

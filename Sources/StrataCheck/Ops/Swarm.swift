@@ -35,7 +35,7 @@ struct Swarm: Sendable, CustomStringConvertible {
             if OperationKind.notificationKinds.contains(kind) || OperationKind.asyncKinds.contains(kind)
                 || OperationKind.generation5Kinds.contains(kind) || OperationKind.generation6Kinds.contains(kind)
                 || OperationKind.generation7Kinds.contains(kind) || OperationKind.generation9Kinds.contains(kind)
-                || OperationKind.generation11Kinds.contains(kind)
+                || OperationKind.generation11Kinds.contains(kind) || OperationKind.generation12Kinds.contains(kind)
             {
                 weights.append(0)
                 continue
@@ -80,6 +80,9 @@ struct Swarm: Sendable, CustomStringConvertible {
         }
         if generation >= 11 {
             drawGeneration11(&stream, into: &weights)
+        }
+        if generation >= 12 {
+            drawGeneration12(&stream, into: &weights)
         }
         for kind in OperationKind.notificationKinds + OperationKind.asyncKinds + OperationKind.generation5Kinds
             + OperationKind.generation6Kinds + OperationKind.generation7Kinds + OperationKind.generation9Kinds
@@ -145,6 +148,15 @@ struct Swarm: Sendable, CustomStringConvertible {
         guard weights[OperationKind.setLink.rawValue] > 0, stream.draw(4) != 0 else { return }
         weights[OperationKind.insertIntoSet.rawValue] = 6 * (1 + stream.draw(3))
         weights[OperationKind.removeFromSet.rawValue] = 3 * (1 + stream.draw(3))
+    }
+
+    /// Generation 12, drawn after generation 11: three linking runs in four write their Linkers'
+    /// Maps of Items (Spec V25), setting keys about four times as often as removing them. The lowest
+    /// draw leaves them out, so a shrinker lowering values turns them off.
+    private static func drawGeneration12(_ stream: inout ChoiceStream, into weights: inout [Int]) {
+        guard weights[OperationKind.setLink.rawValue] > 0, stream.draw(4) != 0 else { return }
+        weights[OperationKind.setMapValue.rawValue] = 8 * (1 + stream.draw(3))
+        weights[OperationKind.removeMapKey.rawValue] = 2 * (1 + stream.draw(3))
     }
 
     /// Whether the run iterates over Results (generation 7).

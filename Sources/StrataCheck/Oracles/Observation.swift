@@ -13,12 +13,15 @@ public struct Reading: Hashable, Sendable, CustomStringConvertible {
     public var linkKey: Int?
     /// The primary keys of a Linker's set of Items, in set order (Spec V24); empty otherwise.
     public var setKeys: [Int]
+    /// A Linker's Map entries, in key order (Spec V25); empty otherwise.
+    public var mapEntries: [MapEntryReading]
 
     init(
         type: String, primaryKey: Int, value: Int?, listKeys: [Int], isFrozen: Bool, linkKey: Int? = nil,
-        setKeys: [Int] = []
+        setKeys: [Int] = [], mapEntries: [MapEntryReading] = []
     ) {
         self.setKeys = setKeys
+        self.mapEntries = mapEntries
         self.type = type
         self.primaryKey = primaryKey
         self.value = value
@@ -30,7 +33,8 @@ public struct Reading: Hashable, Sendable, CustomStringConvertible {
     init(_ model: ObjectReading) {
         self.init(
             type: model.type, primaryKey: model.primaryKey, value: model.value,
-            listKeys: model.listKeys, isFrozen: model.isFrozen, linkKey: model.linkKey, setKeys: model.setKeys)
+            listKeys: model.listKeys, isFrozen: model.isFrozen, linkKey: model.linkKey, setKeys: model.setKeys,
+            mapEntries: model.mapEntries)
     }
 
     public var description: String {
@@ -38,7 +42,8 @@ public struct Reading: Hashable, Sendable, CustomStringConvertible {
         let list = listKeys.isEmpty ? "" : " list \(listKeys)"
         let link = linkKey.map { " link Item(\($0))" } ?? ""
         let set = setKeys.isEmpty ? "" : " set \(setKeys)"
-        return "\(type)(\(primaryKey)) = \(value)\(list)\(link)\(set)\(isFrozen ? " frozen" : "")"
+        let map = mapEntries.isEmpty ? "" : " map [\(mapEntries.map(\.description).joined(separator: ", "))]"
+        return "\(type)(\(primaryKey)) = \(value)\(list)\(link)\(set)\(map)\(isFrozen ? " frozen" : "")"
     }
 }
 

@@ -60,6 +60,9 @@ enum StepText {
         case .removeFromList(let list, let index): return "remove(\(list), at: \(index))"
         case .insertIntoSet(let owner, let element): return "\(owner).set.insert(\(element))"
         case .removeFromSet(let owner, let element): return "\(owner).set.remove(\(element))"
+        case .setMapValue(let owner, let key, let element):
+            return "\(owner).map[\"\(key)\"] = \(element.map { "\($0)" } ?? "nil (updateValue)")"
+        case .removeMapKey(let owner, let key): return "\(owner).map.removeObject(for: \"\(key)\")"
         case .freezeHandle(let handle, let frozen): return "freeze(\(handle)) -> \(frozen)"
         case .thawHandle(let handle, let thawed): return "thaw(\(handle)) -> \(thawed)"
         case .makeReference(let handle, let reference): return "reference(\(handle)) -> \(reference)"

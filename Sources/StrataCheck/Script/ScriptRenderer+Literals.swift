@@ -29,7 +29,13 @@ extension ScriptRenderer {
         "Reading(type: \(literal(reading.type)), primaryKey: \(reading.primaryKey), value: \(literal(reading.value)), "
             + "listKeys: \(reading.listKeys), isFrozen: \(reading.isFrozen)"
             + (reading.linkKey.map { ", linkKey: \($0)" } ?? "")
-            + (reading.setKeys.isEmpty ? "" : ", setKeys: \(reading.setKeys)") + ")"
+            + (reading.setKeys.isEmpty ? "" : ", setKeys: \(reading.setKeys)")
+            + (reading.mapEntries.isEmpty
+                ? ""
+                : ", mapEntries: ["
+                    + reading.mapEntries.map {
+                        "MapEntryReading(key: \(literal($0.key)), primaryKey: \(literal($0.primaryKey)))"
+                    }.joined(separator: ", ") + "]") + ")"
     }
 
     static func literal(_ value: Int?) -> String { value.map(String.init) ?? "nil" }

@@ -118,6 +118,21 @@ extension ScriptRenderer {
                 "try owner.set.\(call)(s.item(\(element.rawValue)))",
                 "return .done",
             ]
+        case .setMapValue(let owner, let key, let element):
+            // Spec V25: as `EngineSide` writes it, the owner read first.
+            return [
+                "let owner = try s.linker(\(owner.rawValue))",
+                "_ = try owner._value(forKey: \"primaryKey\")",
+                "try owner.map._updateValue(\(element.map { "s.item(\($0.rawValue))" } ?? "nil"), forKey: \(Self.literal(key)))",
+                "return .done",
+            ]
+        case .removeMapKey(let owner, let key):
+            return [
+                "let owner = try s.linker(\(owner.rawValue))",
+                "_ = try owner._value(forKey: \"primaryKey\")",
+                "try owner.map._removeObject(for: \(Self.literal(key)))",
+                "return .done",
+            ]
         case .freezeHandle(let id, let frozen):
             return freezeOrThaw(id, as: frozen, call: "_freeze", sourceWasTarget: "source.isFrozen")
         case .thawHandle(let id, let thawed):

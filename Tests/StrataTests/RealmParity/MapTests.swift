@@ -370,6 +370,12 @@ extension RealmParityMaps {
             let frozen = object.int.freeze()
             try realm.write { object.int["d"] = 4 }
             #expect(frozen.isFrozen && frozen.keys == ["a", "b", "c"] && object.int.count == 4)
+            // A frozen map is never in a write (Spec F12, V25), even while its realm is in one.
+            try realm.write {
+                expectRejected(
+                    rejection { try frozen._removeObject(for: "a") },
+                    "Cannot modify Dictionary outside of a write transaction.")
+            }
             #expect(frozen.thaw()?.count == 4)
             let reference = ThreadSafeReference(to: object.int)
             let resolved = try onOtherThread { () throws -> [String] in
