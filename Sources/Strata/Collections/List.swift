@@ -313,11 +313,8 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
 
     package func _freeze() throws(Realm.Error) -> List<Element> {
         guard let binding else { throw Realm.Error.unmanagedListOnly }
-        if binding.core.isFrozen { return self }
-        _ = try binding.values()  // Spec C7, V13
-        let frozen = try binding.core.freeze()
-        guard let moved = try binding.rebound(to: frozen) else { throw Realm.Error.freezeInCreatingWrite }
-        return List(binding: moved)
+        let frozen = try binding.frozen()
+        return frozen === binding ? self : List(binding: frozen)
     }
 
     /// The same List on the live realm of the calling thread, at that realm's version
@@ -326,12 +323,8 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
 
     package func _thaw() throws(Realm.Error) -> List<Element>? {
         guard let binding else { throw Realm.Error.unmanagedListOnly }
-        guard binding.core.isFrozen else {
-            try binding.core.checkThread()  // Spec C6: every member of a live List checks
-            return self
-        }
-        let live = try binding.core.liveRealmForCurrentThread()
-        return try binding.rebound(to: live).map { List(binding: $0) }
+        guard let live = try binding.thawed() else { return nil }
+        return live === binding ? self : List(binding: live)
     }
 }
 
@@ -377,7 +370,7 @@ extension List: RealmCollectionBase where Element: Object {
         try core.checkThread()  // a write: W11, W9 decide, not F6
         guard let binding else { throw Realm.Error.deleteUnmanaged }
         guard binding.core === core else { throw Realm.Error.deleteCollectionFromOtherRealm }
-        guard core.write != nil else { throw Realm.Error.listOutsideWrite }
+        guard core.write != nil else { throw binding.outsideWriteError }
     }
 
     func targetKeys() throws(Realm.Error) -> [(TableInfo, ObjectKey)] {

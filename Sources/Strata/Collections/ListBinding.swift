@@ -1,6 +1,7 @@
 import StrataStorage
 
-/// Where a managed List or MutableSet lives: a column of a stored object.
+/// Where a managed List, MutableSet or Map lives: a column of a stored object (a Map's holds
+/// its keys and values in turn, `MapEntries`).
 final class ListBinding: @unchecked Sendable {
     let parent: _ObjectAccessor
     let column: Int
@@ -60,16 +61,39 @@ final class ListBinding: @unchecked Sendable {
     func checkMutable() throws(Realm.Error) {
         try core.checkThread()
         if try isInvalidated() { throw invalidatedError }
-        guard core.write != nil else {
-            if property.isMap { throw Realm.Error.mapOutsideWrite }
-            throw property.isSet ? Realm.Error.setOutsideWrite : Realm.Error.listOutsideWrite
-        }
+        guard core.write != nil else { throw outsideWriteError }
+    }
+
+    /// Realm's words for a change of this kind of collection outside a write (Spec W9).
+    var outsideWriteError: Realm.Error {
+        if property.isMap { return .mapOutsideWrite }
+        return property.isSet ? .setOutsideWrite : .listOutsideWrite
     }
 
     /// What using the collection of an owner that is gone throws: realm-core names the kind.
     var invalidatedError: Realm.Error {
         if property.isMap { return .mapInvalidated }
         return property.isSet ? .setInvalidated : .collectionInvalidated
+    }
+
+    /// The binding at a frozen copy of its realm's current version (Spec F1, F5, F11); itself
+    /// when its realm is frozen already.
+    func frozen() throws(Realm.Error) -> ListBinding {
+        if core.isFrozen { return self }
+        _ = try values()  // Spec C7, V13
+        guard let moved = try rebound(to: try core.freeze()) else { throw Realm.Error.freezeInCreatingWrite }
+        return moved
+    }
+
+    /// The binding on the live realm of the calling thread, at that realm's version (Spec F8);
+    /// nil when its owner does not exist there; itself when live (Spec C6: after the thread
+    /// check every member of a live collection makes).
+    func thawed() throws(Realm.Error) -> ListBinding? {
+        guard core.isFrozen else {
+            try core.checkThread()
+            return self
+        }
+        return try rebound(to: try core.liveRealmForCurrentThread())
     }
 
     /// The same List in another realm of the file; nil when its owner is missing there (or

@@ -87,7 +87,7 @@ public final class Map<Key: _MapKey, Value: _RealmValue & SendableMetatype>: Seq
     package func _value(forKey key: Key) throws(Realm.Error) -> Value? {
         switch backing {
         case .unmanaged(let entries):
-            return MapEntries.position(of: key._strataKey, in: entries.map(\.key)).found.map { entries[$0].value }
+            return MapEntries.position(of: key._strataKey, in: entries).found.map { entries[$0].value }
         case .managed(let binding):
             let stored = try binding.values()
             guard let index = MapEntries.index(of: key._strataKey, in: stored) else { return nil }
@@ -146,7 +146,7 @@ public final class Map<Key: _MapKey, Value: _RealmValue & SendableMetatype>: Seq
         let name = key._strataKey
         switch backing {
         case .unmanaged(var entries):
-            let place = MapEntries.position(of: name, in: entries.map(\.key))
+            let place = MapEntries.position(of: name, in: entries)
             if let found = place.found {
                 entries[found].value = value
             } else {
@@ -178,7 +178,7 @@ public final class Map<Key: _MapKey, Value: _RealmValue & SendableMetatype>: Seq
         let name = key._strataKey
         switch backing {
         case .unmanaged(var entries):
-            guard let found = MapEntries.position(of: name, in: entries.map(\.key)).found else { return }
+            guard let found = MapEntries.position(of: name, in: entries).found else { return }
             entries.remove(at: found)
             backing = .unmanaged(entries)
         case .managed(let binding):
@@ -277,11 +277,8 @@ public final class Map<Key: _MapKey, Value: _RealmValue & SendableMetatype>: Seq
 
     package func _freeze() throws(Realm.Error) -> Map<Key, Value> {
         guard let binding else { throw Realm.Error.unmanagedMapOnly }
-        if binding.core.isFrozen { return self }
-        _ = try binding.values()  // Spec C7, V13
-        let frozen = try binding.core.freeze()
-        guard let moved = try binding.rebound(to: frozen) else { throw Realm.Error.freezeInCreatingWrite }
-        return Map(binding: moved)
+        let frozen = try binding.frozen()
+        return frozen === binding ? self : Map(binding: frozen)
     }
 
     /// The same map on the live realm of the calling thread (Spec F8); nil when its owner does
@@ -290,22 +287,28 @@ public final class Map<Key: _MapKey, Value: _RealmValue & SendableMetatype>: Seq
 
     package func _thaw() throws(Realm.Error) -> Map<Key, Value>? {
         guard let binding else { throw Realm.Error.unmanagedMapOnly }
-        guard binding.core.isFrozen else {
-            try binding.core.checkThread()
-            return self
-        }
-        let live = try binding.core.liveRealmForCurrentThread()
-        return try binding.rebound(to: live).map { Map(binding: $0) }
+        guard let live = try binding.thawed() else { return nil }
+        return live === binding ? self : Map(binding: live)
     }
 }
 
 /// The stored form of a managed map: `[key0, value0, key1, value1, …]`, keys distinct strings
 /// in realm-core's string order (`SetOrder`), so a key is found by binary search.
 enum MapEntries {
-    /// Where `key` is among `keys` (ascending): its index if there, and the insertion point.
-    static func position(of key: String, in keys: [String]) -> (index: Int, found: Int?) {
-        let place = SetOrder.position(of: .string(key), in: keys.map { .string($0) })
-        return (place.index, place.found ? place.index : nil)
+    /// Where `key` is among an unmanaged map's entries (ascending keys): its index if there, and
+    /// the insertion point. A binary search that copies nothing.
+    static func position<V>(of key: String, in entries: [(key: String, value: V)]) -> (index: Int, found: Int?) {
+        var low = 0
+        var high = entries.count
+        while low < high {
+            let middle = low + (high - low) / 2
+            if SetOrder.signedBytesPrecede(entries[middle].key.utf8, key.utf8) {
+                low = middle + 1
+            } else {
+                high = middle
+            }
+        }
+        return (low, low < entries.count && entries[low].key.utf8.elementsEqual(key.utf8) ? low : nil)
     }
 
     /// Where `key` is in the flat stored entries: its entry index if there, and the insertion

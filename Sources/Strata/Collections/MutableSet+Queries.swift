@@ -125,13 +125,8 @@ extension MutableSet where Element: Object {
 
 extension MutableSet: RealmCollectionBase where Element: Object {
     var isManagedCollection: Bool { storage.isManagedCollection }
-    func checkDeletable(by core: RealmCore) throws(Realm.Error) {
-        do throws(Realm.Error) {
-            try storage.checkDeletable(by: core)
-        } catch  where error == .listOutsideWrite {
-            throw Realm.Error.setOutsideWrite
-        }
-    }
+    // The List's checks give a set's words: its binding knows it is a set's.
+    func checkDeletable(by core: RealmCore) throws(Realm.Error) { try storage.checkDeletable(by: core) }
     func targetKeys() throws(Realm.Error) -> [(TableInfo, ObjectKey)] { try storage.targetKeys() }
 }
 

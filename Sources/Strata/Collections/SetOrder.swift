@@ -26,7 +26,7 @@ enum SetOrder {
     }
 
     /// `std::lexicographical_compare` of two `const char` ranges where `char` is signed.
-    private static func signedBytesPrecede<A: Sequence<UInt8>, B: Sequence<UInt8>>(_ a: A, _ b: B) -> Bool {
+    static func signedBytesPrecede<A: Sequence<UInt8>, B: Sequence<UInt8>>(_ a: A, _ b: B) -> Bool {
         a.lexicographicallyPrecedes(b) { Int8(bitPattern: $0) < Int8(bitPattern: $1) }
     }
 

@@ -94,9 +94,8 @@ extension Map {
     ) throws(Realm.Error) -> NotificationToken {
         guard let binding else { throw Realm.Error.unmanagedObservation }  // Spec N18
         let core = binding.core
-        try core.checkObservableFromAnyContext()
         return try Strata.observe(
-            self, on: queue, configuration: core.configuration,
+            self, on: queue, core: core,
             onError: { block(.error($0)) },
             register: { map throws(Realm.Error) in try map._observe(keyPaths: keyPaths, block) })
     }

@@ -38,9 +38,8 @@ extension MutableSet {
     ) throws(Realm.Error) -> NotificationToken {
         guard let binding else { throw Realm.Error.unmanagedObservation }  // Spec N18
         let core = binding.core
-        try core.checkObservableFromAnyContext()
         return try Strata.observe(
-            self, on: queue, configuration: core.configuration,
+            self, on: queue, core: core,
             onError: { block(.error($0)) },
             register: { set throws(Realm.Error) in try set._observe(keyPaths: keyPaths, block) })
     }

@@ -21,16 +21,19 @@ extension RealmCore {
     }
 }
 
-/// Spec N18: observes `value` on `queue`, through the realm of the same file confined to that
-/// queue: `register` runs there with the value resolved in it, and the returned token stops
-/// that observer, also before it is registered.
+/// Spec N18: observes `value` (of `core`'s realm, which must be observable from any context) on
+/// `queue`, through the realm of the same file confined to that queue: `register` runs there
+/// with the value resolved in it, and the returned token stops that observer, also before it is
+/// registered.
 func observe<T: ThreadConfined & SendableMetatype>(
-    _ value: T, on queue: DispatchQueue, configuration: Realm.Configuration,
+    _ value: T, on queue: DispatchQueue, core: RealmCore,
     onError: @escaping @Sendable (Realm.Error) -> Void,
     register: @escaping @Sendable (T) throws(Realm.Error) -> NotificationToken
 )
     throws(Realm.Error) -> NotificationToken
 {
+    try core.checkObservableFromAnyContext()
+    let configuration = core.configuration
     let handle = try value._threadSafeHandle()
     let outer = NotificationToken()
     queue.async {
@@ -65,9 +68,8 @@ extension Results {
         throws(Realm.Error) -> NotificationToken
     {
         let core = storage.core
-        try core.checkObservableFromAnyContext()
         return try Strata.observe(
-            self, on: queue, configuration: core.configuration,
+            self, on: queue, core: core,
             onError: { block(.error($0)) },
             register: { results throws(Realm.Error) in try results._observe(keyPaths: keyPaths, block) })
     }
@@ -127,9 +129,8 @@ extension List {
     {
         guard let binding else { throw Realm.Error.unmanagedObservation }  // Spec N18
         let core = binding.core
-        try core.checkObservableFromAnyContext()
         return try Strata.observe(
-            self, on: queue, configuration: core.configuration,
+            self, on: queue, core: core,
             onError: { block(.error($0)) },
             register: { list throws(Realm.Error) in try list._observe(keyPaths: keyPaths, block) })
     }
@@ -260,9 +261,8 @@ extension _ObjectObservable where Self: Object {
         let accessor = try observableAccessor()
         let core = accessor.core
         _ = try WatchedPaths.parse(keyPaths, info: accessor.info, core: core)  // Spec N21: rejected here
-        try core.checkObservableFromAnyContext()
         return try Strata.observe(
-            self, on: queue, configuration: core.configuration,
+            self, on: queue, core: core,
             onError: { block(.error($0)) },
             register: { object throws(Realm.Error) in try object._observe(keyPaths: keyPaths, block) })
     }

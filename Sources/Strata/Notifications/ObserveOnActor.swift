@@ -9,11 +9,13 @@ import StrataStorage
 /// nothing and gets a token that was never live (Spec N23); a value that cannot be resolved
 /// there (deleted meanwhile) is reported to `onError` on the actor.
 func observe<T: ThreadConfined & SendableMetatype, A: Actor>(
-    _ value: T, on actor: A, configuration: Realm.Configuration,
+    _ value: T, on actor: A, core: RealmCore,
     isolation: isolated (any Actor)?,
     onError: @escaping @Sendable (isolated A, Realm.Error) -> Void,
     register: @escaping @Sendable (T, A) throws(Realm.Error) -> NotificationToken
 ) async throws(Realm.Error) -> NotificationToken {
+    try core.checkObservableFromAnyContext()
+    let configuration = core.configuration
     if Task.isCancelled { return NotificationToken.neverLive() }
     let handle = try value._threadSafeHandle()
     return await registerObserver(
@@ -76,9 +78,8 @@ extension Results {
         async throws(Realm.Error) -> NotificationToken
     {
         let core = storage.core
-        try core.checkObservableFromAnyContext()
         return try await Strata.observe(
-            self, on: actor, configuration: core.configuration, isolation: _isolation,
+            self, on: actor, core: core, isolation: _isolation,
             onError: { actor, error in block(actor, .error(error)) },
             register: { results, actor throws(Realm.Error) in
                 try results._observe(keyPaths: keyPaths) { change in actor.deliverIsolated(change, to: block) }
@@ -109,9 +110,8 @@ extension List {
     {
         guard let binding else { throw Realm.Error.unmanagedActorObservation }  // Spec N18
         let core = binding.core
-        try core.checkObservableFromAnyContext()
         return try await Strata.observe(
-            self, on: actor, configuration: core.configuration, isolation: _isolation,
+            self, on: actor, core: core, isolation: _isolation,
             onError: { actor, error in block(actor, .error(error)) },
             register: { list, actor throws(Realm.Error) in
                 try list._observe(keyPaths: keyPaths) { change in actor.deliverIsolated(change, to: block) }
@@ -144,9 +144,8 @@ extension _ObjectObservable where Self: Object {
         guard let accessor = _accessor else { throw Realm.Error.unmanagedActorObservation }  // Spec N19
         let core = accessor.core
         _ = try WatchedPaths.parse(keyPaths, info: accessor.info, core: core)  // Spec N21: rejected here
-        try core.checkObservableFromAnyContext()
         return try await Strata.observe(
-            self, on: actor, configuration: core.configuration, isolation: _isolation,
+            self, on: actor, core: core, isolation: _isolation,
             onError: { actor, error in block(actor, .error(error)) },
             register: { object, actor throws(Realm.Error) in
                 try object._observe(keyPaths: keyPaths) { change in actor.deliverIsolated(change, to: block) }

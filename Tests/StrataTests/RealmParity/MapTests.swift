@@ -481,5 +481,27 @@ extension RealmParityMaps {
                 #expect(owner.map.keys == ["kept"] && owner.map["kept"]?.intCol == 1)
             }
         }
+
+        @Test("Spec V25: key-value coding names an entry, a property of its object, and converts a value")
+        func testKeyValueCoding() throws {
+            let realm = try ParityMapFiles().realmWithTestPath()
+            try realm.write {
+                let owner = realm.create(PDMapPropertyObject.self)
+                owner.map.setValue(PLStringObject(stringCol: "x"), forKey: "a")
+                owner.map.setValue(["y"], forKey: "b")  // an object's value, as create takes it
+                owner.map.updateValue(nil, forKey: "c")
+                #expect((owner.map.value(forKey: "a") as? PLStringObject)?.stringCol == "x")
+                #expect(owner.map.value(forKeyPath: "b.stringCol") as? String == "y")
+                #expect(owner.map.value(forKey: "c") == nil && owner.map.keys == ["a", "b", "c"], "a null value")
+                #expect(owner.map.value(forKeyPath: "absent.stringCol") == nil)
+                owner.map.setValue(NSNull(), forKey: "a")
+                #expect(owner.map.keys == ["b", "c"], "NSNull removes as nil does")
+                let numbers = realm.create(PDMapObject.self)
+                numbers.int.setValue(NSNumber(value: 7), forKey: "n")
+                #expect(numbers.int["n"] == 7, "a number is converted as a property's value")
+                expectRejected(
+                    rejection { try numbers.int._setValue("seven", forKey: "n") }, "Invalid value 'seven'")
+            }
+        }
     }
 }

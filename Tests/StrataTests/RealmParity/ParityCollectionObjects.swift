@@ -366,3 +366,14 @@ final class PCChangeLog: @unchecked Sendable {
         lock.withLock { stored.append(text) }
     }
 }
+
+/// Three values of each primitive type that needs a table, ascending, as the primitive
+/// collection suites (PrimitiveMutableSetTests, PrimitiveMapTests) use them.
+enum ParityPrimitiveValues {
+    static let uuids = [
+        "00000000-0000-0000-0000-000000000001", "00000000-0000-0000-0000-000000000002",
+        "00000000-0000-0000-0000-000000000003",
+    ].compactMap(UUID.init(uuidString:))
+    static let dates = [1, 2, 3].map { Date(timeIntervalSince1970: TimeInterval($0)) }
+    static let datas = ["a", "b", "c"].map { Data($0.utf8) }
+}

@@ -18,8 +18,10 @@ final class PDMapOfIntObject: Object {
     @Persisted var map: Map<String, PLIntObject?>
 }
 
-/// A map of every primitive type Strata stores, plain and optional.
+/// A map of every primitive type Strata stores, plain and optional, and of objects (Realm's
+/// `SwiftMapObject`; PrimitiveMapTests runs over the primitive ones).
 final class PDMapObject: Object {
+    @Persisted var bool: Map<String, Bool>
     @Persisted var int: Map<String, Int>
     @Persisted var int8: Map<String, Int8>
     @Persisted var int16: Map<String, Int16>
@@ -33,9 +35,18 @@ final class PDMapObject: Object {
     @Persisted var uuid: Map<String, UUID>
     @Persisted var object: Map<String, PLStringObject?>
 
+    @Persisted var boolOpt: Map<String, Bool?>
     @Persisted var intOpt: Map<String, Int?>
-    @Persisted var stringOpt: Map<String, String?>
+    @Persisted var int8Opt: Map<String, Int8?>
+    @Persisted var int16Opt: Map<String, Int16?>
+    @Persisted var int32Opt: Map<String, Int32?>
+    @Persisted var int64Opt: Map<String, Int64?>
+    @Persisted var floatOpt: Map<String, Float?>
     @Persisted var doubleOpt: Map<String, Double?>
+    @Persisted var stringOpt: Map<String, String?>
+    @Persisted var dataOpt: Map<String, Data?>
+    @Persisted var dateOpt: Map<String, Date?>
+    @Persisted var uuidOpt: Map<String, UUID?>
 }
 
 /// A map of non-optional objects, which Realm refuses to declare and Strata accepts.

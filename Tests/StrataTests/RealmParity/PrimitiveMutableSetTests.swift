@@ -34,12 +34,9 @@ enum PSValueType: String, CaseIterable, Sendable {
     case intOpt, int8Opt, int16Opt, int32Opt, int64Opt, floatOpt, doubleOpt, stringOpt, dataOpt, dateOpt, uuidOpt
 }
 
-private let uuids = [
-    "00000000-0000-0000-0000-000000000001", "00000000-0000-0000-0000-000000000002",
-    "00000000-0000-0000-0000-000000000003",
-].compactMap(UUID.init(uuidString:))
-private let dates = [1, 2, 3].map { Date(timeIntervalSince1970: TimeInterval($0)) }
-private let datas = ["a", "b", "c"].map { Data($0.utf8) }
+private let uuids = ParityPrimitiveValues.uuids
+private let dates = ParityPrimitiveValues.dates
+private let datas = ParityPrimitiveValues.datas
 
 /// Runs `check` on every value type's sets of two new owners of `kind`; a managed case runs in
 /// a write, cancelled afterwards (Realm's `tearDown`).
