@@ -30,11 +30,16 @@ private struct PredicateCompiler {
     let mirrorsWrongly: Bool
 
     /// What a key path reaches: a stored property, the element count of a List property, or
-    /// either on the object a to-one link (the column) reaches.
+    /// either on the object a to-one link (the column) reaches; through a collection of objects,
+    /// what the rest of the path reaches on its objects (ANY); a collection operator's value.
     private indirect enum Target {
         case column(Int, PropertySchema)
         case count(Int)
         case linked(Int, Target)
+        case elements(Int, isMap: Bool, Target)
+        /// `@sum`, `@avg`, `@min`, `@max` of the property at `valueColumn` of a collection's
+        /// objects, or (nil) of a collection of values; `value` is the summed property.
+        case aggregate(Int, isMap: Bool, AggregateFunction, valueColumn: Int?, value: PropertySchema)
     }
 
     mutating func compile(_ syntax: PredicateSyntax) throws(Realm.Error) -> Predicate {
@@ -49,17 +54,29 @@ private struct PredicateCompiler {
 
     private func compile(_ comparison: PredicateComparison) throws(Realm.Error) -> Predicate {
         switch comparison.quantifier {
-        case nil: break
+        case nil:
+            // RLMQueryUtil's rule: a key path through a collection says ANY or NONE.
+            if throughCollection(comparison.left) || throughCollection(comparison.right) {
+                throw Realm.Error.predicate(
+                    "Invalid predicate", "Key paths that include a collection property must use aggregate operations")
+            }
         case .all?: throw Realm.Error.predicate("Invalid predicate", "ALL modifier not supported")
         case .any?, .noneOf?:
-            if throughList(comparison.left) || throughList(comparison.right) {
-                throw Realm.Error.unsupportedPredicate(
-                    "ANY and NONE over a List are not supported by Strata's queries yet")
+            guard throughList(comparison.left) || throughList(comparison.right) else {
+                throw Realm.Error.predicate(
+                    "Invalid predicate",
+                    "Aggregate operations can only be used on key paths that include an collection property")
             }
-            throw Realm.Error.predicate(
-                "Invalid predicate",
-                "Aggregate operations can only be used on key paths that include an collection property")
+            // A key path through a collection means ANY written or not; NONE is NOT ANY, as
+            // NSPredicate reads it.
+            let any = try compileOperands(comparison)
+            return comparison.quantifier == .noneOf ? .not(any) : any
         }
+        return try compileOperands(comparison)
+    }
+
+    /// The comparison of its two operands, its quantifier already dealt with.
+    private func compileOperands(_ comparison: PredicateComparison) throws(Realm.Error) -> Predicate {
         switch (comparison.left, comparison.right) {
         case (.keyPath(let path), .constant(let constant)):
             return try compare(try target(path, leftOfConstant: true), comparison.comparison, constant, comparison)
@@ -83,6 +100,22 @@ private struct PredicateCompiler {
                 "Invalid predicate expressions",
                 "Predicate expressions must compare a keypath and another keypath or a constant value")
         }
+    }
+
+    /// Whether `operand` is a key path that goes on past a collection property other than by a
+    /// collection operator (`array.intCol`, not `array.@sum.intCol`).
+    private func throughCollection(_ operand: PredicateOperand) -> Bool {
+        guard case .keyPath(let path) = operand else { return false }
+        var current = info
+        let names = path.split(separator: ".").map(String.init)
+        for (step, name) in names.enumerated() {
+            guard let column = current.schema.index(of: name) else { return false }
+            let property = current.schema.properties[column]
+            if property.isList { return step + 1 < names.count && !names[step + 1].hasPrefix("@") }
+            guard let target = current.linkTarget(of: property) else { return false }
+            current = target
+        }
+        return false
     }
 
     /// Whether `operand` is a key path with a List property on its way (ANY's domain).
@@ -116,9 +149,13 @@ private struct PredicateCompiler {
             throw Realm.Error.invalidKeyPath(path, "collection operation '\(names[0])' must be applied to a collection")
         }
         var current = info
-        var links: [Int] = []
-        // The links followed so far, around what the path ends at.
-        func reached(_ end: Target) -> Target { links.reversed().reduce(end) { .linked($1, $0) } }
+        // The links and collections of objects followed so far, around what the path ends at.
+        var steps: [(column: Int, collection: Bool, isMap: Bool)] = []
+        func reached(_ end: Target) -> Target {
+            steps.reversed().reduce(end) { inner, step in
+                step.collection ? .elements(step.column, isMap: step.isMap, inner) : .linked(step.column, inner)
+            }
+        }
         for (step, name) in names.enumerated() {
             let className = current.className
             guard let column = current.schema.index(of: name) else {
@@ -139,16 +176,33 @@ private struct PredicateCompiler {
             }
             let next = names[step + 1]
             if property.isList {
-                guard next.hasPrefix("@") else { break }  // a collection on the way: ANY's domain
-                guard ["@count", "@sum", "@avg", "@min", "@max"].contains(next) else {
+                guard next.hasPrefix("@") else {
+                    // Through a collection of objects: the rest of the path on its objects (ANY).
+                    guard property.type == .object, let elements = current.linkTarget(of: property) else {
+                        throw Realm.Error.invalidKeyPath(
+                            path,
+                            "\(property.typeName) property \(name) can only be followed by a collection operation.")
+                    }
+                    steps.append((column, true, property.isMap))
+                    current = elements
+                    continue
+                }
+                let functions: [String: AggregateFunction] = [
+                    "@sum": .sum, "@avg": .average, "@min": .min, "@max": .max,
+                ]
+                guard next == "@count" || functions[next] != nil else {
                     throw Realm.Error.invalidKeyPath(path, "Unsupported collection operation '\(next)'")
                 }
-                // A map's stored list holds keys and values: its @count is not supported yet.
-                guard next == "@count", !property.isMap else { break }
-                guard step + 2 == names.count else {
-                    throw Realm.Error.invalidKeyPath(path, "@count must appear at the end of a keypath.")
+                guard let function = functions[next] else {
+                    // A map's stored list holds keys and values: its @count is not supported yet.
+                    guard !property.isMap else { break }
+                    guard step + 2 == names.count else {
+                        throw Realm.Error.invalidKeyPath(path, "@count must appear at the end of a keypath.")
+                    }
+                    return reached(.count(column))
                 }
-                return reached(.count(column))
+                return reached(
+                    try collectionOperation(function, next, path, names, at: step, column, property, current))
             }
             guard property.type == .object else {
                 throw Realm.Error.invalidKeyPath(
@@ -162,12 +216,61 @@ private struct PredicateCompiler {
             guard let target = current.linkTarget(of: property) else {
                 throw Realm.Error.invalidKeyPath(path, "Property '\(name)' not found in object of type '\(className)'")
             }
-            links.append(column)
+            steps.append((column, false, false))
             current = target
         }
         throw Realm.Error.unsupportedPredicate(
             "key path '\(path)' goes through a List or uses a collection operator other than @count, which Strata's "
                 + "queries do not support yet")
+    }
+
+    /// `@sum`, `@avg`, `@min` or `@max` (`name`) applied to the collection `property` at
+    /// `step` of `names`, checked as RLMQueryUtil's key path parse checks it: of a numeric
+    /// property of its objects (the next and last name), or of a collection of numbers (last).
+    private func collectionOperation(
+        _ function: AggregateFunction, _ name: String, _ path: String, _ names: [String], at step: Int,
+        _ column: Int, _ property: PropertySchema, _ owner: ClassInfo
+    ) throws(Realm.Error) -> Target {
+        func numeric(_ type: PropertyType) -> Bool { type == .int || type == .float || type == .double }
+        guard property.type == .object else {
+            guard step + 2 == names.count else {
+                throw Realm.Error.invalidKeyPath(
+                    path, "\(name) on a collection of values must appear at the end of a keypath.")
+            }
+            guard numeric(property.type) else {
+                throw Realm.Error.invalidKeyPath(
+                    path, "\(name) can only be applied to a collection of numeric values.")
+            }
+            var value = property
+            value.isList = false
+            value.isSet = false
+            value.isMap = false
+            return .aggregate(column, isMap: property.isMap, function, valueColumn: nil, value: value)
+        }
+        guard step + 2 < names.count else {
+            throw Realm.Error.invalidKeyPath(
+                path, "\(name) on a collection of objects cannot appear at the end of a keypath.")
+        }
+        guard let elements = owner.linkTarget(of: property) else {
+            throw Realm.Error.invalidKeyPath(
+                path, "Property '\(property.name)' not found in object of type '\(owner.className)'")
+        }
+        let valueName = names[step + 2]
+        guard let valueColumn = elements.schema.index(of: valueName) else {
+            throw Realm.Error.invalidKeyPath(
+                path, "Property '\(valueName)' not found in object of type '\(elements.className)'")
+        }
+        let value = elements.schema.properties[valueColumn]
+        guard numeric(value.type), !value.isList else {
+            throw Realm.Error.invalidKeyPath(path, "\(name) must be followed by a numeric property.")
+        }
+        guard step + 3 == names.count else {
+            throw Realm.Error.invalidKeyPath(
+                path,
+                "Property '\(elements.className).\(valueName)' is not a link or collection and can only appear at the "
+                    + "end of a keypath.")
+        }
+        return .aggregate(column, isMap: property.isMap, function, valueColumn: valueColumn, value: value)
     }
 
     private func compare(
@@ -184,6 +287,12 @@ private struct PredicateCompiler {
             return try compareCount(list, comparison, constant)
         case .linked(let link, let rest):
             return .follow(link: link, try compare(rest, comparison, constant, syntax))
+        case .elements(let collection, let isMap, let rest):
+            return .anyElement(column: collection, isMap: isMap, try compare(rest, comparison, constant, syntax))
+        case .aggregate(let collection, let isMap, let function, let valueColumn, let value):
+            return try compareAggregate(
+                collection, isMap: isMap, function, valueColumn: valueColumn, value: value, comparison,
+                .constant(try aggregateOperand(function, value, constant)))
         }
         let folds = syntax.caseInsensitive || syntax.diacriticInsensitive
         switch comparison {
@@ -269,6 +378,53 @@ private struct PredicateCompiler {
         }
     }
 
+    /// A constant a collection operator's value may be compared with (RLMQueryUtil's
+    /// `CollectionOperation::validate_comparison`): a value of the summed property's type, or
+    /// null except for a sum (which is never null); an average is compared as a double.
+    private func aggregateOperand(
+        _ function: AggregateFunction, _ value: PropertySchema, _ constant: PredicateConstant
+    ) throws(Realm.Error) -> Value {
+        var property = value
+        property.isOptional = function != .sum
+        if function == .average { property.type = .double }
+        do throws(Realm.Error) {
+            return try stored(constant, for: property)
+        } catch {
+            throw Realm.Error.predicate(
+                "Invalid operand",
+                "\(Self.operatorName(function)) on a property of type \(value.typeName) cannot be compared with "
+                    + "'\(constant.description)'")
+        }
+    }
+
+    static func operatorName(_ function: AggregateFunction) -> String {
+        switch function {
+        case .min: return "@min"
+        case .max: return "@max"
+        case .sum: return "@sum"
+        case .average: return "@avg"
+        }
+    }
+
+    private func compareAggregate(
+        _ collection: Int, isMap: Bool, _ function: AggregateFunction, valueColumn: Int?, value: PropertySchema,
+        _ comparison: PredicateOperator, _ comparand: Predicate.Comparand
+    ) throws(Realm.Error) -> Predicate {
+        func aggregate(_ comparison: Predicate.Comparison) -> Predicate {
+            .collectionAggregate(
+                column: collection, isMap: isMap, function, valueColumn: valueColumn, valueType: value.type,
+                comparison, comparand)
+        }
+        switch comparison {
+        case .equal: return aggregate(.equal)
+        case .notEqual: return aggregate(.notEqual)
+        case .less, .lessOrEqual, .greater, .greaterOrEqual: return aggregate(comparison.ordering)
+        default:
+            throw Realm.Error.predicate(
+                "Invalid operator type", "Operator '\(comparison.rawValue)' not supported for type '\(value.typeName)'")
+        }
+    }
+
     /// `list.@count` against a number.
     private func compareCount(
         _ column: Int, _ comparison: PredicateOperator, _ constant: PredicateConstant
@@ -297,6 +453,44 @@ private struct PredicateCompiler {
         }
         if case .linked = right {
             throw Realm.Error.unsupportedPredicate("comparing two properties through a link is not supported yet")
+        }
+        for side in [left, right] {
+            if case .elements = side {
+                throw Realm.Error.unsupportedPredicate(
+                    "comparing two properties through a collection is not supported by Strata's queries yet")
+            }
+        }
+        // A collection operator against a numeric property of the object (the operator's side
+        // read as the left one: `number > array.@min.intCol` is `array.@min.intCol < number`).
+        switch (left, right) {
+        case (
+            .aggregate(let collection, let isMap, let function, let valueColumn, let value),
+            .column(let other, let property)
+        ),
+            (
+                .column(let other, let property),
+                .aggregate(let collection, let isMap, let function, let valueColumn, let value)
+            ):
+            guard [.int, .float, .double].contains(property.type), !property.isList else {
+                throw Realm.Error.predicate(
+                    "Invalid operand",
+                    "\(Self.operatorName(function)) on a property of type \(value.typeName) cannot be compared with "
+                        + "property of type '\(property.typeName)'")
+            }
+            let reads: PredicateOperator
+            if case .aggregate = left {
+                reads = comparison
+            } else {
+                guard let mirrored = comparison.mirrored else {
+                    throw Realm.Error.predicate(
+                        "Unsupported predicate",
+                        "Operator '\(comparison.rawValue)' requires a keypath on the left side.")
+                }
+                reads = mirrored
+            }
+            return try compareAggregate(
+                collection, isMap: isMap, function, valueColumn: valueColumn, value: value, reads, .column(other))
+        default: break
         }
         guard case .column(let leftColumn, let leftProperty) = left,
             case .column(let rightColumn, let rightProperty) = right

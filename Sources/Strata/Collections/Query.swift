@@ -20,6 +20,23 @@ indirect enum Predicate: Sendable {
     /// realm-core reads a null link in a key path: `dog.name == nil` and `dog.name != 'Rex'`
     /// match it, `dog.age > 3` does not.
     case follow(link: Int, Predicate)
+    /// A condition some object of the List, set or Map of links at `column` meets: a key path
+    /// through a collection (`dogs.age > 3`, `ANY dogs.age > 3`); `NONE` is its negation. An
+    /// empty collection meets none; a Map's null values reach no object.
+    case anyElement(column: Int, isMap: Bool, Predicate)
+    /// `@sum`, `@avg`, `@min` or `@max` over a collection at `column`: of the property at
+    /// `valueColumn` of its objects, or (nil) of its own values, against a constant or another
+    /// property of the object. Over no value a sum is zero and the others null (Spec V21's
+    /// rules, as realm-core's collection operators follow them).
+    case collectionAggregate(
+        column: Int, isMap: Bool, AggregateFunction, valueColumn: Int?, valueType: PropertyType, Comparison,
+        Comparand)
+    /// What a collection operator's value is compared with.
+    enum Comparand: Sendable {
+        case constant(Value)
+        /// A property of the object itself.
+        case column(Int)
+    }
     case and(Predicate, Predicate)
     case or(Predicate, Predicate)
     case not(Predicate)
@@ -70,10 +87,48 @@ indirect enum Predicate: Sendable {
                 let found = try view.withRow(table, key: target.key, { try inner.matches($0, in: view) })
             else { return inner.matchesNull }
             return found
+        case .anyElement(let column, let isMap, let inner):
+            for link in try Self.collectionElements(row, column: column, isMap: isMap) {
+                guard case .link(let target) = link, let table = view.table(id: target.table) else { continue }
+                if try view.withRow(table, key: target.key, { try inner.matches($0, in: view) }) == true { return true }
+            }
+            return false
+        case .collectionAggregate(
+            let column, let isMap, let function, let valueColumn, let type, let comparison, let constant):
+            var aggregator = StoredAggregator(function, type: type)
+            for element in try Self.collectionElements(row, column: column, isMap: isMap) {
+                guard let valueColumn else {
+                    aggregator.add(element)
+                    continue
+                }
+                guard case .link(let target) = element, let table = view.table(id: target.table),
+                    let value = try view.withRow(
+                        table, key: target.key, { $0.columnCount > valueColumn ? try $0.value(at: valueColumn) : .null }
+                    )
+                else { continue }
+                aggregator.add(value)
+            }
+            return Predicate.evaluate(aggregator.storedResult, comparison, try Self.value(of: constant, in: row))
         case .and(let left, let right): return try left.matches(row, in: view) && right.matches(row, in: view)
         case .or(let left, let right): return try left.matches(row, in: view) || right.matches(row, in: view)
         case .not(let inner): return try !inner.matches(row, in: view)
         }
+    }
+
+    /// `comparand` as it stands for the object whose row is `row`.
+    private static func value(of comparand: Comparand, in row: RowView) throws -> Value {
+        switch comparand {
+        case .constant(let value): return value
+        case .column(let column): return column < row.columnCount ? try row.value(at: column) : .null
+        }
+    }
+
+    /// The elements of the collection at `column` of `row` (a Map's values, not its keys); none
+    /// for a collection never written.
+    private static func collectionElements(_ row: RowView, column: Int, isMap: Bool) throws -> [Value] {
+        guard column < row.columnCount, case .list(let stored) = try row.value(at: column) else { return [] }
+        guard isMap else { return stored }
+        return stride(from: 1, to: stored.count, by: 2).map { stored[$0] }
     }
 
     /// A string test of `column` against `needle`, folded once here as `folding` says (each
@@ -107,6 +162,12 @@ indirect enum Predicate: Sendable {
         case .isIn(_, let values): return values.contains { StoredOrder.equal(.null, $0) }
         case .count(_, let comparison, let constant): return Predicate.evaluate(.int(0), comparison, constant)
         case .follow(_, let inner): return inner.matchesNull
+        case .anyElement: return false
+        case .collectionAggregate(_, _, let function, _, let type, let comparison, let comparand):
+            // A null object's properties are null too.
+            let other: Value
+            if case .constant(let value) = comparand { other = value } else { other = .null }
+            return Predicate.evaluate(StoredAggregator(function, type: type).storedResult, comparison, other)
         case .and(let left, let right): return left.matchesNull && right.matchesNull
         case .or(let left, let right): return left.matchesNull || right.matchesNull
         case .not(let inner): return !inner.matchesNull

@@ -93,6 +93,16 @@ struct StoredAggregator {
         }
     }
 
+    /// The answer as a stored value, for a predicate to compare: null when there was no value
+    /// (never for `sum`); an average is a double.
+    var storedResult: Value {
+        switch function {
+        case .min, .max: return best ?? .null
+        case .sum: return type == .int ? .int(integerSum) : .double(doubleSum)
+        case .average: return count > 0 ? .double(doubleSum / Double(count)) : .null
+        }
+    }
+
     /// The answer; nil when there was no value (never for `sum`).
     var result: _AggregateValue? {
         switch function {

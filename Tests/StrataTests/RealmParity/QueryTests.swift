@@ -28,7 +28,33 @@ final class PQObject: Object {
     @Persisted var list: List<PQTarget>
 }
 
-private let predicateTypes: [Object.Type] = [PQObject.self, PQTarget.self]
+/// Realm's IntObject and StringObject, as collection elements.
+final class PQIntObject: Object {
+    @Persisted var intCol = 0
+}
+
+final class PQStringObject: Object {
+    @Persisted var stringCol = ""
+}
+
+/// Realm's ArrayPropertyObject, SetPropertyObject, DictionaryPropertyObject and
+/// IntegerArrayPropertyObject in one class: collections of objects and of values, and a number
+/// to compare collection operators with.
+final class PQCollections: Object {
+    @Persisted var name = ""
+    @Persisted var number = 0
+    @Persisted var array: List<PQStringObject>
+    @Persisted var intArray: List<PQIntObject>
+    @Persisted var intSet: MutableSet<PQIntObject>
+    @Persisted var intDictionary: Map<String, PQIntObject?>
+    @Persisted var ints: List<Int>
+    @Persisted var strings: List<String>
+    @Persisted var circles: List<PQTarget>
+}
+
+private let predicateTypes: [Object.Type] = [
+    PQObject.self, PQTarget.self, PQIntObject.self, PQStringObject.self, PQCollections.self,
+]
 
 @Suite struct QueryTests {
     private static func realm(_ name: String) throws -> Realm {
@@ -386,9 +412,10 @@ private let predicateTypes: [Object.Type] = [PQObject.self, PQTarget.self]
         #expect(
             Self.refusal(realm, "uuidCol > %@", UUID())
                 == "Invalid operator type: Operator '>' not supported for type 'uuid'")
+        #expect(
+            Self.refusal(realm, "list.name == 'a'")
+                == "Invalid predicate: Key paths that include a collection property must use aggregate operations")
         // Realm reads these; Strata's queries cannot state them yet (Spec/differences.md).
-        #expect(Self.refusal(realm, "list.name == 'a'")?.hasPrefix("Unsupported predicate:") == true)
-        #expect(Self.refusal(realm, "ANY list.name == 'a'")?.hasPrefix("Unsupported predicate: ANY") == true)
         #expect(
             Self.refusal(realm, "SUBQUERY(list, $x, $x.name == 'a').@count > 0")?.hasPrefix(
                 "Unsupported predicate: SUBQUERY") == true)
@@ -547,6 +574,213 @@ extension RealmParityCollections {
             let sorted = realm.objects(PCAggregateObject.self).sorted(byKeyPath: "intCol")
             #expect(sorted.objects(at: IndexSet([1, 3])).map(\.intCol) == [1, 3])
             #expect(sorted.objects(at: IndexSet()).isEmpty)
+        }
+    }
+
+    /// Realm's QueryTests of queries through collections (Realm/Tests/QueryTests.m): ANY and NONE
+    /// over Lists, sets and Maps of objects, and the collection operators, with Realm's counts for
+    /// the same data (Spec V23).
+    @Suite struct CollectionQueryTests {
+        private static func realm() throws -> Realm {
+            try Realm(
+                configuration: Realm.Configuration(
+                    fileURL: temporaryDirectory().appendingPathComponent("collections.realm"),
+                    objectTypes: predicateTypes))
+        }
+
+        private static func count(_ realm: Realm, _ format: String, _ args: Any...) throws -> Int {
+            try realm.objects(PQCollections.self)._filter(format, arguments: args)._count()
+        }
+
+        private static func refusal(_ realm: Realm, _ format: String) -> String? {
+            do throws(Realm.Error) {
+                _ = try realm.objects(PQCollections.self)._filter(format, arguments: [])
+                return nil
+            } catch { return error.message }
+        }
+
+        /// One owner whose collections hold `count` objects: strings "0"..., ints 0...
+        private static func addOwner(_ realm: Realm, objects count: Int) throws {
+            try realm.write {
+                let owner = realm.create(PQCollections.self)
+                for index in 0..<count {
+                    owner.array.append(realm.create(PQStringObject.self, value: ["stringCol": "\(index)"]))
+                    let int = realm.create(PQIntObject.self, value: ["intCol": index])
+                    owner.intArray.append(int)
+                    owner.intSet.insert(int)
+                    owner.intDictionary["\(index)"] = int
+                }
+            }
+        }
+
+        @Test("QueryTests.testLinkQueryManyArray, testLinkQueryManySet, testLinkQueryManyDictionaries: ANY and NONE")
+        func testLinkQueryMany() throws {
+            let realm = try Self.realm()
+            try Self.addOwner(realm, objects: 10)
+            for collection in ["intArray", "intSet", "intDictionary"] {
+                #expect(try Self.count(realm, "ANY \(collection).intCol > 10") == 0, "\(collection)")
+                #expect(try Self.count(realm, "ANY \(collection).intCol > 5") == 1, "\(collection)")
+                #expect(try Self.count(realm, "NONE \(collection).intCol == 5") == 0, "\(collection)")
+                #expect(try Self.count(realm, "NONE \(collection).intCol > 10") == 1, "\(collection)")
+            }
+            #expect(try Self.count(realm, "ANY array.stringCol = '1'") == 1)
+            try Self.addOwner(realm, objects: 4)
+            for collection in ["intArray", "intSet", "intDictionary"] {
+                #expect(try Self.count(realm, "ANY \(collection).intCol > 10") == 0, "\(collection)")
+                #expect(try Self.count(realm, "ANY \(collection).intCol > 5") == 1, "\(collection)")
+                #expect(try Self.count(realm, "ANY \(collection).intCol > 2") == 2, "\(collection)")
+                #expect(try Self.count(realm, "NONE \(collection).intCol == 5") == 1, "\(collection)")
+                #expect(try Self.count(realm, "NONE \(collection).intCol > 10") == 2, "\(collection)")
+                #expect(try Self.count(realm, "SOME \(collection).intCol == %@", 3) == 2, "\(collection)")
+            }
+            // An owner with empty collections meets no ANY and every NONE.
+            try realm.write { _ = realm.create(PQCollections.self) }
+            #expect(try Self.count(realm, "ANY intArray.intCol >= 0") == 2)
+            #expect(try Self.count(realm, "NONE intArray.intCol >= 0") == 1)
+            // Live: a changed element changes what the query finds.
+            let results = realm.objects(PQCollections.self).filter("ANY intSet.intCol == 42")
+            #expect(results.count == 0)
+            try realm.write {
+                for object in realm.objects(PQIntObject.self).filter("intCol == 3") { object.intCol = 42 }
+            }
+            #expect(results.count == 2)
+        }
+
+        @Test("QueryTests.testArrayMultiLevelLinkQuery: links after and before a List, and Realm's refusals")
+        func testArrayMultiLevelLinkQuery() throws {
+            let realm = try Self.realm()
+            try realm.write {
+                var circle: PQTarget?
+                for index in 0..<5 {
+                    circle = realm.create(PQTarget.self, value: ["name": "\(index)", "next": circle as Any])
+                }
+                let owner = realm.create(PQCollections.self)
+                owner.circles.append(objectsIn: realm.objects(PQTarget.self))
+            }
+            #expect(try Self.count(realm, "ANY circles.name = '4'") == 1)
+            #expect(try Self.count(realm, "ANY circles.next.name = '4'") == 0)
+            #expect(try Self.count(realm, "ANY circles.next.name = '3'") == 1)
+            #expect(try Self.count(realm, "NONE circles.next.name = '4'") == 1)
+            #expect(try Self.count(realm, "ANY circles.next.next.name = '3'") == 0)
+            #expect(try Self.count(realm, "ANY circles.next.next.name = '2'") == 1)
+            #expect(try Self.count(realm, "NONE circles.next.next.name = '3'") == 1)
+            #expect(
+                Self.refusal(realm, "ANY name = '2'")
+                    == "Invalid predicate: Aggregate operations can only be used on key paths that include an collection "
+                    + "property")
+            #expect(
+                Self.refusal(realm, "circles.name = '2'")
+                    == "Invalid predicate: Key paths that include a collection property must use aggregate operations")
+            #expect(Self.refusal(realm, "ALL circles.name = '2'") == "Invalid predicate: ALL modifier not supported")
+            #expect(
+                Self.refusal(realm, "ANY strings.name = '2'")
+                    == "Invalid predicate: Invalid keypath 'strings.name': string property strings can only be followed by "
+                    + "a collection operation.")
+        }
+
+        /// Owners 1111 (1234, 2, -12345), 2222 (100) and 3333 (none), in each collection kind:
+        /// Realm's testAggregateArrayCollectionOperators data.
+        private static func aggregateRealm() throws -> Realm {
+            let realm = try Self.realm()
+            try realm.write {
+                for (number, values) in [(1111, [1234, 2, -12345]), (2222, [100]), (3333, [])] {
+                    let owner = realm.create(PQCollections.self, value: ["number": number])
+                    for (index, value) in values.enumerated() {
+                        let int = realm.create(PQIntObject.self, value: ["intCol": value])
+                        owner.intArray.append(int)
+                        owner.intSet.insert(int)
+                        owner.intDictionary["k\(index)"] = int
+                        owner.ints.append(value)
+                    }
+                }
+            }
+            return realm
+        }
+
+        @Test(
+            "QueryTests.testAggregateArrayCollectionOperators, testAggregateSetCollectionOperators, testAggregateDictionaryCollectionOperators"
+        )
+        func testAggregateCollectionOperators() throws {
+            let realm = try Self.aggregateRealm()
+            for collection in ["intArray", "intSet", "intDictionary"] {
+                func count(_ format: String) throws -> Int {
+                    try Self.count(realm, format.replacingOccurrences(of: "array", with: collection))
+                }
+                #expect(try count("array.@min.intCol == -12345") == 1, "\(collection)")
+                #expect(try count("array.@min.intCol == 100") == 1, "\(collection)")
+                #expect(try count("array.@min.intCol < 1000") == 2, "\(collection)")
+                #expect(try count("array.@min.intCol > -1000") == 1, "\(collection)")
+                #expect(try count("array.@max.intCol == 1234") == 1, "\(collection)")
+                #expect(try count("array.@max.intCol == 100") == 1, "\(collection)")
+                #expect(try count("array.@max.intCol > -1000") == 2, "\(collection)")
+                #expect(try count("array.@max.intCol > 1000") == 1, "\(collection)")
+                #expect(try count("array.@sum.intCol == 100") == 1, "\(collection)")
+                #expect(try count("array.@sum.intCol == -11109") == 1, "\(collection)")
+                #expect(try count("array.@sum.intCol == 0") == 1, "\(collection): the empty one sums to zero")
+                #expect(try count("array.@sum.intCol > -50") == 2, "\(collection)")
+                #expect(try count("array.@sum.intCol < 50") == 2, "\(collection)")
+                #expect(try count("array.@avg.intCol == 100") == 1, "\(collection)")
+                #expect(try count("array.@avg.intCol == -3703") == 1, "\(collection)")
+                #expect(try count("array.@avg.intCol == 0") == 0, "\(collection)")
+                #expect(try count("array.@avg.intCol < -50") == 1, "\(collection)")
+                #expect(try count("array.@avg.intCol > 50") == 1, "\(collection)")
+                #expect(try count("array.@min.intCol == nil") == 1, "\(collection): no value is null")
+                #expect(try count("array.@min.intCol < number") == 2, "\(collection)")
+                #expect(try count("number > array.@min.intCol") == 2, "\(collection)")
+                #expect(try count("array.@max.intCol < number") == 1, "\(collection)")
+                #expect(try count("number > array.@max.intCol") == 1, "\(collection)")
+                #expect(try count("array.@avg.intCol < number") == 2, "\(collection)")
+                #expect(try count("number > array.@avg.intCol") == 2, "\(collection)")
+            }
+            // A collection of values: the operator ends the key path.
+            #expect(try Self.count(realm, "ints.@sum == -11109") == 1)
+            #expect(try Self.count(realm, "ints.@max > 1000") == 1)
+            #expect(try Self.count(realm, "ints.@avg == 100") == 1)
+            #expect(try Self.count(realm, "ints.@count == 0") == 1)
+        }
+
+        @Test("QueryTests.testAggregateArrayCollectionOperators: Realm's refusals of collection operators")
+        func testAggregateCollectionOperatorRefusals() throws {
+            let realm = try Self.aggregateRealm()
+            #expect(
+                Self.refusal(realm, "intArray.@min.intCol == intArray.@min.intCol")
+                    == "Unsupported predicate: Key paths including aggregate operations cannot be compared with other "
+                    + "aggregate operations.")
+            for function in ["@min", "@max", "@sum", "@avg"] {
+                #expect(
+                    Self.refusal(realm, "intArray.\(function).intCol.foo.bar == 1.23")
+                        == "Invalid predicate: Invalid keypath 'intArray.\(function).intCol.foo.bar': Property "
+                        + "'PQIntObject.intCol' is not a link or collection and can only appear at the end of a keypath."
+                )
+            }
+            for function in ["@min", "@max", "@sum"] {
+                #expect(
+                    Self.refusal(realm, "intArray.\(function).intCol == 1.23")
+                        == "Invalid operand: \(function) on a property of type int cannot be compared with '1.23'")
+            }
+            #expect(
+                Self.refusal(realm, "intArray.@sum.intCol == nil")
+                    == "Invalid operand: @sum on a property of type int cannot be compared with '(null)'")
+            #expect(
+                Self.refusal(realm, "intArray.@sum == 1")
+                    == "Invalid predicate: Invalid keypath 'intArray.@sum': @sum on a collection of objects cannot appear at "
+                    + "the end of a keypath.")
+            #expect(
+                Self.refusal(realm, "ints.@sum.intCol == 1")
+                    == "Invalid predicate: Invalid keypath 'ints.@sum.intCol': @sum on a collection of values must appear at "
+                    + "the end of a keypath.")
+            #expect(
+                Self.refusal(realm, "strings.@sum == 1")
+                    == "Invalid predicate: Invalid keypath 'strings.@sum': @sum can only be applied to a collection of "
+                    + "numeric values.")
+            #expect(
+                Self.refusal(realm, "array.@sum.stringCol == 1")
+                    == "Invalid predicate: Invalid keypath 'array.@sum.stringCol': @sum must be followed by a numeric "
+                    + "property.")
+            #expect(
+                Self.refusal(realm, "intArray.@median.intCol == 1")
+                    == "Invalid predicate: Invalid keypath 'intArray.@median.intCol': Unsupported collection operation "
+                    + "'@median'")
         }
     }
 }
