@@ -44,9 +44,34 @@ public enum DistinctKey: Hashable, Sendable {
     case linkValue
 }
 
+/// Generation 13 (Spec V23): `ANY <collection>.value >= minimum`: some Item of the object's
+/// List (or, for a Linker, its set or the values of its Map) has a value of at least `minimum`
+/// (an Item whose value is null has none). Only in predicate formats: the typed `where` has no
+/// collection operators.
+public struct CollectionMinimum: Hashable, Sendable {
+    /// `.list`, `.set` or `.map`.
+    public var collection: PropertyName
+    public var minimum: Int
+    public init(collection: PropertyName, minimum: Int) {
+        self.collection = collection
+        self.minimum = minimum
+    }
+
+    /// Whether `stored` meets it in `snapshot`.
+    func holds(for stored: StoredObject, in snapshot: Snapshot) -> Bool {
+        let items: [ObjectID]
+        switch collection {
+        case .set: items = stored.set
+        case .map: items = stored.map.values.compactMap { $0 }
+        default: items = stored.list
+        }
+        return items.contains { (snapshot.objects[$0]?.value).map { $0 >= minimum } ?? false }
+    }
+}
+
 /// A Results definition: `source`, filtered by `value >= minimumValue`, by
-/// `value == equalValue` and by `link.value >= linkMinimumValue` when set, then sorted, then
-/// made distinct.
+/// `value == equalValue`, by `link.value >= linkMinimumValue` and by `collectionMinimum` when
+/// set, then sorted, then made distinct.
 public struct Query: Hashable, Sendable {
     public var source: QuerySource
     public var minimumValue: Int?
@@ -63,11 +88,15 @@ public struct Query: Hashable, Sendable {
     /// Generation 10 (Spec V23): `link.value >= m`, through a Linker's to-one link (a null
     /// link, or a null value, fails it), typed or in a predicate format.
     public var linkMinimumValue: Int?
+    /// Generation 13 (Spec V23): `ANY list.value >= m` and its kin, always spelled as a format.
+    public var collectionMinimum: CollectionMinimum?
 
     public init(
         source: QuerySource, minimumValue: Int? = nil, equalValue: Int? = nil, sort: SortKey = .sourceOrder,
-        distinct: DistinctKey? = nil, formatSpelling: UInt8? = nil, linkMinimumValue: Int? = nil
+        distinct: DistinctKey? = nil, formatSpelling: UInt8? = nil, linkMinimumValue: Int? = nil,
+        collectionMinimum: CollectionMinimum? = nil
     ) {
+        self.collectionMinimum = collectionMinimum
         self.source = source
         self.minimumValue = minimumValue
         self.equalValue = equalValue
@@ -111,6 +140,11 @@ public struct Query: Hashable, Sendable {
                     return false
                 }
                 return value >= linkMinimumValue
+            }
+        }
+        if let collectionMinimum {
+            elements = elements.filter { object in
+                snapshot.objects[object].map { collectionMinimum.holds(for: $0, in: snapshot) } ?? false
             }
         }
         switch sort {

@@ -11,7 +11,7 @@ extension Predicate {
     /// `mirrorsWrongly` is the seeded bug `predicateMirrorsWrongly`: a constant on the left
     /// keeps its operator (`3 < age` read as `age < 3`).
     static func compiling(
-        _ format: String, arguments: [Any?], info: ClassInfo, mirrorsWrongly: Bool = false
+        _ format: String, arguments: [Any?], info: ClassInfo, mirrorsWrongly: Bool = false, skipsLast: Bool = false
     ) throws(Realm.Error) -> Predicate {
         let syntax: PredicateSyntax
         do {
@@ -20,7 +20,7 @@ extension Predicate {
             if let message = error.realmMessage { throw Realm.Error.misuse(message) }
             throw Realm.Error.unparsablePredicate(format, offset: error.offset, reason: error.reason)
         }
-        var compiler = PredicateCompiler(info: info, mirrorsWrongly: mirrorsWrongly)
+        var compiler = PredicateCompiler(info: info, mirrorsWrongly: mirrorsWrongly, skipsLast: skipsLast)
         return try compiler.compile(syntax)
     }
 }
@@ -28,6 +28,8 @@ extension Predicate {
 private struct PredicateCompiler {
     let info: ClassInfo
     let mirrorsWrongly: Bool
+    /// The seeded bug `collectionQuerySkipsLast`.
+    let skipsLast: Bool
 
     /// What a key path reaches: a stored property, the element count of a List property, or
     /// either on the object a to-one link (the column) reaches; through a collection of objects,
@@ -288,7 +290,8 @@ private struct PredicateCompiler {
         case .linked(let link, let rest):
             return .follow(link: link, try compare(rest, comparison, constant, syntax))
         case .elements(let collection, let isMap, let rest):
-            return .anyElement(column: collection, isMap: isMap, try compare(rest, comparison, constant, syntax))
+            return .anyElement(
+                column: collection, isMap: isMap, try compare(rest, comparison, constant, syntax), skipsLast: skipsLast)
         case .aggregate(let collection, let isMap, let function, let valueColumn, let value):
             return try compareAggregate(
                 collection, isMap: isMap, function, valueColumn: valueColumn, value: value, comparison,
@@ -413,7 +416,7 @@ private struct PredicateCompiler {
         func aggregate(_ comparison: Predicate.Comparison) -> Predicate {
             .collectionAggregate(
                 column: collection, isMap: isMap, function, valueColumn: valueColumn, valueType: value.type,
-                comparison, comparand)
+                comparison, comparand, skipsLast: skipsLast)
         }
         switch comparison {
         case .equal: return aggregate(.equal)

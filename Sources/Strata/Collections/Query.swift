@@ -23,14 +23,16 @@ indirect enum Predicate: Sendable {
     /// A condition some object of the List, set or Map of links at `column` meets: a key path
     /// through a collection (`dogs.age > 3`, `ANY dogs.age > 3`); `NONE` is its negation. An
     /// empty collection meets none; a Map's null values reach no object.
-    case anyElement(column: Int, isMap: Bool, Predicate)
+    case anyElement(column: Int, isMap: Bool, Predicate, skipsLast: Bool = false)
     /// `@sum`, `@avg`, `@min` or `@max` over a collection at `column`: of the property at
     /// `valueColumn` of its objects, or (nil) of its own values, against a constant or another
     /// property of the object. Over no value a sum is zero and the others null (Spec V21's
     /// rules, as realm-core's collection operators follow them).
+    /// `skipsLast` (in both) is the seeded bug `collectionQuerySkipsLast`: the collection's last
+    /// element is never read.
     case collectionAggregate(
         column: Int, isMap: Bool, AggregateFunction, valueColumn: Int?, valueType: PropertyType, Comparison,
-        Comparand)
+        Comparand, skipsLast: Bool = false)
     /// What a collection operator's value is compared with.
     enum Comparand: Sendable {
         case constant(Value)
@@ -87,16 +89,16 @@ indirect enum Predicate: Sendable {
                 let found = try view.withRow(table, key: target.key, { try inner.matches($0, in: view) })
             else { return inner.matchesNull }
             return found
-        case .anyElement(let column, let isMap, let inner):
-            for link in try Self.collectionElements(row, column: column, isMap: isMap) {
+        case .anyElement(let column, let isMap, let inner, let skipsLast):
+            for link in try Self.collectionElements(row, column: column, isMap: isMap).dropLast(skipsLast ? 1 : 0) {
                 guard case .link(let target) = link, let table = view.table(id: target.table) else { continue }
                 if try view.withRow(table, key: target.key, { try inner.matches($0, in: view) }) == true { return true }
             }
             return false
         case .collectionAggregate(
-            let column, let isMap, let function, let valueColumn, let type, let comparison, let constant):
+            let column, let isMap, let function, let valueColumn, let type, let comparison, let constant, let skipsLast):
             var aggregator = StoredAggregator(function, type: type)
-            for element in try Self.collectionElements(row, column: column, isMap: isMap) {
+            for element in try Self.collectionElements(row, column: column, isMap: isMap).dropLast(skipsLast ? 1 : 0) {
                 guard let valueColumn else {
                     aggregator.add(element)
                     continue
@@ -163,7 +165,7 @@ indirect enum Predicate: Sendable {
         case .count(_, let comparison, let constant): return Predicate.evaluate(.int(0), comparison, constant)
         case .follow(_, let inner): return inner.matchesNull
         case .anyElement: return false
-        case .collectionAggregate(_, _, let function, _, let type, let comparison, let comparand):
+        case .collectionAggregate(_, _, let function, _, let type, let comparison, let comparand, _):
             // A null object's properties are null too.
             let other: Value
             if case .constant(let value) = comparand { other = value } else { other = .null }

@@ -25,7 +25,8 @@ extension Results {
         try storage.core.checkAccess()
         let added = try Predicate.compiling(
             predicateFormat, arguments: arguments, info: storage.info,
-            mirrorsWrongly: storage.core.file.bugs.contains(.predicateMirrorsWrongly))
+            mirrorsWrongly: storage.core.file.bugs.contains(.predicateMirrorsWrongly),
+            skipsLast: storage.core.file.bugs.contains(.collectionQuerySkipsLast))
         let predicate = storage.predicate.map { Predicate.and($0, added) } ?? added
         return Results(
             storage: Storage(
@@ -77,7 +78,8 @@ extension List where Element: Object {
         let info = try binding.core.classInfo(Element.self)
         let predicate = try Predicate.compiling(
             predicateFormat, arguments: arguments, info: info,
-            mirrorsWrongly: binding.core.file.bugs.contains(.predicateMirrorsWrongly))
+            mirrorsWrongly: binding.core.file.bugs.contains(.predicateMirrorsWrongly),
+            skipsLast: binding.core.file.bugs.contains(.collectionQuerySkipsLast))
         return Results(core: binding.core, info: info, source: .list(binding), predicate: predicate)
     }
 

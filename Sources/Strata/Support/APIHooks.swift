@@ -105,6 +105,9 @@ package struct APISeededBugs: OptionSet, Sendable, Hashable {
     /// A Map's `removeObject(for:)` stores a null value under the key instead of removing it
     /// (V25).
     package static let mapRemoveKeepsKey = APISeededBugs(rawValue: 1 << 60)
+    /// A query through a collection (ANY, NONE, `@sum` and the others) never reads the
+    /// collection's last element (V23).
+    package static let collectionQuerySkipsLast = APISeededBugs(rawValue: 1 << 61)
 
     /// Every bug of the layer: the bits a harness's raw value gives this layer.
     package static let all: APISeededBugs = [
@@ -116,5 +119,6 @@ package struct APISeededBugs: OptionSet, Sendable, Hashable {
         .writeCopyIgnoresOpenWrite, .skipAcceptsForeignTokens, .nullLinksSortFirst, .iteratorReusesHeldObject,
         .firstSkipsFirstMatch, .averageCountsNulls, .distinctKeepsLast, .predicateMirrorsWrongly,
         .setKeepsDuplicates, .setKeepsDeletedObject, .mapKeepsDeletedObject, .mapRemoveKeepsKey,
+        .collectionQuerySkipsLast,
     ]
 }

@@ -203,6 +203,10 @@ public enum SeededBugCatalog {
         SeededBug(
             name: "mapRemoveKeepsKey", bug: .api(.mapRemoveKeepsKey), layer: "API: maps", rules: ["V25"],
             summary: "a Map's removeObject(for:) stores null under the key instead of removing it"),
+        // Generation 13: filters through collections.
+        SeededBug(
+            name: "collectionQuerySkipsLast", bug: .api(.collectionQuerySkipsLast), layer: "API: predicate formats",
+            rules: ["V23"], summary: "a query through a collection never reads the collection's last element"),
     ]
 
     public static func named(_ name: String) -> SeededBug? { all.first { $0.name == name } }

@@ -304,14 +304,22 @@ final class EngineSide: @unchecked Sendable {
                 item = target
             }
             _ = try owner._value(forKey: "primaryKey")
-            try linker.map._updateValue(item, forKey: key)
+            if let item, Self.keyValueCodedMapKeys.contains(key) {
+                try linker.map._setValue(item, forKey: key)  // Spec V25: the same write by key-value coding
+            } else {
+                try linker.map._updateValue(item, forKey: key)
+            }
             return .done
         case .removeMapKey(let ownerID, let key):
             guard case .object(let owner) = handle(ownerID), let linker = owner as? Linker else {
                 return unsupported(operation)
             }
             _ = try owner._value(forKey: "primaryKey")
-            try linker.map._removeObject(for: key)
+            if Self.keyValueCodedMapKeys.contains(key) {
+                try linker.map._setValue(nil, forKey: key)  // Spec V25: nil removes the key
+            } else {
+                try linker.map._removeObject(for: key)
+            }
             return .done
         case .freezeHandle(let id, let frozenID):
             guard let handle = handle(id) else { return unsupported(operation) }
@@ -388,6 +396,11 @@ final class EngineSide: @unchecked Sendable {
             return unsupported(operation)
         }
     }
+
+    /// Map keys the engine side writes by key-value coding (`setValue(_:forKey:)`, nil to remove:
+    /// Spec V25) rather than by `updateValue` and `removeObject`, so that both ways are checked
+    /// against the one model operation (a null value is always stored by `updateValue`).
+    static let keyValueCodedMapKeys: Set<String> = ["d", "e"]
 
     /// One `Mutation` as an app writes it: objects named by primary key.
     static func apply(_ mutation: Mutation, in realm: Realm) throws(Realm.Error) {

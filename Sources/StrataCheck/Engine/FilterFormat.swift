@@ -42,6 +42,7 @@ struct FilterFormat: Equatable {
     init?(_ query: Query) {
         guard let spelling = query.formatSpelling,
             query.minimumValue != nil || query.equalValue != nil || query.linkMinimumValue != nil
+                || query.collectionMinimum != nil
         else { return nil }
         var parts: [String] = []
         var arguments: [Argument] = []
@@ -57,6 +58,11 @@ struct FilterFormat: Equatable {
         }
         if let linkMinimum = query.linkMinimumValue {
             let (part, bound) = FilterFormat.linkMinimum(linkMinimum, Int(spelling) / 3 % 4)
+            parts.append(part)
+            arguments += bound
+        }
+        if let collection = query.collectionMinimum {
+            let (part, bound) = FilterFormat.collectionMinimum(collection, Int(spelling) / 5 % 8)
             parts.append(part)
             arguments += bound
         }
@@ -85,6 +91,23 @@ struct FilterFormat: Equatable {
         case 1: return ("\(m) <= link.value", [])
         case 2: return ("%K.%K >= %@", [.name("link"), .name("value"), .int(m)])
         default: return ("link.value BETWEEN {\(m), \(Int.max)}", [])
+        }
+    }
+
+    /// `ANY <collection>.value >= m` (generation 13, Spec V23): ANY, SOME, NOT NONE and `@max`
+    /// say the same (a maximum skips nulls, as ANY's comparison with a null never holds).
+    private static func collectionMinimum(_ condition: CollectionMinimum, _ variant: Int) -> (String, [Argument]) {
+        let name = condition.collection.rawValue
+        let m = condition.minimum
+        switch variant {
+        case 0: return ("ANY \(name).value >= \(m)", [])
+        case 1: return ("SOME \(name).value >= %@", [.int(m)])
+        case 2: return ("NOT (NONE \(name).value >= \(m))", [])
+        case 3: return ("\(name).@max.value >= \(m)", [])
+        case 4: return ("ANY %K.value >= %d", [.name(name), .int(m)])
+        case 5: return ("ANY \(name).value > \(m - 1)", [])
+        case 6: return ("\(name).@max.value > %@", [.int(m - 1)])
+        default: return ("!(NONE \(name).value BETWEEN {\(m), \(Int.max)})", [])
         }
     }
 

@@ -120,8 +120,8 @@ struct Generator {
                 realm, type: drawType(&stream),
                 primaryKey: stream.draw(swarm.keySpace), as: allocateHandle())
         case .objects:
-            let type = drawType(&stream)
-            let minimum: Int? = stream.chance(30) ? stream.draw(8) : nil
+            var type = drawType(&stream)
+            var minimum: Int? = stream.chance(30) ? stream.draw(8) : nil
             var sort: SortKey = stream.chance(40) ? .value : .sourceOrder
             // Generation 6 (Spec V20): Linkers mostly sort through their link, either way; now
             // and then another type tries to, which Realm refuses.
@@ -130,7 +130,7 @@ struct Generator {
             }
             // Generation 8 (Spec W26): one query in three an equality on `value`, indexed for
             // Item and Linker; drawn last, so older streams mean what they meant.
-            let equal: Int? = swarm.generation >= 8 && stream.chance(33) ? stream.draw(8) : nil
+            var equal: Int? = swarm.generation >= 8 && stream.chance(33) ? stream.draw(8) : nil
             // Generation 9 (Spec V22): one query in four distinct by `value`, or for Linkers
             // now and then by `link.value` (null links left out); drawn last as well.
             var distinct: DistinctKey?
@@ -149,11 +149,32 @@ struct Generator {
             if swarm.generation >= 10, minimum != nil || equal != nil || linkMinimum != nil, stream.chance(50) {
                 spelling = UInt8(stream.draw(FilterFormat.count * FilterFormat.count))
             }
+            // Generation 13 (Spec V23): one query in four also filters through a collection,
+            // `ANY list.value >= m` (a Linker's set or Map in linking runs too), only ever spelled
+            // as a format; drawn last.
+            var collectionMinimum: CollectionMinimum?
+            if swarm.generation >= 13, stream.chance(25) {
+                // Linking runs fill Linkers' sets and Maps far more than any List: three of their
+                // collection queries in four are on Linkers.
+                if swarm.links, stream.chance(75) { type = "Linker" }
+                let collections: [PropertyName] =
+                    type == "Linker" && swarm.links ? [.set, .map, .list] : [.list]
+                collectionMinimum = CollectionMinimum(
+                    collection: collections[stream.draw(collections.count)], minimum: stream.draw(4))
+                if spelling == nil { spelling = UInt8(stream.draw(FilterFormat.count * FilterFormat.count)) }
+                // One in two stands alone, so that it finds objects more often than behind the
+                // other filters too.
+                if stream.chance(50) {
+                    minimum = nil
+                    equal = nil
+                    linkMinimum = nil
+                }
+            }
             return .objects(
                 realm,
                 Query(
                     source: .table(type), minimumValue: minimum, equalValue: equal, sort: sort, distinct: distinct,
-                    formatSpelling: spelling, linkMinimumValue: linkMinimum),
+                    formatSpelling: spelling, linkMinimumValue: linkMinimum, collectionMinimum: collectionMinimum),
                 as: allocateHandle())
         case .read:
             if swarm.links, let sorted = linkSortedResults(own, model: model, stream: &stream) {

@@ -46,9 +46,10 @@ public struct CheckSettings: Sendable, Hashable {
     /// sorts through them (Spec V20); 6: before iteration over Results (V15, V16); 7: before
     /// indexed `value` and equality queries (W26); 8: before aggregates (V21); 9: before
     /// filters spelled as predicate formats and through links (V23); 10: before Linkers' sets
-    /// of Items (V24); 11: before Linkers' Maps of Items (V25).
+    /// of Items (V24); 11: before Linkers' Maps of Items (V25); 12: before filters through
+    /// collections (V23's ANY, NONE and `@max`).
     public var generation = CheckSettings.currentGeneration
-    public static let currentGeneration = 12
+    public static let currentGeneration = 13
     public static let generations = 1...currentGeneration
 
     public init(

@@ -123,14 +123,18 @@ extension ScriptRenderer {
             return [
                 "let owner = try s.linker(\(owner.rawValue))",
                 "_ = try owner._value(forKey: \"primaryKey\")",
-                "try owner.map._updateValue(\(element.map { "s.item(\($0.rawValue))" } ?? "nil"), forKey: \(Self.literal(key)))",
+                element != nil && EngineSide.keyValueCodedMapKeys.contains(key)
+                    ? "try owner.map._setValue(\(element.map { "s.item(\($0.rawValue))" } ?? "nil"), forKey: \(Self.literal(key)))"
+                    : "try owner.map._updateValue(\(element.map { "s.item(\($0.rawValue))" } ?? "nil"), forKey: \(Self.literal(key)))",
                 "return .done",
             ]
         case .removeMapKey(let owner, let key):
             return [
                 "let owner = try s.linker(\(owner.rawValue))",
                 "_ = try owner._value(forKey: \"primaryKey\")",
-                "try owner.map._removeObject(for: \(Self.literal(key)))",
+                EngineSide.keyValueCodedMapKeys.contains(key)
+                    ? "try owner.map._setValue(nil, forKey: \(Self.literal(key)))"
+                    : "try owner.map._removeObject(for: \(Self.literal(key)))",
                 "return .done",
             ]
         case .freezeHandle(let id, let frozen):
@@ -229,6 +233,7 @@ extension ScriptRenderer {
     private func objects(realm: RealmID, type: String, query: StrataModel.Query, id: HandleID) -> [String] {
         let table = "try s.realm(\(realm.rawValue))._objects(\(type).self)"
         if query.minimumValue == nil && query.equalValue == nil && query.linkMinimumValue == nil
+            && query.collectionMinimum == nil
             && query.sort == .sourceOrder && query.distinct == nil
         {
             return ["s.keep(\(table), as: \(id.rawValue))"]
