@@ -61,9 +61,10 @@ public struct CollectionMinimum: Hashable, Sendable {
     func holds(for stored: StoredObject, in snapshot: Snapshot) -> Bool {
         let items: [ObjectID]
         switch collection {
+        case .list: items = stored.list
         case .set: items = stored.set
         case .map: items = stored.map.values.compactMap { $0 }
-        default: items = stored.list
+        case .value, .link: items = []  // no collection: nothing to meet it
         }
         return items.contains { (snapshot.objects[$0]?.value).map { $0 >= minimum } ?? false }
     }

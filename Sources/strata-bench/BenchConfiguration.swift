@@ -45,7 +45,8 @@ struct BenchConfiguration: Sendable {
     static let runCountDefaults: [Workload: Int] = [
         .bulkInsert: 3, .scan: 5, .scanParts: 5, .lookup: 3, .snapshot: 3, .filteredCount: 5, .aggregateSum: 5,
         .indexedLookup: 5,
-        .listAppend: 1, .listIterate: 5, .setInsert: 1, .setContains: 5, .updateAll: 3,
+        .listAppend: 1, .listIterate: 5, .setInsert: 1, .setContains: 5, .mapUpdate: 1, .mapLookup: 5,
+        .updateAll: 3,
     ]
     static let runCountMax = 10_000
     /// Bounds of `--max-file-mib`: the data set must fit, and the address space must exist.

@@ -45,7 +45,7 @@ enum BenchLayer: String, CaseIterable, Sendable {
     /// The workloads that have no engine-layer version (the engine has no List and no
     /// notifications): they run on the object layer only.
     static let objectOnlyWorkloads: [Workload] = [
-        .scanParts, .listAppend, .listIterate, .setInsert, .setContains, .observerLatency,
+        .scanParts, .listAppend, .listIterate, .setInsert, .setContains, .mapUpdate, .mapLookup, .observerLatency,
     ]
 
     /// Whether this layer has a version of `workload`.

@@ -118,6 +118,9 @@ struct BenchRun {
         if configuration.runs(.setInsert) || configuration.runs(.setContains), realm != nil {
             try SetWorkloads.run(configuration: configuration, directory: directory, report: report)
         }
+        if configuration.runs(.mapUpdate) || configuration.runs(.mapLookup), realm != nil {
+            try MapWorkloads.run(configuration: configuration, directory: directory, report: report)
+        }
         if configuration.runs(.updateAll) {
             try UpdateAllWorkload.run(databases: strata, configuration: configuration, report: report)
         }

@@ -21,6 +21,8 @@ enum Workload: String, CaseIterable, Sendable, Comparable {
     case listIterate = "list_iterate"
     case setInsert = "set_insert"
     case setContains = "set_contains"
+    case mapUpdate = "map_update"
+    case mapLookup = "map_lookup"
     case updateAll = "update_all"
     case observerLatency = "observer_latency"
     case concurrent
@@ -61,6 +63,10 @@ enum Workload: String, CaseIterable, Sendable, Comparable {
             return "object layer, --only: one write inserting N distinct ints into one MutableSet<Int> (N^2)"
         case .setContains:
             return "object layer, --only: contains of 2N values on that set (median of 5)"
+        case .mapUpdate:
+            return "object layer, --only: one write setting N keys of one Map<String, Int>, a third twice (N^2)"
+        case .mapLookup:
+            return "object layer, --only: subscripts of 2N keys on that map (median of 5)"
         case .updateAll:
             return "one durable write adding 1 to every record's age (median of 3)"
         case .observerLatency:
@@ -77,7 +83,7 @@ enum Workload: String, CaseIterable, Sendable, Comparable {
     /// List workloads, whose appends grow as N squared (minutes at the default 100,000).
     var runsByDefault: Bool {
         switch self {
-        case .listAppend, .listIterate, .setInsert, .setContains: return false
+        case .listAppend, .listIterate, .setInsert, .setContains, .mapUpdate, .mapLookup: return false
         default: return true
         }
     }

@@ -1,8 +1,9 @@
 import Foundation
 
 // Key-value coding on a Map, as RealmSwift's Map has it (RLMDictionary's `valueForKey:` and
-// `setValue:forKey:`): a key names an entry, setting nil removes it, and a value is converted
-// and checked as `setValue(_:forKey:)` of an object converts a property's (Spec V25).
+// `setValue:forKey:`): a key names an entry, setting nil removes it, and any other value (NSNull
+// too) is converted and checked as `setValue(_:forKey:)` of an object converts a property's
+// (Spec V25).
 extension Map {
     /// The value for `key` as an object; nil when the map has no such key or its value is null.
     ///
@@ -36,8 +37,8 @@ extension Map {
         return value(forKey: name)
     }
 
-    /// Sets the value for `key`, converted as a property of the map's value type is; nil (or
-    /// `NSNull`) removes the key.
+    /// Sets the value for `key`, converted as a property of the map's value type is (`NSNull` is
+    /// a null value, refused by a map of non-optional values); nil removes the key.
     ///
     /// Confinement: a managed map's realm context (Spec C6), in a write (Spec W9).
     public func setValue(_ value: Any?, forKey key: String) {
@@ -45,7 +46,7 @@ extension Map {
     }
 
     package func _setValue(_ value: Any?, forKey key: String) throws(Realm.Error) {
-        guard let value, !(value is NSNull) else {
+        guard let value else {
             try _removeObject(for: Key(_strataKey: key))
             return
         }

@@ -31,12 +31,12 @@ private struct PredicateCompiler {
     /// The seeded bug `collectionQuerySkipsLast`.
     let skipsLast: Bool
 
-    /// What a key path reaches: a stored property, the element count of a List property, or
+    /// What a key path reaches: a stored property, the element count of a collection, or
     /// either on the object a to-one link (the column) reaches; through a collection of objects,
     /// what the rest of the path reaches on its objects (ANY); a collection operator's value.
     private indirect enum Target {
         case column(Int, PropertySchema)
-        case count(Int)
+        case count(Int, isMap: Bool)
         case linked(Int, Target)
         case elements(Int, isMap: Bool, Target)
         /// `@sum`, `@avg`, `@min`, `@max` of the property at `valueColumn` of a collection's
@@ -69,8 +69,8 @@ private struct PredicateCompiler {
                     "Invalid predicate",
                     "Aggregate operations can only be used on key paths that include an collection property")
             }
-            // A key path through a collection means ANY written or not; NONE is NOT ANY, as
-            // NSPredicate reads it.
+            // ANY (SOME) compiles as the key path through the collection reads; NONE is NOT ANY,
+            // as NSPredicate reads it.
             let any = try compileOperands(comparison)
             return comparison.quantifier == .noneOf ? .not(any) : any
         }
@@ -107,31 +107,27 @@ private struct PredicateCompiler {
     /// Whether `operand` is a key path that goes on past a collection property other than by a
     /// collection operator (`array.intCol`, not `array.@sum.intCol`).
     private func throughCollection(_ operand: PredicateOperand) -> Bool {
-        guard case .keyPath(let path) = operand else { return false }
-        var current = info
-        let names = path.split(separator: ".").map(String.init)
-        for (step, name) in names.enumerated() {
-            guard let column = current.schema.index(of: name) else { return false }
-            let property = current.schema.properties[column]
-            if property.isList { return step + 1 < names.count && !names[step + 1].hasPrefix("@") }
-            guard let target = current.linkTarget(of: property) else { return false }
-            current = target
-        }
-        return false
+        collectionStep(operand).map { !$0.byOperator } ?? false
     }
 
-    /// Whether `operand` is a key path with a List property on its way (ANY's domain).
-    private func throughList(_ operand: PredicateOperand) -> Bool {
-        guard case .keyPath(let path) = operand else { return false }
+    /// Whether `operand` is a key path with a collection property on its way (ANY's domain).
+    private func throughList(_ operand: PredicateOperand) -> Bool { collectionStep(operand) != nil }
+
+    /// The first collection property on the way of `operand`'s key path (`SELF.` aside): whether
+    /// a collection operator follows it; nil when the path meets no collection.
+    private func collectionStep(_ operand: PredicateOperand) -> (step: Int, byOperator: Bool)? {
+        guard case .keyPath(let path) = operand else { return nil }
+        var names = path.split(separator: ".").map(String.init)
+        if names.count > 1, names[0].lowercased() == "self" { names.removeFirst() }
         var current = info
-        for name in path.split(separator: ".").map(String.init) {
-            guard let column = current.schema.index(of: name) else { return false }
+        for (step, name) in names.enumerated() {
+            guard let column = current.schema.index(of: name) else { return nil }
             let property = current.schema.properties[column]
-            if property.isList { return true }
-            guard let target = current.linkTarget(of: property) else { return false }
+            if property.isList { return (step, step + 1 < names.count && names[step + 1].hasPrefix("@")) }
+            guard let target = current.linkTarget(of: property) else { return nil }
             current = target
         }
-        return false
+        return nil
     }
 
     /// What `path` names, each step checked in the class the links before it reach (as
@@ -196,12 +192,10 @@ private struct PredicateCompiler {
                     throw Realm.Error.invalidKeyPath(path, "Unsupported collection operation '\(next)'")
                 }
                 guard let function = functions[next] else {
-                    // A map's stored list holds keys and values: its @count is not supported yet.
-                    guard !property.isMap else { break }
                     guard step + 2 == names.count else {
                         throw Realm.Error.invalidKeyPath(path, "@count must appear at the end of a keypath.")
                     }
-                    return reached(.count(column))
+                    return reached(.count(column, isMap: property.isMap))
                 }
                 return reached(
                     try collectionOperation(function, next, path, names, at: step, column, property, current))
@@ -221,9 +215,8 @@ private struct PredicateCompiler {
             steps.append((column, false, false))
             current = target
         }
-        throw Realm.Error.unsupportedPredicate(
-            "key path '\(path)' goes through a List or uses a collection operator other than @count, which Strata's "
-                + "queries do not support yet")
+        // Unreachable: the last name of the path returns or throws above.
+        throw Realm.Error.invalidKeyPath(path, "the key path names no property")
     }
 
     /// `@sum`, `@avg`, `@min` or `@max` (`name`) applied to the collection `property` at
@@ -233,16 +226,22 @@ private struct PredicateCompiler {
         _ function: AggregateFunction, _ name: String, _ path: String, _ names: [String], at step: Int,
         _ column: Int, _ property: PropertySchema, _ owner: ClassInfo
     ) throws(Realm.Error) -> Target {
-        func numeric(_ type: PropertyType) -> Bool { type == .int || type == .float || type == .double }
+        // `@sum` and `@avg` of dates pass RLMQueryUtil's numeric check; realm-core cannot add them.
+        func supported(_ type: PropertyType) throws(Realm.Error) {
+            guard function.applies(to: type) else {
+                throw Realm.Error.unsupportedPredicate("\(name) of a date property is not supported")
+            }
+        }
         guard property.type == .object else {
             guard step + 2 == names.count else {
                 throw Realm.Error.invalidKeyPath(
                     path, "\(name) on a collection of values must appear at the end of a keypath.")
             }
-            guard numeric(property.type) else {
+            guard Self.isNumeric(property.type) else {
                 throw Realm.Error.invalidKeyPath(
                     path, "\(name) can only be applied to a collection of numeric values.")
             }
+            try supported(property.type)
             var value = property
             value.isList = false
             value.isSet = false
@@ -263,7 +262,7 @@ private struct PredicateCompiler {
                 path, "Property '\(valueName)' not found in object of type '\(elements.className)'")
         }
         let value = elements.schema.properties[valueColumn]
-        guard numeric(value.type), !value.isList else {
+        guard Self.isNumeric(value.type), !value.isList else {
             throw Realm.Error.invalidKeyPath(path, "\(name) must be followed by a numeric property.")
         }
         guard step + 3 == names.count else {
@@ -272,12 +271,15 @@ private struct PredicateCompiler {
                 "Property '\(elements.className).\(valueName)' is not a link or collection and can only appear at the "
                     + "end of a keypath.")
         }
+        try supported(value.type)
         return .aggregate(column, isMap: property.isMap, function, valueColumn: valueColumn, value: value)
     }
 
+    /// `throughCollection`: the target is reached through a collection (a null link on the way
+    /// then matches nothing).
     private func compare(
         _ target: Target, _ comparison: PredicateOperator, _ constant: PredicateConstant,
-        _ syntax: PredicateComparison
+        _ syntax: PredicateComparison, throughCollection: Bool = false
     ) throws(Realm.Error) -> Predicate {
         let column: Int
         let property: PropertySchema
@@ -285,13 +287,19 @@ private struct PredicateCompiler {
         case .column(let at, let reached):
             column = at
             property = reached
-        case .count(let list):
-            return try compareCount(list, comparison, constant)
+        case .count(let collection, let isMap):
+            return try compareCount(collection, isMap: isMap, comparison, constant)
         case .linked(let link, let rest):
-            return .follow(link: link, try compare(rest, comparison, constant, syntax))
+            let inner = try compare(rest, comparison, constant, syntax, throughCollection: throughCollection)
+            // realm-core gives a null link met after a collection no value at all, where a
+            // to-one chain alone reads it as an object of nulls.
+            return throughCollection
+                ? .and(.compare(column: link, .notEqual, .null), .follow(link: link, inner))
+                : .follow(link: link, inner)
         case .elements(let collection, let isMap, let rest):
             return .anyElement(
-                column: collection, isMap: isMap, try compare(rest, comparison, constant, syntax), skipsLast: skipsLast)
+                column: collection, isMap: isMap,
+                try compare(rest, comparison, constant, syntax, throughCollection: true), skipsLast: skipsLast)
         case .aggregate(let collection, let isMap, let function, let valueColumn, let value):
             return try compareAggregate(
                 collection, isMap: isMap, function, valueColumn: valueColumn, value: value, comparison,
@@ -400,6 +408,24 @@ private struct PredicateCompiler {
         }
     }
 
+    /// RLMQueryUtil's `CollectionOperation::validate_comparison` of a property compared with
+    /// the collection operator `operation` (a `.count` or an `.aggregate`): a numeric one.
+    private static func requireNumeric(_ property: PropertySchema, against operation: Target) throws(Realm.Error) {
+        if isNumeric(property.type), !property.isList { return }
+        guard case .aggregate(_, _, let function, _, let value) = operation else {
+            throw Realm.Error.predicate("Invalid operand", "@count can only be compared with a numeric value.")
+        }
+        throw Realm.Error.predicate(
+            "Invalid operand",
+            "\(operatorName(function)) on a property of type \(value.typeName) cannot be compared with property of "
+                + "type '\(property.typeName)'")
+    }
+
+    /// RLMQueryUtil's `propertyTypeIsNumeric` over Strata's types: numbers and dates.
+    static func isNumeric(_ type: PropertyType) -> Bool {
+        type == .int || type == .float || type == .double || type == .date
+    }
+
     static func operatorName(_ function: AggregateFunction) -> String {
         switch function {
         case .min: return "@min"
@@ -430,7 +456,7 @@ private struct PredicateCompiler {
 
     /// `list.@count` against a number.
     private func compareCount(
-        _ column: Int, _ comparison: PredicateOperator, _ constant: PredicateConstant
+        _ column: Int, isMap: Bool, _ comparison: PredicateOperator, _ constant: PredicateConstant
     ) throws(Realm.Error) -> Predicate {
         let count: Value
         switch constant {
@@ -438,10 +464,18 @@ private struct PredicateCompiler {
         case .double(let value): count = .double(value)
         default: throw Realm.Error.predicate("Invalid operand", "@count can only be compared with a numeric value.")
         }
+        return try compareCount(column, isMap: isMap, comparison, .constant(count))
+    }
+
+    /// `list.@count` against a number or a property of the object.
+    private func compareCount(
+        _ column: Int, isMap: Bool, _ comparison: PredicateOperator, _ comparand: Predicate.Comparand
+    ) throws(Realm.Error) -> Predicate {
         switch comparison {
-        case .equal: return .count(column: column, .equal, count)
-        case .notEqual: return .count(column: column, .notEqual, count)
-        case .less, .lessOrEqual, .greater, .greaterOrEqual: return .count(column: column, comparison.ordering, count)
+        case .equal: return .count(column: column, isMap: isMap, .equal, comparand)
+        case .notEqual: return .count(column: column, isMap: isMap, .notEqual, comparand)
+        case .less, .lessOrEqual, .greater, .greaterOrEqual:
+            return .count(column: column, isMap: isMap, comparison.ordering, comparand)
         default:
             throw Realm.Error.predicate(
                 "Invalid operator type", "Operator '\(comparison.rawValue)' not supported for type 'int'")
@@ -465,32 +499,29 @@ private struct PredicateCompiler {
         }
         // A collection operator against a numeric property of the object (the operator's side
         // read as the left one: `number > array.@min.intCol` is `array.@min.intCol < number`).
+        let operatorSide: Target
+        let reads: PredicateOperator
+        let other: Int
         switch (left, right) {
-        case (
-            .aggregate(let collection, let isMap, let function, let valueColumn, let value),
-            .column(let other, let property)
-        ),
-            (
-                .column(let other, let property),
-                .aggregate(let collection, let isMap, let function, let valueColumn, let value)
-            ):
-            guard [.int, .float, .double].contains(property.type), !property.isList else {
+        case (.count, .column(let column, let property)), (.aggregate, .column(let column, let property)):
+            try Self.requireNumeric(property, against: left)
+            (operatorSide, reads, other) = (left, comparison, column)
+        case (.column(let column, let property), .count), (.column(let column, let property), .aggregate):
+            try Self.requireNumeric(property, against: right)
+            guard let mirrored = comparison.mirrored else {
                 throw Realm.Error.predicate(
-                    "Invalid operand",
-                    "\(Self.operatorName(function)) on a property of type \(value.typeName) cannot be compared with "
-                        + "property of type '\(property.typeName)'")
+                    "Unsupported predicate", "Operator '\(comparison.rawValue)' requires a keypath on the left side.")
             }
-            let reads: PredicateOperator
-            if case .aggregate = left {
-                reads = comparison
-            } else {
-                guard let mirrored = comparison.mirrored else {
-                    throw Realm.Error.predicate(
-                        "Unsupported predicate",
-                        "Operator '\(comparison.rawValue)' requires a keypath on the left side.")
-                }
-                reads = mirrored
-            }
+            (operatorSide, reads, other) = (right, mirrored, column)
+        default:
+            operatorSide = left
+            reads = comparison
+            other = -1
+        }
+        switch operatorSide {
+        case .count(let collection, let isMap) where other >= 0:
+            return try compareCount(collection, isMap: isMap, reads, .column(other))
+        case .aggregate(let collection, let isMap, let function, let valueColumn, let value) where other >= 0:
             return try compareAggregate(
                 collection, isMap: isMap, function, valueColumn: valueColumn, value: value, reads, .column(other))
         default: break

@@ -13,16 +13,17 @@ indirect enum Predicate: Sendable {
     case columns(Int, Comparison, Int)
     case string(column: Int, StringTest, String, folding: StringOptions)
     case isIn(column: Int, [Value])
-    /// The number of elements of a List property (`list.@count`) against a number.
-    case count(column: Int, Comparison, Value)
+    /// The number of elements of a List or set property, or of entries of a Map
+    /// (`list.@count`), against a number or a property of the object.
+    case count(column: Int, isMap: Bool, Comparison, Comparand)
     /// A condition on the object the to-one link at `link` reaches (`dog.name == 'Rex'`). A
     /// null link reaches nothing, which reads as an object whose every property is null, as
     /// realm-core reads a null link in a key path: `dog.name == nil` and `dog.name != 'Rex'`
     /// match it, `dog.age > 3` does not.
     case follow(link: Int, Predicate)
-    /// A condition some object of the List, set or Map of links at `column` meets: a key path
-    /// through a collection (`dogs.age > 3`, `ANY dogs.age > 3`); `NONE` is its negation. An
-    /// empty collection meets none; a Map's null values reach no object.
+    /// A condition some object of the List, set or Map of links at `column` meets: `ANY
+    /// dogs.age > 3` (a predicate format says ANY or NONE, which is its negation). An empty
+    /// collection meets none; a Map's null values reach no object.
     case anyElement(column: Int, isMap: Bool, Predicate, skipsLast: Bool = false)
     /// `@sum`, `@avg`, `@min` or `@max` over a collection at `column`: of the property at
     /// `valueColumn` of its objects, or (nil) of its own values, against a constant or another
@@ -75,11 +76,13 @@ indirect enum Predicate: Sendable {
                 // Swift's == would also match a canonically equivalent spelling.
                 return folding.isEmpty ? text.utf8.elementsEqual(pattern.utf8) : text == pattern
             }
-        case .count(let column, let comparison, let constant):
-            // A List never written holds nothing.
+        case .count(let column, let isMap, let comparison, let comparand):
+            // A collection never written holds nothing.
             var count = 0
-            if column < row.columnCount, case .list(let elements) = try row.value(at: column) { count = elements.count }
-            return Predicate.evaluate(.int(Int64(count)), comparison, constant)
+            if column < row.columnCount, case .list(let elements) = try row.value(at: column) {
+                count = isMap ? elements.count / 2 : elements.count
+            }
+            return Predicate.evaluate(.int(Int64(count)), comparison, try Self.value(of: comparand, in: row))
         case .isIn(let column, let values):
             let value = column < row.columnCount ? try row.value(at: column) : .null
             return values.contains { StoredOrder.equal(value, $0) }
@@ -162,7 +165,9 @@ indirect enum Predicate: Sendable {
         case .columns(_, let comparison, _): return Predicate.evaluate(.null, comparison, .null)
         case .string: return false
         case .isIn(_, let values): return values.contains { StoredOrder.equal(.null, $0) }
-        case .count(_, let comparison, let constant): return Predicate.evaluate(.int(0), comparison, constant)
+        case .count(_, _, let comparison, let comparand):
+            if case .constant(let value) = comparand { return Predicate.evaluate(.int(0), comparison, value) }
+            return Predicate.evaluate(.int(0), comparison, .null)
         case .follow(_, let inner): return inner.matchesNull
         case .anyElement: return false
         case .collectionAggregate(_, _, let function, _, let type, let comparison, let comparand, _):

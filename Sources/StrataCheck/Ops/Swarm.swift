@@ -86,7 +86,7 @@ struct Swarm: Sendable, CustomStringConvertible {
         }
         for kind in OperationKind.notificationKinds + OperationKind.asyncKinds + OperationKind.generation5Kinds
             + OperationKind.generation6Kinds + OperationKind.generation7Kinds + OperationKind.generation9Kinds
-            + OperationKind.generation11Kinds
+            + OperationKind.generation11Kinds + OperationKind.generation12Kinds
         where excluded.contains("\(kind)") {
             weights[kind.rawValue] = 0
         }

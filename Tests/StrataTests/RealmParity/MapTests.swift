@@ -297,7 +297,7 @@ extension RealmParityMaps {
             }
         }
 
-        @Test("Spec V25, N6 to N13: a map's change sets name keys", arguments: [PDMapVariant.newlyCreated])
+        @Test("Spec V25, N15, N6 to N13: a map's change sets name keys", arguments: [PDMapVariant.newlyCreated])
         func testNotificationSentAfterCommit(_ variant: PDMapVariant) throws {
             let files = ParityMapFiles()
             let configuration = files.testConfiguration
@@ -495,10 +495,13 @@ extension RealmParityMaps {
                 #expect(owner.map.value(forKey: "c") == nil && owner.map.keys == ["a", "b", "c"], "a null value")
                 #expect(owner.map.value(forKeyPath: "absent.stringCol") == nil)
                 owner.map.setValue(NSNull(), forKey: "a")
-                #expect(owner.map.keys == ["b", "c"], "NSNull removes as nil does")
+                #expect(owner.map.keys == ["a", "b", "c"] && owner.map["a"]! == nil, "NSNull is a null value")
+                owner.map.setValue(nil, forKey: "a")
+                #expect(owner.map.keys == ["b", "c"], "nil removes the key")
                 let numbers = realm.create(PDMapObject.self)
                 numbers.int.setValue(NSNumber(value: 7), forKey: "n")
                 #expect(numbers.int["n"] == 7, "a number is converted as a property's value")
+                expectRejected(rejection { try numbers.int._setValue(NSNull(), forKey: "n") }, "Invalid value")
                 expectRejected(
                     rejection { try numbers.int._setValue("seven", forKey: "n") }, "Invalid value 'seven'")
             }

@@ -49,6 +49,7 @@ final class PQCollections: Object {
     @Persisted var intDictionary: Map<String, PQIntObject?>
     @Persisted var ints: List<Int>
     @Persisted var strings: List<String>
+    @Persisted var dates: List<Date>
     @Persisted var circles: List<PQTarget>
 }
 
@@ -664,12 +665,20 @@ extension RealmParityCollections {
             #expect(try Self.count(realm, "ANY circles.next.next.name = '3'") == 0)
             #expect(try Self.count(realm, "ANY circles.next.next.name = '2'") == 1)
             #expect(try Self.count(realm, "NONE circles.next.next.name = '3'") == 1)
+            // A null link met after a collection gives no value (realm-core's link chains): the first
+            // circle's `next` is null, and no other `next` has a null name.
+            #expect(try Self.count(realm, "ANY circles.next.name == nil") == 0)
+            #expect(try Self.count(realm, "NONE circles.next.name == nil") == 1)
+            #expect(try Self.count(realm, "ANY SELF.circles.name == '4'") == 1)
             #expect(
                 Self.refusal(realm, "ANY name = '2'")
                     == "Invalid predicate: Aggregate operations can only be used on key paths that include an collection "
                     + "property")
             #expect(
                 Self.refusal(realm, "circles.name = '2'")
+                    == "Invalid predicate: Key paths that include a collection property must use aggregate operations")
+            #expect(
+                Self.refusal(realm, "SELF.circles.name = '2'")
                     == "Invalid predicate: Key paths that include a collection property must use aggregate operations")
             #expect(Self.refusal(realm, "ALL circles.name = '2'") == "Invalid predicate: ALL modifier not supported")
             #expect(
@@ -737,6 +746,61 @@ extension RealmParityCollections {
             #expect(try Self.count(realm, "ints.@max > 1000") == 1)
             #expect(try Self.count(realm, "ints.@avg == 100") == 1)
             #expect(try Self.count(realm, "ints.@count == 0") == 1)
+            // Dates are numeric to RLMQueryUtil: their minimum and maximum compare; a sum does not exist.
+            try realm.write {
+                realm.objects(PQCollections.self).first?.dates.append(
+                    objectsIn: [Date(timeIntervalSince1970: 5), Date(timeIntervalSince1970: 9)])
+            }
+            #expect(try Self.count(realm, "dates.@max > %@", Date(timeIntervalSince1970: 8)) == 1)
+            #expect(try Self.count(realm, "dates.@min == %@", Date(timeIntervalSince1970: 5)) == 1)
+            #expect(try Self.count(realm, "dates.@min == nil") == 2)
+            #expect(Self.refusal(realm, "dates.@sum > 1")?.hasPrefix("Unsupported predicate: @sum of a date") == true)
+        }
+
+        @Test(
+            "QueryTests.testCountOnDictionaryCollection, testCountOnSetCollection: @count against numbers and properties"
+        )
+        func testCountOnDictionaryCollection() throws {
+            let realm = try Self.realm()
+            try realm.write {
+                for (number, values) in [(1, [456]), (2, [1, 2, 3]), (0, [])] {
+                    let owner = realm.create(PQCollections.self, value: ["number": number])
+                    for value in values {
+                        let int = realm.create(PQIntObject.self, value: ["intCol": value])
+                        owner.intDictionary["\(value)"] = int
+                        owner.intSet.insert(int)
+                    }
+                }
+            }
+            for collection in ["intDictionary", "intSet"] {
+                func count(_ format: String) throws -> Int {
+                    try Self.count(realm, format.replacingOccurrences(of: "dictionary", with: collection))
+                }
+                #expect(try count("dictionary.@count > 0") == 2, "\(collection)")
+                #expect(try count("dictionary.@count == 3") == 1, "\(collection)")
+                #expect(try count("dictionary.@count < 1") == 1, "\(collection)")
+                #expect(try count("0 < dictionary.@count") == 2, "\(collection)")
+                #expect(try count("3 == dictionary.@count") == 1, "\(collection)")
+                #expect(try count("1 >  dictionary.@count") == 1, "\(collection)")
+                #expect(try count("dictionary.@count == number") == 2, "\(collection)")
+                #expect(try count("dictionary.@count > number") == 1, "\(collection)")
+                #expect(try count("number < dictionary.@count") == 1, "\(collection)")
+            }
+            #expect(
+                Self.refusal(realm, "intDictionary.@count == intDictionary.@count")
+                    == "Unsupported predicate: Key paths including aggregate operations cannot be compared with other "
+                    + "aggregate operations.")
+            #expect(
+                Self.refusal(realm, "intDictionary.@count.foo.bar != 0")
+                    == "Invalid predicate: Invalid keypath 'intDictionary.@count.foo.bar': @count must appear at the end "
+                    + "of a keypath.")
+            #expect(
+                Self.refusal(realm, "intDictionary.@count.intCol > 0")
+                    == "Invalid predicate: Invalid keypath 'intDictionary.@count.intCol': @count must appear at the end "
+                    + "of a keypath.")
+            #expect(
+                Self.refusal(realm, "intDictionary.@count != 'Hello'")
+                    == "Invalid operand: @count can only be compared with a numeric value.")
         }
 
         @Test("QueryTests.testAggregateArrayCollectionOperators: Realm's refusals of collection operators")
