@@ -13,7 +13,7 @@ final class BenchKeyed: Object {
 /// In a realm of its own (`keyed.realm` in the bench directory), each map_update run is one
 /// `realm.write { }` adding a new BenchKeyed and setting N keys ("k0" ... , N = --records) in a
 /// scrambled order, every third one set again to another value (a replacement), timed from
-/// before the write to its return (ns per key; one run, or the median of `--runs`). A managed
+/// before the write to its return (ns per element, that is per key; one run, or the median of `--runs`). A managed
 /// map is stored inline like a List, so each new key stores the map again: the write grows as N
 /// squared, and both workloads run only when named with `--only`. map_lookup then reads the
 /// last run's map by subscript for every key and as many absent keys (ns per lookup, a binary
@@ -30,35 +30,13 @@ enum MapWorkloads {
 
     private static func measure(_ realm: Realm, _ configuration: BenchConfiguration, _ report: Report) throws {
         let count = configuration.recordCount
-        let timesUpdate = configuration.runs(.mapUpdate)
-        let updateRuns = timesUpdate ? configuration.runCount(.mapUpdate) : 1
-        report.progress(
-            "map_update: \(updateRuns) writes setting \(count) keys of a Map<String, Int>"
-                + (timesUpdate ? "" : " (untimed, for map_lookup)") + " (object layer)")
-        var updateNanos = Samples()
-        var last: BenchKeyed?
-        for run in 0..<updateRuns {
-            let (keyed, nanos) = try measureNanos { try update(realm, id: run, count: count) }
-            try check(keyed.counts, count: count)
-            updateNanos.append(nanos / Double(count))
-            last = keyed
-        }
-        if timesUpdate {
-            report.record(.mapUpdate, layer: .object, "ns_per_key", updateNanos.median, unit: "ns", kind: .duration)
-        }
-        guard configuration.runs(.mapLookup), let last else { return }
-        let runCount = configuration.runCount(.mapLookup)
         let keys = (0..<(2 * count)).map { "k\($0)" }
-        report.progress("map_lookup: \(runCount) rounds of \(2 * count) subscripts on a map of \(count) keys")
-        var lookupNanos = Samples()
-        for _ in 0..<runCount {
-            let (found, nanos) = measureNanos { lookUp(last.counts, keys: keys) }
-            guard found == count else {
-                throw BenchError.wrongResult(workload: .mapLookup, detail: "found \(found) of \(count) present keys")
-            }
-            lookupNanos.append(nanos / Double(2 * count))
-        }
-        report.record(.mapLookup, layer: .object, "ns_per_lookup", lookupNanos.median, unit: "ns", kind: .duration)
+        let pair = CollectionWorkloadPair<BenchKeyed>(
+            fill: .mapUpdate, lookUp: .mapLookup, fillSummary: "setting \(count) keys of a Map<String, Int>",
+            lookupSummary: "subscripts on a map of \(count) keys", lookupsPerRound: 2 * count, expectedFound: count)
+        try pair.measure(
+            configuration, report, perform: { run in try update(realm, id: run, count: count) },
+            check: { try check($0.counts, count: count) }, lookUp: { lookUp($0.counts, keys: keys) })
     }
 
     /// Sets keys "k0"..."k(count-1)" in a scrambled order, each to its number, every third one

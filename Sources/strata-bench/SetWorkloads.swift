@@ -30,35 +30,13 @@ enum SetWorkloads {
 
     private static func measure(_ realm: Realm, _ configuration: BenchConfiguration, _ report: Report) throws {
         let count = configuration.recordCount
-        let timesInsert = configuration.runs(.setInsert)
-        let insertRuns = timesInsert ? configuration.runCount(.setInsert) : 1
-        report.progress(
-            "set_insert: \(insertRuns) writes inserting \(count) distinct ints into a MutableSet"
-                + (timesInsert ? "" : " (untimed, for set_contains)") + " (object layer)")
-        var insertNanos = Samples()
-        var last: BenchTagged?
-        for run in 0..<insertRuns {
-            let (tagged, nanos) = try measureNanos { try insert(realm, id: run, count: count) }
-            try check(tagged.tags, count: count)
-            insertNanos.append(nanos / Double(count))
-            last = tagged
-        }
-        if timesInsert {
-            report.record(.setInsert, layer: .object, "ns_per_element", insertNanos.median, unit: "ns", kind: .duration)
-        }
-        guard configuration.runs(.setContains), let last else { return }
-        let runCount = configuration.runCount(.setContains)
-        report.progress("set_contains: \(runCount) rounds of \(2 * count) contains on a set of \(count) ints")
-        var lookupNanos = Samples()
-        for _ in 0..<runCount {
-            let (found, nanos) = measureNanos { lookUp(last.tags, count: count) }
-            guard found == count else {
-                throw BenchError.wrongResult(
-                    workload: .setContains, detail: "contains found \(found) of \(count) present values")
-            }
-            lookupNanos.append(nanos / Double(2 * count))
-        }
-        report.record(.setContains, layer: .object, "ns_per_lookup", lookupNanos.median, unit: "ns", kind: .duration)
+        let pair = CollectionWorkloadPair<BenchTagged>(
+            fill: .setInsert, lookUp: .setContains,
+            fillSummary: "inserting \(count) distinct ints into a MutableSet",
+            lookupSummary: "contains on a set of \(count) ints", lookupsPerRound: 2 * count, expectedFound: count)
+        try pair.measure(
+            configuration, report, perform: { run in try insert(realm, id: run, count: count) },
+            check: { try check($0.tags, count: count) }, lookUp: { lookUp($0.tags, count: count) })
     }
 
     /// The multiplier that scrambles 0..<count: index times it, mod count, is a permutation

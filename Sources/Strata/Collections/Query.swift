@@ -310,6 +310,11 @@ public struct Query<T> {
         /// A property of the object the to-one links at `links` reach, in order (none: the
         /// queried object's own).
         case property(links: [Int], column: Int, PropertySchema)
+        /// A property of the objects of the collection at `collection` (on the object `links`
+        /// reach): compared as ANY, some object meeting the comparison (Spec V23).
+        case elements(links: [Int], collection: Int, isMap: Bool, column: Int, PropertySchema)
+        /// A collection's `count` (`function` nil) or the aggregate of its values.
+        case collectionOperation(links: [Int], collection: Int, isMap: Bool, AggregateFunction?, PropertyType)
         case predicate(Predicate)
     }
 
@@ -340,8 +345,8 @@ public struct Query<T> {
     var predicate: Predicate {
         switch node {
         case .predicate(let predicate): return predicate
-        case .property(let links, let column, _):
-            return Predicate.through(links, .compare(column: column, .equal, .bool(true)))
+        case .property, .elements, .collectionOperation:
+            return condition { .compare(column: $0, .equal, .bool(true)) }.predicate
         case .root: preconditionFailure("a query must compare a property")
         }
     }
@@ -349,10 +354,27 @@ public struct Query<T> {
     /// The predicate `make` states about the property this expression names, on the object
     /// its links reach.
     func condition(_ make: (_ column: Int) -> Predicate) -> Query<Bool> {
-        guard case .property(let links, let column, _) = node else {
+        switch node {
+        case .property(let links, let column, _):
+            return Query<Bool>(.predicate(Predicate.through(links, make(column))))
+        case .elements(let links, let collection, let isMap, let column, _):
+            return Query<Bool>(
+                .predicate(Predicate.through(links, .anyElement(column: collection, isMap: isMap, make(column)))))
+        case .collectionOperation(let links, let collection, let isMap, let function, let type):
+            // The comparison `make` states of a value, applied to the count or the aggregate.
+            guard case .compare(_, let comparison, let constant) = make(collection) else {
+                preconditionFailure("a collection's count or aggregate is compared with a value")
+            }
+            let predicate: Predicate =
+                function.map {
+                    .collectionAggregate(
+                        column: collection, isMap: isMap, $0, valueColumn: nil, valueType: type, comparison,
+                        .constant(constant))
+                } ?? .count(column: collection, isMap: isMap, comparison, .constant(constant))
+            return Query<Bool>(.predicate(Predicate.through(links, predicate)))
+        case .root, .predicate:
             preconditionFailure("a comparison needs a property on its left")
         }
-        return Query<Bool>(.predicate(Predicate.through(links, make(column))))
     }
 
     fileprivate static func comparing<V: _RealmValue>(

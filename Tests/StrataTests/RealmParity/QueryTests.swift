@@ -638,6 +638,15 @@ extension RealmParityCollections {
             try realm.write { _ = realm.create(PQCollections.self) }
             #expect(try Self.count(realm, "ANY intArray.intCol >= 0") == 2)
             #expect(try Self.count(realm, "NONE intArray.intCol >= 0") == 1)
+            // The typed `where` reads through collections as the formats do (RealmSwift's Query).
+            let owners = realm.objects(PQCollections.self)
+            #expect(owners.where { $0.intArray.intCol > 5 }.count == 1)
+            #expect(owners.where { $0.intSet.intCol > 2 }.count == 2)
+            #expect(owners.where { $0.intDictionary.intCol > 2 }.count == 2)
+            #expect(owners.where { !($0.intArray.intCol == 5) }.count == 2, "NOT ANY: the empty owner too")
+            #expect(owners.where { $0.intArray.count > 5 }.count == 1)
+            #expect(owners.where { $0.intDictionary.count == 4 }.count == 1)
+            #expect(owners.where { $0.array.stringCol == "1" && $0.intSet.count >= 4 }.count == 2)
             // Live: a changed element changes what the query finds.
             let results = realm.objects(PQCollections.self).filter("ANY intSet.intCol == 42")
             #expect(results.count == 0)
@@ -746,6 +755,13 @@ extension RealmParityCollections {
             #expect(try Self.count(realm, "ints.@max > 1000") == 1)
             #expect(try Self.count(realm, "ints.@avg == 100") == 1)
             #expect(try Self.count(realm, "ints.@count == 0") == 1)
+            // The typed collection operators of values.
+            let owners = realm.objects(PQCollections.self)
+            #expect(owners.where { $0.ints.sum == -11109 }.count == 1)
+            #expect(owners.where { $0.ints.max > 1000 }.count == 1)
+            #expect(owners.where { $0.ints.min < 1000 }.count == 2, "no value: no minimum")
+            #expect(owners.where { $0.ints.avg == 100 }.count == 1)
+            #expect(owners.where { $0.ints.count == 0 }.count == 1)
             // Dates are numeric to RLMQueryUtil: their minimum and maximum compare; a sum does not exist.
             try realm.write {
                 realm.objects(PQCollections.self).first?.dates.append(
