@@ -39,6 +39,20 @@ extension ModelState {
             }
             _ = try readable(handle)
             return .handle(try newHandle(id, realm: realmID, target: .list(owner: owner)))
+        case .linkingObjectsOf(let targetID, let ownerType, let id):
+            // Spec V26: reading the property reads the object (C5, V13, W12, F6: its checks);
+            // the LinkingObjects are Results of the owners, live at the realm's version.
+            let handle = try handleState(targetID)
+            try checkOwner(of: handle, in: context)
+            guard let realmID = handle.realm, case .object(let target) = handle.target else {
+                throw .rejected(.invalidStep("\(targetID) is not a managed object"))
+            }
+            let snapshot = try readable(handle)
+            guard snapshot.objects[target]?.type == "Item" else {
+                throw .rejected(.invalidStep("only Items have LinkingObjects"))
+            }
+            let query = Query(source: .linkingObjects(target: target, ownerType: ownerType))
+            return .handle(try newHandle(id, realm: realmID, target: .results(query)))
         case .read(let id):
             let handle = try handleState(id)
             try checkOwner(of: handle, in: context)  // Spec C5, C6

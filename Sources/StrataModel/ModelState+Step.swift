@@ -78,7 +78,7 @@ extension ModelState {
             .isEmpty, .isInWriteTransaction, .readConfiguration, .crashMachine, .killProcess,
             .fileExists, .deleteFiles, .writeCopy:
             return try dispatchRealmOperation(operation, in: context)
-        case .objects, .objectForPrimaryKey, .listOf, .read, .element, .isInvalidated,
+        case .objects, .objectForPrimaryKey, .listOf, .linkingObjectsOf, .read, .element, .isInvalidated,
             .realmOf, .releaseHandle, .iterate, .iteratorNext, .aggregate, .freezeHandle, .thawHandle, .frozenEqual:
             return try dispatchReadOperation(operation, in: context)
         case .beginWrite, .commitWrite, .cancelWrite, .writeBlock, .apply, .makeUnmanaged, .add,

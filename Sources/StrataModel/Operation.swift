@@ -111,6 +111,9 @@ public enum Operation: Hashable, Sendable {
     case objects(RealmID, Query, as: HandleID)
     case objectForPrimaryKey(RealmID, type: String, primaryKey: Int, as: HandleID)
     case listOf(HandleID, as: HandleID)
+    /// `item.listedByItems` or `item.listedByOthers` (generation 14, Spec V26): the
+    /// LinkingObjects of an Item through the `list` of `ownerType`, as a Results handle.
+    case linkingObjectsOf(HandleID, ownerType: String, as: HandleID)
     case read(HandleID)
     case element(HandleID, at: Int, as: HandleID)
     case isInvalidated(HandleID)

@@ -10,9 +10,8 @@ public enum QuerySource: Hashable, Sendable {
     case list(owner: ObjectID)
     /// The values of an object's Map, ordered by key (Spec N14).
     case mapValues(owner: ObjectID)
-    /// LinkingObjects: the objects of `ownerType` whose List links to `target`. Spec N16: the
-    /// order is the engine's choice; the model uses primary-key order and the harness checks
-    /// these change sets by N7's apply rule only.
+    /// LinkingObjects: the objects of `ownerType` whose List links to `target`, once per link
+    /// (Spec V26), in primary-key order, the engine's key order (Spec N16).
     case linkingObjects(target: ObjectID, ownerType: String)
 }
 
@@ -123,8 +122,14 @@ public struct Query: Hashable, Sendable {
             let map = snapshot.objects[owner]?.map ?? [:]
             elements = map.keys.sorted().compactMap { map[$0] ?? nil }
         case .linkingObjects(let target, let ownerType):
-            elements = snapshot.objectIDs(ofType: ownerType).filter {
-                snapshot.objects[$0]?.list.contains(target) == true
+            // Spec V26: one element per link, in the owners' primary-key (the engine's key)
+            // order; a target that is gone has none.
+            elements = []
+            if snapshot.objects[target] != nil {
+                for owner in snapshot.objectIDs(ofType: ownerType) {
+                    let links = snapshot.objects[owner]?.list.count { $0 == target } ?? 0
+                    elements.append(contentsOf: repeatElement(owner, count: links))
+                }
             }
         }
         if let minimumValue {

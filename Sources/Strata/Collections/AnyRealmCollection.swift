@@ -156,6 +156,9 @@ public struct AnyRealmCollection<Element: Object>: RealmCollection {
         -> AnyRealmCollection<Element>?
     {
         if let list = try List<Element>._resolve(handle, in: realm) { return AnyRealmCollection(list) }
+        if let linking = try LinkingObjects<Element>._resolve(handle, in: realm) {
+            return AnyRealmCollection(linking)
+        }
         return try Results<Element>._resolve(handle, in: realm).map { AnyRealmCollection($0) }
     }
 }

@@ -35,27 +35,6 @@ extension List where Element: Object {
         trapping { () throws(Realm.Error) -> T? in try _aggregate(.average, property) }
     }
 
-    /// `min(ofProperty:)` of the property `keyPath` names.
-    public func min<T: _HasPersistedType>(of keyPath: KeyPath<Element, T>) -> T? where T.PersistedType: MinMaxType {
-        min(ofProperty: QueryColumns.keyPathName(of: keyPath, info: ClassInfo.of(Element.self)))
-    }
-
-    /// `max(ofProperty:)` of the property `keyPath` names.
-    public func max<T: _HasPersistedType>(of keyPath: KeyPath<Element, T>) -> T? where T.PersistedType: MinMaxType {
-        max(ofProperty: QueryColumns.keyPathName(of: keyPath, info: ClassInfo.of(Element.self)))
-    }
-
-    /// `sum(ofProperty:)` of the property `keyPath` names.
-    public func sum<T: _HasPersistedType>(of keyPath: KeyPath<Element, T>) -> T where T.PersistedType: AddableType {
-        sum(ofProperty: QueryColumns.keyPathName(of: keyPath, info: ClassInfo.of(Element.self)))
-    }
-
-    /// `average(ofProperty:)` of the property `keyPath` names.
-    public func average<T: _HasPersistedType>(of keyPath: KeyPath<Element, T>) -> T?
-    where T.PersistedType: AddableType {
-        average(ofProperty: QueryColumns.keyPathName(of: keyPath, info: ClassInfo.of(Element.self)))
-    }
-
     package func _aggregate<T: _HasPersistedType>(
         _ function: AggregateFunction, _ property: String
     ) throws(Realm.Error) -> T? {

@@ -99,25 +99,27 @@ final class ListBinding: @unchecked Sendable {
     /// The same List in another realm of the file; nil when its owner is missing there (or
     /// its key holds another object: Spec W12).
     func rebound(to other: RealmCore) throws(Realm.Error) -> ListBinding? {
+        try parent.rebound(to: other).map { ListBinding(parent: $0, column: column) }
+    }
+}
+
+extension _ObjectAccessor {
+    /// The same object in another realm of the file, for a collection it owns or is the target
+    /// of; nil when it is missing there (or its key holds another object: Spec W12).
+    func rebound(to other: RealmCore) throws(Realm.Error) -> _ObjectAccessor? {
         if other.isFrozenInvalidated {
             // Spec F6: a freeze at the version of the shared frozen realm that was invalidated
-            // gives a List of that realm, which reads nothing; so the freeze cannot look the
-            // owner up there. The source read it at that very version, so only F11 is left.
-            try parent.checkCommitted()
-            return ListBinding(
-                parent: _ObjectAccessor(
-                    core: other, info: parent.info, table: parent.table,
-                    identity: parent.identity, scope: nil),
-                column: column)
+            // gives a collection of that realm, which reads nothing; so the freeze cannot look
+            // the object up there. The source read it at that very version, so only F11 is left.
+            try checkCommitted()
+            return _ObjectAccessor(core: other, info: info, table: table, identity: identity, scope: nil)
         }
         let view = try other.view()
-        let identity = parent.identity
-        guard let table = view.table(named: parent.info.className),
+        let identity = self.identity
+        guard let table = view.table(named: info.className),
             try engine(other.path, { try view.contains(table, identity: identity) })
         else { return nil }
-        let accessor = _ObjectAccessor(
-            core: other, info: parent.info, table: table, identity: identity,
-            scope: other.scope(for: table, identity))
-        return ListBinding(parent: accessor, column: column)
+        return _ObjectAccessor(
+            core: other, info: info, table: table, identity: identity, scope: other.scope(for: table, identity))
     }
 }

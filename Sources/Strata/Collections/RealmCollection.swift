@@ -1,7 +1,7 @@
 import Foundation
 
 /// What every collection of objects offers, as RealmSwift's `RealmCollection` does: `Results`,
-/// `List` of objects and `AnyRealmCollection` conform, so code (and tests) can be written once
+/// `List`, `MutableSet` of objects, `LinkingObjects` and `AnyRealmCollection` conform, so code (and tests) can be written once
 /// for all of them. Each member makes the checks of its collection (Spec C6, V13) and reads at
 /// the realm's current view (V1).
 ///
@@ -69,6 +69,30 @@ extension Results: RealmCollection {}
 extension List: RealmCollection where Element: Object {}
 
 extension RealmCollection {
+    // The key-path forms of the aggregates (Results and MutableSet have their own, reading
+    // the class they hold from their storage).
+
+    /// `min(ofProperty:)` of the property `keyPath` names.
+    public func min<T: _HasPersistedType>(of keyPath: KeyPath<Element, T>) -> T? where T.PersistedType: MinMaxType {
+        min(ofProperty: QueryColumns.keyPathName(of: keyPath, info: ClassInfo.of(Element.self)))
+    }
+
+    /// `max(ofProperty:)` of the property `keyPath` names.
+    public func max<T: _HasPersistedType>(of keyPath: KeyPath<Element, T>) -> T? where T.PersistedType: MinMaxType {
+        max(ofProperty: QueryColumns.keyPathName(of: keyPath, info: ClassInfo.of(Element.self)))
+    }
+
+    /// `sum(ofProperty:)` of the property `keyPath` names.
+    public func sum<T: _HasPersistedType>(of keyPath: KeyPath<Element, T>) -> T where T.PersistedType: AddableType {
+        sum(ofProperty: QueryColumns.keyPathName(of: keyPath, info: ClassInfo.of(Element.self)))
+    }
+
+    /// `average(ofProperty:)` of the property `keyPath` names.
+    public func average<T: _HasPersistedType>(of keyPath: KeyPath<Element, T>) -> T?
+    where T.PersistedType: AddableType {
+        average(ofProperty: QueryColumns.keyPathName(of: keyPath, info: ClassInfo.of(Element.self)))
+    }
+
     /// Sorted ascending by the property named `keyPath`.
     public func sorted(byKeyPath keyPath: String) -> Results<Element> { sorted(byKeyPath: keyPath, ascending: true) }
 

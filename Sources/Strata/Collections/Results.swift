@@ -37,6 +37,9 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         case table
         /// The objects of a List, in list order.
         case list(ListBinding)
+        /// The objects linking to one object through one property (`LinkingObjects`, Spec
+        /// V26), in key order, once per link.
+        case backlinks(BacklinkBinding)
     }
 
     final class Storage: @unchecked Sendable {
@@ -103,7 +106,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
                     break
                 }
                 fallthrough
-            case .list:
+            case .list, .backlinks:
                 try forEachMatchingRow(in: table, at: view) { key, row in
                     try found.append(key, row, view: view)
                     return true
@@ -143,6 +146,21 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
                     }
                 }
                 if goesOn == false { return }
+            }
+        case .backlinks(let binding):
+            // Spec V26: a target that is gone has no backlinks (Realm's read as empty).
+            if try binding.isInvalidated() { return }
+            let predicate = storage.predicate
+            let onceEach = storage.core.file.bugs.contains(.backlinksOncePerOwner)
+            try engine(storage.core.path) {
+                try view.forEachRow(table) { key, row in
+                    var links = try binding.occurrences(in: row)
+                    if onceEach { links = Swift.min(links, 1) }  // the seeded bug (Spec V26 broken)
+                    guard links > 0 else { return true }
+                    if let predicate, try !predicate.matches(row, in: view) { return true }
+                    for _ in 0..<links where try !body(key, row) { return false }
+                    return true
+                }
             }
         }
     }
@@ -349,11 +367,14 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     public var isFrozen: Bool { storage.core.isFrozen }
 
     /// Realm's description: `Results<Dog> <0x…> (` then each object, one a line.
-    public var description: String {
+    public var description: String { describe(as: "Results") }
+
+    /// Realm's description of these Results as a collection of `kind` (`LinkingObjects`).
+    func describe(as kind: String) -> String {
         // Unreadable Results (another context's, invalidated) describe no element.
         let objects: [Any?] = (try? evaluate()) != nil ? map { $0 } : []
         return ObjectDescription.describeCollection(
-            "Results", elementType: storage.info.className, identity: storage,
+            kind, elementType: storage.info.className, identity: storage,
             elements: objects, type: .object)
     }
 
@@ -517,6 +538,9 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         case .list(let binding):
             guard let moved = try binding.rebound(to: core) else { return nil }
             source = .list(moved)
+        case .backlinks(let binding):
+            guard let moved = try binding.rebound(to: core) else { return nil }
+            source = .backlinks(moved)
         }
         return Results(
             storage: Storage(

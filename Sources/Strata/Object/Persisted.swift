@@ -42,6 +42,16 @@ public struct Persisted<Value: _Persistable> {
         hasTypeDefault = typeDefault
     }
 
+    /// A computed property (`LinkingObjects`): it has no column, so it takes no ordinal.
+    @inlinable
+    init(computed value: Value) {
+        unmanagedValue = value
+        ordinal = -1
+        isPrimaryKey = false
+        isIndexed = false
+        hasTypeDefault = true
+    }
+
     /// A property whose initial value is the type's default (0, "", false, nil, empty List).
     @inlinable
     public init() { self.init(value: Value._strataDefault(), primaryKey: false, indexed: false, typeDefault: true) }
@@ -85,6 +95,10 @@ public struct Persisted<Value: _Persistable> {
     ) -> Value {
         get {
             if let accessor = object._unretainedAccessor {
+                if Value._strataIsComputed {
+                    return Value._strataComputed(
+                        accessor.takeUnretainedValue(), declared: object[keyPath: storageKeyPath].unmanagedValue)
+                }
                 if Value._strataKeepsInstance {
                     return _managedInstance(object, accessor.takeUnretainedValue(), storage: storageKeyPath)
                 }
@@ -101,6 +115,7 @@ public struct Persisted<Value: _Persistable> {
             return object[keyPath: storageKeyPath].unmanagedValue
         }
         set {
+            if Value._strataIsComputed { _trapComputedSet() }
             if let accessor = object._accessor {
                 _setManaged(
                     newValue, accessor, ordinal: object[keyPath: storageKeyPath].ordinal, base: object._ordinalBase)
@@ -150,6 +165,7 @@ public struct Persisted<Value: _Persistable> {
     /// drop the key path objects altogether.
     @usableFromInline
     static func _recordedValue(_ object: Object, ordinal: Int, unmanaged: Value) -> Value {
+        if Value._strataIsComputed { _trap(Realm.Error.linkingObjectsKeyPath) }
         if let recorder = object._recorder {
             recorder.steps.append((Swift.type(of: object), ordinal, object._ordinalBase))
             let kind = Value._strataKind
@@ -167,9 +183,21 @@ public struct Persisted<Value: _Persistable> {
 @usableFromInline
 func _nextPersistedOrdinal() -> Int { Int(strata_persisted_next_ordinal()) }
 
+/// Traps for a set of a computed property (LinkingObjects), from inlinable code.
+@usableFromInline
+func _trapComputedSet() -> Never { fatalError(Realm.Error.computedPropertySet.message) }
+
 /// Traps with Realm's message for a refused call (as `trapping` does), from inlinable code.
 @usableFromInline
 func _trap(_ error: Realm.Error) -> Never { fatalError(error.message) }
+
+extension Persisted where Value: _LinkingObjectsValue {
+    /// The backlinks of the object through the property `originProperty` of the
+    /// LinkingObjects' element class (Spec V26): `@Persisted(originProperty: "dogs") var
+    /// owners: LinkingObjects<Person>`. The property has no column; it cannot be set.
+    @inlinable
+    public init(originProperty: String) { self.init(computed: Value._declared(originProperty: originProperty)) }
+}
 
 extension Persisted where Value: _PrimaryKeyValue {
     /// A primary-key property: an integer (Int, Int8 to Int64), a String or a UUID, or their
@@ -190,6 +218,9 @@ extension Persisted where Value: _PrimaryKeyValue {
 /// What reflection sees of a `@Persisted` wrapper, whatever its value type.
 protocol PersistedProperty {
     var ordinal: Int { get }
+    /// The origin class and property of a LinkingObjects property (Spec V26); nil for a
+    /// stored one.
+    var linkingOrigin: (type: Object.Type, property: String)? { get }
     var hasTypeDefault: Bool { get }
     func schema(named name: String) -> PropertySchema
     /// The unmanaged value in stored form (links to unmanaged objects add them to `realm`).
@@ -223,6 +254,11 @@ protocol PersistedProperty {
 }
 
 extension Persisted: PersistedProperty {
+    var linkingOrigin: (type: Object.Type, property: String)? {
+        guard Value._strataIsComputed, let linking = unmanagedValue as? any _LinkingObjectsValue else { return nil }
+        return (linking._originType, linking._originProperty)
+    }
+
     func schema(named name: String) -> PropertySchema {
         let kind = Value._strataKind
         return PropertySchema(
@@ -306,6 +342,13 @@ extension _Persistable {
         }
         do { return try _strataDecode(stored, realm: realm) } catch { _trap(error) }
     }
+
+    /// False: a stored property. LinkingObjects say true.
+    @inlinable
+    public static var _strataIsComputed: Bool { false }
+
+    /// Never called for a stored property: the declared value.
+    public static func _strataComputed(_ accessor: _ObjectAccessor, declared: Self) -> Self { declared }
 
     /// False: the value of a managed property is read anew on every get. Lists say true.
     @inlinable

@@ -52,6 +52,12 @@ public protocol _Persistable: _RealmValue {
     /// of a managed object, for `Persisted`'s getter; traps when the read is refused. Types
     /// stored as one scalar read it straight from the accessor's kept row.
     static func _strataRead(_ accessor: _ObjectAccessor, ordinal: Int, base: Int) -> Self
+    /// Whether the property has no column and is computed from other objects (LinkingObjects,
+    /// Spec V26): its wrapper takes no ordinal and its managed value is `_strataComputed`'s.
+    static var _strataIsComputed: Bool { get }
+    /// The managed value of a computed property of the object `accessor` reads, from the
+    /// unmanaged value its declaration made (which names what to compute).
+    static func _strataComputed(_ accessor: _ObjectAccessor, declared: Self) -> Self
 }
 
 /// A type a `List` can hold.

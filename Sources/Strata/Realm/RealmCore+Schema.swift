@@ -13,6 +13,7 @@ extension RealmCore {
             return
         }
         let declared = Self.declaredClasses(configuration)
+        for info in declared { try info.validateLinkingObjects(ClassInfo.of) }
         let read = try engine(path) { try file.store.beginRead(.live) }
         let plan = SchemaPlan(
             tables: read.tables(), storedVersion: read.schemaVersion, declared: declared,
@@ -36,7 +37,7 @@ extension RealmCore {
             guard seen.insert(ObjectIdentifier(type)).inserted else { continue }
             let info = ClassInfo.of(type)
             found.append(info)
-            pending += info.linkTargets
+            pending += info.linkTargets + info.linkingObjects.map(\.originType)
         }
         return found
     }

@@ -6,8 +6,10 @@ public struct _ThreadSafeHandle: Sendable {
     enum Target: Sendable {
         case object(StoredObject)
         case list(owner: StoredObject, column: Int)
+        /// Results of a table, of a List (`owner` names it), or of the objects linking to
+        /// `owner`'s object through the origin class's `column` (`isBacklinks`, Spec V26).
         case results(
-            className: String, owner: (object: StoredObject, column: Int)?,
+            className: String, owner: (object: StoredObject, column: Int, isBacklinks: Bool)?,
             predicate: Predicate?, ordering: [OrderingStep])
     }
 
@@ -232,9 +234,11 @@ extension Results: ThreadConfined {
         // Spec T1: Results of an invalidated realm (V13, F6) cannot be referenced.
         guard storage.epoch == core.epoch, !core.isFrozenInvalidated else { throw Realm.Error.referenceToInvalidated }
         _ = try evaluate()
-        var owner: (object: _ThreadSafeHandle.StoredObject, column: Int)?
-        if case .list(let binding) = storage.source {
-            owner = (.init(binding.parent), binding.column)
+        var owner: (object: _ThreadSafeHandle.StoredObject, column: Int, isBacklinks: Bool)?
+        switch storage.source {
+        case .table: break
+        case .list(let binding): owner = (.init(binding.parent), binding.column, false)
+        case .backlinks(let binding): owner = (.init(binding.target), binding.originColumn, true)
         }
         return _ThreadSafeHandle(
             target: .results(
@@ -251,11 +255,20 @@ extension Results: ThreadConfined {
         guard info.className == className else { return nil }
         var source = Source.table
         if let owner {
-            // Spec T5: Results over a List whose owner is gone are valid and empty.
+            // Spec T5: Results over a List whose owner is gone are valid and empty, and so are
+            // backlinks of a target that is gone (V26).
             guard let binding = try ListBinding.resolved(owner: owner.object, column: owner.column, in: core) else {
                 return nil
             }
-            source = .list(binding)
+            if owner.isBacklinks {
+                guard info.schema.properties.indices.contains(owner.column) else { return nil }
+                source = .backlinks(
+                    BacklinkBinding(
+                        target: binding.parent, originColumn: owner.column,
+                        propertyName: info.schema.properties[owner.column].name))
+            } else {
+                source = .list(binding)
+            }
         }
         return Results(core: core, info: info, source: source, predicate: predicate, ordering: ordering)
     }

@@ -251,12 +251,24 @@ final class ClassInfo: @unchecked Sendable {
     /// Whether the primary key is an integer property (optional or not): lookups by an `Int`
     /// take a path with no dynamic cast.
     let hasIntPrimaryKey: Bool
+    /// The LinkingObjects properties (Spec V26): computed from the origin class's links, with
+    /// no column.
+    let linkingObjects: [LinkingObjectsProperty]
+
+    /// A LinkingObjects property: its name, and the origin class and property it reads.
+    struct LinkingObjectsProperty {
+        let name: String
+        let originType: Object.Type
+        let originProperty: String
+    }
 
     init(
         type: Object.Type, schema: ObjectSchema, linkTargets: [Object.Type], typeDefaults: [StrataStorage.Value?],
-        wrappers: [(offset: Int, type: any PersistedProperty.Type)], columnOfOrdinal: [Int]
+        wrappers: [(offset: Int, type: any PersistedProperty.Type)], columnOfOrdinal: [Int],
+        linkingObjects: [LinkingObjectsProperty] = []
     ) {
         self.type = type
+        self.linkingObjects = linkingObjects
         self.schema = schema
         self.linkTargets = linkTargets
         self.typeDefaults = typeDefaults
@@ -333,7 +345,11 @@ final class ClassInfo: @unchecked Sendable {
         var count = 0
         var mirror: Mirror? = Mirror(reflecting: object)
         while let current = mirror {
-            count += current.children.count { $0.value is any PersistedProperty }
+            // LinkingObjects wrappers take no ordinal: they are not counted.
+            count += current.children.count {
+                guard let persisted = $0.value as? any PersistedProperty else { return false }
+                return persisted.linkingOrigin == nil
+            }
             mirror = current.superclassMirror
         }
         return count
@@ -346,12 +362,22 @@ final class ClassInfo: @unchecked Sendable {
         let sample = type.init()
         var found: [(level: Int, ordinal: Int, property: PropertySchema, typeDefault: StrataStorage.Value?)] = []
         var linkTargets: [Object.Type] = []
+        var linkingObjects: [LinkingObjectsProperty] = []
         var mirror: Mirror? = Mirror(reflecting: sample)
         var level = 0
         while let current = mirror {
             for child in current.children {
                 guard let label = child.label, let persisted = child.value as? any PersistedProperty else { continue }
                 let name = label.hasPrefix("_") ? String(label.dropFirst()) : label
+                if let origin = persisted.linkingOrigin {
+                    precondition(
+                        persisted.ordinal < 0 && !origin.property.isEmpty,
+                        "'\(ObjectSchema.className(of: type)).\(name)': a LinkingObjects property is declared "
+                            + "@Persisted(originProperty:)")
+                    linkingObjects.append(
+                        LinkingObjectsProperty(name: name, originType: origin.type, originProperty: origin.property))
+                    continue
+                }
                 let typeDefault = persisted.hasTypeDefault ? try? persisted.encodeUnmanaged(realm: nil) : nil
                 found.append((level, persisted.ordinal, persisted.schema(named: name), typeDefault))
                 if let target = persisted.linkTargetType { linkTargets.append(target) }
@@ -381,7 +407,8 @@ final class ClassInfo: @unchecked Sendable {
         let schema = ObjectSchema(className: className, properties: properties)
         return ClassInfo(
             type: type, schema: schema, linkTargets: linkTargets, typeDefaults: found.map(\.typeDefault),
-            wrappers: wrapperLayout(of: type, schema: schema), columnOfOrdinal: columnOfOrdinal)
+            wrappers: wrapperLayout(of: type, schema: schema), columnOfOrdinal: columnOfOrdinal,
+            linkingObjects: linkingObjects)
     }
 
     /// The stored fields of an instance of `type`, its superclasses' included.

@@ -108,6 +108,8 @@ package struct APISeededBugs: OptionSet, Sendable, Hashable {
     /// A query through a collection (ANY, NONE, `@sum` and the others) never reads the
     /// collection's last element (V23).
     package static let collectionQuerySkipsLast = APISeededBugs(rawValue: 1 << 61)
+    /// LinkingObjects name an owner once however many links it holds to the target (V26).
+    package static let backlinksOncePerOwner = APISeededBugs(rawValue: 1 << 62)
 
     /// Every bug of the layer: the bits a harness's raw value gives this layer.
     package static let all: APISeededBugs = [
@@ -119,6 +121,6 @@ package struct APISeededBugs: OptionSet, Sendable, Hashable {
         .writeCopyIgnoresOpenWrite, .skipAcceptsForeignTokens, .nullLinksSortFirst, .iteratorReusesHeldObject,
         .firstSkipsFirstMatch, .averageCountsNulls, .distinctKeepsLast, .predicateMirrorsWrongly,
         .setKeepsDuplicates, .setKeepsDeletedObject, .mapKeepsDeletedObject, .mapRemoveKeepsKey,
-        .collectionQuerySkipsLast,
+        .collectionQuerySkipsLast, .backlinksOncePerOwner,
     ]
 }

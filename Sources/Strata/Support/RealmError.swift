@@ -210,6 +210,24 @@ extension Realm.Error {
     static let frozenRealmInvalidated = misuse("Cannot read from a frozen Realm which has been invalidated.")
     static let unmanagedThaw = misuse("Unmanaged objects cannot be thawed.")
     static let unmanagedFreeze = misuse("Unmanaged objects cannot be frozen.")
+    /// A collection observer on an unmanaged object's LinkingObjects (RLMLinkingObjects'
+    /// `addNotificationBlock:`, LinkingObjectsTests.testLinkingObjectsOnUnmanagedObject).
+    static let unmanagedNotifications = misuse("Change notifications are only supported on managed collections.")
+    /// A class definition realm-core's `ObjectSchema::validate` refuses (a LinkingObjects
+    /// property whose origin does not link to its class), at open.
+    static func schemaValidation(_ problem: String) -> Realm.Error {
+        misuse("Schema validation failed due to the following errors:\n- \(problem)")
+    }
+    /// Setting a LinkingObjects property, which is computed (RealmSwift declares it read-only).
+    static let computedPropertySet = misuse("LinkingObjects properties are computed and cannot be set")
+    /// A typed query or key path through a LinkingObjects property (not yet: `Docs/limits.md`).
+    static let linkingObjectsKeyPath = misuse(
+        "Key paths through LinkingObjects properties are not supported in Strata's typed queries")
+    /// A query, sort or distinct of an unmanaged object's LinkingObjects, which have no realm
+    /// to read (Strata's words: Realm answers with empty Results, `Docs/limits.md`).
+    static func unmanagedLinkingObjects(_ operation: String) -> Realm.Error {
+        misuse("'\(operation)' is only available on the LinkingObjects of a managed object")
+    }
     /// What an unmanaged List refuses: `freeze()`, `thaw()`, `where` (RLMArray's methods for
     /// managed arrays only).
     static let unmanagedListOnly = misuse(

@@ -207,6 +207,10 @@ public enum SeededBugCatalog {
         SeededBug(
             name: "collectionQuerySkipsLast", bug: .api(.collectionQuerySkipsLast), layer: "API: predicate formats",
             rules: ["V23"], summary: "a query through a collection never reads the collection's last element"),
+        // Generation 14: Items' LinkingObjects.
+        SeededBug(
+            name: "backlinksOncePerOwner", bug: .api(.backlinksOncePerOwner), layer: "API: LinkingObjects",
+            rules: ["V26"], summary: "LinkingObjects name an owner once however many links it holds to the target"),
     ]
 
     public static func named(_ name: String) -> SeededBug? { all.first { $0.name == name } }

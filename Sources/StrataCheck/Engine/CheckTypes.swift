@@ -20,6 +20,10 @@ final class Item: Object, CheckObject {
     /// entries, which crash images verify, and equality queries read through them.
     @Persisted var value: Int?
     @Persisted var list: List<Item>
+    /// Generation 14 (Spec V26): the Items and the Others whose List holds this Item, once per
+    /// link. Computed, no column: the stored schema (and so every older run's file) is the same.
+    @Persisted(originProperty: "list") var listedByItems: LinkingObjects<Item>
+    @Persisted(originProperty: "list") var listedByOthers: LinkingObjects<Other>
 }
 
 /// The model's type "Other": a second table, so that queries and deletes meet more than one.

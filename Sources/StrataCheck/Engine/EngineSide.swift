@@ -268,6 +268,20 @@ final class EngineSide: @unchecked Sendable {
             _ = try owner._value(forKey: "primaryKey")  // the checks (thread, invalidation) that throw
             store(.list(checked.list), as: id)
             return .handle(id)
+        case .linkingObjectsOf(let targetID, let ownerType, let id):
+            guard case .object(let object) = handle(targetID), let item = object as? Item else {
+                return unsupported(operation)
+            }
+            _ = try item._value(forKey: "primaryKey")  // the checks (thread, invalidation) that throw
+            // Spec V26: the property as an app reads it; its Results are what the harness keeps.
+            if ownerType == "Item", let results = item.listedByItems._results {
+                store(.itemResults(results), as: id)
+            } else if ownerType == "Other", let results = item.listedByOthers._results {
+                store(.otherResults(results), as: id)
+            } else {
+                return unsupported(operation)
+            }
+            return .handle(id)
         case .append(let listID, let elementID):
             guard case .list(let list) = handle(listID), case .object(let element) = handle(elementID),
                 let item = element as? Item

@@ -27,14 +27,8 @@ extension Generator {
             }
             if !wanted.isEmpty { items = wanted }
         }
-        let element =
-            stream.draw(8) == 0 || items.isEmpty
-            ? pickHandle(context, model: model, stream: &stream, objectsOnly: true, type: "Item")
-            : items[stream.draw(items.count)]
-        guard let element else {
-            return .create(
-                own, type: "Item", primaryKey: stream.draw(swarm.keySpace), value: drawValue(&stream),
-                update: .modified, as: allocateHandle())
+        guard let element = itemToHold(context, from: items, model: model, stream: &stream) else {
+            return newItem(in: own, stream: &stream)
         }
         return kind == .insertIntoSet
             ? .insertIntoSet(owner, element: element) : .removeFromSet(owner, element: element)

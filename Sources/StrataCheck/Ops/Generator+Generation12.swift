@@ -34,14 +34,8 @@ extension Generator {
         // One value in six is null (`updateValue(nil, forKey:)`: the key stays).
         guard stream.draw(6) != 0 else { return .setMapValue(owner, key: key, element: nil) }
         let items = Self.liveObjects(of: "Item", in: own, model: model)
-        let element =
-            stream.draw(8) == 0 || items.isEmpty
-            ? pickHandle(context, model: model, stream: &stream, objectsOnly: true, type: "Item")
-            : items[stream.draw(items.count)]
-        guard let element else {
-            return .create(
-                own, type: "Item", primaryKey: stream.draw(swarm.keySpace), value: drawValue(&stream),
-                update: .modified, as: allocateHandle())
+        guard let element = itemToHold(context, from: items, model: model, stream: &stream) else {
+            return newItem(in: own, stream: &stream)
         }
         return .setMapValue(owner, key: key, element: element)
     }

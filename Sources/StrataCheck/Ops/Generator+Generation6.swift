@@ -71,6 +71,24 @@ extension Generator {
         return sorted.isEmpty ? nil : sorted[stream.draw(sorted.count)]
     }
 
+    /// An Item accessor to put into a List, set or Map: one of `items` (the context's own),
+    /// or one time in eight (and when it has none) any Item accessor, another context's, a
+    /// frozen or a deleted one; nil when there is none at all.
+    mutating func itemToHold(
+        _ context: ContextID, from items: [HandleID], model: ModelState, stream: inout ChoiceStream
+    ) -> HandleID? {
+        stream.draw(8) == 0 || items.isEmpty
+            ? pickHandle(context, model: model, stream: &stream, objectsOnly: true, type: "Item")
+            : items[stream.draw(items.count)]
+    }
+
+    /// A new Item in `own`, for a collection write that finds no Item at hand.
+    mutating func newItem(in own: RealmID, stream: inout ChoiceStream) -> StrataModel.Operation {
+        .create(
+            own, type: "Item", primaryKey: stream.draw(swarm.keySpace), value: drawValue(&stream), update: .modified,
+            as: allocateHandle())
+    }
+
     /// The accessors of `realm`'s current epoch that reach an object of `type` its read
     /// version (or write) holds.
     static func liveObjects(of type: String, in realm: RealmID, model: ModelState) -> [HandleID] {

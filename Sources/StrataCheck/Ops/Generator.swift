@@ -197,6 +197,10 @@ struct Generator {
                 return .refresh(realm)
             }
             return .listOf(handle, as: allocateHandle())
+        case .linkingObjectsOf:
+            return linkingObjects(context, own: realm, model: model, stream: &stream)
+        case .append where swarm.generation >= 14:
+            return appendToList(context, own: own, model: model, stream: &stream)
         case .append:
             guard let list = pickHandle(context, model: model, stream: &stream, listsOnly: true),
                 let element = pickHandle(context, model: model, stream: &stream, objectsOnly: true, type: "Item")

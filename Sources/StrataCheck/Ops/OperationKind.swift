@@ -45,7 +45,11 @@ public enum OperationKind: Int, CaseIterable, Sendable {
         insertIntoSet, removeFromSet,
         /// Generation 12: a Linker's Map of Items (Spec V25), a key set to an Item or to null
         /// (`updateValue(nil, forKey:)`) and a key removed, in runs whose schema has Linkers.
-        setMapValue, removeMapKey
+        setMapValue, removeMapKey,
+        /// Generation 14: an Item's LinkingObjects through the `list` of Items or of Others
+        /// (Spec V26), kept as Results every Results operation then reads, observes, freezes
+        /// and hands over.
+        linkingObjectsOf
 
     /// The kinds of the notification swarm, drawn apart from the others (generation 3).
     static let notificationKinds: [OperationKind] = [
@@ -69,4 +73,6 @@ public enum OperationKind: Int, CaseIterable, Sendable {
     static let generation11Kinds: [OperationKind] = [.insertIntoSet, .removeFromSet]
     /// The kinds generation 12 added, drawn after generation 11's.
     static let generation12Kinds: [OperationKind] = [.setMapValue, .removeMapKey]
+    /// The kinds generation 14 added, drawn after generation 12's (generation 13 added no kind).
+    static let generation14Kinds: [OperationKind] = [.linkingObjectsOf]
 }

@@ -36,6 +36,7 @@ struct Swarm: Sendable, CustomStringConvertible {
                 || OperationKind.generation5Kinds.contains(kind) || OperationKind.generation6Kinds.contains(kind)
                 || OperationKind.generation7Kinds.contains(kind) || OperationKind.generation9Kinds.contains(kind)
                 || OperationKind.generation11Kinds.contains(kind) || OperationKind.generation12Kinds.contains(kind)
+                || OperationKind.generation14Kinds.contains(kind)
             {
                 weights.append(0)
                 continue
@@ -84,9 +85,12 @@ struct Swarm: Sendable, CustomStringConvertible {
         if generation >= 12 {
             drawGeneration12(&stream, into: &weights)
         }
+        if generation >= 14 {
+            drawGeneration14(&stream, into: &weights)
+        }
         for kind in OperationKind.notificationKinds + OperationKind.asyncKinds + OperationKind.generation5Kinds
             + OperationKind.generation6Kinds + OperationKind.generation7Kinds + OperationKind.generation9Kinds
-            + OperationKind.generation11Kinds + OperationKind.generation12Kinds
+            + OperationKind.generation11Kinds + OperationKind.generation12Kinds + OperationKind.generation14Kinds
         where excluded.contains("\(kind)") {
             weights[kind.rawValue] = 0
         }
@@ -157,6 +161,14 @@ struct Swarm: Sendable, CustomStringConvertible {
         guard weights[OperationKind.setLink.rawValue] > 0, stream.draw(4) != 0 else { return }
         weights[OperationKind.setMapValue.rawValue] = 8 * (1 + stream.draw(3))
         weights[OperationKind.removeMapKey.rawValue] = 2 * (1 + stream.draw(3))
+    }
+
+    /// Generation 14, drawn after generation 12: three runs in four with Lists read Items'
+    /// LinkingObjects (Spec V26) about as often as they write. The lowest draw leaves them out, so a
+    /// shrinker lowering values turns them off.
+    private static func drawGeneration14(_ stream: inout ChoiceStream, into weights: inout [Int]) {
+        guard weights[OperationKind.append.rawValue] > 0, stream.draw(4) != 0 else { return }
+        weights[OperationKind.linkingObjectsOf.rawValue] = 8 * (1 + stream.draw(3))
     }
 
     /// Whether the run iterates over Results (generation 7).

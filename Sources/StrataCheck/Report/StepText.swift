@@ -56,6 +56,8 @@ enum StepText {
         case .setLink(let handle, let target): return "set(\(handle).link = \(target.map { "\($0)" } ?? "nil"))"
         case .delete(let id, let handle): return "delete(\(id), \(handle))"
         case .listOf(let handle, let list): return "list(\(handle)) -> \(list)"
+        case .linkingObjectsOf(let handle, let type, let results):
+            return "linkingObjects(\(handle), \(type).list) -> \(results)"
         case .append(let list, let element): return "append(\(list), \(element))"
         case .removeFromList(let list, let index): return "remove(\(list), at: \(index))"
         case .insertIntoSet(let owner, let element): return "\(owner).set.insert(\(element))"

@@ -98,6 +98,14 @@ extension ScriptRenderer {
             return done("try s.object(\(id.rawValue))._setValue(\(value), forKey: \"link\")")
         case .delete(let realm, let id):
             return done("try s.realm(\(realm.rawValue))._delete(s.object(\(id.rawValue)))")
+        case .linkingObjectsOf(let target, let ownerType, let id):
+            kinds[id] = .results(type: ownerType)
+            let property = ownerType == "Item" ? "listedByItems" : "listedByOthers"
+            return [
+                "let item = try s.item(\(target.rawValue))",
+                "_ = try item._value(forKey: \"primaryKey\")  // the checks (thread, invalidation) that throw",
+                "return s.keep(item.\(property)._results, as: \(id.rawValue))",
+            ]
         case .listOf(let owner, let id):
             kinds[id] = .list
             return [

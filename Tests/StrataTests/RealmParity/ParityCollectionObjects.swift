@@ -6,7 +6,7 @@ import Testing
 // folder): our versions of the `CTT*` test objects of RealmSwift's RealmCollectionTypeTests.swift,
 // prefixed `PC` (parity collections) to keep clear of the other fixtures of the StrataTests
 // target. Left out: the MutableSet properties and classes (`stringSetCol`, `CTTAggregateObjectSet`,
-// `CTTStringSet`) and `CTTLinkTarget`'s LinkingObjects properties, which Strata does not have.
+// `CTTStringSet`), which the MutableSet suites cover.
 
 /// The namespace of the suite: test IDs read `StrataTests.RealmParityCollections.RealmCollectionTypeTests/...`,
 /// so `swift test --filter RealmParityCollections` selects them.
@@ -45,6 +45,8 @@ final class PCNullableStringObjectWithLink: Object {
 
 final class PCLinkTarget: Object {
     @Persisted var id = 0
+    @Persisted(originProperty: "linkCol") var stringObjects: LinkingObjects<PCNullableStringObjectWithLink>
+    @Persisted(originProperty: "linkCol") var aggregateObjects: LinkingObjects<PCAggregateObject>
 }
 
 /// The owner of the tested Lists.
@@ -60,8 +62,7 @@ let parityCollectionTypes: [Object.Type] = [
 
 /// The subclasses of Realm's `RealmCollectionTests` for the collections Strata has: how the tested
 /// collection of two objects ("1" and "2", both linking to one target of id 1) is made.
-/// `MutableSet*` and `LinkingObjectsCollectionTypeTests` have no Strata counterpart;
-/// `AnyRealmCollectionTests`' members are checked in `AnyRealmCollectionTests.swift`.
+/// `MutableSet*` are in the MutableSet suites; `AnyRealmCollectionTests`' members are checked in `AnyRealmCollectionTests.swift`.
 enum PCVariant: String, CaseIterable, CustomTestStringConvertible, Sendable {
     /// `ResultsFromTableTests`: every object of the class.
     case resultsFromTable = "ResultsFromTableTests"
@@ -77,6 +78,8 @@ enum PCVariant: String, CaseIterable, CustomTestStringConvertible, Sendable {
     case listNewlyCreated = "ListNewlyCreatedRealmCollectionTests"
     /// `ListRetrievedRealmCollectionTests`: the List of an owner created, then read back.
     case listRetrieved = "ListRetrievedRealmCollectionTests"
+    /// `LinkingObjectsCollectionTypeTests`: the backlinks of the target both objects link to.
+    case linkingObjects = "LinkingObjectsCollectionTypeTests"
 
     var testDescription: String { rawValue }
 
@@ -189,6 +192,31 @@ extension List: PCCollection where Element == PCNullableStringObjectWithLink {
     func pcObserve<A: Actor>(
         keyPaths: [String]?, on actor: A,
         _ block: @escaping @Sendable (isolated A, RealmCollectionChange<List<Element>>) -> Void
+    )
+        async -> NotificationToken
+    {
+        await observe(keyPaths: keyPaths, on: actor, block)
+    }
+}
+
+extension LinkingObjects: PCCollection where Element == PCNullableStringObjectWithLink {
+    /// `LinkingObjectsCollectionTypeTests.getCollection`: the target both objects link to, its
+    /// LinkingObjects through `linkCol`.
+    static func pcMake(
+        _ variant: PCVariant, realm: Realm, str1: PCNullableStringObjectWithLink,
+        str2: PCNullableStringObjectWithLink
+    ) throws -> LinkingObjects<Element> {
+        guard variant == .linkingObjects else { throw Absent(description: "\(variant) makes no LinkingObjects") }
+        return try required(str1.linkCol, "str1's link target").stringObjects
+    }
+
+    static var pcTypeName: String { "LinkingObjects" }
+
+    func pcIndex(of object: Element) -> Int? { index(of: object) }
+
+    func pcObserve<A: Actor>(
+        keyPaths: [String]?, on actor: A,
+        _ block: @escaping @Sendable (isolated A, RealmCollectionChange<LinkingObjects<Element>>) -> Void
     )
         async -> NotificationToken
     {
@@ -324,9 +352,11 @@ extension PCVariant {
     /// Results variant, `list` for a List variant.
     func run<R>(
         _ results: (PCCase<Results<PCNullableStringObjectWithLink>>) throws -> R,
-        _ list: (PCCase<List<PCNullableStringObjectWithLink>>) throws -> R
+        _ list: (PCCase<List<PCNullableStringObjectWithLink>>) throws -> R,
+        _ linking: (PCCase<LinkingObjects<PCNullableStringObjectWithLink>>) throws -> R
     ) throws -> R {
         if isResults { return try results(PCCase(self)) }
+        if self == .linkingObjects { return try linking(PCCase(self)) }
         return try list(PCCase(self))
     }
 
@@ -334,9 +364,11 @@ extension PCVariant {
     /// thread that calls this.
     func runAsync<R>(
         _ results: (PCCase<Results<PCNullableStringObjectWithLink>>) async throws -> R,
-        _ list: (PCCase<List<PCNullableStringObjectWithLink>>) async throws -> R
+        _ list: (PCCase<List<PCNullableStringObjectWithLink>>) async throws -> R,
+        _ linking: (PCCase<LinkingObjects<PCNullableStringObjectWithLink>>) async throws -> R
     ) async throws -> R {
         if isResults { return try await results(PCCase(self)) }
+        if self == .linkingObjects { return try await linking(PCCase(self)) }
         return try await list(PCCase(self))
     }
 

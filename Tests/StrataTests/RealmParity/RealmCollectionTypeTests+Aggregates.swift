@@ -33,6 +33,15 @@ extension Results<PCAggregateObject>: PCAggregating {
     }
 }
 
+extension LinkingObjects<PCAggregateObject>: PCAggregating {
+    func pcThrowingMin(ofProperty property: String) -> Realm.Error? {
+        do throws(Realm.Error) {
+            let _: NSNumber? = try _aggregate(.min, property)
+            return nil
+        } catch { return error }
+    }
+}
+
 extension List<PCAggregateObject>: PCAggregating {
     func pcThrowingMin(ofProperty property: String) -> Realm.Error? {
         do throws(Realm.Error) {
@@ -47,6 +56,15 @@ extension PCCase {
     /// variants an unmanaged `PCAggregateObjectList` holding the three objects.
     func aggregateableCollection(as variant: PCVariant) throws -> any PCAggregating {
         if variant.isResults { return try aggregateableResults() }
+        if variant == .linkingObjects {
+            // LinkingObjectsCollectionTypeTests.getAggregateableCollectionInWrite: the objects
+            // link to a new target; its LinkingObjects through `linkCol`.
+            return try realm.write { () -> LinkingObjects<PCAggregateObject> in
+                let target = realm.create(PCLinkTarget.self, value: [0])
+                for object in makeAggregateableObjectsInWriteTransaction() { object.linkCol = target }
+                return target.aggregateObjects
+            }
+        }
         return try realm.write { () -> List<PCAggregateObject> in
             let owner = PCAggregateObjectList()
             owner.list.append(objectsIn: makeAggregateableObjectsInWriteTransaction())
