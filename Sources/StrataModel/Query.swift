@@ -51,13 +51,31 @@ public struct CollectionMinimum: Hashable, Sendable {
     /// `.list`, `.set` or `.map`.
     public var collection: PropertyName
     public var minimum: Int
-    public init(collection: PropertyName, minimum: Int) {
+    /// Generation 14 (Spec V26): through the LinkingObjects of this owner type's `list`
+    /// (`ANY listedByItems.value >= m`): an owner of the type whose List holds the object has a
+    /// value of at least `minimum`. Then `collection` is `.list`.
+    public var backlinksOf: String?
+
+    public init(collection: PropertyName, minimum: Int, backlinksOf: String? = nil) {
         self.collection = collection
         self.minimum = minimum
+        self.backlinksOf = backlinksOf
     }
 
-    /// Whether `stored` meets it in `snapshot`.
-    func holds(for stored: StoredObject, in snapshot: Snapshot) -> Bool {
+    /// The name of the collection property a format spells (Spec V23, V26).
+    public var propertyName: String {
+        guard let backlinksOf else { return collection.rawValue }
+        return backlinksOf == "Item" ? "listedByItems" : "listedByOthers"
+    }
+
+    /// Whether `object` (`stored`) meets it in `snapshot`.
+    func holds(for object: ObjectID, _ stored: StoredObject, in snapshot: Snapshot) -> Bool {
+        if let backlinksOf {
+            return snapshot.objectIDs(ofType: backlinksOf).contains { owner in
+                guard let held = snapshot.objects[owner], held.list.contains(object) else { return false }
+                return held.value.map { $0 >= minimum } ?? false
+            }
+        }
         let items: [ObjectID]
         switch collection {
         case .list: items = stored.list
@@ -150,7 +168,7 @@ public struct Query: Hashable, Sendable {
         }
         if let collectionMinimum {
             elements = elements.filter { object in
-                snapshot.objects[object].map { collectionMinimum.holds(for: $0, in: snapshot) } ?? false
+                snapshot.objects[object].map { collectionMinimum.holds(for: object, $0, in: snapshot) } ?? false
             }
         }
         switch sort {

@@ -19,9 +19,22 @@ import Testing
         var nonEmptyReads = 0
         var repeatedOwners = 0
         var otherUses: [String: Int] = [:]
+        var backlinkFilters: [String: Int] = [:]
+        var backlinkFilterHandles: Set<HandleID> = []
+        var matchedThroughBacklinks = 0
         let checked = try forEachGeneratedRun { result in
             for entry in result.trace {
                 let operation = entry.step.operation
+                if case .objects(_, let query, let handle) = operation, let owner = query.collectionMinimum?.backlinksOf
+                {
+                    backlinkFilters[owner, default: 0] += 1
+                    backlinkFilterHandles.insert(handle)
+                }
+                if case .read(let handle) = operation, backlinkFilterHandles.contains(handle),
+                    case .elements(let readings) = entry.observed, !readings.isEmpty
+                {
+                    matchedThroughBacklinks += 1
+                }
                 if case .linkingObjectsOf(_, let ownerType, let handle) = operation {
                     byOwner[ownerType, default: 0] += 1
                     if case .failure(_, let message) = entry.observed {
@@ -43,14 +56,16 @@ import Testing
                 }
             }
             handles.removeAll()
+            backlinkFilterHandles.removeAll()
         }
         print(
-            "generation 14 in 40 runs: LinkingObjects of \(byOwner.sorted { $0.key < $1.key }); \(nonEmptyReads) non-empty reads, \(repeatedOwners) with an owner twice; other uses \(otherUses.sorted { $0.key < $1.key }); refusals \(refusals.sorted { $0.key < $1.key })"
+            "generation 14 in 40 runs: LinkingObjects of \(byOwner.sorted { $0.key < $1.key }); \(nonEmptyReads) non-empty reads, \(repeatedOwners) with an owner twice; other uses \(otherUses.sorted { $0.key < $1.key }); refusals \(refusals.sorted { $0.key < $1.key }); filters through LinkingObjects of \(backlinkFilters.sorted { $0.key < $1.key }), \(matchedThroughBacklinks) non-empty reads of them"
         )
         #expect(byOwner["Item", default: 0] > 0 && byOwner["Other", default: 0] > 0)
         #expect(nonEmptyReads > 0, "no read found a backlink")
         #expect(repeatedOwners > 0, "no read met an owner holding the Item twice")
         #expect(!otherUses.isEmpty, "the LinkingObjects were only read")
+        #expect(backlinkFilters["Item", default: 0] > 0 && backlinkFilters["Other", default: 0] > 0)
         #expect(checked == 4)
     }
 

@@ -28,17 +28,22 @@ final class BacklinkBinding {
     func isInvalidated() throws(Realm.Error) -> Bool { try target.isInvalidated() }
 
     /// How many links to the target `row` (an object of the origin class) holds in the origin
-    /// column: 0 or 1 for a to-one link, the count of its elements naming the target for a
-    /// List, set or Map (whose keys, strings, never match).
+    /// column.
     func occurrences(in row: RowView) throws(StorageError) -> Int {
-        let table = target.table.id
-        let key = target.identity.key
-        switch try row.value(at: originColumn) {
+        try Self.links(to: Link(table: target.table.id, key: target.identity.key), in: row, column: originColumn)
+    }
+
+    /// How many links to `object` `row` holds in `column`: 0 or 1 for a to-one link, the count
+    /// of its elements naming the object for a List, set or Map (whose keys, strings, never
+    /// match).
+    static func links(to object: Link, in row: RowView, column: Int) throws(StorageError) -> Int {
+        guard column < row.columnCount else { return 0 }
+        switch try row.value(at: column) {
         case .link(let link):
-            return link.table == table && link.key == key ? 1 : 0
+            return link == object ? 1 : 0
         case .list(let elements):
             var count = 0
-            for case .link(let link) in elements where link.table == table && link.key == key { count += 1 }
+            for case .link(let link) in elements where link == object { count += 1 }
             return count
         default:
             return 0

@@ -51,17 +51,34 @@ extension LinkingObjects: _LinkingObjectsValue {
         -> LinkingObjects<Element>
     {
         trapping { () throws(Realm.Error) -> LinkingObjects<Element> in
-            if try accessor.isInvalidated() { throw Realm.Error.objectInvalidated }
-            let core = accessor.core
-            let origin = try core.classInfo(Element.self)
-            let column = try origin.originColumn(
-                declared.propertyName, linkingTo: accessor.info.className,
-                from: accessor.info.linkingPropertyName(origin: origin.className, property: declared.propertyName))
-            let binding = BacklinkBinding(target: accessor, originColumn: column, propertyName: declared.propertyName)
-            return LinkingObjects(
-                propertyName: declared.propertyName,
-                results: Results(core: core, info: origin, source: .backlinks(binding)))
+            try managed(of: accessor, through: declared.propertyName)
         }
+    }
+
+    /// The LinkingObjects of the object `accessor` reads through `Element`'s `propertyName`.
+    static func managed(of accessor: _ObjectAccessor, through propertyName: String) throws(Realm.Error)
+        -> LinkingObjects<Element>
+    {
+        if try accessor.isInvalidated() { throw Realm.Error.objectInvalidated }
+        let core = accessor.core
+        let origin = try core.classInfo(Element.self)
+        let column = try origin.originColumn(
+            propertyName, linkingTo: accessor.info.className,
+            from: accessor.info.linkingPropertyName(origin: origin.className, property: propertyName))
+        let binding = BacklinkBinding(target: accessor, originColumn: column, propertyName: propertyName)
+        return LinkingObjects(
+            propertyName: propertyName, results: Results(core: core, info: origin, source: .backlinks(binding)))
+    }
+}
+
+extension Object {
+    /// The value of a LinkingObjects property of `target` whose origin is this class's
+    /// `property`, as the property's getter gives it (`value(forKey:)`, Spec V26).
+    static func linkingObjects(of target: Object, through property: String) throws(Realm.Error) -> Any {
+        guard let accessor = target._accessor else {
+            return LinkingObjects<Self>(fromType: Self.self, property: property)
+        }
+        return try LinkingObjects<Self>.managed(of: accessor, through: property)
     }
 }
 

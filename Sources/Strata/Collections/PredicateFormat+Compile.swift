@@ -36,12 +36,20 @@ private struct PredicateCompiler {
     /// what the rest of the path reaches on its objects (ANY); a collection operator's value.
     private indirect enum Target {
         case column(Int, PropertySchema)
-        case count(Int, isMap: Bool)
+        /// `@count` of a collection; `backlinks` names the origin class of a LinkingObjects
+        /// property, whose column is the origin property's (Spec V26).
+        case count(Int, isMap: Bool, backlinks: String?)
         case linked(Int, Target)
         case elements(Int, isMap: Bool, Target)
+        /// Through a LinkingObjects property: the objects of the class `origin` whose property at
+        /// the column links to the object (Spec V26).
+        case backlinks(origin: String, Int, Target)
         /// `@sum`, `@avg`, `@min`, `@max` of the property at `valueColumn` of a collection's
         /// objects, or (nil) of a collection of values; `value` is the summed property.
-        case aggregate(Int, isMap: Bool, AggregateFunction, valueColumn: Int?, value: PropertySchema)
+        /// `backlinks` names the origin class of a LinkingObjects property, whose column is the
+        /// origin property's (Spec V26).
+        case aggregate(
+            Int, isMap: Bool, AggregateFunction, valueColumn: Int?, value: PropertySchema, backlinks: String? = nil)
     }
 
     mutating func compile(_ syntax: PredicateSyntax) throws(Realm.Error) -> Predicate {
@@ -121,6 +129,9 @@ private struct PredicateCompiler {
         if names.count > 1, names[0].lowercased() == "self" { names.removeFirst() }
         var current = info
         for (step, name) in names.enumerated() {
+            if current.linkingObjects.contains(where: { $0.name == name }) {
+                return (step, step + 1 < names.count && names[step + 1].hasPrefix("@"))
+            }
             guard let column = current.schema.index(of: name) else { return nil }
             let property = current.schema.properties[column]
             if property.isList { return (step, step + 1 < names.count && names[step + 1].hasPrefix("@")) }
@@ -147,15 +158,36 @@ private struct PredicateCompiler {
             throw Realm.Error.invalidKeyPath(path, "collection operation '\(names[0])' must be applied to a collection")
         }
         var current = info
-        // The links and collections of objects followed so far, around what the path ends at.
-        var steps: [(column: Int, collection: Bool, isMap: Bool)] = []
-        func reached(_ end: Target) -> Target {
-            steps.reversed().reduce(end) { inner, step in
-                step.collection ? .elements(step.column, isMap: step.isMap, inner) : .linked(step.column, inner)
-            }
-        }
+        // The links and collections of objects followed so far, around what the path ends at:
+        // each wraps what follows it.
+        var steps: [(Target) -> Target] = []
+        func reached(_ end: Target) -> Target { steps.reversed().reduce(end) { inner, step in step(inner) } }
         for (step, name) in names.enumerated() {
             let className = current.className
+            if let linking = current.linkingObjects.first(where: { $0.name == name }) {
+                // Spec V26: a LinkingObjects property is a collection of its origin's objects.
+                let origin = ClassInfo.of(linking.originType)
+                let column = try origin.originColumn(linking.originProperty, linkingTo: className, from: name)
+                guard step < names.count - 1 else {
+                    throw Realm.Error.predicate(
+                        "Invalid predicate",
+                        "Key paths that include a collection property must use aggregate operations")
+                }
+                let next = names[step + 1]
+                if next == "@count" {
+                    guard step + 2 == names.count else {
+                        throw Realm.Error.invalidKeyPath(path, "@count must appear at the end of a keypath.")
+                    }
+                    return reached(.count(column, isMap: false, backlinks: origin.className))
+                }
+                if next.hasPrefix("@") {
+                    return reached(try backlinkOperation(next, path, names, at: step, column, origin))
+                }
+                let originName = origin.className
+                steps.append { .backlinks(origin: originName, column, $0) }
+                current = origin
+                continue
+            }
             guard let column = current.schema.index(of: name) else {
                 if names.count == 1 && leftOfConstant {
                     throw Realm.Error.predicate(
@@ -181,7 +213,7 @@ private struct PredicateCompiler {
                             path,
                             "\(property.typeName) property \(name) can only be followed by a collection operation.")
                     }
-                    steps.append((column, true, property.isMap))
+                    steps.append { .elements(column, isMap: property.isMap, $0) }
                     current = elements
                     continue
                 }
@@ -195,7 +227,7 @@ private struct PredicateCompiler {
                     guard step + 2 == names.count else {
                         throw Realm.Error.invalidKeyPath(path, "@count must appear at the end of a keypath.")
                     }
-                    return reached(.count(column, isMap: property.isMap))
+                    return reached(.count(column, isMap: property.isMap, backlinks: nil))
                 }
                 return reached(
                     try collectionOperation(function, next, path, names, at: step, column, property, current))
@@ -212,7 +244,7 @@ private struct PredicateCompiler {
             guard let target = current.linkTarget(of: property) else {
                 throw Realm.Error.invalidKeyPath(path, "Property '\(name)' not found in object of type '\(className)'")
             }
-            steps.append((column, false, false))
+            steps.append { .linked(column, $0) }
             current = target
         }
         // Unreachable: the last name of the path returns or throws above.
@@ -246,15 +278,40 @@ private struct PredicateCompiler {
             value.isList = false
             value.isSet = false
             value.isMap = false
-            return .aggregate(column, isMap: property.isMap, function, valueColumn: nil, value: value)
-        }
-        guard step + 2 < names.count else {
-            throw Realm.Error.invalidKeyPath(
-                path, "\(name) on a collection of objects cannot appear at the end of a keypath.")
+            return .aggregate(column, isMap: property.isMap, function, valueColumn: nil, value: value, backlinks: nil)
         }
         guard let elements = owner.linkTarget(of: property) else {
             throw Realm.Error.invalidKeyPath(
                 path, "Property '\(property.name)' not found in object of type '\(owner.className)'")
+        }
+        return try operationOnObjects(
+            function, name, path, names, at: step, column, isMap: property.isMap, elements: elements, backlinks: nil)
+    }
+
+    /// `@sum`, `@avg`, `@min` or `@max` (`name`) of a numeric property of the objects a
+    /// LinkingObjects property at `step` of `names` reaches (`owners.@max.age`, Spec V26),
+    /// checked as for a List of objects.
+    private func backlinkOperation(
+        _ name: String, _ path: String, _ names: [String], at step: Int, _ column: Int, _ origin: ClassInfo
+    ) throws(Realm.Error) -> Target {
+        let functions: [String: AggregateFunction] = ["@sum": .sum, "@avg": .average, "@min": .min, "@max": .max]
+        guard let function = functions[name] else {
+            throw Realm.Error.invalidKeyPath(path, "Unsupported collection operation '\(name)'")
+        }
+        return try operationOnObjects(
+            function, name, path, names, at: step, column, isMap: false, elements: origin,
+            backlinks: origin.className)
+    }
+
+    /// The operator `name` at `step` of `names` over a collection of `elements` objects: of their
+    /// numeric property, the next and last name (RLMQueryUtil's key path checks, in its words).
+    private func operationOnObjects(
+        _ function: AggregateFunction, _ name: String, _ path: String, _ names: [String], at step: Int, _ column: Int,
+        isMap: Bool, elements: ClassInfo, backlinks: String?
+    ) throws(Realm.Error) -> Target {
+        guard step + 2 < names.count else {
+            throw Realm.Error.invalidKeyPath(
+                path, "\(name) on a collection of objects cannot appear at the end of a keypath.")
         }
         let valueName = names[step + 2]
         guard let valueColumn = elements.schema.index(of: valueName) else {
@@ -271,8 +328,12 @@ private struct PredicateCompiler {
                 "Property '\(elements.className).\(valueName)' is not a link or collection and can only appear at the "
                     + "end of a keypath.")
         }
-        try supported(value.type)
-        return .aggregate(column, isMap: property.isMap, function, valueColumn: valueColumn, value: value)
+        // `@sum` and `@avg` of dates pass RLMQueryUtil's numeric check; realm-core cannot add them.
+        guard function.applies(to: value.type) else {
+            throw Realm.Error.unsupportedPredicate("\(name) of a date property is not supported")
+        }
+        return .aggregate(
+            column, isMap: isMap, function, valueColumn: valueColumn, value: value, backlinks: backlinks)
     }
 
     /// `throughCollection`: the target is reached through a collection (a null link on the way
@@ -287,8 +348,8 @@ private struct PredicateCompiler {
         case .column(let at, let reached):
             column = at
             property = reached
-        case .count(let collection, let isMap):
-            return try compareCount(collection, isMap: isMap, comparison, constant)
+        case .count(let collection, let isMap, let origin):
+            return try compareCount(collection, isMap: isMap, backlinks: origin, comparison, constant)
         case .linked(let link, let rest):
             let inner = try compare(rest, comparison, constant, syntax, throughCollection: throughCollection)
             // realm-core gives a null link met after a collection no value at all, where a
@@ -300,10 +361,14 @@ private struct PredicateCompiler {
             return .anyElement(
                 column: collection, isMap: isMap,
                 try compare(rest, comparison, constant, syntax, throughCollection: true), skipsLast: skipsLast)
-        case .aggregate(let collection, let isMap, let function, let valueColumn, let value):
+        case .backlinks(let origin, let column, let rest):
+            return .anyBacklink(
+                origin: origin, column: column, try compare(rest, comparison, constant, syntax, throughCollection: true)
+            )
+        case .aggregate(let collection, let isMap, let function, let valueColumn, let value, let origin):
             return try compareAggregate(
-                collection, isMap: isMap, function, valueColumn: valueColumn, value: value, comparison,
-                .constant(try aggregateOperand(function, value, constant)))
+                collection, isMap: isMap, function, valueColumn: valueColumn, value: value, backlinks: origin,
+                comparison, .constant(try aggregateOperand(function, value, constant)))
         }
         let folds = syntax.caseInsensitive || syntax.diacriticInsensitive
         switch comparison {
@@ -412,7 +477,7 @@ private struct PredicateCompiler {
     /// the collection operator `operation` (a `.count` or an `.aggregate`): a numeric one.
     private static func requireNumeric(_ property: PropertySchema, against operation: Target) throws(Realm.Error) {
         if isNumeric(property.type), !property.isList { return }
-        guard case .aggregate(_, _, let function, _, let value) = operation else {
+        guard case .aggregate(_, _, let function, _, let value, _) = operation else {
             throw Realm.Error.predicate("Invalid operand", "@count can only be compared with a numeric value.")
         }
         throw Realm.Error.predicate(
@@ -437,10 +502,15 @@ private struct PredicateCompiler {
 
     private func compareAggregate(
         _ collection: Int, isMap: Bool, _ function: AggregateFunction, valueColumn: Int?, value: PropertySchema,
-        _ comparison: PredicateOperator, _ comparand: Predicate.Comparand
+        backlinks origin: String?, _ comparison: PredicateOperator, _ comparand: Predicate.Comparand
     ) throws(Realm.Error) -> Predicate {
         func aggregate(_ comparison: Predicate.Comparison) -> Predicate {
-            .collectionAggregate(
+            if let origin, let valueColumn {
+                return .backlinkAggregate(
+                    origin: origin, column: collection, function, valueColumn: valueColumn, valueType: value.type,
+                    comparison, comparand)
+            }
+            return .collectionAggregate(
                 column: collection, isMap: isMap, function, valueColumn: valueColumn, valueType: value.type,
                 comparison, comparand, skipsLast: skipsLast)
         }
@@ -456,7 +526,8 @@ private struct PredicateCompiler {
 
     /// `list.@count` against a number.
     private func compareCount(
-        _ column: Int, isMap: Bool, _ comparison: PredicateOperator, _ constant: PredicateConstant
+        _ column: Int, isMap: Bool, backlinks origin: String?, _ comparison: PredicateOperator,
+        _ constant: PredicateConstant
     ) throws(Realm.Error) -> Predicate {
         let count: Value
         switch constant {
@@ -464,18 +535,24 @@ private struct PredicateCompiler {
         case .double(let value): count = .double(value)
         default: throw Realm.Error.predicate("Invalid operand", "@count can only be compared with a numeric value.")
         }
-        return try compareCount(column, isMap: isMap, comparison, .constant(count))
+        return try compareCount(column, isMap: isMap, backlinks: origin, comparison, .constant(count))
     }
 
-    /// `list.@count` against a number or a property of the object.
+    /// `list.@count` (or a LinkingObjects property's, `origin` naming its origin class) against
+    /// a number or a property of the object.
     private func compareCount(
-        _ column: Int, isMap: Bool, _ comparison: PredicateOperator, _ comparand: Predicate.Comparand
+        _ column: Int, isMap: Bool, backlinks origin: String?, _ comparison: PredicateOperator,
+        _ comparand: Predicate.Comparand
     ) throws(Realm.Error) -> Predicate {
+        func counted(_ comparison: Predicate.Comparison) -> Predicate {
+            guard let origin else { return .count(column: column, isMap: isMap, comparison, comparand) }
+            return .backlinkCount(origin: origin, column: column, comparison, comparand)
+        }
         switch comparison {
-        case .equal: return .count(column: column, isMap: isMap, .equal, comparand)
-        case .notEqual: return .count(column: column, isMap: isMap, .notEqual, comparand)
+        case .equal: return counted(.equal)
+        case .notEqual: return counted(.notEqual)
         case .less, .lessOrEqual, .greater, .greaterOrEqual:
-            return .count(column: column, isMap: isMap, comparison.ordering, comparand)
+            return counted(comparison.ordering)
         default:
             throw Realm.Error.predicate(
                 "Invalid operator type", "Operator '\(comparison.rawValue)' not supported for type 'int'")
@@ -492,9 +569,11 @@ private struct PredicateCompiler {
             throw Realm.Error.unsupportedPredicate("comparing two properties through a link is not supported yet")
         }
         for side in [left, right] {
-            if case .elements = side {
+            switch side {
+            case .elements, .backlinks:
                 throw Realm.Error.unsupportedPredicate(
                     "comparing two properties through a collection is not supported by Strata's queries yet")
+            default: continue
             }
         }
         // A collection operator against a numeric property of the object (the operator's side
@@ -519,11 +598,13 @@ private struct PredicateCompiler {
             other = -1
         }
         switch operatorSide {
-        case .count(let collection, let isMap) where other >= 0:
-            return try compareCount(collection, isMap: isMap, reads, .column(other))
-        case .aggregate(let collection, let isMap, let function, let valueColumn, let value) where other >= 0:
+        case .count(let collection, let isMap, let origin) where other >= 0:
+            return try compareCount(collection, isMap: isMap, backlinks: origin, reads, .column(other))
+        case .aggregate(let collection, let isMap, let function, let valueColumn, let value, let origin)
+        where other >= 0:
             return try compareAggregate(
-                collection, isMap: isMap, function, valueColumn: valueColumn, value: value, reads, .column(other))
+                collection, isMap: isMap, function, valueColumn: valueColumn, value: value, backlinks: origin, reads,
+                .column(other))
         default: break
         }
         guard case .column(let leftColumn, let leftProperty) = left,

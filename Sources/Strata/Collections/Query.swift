@@ -25,6 +25,19 @@ indirect enum Predicate: Sendable {
     /// dogs.age > 3` (a predicate format says ANY or NONE, which is its negation). An empty
     /// collection meets none; a Map's null values reach no object.
     case anyElement(column: Int, isMap: Bool, Predicate, skipsLast: Bool = false)
+    /// A condition some object of the class `origin` meets whose property at `column` links
+    /// to the object (`ANY owners.name == 'Tim'` through a LinkingObjects property, Spec V26):
+    /// once per origin object, however many links it holds.
+    case anyBacklink(origin: String, column: Int, Predicate)
+    /// The number of links the objects of `origin` hold to the object through `column`
+    /// (`owners.@count`: the LinkingObjects' count), against a number or a property.
+    case backlinkCount(origin: String, column: Int, Comparison, Comparand)
+    /// `@sum`, `@avg`, `@min` or `@max` of the property at `valueColumn` of the objects of
+    /// `origin` linking to the object through `column` (`owners.@max.age`), once per link, as
+    /// `collectionAggregate` over a List (Spec V26).
+    case backlinkAggregate(
+        origin: String, column: Int, AggregateFunction, valueColumn: Int, valueType: PropertyType, Comparison,
+        Comparand)
     /// `@sum`, `@avg`, `@min` or `@max` over a collection at `column`: of the property at
     /// `valueColumn` of its objects, or (nil) of its own values, against a constant or another
     /// property of the object. Over no value a sum is zero and the others null (Spec V21's
@@ -45,8 +58,8 @@ indirect enum Predicate: Sendable {
     case not(Predicate)
 
     /// Whether the object whose row is `row`, read at `view`, meets the predicate (`view`
-    /// reads the objects links reach).
-    func matches(_ row: RowView, in view: VersionView) throws -> Bool {
+    /// reads the objects links reach; `object` names the object, which backlinks link to).
+    func matches(_ row: RowView, in view: VersionView, object: Link) throws -> Bool {
         switch self {
         case .always(let value):
             return value
@@ -89,15 +102,50 @@ indirect enum Predicate: Sendable {
         case .follow(let link, let inner):
             guard link < row.columnCount, case .link(let target) = try row.value(at: link),
                 let table = view.table(id: target.table),
-                let found = try view.withRow(table, key: target.key, { try inner.matches($0, in: view) })
+                let found = try view.withRow(
+                    table, key: target.key, { try inner.matches($0, in: view, object: target) })
             else { return inner.matchesNull }
             return found
         case .anyElement(let column, let isMap, let inner, let skipsLast):
             for link in try Self.collectionElements(row, column: column, isMap: isMap).dropLast(skipsLast ? 1 : 0) {
                 guard case .link(let target) = link, let table = view.table(id: target.table) else { continue }
-                if try view.withRow(table, key: target.key, { try inner.matches($0, in: view) }) == true { return true }
+                if try view.withRow(table, key: target.key, { try inner.matches($0, in: view, object: target) }) == true
+                {
+                    return true
+                }
             }
             return false
+        case .anyBacklink(let origin, let column, let inner):
+            guard let table = view.table(named: origin) else { return false }
+            var found = false
+            try view.forEachRow(table) { key, row in
+                guard try BacklinkBinding.links(to: object, in: row, column: column) > 0 else { return true }
+                found = try inner.matches(row, in: view, object: Link(table: table.id, key: key))
+                return !found
+            }
+            return found
+        case .backlinkCount(let origin, let column, let comparison, let comparand):
+            var count = 0
+            if let table = view.table(named: origin) {
+                try view.forEachRow(table) { _, row in
+                    count += try BacklinkBinding.links(to: object, in: row, column: column)
+                    return true
+                }
+            }
+            return Predicate.evaluate(.int(Int64(count)), comparison, try Self.value(of: comparand, in: row))
+        case .backlinkAggregate(
+            let origin, let column, let function, let valueColumn, let type, let comparison, let comparand):
+            var aggregator = StoredAggregator(function, type: type)
+            if let table = view.table(named: origin) {
+                try view.forEachRow(table) { _, owner in
+                    let links = try BacklinkBinding.links(to: object, in: owner, column: column)
+                    guard links > 0 else { return true }
+                    let value = owner.columnCount > valueColumn ? try owner.value(at: valueColumn) : .null
+                    for _ in 0..<links { aggregator.add(value) }
+                    return true
+                }
+            }
+            return Predicate.evaluate(aggregator.storedResult, comparison, try Self.value(of: comparand, in: row))
         case .collectionAggregate(
             let column, let isMap, let function, let valueColumn, let type, let comparison, let constant, let skipsLast):
             var aggregator = StoredAggregator(function, type: type)
@@ -114,9 +162,11 @@ indirect enum Predicate: Sendable {
                 aggregator.add(value)
             }
             return Predicate.evaluate(aggregator.storedResult, comparison, try Self.value(of: constant, in: row))
-        case .and(let left, let right): return try left.matches(row, in: view) && right.matches(row, in: view)
-        case .or(let left, let right): return try left.matches(row, in: view) || right.matches(row, in: view)
-        case .not(let inner): return try !inner.matches(row, in: view)
+        case .and(let left, let right):
+            return try left.matches(row, in: view, object: object) && right.matches(row, in: view, object: object)
+        case .or(let left, let right):
+            return try left.matches(row, in: view, object: object) || right.matches(row, in: view, object: object)
+        case .not(let inner): return try !inner.matches(row, in: view, object: object)
         }
     }
 
@@ -169,8 +219,13 @@ indirect enum Predicate: Sendable {
             if case .constant(let value) = comparand { return Predicate.evaluate(.int(0), comparison, value) }
             return Predicate.evaluate(.int(0), comparison, .null)
         case .follow(_, let inner): return inner.matchesNull
-        case .anyElement: return false
-        case .collectionAggregate(_, _, let function, _, let type, let comparison, let comparand, _):
+        case .anyElement, .anyBacklink: return false
+        case .backlinkCount(_, _, let comparison, let comparand):
+            // A null object has no backlinks.
+            if case .constant(let value) = comparand { return Predicate.evaluate(.int(0), comparison, value) }
+            return Predicate.evaluate(.int(0), comparison, .null)
+        case .collectionAggregate(_, _, let function, _, let type, let comparison, let comparand, _),
+            .backlinkAggregate(_, _, let function, _, let type, let comparison, let comparand):
             // A null object's properties are null too.
             let other: Value
             if case .constant(let value) = comparand { other = value } else { other = .null }

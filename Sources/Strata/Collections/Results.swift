@@ -141,7 +141,10 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
             for key in try binding.linkKeys(orEmptyIfInvalid: true) {
                 let goesOn = try engine(storage.core.path) {
                     try view.withRow(table, key: key) { row in
-                        if let predicate, try !predicate.matches(row, in: view) { return true }
+                        if let predicate, try !predicate.matches(row, in: view, object: Link(table: table.id, key: key))
+                        {
+                            return true
+                        }
                         return try body(key, row)
                     }
                 }
@@ -157,7 +160,9 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
                     var links = try binding.occurrences(in: row)
                     if onceEach { links = Swift.min(links, 1) }  // the seeded bug (Spec V26 broken)
                     guard links > 0 else { return true }
-                    if let predicate, try !predicate.matches(row, in: view) { return true }
+                    if let predicate, try !predicate.matches(row, in: view, object: Link(table: table.id, key: key)) {
+                        return true
+                    }
                     for _ in 0..<links where try !body(key, row) { return false }
                     return true
                 }
@@ -184,7 +189,9 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         {
             for key in candidates {
                 let goesOn = try engine(path) {
-                    try view.withRow(table, key: key) { row in try !predicate.matches(row, in: view) || body(key, row) }
+                    try view.withRow(table, key: key) { row in
+                        try !predicate.matches(row, in: view, object: Link(table: table.id, key: key)) || body(key, row)
+                    }
                 }
                 if goesOn == false { return }
             }
@@ -192,7 +199,9 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         }
         try engine(path) {
             try view.forEachRow(table) { key, row in
-                if let predicate, try !predicate.matches(row, in: view) { return true }
+                if let predicate, try !predicate.matches(row, in: view, object: Link(table: table.id, key: key)) {
+                    return true
+                }
                 return try body(key, row)
             }
         }

@@ -185,6 +185,9 @@ open class Object: Hashable, CustomStringConvertible, SendableMetatype {
 extension Object {
     package func _value(forKey key: String) throws(Realm.Error) -> Any? {
         let info = ClassInfo.of(type(of: self))
+        if let linking = info.linkingObjects.first(where: { $0.name == key }) {
+            return try linking.originType.linkingObjects(of: self, through: linking.originProperty)
+        }
         guard let column = info.schema.index(of: key) else {
             throw Realm.Error.invalidPropertyName(key, type: info.className)
         }

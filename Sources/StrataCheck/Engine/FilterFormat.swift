@@ -96,8 +96,9 @@ struct FilterFormat: Equatable {
 
     /// `ANY <collection>.value >= m` (generation 13, Spec V23): ANY, SOME, NOT NONE and `@max`
     /// say the same (a maximum skips nulls, as ANY's comparison with a null never holds).
+    /// Through LinkingObjects too (generation 14, Spec V26).
     private static func collectionMinimum(_ condition: CollectionMinimum, _ variant: Int) -> (String, [Argument]) {
-        let name = condition.collection.rawValue
+        let name = condition.propertyName
         let m = condition.minimum
         switch variant {
         case 0: return ("ANY \(name).value >= \(m)", [])

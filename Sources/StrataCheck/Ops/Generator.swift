@@ -161,6 +161,12 @@ struct Generator {
                     type == "Linker" && swarm.links ? [.set, .map, .list] : [.list]
                 collectionMinimum = CollectionMinimum(
                     collection: collections[stream.draw(collections.count)], minimum: stream.draw(4))
+                // Generation 14 (Spec V26): one Item query through a collection in two goes
+                // through an Item's LinkingObjects, of Items' or Others' Lists.
+                if swarm.generation >= 14, type == "Item", stream.chance(50) {
+                    collectionMinimum = CollectionMinimum(
+                        collection: .list, minimum: stream.draw(4), backlinksOf: stream.chance(50) ? "Item" : "Other")
+                }
                 if spelling == nil { spelling = UInt8(stream.draw(FilterFormat.count * FilterFormat.count)) }
                 // One in two stands alone, so that it finds objects more often than behind the
                 // other filters too.

@@ -11,9 +11,9 @@ import Testing
 //
 // Not here: LinkingObjectsTests.testRenamedProperties (Strata has no property renaming),
 // `sortedResultsUsingKeyPath`/`objectsWhere` of an unmanaged object's LinkingObjects (Realm
-// answers with empty Results; Strata refuses, `Docs/limits.md`), `value(forKey:)` of a
-// LinkingObjects property (ObjectTests.testValueForKeyLinkingObjects) and queries through
-// LinkingObjects (QueryTests.testLinkingObjects).
+// answers with empty Results; Strata refuses, `Docs/limits.md`), typed queries through
+// LinkingObjects and comparing objects with them (QueryTests.testLinkingObjects: `%@ IN
+// linkingObjects`), collection operators other than `@count` over them.
 
 /// The namespace of the suite: `swift test --filter RealmParityLinkingObjects`.
 enum RealmParityLinkingObjects {}
@@ -320,6 +320,102 @@ extension RealmParityLinkingObjects {
             let dog = try realm.write { realm.create(PKDog.self, value: ["Rex", 1]) }
             #expect(dog.owners.propertyName == "dog")
             #expect(dog.owners.count == 0)
+        }
+    }
+
+    @Suite struct QueriesThroughLinkingObjects {
+        /// Hannah (0) and Ben (5), children of Mark (30) and Diane (29); Mark lists Ben twice.
+        private func family() throws -> Realm {
+            let realm = try linkingRealm()
+            try realm.write {
+                let hannah = realm.create(PKPerson.self, value: ["Hannah", 0])
+                let ben = realm.create(PKPerson.self, value: ["Ben", 5])
+                realm.create(PKPerson.self, value: ["Mark", 30, [hannah, ben, ben]])
+                realm.create(PKPerson.self, value: ["Diane", 29, [hannah]])
+            }
+            return realm
+        }
+
+        private func names(_ realm: Realm, _ format: String, _ args: Any...) throws -> [String] {
+            try realm.objects(PKPerson.self)._filter(format, arguments: args).map(\.name)
+        }
+
+        @Test("Spec V23, V26: ANY and NONE through a LinkingObjects property, also after a link")
+        func testAnyThroughLinkingObjects() throws {
+            let realm = try family()
+            #expect(try names(realm, "ANY parents.name == 'Diane'") == ["Hannah"])
+            #expect(try names(realm, "ANY parents.name == %@", "Mark") == ["Hannah", "Ben"])
+            #expect(try names(realm, "ANY parents.age > 29") == ["Hannah", "Ben"])
+            #expect(try names(realm, "NONE parents.age > 29") == ["Mark", "Diane"])
+            #expect(try names(realm, "SOME parents.children.name == 'Ben'") == ["Hannah", "Ben"])
+            #expect(try names(realm, "ANY children.parents.name == 'Diane'") == ["Mark", "Diane"])
+            let dogs = try linkingRealm()
+            try dogs.write {
+                let rex = dogs.create(PKDog.self, value: ["Rex", 3])
+                dogs.create(PKOwner.self, value: ["Tim", rex])
+                dogs.create(PKDog.self, value: ["Fido", 1])
+            }
+            #expect(
+                try dogs.objects(PKDog.self)._filter("ANY owners.name == 'Tim'", arguments: []).map(\.dogName) == [
+                    "Rex"
+                ])
+            #expect(try dogs.objects(PKOwner.self)._filter("ANY dog.owners.name == 'Tim'", arguments: []).count == 1)
+        }
+
+        @Test("Spec V23, V26: @count of a LinkingObjects property counts its links")
+        func testCountOfLinkingObjects() throws {
+            let realm = try family()
+            #expect(try names(realm, "parents.@count == 2") == ["Hannah", "Ben"], "Ben is listed twice by Mark")
+            #expect(try names(realm, "parents.@count == 0") == ["Mark", "Diane"])
+            #expect(try names(realm, "parents.@count > age") == ["Hannah"])
+            expectRejected(
+                rejection { _ = try names(realm, "children.@count > parents.@count") },
+                "Key paths including aggregate operations cannot be compared with other aggregate operations.")
+        }
+
+        @Test("Spec V23, V26: @sum, @avg, @min and @max of a LinkingObjects property, once per link")
+        func testOperatorsOfLinkingObjects() throws {
+            let realm = try family()
+            #expect(try names(realm, "parents.@max.age == 30") == ["Hannah", "Ben"])
+            #expect(try names(realm, "parents.@min.age < 30") == ["Hannah"])
+            #expect(try names(realm, "parents.@sum.age == 60") == ["Ben"], "Mark lists Ben twice")
+            #expect(try names(realm, "parents.@sum.age == 0") == ["Mark", "Diane"], "a sum of nothing is 0")
+            #expect(try names(realm, "parents.@avg.age > 29.5") == ["Ben"])
+            #expect(try names(realm, "parents.@max.age == nil") == ["Mark", "Diane"], "a maximum of nothing is null")
+            #expect(try names(realm, "parents.@max.age > age") == ["Hannah", "Ben"])
+        }
+
+        @Test("Spec V23, V26: a LinkingObjects key path needs ANY or NONE; operators are checked")
+        func testLinkingObjectsQueryRefusals() throws {
+            let realm = try family()
+            expectRejected(
+                rejection { _ = try names(realm, "parents.name == 'Mark'") },
+                "Key paths that include a collection property must use aggregate operations")
+            expectRejected(
+                rejection { _ = try names(realm, "ANY parents == nil") },
+                "Key paths that include a collection property must use aggregate operations")
+            expectRejected(
+                rejection { _ = try names(realm, "parents.@max.name > 1") },
+                "@max must be followed by a numeric property.")
+            expectRejected(
+                rejection { _ = try names(realm, "parents.@first.age > 1") },
+                "Unsupported collection operation '@first'")
+            expectRejected(
+                rejection { _ = try names(realm, "parents.@max > 1") },
+                "@max on a collection of objects cannot appear at the end of a keypath.")
+        }
+
+        @Test("Spec V26: value(forKey:) of a LinkingObjects property (ObjectTests.testValueForKeyLinkingObjects)")
+        func testValueForKeyLinkingObjects() throws {
+            let realm = try linkingRealm()
+            let dog = PKDog()
+            let owner = PKOwner(value: ["owner name", dog])
+            let unmanaged = try #require(try dog._value(forKey: "owners") as? LinkingObjects<PKOwner>)
+            #expect(unmanaged.count == 0)
+            try realm.write { realm.add(owner) }
+            let owners = try #require(try dog._value(forKey: "owners") as? LinkingObjects<PKOwner>)
+            #expect(owners.first?.name == "owner name")
+            #expect(owners.propertyName == "dog")
         }
     }
 
