@@ -21,6 +21,10 @@ extension Map: _QueryCollection {
     public typealias _QueryElement = Value
 }
 
+extension LinkingObjects: _QueryCollection {
+    public typealias _QueryElement = Element
+}
+
 extension Query where T: _QueryCollection {
     /// A property of the collection's objects (`$0.dogs.age > 5`): some object meets the
     /// comparison (ANY); an empty collection meets none.
@@ -39,6 +43,15 @@ extension Query where T: _QueryCollection {
     public var count: Query<Int> { operation(nil) }
 
     private func through<Element: Object, V>(_ keyPath: KeyPath<Element, V>) -> Query<V> {
+        if case .backlinks(let links, let origin, let originColumn) = node {
+            // Spec V26: a property of a LinkingObjects' objects, as ANY.
+            let info = ClassInfo.of(Element.self)
+            let column = QueryColumns.column(of: keyPath, info: info)
+            return Query<V>(
+                .backlinkElements(
+                    links: links, origin: origin, originColumn: originColumn, column: column,
+                    info.schema.properties[column]))
+        }
         guard case .property(let links, let collection, let property) = node, property.isList else {
             preconditionFailure("only a collection property of the queried object (or of a linked one) is read through")
         }
@@ -51,6 +64,9 @@ extension Query where T: _QueryCollection {
     }
 
     func operation<V>(_ function: AggregateFunction?) -> Query<V> {
+        if case .backlinks(let links, let origin, let originColumn) = node, function == nil {
+            return Query<V>(.backlinkCount(links: links, origin: origin, originColumn: originColumn))
+        }
         guard case .property(let links, let collection, let property) = node, property.isList else {
             preconditionFailure("only a collection property of the queried object (or of a linked one) is aggregated")
         }

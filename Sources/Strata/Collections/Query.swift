@@ -370,6 +370,13 @@ public struct Query<T> {
         case elements(links: [Int], collection: Int, isMap: Bool, column: Int, PropertySchema)
         /// A collection's `count` (`function` nil) or the aggregate of its values.
         case collectionOperation(links: [Int], collection: Int, isMap: Bool, AggregateFunction?, PropertyType)
+        /// A LinkingObjects property (of the object `links` reach): the objects of the class
+        /// `origin` whose property at `originColumn` links to the object (Spec V26).
+        case backlinks(links: [Int], origin: String, originColumn: Int)
+        /// A property of the objects of a LinkingObjects property: compared as ANY.
+        case backlinkElements(links: [Int], origin: String, originColumn: Int, column: Int, PropertySchema)
+        /// A LinkingObjects property's `count`.
+        case backlinkCount(links: [Int], origin: String, originColumn: Int)
         case predicate(Predicate)
     }
 
@@ -380,8 +387,7 @@ public struct Query<T> {
     /// The property `keyPath` names, as a query expression.
     public subscript<V>(dynamicMember keyPath: KeyPath<T, V>) -> Query<V> where T: Object {
         guard case .root(let info) = node else { preconditionFailure("nested key paths are not supported in queries") }
-        let column = QueryColumns.column(of: keyPath, info: info)
-        return Query<V>(.property(links: [], column: column, info.schema.properties[column]))
+        return Query<V>(QueryColumns.member(keyPath, info: info, links: []))
     }
 
     /// A property of the object a to-one link reaches (`$0.dog.name == "Rex"`, Spec V23): a
@@ -391,18 +397,16 @@ public struct Query<T> {
         guard case .property(let links, let link, let property) = node, property.type == .object,
             !property.isList
         else { preconditionFailure("only a to-one link can be followed in a query") }
-        let info = ClassInfo.of(Target.self)
-        let column = QueryColumns.column(of: keyPath, info: info)
-        return Query<V>(.property(links: links + [link], column: column, info.schema.properties[column]))
+        return Query<V>(QueryColumns.member(keyPath, info: ClassInfo.of(Target.self), links: links + [link]))
     }
 
     /// The predicate, for a Bool expression (a Bool property alone means "is true").
     var predicate: Predicate {
         switch node {
         case .predicate(let predicate): return predicate
-        case .property, .elements, .collectionOperation:
+        case .property, .elements, .collectionOperation, .backlinkElements, .backlinkCount:
             return condition { .compare(column: $0, .equal, .bool(true)) }.predicate
-        case .root: preconditionFailure("a query must compare a property")
+        case .root, .backlinks: preconditionFailure("a query must compare a property")
         }
     }
 
@@ -427,7 +431,19 @@ public struct Query<T> {
                         .constant(constant))
                 } ?? .count(column: collection, isMap: isMap, comparison, .constant(constant))
             return Query<Bool>(.predicate(Predicate.through(links, predicate)))
-        case .root, .predicate:
+        case .backlinkElements(let links, let origin, let originColumn, let column, _):
+            return Query<Bool>(
+                .predicate(
+                    Predicate.through(links, .anyBacklink(origin: origin, column: originColumn, make(column)))))
+        case .backlinkCount(let links, let origin, let originColumn):
+            guard case .compare(_, let comparison, let constant) = make(originColumn) else {
+                preconditionFailure("a LinkingObjects' count is compared with a value")
+            }
+            return Query<Bool>(
+                .predicate(
+                    Predicate.through(
+                        links, .backlinkCount(origin: origin, column: originColumn, comparison, .constant(constant)))))
+        case .root, .predicate, .backlinks:
             preconditionFailure("a comparison needs a property on its left")
         }
     }
@@ -443,6 +459,23 @@ public struct Query<T> {
 
 /// Finds which column a key path reads: applies it to an unmanaged object holding a recorder.
 enum QueryColumns {
+    /// What `keyPath` names on the object `links` reach (of class `info`), as a query node: a
+    /// stored property, or a LinkingObjects property (Spec V26).
+    static func member<T: Object, V>(_ keyPath: KeyPath<T, V>, info: ClassInfo, links: [Int]) -> Query<V>.Node {
+        let recorder = KeyPathRecorder.recording(keyPath)
+        if let linking = recorder.linkingObjects, recorder.steps.isEmpty {
+            let origin = ClassInfo.of(linking.origin)
+            let originColumn = trapping { () throws(Realm.Error) -> Int in
+                try origin.originColumn(
+                    linking.property, linkingTo: info.className,
+                    from: info.linkingPropertyName(origin: origin.className, property: linking.property))
+            }
+            return .backlinks(links: links, origin: origin.className, originColumn: originColumn)
+        }
+        let column = column(of: keyPath, info: info)
+        return .property(links: links, column: column, info.schema.properties[column])
+    }
+
     static func column<T: Object, V>(of keyPath: KeyPath<T, V>, info: ClassInfo) -> Int {
         guard let columns = KeyPathRecorder.recording(keyPath).columns(), columns.count == 1,
             let column = columns.first?.column

@@ -35,17 +35,8 @@ extension Results {
     /// Results frozen at the version it describes. Made on the realm's thread or queue; the
     /// stream may be consumed anywhere.
     public var changes: AsyncStream<RealmCollectionChange<Results<Element>>> {
-        AsyncStream { continuation in
-            let token = observe { change in
-                guard case .error = change else {
-                    continuation.yieldFrozen(change.frozen { () throws(Realm.Error) in try self._freeze() })
-                    return
-                }
-                continuation.yieldFrozen(change)
-                continuation.finish()
-            }
-            continuation.onTermination = { _ in token.subscription.invalidate(explicit: false) }
-        }
+        collectionChanges(
+            observe: { block in self.observe(block) }, freeze: { () throws(Realm.Error) in try self._freeze() })
     }
 }
 
@@ -57,6 +48,17 @@ extension List {
             observe: { block in self.observe(block) }, isInvalidated: { self.isInvalidated },
             freeze: { () throws(Realm.Error) in try self._freeze() }, empty: { List<Element>() })
     }
+}
+
+/// The change stream of a collection that is never invalidated by its owner's deletion (Results,
+/// LinkingObjects): each change with the collection frozen at its version; an error ends it.
+func collectionChanges<C>(
+    observe: (@escaping (RealmCollectionChange<C>) -> Void) -> NotificationToken,
+    freeze: @escaping () throws(Realm.Error) -> C
+) -> AsyncStream<RealmCollectionChange<C>> {
+    ownedCollectionChanges(
+        observe: observe, isInvalidated: { false }, freeze: freeze,
+        empty: { preconditionFailure("the collection is never invalidated") })
 }
 
 /// The change stream of a collection an object owns (a List or a MutableSet): each change with
@@ -105,5 +107,15 @@ extension _ObjectObservable where Self: Object {
             }
             continuation.onTermination = { _ in token.subscription.invalidate(explicit: false) }
         }
+    }
+}
+
+extension LinkingObjects {
+    /// Every change of these LinkingObjects (as `observe` delivers them, Spec N6 to N13, N16),
+    /// each with them frozen at the version it describes. Made on the realm's thread or queue;
+    /// the stream may be consumed anywhere.
+    public var changes: AsyncStream<RealmCollectionChange<LinkingObjects<Element>>> {
+        collectionChanges(
+            observe: { block in self.observe(block) }, freeze: { () throws(Realm.Error) in try self._freeze() })
     }
 }

@@ -327,6 +327,9 @@ final class KeyPathRecorder {
     /// Each property read, in order: the reading object's class, and the wrapper's ordinal and
     /// the object's first ordinal (`Object._ordinalBase`).
     var steps: [(type: Object.Type, ordinal: Int, base: Int)] = []
+    /// The LinkingObjects property read, when the key path ends at one (Spec V26): its origin
+    /// class and property. A LinkingObjects property has no column, so it is no step.
+    var linkingObjects: (origin: Object.Type, property: String)?
 
     /// The recorder of `keyPath` applied to a fresh unmanaged `Root`.
     static func recording<Root: Object>(_ keyPath: PartialKeyPath<Root>) -> KeyPathRecorder {

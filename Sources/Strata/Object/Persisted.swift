@@ -165,7 +165,14 @@ public struct Persisted<Value: _Persistable> {
     /// drop the key path objects altogether.
     @usableFromInline
     static func _recordedValue(_ object: Object, ordinal: Int, unmanaged: Value) -> Value {
-        if Value._strataIsComputed { _trap(Realm.Error.linkingObjectsKeyPath) }
+        if Value._strataIsComputed {
+            // Spec V26: a typed query reads through LinkingObjects at the end of a key path only.
+            guard let recorder = object._recorder, recorder.linkingObjects == nil,
+                let linking = unmanaged as? any _LinkingObjectsValue
+            else { _trap(Realm.Error.linkingObjectsKeyPath) }
+            recorder.linkingObjects = (linking._originType, linking._originProperty)
+            return unmanaged
+        }
         if let recorder = object._recorder {
             recorder.steps.append((Swift.type(of: object), ordinal, object._ordinalBase))
             let kind = Value._strataKind

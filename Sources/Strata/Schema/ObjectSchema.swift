@@ -277,7 +277,11 @@ final class ClassInfo: @unchecked Sendable {
         hasLinks = schema.properties.contains { $0.isLink }
         hasIntPrimaryKey =
             schema.primaryKeyIndex.map { schema.properties[$0].type == .int && !schema.properties[$0].isList } ?? false
-        isRecyclable = Self.storedFieldCount(of: type) - Self.storedFieldCount(of: Object.self) == wrappers.count
+        // LinkingObjects wrappers count among the wrappers: they hold only their declaration,
+        // the same in every instance of the class.
+        isRecyclable =
+            Self.storedFieldCount(of: type) - Self.storedFieldCount(of: Object.self)
+            == wrappers.count + linkingObjects.count
         columnIsLink = schema.properties.map(\.isLink)
         columnIsList = schema.properties.map(\.isList)
         hasLinksOrLists = hasLinks || schema.properties.contains { $0.isList }

@@ -220,9 +220,10 @@ extension Realm.Error {
     }
     /// Setting a LinkingObjects property, which is computed (RealmSwift declares it read-only).
     static let computedPropertySet = misuse("LinkingObjects properties are computed and cannot be set")
-    /// A typed query or key path through a LinkingObjects property (not yet: `Docs/limits.md`).
+    /// A key path that goes on past a LinkingObjects property (a typed query reads through one
+    /// member at a time: `$0.owners.name`; `Docs/limits.md`).
     static let linkingObjectsKeyPath = misuse(
-        "Key paths through LinkingObjects properties are not supported in Strata's typed queries")
+        "A LinkingObjects property can only end a key path in Strata's typed queries")
     /// A query, sort or distinct of an unmanaged object's LinkingObjects, which have no realm
     /// to read (Strata's words: Realm answers with empty Results, `Docs/limits.md`).
     static func unmanagedLinkingObjects(_ operation: String) -> Realm.Error {

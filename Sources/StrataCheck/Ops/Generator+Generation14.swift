@@ -1,8 +1,8 @@
 import StrataModel
 
 // Generation 14: Items' LinkingObjects (Spec V26). A context holding LinkingObjects of its own
-// realm reads them one time in two (as an iteration goes on, generation 7), mostly whole,
-// else aggregated. Otherwise it takes an Item's: three times in four one of its own accessors
+// realm uses them one time in two (as an iteration goes on, generation 7): observes them now
+// and then in a run with observers, else reads them, mostly whole, else aggregated. Otherwise it takes an Item's: three times in four one of its own accessors
 // whose Item some List of the owner type holds (at the context's view), so that reads find
 // backlinks (when none is, one time in two it appends to a List first); else any Item accessor, another context's, a frozen, a deleted or an invalidated
 // one, where the model decides what is refused.
@@ -11,6 +11,14 @@ extension Generator {
         _ context: ContextID, own: RealmID, model: ModelState, stream: inout ChoiceStream
     ) -> StrataModel.Operation {
         let held = Self.liveLinkingObjects(in: own, model: model)
+        // A run with observers observes them one time in three (Spec N16), outside a write as
+        // `observeCollection` does.
+        if swarm.observes, !held.isEmpty, model.realms[own]?.write == nil, stream.draw(3) == 0 {
+            defer { nextObserver += 1 }
+            return .observeCollection(
+                held[stream.draw(held.count)], action: .none, on: nil, inCancelledTask: false,
+                as: ObserverID(nextObserver))
+        }
         if !held.isEmpty, stream.draw(2) == 0 {
             let handle = held[stream.draw(held.count)]
             guard stream.draw(4) == 0 else { return .read(handle) }

@@ -9,7 +9,7 @@ struct Generator {
     private(set) var nextRealm = 1
     private(set) var nextHandle = 1
     private(set) var nextReference = 1
-    private(set) var nextObserver = 1
+    var nextObserver = 1
     var nextAsyncWrite = 1
     /// Generation 5: the next `writeCopy` destination's number, and the contexts dropping their
     /// realm's accessors one a step before they release it (`letGo`).

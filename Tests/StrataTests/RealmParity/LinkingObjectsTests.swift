@@ -244,6 +244,40 @@ extension RealmParityLinkingObjects {
             #expect(entries == ["initial 0 ", "update 1 d[] i[0] m[] Mark"])
         }
 
+        @Test("Spec V26, N16, C10: changes yields the initial parents, then each update, frozen")
+        func testChangesStream() async throws {
+            let configuration = linkingConfiguration(temporaryDirectory())
+            try onOtherThread {
+                let realm = try Realm(configuration: configuration)
+                try realm.write { _ = realm.create(PKPerson.self, value: ["Hannah", 0]) }
+            }
+            let owner = try ChangeStreamTests.QueueRealm(configuration)
+            let stream = try owner.queue.sync {
+                try required(try required(owner.realm, "realm").objects(PKPerson.self).first, "Hannah").parents.changes
+            }
+            var iterator = stream.makeAsyncIterator()
+            guard case .initial(let initial) = await iterator.next() else {
+                Issue.record("no initial change")
+                return
+            }
+            #expect(initial.isFrozen && initial.isEmpty)
+            try onOtherThread {
+                let realm = try Realm(configuration: configuration)
+                try realm.write {
+                    let hannah = try required(realm.objects(PKPerson.self).first, "Hannah")
+                    realm.create(PKPerson.self, value: ["Mark", 30, [hannah]])
+                }
+            }
+            guard case .update(let parents, let deletions, let insertions, let modifications) = await iterator.next()
+            else {
+                Issue.record("no update")
+                return
+            }
+            #expect(parents.isFrozen && names(parents) == ["Mark"])
+            #expect(deletions.isEmpty && insertions == [0] && modifications.isEmpty)
+            owner.close()
+        }
+
         @Test("Spec V26, N16, N6: deleting the parent is a deletion")
         func testDeletingObjectWithNotificationsRegistered() throws {
             let entries = try observedParents(
@@ -383,6 +417,29 @@ extension RealmParityLinkingObjects {
             #expect(try names(realm, "parents.@avg.age > 29.5") == ["Ben"])
             #expect(try names(realm, "parents.@max.age == nil") == ["Mark", "Diane"], "a maximum of nothing is null")
             #expect(try names(realm, "parents.@max.age > age") == ["Hannah", "Ben"])
+        }
+
+        @Test("Spec V23, V26: the typed where through LinkingObjects: their objects' properties as ANY, count")
+        func testTypedQueriesThroughLinkingObjects() throws {
+            let realm = try family()
+            let people = realm.objects(PKPerson.self)
+            #expect(people.where { $0.parents.name == "Diane" }.map(\.name) == ["Hannah"])
+            #expect(people.where { $0.parents.age > 29 }.map(\.name) == ["Hannah", "Ben"])
+            #expect(people.where { !($0.parents.age > 29) }.map(\.name) == ["Mark", "Diane"])
+            #expect(people.where { $0.parents.count == 2 }.map(\.name) == ["Hannah", "Ben"])
+            #expect(people.where { $0.parents.count == 0 && $0.age > 29 }.map(\.name) == ["Mark"])
+            // The same predicates as the format spellings.
+            #expect(
+                people.where { $0.parents.name.starts(with: "Ma") }.map(\.name)
+                    == (try names(realm, "ANY parents.name BEGINSWITH 'Ma'")))
+            let dogs = try linkingRealm()
+            try dogs.write {
+                let rex = dogs.create(PKDog.self, value: ["Rex", 3])
+                dogs.create(PKOwner.self, value: ["Tim", rex])
+                dogs.create(PKOwner.self, value: ["Ann", dogs.create(PKDog.self, value: ["Fido", 1])])
+            }
+            #expect(dogs.objects(PKDog.self).where { $0.owners.name == "Tim" }.map(\.dogName) == ["Rex"])
+            #expect(dogs.objects(PKOwner.self).where { $0.dog.owners.name == "Tim" }.map(\.name) == ["Tim"])
         }
 
         @Test("Spec V23, V26: a LinkingObjects key path needs ANY or NONE; operators are checked")
