@@ -21,8 +21,6 @@ final class BacklinkBinding {
         self.propertyName = propertyName
     }
 
-    var core: RealmCore { target.core }
-
     /// Whether the target is gone (deleted, or its realm invalidated): then the LinkingObjects
     /// read as empty, as Realm's do after the target's deletion (LinkingObjectsTests.testBasics).
     func isInvalidated() throws(Realm.Error) -> Bool { try target.isInvalidated() }

@@ -14,10 +14,7 @@ extension Generator {
         // A run with observers observes them one time in three (Spec N16), outside a write as
         // `observeCollection` does.
         if swarm.observes, !held.isEmpty, model.realms[own]?.write == nil, stream.draw(3) == 0 {
-            defer { nextObserver += 1 }
-            return .observeCollection(
-                held[stream.draw(held.count)], action: .none, on: nil, inCancelledTask: false,
-                as: ObserverID(nextObserver))
+            return observing(held[stream.draw(held.count)])
         }
         if !held.isEmpty, stream.draw(2) == 0 {
             let handle = held[stream.draw(held.count)]

@@ -9,7 +9,7 @@ struct Generator {
     private(set) var nextRealm = 1
     private(set) var nextHandle = 1
     private(set) var nextReference = 1
-    var nextObserver = 1
+    private(set) var nextObserver = 1
     var nextAsyncWrite = 1
     /// Generation 5: the next `writeCopy` destination's number, and the contexts dropping their
     /// realm's accessors one a step before they release it (`letGo`).
@@ -273,10 +273,7 @@ struct Generator {
             else {
                 return .refresh(realm)
             }
-            defer { nextObserver += 1 }
-            return .observeCollection(
-                handle, action: .none, on: nil, inCancelledTask: false,
-                as: ObserverID(nextObserver))
+            return observing(handle)
         case .observeObject:
             // Not inside a write, as for collections.
             guard model.realms[own]?.write == nil,
@@ -288,8 +285,7 @@ struct Generator {
             }
             // Spec N21: all properties (and linked objects' changes), or one of them.
             let keyPaths = [nil, nil, ["value"], ["list"]][stream.draw(4)]
-            defer { nextObserver += 1 }
-            return .observeObject(handle, keyPaths: keyPaths, as: ObserverID(nextObserver))
+            return .observeObject(handle, keyPaths: keyPaths, as: allocateObserver())
         case .invalidateToken:
             // Spec C13: any context may invalidate any token; mostly live ones.
             let live = model.observers.keys.sorted().filter { model.observers[$0]?.isActive == true }
@@ -395,6 +391,16 @@ struct Generator {
     mutating func allocateHandle() -> HandleID {
         defer { nextHandle += 1 }
         return HandleID(nextHandle)
+    }
+
+    mutating func allocateObserver() -> ObserverID {
+        defer { nextObserver += 1 }
+        return ObserverID(nextObserver)
+    }
+
+    /// A plain collection observer of `handle` (no callback action, on the calling context).
+    mutating func observing(_ handle: HandleID) -> StrataModel.Operation {
+        .observeCollection(handle, action: .none, on: nil, inCancelledTask: false, as: allocateObserver())
     }
 
     func drawValue(_ stream: inout ChoiceStream) -> Int? {
