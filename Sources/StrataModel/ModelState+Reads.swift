@@ -122,6 +122,35 @@ extension ModelState {
             // values at the realm's view (V1); an object a List holds twice counts twice.
             let (snapshot, elements) = try elementsOf(handle)
             return .aggregate(function.answer(elements.map { snapshot.objects[$0]?.value ?? nil }))
+        case .sectioned(let id, let key, let ascending):
+            let handle = try handleState(id)
+            try checkOwner(of: handle, in: context)  // Spec C6
+            // Spec V27: the checks of any read of the collection, its elements sorted by value
+            // (V20: null first, a stable sort), then a section per key in order of first
+            // appearance, each holding its elements in that order.
+            let (snapshot, elements) = try elementsOf(handle)
+            let values = elements.map { snapshot.objects[$0]?.value ?? nil }
+            let order = values.indices.sorted { p, q in
+                switch (values[p], values[q]) {
+                case (nil, nil): return p < q
+                case (nil, _): return ascending
+                case (_, nil): return !ascending
+                case (let x?, let y?): return x == y ? p < q : (x < y) == ascending
+                }
+            }
+            var sections: [SectionReading] = []
+            var sectionOfKey: [Int?: Int] = [:]
+            for position in order {
+                let sectionKey = key.key(of: values[position])
+                let primaryKey = snapshot.objects[elements[position]]?.primaryKey ?? 0
+                if let section = sectionOfKey[sectionKey] {
+                    sections[section].primaryKeys.append(primaryKey)
+                } else {
+                    sectionOfKey[sectionKey] = sections.count
+                    sections.append(SectionReading(key: sectionKey, primaryKeys: [primaryKey]))
+                }
+            }
+            return .sections(sections)
         case .freezeHandle(let id, let frozenID):
             return try freezeHandle(id, as: frozenID, in: context)
         case .thawHandle(let id, let liveID):

@@ -79,7 +79,8 @@ extension ModelState {
             .fileExists, .deleteFiles, .writeCopy:
             return try dispatchRealmOperation(operation, in: context)
         case .objects, .objectForPrimaryKey, .listOf, .linkingObjectsOf, .read, .element, .isInvalidated,
-            .realmOf, .releaseHandle, .iterate, .iteratorNext, .aggregate, .freezeHandle, .thawHandle, .frozenEqual:
+            .realmOf, .releaseHandle, .iterate, .iteratorNext, .aggregate, .sectioned, .freezeHandle, .thawHandle,
+            .frozenEqual:
             return try dispatchReadOperation(operation, in: context)
         case .beginWrite, .commitWrite, .cancelWrite, .writeBlock, .apply, .makeUnmanaged, .add,
             .create, .createCopy, .setValue, .setLink, .append, .removeFromList, .setMapValue, .delete, .deleteAll,

@@ -75,6 +75,40 @@ public enum AggregateAnswer: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
+/// The key a sectioned read gives each object from its `value` (generation 15, Spec V27): the
+/// quotient by `divisor` follows the sort by value; the remainder by `modulus` does not, so
+/// a key comes back after others and joins its first section. A null value has a null key.
+public enum SectionKey: Hashable, Sendable, CustomStringConvertible {
+    case quotient(Int)
+    case remainder(Int)
+
+    public func key(of value: Int?) -> Int? {
+        guard let value else { return nil }
+        switch self {
+        case .quotient(let divisor): return divisor == 0 ? value : value / divisor
+        case .remainder(let modulus): return modulus == 0 ? value : value % modulus
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .quotient(let divisor): return "value / \(divisor)"
+        case .remainder(let modulus): return "value % \(modulus)"
+        }
+    }
+}
+
+/// One section of a sectioned read: its key and its objects' primary keys, in order.
+public struct SectionReading: Hashable, Sendable, CustomStringConvertible {
+    public var key: Int?
+    public var primaryKeys: [Int]
+    public init(key: Int?, primaryKeys: [Int]) {
+        self.key = key
+        self.primaryKeys = primaryKeys
+    }
+    public var description: String { "\(key.map(String.init) ?? "nil"): \(primaryKeys)" }
+}
+
 /// How a `write {}` block ends.
 public enum WriteBlockEnding: Hashable, Sendable {
     case commit
@@ -124,6 +158,9 @@ public enum Operation: Hashable, Sendable {
     case iteratorNext(IteratorID, as: HandleID)
     /// `min`, `max`, `sum` or `average` of `value` over a collection's elements (Spec V21).
     case aggregate(HandleID, Aggregate)
+    /// `collection.sectioned(sortDescriptors: [value, ascending]) { key(of: $0.value) }` read
+    /// whole: each section's key and objects (generation 15, Spec V27).
+    case sectioned(HandleID, by: SectionKey, ascending: Bool)
 
     // Writes
     case beginWrite(RealmID)

@@ -84,6 +84,8 @@ public enum Value: Hashable, Sendable {
     case configuration(Configuration)
     /// An aggregate's answer, nil for none (Spec V21).
     case aggregate(AggregateAnswer?)
+    /// The sections of a sectioned read, in order (Spec V27).
+    case sections([SectionReading])
 }
 
 public enum StepResult: Hashable, Sendable {

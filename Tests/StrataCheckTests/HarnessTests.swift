@@ -46,17 +46,17 @@ let openFindingKinds: Set<String> = []
                 && decoded.settings.modelMutation == .refreshNeverMoves)
         #expect(decoded.settings.excludedKinds == ["delete", "resolve"])
         #expect(ReplayToken.decode("sc1.crash.sim.4") == nil)
-        #expect(token.hasPrefix("sc14.") && decoded.settings.generation == 14)
-        #expect(ReplayToken.decode(token.replacingOccurrences(of: "sc14.", with: "sc15.")) == nil)
+        #expect(token.hasPrefix("sc15.") && decoded.settings.generation == 15)
+        #expect(ReplayToken.decode(token.replacingOccurrences(of: "sc15.", with: "sc16.")) == nil)
         // A token printed before bulk writes (sc1), before observers (sc2), before async
         // writes (sc3), before generation 5's kinds (sc4), before Linkers (sc5), before
         // iteration (sc6), before equality queries (sc7), before aggregates (sc8) or before
         // predicate formats (sc9), before sets (sc10), before Maps (sc11), before filters
-        // through collections (sc12) or before LinkingObjects (sc13) keeps its generation, and
-        // so its meaning.
-        for generation in 1...13 {
+        // through collections (sc12), before LinkingObjects (sc13) or before sectioned reads
+        // (sc14) keeps its generation, and so its meaning.
+        for generation in 1...14 {
             let old = try #require(
-                ReplayToken.decode(token.replacingOccurrences(of: "sc14.", with: "sc\(generation).")))
+                ReplayToken.decode(token.replacingOccurrences(of: "sc15.", with: "sc\(generation).")))
             #expect(old.settings.generation == generation && old.choices == choices)
             #expect(ReplayToken.encode(settings: old.settings, choices: old.choices).hasPrefix("sc\(generation)."))
         }

@@ -73,3 +73,39 @@ import Testing
         #expect(w.fails(World.main, .setLink(22, target: 21)) == .notInWrite)
     }
 }
+
+/// Sectioned reads (Spec V27) in the model: Items sorted by value, a section per key in the order
+/// of its first element.
+@Suite struct SectionedModelTests {
+    static func sections(_ value: Value) -> [String] {
+        guard case .sections(let sections) = value else { return [] }
+        return sections.map(\.description)
+    }
+
+    @Test("Spec V27: a section per key in order of first appearance; a returning key joins its first section")
+    func sectionsOfItems() {
+        var w = LinkSortModelTests.world()
+        w.ok(World.main, .objects(1, Query(source: .table("Item")), as: 20))
+        // Items 1 (5), 2 (nil), 3 (1): ascending nil, 1, 5; descending 5, 1, nil.
+        #expect(
+            Self.sections(w.ok(World.main, .sectioned(20, by: .quotient(2), ascending: true)))
+                == ["nil: [2]", "0: [3]", "2: [1]"])
+        #expect(
+            Self.sections(w.ok(World.main, .sectioned(20, by: .remainder(2), ascending: false)))
+                == ["1: [1, 3]", "nil: [2]"])
+        w.ok(World.main, .beginWrite(1))
+        w.ok(World.main, .create(1, type: "Item", primaryKey: 4, value: 2, update: .error, as: 21))
+        // Ascending nil, 1, 2, 5 by remainder 2: nil, 1, 0, 1 -> the 1s share a section.
+        #expect(
+            Self.sections(w.ok(World.main, .sectioned(20, by: .remainder(2), ascending: true)))
+                == ["nil: [2]", "1: [3, 1]", "0: [4]"])
+    }
+
+    @Test("Spec V27, V13: a sectioned read makes the checks of a read of its collection")
+    func sectionedReadsAreChecked() {
+        var w = LinkSortModelTests.world()
+        w.ok(World.main, .objects(1, Query(source: .table("Item")), as: 20))
+        w.ok(World.main, .invalidate(1))
+        #expect(w.fails(World.main, .sectioned(20, by: .quotient(1), ascending: true)) != nil)
+    }
+}

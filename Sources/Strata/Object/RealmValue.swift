@@ -34,7 +34,7 @@ extension _RealmValue {
 }
 
 /// A type a `@Persisted` property can have: a `_RealmValue` with a default.
-public protocol _Persistable: _RealmValue {
+public protocol _Persistable: _RealmValue, SendableMetatype {
     /// The value a property has when its declaration gives none.
     static func _strataDefault() -> Self
     /// The value of `column` of a managed object (Lists return a live List).

@@ -110,6 +110,9 @@ package struct APISeededBugs: OptionSet, Sendable, Hashable {
     package static let collectionQuerySkipsLast = APISeededBugs(rawValue: 1 << 61)
     /// LinkingObjects name an owner once however many links it holds to the target (V26).
     package static let backlinksOncePerOwner = APISeededBugs(rawValue: 1 << 62)
+    /// Sectioned results start a new section each time the key changes, so a key that comes
+    /// back after another has two sections instead of joining its first (V27).
+    package static let sectionPerKeyRun = APISeededBugs(rawValue: 1 << 63)
 
     /// Every bug of the layer: the bits a harness's raw value gives this layer.
     package static let all: APISeededBugs = [
@@ -121,6 +124,6 @@ package struct APISeededBugs: OptionSet, Sendable, Hashable {
         .writeCopyIgnoresOpenWrite, .skipAcceptsForeignTokens, .nullLinksSortFirst, .iteratorReusesHeldObject,
         .firstSkipsFirstMatch, .averageCountsNulls, .distinctKeepsLast, .predicateMirrorsWrongly,
         .setKeepsDuplicates, .setKeepsDeletedObject, .mapKeepsDeletedObject, .mapRemoveKeepsKey,
-        .collectionQuerySkipsLast, .backlinksOncePerOwner,
+        .collectionQuerySkipsLast, .backlinksOncePerOwner, .sectionPerKeyRun,
     ]
 }

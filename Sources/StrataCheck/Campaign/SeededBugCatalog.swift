@@ -211,6 +211,10 @@ public enum SeededBugCatalog {
         SeededBug(
             name: "backlinksOncePerOwner", bug: .api(.backlinksOncePerOwner), layer: "API: LinkingObjects",
             rules: ["V26"], summary: "LinkingObjects name an owner once however many links it holds to the target"),
+        // Generation 15: sectioned reads.
+        SeededBug(
+            name: "sectionPerKeyRun", bug: .api(.sectionPerKeyRun), layer: "API: sectioned results",
+            rules: ["V27"], summary: "a key that comes back after another key starts a second section"),
     ]
 
     public static func named(_ name: String) -> SeededBug? { all.first { $0.name == name } }

@@ -242,6 +242,18 @@ final class EngineSide: @unchecked Sendable {
             case .linkerResults(let results): return .aggregate(try Self.aggregate(function, of: results))
             case .list(let list): return .aggregate(try Self.aggregate(function, of: list))
             }
+        case .sectioned(let id, let key, let ascending):
+            guard let handle = handle(id) else { return unsupported(operation) }
+            switch handle {
+            case .object: return unsupported(operation)
+            case .itemResults(let results):
+                return .sections(try Self.sections(of: results, by: key, ascending: ascending))
+            case .otherResults(let results):
+                return .sections(try Self.sections(of: results, by: key, ascending: ascending))
+            case .linkerResults(let results):
+                return .sections(try Self.sections(of: results, by: key, ascending: ascending))
+            case .list(let list): return .sections(try Self.sections(of: list, by: key, ascending: ascending))
+            }
         case .setValue(let id, let value):
             guard case .object(let object) = handle(id) else { return unsupported(operation) }
             try object._setValue(value, forKey: "value")
@@ -603,6 +615,28 @@ final class EngineSide: @unchecked Sendable {
         case .sum: return (try list._aggregate(.sum, "value") as Int?).map(AggregateAnswer.int)
         case .average: return (try list._aggregate(.average, "value") as Double?).map(AggregateAnswer.double)
         }
+    }
+
+    /// Spec V27: `sectioned` by the key of `value`, sorted by `value`, read whole as an app
+    /// iterates it: each section's key and its objects' primary keys.
+    static func sections<T: CheckObject>(of results: Results<T>, by key: SectionKey, ascending: Bool)
+        throws(Realm.Error) -> [SectionReading]
+    {
+        let sort = [SortDescriptor(keyPath: "value", ascending: ascending)]
+        return try readings(of: try results._sectioned(sortDescriptors: sort) { key.key(of: $0.value) })
+    }
+
+    static func sections(of list: List<Item>, by key: SectionKey, ascending: Bool) throws(Realm.Error)
+        -> [SectionReading]
+    {
+        let sort = [SortDescriptor(keyPath: "value", ascending: ascending)]
+        return try readings(of: try list._sectioned(sortDescriptors: sort) { key.key(of: $0.value) })
+    }
+
+    private static func readings<T: CheckObject>(of sectioned: SectionedResults<Int?, T>) throws(Realm.Error)
+        -> [SectionReading]
+    {
+        try sectioned._sections().map { SectionReading(key: $0.key, primaryKeys: $0.elements.map(\.primaryKey)) }
     }
 
     static func readings<T: Object>(_ results: Results<T>) throws(Realm.Error) -> [Reading] {

@@ -228,7 +228,8 @@ extension Runner {
     /// engine side does not have yet, or hide one it still has.
     static func mayStepEarly(_ operation: StrataModel.Operation) -> Bool {
         switch operation {
-        case .refresh, .invalidate, .beginWrite, .commitWrite, .cancelWrite, .read, .aggregate, .isInvalidated,
+        case .refresh, .invalidate, .beginWrite, .commitWrite, .cancelWrite, .read, .aggregate, .sectioned,
+            .isInvalidated,
             .setValue, .delete, .deleteAll, .append, .removeFromList:
             return true
         default:

@@ -313,6 +313,8 @@ struct Generator {
                 return .refresh(realm)
             }
             return .aggregate(handle, Aggregate.allCases[stream.draw(Aggregate.allCases.count)])
+        case .sectioned:
+            return sectioned(context, realm: realm, model: model, stream: &stream)
         }
     }
 

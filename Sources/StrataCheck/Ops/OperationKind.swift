@@ -49,7 +49,9 @@ public enum OperationKind: Int, CaseIterable, Sendable {
         /// Generation 14: an Item's LinkingObjects through the `list` of Items or of Others
         /// (Spec V26), kept as Results every Results operation then reads, observes, freezes
         /// and hands over.
-        linkingObjectsOf
+        linkingObjectsOf,
+        /// Generation 15: a collection sectioned by a key of `value` and read whole (Spec V27).
+        sectioned
 
     /// The kinds of the notification swarm, drawn apart from the others (generation 3).
     static let notificationKinds: [OperationKind] = [
@@ -75,4 +77,6 @@ public enum OperationKind: Int, CaseIterable, Sendable {
     static let generation12Kinds: [OperationKind] = [.setMapValue, .removeMapKey]
     /// The kinds generation 14 added, drawn after generation 12's (generation 13 added no kind).
     static let generation14Kinds: [OperationKind] = [.linkingObjectsOf]
+    /// The kinds generation 15 added, drawn after generation 14's.
+    static let generation15Kinds: [OperationKind] = [.sectioned]
 }

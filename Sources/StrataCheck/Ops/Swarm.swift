@@ -36,7 +36,7 @@ struct Swarm: Sendable, CustomStringConvertible {
                 || OperationKind.generation5Kinds.contains(kind) || OperationKind.generation6Kinds.contains(kind)
                 || OperationKind.generation7Kinds.contains(kind) || OperationKind.generation9Kinds.contains(kind)
                 || OperationKind.generation11Kinds.contains(kind) || OperationKind.generation12Kinds.contains(kind)
-                || OperationKind.generation14Kinds.contains(kind)
+                || OperationKind.generation14Kinds.contains(kind) || OperationKind.generation15Kinds.contains(kind)
             {
                 weights.append(0)
                 continue
@@ -88,9 +88,13 @@ struct Swarm: Sendable, CustomStringConvertible {
         if generation >= 14 {
             drawGeneration14(&stream, into: &weights)
         }
+        if generation >= 15 {
+            drawGeneration15(&stream, into: &weights)
+        }
         for kind in OperationKind.notificationKinds + OperationKind.asyncKinds + OperationKind.generation5Kinds
             + OperationKind.generation6Kinds + OperationKind.generation7Kinds + OperationKind.generation9Kinds
             + OperationKind.generation11Kinds + OperationKind.generation12Kinds + OperationKind.generation14Kinds
+            + OperationKind.generation15Kinds
         where excluded.contains("\(kind)") {
             weights[kind.rawValue] = 0
         }
@@ -169,6 +173,14 @@ struct Swarm: Sendable, CustomStringConvertible {
     private static func drawGeneration14(_ stream: inout ChoiceStream, into weights: inout [Int]) {
         guard weights[OperationKind.append.rawValue] > 0, stream.draw(4) != 0 else { return }
         weights[OperationKind.linkingObjectsOf.rawValue] = 8 * (1 + stream.draw(3))
+    }
+
+    /// Generation 15, drawn after generation 14: three runs in four read collections sectioned
+    /// (Spec V27), about as often as they aggregate. The lowest draw leaves them out, so a
+    /// shrinker lowering values turns them off.
+    private static func drawGeneration15(_ stream: inout ChoiceStream, into weights: inout [Int]) {
+        guard stream.draw(4) != 0 else { return }
+        weights[OperationKind.sectioned.rawValue] = 3 * (1 + stream.draw(3))
     }
 
     /// Whether the run iterates over Results (generation 7).

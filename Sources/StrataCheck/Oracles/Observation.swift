@@ -59,6 +59,8 @@ public enum Observation: Hashable, Sendable, CustomStringConvertible {
     case handle(HandleID?)
     /// An aggregate's answer, nil for none (Spec V21).
     case aggregate(AggregateAnswer?)
+    /// The sections of a sectioned read (Spec V27).
+    case sections([SectionReading])
     /// A rejection: the error's code and message. The model's message is the fragment the
     /// engine's must contain (Spec preamble: rules quote the part that matters).
     case failure(code: String, message: String)
@@ -82,6 +84,7 @@ public enum Observation: Hashable, Sendable, CustomStringConvertible {
             case .handle(let handle): self = .handle(handle)
             case .configuration: self = .done
             case .aggregate(let answer): self = .aggregate(answer)
+            case .sections(let sections): self = .sections(sections)
             }
         }
     }
@@ -123,6 +126,7 @@ public enum Observation: Hashable, Sendable, CustomStringConvertible {
         case .elements(let readings): return "[\(readings.map(\.description).joined(separator: ", "))]"
         case .handle(let handle): return "handle \(handle.map(\.description) ?? "nil")"
         case .aggregate(let answer): return "aggregate \(answer.map(\.description) ?? "nil")"
+        case .sections(let sections): return "sections [\(sections.map(\.description).joined(separator: "; "))]"
         case .failure(let code, let message): return "error \(code): \(message)"
         case .blocked: return "blocked"
         }

@@ -52,6 +52,8 @@ enum StepText {
             return "create(\(id), \(type) \(key) = \(value.map(String.init) ?? "nil"), update \(policy)) -> \(handle)"
         case .read(let handle): return "read(\(handle))"
         case .aggregate(let handle, let function): return "\(function)(\(handle).value)"
+        case .sectioned(let handle, let key, let ascending):
+            return "\(handle).sectioned(by: \(key), \(ascending ? "ascending" : "descending"))"
         case .setValue(let handle, let value): return "set(\(handle).value = \(value.map(String.init) ?? "nil"))"
         case .setLink(let handle, let target): return "set(\(handle).link = \(target.map { "\($0)" } ?? "nil"))"
         case .delete(let id, let handle): return "delete(\(id), \(handle))"

@@ -49,7 +49,7 @@ public struct CheckSettings: Sendable, Hashable {
     /// of Items (V24); 11: before Linkers' Maps of Items (V25); 12: before filters through
     /// collections (V23's ANY, NONE and `@max`).
     public var generation = CheckSettings.currentGeneration
-    public static let currentGeneration = 14
+    public static let currentGeneration = 15
     public static let generations = 1...currentGeneration
 
     public init(

@@ -20,8 +20,20 @@ extension ScriptRenderer {
             case .int(let number)?: return ".aggregate(.int(\(number)))"
             case .double(let number)?: return ".aggregate(.double(\(number)))"
             }
+        case .sections(let sections):
+            let each = sections.map {
+                "SectionReading(key: \($0.key.map(String.init) ?? "nil"), primaryKeys: \($0.primaryKeys))"
+            }
+            return ".sections([\(each.joined(separator: ", "))])"
         case .failure(let code, let message): return ".failure(code: \(literal(code)), message: \(literal(message)))"
         case .blocked: return ".blocked"
+        }
+    }
+
+    static func literal(_ key: SectionKey) -> String {
+        switch key {
+        case .quotient(let divisor): return ".quotient(\(divisor))"
+        case .remainder(let modulus): return ".remainder(\(modulus))"
         }
     }
 

@@ -90,6 +90,11 @@ extension ScriptRenderer {
         case .aggregate(let id, let function):
             guard let kind = kinds[id], kind != .object, !elements.contains(id) else { return nil }
             return [".aggregate(try s.aggregate(.\(function), of: \(accessor(id, kind))))"]
+        case .sectioned(let id, let key, let ascending):
+            guard let kind = kinds[id], kind != .object, !elements.contains(id) else { return nil }
+            return [
+                ".sections(try s.sections(of: \(accessor(id, kind)), by: \(Self.literal(key)), ascending: \(ascending)))"
+            ]
         case .setValue(let id, let value):
             return done("try s.object(\(id.rawValue))._setValue(\(Self.literal(value)), forKey: \"value\")")
         case .setLink(let id, let target):

@@ -175,6 +175,15 @@ extension ScriptWorld {
     func aggregate(_ function: Aggregate, of list: List<Item>) throws -> AggregateAnswer? {
         try EngineSide.aggregate(function, of: list)
     }
+    /// Spec V27: the sections of a sectioned read (`EngineSide.sections`).
+    func sections<T: CheckObject>(of results: Results<T>, by key: SectionKey, ascending: Bool) throws
+        -> [SectionReading]
+    {
+        try EngineSide.sections(of: results, by: key, ascending: ascending)
+    }
+    func sections(of list: List<Item>, by key: SectionKey, ascending: Bool) throws -> [SectionReading] {
+        try EngineSide.sections(of: list, by: key, ascending: ascending)
+    }
 
     // MARK: the tables
 
