@@ -25,7 +25,7 @@ extension Predicate {
     }
 }
 
-private struct PredicateCompiler {
+struct PredicateCompiler {
     let info: ClassInfo
     let mirrorsWrongly: Bool
     /// The seeded bug `collectionQuerySkipsLast`.
@@ -59,6 +59,7 @@ private struct PredicateCompiler {
         case .or(let left, let right): return .or(try compile(left), try compile(right))
         case .not(let inner): return .not(try compile(inner))
         case .comparison(let comparison): return try compile(comparison)
+        case .subquery(let subquery): return try compile(subquery)
         }
     }
 
@@ -690,7 +691,7 @@ extension PredicateComparison {
 
 extension PredicateOperator {
     /// The stored comparison of an ordering operator.
-    fileprivate var ordering: Predicate.Comparison {
+    var ordering: Predicate.Comparison {
         switch self {
         case .less: return .less
         case .lessOrEqual: return .lessOrEqual

@@ -73,10 +73,22 @@ struct PredicateComparison: Equatable {
     var offset: Int
 }
 
+/// `SUBQUERY(collection, $variable, predicate).@count` compared with a number: how many
+/// objects of the collection meet the predicate, whose key paths begin with the variable.
+struct PredicateSubquery: Equatable {
+    var collection: String
+    var variable: String
+    var predicate: PredicateSyntax
+    var comparison: PredicateOperator
+    var count: PredicateConstant
+    var offset: Int
+}
+
 /// A parsed predicate.
 indirect enum PredicateSyntax: Equatable {
     case always(Bool)
     case comparison(PredicateComparison)
+    case subquery(PredicateSubquery)
     case and(PredicateSyntax, PredicateSyntax)
     case or(PredicateSyntax, PredicateSyntax)
     case not(PredicateSyntax)
@@ -166,7 +178,68 @@ struct PredicateFormatParser {
             try advance()
             return .always(value)
         }
+        if isWord("SUBQUERY") { return .subquery(try subquery()) }
         return .comparison(try comparison())
+    }
+
+    /// `SUBQUERY(collection, $x, predicate).@count`, then an operator and a number, with
+    /// RLMQueryUtil's refusals of what Realm does not take.
+    private mutating func subquery() throws(Failure) -> PredicateSubquery {
+        let offset = tokenOffset
+        try advance()
+        try expect("(")
+        var collection: String
+        switch token {
+        case .keyPath(let path): collection = path
+        case .argument("K"):
+            guard nextArgument < arguments.count, let name = arguments[nextArgument] as? String else {
+                throw failure("%K needs a String argument")
+            }
+            nextArgument += 1
+            collection = name
+        default: throw failure("expected the collection of SUBQUERY, found \(describe(token))")
+        }
+        try extendKeyPath(&collection)
+        try advance()
+        try expect(",")
+        guard case .keyPath(let variable) = token, variable.hasPrefix("$"), !variable.contains(".") else {
+            throw failure("expected the variable of SUBQUERY (such as $x), found \(describe(token))")
+        }
+        try advance()
+        try expect(",")
+        let predicate = try disjunction()
+        guard token == .symbol(")") else { throw failure("expected ')', found \(describe(token))") }
+        // `.@count` follows the parenthesis directly, so the tokenizer never sees it.
+        let countSuffix = Array(".@count".unicodeScalars)
+        let followedByCount =
+            position + countSuffix.count <= scalars.count
+            && Array(scalars[position..<position + countSuffix.count]) == countSuffix
+        if followedByCount { position += countSuffix.count }
+        try advance()
+        guard followedByCount else {
+            var refusal = failure("SUBQUERY must be followed by .@count")
+            refusal.realmMessage =
+                "Invalid predicate: SUBQUERY is only supported when immediately followed by .@count that is compared "
+                + "with a constant number."
+            throw refusal
+        }
+        let comparison = try comparisonOperator()
+        guard case .constant(let count) = try operand(), Self.isNumber(count) else {
+            var refusal = failure("SUBQUERY(…).@count compares with a number")
+            refusal.realmMessage =
+                "Invalid predicate expression: SUBQUERY(…).@count is only supported when compared with a constant number."
+            throw refusal
+        }
+        return PredicateSubquery(
+            collection: collection, variable: variable, predicate: predicate, comparison: comparison, count: count,
+            offset: offset)
+    }
+
+    private static func isNumber(_ constant: PredicateConstant) -> Bool {
+        switch constant {
+        case .int, .double: return true
+        default: return false
+        }
     }
 
     private mutating func comparison() throws(Failure) -> PredicateComparison {
@@ -181,8 +254,11 @@ struct PredicateFormatParser {
         }
         if quantifier != nil { try advance() }
         if isWord("SUBQUERY") {
-            var refusal = failure("SUBQUERY is not supported")
-            refusal.realmMessage = "Unsupported predicate: SUBQUERY is not supported by Strata's queries yet"
+            // `ANY SUBQUERY(…)`: a quantifier applies to a key path, not to a subquery's count.
+            var refusal = failure("a quantifier cannot apply to SUBQUERY")
+            refusal.realmMessage =
+                "Invalid predicate: SUBQUERY is only supported when immediately followed by .@count that is compared "
+                + "with a constant number."
             throw refusal
         }
         let left = try operand()

@@ -47,6 +47,18 @@ indirect enum Predicate: Sendable {
     case collectionAggregate(
         column: Int, isMap: Bool, AggregateFunction, valueColumn: Int?, valueType: PropertyType, Comparison,
         Comparand, skipsLast: Bool = false)
+    /// `SUBQUERY(collection, $x, inner).@count` against a number: how many objects of a
+    /// List, set or Map of links (once per element) or of a LinkingObjects property (once per
+    /// link) meet `inner` (Spec V23).
+    case subqueryCount(SubqueryCollection, Predicate, Comparison, Value)
+    /// The collection a subquery counts in.
+    enum SubqueryCollection: Sendable {
+        /// The List, set or Map of links at `column`; `skipsLast` is the seeded bug
+        /// `collectionQuerySkipsLast`.
+        case elements(column: Int, isMap: Bool, skipsLast: Bool)
+        /// The objects of `origin` linking to the object through `column` (Spec V26).
+        case backlinks(origin: String, column: Int)
+    }
     /// What a collection operator's value is compared with.
     enum Comparand: Sendable {
         case constant(Value)
@@ -162,6 +174,30 @@ indirect enum Predicate: Sendable {
                 aggregator.add(value)
             }
             return Predicate.evaluate(aggregator.storedResult, comparison, try Self.value(of: constant, in: row))
+        case .subqueryCount(let collection, let inner, let comparison, let count):
+            var found = 0
+            switch collection {
+            case .elements(let column, let isMap, let skipsLast):
+                for link in try Self.collectionElements(row, column: column, isMap: isMap).dropLast(skipsLast ? 1 : 0) {
+                    guard case .link(let target) = link, let table = view.table(id: target.table) else { continue }
+                    if try view.withRow(table, key: target.key, { try inner.matches($0, in: view, object: target) })
+                        == true
+                    {
+                        found += 1
+                    }
+                }
+            case .backlinks(let origin, let column):
+                if let table = view.table(named: origin) {
+                    try view.forEachRow(table) { key, owner in
+                        let links = try BacklinkBinding.links(to: object, in: owner, column: column)
+                        if links > 0, try inner.matches(owner, in: view, object: Link(table: table.id, key: key)) {
+                            found += links
+                        }
+                        return true
+                    }
+                }
+            }
+            return Predicate.evaluate(.int(Int64(found)), comparison, count)
         case .and(let left, let right):
             return try left.matches(row, in: view, object: object) && right.matches(row, in: view, object: object)
         case .or(let left, let right):
@@ -220,6 +256,9 @@ indirect enum Predicate: Sendable {
             return Predicate.evaluate(.int(0), comparison, .null)
         case .follow(_, let inner): return inner.matchesNull
         case .anyElement, .anyBacklink: return false
+        case .subqueryCount(_, _, let comparison, let count):
+            // A null object's collections are empty.
+            return Predicate.evaluate(.int(0), comparison, count)
         case .backlinkCount(_, _, let comparison, let comparand):
             // A null object has no backlinks.
             if case .constant(let value) = comparand { return Predicate.evaluate(.int(0), comparison, value) }

@@ -5,12 +5,16 @@
 extension RealmCollection {
     /// The collection sorted by `sortDescriptors`, in sections of the key `keyBlock` gives
     /// each object.
-    /// - Precondition: the primary sort descriptor decides the key, or a key comes in more
-    ///   than one run and its section holds them all, in collection order.
+    /// - Precondition: at least one sort descriptor (Realm's message otherwise). The primary
+    ///   one should decide the key; else a key comes in more than one run and its section holds
+    ///   them all, in collection order.
     public func sectioned<Key: _Persistable & Hashable>(
         sortDescriptors: [SortDescriptor], _ keyBlock: @escaping (Element) -> Key
     ) -> SectionedResults<Key, Element> {
-        SectionedResults(source: ObjectSectionSource(results: sorted(by: sortDescriptors)), keyOf: keyBlock)
+        trapping { () throws(Realm.Error) -> SectionedResults<Key, Element> in
+            guard !sortDescriptors.isEmpty else { throw Realm.Error.sectionedWithoutSortDescriptor }
+            return SectionedResults(source: ObjectSectionSource(results: sorted(by: sortDescriptors)), keyOf: keyBlock)
+        }
     }
 
     /// The collection sorted by the property `keyPath` reads, in a section for each of its
@@ -57,7 +61,8 @@ extension Results {
     package func _sectioned<Key: _Persistable & Hashable>(
         sortDescriptors: [SortDescriptor], _ keyBlock: @escaping (Element) -> Key
     ) throws(Realm.Error) -> SectionedResults<Key, Element> {
-        SectionedResults(source: ObjectSectionSource(results: try _sorted(by: sortDescriptors)), keyOf: keyBlock)
+        guard !sortDescriptors.isEmpty else { throw Realm.Error.sectionedWithoutSortDescriptor }
+        return SectionedResults(source: ObjectSectionSource(results: try _sorted(by: sortDescriptors)), keyOf: keyBlock)
     }
 }
 
@@ -66,7 +71,8 @@ extension List where Element: Object {
     package func _sectioned<Key: _Persistable & Hashable>(
         sortDescriptors: [SortDescriptor], _ keyBlock: @escaping (Element) -> Key
     ) throws(Realm.Error) -> SectionedResults<Key, Element> {
-        SectionedResults(source: ObjectSectionSource(results: try _sorted(by: sortDescriptors)), keyOf: keyBlock)
+        guard !sortDescriptors.isEmpty else { throw Realm.Error.sectionedWithoutSortDescriptor }
+        return SectionedResults(source: ObjectSectionSource(results: try _sorted(by: sortDescriptors)), keyOf: keyBlock)
     }
 }
 
@@ -97,5 +103,7 @@ extension MutableSet where Element: _Persistable {
 
 extension Realm.Error {
     static let sectionedWithoutSort = misuse("Can not section Results with empty sortDescriptor parameter.")
+    static let sectionedWithoutSortDescriptor = misuse(
+        "There must be at least one SortDescriptor when using SectionedResults.")
     static let sectionKeyPathNotPrimarySort = misuse("The section key path must match the primary sort descriptor.")
 }

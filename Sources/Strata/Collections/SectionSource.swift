@@ -21,15 +21,26 @@ protocol SectionSource<Element> {
     func frozen() throws(Realm.Error) -> any SectionSource<Element>
     /// The live collection of a frozen one, in this context's realm (Spec F8); nil if it is gone.
     func thawed() throws(Realm.Error) -> (any SectionSource<Element>)?
-    /// Observes the collection in its realm's context (Spec N6 to N13, N21).
-    func observe(keyPaths: [String]?, _ block: @escaping (SectionSourceChange<Element>) -> Void)
-        throws(Realm.Error) -> NotificationToken
+    /// A reference to the collection (Spec T1) and how to resolve it in a realm (Spec T5).
+    func reference() throws(Realm.Error) -> (handle: _ThreadSafeHandle, resolve: SectionSourceResolver<Element>)
+    /// Observes the collection in its realm's context (Spec N6 to N13, N21); `skipped` is told
+    /// when a commit skips the observer (Spec N4).
+    func observe(
+        keyPaths: [String]?, _ block: @escaping (SectionSourceChange<Element>) -> Void,
+        skipped: @escaping () -> Void
+    ) throws(Realm.Error) -> NotificationToken
     /// Observes the collection on `queue`, resolved in the realm confined to it (Spec N18).
     func observe(
         keyPaths: [String]?, on queue: DispatchQueue,
         _ block: @escaping @Sendable (SectionSourceChange<Element>) -> Void
     ) throws(Realm.Error) -> NotificationToken
 }
+
+/// Resolves a section source's reference in a realm (Spec T5): nil when it names nothing there.
+typealias SectionSourceResolver<Element> =
+    @Sendable (_ThreadSafeHandle, Realm) throws(Realm.Error) -> (
+        any SectionSource<Element>
+    )?
 
 /// A change of a section source: a collection change carrying the source it was read from.
 enum SectionSourceChange<Element> {
@@ -80,12 +91,22 @@ struct ObjectSectionSource<Element: Object>: SectionSource {
         try results._thaw().map { ObjectSectionSource(results: $0) }
     }
 
-    func observe(keyPaths: [String]?, _ block: @escaping (SectionSourceChange<Element>) -> Void)
-        throws(Realm.Error) -> NotificationToken
-    {
-        try results._observe(keyPaths: keyPaths) { change in
-            block(SectionSourceChange(change) { ObjectSectionSource(results: $0) })
-        }
+    func reference() throws(Realm.Error) -> (handle: _ThreadSafeHandle, resolve: SectionSourceResolver<Element>) {
+        (
+            try results._threadSafeHandle(),
+            { handle, realm throws(Realm.Error) in
+                try Results<Element>._resolve(handle, in: realm).map { ObjectSectionSource(results: $0) }
+            }
+        )
+    }
+
+    func observe(
+        keyPaths: [String]?, _ block: @escaping (SectionSourceChange<Element>) -> Void,
+        skipped: @escaping () -> Void
+    ) throws(Realm.Error) -> NotificationToken {
+        try results._observe(
+            keyPaths: keyPaths, { change in block(SectionSourceChange(change) { ObjectSectionSource(results: $0) }) },
+            skipped: skipped)
     }
 
     func observe(
@@ -156,14 +177,34 @@ struct ValueSectionSource<Element: RealmCollectionValue>: SectionSource {
         try list._thaw().map { ValueSectionSource(list: $0, ascending: ascending) }
     }
 
-    func observe(keyPaths: [String]?, _ block: @escaping (SectionSourceChange<Element>) -> Void)
-        throws(Realm.Error) -> NotificationToken
-    {
+    func reference() throws(Realm.Error) -> (handle: _ThreadSafeHandle, resolve: SectionSourceResolver<Element>) {
+        let ascending = self.ascending
+        return (
+            try list._threadSafeHandle(),
+            { handle, realm throws(Realm.Error) in
+                try List<Element>._resolve(handle, in: realm).map { ValueSectionSource(list: $0, ascending: ascending) }
+            }
+        )
+    }
+
+    func observe(
+        keyPaths: [String]?, _ block: @escaping (SectionSourceChange<Element>) -> Void,
+        skipped: @escaping () -> Void
+    ) throws(Realm.Error) -> NotificationToken {
         let ascending = self.ascending
         let tracker = SortedValueTracker<Element>()
-        return try list._observe(keyPaths: keyPaths) { change in
-            block(tracker.sorted(SectionSourceChange(change) { ValueSectionSource(list: $0, ascending: ascending) }))
-        }
+        let source = self
+        return try list._observe(
+            keyPaths: keyPaths,
+            { change in
+                let sorted = tracker.sorted(
+                    SectionSourceChange(change) { ValueSectionSource(list: $0, ascending: ascending) })
+                if let sorted { block(sorted) }
+            },
+            skipped: {
+                tracker.rebaseline(source)
+                skipped()
+            })
     }
 
     func observe(
@@ -173,7 +214,9 @@ struct ValueSectionSource<Element: RealmCollectionValue>: SectionSource {
         let ascending = self.ascending
         let tracker = SortedValueTracker<Element>()
         return try list._observe(keyPaths: keyPaths, on: queue) { change in
-            block(tracker.sorted(SectionSourceChange(change) { ValueSectionSource(list: $0, ascending: ascending) }))
+            let sorted = tracker.sorted(
+                SectionSourceChange(change) { ValueSectionSource(list: $0, ascending: ascending) })
+            if let sorted { block(sorted) }
         }
     }
 }
@@ -192,7 +235,9 @@ final class SortedValueTracker<Element: _RealmValue>: @unchecked Sendable {
         let occurrence: Int
     }
 
-    func sorted(_ change: SectionSourceChange<Element>) -> SectionSourceChange<Element> {
+    /// The change of the sorted values; nil when they did not change (the List's order did
+    /// alone), which a sorted collection's observer does not hear (Spec N11).
+    func sorted(_ change: SectionSourceChange<Element>) -> SectionSourceChange<Element>? {
         switch change {
         case .error: return change
         case .initial(let source):
@@ -203,6 +248,7 @@ final class SortedValueTracker<Element: _RealmValue>: @unchecked Sendable {
                 let current = try identities(source)
                 defer { previous = current }
                 let diff = CollectionDiff.between(old: previous, new: current) { _ in false }
+                if diff.isEmpty { return nil }
                 return .update(
                     source, deletions: diff.deletions, insertions: diff.insertions,
                     modifications: diff.modifications)
@@ -210,6 +256,11 @@ final class SortedValueTracker<Element: _RealmValue>: @unchecked Sendable {
                 return .error(error)
             }
         }
+    }
+
+    /// A commit skipped the observer (Spec N4): the next change is from `source`'s contents now.
+    func rebaseline(_ source: any SectionSource<Element>) {
+        if let current = try? identities(source) { previous = current }
     }
 
     private func identities(_ source: any SectionSource<Element>) throws(Realm.Error) -> [SortedValueIdentity] {

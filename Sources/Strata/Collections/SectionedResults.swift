@@ -3,16 +3,10 @@ import StrataStorage
 
 /// What `SectionedResults` and each of their `ResultsSection`s offer, as RealmSwift's
 /// `RealmSectionedResult` (Spec V27).
-public protocol RealmSectionedResult: RandomAccessCollection, Equatable where Index == Int {
-    /// The realm of the collection sectioned.
-    var realm: Realm? { get }
-    /// Whether the collection can no longer be read (its realm invalidated, its owner deleted;
-    /// for a section, also its key no longer having elements).
-    var isInvalidated: Bool { get }
+public protocol RealmSectionedResult: RandomAccessCollection, Equatable, ThreadConfined, SendableMetatype
+where Index == Int {
     /// The number of sections, or of a section's elements.
     var count: Int { get }
-    /// Whether the collection is frozen.
-    var isFrozen: Bool { get }
     /// The same, frozen at its realm's current version (Spec F).
     func freeze() -> Self
     /// The same, live in the calling context's realm (Spec F8); nil if the collection is gone.
@@ -34,6 +28,27 @@ extension RealmSectionedResult {
     /// Observes every change (`observe(keyPaths: nil, block)`).
     public func observe(_ block: @escaping (SectionedResultsChange<Self>) -> Void) -> NotificationToken {
         observe(keyPaths: nil, block)
+    }
+
+    /// As `observe(keyPaths:_:)`, with each callback in `actor`'s isolation carrying the
+    /// collection resolved in the realm confined to the actor (Spec N18, C15). Returns once
+    /// registered; in a cancelled task nothing is registered (Spec N23).
+    public func observe<A: Actor>(
+        keyPaths: [String]? = nil, on actor: A,
+        _isolation: isolated (any Actor)? = #isolation,
+        _ block: @escaping @Sendable (isolated A, SectionedResultsChange<Self>) -> Void
+    ) async -> NotificationToken {
+        await trapping { () async throws(Realm.Error) -> NotificationToken in
+            guard let core = realm?.core else { throw Realm.Error.unmanagedObservation }
+            return try await Strata.observe(
+                self, on: actor, core: core, isolation: _isolation,
+                // SectionedResultsChange has no error case: an observer that cannot be
+                // registered on the actor hears nothing (Spec V27).
+                onError: { _, _ in },
+                register: { resolved, actor throws(Realm.Error) in
+                    resolved.observe(keyPaths: keyPaths) { change in actor.deliverIsolated(change, to: block) }
+                })
+        }
     }
 }
 
@@ -105,13 +120,17 @@ public struct SectionedResults<Key: _Persistable & Hashable, SectionElement: Rea
             self.keyOf = keyOf
         }
 
-        /// The sections of the collection's current contents.
+        /// The sections of the collection's current contents. Worked out under the lock, so
+        /// that the key block (which need not be thread-safe) runs on one thread at a time,
+        /// also for frozen sections read by many (Spec C10).
         func layout() throws(Realm.Error) -> SectionLayout<Key> {
             let stamp = try source.stamp()
-            if let cached = cache.withLock({ $0 }), cached.stamp == stamp { return cached.layout }
-            let layout = try Self.layout(of: source, keyOf)
-            cache.withLock { $0 = (stamp, layout) }
-            return layout
+            return try cache.withLock { cached throws(Realm.Error) -> SectionLayout<Key> in
+                if let cached, cached.stamp == stamp { return cached.layout }
+                let layout = try Self.layout(of: source, keyOf)
+                cached = (stamp, layout)
+                return layout
+            }
         }
 
         /// The sections of `source`'s contents now.
@@ -127,14 +146,28 @@ public struct SectionedResults<Key: _Persistable & Hashable, SectionElement: Rea
         /// The same sectioning over another source (frozen, thawed, resolved on a queue).
         func over(_ other: any SectionSource<SectionElement>) -> Storage { Storage(source: other, keyOf: keyOf) }
 
+        /// The same sections frozen: the frozen collection with these sections, so the key
+        /// block never runs on the frozen elements (as realm-core copies them).
+        func frozen() throws(Realm.Error) -> Storage {
+            let layout = try layout()
+            let frozen = over(try source.frozen())
+            let stamp = try frozen.source.stamp()
+            frozen.cache.withLock { $0 = (stamp, layout) }
+            return frozen
+        }
+
         /// Observes the sections (of `onlyKey` alone, when given) in the collection's context:
         /// `send` gets each change with these sections.
         func observe(
             keyPaths: [String]?, onlyKey: Key?, _ send: @escaping (SectionedResultsChange<Void>) -> Void
         ) throws(Realm.Error) -> NotificationToken {
             let tracker = SectionChangeTracker<Key>(onlyKey: onlyKey)
-            let keyOf = self.keyOf
-            return try source.observe(keyPaths: keyPaths) { change in tracker.deliver(change, keyOf: keyOf, send) }
+            // The change's collection is this source's: its layout is this storage's, cached
+            // for the reads the callback makes.
+            return try source.observe(
+                keyPaths: keyPaths,
+                { change in tracker.deliver(change, layout: { _ throws(Realm.Error) in try self.layout() }, send) },
+                skipped: { if let layout = try? self.layout() { tracker.rebaseline(layout) } })
         }
 
         /// Observes the sections (of `onlyKey` alone, when given) on `queue`: `send` gets each
@@ -148,7 +181,9 @@ public struct SectionedResults<Key: _Persistable & Hashable, SectionElement: Rea
             return try source.observe(keyPaths: keyPaths, on: queue) { change in
                 guard let source = change.source else { return }
                 let resolved = Storage(source: source, keyOf: keyOf.value)
-                tracker.deliver(change, keyOf: keyOf.value) { send($0, resolved) }
+                tracker.deliver(change, layout: { _ throws(Realm.Error) in try resolved.layout() }) {
+                    send($0, resolved)
+                }
             }
         }
     }
@@ -222,7 +257,7 @@ public struct SectionedResults<Key: _Persistable & Hashable, SectionElement: Rea
 
     package func _freeze() throws(Realm.Error) -> SectionedResults {
         if isFrozen { return self }  // Spec F5
-        return SectionedResults(storage: storage.over(try storage.source.frozen()))
+        return SectionedResults(storage: try storage.frozen())
     }
 
     public func thaw() -> SectionedResults? {
@@ -307,7 +342,7 @@ public struct ResultsSection<Key: _Persistable & Hashable, T: RealmCollectionVal
     /// The positions of the section's elements in the sorted collection, now.
     private func positions() throws(Realm.Error) -> [Int] {
         let layout = try parent.layout()
-        guard let section = layout.sectionOfKey[key] else { throw Realm.Error.resultsInvalidated }
+        guard let section = layout.section(of: key) else { throw Realm.Error.resultsInvalidated }
         return layout.positions[section]
     }
 
@@ -347,7 +382,7 @@ public struct ResultsSection<Key: _Persistable & Hashable, T: RealmCollectionVal
 
     public var isInvalidated: Bool {
         guard !parent.source.isInvalidated else { return true }
-        return ((try? parent.layout())?.sectionOfKey[key]) == nil
+        return ((try? parent.layout())?.section(of: key)) == nil
     }
 
     public var isFrozen: Bool { parent.source.isFrozen }

@@ -79,17 +79,21 @@ final class CollectionNotifier: Notifier {
     let schema: ObjectSchema?
     let paths: WatchedPaths
     let send: (RealmCollectionChange<Void>) -> Void
+    /// Told when a commit skips the observer (Spec N4): its next change is from the contents
+    /// after that commit, which an observer keeping state of its own (sectioned results) takes.
+    let skipped: (() -> Void)?
     private var delivered: [CollectionElement]?
 
     init(
         subscription: Subscription, schema: ObjectSchema?, paths: WatchedPaths,
         contents: @escaping () throws(Realm.Error) -> CollectionContents,
-        send: @escaping (RealmCollectionChange<Void>) -> Void
+        send: @escaping (RealmCollectionChange<Void>) -> Void, skipped: (() -> Void)? = nil
     ) {
         self.contents = contents
         self.schema = schema
         self.paths = paths
         self.send = send
+        self.skipped = skipped
         super.init(subscription: subscription)
     }
 
@@ -151,6 +155,7 @@ final class CollectionNotifier: Notifier {
         guard delivered != nil, let now = try? contents() else { return }
         delivered = now.elements
         rebase(to: core)
+        skipped?()
     }
 }
 

@@ -90,6 +90,16 @@ extension Results {
     )
         throws(Realm.Error) -> NotificationToken
     {
+        try _observe(keyPaths: keyPaths, block, skipped: nil)
+    }
+
+    /// `_observe(keyPaths:_:)` that tells `skipped` when a commit skips the observer (Spec N4).
+    package func _observe(
+        keyPaths: [String]?,
+        _ block: @escaping (RealmCollectionChange<Results<Element>>) -> Void, skipped: (() -> Void)?
+    )
+        throws(Realm.Error) -> NotificationToken
+    {
         let core = storage.core
         try core.checkObservable()
         guard storage.epoch == core.epoch else { throw Realm.Error.resultsInvalidated }  // Spec V13
@@ -104,7 +114,7 @@ extension Results {
                     table: evaluation.table,
                     elements: evaluation.keys.indices.map { .object(evaluation.identity(at: $0)) })
             },
-            send: { change in block(change.carrying(results)) })
+            send: { change in block(change.carrying(results)) }, skipped: skipped)
         core.addNotifier(notifier)
         return token
     }
@@ -151,6 +161,16 @@ extension List {
     )
         throws(Realm.Error) -> NotificationToken
     {
+        try _observe(keyPaths: keyPaths, block, skipped: nil)
+    }
+
+    /// `_observe(keyPaths:_:)` that tells `skipped` when a commit skips the observer (Spec N4).
+    package func _observe(
+        keyPaths: [String]?,
+        _ block: @escaping (RealmCollectionChange<List<Element>>) -> Void, skipped: (() -> Void)?
+    )
+        throws(Realm.Error) -> NotificationToken
+    {
         guard let binding else { throw Realm.Error.unmanagedObservation }  // Spec N18
         let core = binding.core
         try core.checkObservable()
@@ -185,7 +205,7 @@ extension List {
                 }
                 return CollectionContents(table: table, elements: elements)
             },
-            send: { change in block(change.carrying(list)) })
+            send: { change in block(change.carrying(list)) }, skipped: skipped)
         core.addNotifier(notifier)
         return token
     }

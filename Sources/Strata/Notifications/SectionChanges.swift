@@ -25,7 +25,7 @@ struct SectionChange: Equatable {
 
     init() {}
 
-    init<Key: Hashable>(
+    init<Key: _RealmValue>(
         from old: SectionLayout<Key>, to new: SectionLayout<Key>,
         deletions: [Int], insertions: [Int], modifications: [Int], onlyKey: Key? = nil
     ) {
@@ -46,24 +46,24 @@ struct SectionChange: Equatable {
         var modifiedRows: [Int: Set<Int>] = [:]
         var modifiedNewRows: [Int: Set<Int>] = [:]
 
-        let oldSection = onlyKey.map { old.sectionOfKey[$0] }
-        let newSection = onlyKey.map { new.sectionOfKey[$0] }
+        let oldSection = onlyKey.map { old.section(of: $0) }
+        let newSection = onlyKey.map { new.section(of: $0) }
         // Whether a section of the old (or new) layout is reported.
         func reportsOld(_ section: Int) -> Bool { oldSection.map { $0 == section } ?? true }
         func reportsNew(_ section: Int) -> Bool { newSection.map { $0 == section } ?? true }
 
         if let onlyKey {
-            switch (old.sectionOfKey[onlyKey], new.sectionOfKey[onlyKey]) {
+            switch (old.section(of: onlyKey), new.section(of: onlyKey)) {
             case (nil, nil): return
             case (nil, let section?): sectionsToInsert.insert(section)
             case (let section?, nil): sectionsToDelete.insert(section)
             default: break
             }
         } else {
-            for (section, key) in new.keys.enumerated() where old.sectionOfKey[key] == nil {
+            for (section, key) in new.keys.enumerated() where old.section(of: key) == nil {
                 sectionsToInsert.insert(section)
             }
-            for (section, key) in old.keys.enumerated() where new.sectionOfKey[key] == nil {
+            for (section, key) in old.keys.enumerated() where new.section(of: key) == nil {
                 sectionsToDelete.insert(section)
             }
         }
@@ -81,7 +81,7 @@ struct SectionChange: Equatable {
             }
         }
         // A section filter reports deletions inside its section only while the section lives.
-        let reportsDeletions = onlyKey.map { new.sectionOfKey[$0] != nil } ?? true
+        let reportsDeletions = onlyKey.map { new.section(of: $0) != nil } ?? true
         for position in deletions where reportsDeletions && old.paths.indices.contains(position) {
             let path = old.paths[position]
             if reportsOld(path.section) && !sectionsToDelete.contains(path.section) {
@@ -91,7 +91,7 @@ struct SectionChange: Equatable {
 
         // Modified in place, or moved: see the type's comment.
         for (section, rows) in modifiedRows {
-            guard let newSection = new.sectionOfKey[old.keys[section]] else {
+            guard let newSection = new.section(of: old.keys[section]) else {
                 modifiedRows[section] = nil
                 continue
             }
@@ -125,17 +125,20 @@ final class SectionChangeTracker<Key: _Persistable & Hashable>: @unchecked Senda
 
     init(onlyKey: Key?) { self.onlyKey = onlyKey }
 
+    /// A commit skipped the observer (Spec N4): the collection's next change is from `layout`'s
+    /// contents.
+    func rebaseline(_ layout: SectionLayout<Key>) { previous = layout }
+
     /// Works out the sections of `change`'s collection and sends what changed: always the
     /// initial callback; an update when something changed (for a section filter, in its
     /// section). A collection that can no longer be read (its realm invalidated, its owner
     /// deleted) ends the callbacks, as `SectionedResultsChange` has no error case.
-    func deliver<Element: RealmCollectionValue>(
-        _ change: SectionSourceChange<Element>, keyOf: (Element) -> Key,
+    func deliver<Element>(
+        _ change: SectionSourceChange<Element>,
+        layout: (any SectionSource<Element>) throws(Realm.Error) -> SectionLayout<Key>,
         _ send: (SectionedResultsChange<Void>) -> Void
     ) {
-        guard let source = change.source,
-            let current = try? SectionedResults<Key, Element>.Storage.layout(of: source, keyOf)
-        else { return }
+        guard let source = change.source, let current = try? layout(source) else { return }
         defer { previous = current }
         switch change {
         case .initial: send(.initial(()))

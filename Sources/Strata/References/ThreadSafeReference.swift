@@ -11,6 +11,17 @@ public struct _ThreadSafeHandle: Sendable {
         case results(
             className: String, owner: (object: StoredObject, column: Int, isBacklinks: Bool)?,
             predicate: Predicate?, ordering: [OrderingStep])
+        /// Sectioned results (or one section) over the collection `base` names (Spec V27):
+        /// `sectioning` carries how to section it and how to resolve `base`.
+        indirect case sectioned(base: Target, sectioning: SectioningReference)
+    }
+
+    /// What a reference to sectioned results carries besides its collection: the key block,
+    /// the resolver of the collection, a section's key. RealmSwift hands the key block to
+    /// other threads as well; it is called only with the elements of the realm resolving it.
+    final class SectioningReference: @unchecked Sendable {
+        let parts: Any
+        init(_ parts: Any) { self.parts = parts }
     }
 
     /// The object a reference names: its class, its identity (the key alone would name a

@@ -111,8 +111,9 @@ package struct APISeededBugs: OptionSet, Sendable, Hashable {
     /// LinkingObjects name an owner once however many links it holds to the target (V26).
     package static let backlinksOncePerOwner = APISeededBugs(rawValue: 1 << 62)
     /// Sectioned results start a new section each time the key changes, so a key that comes
-    /// back after another has two sections instead of joining its first (V27).
-    package static let sectionPerKeyRun = APISeededBugs(rawValue: 1 << 63)
+    /// back after another has two sections instead of joining its first (V27). Bit 29: the
+    /// bits from 62 up are taken (63 is the engine's `plantedCrashInCommit`).
+    package static let sectionPerKeyRun = APISeededBugs(rawValue: 1 << 29)
 
     /// Every bug of the layer: the bits a harness's raw value gives this layer.
     package static let all: APISeededBugs = [

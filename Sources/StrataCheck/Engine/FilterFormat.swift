@@ -62,7 +62,11 @@ struct FilterFormat: Equatable {
             arguments += bound
         }
         if let collection = query.collectionMinimum {
-            let (part, bound) = FilterFormat.collectionMinimum(collection, Int(spelling) / 5 % 8)
+            // Spellings from 64 on (generation 15's draws) count through a SUBQUERY instead.
+            let (part, bound) =
+                spelling >= FilterFormat.count * FilterFormat.count
+                ? FilterFormat.collectionSubquery(collection, Int(spelling) / 5 % 4)
+                : FilterFormat.collectionMinimum(collection, Int(spelling) / 5 % 8)
             parts.append(part)
             arguments += bound
         }
@@ -109,6 +113,19 @@ struct FilterFormat: Equatable {
         case 5: return ("ANY \(name).value > \(m - 1)", [])
         case 6: return ("\(name).@max.value > %@", [.int(m - 1)])
         default: return ("!(NONE \(name).value BETWEEN {\(m), \(Int.max)})", [])
+        }
+    }
+
+    /// `ANY <collection>.value >= m` as a SUBQUERY's count (generation 15, Spec V23): some
+    /// object meets it exactly when the count of those that do is not zero.
+    private static func collectionSubquery(_ condition: CollectionMinimum, _ variant: Int) -> (String, [Argument]) {
+        let name = condition.propertyName
+        let m = condition.minimum
+        switch variant {
+        case 0: return ("SUBQUERY(\(name), $x, $x.value >= \(m)).@count > 0", [])
+        case 1: return ("SUBQUERY(\(name), $item, $item.value >= %@).@count >= 1", [.int(m)])
+        case 2: return ("SUBQUERY(%K, $x, $x.value > \(m - 1)).@count != 0", [.name(name)])
+        default: return ("NOT (SUBQUERY(\(name), $x, $x.value >= %d).@count == 0)", [.int(m)])
         }
     }
 

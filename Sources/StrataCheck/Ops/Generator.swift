@@ -167,7 +167,9 @@ struct Generator {
                     collectionMinimum = CollectionMinimum(
                         collection: .list, minimum: stream.draw(4), backlinksOf: stream.chance(50) ? "Item" : "Other")
                 }
-                if spelling == nil { spelling = UInt8(stream.draw(FilterFormat.count * FilterFormat.count)) }
+                // Generation 15 (Spec V23): half of these spellings count through a SUBQUERY.
+                let spellings = FilterFormat.count * FilterFormat.count * (swarm.generation >= 15 ? 2 : 1)
+                if spelling == nil { spelling = UInt8(stream.draw(spellings)) }
                 // One in two stands alone, so that it finds objects more often than behind the
                 // other filters too.
                 if stream.chance(50) {

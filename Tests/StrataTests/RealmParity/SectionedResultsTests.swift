@@ -101,6 +101,21 @@ private func onLoop<R>(_ body: @escaping @Sendable () throws -> R) throws -> R {
     return try box.get()
 }
 
+/// The actor sectioned results are observed on.
+private actor SRActor {
+    static let shared = SRActor()
+}
+
+/// Waits (giving up the thread between checks) until `condition` holds, for at most
+/// `hangGuardSeconds` of 10 ms sleeps.
+private func waitUntil(_ condition: @Sendable () -> Bool) async -> Bool {
+    for _ in 0..<Int(hangGuardSeconds * 100) {
+        if condition() { return true }
+        try? await Task.sleep(nanoseconds: 10_000_000)
+    }
+    return condition()
+}
+
 /// A log of changes, appended to by callbacks on one queue and read after a semaphore.
 private final class SRLog: @unchecked Sendable {
     private let lock = NSLock()
@@ -422,8 +437,7 @@ extension RealmParitySectionedResults {
             let second = list.sectioned(by: { String($0.prefix(1)) })
             #expect(first == first)
             #expect(first != second)
-            #expect(first[0] == first[0])
-            #expect(first[0] != first[1])
+            #expect(first[0] != first[1], "two keys are two sections")
         }
 
         // MARK: beyond Realm's tests
@@ -473,6 +487,105 @@ extension RealmParitySectionedResults {
             #expect(words(sectioned) == "1:apple,box,chalk 0:banana")
         }
 
+        @Test("Spec V27, T5: a reference to sectioned results and to a section resolves on another thread")
+        func testThreadSafeReference() throws {
+            let realm = try createObjects(sectionedRealm())
+            let configuration = realm.configuration
+            let sectioned = realm.objects(SRObject.self).sectioned(by: \.firstLetter)
+            let toAll = ThreadSafeReference(to: sectioned)
+            let toSection = ThreadSafeReference(to: sectioned[1])
+            let toValues = ThreadSafeReference(
+                to: realm.objects(SRObject.self)[0].arrayString.sectioned(
+                    by: { String($0.prefix(1)) }, ascending: false))
+            let resolved = try onOtherThread { () throws -> [String] in
+                let other = try Realm(configuration: configuration)
+                let all = try #require(other.resolve(toAll))
+                let section = try #require(other.resolve(toSection))
+                let values = try #require(other.resolve(toValues))
+                return [
+                    words(all), "\(section.key ?? "nil"):" + section.map(\.stringCol).joined(separator: ","),
+                    values.map { $0.key }.joined(separator: ","),
+                ]
+            }
+            #expect(resolved == ["a:apple b:banana,box c:chalk", "b:banana,box", "c,b,a"])
+        }
+
+        @Test("Spec V27, N18, C15: sectioned results observed on an actor")
+        func testObserveOnActor() async throws {
+            let realm = try createObjects(sectionedRealm())
+            let configuration = realm.configuration
+            let log = SRLog()
+            let token = await realm.objects(SRObject.self).sectioned(by: \.firstLetter)
+                .observe(on: SRActor.shared) { _, change in log.append(describe(change, count: \.count)) }
+            #expect(await waitUntil { log.entries.count == 1 })
+            try onOtherThread {
+                let other = try Realm(configuration: configuration)
+                try other.write { other.create(SRObject.self, value: ["stringCol": "dog"]) }
+            }
+            #expect(await waitUntil { log.entries.count == 2 })
+            token.invalidate()
+            #expect(log.entries == ["initial 3", "update 4 d[] i[3.0] m[] +s[3] -s[]"])
+        }
+
+        @Test("Spec V27, N4: a commit that skips the observer moves its sections on")
+        func testSkippedCommitMovesSectionsOn() throws {
+            let entries = try onLoop { () throws -> [String] in
+                let realm = try createObjects(sectionedRealm())
+                let results = realm.objects(SRObject.self)
+                let sectioned = results.sectioned(by: \.firstLetter)
+                let log = SRLog()
+                let token = sectioned.observe { log.append(describe($0, count: \.count)) }
+                _ = settleRunLoop { log.entries.count == 1 }
+                try realm.write(withoutNotifying: [token]) { realm.delete(results.where { $0.stringCol == "apple" }) }
+                try realm.write { realm.create(SRObject.self, value: ["stringCol": "axe"]) }
+                _ = settleRunLoop { log.entries.count == 2 }
+                token.invalidate()
+                return log.entries
+            }
+            // After the skipped commit the sections are b, c: "axe" makes a section a again.
+            #expect(entries == ["initial 3", "update 3 d[] i[0.0] m[] +s[0] -s[]"])
+        }
+
+        @Test("Spec V27, N11: sections of a List of values follow the List; a reorder alone is not heard")
+        func testObserveValues() throws {
+            let entries = try onLoop { () throws -> [String] in
+                let realm = try createObjects(sectionedRealm())
+                let list = realm.objects(SRObject.self)[0].arrayString
+                let sectioned = list.sectioned(by: { String($0.prefix(1)) })
+                let log = SRLog()
+                let token = sectioned.observe { log.append(describe($0, count: \.count)) }
+                _ = settleRunLoop { log.entries.count == 1 }
+                try realm.write { list.append("avocado") }
+                _ = settleRunLoop { log.entries.count == 2 }
+                try realm.write { list.move(from: 0, to: 3) }  // the same values
+                try realm.write { list.remove(at: list.firstIndex(of: "chalk") ?? 0) }  // the log's end
+                _ = settleRunLoop { log.entries.count == 3 }
+                token.invalidate()
+                return log.entries
+            }
+            // Sorted apple, avocado, banana, box, chalk; then chalk's section goes.
+            #expect(entries == ["initial 3", "update 3 d[] i[0.1] m[] +s[] -s[]", "update 2 d[] i[] m[] +s[] -s[2]"])
+        }
+
+        @Test("Spec V27: keys are told apart as stored values: strings by bytes, every NaN one key")
+        func testKeysAreStoredValues() throws {
+            let realm = try sectionedRealm()
+            let object = try realm.write { () -> SRObject in
+                let object = realm.create(SRObject.self)
+                object.arrayString.append(objectsIn: ["\u{E9}", "e\u{301}", "\u{E9}"])
+                object.arrayDouble.append(objectsIn: [.nan, 1, .nan])
+                return object
+            }
+            let strings = object.arrayString.sectioned(by: { $0 })
+            #expect(strings.count == 2, "precomposed and decomposed spellings are two keys, as realm-core's bytes")
+            #expect(strings.map(\.count).sorted() == [1, 2])
+            let doubles = object.arrayDouble.sectioned(by: { $0 })
+            #expect(doubles.count == 2, "the NaNs share one section")
+            let nanSection = try #require(doubles.first { $0.key.isNaN })
+            #expect(!nanSection.isInvalidated)
+            #expect(nanSection.count == 2)
+        }
+
         @Test("Spec V27: Realm's refusals: no sort descriptor, a key path not the primary sort, a link as key")
         func testSectionedMisuse() throws {
             let realm = try createObjects(sectionedRealm())
@@ -480,6 +593,9 @@ extension RealmParitySectionedResults {
             expectRejected(
                 rejection { _ = try results._sectioned(by: \.firstLetter, sortDescriptors: []) },
                 "Can not section Results with empty sortDescriptor parameter.")
+            expectRejected(
+                rejection { _ = try results._sectioned(sortDescriptors: []) { $0.stringCol } },
+                "There must be at least one SortDescriptor when using SectionedResults.")
             expectRejected(
                 rejection {
                     _ = try results._sectioned(by: \.firstLetter, sortDescriptors: [SortDescriptor(keyPath: "intCol")])
@@ -499,6 +615,12 @@ extension RealmParitySectionedResults {
 /// `sectioned` of a managed List and set of values, ascending and descending: each section's
 /// key and values, and the frozen and thawed forms (Realm's testCreationFromList,
 /// testCreationFromMutableSet, testFrozenFromParentCollection and testFrozen).
+/// A value as the primitive tests print it: Data as its bytes.
+private func shown(_ value: Any) -> String {
+    if let data = value as? Data { return "\(Array(data))" }
+    return "\(value)"
+}
+
 private func checkPrimitives<V: RealmCollectionValue & _Persistable, K: _Persistable & Hashable>(
     _ list: (SRObject) -> List<V>, _ set: (SRObject) -> MutableSet<V>, values: [V],
     key: @escaping (V) -> K, ascending: String, descending: String,
@@ -512,7 +634,7 @@ private func checkPrimitives<V: RealmCollectionValue & _Persistable, K: _Persist
         return object
     }
     func show(_ sectioned: SectionedResults<K, V>) -> String {
-        sectioned.map { section in "\(section.key):" + section.map { "\($0)" }.joined(separator: ",") }
+        sectioned.map { section in "\(section.key):" + section.map(shown).joined(separator: ",") }
             .joined(separator: " ")
     }
     #expect(show(list(object).sectioned(by: key, ascending: true)) == ascending, sourceLocation: sourceLocation)
@@ -561,7 +683,7 @@ extension RealmParitySectionedResults {
                 descending: "true:\(dates[0]) false:\(dates[2]),\(dates[1])")
             try checkPrimitives(
                 \.arrayData, \.setData, values: [Data([2, 1]), Data([1]), Data([2])], key: { $0.count },
-                ascending: "1:1 bytes,1 bytes 2:2 bytes", descending: "2:2 bytes 1:1 bytes,1 bytes")
+                ascending: "1:[1],[2] 2:[2, 1]", descending: "2:[2, 1] 1:[2],[1]")
         }
 
         @Test("Spec V27: optional values: nil sorts first ascending and is a section of its own")
