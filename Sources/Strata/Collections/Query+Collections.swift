@@ -1,3 +1,4 @@
+// swift-format-ignore-file: AmbiguousTrailingClosureOverload
 // The typed `where` through collections, as RealmSwift's Query has it (Spec V23): a property of
 // a List's, set's or Map's objects compares as ANY (`$0.dogs.age > 5`), and a collection has a
 // `count` and, of values, `min`, `max`, `sum` and `avg`; each builds the predicate the format
@@ -39,8 +40,39 @@ extension Query where T: _QueryCollection {
         through(keyPath)
     }
 
-    /// The number of elements (a Map's entries): `$0.dogs.count > 2`.
+    /// The number of elements (a Map's entries): `$0.dogs.count > 2`; of a filtered
+    /// collection, of the objects that meet its filter.
     public var count: Query<Int> { operation(nil) }
+
+    // The two `where` forms (objects, a Map's optional objects) never both apply: a collection's
+    // element is one or the other, as for RealmSwift's.
+    /// The collection's objects that meet `isIncluded`, whose `count` then compares:
+    /// `$0.dogs.where { $0.age > 3 }.count > 0` is the format's `SUBQUERY(dogs, $d, $d.age >
+    /// 3).@count > 0` (Spec V23).
+    public func `where`<Element: Object>(_ isIncluded: (Query<Element>) -> Query<Bool>) -> Query<T>
+    where T._QueryElement == Element {
+        filtered(isIncluded)
+    }
+
+    /// A Map's objects that meet `isIncluded` (a null value reaches no object).
+    public func `where`<Element: Object>(_ isIncluded: (Query<Element>) -> Query<Bool>) -> Query<T>
+    where T._QueryElement == Element? {
+        filtered(isIncluded)
+    }
+
+    private func filtered<Element: Object>(_ isIncluded: (Query<Element>) -> Query<Bool>) -> Query<T> {
+        let inner = isIncluded(Query<Element>(.root(ClassInfo.of(Element.self)))).predicate
+        switch node {
+        case .property(let links, let collection, let property) where property.isList:
+            return Query<T>(
+                .filtered(
+                    links: links, .elements(column: collection, isMap: property.isMap, skipsLast: false), inner: inner))
+        case .backlinks(let links, let origin, let originColumn):
+            return Query<T>(.filtered(links: links, .backlinks(origin: origin, column: originColumn), inner: inner))
+        default:
+            preconditionFailure("only a collection property of the queried object (or of a linked one) is filtered")
+        }
+    }
 
     private func through<Element: Object, V>(_ keyPath: KeyPath<Element, V>) -> Query<V> {
         if case .backlinks(let links, let origin, let originColumn) = node {
@@ -66,6 +98,9 @@ extension Query where T: _QueryCollection {
     func operation<V>(_ function: AggregateFunction?) -> Query<V> {
         if case .backlinks(let links, let origin, let originColumn) = node, function == nil {
             return Query<V>(.backlinkCount(links: links, origin: origin, originColumn: originColumn))
+        }
+        if case .filtered(let links, let collection, let inner) = node, function == nil {
+            return Query<V>(.filteredCount(links: links, collection, inner: inner))
         }
         guard case .property(let links, let collection, let property) = node, property.isList else {
             preconditionFailure("only a collection property of the queried object (or of a linked one) is aggregated")

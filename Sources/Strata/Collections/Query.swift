@@ -416,6 +416,11 @@ public struct Query<T> {
         case backlinkElements(links: [Int], origin: String, originColumn: Int, column: Int, PropertySchema)
         /// A LinkingObjects property's `count`.
         case backlinkCount(links: [Int], origin: String, originColumn: Int)
+        /// A collection's objects that meet `inner` (`$0.dogs.where { $0.age > 3 }`): a
+        /// SUBQUERY, whose `count` compares (Spec V23).
+        case filtered(links: [Int], Predicate.SubqueryCollection, inner: Predicate)
+        /// The number of a filtered collection's objects.
+        case filteredCount(links: [Int], Predicate.SubqueryCollection, inner: Predicate)
         case predicate(Predicate)
     }
 
@@ -443,9 +448,9 @@ public struct Query<T> {
     var predicate: Predicate {
         switch node {
         case .predicate(let predicate): return predicate
-        case .property, .elements, .collectionOperation, .backlinkElements, .backlinkCount:
+        case .property, .elements, .collectionOperation, .backlinkElements, .backlinkCount, .filteredCount:
             return condition { .compare(column: $0, .equal, .bool(true)) }.predicate
-        case .root, .backlinks: preconditionFailure("a query must compare a property")
+        case .root, .backlinks, .filtered: preconditionFailure("a query must compare a property")
         }
     }
 
@@ -482,7 +487,13 @@ public struct Query<T> {
                 .predicate(
                     Predicate.through(
                         links, .backlinkCount(origin: origin, column: originColumn, comparison, .constant(constant)))))
-        case .root, .predicate, .backlinks:
+        case .filteredCount(let links, let collection, let inner):
+            guard case .compare(_, let comparison, let constant) = make(0) else {
+                preconditionFailure("a filtered collection's count is compared with a value")
+            }
+            return Query<Bool>(
+                .predicate(Predicate.through(links, .subqueryCount(collection, inner, comparison, constant))))
+        case .root, .predicate, .backlinks, .filtered:
             preconditionFailure("a comparison needs a property on its left")
         }
     }
