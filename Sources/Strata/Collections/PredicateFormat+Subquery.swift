@@ -13,10 +13,13 @@ extension PredicateCompiler {
         let inner = try Self.relative(subquery.predicate, to: subquery.variable)
         var compiler = PredicateCompiler(info: elementInfo, mirrorsWrongly: mirrorsWrongly, skipsLast: skipsLast)
         let predicate = try compiler.compile(inner)
+        // RLMQueryUtil reads the number as an integer (`integerValue`): a fraction truncates
+        // toward zero, a Boolean is 0 or 1.
         let count: Value
         switch subquery.count {
         case .int(let value): count = .int(value)
-        case .double(let value): count = .double(value)
+        case .double(let value): count = .int(Self.truncated(value))
+        case .bool(let value): count = .int(value ? 1 : 0)
         default:
             throw Realm.Error.predicate(
                 "Invalid predicate expression",
@@ -32,6 +35,14 @@ extension PredicateCompiler {
                 "Invalid operator type", "Operator '\(subquery.comparison.rawValue)' not supported for type 'int'")
         }
         return Predicate.through(links, .subqueryCount(collection, predicate, comparison, count))
+    }
+
+    /// `value` toward zero, within Int64 (NaN is zero).
+    private static func truncated(_ value: Double) -> Int64 {
+        if value.isNaN { return 0 }
+        if value >= 9_223_372_036_854_775_808.0 { return .max }
+        if value <= -9_223_372_036_854_775_808.0 { return .min }
+        return Int64(value)
     }
 
     /// The to-one links `path` follows, the collection of objects it ends at, and the class of

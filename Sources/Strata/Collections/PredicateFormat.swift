@@ -237,7 +237,7 @@ struct PredicateFormatParser {
 
     private static func isNumber(_ constant: PredicateConstant) -> Bool {
         switch constant {
-        case .int, .double: return true
+        case .int, .double, .bool: return true
         default: return false
         }
     }

@@ -1,4 +1,3 @@
-// swift-format-ignore-file: AmbiguousTrailingClosureOverload
 // The typed `where` through collections, as RealmSwift's Query has it (Spec V23): a property of
 // a List's, set's or Map's objects compares as ANY (`$0.dogs.age > 5`), and a collection has a
 // `count` and, of values, `min`, `max`, `sum` and `avg`; each builds the predicate the format
@@ -40,39 +39,8 @@ extension Query where T: _QueryCollection {
         through(keyPath)
     }
 
-    /// The number of elements (a Map's entries): `$0.dogs.count > 2`; of a filtered
-    /// collection, of the objects that meet its filter.
+    /// The number of elements (a Map's entries): `$0.dogs.count > 2`.
     public var count: Query<Int> { operation(nil) }
-
-    // The two `where` forms (objects, a Map's optional objects) never both apply: a collection's
-    // element is one or the other, as for RealmSwift's.
-    /// The collection's objects that meet `isIncluded`, whose `count` then compares:
-    /// `$0.dogs.where { $0.age > 3 }.count > 0` is the format's `SUBQUERY(dogs, $d, $d.age >
-    /// 3).@count > 0` (Spec V23).
-    public func `where`<Element: Object>(_ isIncluded: (Query<Element>) -> Query<Bool>) -> Query<T>
-    where T._QueryElement == Element {
-        filtered(isIncluded)
-    }
-
-    /// A Map's objects that meet `isIncluded` (a null value reaches no object).
-    public func `where`<Element: Object>(_ isIncluded: (Query<Element>) -> Query<Bool>) -> Query<T>
-    where T._QueryElement == Element? {
-        filtered(isIncluded)
-    }
-
-    private func filtered<Element: Object>(_ isIncluded: (Query<Element>) -> Query<Bool>) -> Query<T> {
-        let inner = isIncluded(Query<Element>(.root(ClassInfo.of(Element.self)))).predicate
-        switch node {
-        case .property(let links, let collection, let property) where property.isList:
-            return Query<T>(
-                .filtered(
-                    links: links, .elements(column: collection, isMap: property.isMap, skipsLast: false), inner: inner))
-        case .backlinks(let links, let origin, let originColumn):
-            return Query<T>(.filtered(links: links, .backlinks(origin: origin, column: originColumn), inner: inner))
-        default:
-            preconditionFailure("only a collection property of the queried object (or of a linked one) is filtered")
-        }
-    }
 
     private func through<Element: Object, V>(_ keyPath: KeyPath<Element, V>) -> Query<V> {
         if case .backlinks(let links, let origin, let originColumn) = node {
@@ -99,9 +67,6 @@ extension Query where T: _QueryCollection {
         if case .backlinks(let links, let origin, let originColumn) = node, function == nil {
             return Query<V>(.backlinkCount(links: links, origin: origin, originColumn: originColumn))
         }
-        if case .filtered(let links, let collection, let inner) = node, function == nil {
-            return Query<V>(.filteredCount(links: links, collection, inner: inner))
-        }
         guard case .property(let links, let collection, let property) = node, property.isList else {
             preconditionFailure("only a collection property of the queried object (or of a linked one) is aggregated")
         }
@@ -125,4 +90,46 @@ where T: _QueryCollection, T._QueryElement: _HasPersistedType, T._QueryElement.P
     public var sum: Query<T._QueryElement> { operation(.sum) }
     /// The average of the values (null for none).
     public var avg: Query<T._QueryElement> { operation(.average) }
+}
+
+extension Query where T == Bool {
+    /// The number of a collection's objects that meet this query's comparisons of them, as
+    /// RealmSwift's Query counts them: `($0.dogs.age > 3 && $0.dogs.name == "Rex").count > 0`
+    /// is `SUBQUERY(dogs, $d, $d.age > 3 AND $d.name == 'Rex').@count > 0` (Spec V23).
+    /// - Precondition: every comparison reads the objects of one collection (RealmSwift's rule).
+    public var count: Query<Int> {
+        guard case .predicate(let predicate) = node, let (links, collection, inner) = Self.subquery(predicate) else {
+            preconditionFailure("a subquery's count needs comparisons of the objects of one collection")
+        }
+        return Query<Int>(.filteredCount(links: links, collection, inner: inner))
+    }
+
+    /// `predicate` as a condition on the objects of one collection: the links to it, the
+    /// collection, and the condition on each object; nil when it reads anything else.
+    private static func subquery(_ predicate: Predicate) -> ([Int], Predicate.SubqueryCollection, Predicate)? {
+        switch predicate {
+        case .follow(let link, let inner):
+            return subquery(inner).map { ([link] + $0.0, $0.1, $0.2) }
+        case .anyElement(let column, let isMap, let inner, _):
+            return ([], .elements(column: column, isMap: isMap, skipsLast: false), inner)
+        case .anyBacklink(let origin, let column, let inner):
+            return ([], .backlinks(origin: origin, column: column), inner)
+        case .and(let left, let right), .or(let left, let right):
+            guard let l = subquery(left), let r = subquery(right), l.0 == r.0, same(l.1, r.1) else { return nil }
+            if case .and = predicate { return (l.0, l.1, .and(l.2, r.2)) }
+            return (l.0, l.1, .or(l.2, r.2))
+        case .not(let inner):
+            return subquery(inner).map { ($0.0, $0.1, .not($0.2)) }
+        default:
+            return nil
+        }
+    }
+
+    private static func same(_ a: Predicate.SubqueryCollection, _ b: Predicate.SubqueryCollection) -> Bool {
+        switch (a, b) {
+        case (.elements(let x, _, _), .elements(let y, _, _)): return x == y
+        case (.backlinks(let o1, let c1), .backlinks(let o2, let c2)): return o1 == o2 && c1 == c2
+        default: return false
+        }
+    }
 }

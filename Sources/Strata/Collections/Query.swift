@@ -416,10 +416,8 @@ public struct Query<T> {
         case backlinkElements(links: [Int], origin: String, originColumn: Int, column: Int, PropertySchema)
         /// A LinkingObjects property's `count`.
         case backlinkCount(links: [Int], origin: String, originColumn: Int)
-        /// A collection's objects that meet `inner` (`$0.dogs.where { $0.age > 3 }`): a
-        /// SUBQUERY, whose `count` compares (Spec V23).
-        case filtered(links: [Int], Predicate.SubqueryCollection, inner: Predicate)
-        /// The number of a filtered collection's objects.
+        /// The number of a collection's objects that meet `inner` (RealmSwift's `($0.dogs.age >
+        /// 3).count`): a SUBQUERY's count (Spec V23).
         case filteredCount(links: [Int], Predicate.SubqueryCollection, inner: Predicate)
         case predicate(Predicate)
     }
@@ -450,7 +448,7 @@ public struct Query<T> {
         case .predicate(let predicate): return predicate
         case .property, .elements, .collectionOperation, .backlinkElements, .backlinkCount, .filteredCount:
             return condition { .compare(column: $0, .equal, .bool(true)) }.predicate
-        case .root, .backlinks, .filtered: preconditionFailure("a query must compare a property")
+        case .root, .backlinks: preconditionFailure("a query must compare a property")
         }
     }
 
@@ -493,7 +491,7 @@ public struct Query<T> {
             }
             return Query<Bool>(
                 .predicate(Predicate.through(links, .subqueryCount(collection, inner, comparison, constant))))
-        case .root, .predicate, .backlinks, .filtered:
+        case .root, .predicate, .backlinks:
             preconditionFailure("a comparison needs a property on its left")
         }
     }

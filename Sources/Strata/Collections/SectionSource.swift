@@ -29,10 +29,12 @@ protocol SectionSource<Element> {
         keyPaths: [String]?, _ block: @escaping (SectionSourceChange<Element>) -> Void,
         skipped: @escaping () -> Void
     ) throws(Realm.Error) -> NotificationToken
-    /// Observes the collection on `queue`, resolved in the realm confined to it (Spec N18).
+    /// Observes the collection on `queue`, resolved in the realm confined to it (Spec N18);
+    /// `skipped` is told, with that collection, when a commit skips the observer (Spec N4).
     func observe(
         keyPaths: [String]?, on queue: DispatchQueue,
-        _ block: @escaping @Sendable (SectionSourceChange<Element>) -> Void
+        _ block: @escaping @Sendable (SectionSourceChange<Element>) -> Void,
+        skipped: @escaping @Sendable (any SectionSource<Element>) -> Void
     ) throws(Realm.Error) -> NotificationToken
 }
 
@@ -111,11 +113,15 @@ struct ObjectSectionSource<Element: Object>: SectionSource {
 
     func observe(
         keyPaths: [String]?, on queue: DispatchQueue,
-        _ block: @escaping @Sendable (SectionSourceChange<Element>) -> Void
+        _ block: @escaping @Sendable (SectionSourceChange<Element>) -> Void,
+        skipped: @escaping @Sendable (any SectionSource<Element>) -> Void
     ) throws(Realm.Error) -> NotificationToken {
-        try results._observe(keyPaths: keyPaths, on: queue) { change in
-            block(SectionSourceChange(change) { ObjectSectionSource(results: $0) })
-        }
+        try Strata.observe(
+            results, on: queue, core: results.storage.core, onError: { block(.error($0)) },
+            register: { resolved throws(Realm.Error) in
+                let source = ObjectSectionSource(results: resolved)
+                return try source.observe(keyPaths: keyPaths, block, skipped: { skipped(source) })
+            })
     }
 }
 
@@ -209,15 +215,18 @@ struct ValueSectionSource<Element: RealmCollectionValue>: SectionSource {
 
     func observe(
         keyPaths: [String]?, on queue: DispatchQueue,
-        _ block: @escaping @Sendable (SectionSourceChange<Element>) -> Void
+        _ block: @escaping @Sendable (SectionSourceChange<Element>) -> Void,
+        skipped: @escaping @Sendable (any SectionSource<Element>) -> Void
     ) throws(Realm.Error) -> NotificationToken {
+        guard let core = list.binding?.core else { throw Realm.Error.unmanagedObservation }
         let ascending = self.ascending
-        let tracker = SortedValueTracker<Element>()
-        return try list._observe(keyPaths: keyPaths, on: queue) { change in
-            let sorted = tracker.sorted(
-                SectionSourceChange(change) { ValueSectionSource(list: $0, ascending: ascending) })
-            if let sorted { block(sorted) }
-        }
+        // Registered on the queue: the List resolved there, observed as in its own context.
+        return try Strata.observe(
+            list, on: queue, core: core, onError: { block(.error($0)) },
+            register: { resolved throws(Realm.Error) in
+                let source = ValueSectionSource(list: resolved, ascending: ascending)
+                return try source.observe(keyPaths: keyPaths, block, skipped: { skipped(source) })
+            })
     }
 }
 

@@ -147,12 +147,17 @@ public struct SectionedResults<Key: _Persistable & Hashable, SectionElement: Rea
         func over(_ other: any SectionSource<SectionElement>) -> Storage { Storage(source: other, keyOf: keyOf) }
 
         /// The same sections frozen: the frozen collection with these sections, so the key
-        /// block never runs on the frozen elements (as realm-core copies them).
+        /// block never runs on the frozen elements (as realm-core copies them). Inside a write
+        /// the frozen collection is the version the write began at (Spec F), not the live
+        /// contents: its sections are worked out from its own elements then.
         func frozen() throws(Realm.Error) -> Storage {
-            let layout = try layout()
+            let inWrite = source.realm?.isInWriteTransaction ?? false
+            let layout = inWrite ? nil : try layout()
             let frozen = over(try source.frozen())
-            let stamp = try frozen.source.stamp()
-            frozen.cache.withLock { $0 = (stamp, layout) }
+            if let layout {
+                let stamp = try frozen.source.stamp()
+                frozen.cache.withLock { $0 = (stamp, layout) }
+            }
             return frozen
         }
 
@@ -178,13 +183,19 @@ public struct SectionedResults<Key: _Persistable & Hashable, SectionElement: Rea
         ) throws(Realm.Error) -> NotificationToken {
             let tracker = SectionChangeTracker<Key>(onlyKey: onlyKey)
             let keyOf = QueueCarried(value: self.keyOf)
-            return try source.observe(keyPaths: keyPaths, on: queue) { change in
-                guard let source = change.source else { return }
-                let resolved = Storage(source: source, keyOf: keyOf.value)
-                tracker.deliver(change, layout: { _ throws(Realm.Error) in try resolved.layout() }) {
-                    send($0, resolved)
-                }
-            }
+            return try source.observe(
+                keyPaths: keyPaths, on: queue,
+                { change in
+                    guard let source = change.source else { return }
+                    let resolved = Storage(source: source, keyOf: keyOf.value)
+                    tracker.deliver(change, layout: { _ throws(Realm.Error) in try resolved.layout() }) {
+                        send($0, resolved)
+                    }
+                },
+                skipped: { source in
+                    let resolved = Storage(source: source, keyOf: keyOf.value)
+                    if let layout = try? resolved.layout() { tracker.rebaseline(layout) }
+                })
         }
     }
 

@@ -557,7 +557,15 @@ extension RealmParitySectionedResults {
                 _ = settleRunLoop { log.entries.count == 1 }
                 try realm.write { list.append("avocado") }
                 _ = settleRunLoop { log.entries.count == 2 }
-                try realm.write { list.move(from: 0, to: 3) }  // the same values
+                // The same values in another order: the List's own observer hears it (and so has
+                // the delivery that would reach the sections), the sections do not.
+                let listLog = SRLog()
+                let listToken = list.observe { _ in listLog.append("list") }
+                _ = settleRunLoop { listLog.entries.count == 1 }
+                try realm.write { list.move(from: 0, to: 3) }
+                _ = settleRunLoop { listLog.entries.count == 2 }
+                #expect(log.entries.count == 2, "a reorder alone reached the sections")
+                listToken.invalidate()
                 try realm.write { list.remove(at: list.firstIndex(of: "chalk") ?? 0) }  // the log's end
                 _ = settleRunLoop { log.entries.count == 3 }
                 token.invalidate()
@@ -565,6 +573,22 @@ extension RealmParitySectionedResults {
             }
             // Sorted apple, avocado, banana, box, chalk; then chalk's section goes.
             #expect(entries == ["initial 3", "update 3 d[] i[0.1] m[] +s[] -s[]", "update 2 d[] i[] m[] +s[] -s[2]"])
+        }
+
+        @Test("Spec V27, F: sections frozen inside a write are those of the version the write began at")
+        func testFreezeInsideAWrite() throws {
+            let realm = try createObjects(sectionedRealm())
+            let sectioned = realm.objects(SRObject.self).sectioned(by: \.firstLetter)
+            _ = sectioned.count  // worked out before the write
+            realm.beginWrite()
+            realm.create(SRObject.self, value: ["stringCol": "apricot"])
+            #expect(words(sectioned) == "a:apple,apricot b:banana,box c:chalk", "live: the write's object")
+            let frozen = sectioned.freeze()
+            let frozenResults = realm.objects(SRObject.self).freeze()
+            realm.cancelWrite()
+            // Both frozen in the write: the same version, whatever Strata freezes there.
+            #expect(frozen.map { $0.count }.reduce(0, +) == frozenResults.count)
+            #expect(words(frozen) == words(frozenResults.sectioned(by: \.firstLetter)))
         }
 
         @Test("Spec V27: keys are told apart as stored values: strings by bytes, every NaN one key")
