@@ -12,8 +12,7 @@ extension RealmCollection {
         sortDescriptors: [SortDescriptor], _ keyBlock: @escaping (Element) -> Key
     ) -> SectionedResults<Key, Element> {
         trapping { () throws(Realm.Error) -> SectionedResults<Key, Element> in
-            guard !sortDescriptors.isEmpty else { throw Realm.Error.sectionedWithoutSortDescriptor }
-            return SectionedResults(source: ObjectSectionSource(results: sorted(by: sortDescriptors)), keyOf: keyBlock)
+            try .sorting(sortDescriptors, { sorted(by: $0) }, keyBlock)
         }
     }
 
@@ -61,8 +60,7 @@ extension Results {
     package func _sectioned<Key: _Persistable & Hashable>(
         sortDescriptors: [SortDescriptor], _ keyBlock: @escaping (Element) -> Key
     ) throws(Realm.Error) -> SectionedResults<Key, Element> {
-        guard !sortDescriptors.isEmpty else { throw Realm.Error.sectionedWithoutSortDescriptor }
-        return SectionedResults(source: ObjectSectionSource(results: try _sorted(by: sortDescriptors)), keyOf: keyBlock)
+        try .sorting(sortDescriptors, { descriptors throws(Realm.Error) in try _sorted(by: descriptors) }, keyBlock)
     }
 }
 
@@ -71,8 +69,20 @@ extension List where Element: Object {
     package func _sectioned<Key: _Persistable & Hashable>(
         sortDescriptors: [SortDescriptor], _ keyBlock: @escaping (Element) -> Key
     ) throws(Realm.Error) -> SectionedResults<Key, Element> {
-        guard !sortDescriptors.isEmpty else { throw Realm.Error.sectionedWithoutSortDescriptor }
-        return SectionedResults(source: ObjectSectionSource(results: try _sorted(by: sortDescriptors)), keyOf: keyBlock)
+        try .sorting(sortDescriptors, { descriptors throws(Realm.Error) in try _sorted(by: descriptors) }, keyBlock)
+    }
+}
+
+extension SectionedResults where SectionElement: Object {
+    /// Realm's refusal of no sort descriptor, then the objects `sorted` gives for
+    /// `descriptors`, in sections of the key `keyOf` gives: every object form of `sectioned`.
+    static func sorting(
+        _ descriptors: [SortDescriptor],
+        _ sorted: ([SortDescriptor]) throws(Realm.Error) -> Results<SectionElement>,
+        _ keyOf: @escaping (SectionElement) -> Key
+    ) throws(Realm.Error) -> SectionedResults {
+        guard !descriptors.isEmpty else { throw Realm.Error.sectionedWithoutSortDescriptor }
+        return SectionedResults(source: ObjectSectionSource(results: try sorted(descriptors)), keyOf: keyOf)
     }
 }
 
